@@ -1,0 +1,78 @@
+# gpuhash: GPU hash joins for PostgreSQL 15.
+#
+#   make                 build gpuhash.so (C through PGXS, CUDA through nvcc)
+#   make install         install into the PostgreSQL that pg_config names
+#   make installcheck    pg_regress against a running server
+#   make test-core       unit tests of the hash tables (GPU + host twin)
+#   make bench           build and run the hash-table benchmark (needs a GPU)
+#
+# The CUDA runtime is linked statically, so the .so loads and works on a
+# machine without a CUDA installation or GPU (the host twin then runs).
+
+MODULE_big = gpuhash
+EXTENSION = gpuhash
+DATA = sql/gpuhash--1.0.sql
+PGFILEDESC = "gpuhash - GPU hash joins"
+
+REGRESS = $(basename $(notdir $(filter-out sql/gpuhash--%.sql,$(wildcard sql/*.sql))))
+REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+# Machine code for Hopper (H100/H200) and Ampere, plus PTX for newer GPUs.
+GPU_ARCHS ?= 80 90
+GENCODE = $(foreach a,$(GPU_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(lastword $(GPU_ARCHS)),code=compute_$(lastword $(GPU_ARCHS))
+NVCCFLAGS ?= -O3
+NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -fPIC -Xcompiler -fno-exceptions -Icuda \
+	--expt-relaxed-constexpr -Xcudafe --diag_suppress=20012
+CORE_CXXFLAGS = -O2 -g -std=c++17 -fPIC -fno-exceptions -Wall -Wextra -Icuda \
+	-I$(CUDA_HOME)/include
+
+CUDA_SRCS = $(wildcard cuda/*.cu)
+CORE_CPP_SRCS = $(wildcard cuda/*.cpp)
+CORE_OBJS = $(CUDA_SRCS:.cu=.o) $(CORE_CPP_SRCS:.cpp=.o)
+C_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+OBJS = $(C_OBJS) $(CORE_OBJS)
+
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+SHLIB_LINK += $(CUDA_LIBS)
+PG_CPPFLAGS = -Icuda
+
+EXTRA_CLEAN = test/core_test test/core_test.o bench/bench_core bench/bench_core.o
+
+# PGXS would want LLVM bitcode of every source, .cu included.
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
+
+cuda/%.o: cuda/%.cu $(CORE_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+cuda/%.o: cuda/%.cpp $(CORE_HEADERS)
+	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
+
+src/%.o: src/%.c $(wildcard src/*.h) $(CORE_HEADERS)
+
+test/core_test.o: test/core_test.cpp $(CORE_HEADERS)
+	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
+
+test/core_test: test/core_test.o $(CORE_OBJS)
+	$(CXX) -o $@ $^ $(CUDA_LIBS)
+
+bench/bench_core.o: bench/bench_core.cu $(CORE_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+bench/bench_core: bench/bench_core.o $(CORE_OBJS)
+	$(CXX) -o $@ $^ $(CUDA_LIBS)
+
+.PHONY: test-core bench
+test-core: test/core_test
+	test/core_test $(CORE_TEST_ARGS)
+
+bench: bench/bench_core
+	bench/bench_core $(BENCH_ARGS)

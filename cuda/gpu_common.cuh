@@ -1,0 +1,156 @@
+/*
+ * gpu_common.cuh
+ *		What the GPU side shares: checked CUDA calls, device memory owned by a
+ *		table (with its budget), the per-table state, and small kernels used
+ *		by several builders.
+ */
+#ifndef GPUHASH_GPU_COMMON_CUH
+#define GPUHASH_GPU_COMMON_CUH
+
+#include "table_internal.h"
+
+#include <cuda_runtime.h>
+
+/* Maps a CUDA error to a status and records its text. */
+gh_status	gh_cuda_error(cudaError_t e, const char *what, const char *file, int line);
+
+#define GH_TRY(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+			return gh_cuda_error(e_, #call, __FILE__, __LINE__); \
+	} while (0)
+
+/* After a kernel launch: catches bad configurations and sticky errors. */
+#define GH_LAUNCHED() GH_TRY(cudaGetLastError())
+
+/* Propagates a gh_status. */
+#define GH_CHECK(expr) \
+	do { \
+		gh_status s_ = (expr); \
+		if (s_ != GH_OK) \
+			return s_; \
+	} while (0)
+
+struct gh_gpu_state
+{
+	int			ordinal;
+	cudaStream_t stream;
+	size_t		budget;			/* 0 = unlimited */
+	size_t		bytes;			/* device memory held now */
+	size_t		peak;
+
+	/* the table */
+	void	   *d_rowids;		/* n_rows, grouped by key */
+	void	   *d_rec;			/* FKS level 1 */
+	gh_slot    *d_slots;
+	uint8_t    *d_cells;		/* GPH */
+
+	/* probe scratch, grown on demand */
+	uint64_t   *d_keys;
+	gh_range   *d_ranges;
+	uint32_t   *d_counts;
+	uint64_t   *d_pos;
+	size_t		probe_cap;
+	void	   *d_cub;
+	size_t		cub_bytes;
+	uint32_t   *d_out_idx;
+	void	   *d_out_rows;
+	uint64_t	out_cap;
+	uint64_t   *d_total;
+};
+
+/* Device allocation charged to the table's budget. */
+gh_status	gh_dmalloc(gh_table *t, void **p, size_t bytes);
+void		gh_dfree(gh_table *t, void *p, size_t bytes);
+
+/* A scratch allocation freed when it goes out of scope. */
+struct gh_dscratch
+{
+	gh_table   *t;
+	void	   *p = nullptr;
+	size_t		bytes = 0;
+
+	explicit	gh_dscratch(gh_table *tab) : t(tab) {}
+	gh_status	alloc(size_t b)
+	{
+		release();
+		bytes = b;
+		return gh_dmalloc(t, &p, b ? b : 1);
+	}
+	template <typename T> T *as() const
+	{
+		return (T *) p;
+	}
+	void		release()
+	{
+		if (p)
+			gh_dfree(t, p, bytes ? bytes : 1);
+		p = nullptr;
+	}
+	~gh_dscratch()
+	{
+		release();
+	}
+};
+
+/* Grows the table's CUB temporary storage to at least bytes. */
+gh_status	gh_cub_reserve(gh_table *t, size_t bytes);
+
+/* Launch geometry for an n-element elementwise kernel. */
+static inline unsigned
+gh_blocks(uint64_t n, unsigned threads)
+{
+	uint64_t	b = (n + threads - 1) / threads;
+
+	return (unsigned) (b == 0 ? 1 : (b > 0x7fffffffULL ? 0x7fffffffULL : b));
+}
+
+/* Appends item to out[] when keep is true, one atomic per warp (the
+ * warp-aggregated append: no global hot spot). All lanes must call it. */
+__device__ __forceinline__ void
+gh_warp_append(bool keep, uint32_t item, uint32_t *out, uint32_t *count)
+{
+	unsigned	mask = __ballot_sync(0xffffffffU, keep);
+
+	if (mask == 0)
+		return;
+	int			lane = threadIdx.x & 31;
+	int			leader = __ffs(mask) - 1;
+	uint32_t	base = 0;
+
+	if (lane == leader)
+		base = atomicAdd(count, (uint32_t) __popc(mask));
+	base = __shfl_sync(0xffffffffU, base, leader);
+	if (keep)
+		out[base + __popc(mask & ((1U << lane) - 1))] = item;
+}
+
+/* Scheme builders over distinct keys on the device (gpu_fks.cu, ...). */
+gh_status	gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
+							 const uint32_t *dcnt, uint32_t u, uint64_t seed);
+gh_status	gh_gpu_build_gph(gh_table *t, const uint64_t *dk, const uint32_t *doff,
+							 const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf);
+gh_status	gh_gpu_build_linear(gh_table *t, const uint64_t *dk, const uint32_t *doff,
+								const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf);
+
+/* Device-resident entry points, used by the benchmark and the host API. */
+gh_status	gh_gpu_build_device(gh_table *t, const gh_build_options *opt,
+								const uint64_t *d_keys, const void *d_rowids, size_t n);
+gh_status	gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
+								 gh_range *d_ranges, uint32_t *d_counts);
+gh_status	gh_gpu_emit_device(gh_table *t, const uint64_t *d_keys, size_t n,
+							   uint32_t *d_probe_index, void *d_rowids,
+							   uint64_t capacity, uint64_t *total);
+/* Creates the GPU state of a table (stream, budget) without building. */
+gh_status	gh_gpu_attach(gh_table *t, const gh_build_options *opt);
+
+/* gh_build for keys (and rowids, or NULL) already on the device. */
+gh_status	gh_build_from_device(const gh_build_options *opt, const uint64_t *d_keys,
+								 const void *d_rowids, int rowid_width, size_t n,
+								 gh_table **out);
+
+/* Probes in flight per thread (GPH: per 4-lane group): 1, 2 or 4. */
+extern int	gh_probe_ilp;
+
+#endif							/* GPUHASH_GPU_COMMON_CUH */

@@ -1,0 +1,442 @@
+/*
+ * gpu_probe.cu
+ *		Probe kernels and pair emission.
+ *
+ *		GPH: a 4-lane group per probe reads the probe's one 64-byte bucket,
+ *		one 16-byte slot per lane; each lane handles P probes per pass and
+ *		issues all P bucket loads before any compare (the paper's Bucket
+ *		Requester: memory-level parallelism from ILP).  FKS and linear: a
+ *		thread per probe, P probes in flight per thread.
+ *
+ *		Emission is count -> exclusive scan -> write: no atomic anywhere, so
+ *		a hot key costs no contention; a warp copies a long range together.
+ */
+#include "gpu_common.cuh"
+
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+namespace
+{
+
+constexpr int PROBE_THREADS = 256;
+
+__device__ __forceinline__ void
+store_hit(gh_range *ranges, uint32_t *counts, uint64_t i, uint32_t off, uint32_t cnt)
+{
+	if (ranges)
+	{
+		gh_range	r;
+
+		r.offset = off;
+		r.count = cnt;
+		ranges[i] = r;
+	}
+	if (counts)
+		counts[i] = cnt;
+}
+
+template <int P>
+__global__ void __launch_bounds__(PROBE_THREADS)
+gph_lookup_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n,
+				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned sub = lane & 3;
+	const unsigned gbase = lane & ~3U;
+	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 2;
+	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) >> 2;
+	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
+
+	/* the warp's eight groups move together so that ballots see all lanes */
+	for (uint64_t first = group * P; first - (gbase >> 2) * P < n; first += groups * P)
+	{
+		uint64_t	key[P];
+		ulonglong2	s[P];
+
+#pragma unroll
+		for (int p = 0; p < P; p++)
+			key[p] = first + p < n ? __ldg(keys + first + p) : 0;
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			if (first + p < n)
+				s[p] = __ldg(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
+			else
+				s[p] = make_ulonglong2(0, 0);
+		}
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			uint32_t	cnt = (uint32_t) (s[p].y >> 32);
+			bool		match = cnt != 0 && s[p].x == key[p] && first + p < n;
+			unsigned	gm = (__ballot_sync(0xffffffffU, match) >> gbase) & 0xfU;
+
+			if (match)
+				store_hit(ranges, counts, first + p, (uint32_t) s[p].y, cnt);
+			else if (gm == 0 && sub == 0 && first + p < n)
+				store_hit(ranges, counts, first + p, 0, 0);
+		}
+	}
+}
+
+__device__ __forceinline__ gh_hit
+lookup(const gh_fks_view &v, uint64_t key)
+{
+	return gh_fks_lookup(v, key);
+}
+
+__device__ __forceinline__ gh_hit
+lookup(const gh_lin_view &v, uint64_t key)
+{
+	return gh_lin_lookup(v, key);
+}
+
+template <typename View, int P>
+__global__ void __launch_bounds__(PROBE_THREADS)
+scalar_lookup_kernel(View v, const uint64_t *__restrict__ keys, uint64_t n,
+					 gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	const uint64_t stride = gridDim.x * (uint64_t) blockDim.x;
+
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += stride * P)
+	{
+		gh_hit		h[P];
+
+#pragma unroll
+		for (int p = 0; p < P; p++)
+			if (i + p * stride < n)
+				h[p] = lookup(v, __ldg(keys + i + p * stride));
+#pragma unroll
+		for (int p = 0; p < P; p++)
+			if (i + p * stride < n)
+				store_hit(ranges, counts, i + p * stride, h[p].off, h[p].cnt);
+	}
+}
+
+struct range_count
+{
+	__host__ __device__ uint64_t operator() (const gh_range &r) const
+	{
+		return r.count;
+	}
+};
+
+/* Ranges longer than this are copied by the whole warp. */
+constexpr uint32_t WARP_COPY = 16;
+
+template <typename R>
+__global__ void __launch_bounds__(256)
+emit_kernel(const gh_range *__restrict__ rg, const uint64_t *__restrict__ pos, uint64_t n,
+			const R *__restrict__ rows, uint32_t *__restrict__ out_idx, R *__restrict__ out_rows)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const uint64_t stride = gridDim.x * (uint64_t) blockDim.x;
+
+	for (uint64_t base = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) - lane; base < n; base += stride)
+	{
+		uint64_t	i = base + lane;
+		gh_range	r = {0, 0};
+		uint64_t	p = 0;
+
+		if (i < n)
+		{
+			r = rg[i];
+			p = pos[i];
+		}
+		if (r.count <= WARP_COPY)
+		{
+			for (uint32_t j = 0; j < r.count; j++)
+			{
+				out_idx[p + j] = (uint32_t) i;
+				out_rows[p + j] = rows[r.offset + j];
+			}
+		}
+		unsigned	big = __ballot_sync(0xffffffffU, r.count > WARP_COPY);
+
+		while (big)
+		{
+			int			l = __ffs(big) - 1;
+			uint32_t	off = __shfl_sync(0xffffffffU, r.offset, l);
+			uint32_t	cnt = __shfl_sync(0xffffffffU, r.count, l);
+			uint64_t	dst = __shfl_sync(0xffffffffU, p, l);
+
+			for (uint32_t j = lane; j < cnt; j += 32)
+			{
+				out_idx[dst + j] = (uint32_t) (base + l);
+				out_rows[dst + j] = rows[off + j];
+			}
+			big &= big - 1;
+		}
+	}
+}
+
+unsigned
+probe_grid(uint64_t threads_wanted)
+{
+	int			dev,
+				sms;
+
+	cudaGetDevice(&dev);
+	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	uint64_t	b = (threads_wanted + PROBE_THREADS - 1) / PROBE_THREADS;
+	uint64_t	cap = (uint64_t) sms * 64;	/* enough waves to hide the tail */
+
+	return (unsigned) (b == 0 ? 1 : b < cap ? b : cap);
+}
+
+gh_status
+grow(gh_table *t, void **p, size_t *have, size_t want_bytes)
+{
+	if (*p && *have >= want_bytes)
+		return GH_OK;
+	if (*p)
+		gh_dfree(t, *p, *have);
+	*p = nullptr;
+	*have = 0;
+	GH_CHECK(gh_dmalloc(t, p, want_bytes));
+	*have = want_bytes;
+	return GH_OK;
+}
+
+/* Probe scratch for n keys: keys, ranges, counts and scan positions. */
+gh_status
+reserve_probe(gh_table *t, size_t n)
+{
+	gh_gpu_state *g = t->gpu;
+
+	if (g->probe_cap >= n && g->d_keys)
+		return GH_OK;
+	size_t		cap = n < 1024 ? 1024 : n;
+	size_t		have;
+
+	have = g->probe_cap * 8;
+	GH_CHECK(grow(t, (void **) &g->d_keys, &have, cap * 8));
+	have = g->probe_cap * sizeof(gh_range);
+	GH_CHECK(grow(t, (void **) &g->d_ranges, &have, cap * sizeof(gh_range)));
+	have = g->probe_cap * 4;
+	GH_CHECK(grow(t, (void **) &g->d_counts, &have, cap * 4));
+	have = g->probe_cap * 8;
+	GH_CHECK(grow(t, (void **) &g->d_pos, &have, cap * 8));
+	g->probe_cap = cap;
+	return GH_OK;
+}
+
+/* Ranges of n device keys into d_ranges, then the exclusive scan of their
+ * counts into g->d_pos; *total = number of pairs. */
+gh_status
+emit_prepare(gh_table *t, const uint64_t *d_keys, size_t n, uint64_t *total)
+{
+	gh_gpu_state *g = t->gpu;
+	cudaStream_t st = g->stream;
+
+	GH_CHECK(reserve_probe(t, n));
+	GH_CHECK(gh_gpu_lookup_device(t, d_keys, n, g->d_ranges, nullptr));
+	*total = 0;
+	if (n == 0)
+		return GH_OK;
+
+	auto		counts = thrust::make_transform_iterator(g->d_ranges, range_count());
+	size_t		tmp = 0;
+
+	GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp, counts, g->d_pos, (int64_t) n, st));
+	GH_CHECK(gh_cub_reserve(t, tmp));
+	GH_TRY(cub::DeviceScan::ExclusiveSum(g->d_cub, tmp, counts, g->d_pos, (int64_t) n, st));
+
+	uint64_t	last_pos;
+	gh_range	last;
+
+	GH_TRY(cudaMemcpyAsync(&last_pos, g->d_pos + n - 1, 8, cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaMemcpyAsync(&last, g->d_ranges + n - 1, sizeof(gh_range), cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	*total = last_pos + last.count;
+	return GH_OK;
+}
+
+gh_status
+emit_write(gh_table *t, size_t n, uint32_t *d_idx, void *d_rows)
+{
+	gh_gpu_state *g = t->gpu;
+
+	if (n == 0)
+		return GH_OK;
+	if (t->rowid_width == 4)
+		emit_kernel<uint32_t><<<probe_grid(n), 256, 0, g->stream>>>(
+			g->d_ranges, g->d_pos, n, (const uint32_t *) g->d_rowids, d_idx, (uint32_t *) d_rows);
+	else
+		emit_kernel<uint64_t><<<probe_grid(n), 256, 0, g->stream>>>(
+			g->d_ranges, g->d_pos, n, (const uint64_t *) g->d_rowids, d_idx, (uint64_t *) d_rows);
+	GH_LAUNCHED();
+	return GH_OK;
+}
+
+}								/* namespace */
+
+int			gh_probe_ilp = 2;
+
+template <int P>
+static void
+launch_lookup(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+			  uint32_t *d_counts)
+{
+	cudaStream_t st = t->gpu->stream;
+
+	switch (t->scheme)
+	{
+		case GH_SCHEME_GPH:
+			gph_lookup_kernel<P><<<probe_grid(n * 4 / P), PROBE_THREADS, 0, st>>>(t->gph, d_keys, n,
+																				 d_ranges, d_counts);
+			break;
+		case GH_SCHEME_FKS:
+			scalar_lookup_kernel<gh_fks_view, P><<<probe_grid(n / P), PROBE_THREADS, 0, st>>>(
+				t->fks, d_keys, n, d_ranges, d_counts);
+			break;
+		default:
+			scalar_lookup_kernel<gh_lin_view, P><<<probe_grid(n / P), PROBE_THREADS, 0, st>>>(
+				t->lin, d_keys, n, d_ranges, d_counts);
+	}
+}
+
+gh_status
+gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
+					 gh_range *d_ranges, uint32_t *d_counts)
+{
+	if (n == 0)
+		return GH_OK;
+	if (gh_probe_ilp >= 4)
+		launch_lookup<4>(t, d_keys, n, d_ranges, d_counts);
+	else if (gh_probe_ilp == 2)
+		launch_lookup<2>(t, d_keys, n, d_ranges, d_counts);
+	else
+		launch_lookup<1>(t, d_keys, n, d_ranges, d_counts);
+	GH_LAUNCHED();
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_emit_device(gh_table *t, const uint64_t *d_keys, size_t n,
+				   uint32_t *d_probe_index, void *d_rowids, uint64_t capacity,
+				   uint64_t *total)
+{
+	GH_CHECK(emit_prepare(t, d_keys, n, total));
+	if (*total > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "%llu pairs exceed the capacity of %llu",
+						(unsigned long long) *total, (unsigned long long) capacity);
+	return emit_write(t, n, d_probe_index, d_rowids);
+}
+
+gh_status
+gh_gpu_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
+					gh_range *ranges, uint32_t *counts, uint64_t *total)
+{
+	gh_gpu_state *g = t->gpu;
+	cudaStream_t st = g->stream;
+	double		t0,
+				t1,
+				t2;
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	GH_CHECK(reserve_probe(t, n));
+	t0 = gh_now_ms();
+	if (n > 0)
+		GH_TRY(cudaMemcpyAsync(g->d_keys, keys, n * 8, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	t1 = gh_now_ms();
+	GH_CHECK(gh_gpu_lookup_device(t, g->d_keys, n, ranges ? g->d_ranges : nullptr,
+								  ranges ? nullptr : g->d_counts));
+	GH_TRY(cudaStreamSynchronize(st));
+	t2 = gh_now_ms();
+
+	uint64_t	sum = 0;
+
+	if (ranges)
+	{
+		if (n > 0)
+			GH_TRY(cudaMemcpyAsync(ranges, g->d_ranges, n * sizeof(gh_range), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		for (size_t i = 0; i < n; i++)
+			sum += ranges[i].count;
+		if (counts)
+			for (size_t i = 0; i < n; i++)
+				counts[i] = ranges[i].count;
+	}
+	else if (counts)
+	{
+		if (n > 0)
+			GH_TRY(cudaMemcpyAsync(counts, g->d_counts, n * 4, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		for (size_t i = 0; i < n; i++)
+			sum += counts[i];
+	}
+	else
+	{
+		/* only the total wanted: still needs the counts */
+		uint32_t   *tmp = (uint32_t *) malloc(n ? n * 4 : 1);
+
+		if (!tmp)
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+		GH_CHECK(gh_gpu_lookup_device(t, g->d_keys, n, nullptr, g->d_counts));
+		cudaError_t e = n ? cudaMemcpyAsync(tmp, g->d_counts, n * 4, cudaMemcpyDeviceToHost, st) : cudaSuccess;
+
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(st);
+		for (size_t i = 0; e == cudaSuccess && i < n; i++)
+			sum += tmp[i];
+		free(tmp);
+		if (e != cudaSuccess)
+			return gh_cuda_error(e, "probe count download", __FILE__, __LINE__);
+	}
+	if (total)
+		*total = sum;
+	t->stats.transfer_ms += (t1 - t0) + (gh_now_ms() - t2);
+	t->stats.probe_ms += t2 - t1;
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_emit(gh_table *t, const uint64_t *keys, size_t n, uint32_t *probe_index,
+			void *rowids, uint64_t capacity, uint64_t *total)
+{
+	gh_gpu_state *g = t->gpu;
+	cudaStream_t st = g->stream;
+	double		t0,
+				t1,
+				t2;
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	GH_CHECK(reserve_probe(t, n));
+	t0 = gh_now_ms();
+	if (n > 0)
+		GH_TRY(cudaMemcpyAsync(g->d_keys, keys, n * 8, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	t1 = gh_now_ms();
+	GH_CHECK(emit_prepare(t, g->d_keys, n, total));
+	if (*total > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "%llu pairs exceed the capacity of %llu",
+						(unsigned long long) *total, (unsigned long long) capacity);
+	if (*total > g->out_cap || !g->d_out_idx)
+	{
+		size_t		have = g->out_cap * 4;
+		uint64_t	want = *total < 1024 ? 1024 : *total;
+
+		GH_CHECK(grow(t, (void **) &g->d_out_idx, &have, want * 4));
+		have = g->out_cap * t->rowid_width;
+		GH_CHECK(grow(t, &g->d_out_rows, &have, want * t->rowid_width));
+		g->out_cap = want;
+	}
+	GH_CHECK(emit_write(t, n, g->d_out_idx, g->d_out_rows));
+	GH_TRY(cudaStreamSynchronize(st));
+	t2 = gh_now_ms();
+	if (*total > 0)
+	{
+		if (probe_index)
+			GH_TRY(cudaMemcpyAsync(probe_index, g->d_out_idx, *total * 4, cudaMemcpyDeviceToHost, st));
+		if (rowids)
+			GH_TRY(cudaMemcpyAsync(rowids, g->d_out_rows, *total * t->rowid_width,
+								   cudaMemcpyDeviceToHost, st));
+	}
+	GH_TRY(cudaStreamSynchronize(st));
+	t->stats.transfer_ms += (t1 - t0) + (gh_now_ms() - t2);
+	t->stats.probe_ms += t2 - t1;
+	return GH_OK;
+}

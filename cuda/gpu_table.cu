@@ -1,0 +1,302 @@
+/*
+ * gpu_table.cu
+ *		A table's GPU state: device choice, stream, memory charged against the
+ *		table's budget, the rowid download, validation on host copies, freeing;
+ *		and GPU discovery for gpuhash_info().
+ */
+#include "gpu_common.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+gh_status
+gh_cuda_error(cudaError_t e, const char *what, const char *file, int line)
+{
+	gh_status	s;
+
+	switch (e)
+	{
+		case cudaErrorMemoryAllocation:
+			s = GH_ERR_GPU_MEMORY;
+			break;
+		case cudaErrorNoDevice:
+		case cudaErrorInsufficientDriver:
+		case cudaErrorInvalidDevice:
+		case cudaErrorDevicesUnavailable:
+			s = GH_ERR_NO_GPU;
+			break;
+		default:
+			s = GH_ERR_CUDA;
+	}
+	/* clear a non-sticky error so the next call starts clean */
+	cudaGetLastError();
+	const char *base = strrchr(file, '/');
+
+	return gh_error(s, "CUDA error %s (%s) in %s at %s:%d", cudaGetErrorName(e),
+					cudaGetErrorString(e), what, base ? base + 1 : file, line);
+}
+
+gh_status
+gh_dmalloc(gh_table *t, void **p, size_t bytes)
+{
+	gh_gpu_state *g = t->gpu;
+
+	*p = nullptr;
+	if (g->budget && g->bytes + bytes > g->budget)
+		return gh_error(GH_ERR_GPU_MEMORY,
+						"GPU memory budget of %zu bytes exceeded (%zu held, %zu more wanted)",
+						g->budget, g->bytes, bytes);
+	cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+
+	if (e != cudaSuccess)
+	{
+		*p = nullptr;
+		return gh_cuda_error(e, "cudaMalloc", __FILE__, __LINE__);
+	}
+	g->bytes += bytes;
+	if (g->bytes > g->peak)
+		g->peak = g->bytes;
+	t->stats.device_bytes = g->bytes;
+	return GH_OK;
+}
+
+void
+gh_dfree(gh_table *t, void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	cudaFree(p);
+	t->gpu->bytes -= bytes;
+	t->stats.device_bytes = t->gpu->bytes;
+}
+
+gh_status
+gh_cub_reserve(gh_table *t, size_t bytes)
+{
+	gh_gpu_state *g = t->gpu;
+
+	if (g->d_cub && g->cub_bytes >= bytes)
+		return GH_OK;
+	if (g->d_cub)
+		gh_dfree(t, g->d_cub, g->cub_bytes);
+	g->d_cub = nullptr;
+	g->cub_bytes = 0;
+	GH_CHECK(gh_dmalloc(t, &g->d_cub, bytes));
+	g->cub_bytes = bytes;
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_attach(gh_table *t, const gh_build_options *opt)
+{
+	int			count = 0;
+	cudaError_t e = cudaGetDeviceCount(&count);
+
+	if (e != cudaSuccess || count == 0)
+	{
+		cudaGetLastError();
+		return gh_error(GH_ERR_NO_GPU, "no usable GPU: %s",
+						e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device");
+	}
+	int			ordinal = opt->gpu_ordinal < 0 ? 0 : opt->gpu_ordinal;
+
+	if (ordinal >= count)
+		return gh_error(GH_ERR_NO_GPU, "GPU %d requested but %d present", ordinal, count);
+
+	gh_gpu_state *g = (gh_gpu_state *) calloc(1, sizeof(gh_gpu_state));
+
+	if (!g)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+	t->gpu = g;
+	g->ordinal = ordinal;
+	g->budget = opt->max_device_bytes;
+	GH_TRY(cudaSetDevice(ordinal));
+	GH_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_fetch_rowids(gh_table *t)
+{
+	gh_gpu_state *g = t->gpu;
+	size_t		bytes = t->n_rows * t->rowid_width;
+	void	   *h = malloc(bytes ? bytes : 1);
+	double		t0 = gh_now_ms();
+
+	if (!h)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for %llu rowids",
+						(unsigned long long) t->n_rows);
+	cudaError_t e = cudaSetDevice(g->ordinal);
+
+	if (e == cudaSuccess && bytes)
+		e = cudaMemcpyAsync(h, g->d_rowids, bytes, cudaMemcpyDeviceToHost, g->stream);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(g->stream);
+	if (e != cudaSuccess)
+	{
+		free(h);
+		return gh_cuda_error(e, "rowid download", __FILE__, __LINE__);
+	}
+	t->h_rowids = h;
+	t->host_bytes += bytes;
+	t->stats.transfer_ms += gh_now_ms() - t0;
+	return GH_OK;
+}
+
+/* Copies the table's arrays to the host and runs the shared validator. */
+gh_status
+gh_gpu_validate(gh_table *t)
+{
+	gh_gpu_state *g = t->gpu;
+	gh_fks_view fks = t->fks;
+	gh_gph_view gph = t->gph;
+	gh_lin_view lin = t->lin;
+	size_t		slot_bytes = t->n_slots * sizeof(gh_slot);
+	size_t		rec_bytes = t->scheme == GH_SCHEME_FKS ?
+		((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4) : 0;
+	size_t		cell_bytes = t->scheme == GH_SCHEME_GPH ? t->gph.n_cells : 0;
+	void	   *slots = malloc(slot_bytes ? slot_bytes : 1);
+	void	   *rec = malloc(rec_bytes ? rec_bytes : 1);
+	void	   *cells = malloc(cell_bytes ? cell_bytes : 1);
+	gh_status	s = GH_OK;
+
+	if (!slots || !rec || !cells)
+		s = gh_error(GH_ERR_HOST_MEMORY, "out of host memory validating");
+	else
+	{
+		cudaError_t e = cudaSetDevice(g->ordinal);
+
+		if (e == cudaSuccess)
+			e = cudaMemcpy(slots, g->d_slots, slot_bytes, cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess && rec_bytes)
+			e = cudaMemcpy(rec, g->d_rec, rec_bytes, cudaMemcpyDeviceToHost);
+		if (e == cudaSuccess && cell_bytes)
+			e = cudaMemcpy(cells, g->d_cells, cell_bytes, cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess)
+			s = gh_cuda_error(e, "validate download", __FILE__, __LINE__);
+	}
+	if (s == GH_OK)
+	{
+		fks.slots = gph.slots = lin.slots = (const gh_slot *) slots;
+		fks.rec = rec;
+		gph.cells = (const uint8_t *) cells;
+		s = gh_validate_views(t, &fks, &gph, &lin);
+	}
+	free(slots);
+	free(rec);
+	free(cells);
+	return s;
+}
+
+uint64_t
+gh_gpu_layout_digest(gh_table *t)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+	size_t		a = 0,
+				b = 0;
+	const void *da = nullptr,
+			   *db = nullptr;
+
+	if (t->scheme == GH_SCHEME_FKS)
+	{
+		a = ((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4);
+		da = t->gpu->d_rec;
+		b = t->n_slots * sizeof(gh_slot);
+		db = t->gpu->d_slots;
+	}
+	else if (t->scheme == GH_SCHEME_GPH)
+	{
+		a = t->gph.n_cells;
+		da = t->gpu->d_cells;
+	}
+	else
+		return 0;
+
+	void	   *buf = malloc(a + b + 1);
+
+	if (!buf)
+		return 1;
+	cudaSetDevice(t->gpu->ordinal);
+	if (cudaMemcpy(buf, da, a, cudaMemcpyDeviceToHost) != cudaSuccess ||
+		(b && cudaMemcpy((char *) buf + a, db, b, cudaMemcpyDeviceToHost) != cudaSuccess))
+	{
+		cudaGetLastError();
+		free(buf);
+		return 2;
+	}
+	h = gh_digest_bytes(h, buf, a);
+	if (b)
+		h = gh_digest_bytes(h, (char *) buf + a, b);
+	free(buf);
+	return h;
+}
+
+void
+gh_gpu_free(gh_table *t)
+{
+	gh_gpu_state *g = t->gpu;
+	void	   *ptrs[] = {g->d_rowids, g->d_rec, g->d_slots, g->d_cells, g->d_keys, g->d_ranges,
+	g->d_counts, g->d_pos, g->d_cub, g->d_out_idx, g->d_out_rows, g->d_total};
+
+	cudaSetDevice(g->ordinal);
+	if (g->stream)
+		cudaStreamSynchronize(g->stream);
+	for (void *p : ptrs)
+		if (p)
+			cudaFree(p);
+	if (g->stream)
+		cudaStreamDestroy(g->stream);
+	cudaGetLastError();
+	free(g);
+	t->gpu = nullptr;
+}
+
+int
+gh_gpu_count(void)
+{
+	int			n = 0;
+
+	if (cudaGetDeviceCount(&n) != cudaSuccess)
+	{
+		cudaGetLastError();
+		return 0;
+	}
+	return n;
+}
+
+gh_status
+gh_gpu_get_info(int ordinal, gh_gpu_info *info)
+{
+	cudaDeviceProp p;
+
+	memset(info, 0, sizeof(*info));
+	GH_TRY(cudaGetDeviceProperties(&p, ordinal));
+	info->ordinal = ordinal;
+	snprintf(info->name, sizeof(info->name), "%s", p.name);
+	info->total_memory = p.totalGlobalMem;
+	info->cc_major = p.major;
+	info->cc_minor = p.minor;
+	info->multiprocessors = p.multiProcessorCount;
+	info->l2_bytes = p.l2CacheSize;
+
+	size_t		free_b = 0,
+				total_b = 0;
+
+	GH_TRY(cudaSetDevice(ordinal));
+	GH_TRY(cudaMemGetInfo(&free_b, &total_b));
+	info->free_memory = free_b;
+	return GH_OK;
+}
+
+void
+gh_cuda_versions(int *driver, int *runtime)
+{
+	*driver = 0;
+	*runtime = 0;
+	if (cudaDriverGetVersion(driver) != cudaSuccess)
+		*driver = 0;
+	if (cudaRuntimeGetVersion(runtime) != cudaSuccess)
+		*runtime = 0;
+	cudaGetLastError();
+}

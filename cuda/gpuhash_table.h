@@ -1,0 +1,177 @@
+/*
+ * gpuhash_table.h
+ *		The C interface to gpuhash's join hash tables.
+ *
+ * A join table is built from the inner side of an equi-join given as
+ * (64-bit key, rowid) pairs.  Duplicate keys are the normal case: the pairs
+ * are sorted by key, run-length encoded into distinct keys, and a static
+ * hash (GPH, FKS or plain linear probing) is built over the distinct keys
+ * only.  Every distinct key maps to a range [offset, offset + count) of the
+ * table's key-grouped rowid array, so a probe answers with a range and a
+ * join emits pairs by count -> exclusive scan -> write.
+ *
+ * The same algorithms run on a GPU or on the CPU (the "host twin"); both
+ * share their hash functions and slot arithmetic (hash.cuh), so they give
+ * the same answers.  Nothing here needs PostgreSQL and no CUDA type appears
+ * in this header.  Functions are not thread-safe for one table; distinct
+ * tables may be used from distinct threads.
+ */
+#ifndef GPUHASH_TABLE_H
+#define GPUHASH_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef enum gh_device
+{
+	GH_DEVICE_HOST = 0,			/* the host twin, on the CPU */
+	GH_DEVICE_GPU = 1
+} gh_device;
+
+typedef enum gh_scheme
+{
+	GH_SCHEME_GPH = 0,			/* one bucket read per probe */
+	GH_SCHEME_FKS = 1,			/* two-level perfect hash, two reads */
+	GH_SCHEME_LINEAR = 2		/* open addressing, the in-project baseline */
+} gh_scheme;
+
+typedef enum gh_status
+{
+	GH_OK = 0,
+	GH_ERR_INVALID,				/* bad argument */
+	GH_ERR_HOST_MEMORY,			/* host allocation failed */
+	GH_ERR_GPU_MEMORY,			/* device allocation failed or over budget */
+	GH_ERR_NO_GPU,				/* no usable GPU */
+	GH_ERR_CUDA,				/* any other CUDA failure */
+	GH_ERR_BUILD_FAILED,		/* retry budget of the scheme exhausted */
+	GH_ERR_OUTPUT_FULL,			/* emit: more pairs than the given capacity */
+	GH_ERR_TOO_LARGE			/* more rows than the table can index */
+} gh_status;
+
+/* Largest number of inner rows a table accepts (ranges are 32-bit). */
+#define GH_MAX_ROWS ((uint64_t) UINT32_MAX)
+
+typedef struct gh_build_options
+{
+	gh_device	device;
+	gh_scheme	scheme;
+	uint64_t	seed;			/* 0 picks the fixed default seed */
+	double		load_factor;	/* GPH and linear; 0 picks 0.5 */
+	size_t		max_device_bytes;	/* GPU memory budget; 0 = no limit */
+	int			gpu_ordinal;	/* which GPU; < 0 picks device 0 */
+} gh_build_options;
+
+/* Fills *opt with the defaults: host device, GPH, load factor 0.5. */
+void		gh_default_options(gh_build_options *opt);
+
+/* What a built table is and what it cost. */
+typedef struct gh_table_info
+{
+	gh_device	device;
+	gh_scheme	scheme;
+	uint64_t	n_rows;			/* inner rows given to gh_build */
+	uint64_t	n_distinct;		/* distinct keys */
+	int			rowid_width;	/* 4 or 8 bytes */
+	uint64_t	seed;			/* seed of the successful attempt */
+	int			attempts;		/* build attempts (1 = no redraw) */
+	int			rounds;			/* FKS level-2 rounds / GPH placement rounds */
+	uint64_t	slots;			/* hash slots (all schemes) */
+	uint64_t	cells;			/* GPH cells / FKS level-1 buckets */
+	size_t		device_bytes;	/* GPU memory held by the table */
+	size_t		host_bytes;		/* host memory held by the table */
+	/* accumulated timings in milliseconds */
+	double		build_ms;		/* whole build, transfers included */
+	double		build_sort_ms;	/* sort + run-length encode */
+	double		build_hash_ms;	/* scheme construction */
+	double		probe_ms;		/* probe kernels / loops */
+	double		transfer_ms;	/* host <-> device copies during probes */
+	uint64_t	probe_batches;
+	uint64_t	probe_keys;
+} gh_table_info;
+
+/* Per probe: matches are rowids[offset .. offset + count - 1]. */
+typedef struct gh_range
+{
+	uint32_t	offset;
+	uint32_t	count;
+} gh_range;
+
+typedef struct gh_table gh_table;
+
+/*
+ * Build a table from n (key, rowid) pairs.  rowids points to n values of
+ * rowid_width (4 or 8) bytes, or is NULL for rowid = position (width 4 or 8
+ * still chooses the output width).  On success *out holds the table; on
+ * failure *out is NULL and gh_last_error() says why.
+ */
+gh_status	gh_build(const gh_build_options *opt,
+					 const uint64_t *keys, const void *rowids, int rowid_width,
+					 size_t n, gh_table **out);
+
+/* counts[i] = number of inner rows whose key equals keys[i]; *total = sum. */
+gh_status	gh_probe_count(gh_table *t, const uint64_t *keys, size_t n,
+						   uint32_t *counts, uint64_t *total);
+
+/* ranges[i] = the rowid range of keys[i] in gh_sorted_rowids(). */
+gh_status	gh_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
+							gh_range *ranges, uint64_t *total);
+
+/*
+ * Emit every (probe index, inner rowid) pair, grouped by probe index in
+ * ascending order.  *total is set to the number of pairs; when it exceeds
+ * capacity nothing is written and GH_ERR_OUTPUT_FULL is returned.
+ */
+gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
+						  uint32_t *probe_index, void *rowids,
+						  uint64_t capacity, uint64_t *total);
+
+/*
+ * The table's rowids grouped by key (n_rows values of rowid_width bytes) in
+ * host memory; the ranges of gh_probe_ranges index into it.  NULL on error.
+ */
+const void *gh_sorted_rowids(gh_table *t);
+
+void		gh_table_get_info(const gh_table *t, gh_table_info *info);
+
+/* Frees all host and device memory of the table; NULL is a no-op. */
+void		gh_free(gh_table *t);
+
+/* Checks a built table's invariants (slot placement, ranges); GH_OK if sound. */
+gh_status	gh_validate(gh_table *t);
+
+/* Text of the last error in this thread. */
+const char *gh_last_error(void);
+
+const char *gh_scheme_name(gh_scheme s);
+const char *gh_device_name(gh_device d);
+const char *gh_status_name(gh_status s);
+
+/* GPU discovery; safe to call where no driver or GPU exists. */
+typedef struct gh_gpu_info
+{
+	int			ordinal;
+	char		name[256];
+	size_t		total_memory;
+	size_t		free_memory;
+	int			cc_major;
+	int			cc_minor;
+	int			multiprocessors;
+	size_t		l2_bytes;
+} gh_gpu_info;
+
+/* Number of usable GPUs (0 when none or no driver). */
+int			gh_gpu_count(void);
+gh_status	gh_gpu_get_info(int ordinal, gh_gpu_info *info);
+/* CUDA driver and runtime versions as 1000*major + 10*minor; 0 if unknown. */
+void		gh_cuda_versions(int *driver, int *runtime);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUHASH_TABLE_H */

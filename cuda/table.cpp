@@ -1,0 +1,289 @@
+/*
+ * table.cpp
+ *		The C interface: argument checks, dispatch to the host twin or the
+ *		GPU, statistics and error text.
+ */
+#include "table_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static __thread char gh_errbuf[512] = "no error";
+
+gh_status
+gh_error(gh_status status, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(gh_errbuf, sizeof(gh_errbuf), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+const char *
+gh_last_error(void)
+{
+	return gh_errbuf;
+}
+
+double
+gh_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void
+gh_default_options(gh_build_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->device = GH_DEVICE_HOST;
+	opt->scheme = GH_SCHEME_GPH;
+	opt->seed = GH_DEFAULT_SEED;
+	opt->load_factor = 0.5;
+	opt->max_device_bytes = 0;
+	opt->gpu_ordinal = -1;
+}
+
+const char *
+gh_scheme_name(gh_scheme s)
+{
+	switch (s)
+	{
+		case GH_SCHEME_GPH:
+			return "gph";
+		case GH_SCHEME_FKS:
+			return "fks";
+		case GH_SCHEME_LINEAR:
+			return "linear";
+	}
+	return "?";
+}
+
+const char *
+gh_device_name(gh_device d)
+{
+	return d == GH_DEVICE_GPU ? "gpu" : "host";
+}
+
+const char *
+gh_status_name(gh_status s)
+{
+	switch (s)
+	{
+		case GH_OK:
+			return "ok";
+		case GH_ERR_INVALID:
+			return "invalid argument";
+		case GH_ERR_HOST_MEMORY:
+			return "out of host memory";
+		case GH_ERR_GPU_MEMORY:
+			return "out of GPU memory";
+		case GH_ERR_NO_GPU:
+			return "no usable GPU";
+		case GH_ERR_CUDA:
+			return "CUDA error";
+		case GH_ERR_BUILD_FAILED:
+			return "build failed";
+		case GH_ERR_OUTPUT_FULL:
+			return "output capacity exceeded";
+		case GH_ERR_TOO_LARGE:
+			return "too many rows";
+	}
+	return "?";
+}
+
+gh_status
+gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
+		 int rowid_width, size_t n, gh_table **out)
+{
+	gh_table   *t;
+	gh_status	st;
+	double		t0 = gh_now_ms();
+
+	if (!out)
+		return gh_error(GH_ERR_INVALID, "no output pointer");
+	*out = NULL;
+	if (!opt || (n > 0 && !keys) || (rowid_width != 4 && rowid_width != 8))
+		return gh_error(GH_ERR_INVALID, "invalid build arguments");
+	if (opt->scheme != GH_SCHEME_GPH && opt->scheme != GH_SCHEME_FKS &&
+		opt->scheme != GH_SCHEME_LINEAR)
+		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
+	if (opt->load_factor < 0 || opt->load_factor > 0.95)
+		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
+	if ((uint64_t) n > GH_MAX_ROWS)
+		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
+						(unsigned long long) GH_MAX_ROWS);
+
+	t = (gh_table *) calloc(1, sizeof(gh_table));
+	if (!t)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+	t->device = opt->device;
+	t->scheme = opt->scheme;
+	t->n_rows = n;
+	t->rowid_width = rowid_width;
+
+	if (opt->device == GH_DEVICE_GPU)
+		st = gh_gpu_build(t, opt, keys, rowids, n);
+	else
+		st = gh_host_build(t, opt, keys, rowids, n);
+	if (st != GH_OK)
+	{
+		gh_free(t);
+		return st;
+	}
+	t->stats.build_ms += gh_now_ms() - t0;
+	*out = t;
+	return GH_OK;
+}
+
+static gh_status
+check_probe(gh_table *t, const uint64_t *keys, size_t n)
+{
+	if (!t || (n > 0 && !keys))
+		return gh_error(GH_ERR_INVALID, "invalid probe arguments");
+	if ((uint64_t) n > UINT32_MAX)
+		return gh_error(GH_ERR_TOO_LARGE, "a probe batch holds at most %u keys", UINT32_MAX);
+	return GH_OK;
+}
+
+static gh_status
+probe(gh_table *t, const uint64_t *keys, size_t n, gh_range *ranges,
+	  uint32_t *counts, uint64_t *total)
+{
+	gh_status	st = check_probe(t, keys, n);
+	double		t0 = gh_now_ms();
+
+	if (st != GH_OK)
+		return st;
+	if (t->device == GH_DEVICE_GPU)
+		st = gh_gpu_probe_ranges(t, keys, n, ranges, counts, total);
+	else
+	{
+		st = gh_host_probe_ranges(t, keys, n, ranges, counts, total);
+		t->stats.probe_ms += gh_now_ms() - t0;
+	}
+	t->stats.probe_batches++;
+	t->stats.probe_keys += n;
+	return st;
+}
+
+gh_status
+gh_probe_count(gh_table *t, const uint64_t *keys, size_t n, uint32_t *counts,
+			   uint64_t *total)
+{
+	return probe(t, keys, n, NULL, counts, total);
+}
+
+gh_status
+gh_probe_ranges(gh_table *t, const uint64_t *keys, size_t n, gh_range *ranges,
+				uint64_t *total)
+{
+	return probe(t, keys, n, ranges, NULL, total);
+}
+
+gh_status
+gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
+			  uint32_t *probe_index, void *rowids, uint64_t capacity,
+			  uint64_t *total)
+{
+	gh_status	st = check_probe(t, keys, n);
+	double		t0 = gh_now_ms();
+
+	if (st != GH_OK)
+		return st;
+	if (!total)
+		return gh_error(GH_ERR_INVALID, "emit needs a total pointer");
+	if (t->device == GH_DEVICE_GPU)
+		st = gh_gpu_emit(t, keys, n, probe_index, rowids, capacity, total);
+	else
+	{
+		st = gh_host_emit(t, keys, n, probe_index, rowids, capacity, total);
+		t->stats.probe_ms += gh_now_ms() - t0;
+	}
+	t->stats.probe_batches++;
+	t->stats.probe_keys += n;
+	return st;
+}
+
+const void *
+gh_sorted_rowids(gh_table *t)
+{
+	if (!t)
+		return NULL;
+	if (!t->h_rowids && t->device == GH_DEVICE_GPU && gh_gpu_fetch_rowids(t) != GH_OK)
+		return NULL;
+	return t->h_rowids;
+}
+
+void
+gh_table_get_info(const gh_table *t, gh_table_info *info)
+{
+	*info = t->stats;
+	info->device = t->device;
+	info->scheme = t->scheme;
+	info->n_rows = t->n_rows;
+	info->n_distinct = t->n_distinct;
+	info->rowid_width = t->rowid_width;
+	info->seed = t->seed;
+	info->attempts = t->attempts;
+	info->rounds = t->rounds;
+	info->slots = t->n_slots;
+	info->cells = t->n_cells;
+	info->host_bytes = t->host_bytes;
+}
+
+gh_status
+gh_validate(gh_table *t)
+{
+	if (!t)
+		return gh_error(GH_ERR_INVALID, "no table");
+	if (t->device == GH_DEVICE_GPU)
+		return gh_gpu_validate(t);
+	return gh_validate_views(t, &t->fks, &t->gph, &t->lin);
+}
+
+void
+gh_free(gh_table *t)
+{
+	if (!t)
+		return;
+	if (t->gpu)
+		gh_gpu_free(t);
+	gh_host_free(t);
+	free(t);
+}
+
+uint64_t
+gh_digest_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = (const unsigned char *) p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+uint64_t
+gh_layout_digest(gh_table *t)
+{
+	uint64_t	h = 0xcbf29ce484222325ULL;
+
+	if (t->device == GH_DEVICE_GPU)
+		return gh_gpu_layout_digest(t);
+	if (t->scheme == GH_SCHEME_FKS)
+	{
+		h = gh_digest_bytes(h, t->h_rec, ((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4));
+		h = gh_digest_bytes(h, t->h_slots, t->n_slots * sizeof(gh_slot));
+	}
+	else if (t->scheme == GH_SCHEME_GPH)
+		h = gh_digest_bytes(h, t->h_cells, t->gph.n_cells);
+	else
+		h = 0;
+	return h;
+}

@@ -1,0 +1,102 @@
+/*
+ * table_internal.h
+ *		What a gh_table holds, shared by the API layer (table.cpp), the host
+ *		twin (host_build.cpp, host_probe.cpp) and the GPU side (gpu_*.cu).
+ *		C++ only; never included by the extension's C code.
+ */
+#ifndef GPUHASH_TABLE_INTERNAL_H
+#define GPUHASH_TABLE_INTERNAL_H
+
+#include "gpuhash_table.h"
+#include "hash.cuh"
+
+#include <stdarg.h>
+
+struct gh_gpu_state;			/* gpu_table.cu */
+
+struct gh_table
+{
+	gh_device	device;
+	gh_scheme	scheme;
+	uint64_t	n_rows;
+	uint64_t	n_distinct;
+	int			rowid_width;
+	uint64_t	seed;
+	int			attempts;
+	int			rounds;
+	uint64_t	n_slots;
+	uint64_t	n_cells;
+
+	/* Views: host pointers for the host twin, device pointers on the GPU. */
+	gh_fks_view fks;
+	gh_gph_view gph;
+	gh_lin_view lin;
+
+	/* Host twin storage (NULL on the GPU except rowids, filled lazily). */
+	void	   *h_rowids;		/* n_rows values, grouped by key */
+	void	   *h_rec;			/* FKS level 1 */
+	gh_slot    *h_slots;
+	uint8_t    *h_cells;		/* GPH */
+	size_t		host_bytes;
+
+	gh_gpu_state *gpu;			/* NULL for the host twin */
+
+	gh_table_info stats;		/* timings accumulate here */
+};
+
+/* Records an error for gh_last_error() and returns status. */
+gh_status	gh_error(gh_status status, const char *fmt,...)
+#if defined(__GNUC__)
+			__attribute__((format(printf, 2, 3)))
+#endif
+			;
+
+/* Host twin (host_build.cpp / host_probe.cpp). */
+gh_status	gh_host_build(gh_table *t, const gh_build_options *opt,
+						  const uint64_t *keys, const void *rowids, size_t n);
+gh_status	gh_host_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
+								 gh_range *ranges, uint32_t *counts, uint64_t *total);
+gh_status	gh_host_emit(gh_table *t, const uint64_t *keys, size_t n,
+						 uint32_t *probe_index, void *rowids,
+						 uint64_t capacity, uint64_t *total);
+void		gh_host_free(gh_table *t);
+
+/* Key-range analysis shared by both builders: sort (key - base) on the low
+ * `bits` bits only, exact because every key lies in [base, base + 2^bits). */
+struct gh_key_span
+{
+	uint64_t	base;
+	int			bits;
+};
+
+gh_key_span gh_key_span_from(uint64_t umin, uint64_t umax, int64_t smin, int64_t smax);
+
+/* Validation over host copies of a table's arrays (validate.cpp). */
+gh_status	gh_validate_views(const gh_table *t, const gh_fks_view *fks,
+							  const gh_gph_view *gph, const gh_lin_view *lin);
+
+/* GPU side (gpu_table.cu). */
+gh_status	gh_gpu_build(gh_table *t, const gh_build_options *opt,
+						 const uint64_t *keys, const void *rowids, size_t n);
+gh_status	gh_gpu_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
+								gh_range *ranges, uint32_t *counts, uint64_t *total);
+gh_status	gh_gpu_emit(gh_table *t, const uint64_t *keys, size_t n,
+						uint32_t *probe_index, void *rowids,
+						uint64_t capacity, uint64_t *total);
+gh_status	gh_gpu_fetch_rowids(gh_table *t);
+gh_status	gh_gpu_validate(gh_table *t);
+void		gh_gpu_free(gh_table *t);
+
+double		gh_now_ms(void);
+
+/*
+ * Digest of the parts of a layout that do not depend on thread order (FKS
+ * records and slots, GPH cell bytes; 0 for linear probing, whose GPU layout
+ * depends on insertion order).  Tests use it to prove that the GPU and the
+ * host twin build the same table.
+ */
+uint64_t	gh_layout_digest(gh_table *t);
+uint64_t	gh_digest_bytes(uint64_t h, const void *p, size_t n);
+uint64_t	gh_gpu_layout_digest(gh_table *t);
+
+#endif							/* GPUHASH_TABLE_INTERNAL_H */

@@ -1,0 +1,549 @@
+/*
+ * core_test.cpp
+ *		Randomized property tests of the join hash tables (cuda/), without
+ *		PostgreSQL.  Every case builds each scheme on each available device,
+ *		validates the placement invariants, and checks counts, ranges and
+ *		emitted pairs against a simple reference (sort + binary search).  When
+ *		a GPU is present, the GPU and the host twin must also agree exactly:
+ *		same counts, same emitted sequence, same deterministic layout.
+ *
+ *		usage: core_test [--quick] [--require-gpu] [--host-only] [--verbose]
+ */
+#include "gpuhash_table.h"
+#include "table_internal.h"
+
+#include <algorithm>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+using std::string;
+using std::vector;
+
+static int	failures = 0;
+static int	checks = 0;
+static bool verbose = false;
+
+#define CHECK(cond, ...) \
+	do { \
+		checks++; \
+		if (!(cond)) { \
+			failures++; \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fprintf(stderr, "\n"); \
+		} \
+	} while (0)
+
+struct rng
+{
+	uint64_t	s;
+	explicit	rng(uint64_t seed) : s(seed) {}
+	uint64_t	next()
+	{
+		return gh_splitmix64(&s);
+	}
+	uint64_t	below(uint64_t n)
+	{
+		return n ? next() % n : 0;
+	}
+	double		unit()
+	{
+		return (next() >> 11) * (1.0 / 9007199254740992.0);
+	}
+};
+
+/* Inner rows and probe keys of one case. */
+struct dataset
+{
+	string		name;
+	vector<uint64_t> keys;
+	vector<uint64_t> rowids;	/* empty: rowid = position */
+	int			width = 4;
+	vector<uint64_t> probes;
+	double		load_factor = 0.5;
+};
+
+/* The reference: rows sorted by (key, position), binary search per probe. */
+struct reference
+{
+	vector<std::pair<uint64_t, uint64_t>> rows; /* (key, rowid) */
+
+	explicit	reference(const dataset &d)
+	{
+		rows.resize(d.keys.size());
+		vector<size_t> ord(d.keys.size());
+
+		for (size_t i = 0; i < ord.size(); i++)
+			ord[i] = i;
+		std::stable_sort(ord.begin(), ord.end(),
+						 [&](size_t a, size_t b) { return d.keys[a] < d.keys[b]; });
+		for (size_t i = 0; i < ord.size(); i++)
+			rows[i] = {d.keys[ord[i]], d.rowids.empty() ? ord[i] : d.rowids[ord[i]]};
+	}
+	std::pair<size_t, size_t> range(uint64_t k) const
+	{
+		auto		lo = std::lower_bound(rows.begin(), rows.end(), std::make_pair(k, (uint64_t) 0));
+		size_t		b = lo - rows.begin(),
+					e = b;
+
+		while (e < rows.size() && rows[e].first == k)
+			e++;
+		return {b, e};
+	}
+	size_t		distinct() const
+	{
+		size_t		u = 0;
+
+		for (size_t i = 0; i < rows.size(); i++)
+			if (i == 0 || rows[i].first != rows[i - 1].first)
+				u++;
+		return u;
+	}
+};
+
+/* What one (scheme, device) run produced, for cross-device agreement. */
+struct outcome
+{
+	bool		ok = false;
+	vector<uint32_t> counts;
+	vector<uint32_t> idx;
+	vector<uint64_t> rows;
+	uint64_t	layout = 0;
+	int			rounds = 0;
+	int			attempts = 0;
+};
+
+static uint64_t
+rowid_at(const void *p, int width, size_t i)
+{
+	return width == 4 ? ((const uint32_t *) p)[i] : ((const uint64_t *) p)[i];
+}
+
+static outcome
+run_case(const dataset &d, const reference &ref, gh_scheme scheme, gh_device dev)
+{
+	outcome		o;
+	gh_build_options opt;
+	gh_table   *t = NULL;
+	string		tag = d.name + "/" + gh_scheme_name(scheme) + "/" + gh_device_name(dev);
+
+	gh_default_options(&opt);
+	opt.device = dev;
+	opt.scheme = scheme;
+	opt.load_factor = d.load_factor;
+
+	vector<uint32_t> r32;
+	const void *rowids = NULL;
+
+	if (!d.rowids.empty())
+	{
+		if (d.width == 4)
+		{
+			r32.assign(d.rowids.begin(), d.rowids.end());
+			rowids = r32.data();
+		}
+		else
+			rowids = d.rowids.data();
+	}
+	gh_status	s = gh_build(&opt, d.keys.data(), rowids, d.width, d.keys.size(), &t);
+
+	CHECK(s == GH_OK, "%s: build: %s", tag.c_str(), gh_last_error());
+	if (s != GH_OK)
+		return o;
+
+	gh_table_info info;
+
+	gh_table_get_info(t, &info);
+	CHECK(info.n_distinct == ref.distinct(), "%s: %llu distinct, want %zu", tag.c_str(),
+		  (unsigned long long) info.n_distinct, ref.distinct());
+	s = gh_validate(t);
+	CHECK(s == GH_OK, "%s: validate: %s", tag.c_str(), gh_last_error());
+	if (verbose)
+		printf("  %-40s rows %llu distinct %llu slots %llu attempts %d rounds %d\n", tag.c_str(),
+			   (unsigned long long) info.n_rows, (unsigned long long) info.n_distinct,
+			   (unsigned long long) info.slots, info.attempts, info.rounds);
+	o.rounds = info.rounds;
+	o.attempts = info.attempts;
+	o.layout = gh_layout_digest(t);
+
+	size_t		np = d.probes.size();
+	uint64_t	want_total = 0;
+	vector<std::pair<size_t, size_t>> want(np);
+
+	for (size_t i = 0; i < np; i++)
+	{
+		want[i] = ref.range(d.probes[i]);
+		want_total += want[i].second - want[i].first;
+	}
+
+	/* counts */
+	uint64_t	total = 0;
+
+	o.counts.assign(np, 7);
+	s = gh_probe_count(t, d.probes.data(), np, o.counts.data(), &total);
+	CHECK(s == GH_OK, "%s: count: %s", tag.c_str(), gh_last_error());
+	CHECK(total == want_total, "%s: count total %llu, want %llu", tag.c_str(),
+		  (unsigned long long) total, (unsigned long long) want_total);
+	size_t		bad = 0;
+
+	for (size_t i = 0; i < np; i++)
+		bad += o.counts[i] != want[i].second - want[i].first;
+	CHECK(bad == 0, "%s: %zu probe counts differ", tag.c_str(), bad);
+
+	/* ranges index the key-grouped rowid array */
+	vector<gh_range> rg(np);
+
+	s = gh_probe_ranges(t, d.probes.data(), np, rg.data(), &total);
+	CHECK(s == GH_OK && total == want_total, "%s: ranges: %s", tag.c_str(), gh_last_error());
+	const void *sorted = gh_sorted_rowids(t);
+
+	CHECK(sorted != NULL || d.keys.empty(), "%s: no sorted rowids: %s", tag.c_str(), gh_last_error());
+	bad = 0;
+	for (size_t i = 0; i < np && sorted; i++)
+	{
+		if (rg[i].count != want[i].second - want[i].first)
+		{
+			bad++;
+			continue;
+		}
+		for (uint32_t j = 0; j < rg[i].count; j++)
+			bad += rowid_at(sorted, d.width, rg[i].offset + j) != ref.rows[want[i].first + j].second;
+	}
+	CHECK(bad == 0, "%s: %zu range mismatches", tag.c_str(), bad);
+
+	/* emit: exact capacity works, one less is refused with the total */
+	if (want_total > 0)
+	{
+		s = gh_probe_emit(t, d.probes.data(), np, NULL, NULL, want_total - 1, &total);
+		CHECK(s == GH_ERR_OUTPUT_FULL && total == want_total, "%s: emit over capacity not refused",
+			  tag.c_str());
+	}
+	o.idx.assign(want_total, 0);
+	vector<uint64_t> out64(want_total);
+	vector<uint32_t> out32(want_total);
+
+	s = gh_probe_emit(t, d.probes.data(), np, o.idx.data(),
+					  d.width == 4 ? (void *) out32.data() : (void *) out64.data(), want_total, &total);
+	CHECK(s == GH_OK && total == want_total, "%s: emit: %s", tag.c_str(), gh_last_error());
+	o.rows.resize(want_total);
+	for (size_t i = 0; i < want_total; i++)
+		o.rows[i] = d.width == 4 ? out32[i] : out64[i];
+
+	/* as a multiset: sort both pair lists */
+	vector<std::pair<uint32_t, uint64_t>> got(want_total),
+				exp;
+
+	exp.reserve(want_total);
+	for (size_t i = 0; i < want_total; i++)
+		got[i] = {o.idx[i], o.rows[i]};
+	for (size_t i = 0; i < np; i++)
+		for (size_t j = want[i].first; j < want[i].second; j++)
+			exp.push_back({(uint32_t) i, ref.rows[j].second});
+	std::sort(got.begin(), got.end());
+	std::sort(exp.begin(), exp.end());
+	CHECK(got == exp, "%s: emitted pairs differ from the reference", tag.c_str());
+
+	gh_free(t);
+	o.ok = true;
+	return o;
+}
+
+/* ------------------------------------------------------------ data sets */
+
+static vector<uint64_t>
+distinct_random(rng &r, size_t n)
+{
+	vector<uint64_t> k(n);
+
+	for (auto &x : k)
+		x = r.next();
+	std::sort(k.begin(), k.end());
+	k.erase(std::unique(k.begin(), k.end()), k.end());
+	while (k.size() < n)
+		k.push_back(r.next());	/* astronomically rare; keep n */
+	for (size_t i = n; i > 1; i--)
+		std::swap(k[i - 1], k[r.below(i)]);
+	return k;
+}
+
+/* Probes: fraction `hit` drawn from the inner keys, the rest from keys not
+ * in the inner side. */
+static vector<uint64_t>
+make_probes(rng &r, const vector<uint64_t> &inner, size_t n, double hit)
+{
+	vector<uint64_t> sorted(inner);
+
+	std::sort(sorted.begin(), sorted.end());
+	vector<uint64_t> p(n);
+
+	for (auto &x : p)
+	{
+		if (!inner.empty() && r.unit() < hit)
+			x = inner[r.below(inner.size())];
+		else
+		{
+			do
+				x = r.next() ^ (r.below(4) == 0 ? 0 : sorted.empty() ? 0 : sorted[r.below(sorted.size())] & 0xffffffff00000000ULL);
+			while (std::binary_search(sorted.begin(), sorted.end(), x));
+		}
+	}
+	return p;
+}
+
+static void
+add(vector<dataset> &v, const string &name, vector<uint64_t> keys, rng &r,
+	size_t n_probes, double hit)
+{
+	dataset		d;
+	char		buf[32];
+
+	snprintf(buf, sizeof(buf), "@%d%%", (int) (hit * 100));
+	d.name = name + buf;
+	d.keys = std::move(keys);
+	d.probes = make_probes(r, d.keys, n_probes, hit);
+	v.push_back(std::move(d));
+}
+
+static vector<uint64_t>
+zipf_keys(rng &r, size_t n, size_t values, double s)
+{
+	vector<double> cdf(values);
+	double		sum = 0;
+
+	for (size_t i = 0; i < values; i++)
+		cdf[i] = (sum += 1.0 / pow((double) (i + 1), s));
+	vector<uint64_t> ids = distinct_random(r, values);
+	vector<uint64_t> k(n);
+
+	for (auto &x : k)
+		x = ids[std::lower_bound(cdf.begin(), cdf.end(), r.unit() * sum) - cdf.begin()];
+	return k;
+}
+
+static vector<dataset>
+make_cases(bool quick)
+{
+	vector<dataset> v;
+	rng			r(20261122);
+	size_t		big = quick ? 100000 : 1000000;
+	double		hits[] = {0.0, 0.5, 1.0};
+
+	for (size_t n : {(size_t) 0, (size_t) 1, (size_t) 2, (size_t) 1000, big})
+		for (double h : hits)
+			add(v, "uniform" + std::to_string(n), distinct_random(r, n), r, n ? 2 * n : 1000, h);
+
+	/* a join with duplicates: n rows, n/8 distinct keys */
+	{
+		vector<uint64_t> d = distinct_random(r, big / 8),
+					k(big);
+
+		for (auto &x : k)
+			x = d[r.below(d.size())];
+		add(v, "dup8", k, r, 2 * big, 0.5);
+	}
+	/* one key repeated n times; few probes, or the output explodes */
+	add(v, "onekey", vector<uint64_t>(big, 0x5555aaaa12345678ULL), r, 10, 0.5);
+	add(v, "onekey-zero", vector<uint64_t>(big, 0), r, 4, 0.5);
+
+	/* Zipf-skewed inner keys, uniform and skewed probes */
+	{
+		vector<uint64_t> k = zipf_keys(r, big, big, 1.0);
+
+		add(v, "zipf1.0", k, r, big / 10, 0.5);
+		dataset		d;
+
+		d.name = "zipf1.0/hotprobes";
+		d.keys = k;
+		for (int i = 0; i < 200; i++)
+			d.probes.push_back(k[r.below(k.size())]);
+		v.push_back(std::move(d));
+		add(v, "zipf2.0", zipf_keys(r, big, big, 2.0), r, 2000, 0.5);
+	}
+
+	/* adversarial key sets */
+	{
+		vector<uint64_t> k;
+		size_t		n = big / 2;
+
+		for (uint64_t step : {1ULL, 3ULL, 1ULL << 32, 1ULL << 40, 1ULL << 63 >> 10})
+		{
+			k.clear();
+			for (size_t i = 0; i < n; i++)
+				k.push_back(0x1000 + i * step);
+			add(v, "progression" + std::to_string(step), k, r, n, 0.5);
+		}
+		k.clear();
+		for (size_t i = 0; i < n; i++)
+			k.push_back(0xdeadbeef00000000ULL | (uint64_t) i);
+		add(v, "equal-high-bits", k, r, n, 0.5);
+		k.clear();
+		for (size_t i = 0; i < n; i++)
+			k.push_back(((uint64_t) i << 32) | 0x7777ULL);
+		add(v, "equal-low-bits", k, r, n, 0.5);
+		k.clear();
+		for (size_t i = 0; i < n; i++)
+			k.push_back((uint64_t) (-(int64_t) i * 7));	/* negatives around 0 */
+		add(v, "negatives", k, r, n, 0.5);
+	}
+
+	/* the full 64-bit domain's corners, with duplicates */
+	{
+		vector<uint64_t> special = {0, ~0ULL, 1ULL << 63, (1ULL << 63) - 1, 1, ~0ULL - 1,
+		(uint64_t) -2, 0x8000000000000001ULL};
+		vector<uint64_t> k;
+
+		for (int rep = 0; rep < 3; rep++)
+			k.insert(k.end(), special.begin(), special.end());
+		for (int i = 0; i < 1000; i++)
+			k.push_back(r.next());
+		dataset		d;
+
+		d.name = "corners";
+		d.keys = k;
+		d.probes = special;
+		for (int i = 0; i < 1000; i++)
+			d.probes.push_back(r.below(2) ? k[r.below(k.size())] : r.next());
+		d.probes.push_back(2);
+		d.probes.push_back(~0ULL - 2);
+		v.push_back(d);
+
+		/* 64-bit explicit rowids */
+		d.name = "corners/rowid64";
+		d.width = 8;
+		d.rowids.clear();
+		for (size_t i = 0; i < d.keys.size(); i++)
+			d.rowids.push_back(r.next());
+		v.push_back(d);
+
+		/* 32-bit explicit rowids, reversed */
+		d.name = "corners/rowid32";
+		d.width = 4;
+		d.rowids.clear();
+		for (size_t i = 0; i < d.keys.size(); i++)
+			d.rowids.push_back(d.keys.size() - i);
+		v.push_back(d);
+	}
+
+	/* high load factors: harder placement, still nothing dropped */
+	for (double lf : {0.7, 0.9})
+	{
+		dataset		d;
+
+		d.name = "load" + std::to_string((int) (lf * 100));
+		d.keys = distinct_random(r, big / 4);
+		d.probes = make_probes(r, d.keys, big / 4, 0.5);
+		d.load_factor = lf;
+		v.push_back(d);
+	}
+	return v;
+}
+
+/* A GPU build over a memory budget must fail cleanly, and the GPU then
+ * keep working. */
+static void
+test_gpu_budget(void)
+{
+	gh_build_options opt;
+	gh_table   *t = NULL;
+	vector<uint64_t> k(100000);
+	rng			r(7);
+
+	for (auto &x : k)
+		x = r.next();
+	gh_default_options(&opt);
+	opt.device = GH_DEVICE_GPU;
+	opt.max_device_bytes = 1 << 20;
+	gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+	CHECK(s == GH_ERR_GPU_MEMORY && t == NULL, "budget: got %s", gh_status_name(s));
+	opt.max_device_bytes = 0;
+	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+	CHECK(s == GH_OK, "after budget failure: %s", gh_last_error());
+	gh_free(t);
+}
+
+int
+main(int argc, char **argv)
+{
+	bool		quick = false,
+				require_gpu = false,
+				host_only = false;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else if (!strcmp(argv[i], "--require-gpu"))
+			require_gpu = true;
+		else if (!strcmp(argv[i], "--host-only"))
+			host_only = true;
+		else if (!strcmp(argv[i], "--verbose"))
+			verbose = true;
+		else
+		{
+			fprintf(stderr, "usage: %s [--quick] [--require-gpu] [--host-only] [--verbose]\n", argv[0]);
+			return 2;
+		}
+	}
+
+	int			gpus = host_only ? 0 : gh_gpu_count();
+
+	if (gpus > 0)
+	{
+		gh_gpu_info gi;
+
+		gh_gpu_get_info(0, &gi);
+		printf("core_test: GPU 0 is %s (cc %d.%d): GPU and host twin both tested\n",
+			   gi.name, gi.cc_major, gi.cc_minor);
+	}
+	else if (require_gpu)
+	{
+		fprintf(stderr, "core_test: --require-gpu given but no usable GPU\n");
+		return 1;
+	}
+	else
+		printf("core_test: NO GPU here: host twin only; the GPU half of these tests runs on a "
+			   "GPU machine (make test-core there; results in bench/RESULTS.md)\n");
+
+	vector<dataset> cases = make_cases(quick);
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	double		t0 = gh_now_ms();
+
+	for (const dataset &d : cases)
+	{
+		reference	ref(d);
+		int			before = failures;
+
+		for (gh_scheme sc : schemes)
+		{
+			outcome		h = run_case(d, ref, sc, GH_DEVICE_HOST);
+
+			if (gpus > 0)
+			{
+				outcome		g = run_case(d, ref, sc, GH_DEVICE_GPU);
+				string		tag = d.name + "/" + gh_scheme_name(sc);
+
+				if (h.ok && g.ok)
+				{
+					CHECK(h.counts == g.counts, "%s: GPU and host counts differ", tag.c_str());
+					CHECK(h.idx == g.idx && h.rows == g.rows, "%s: GPU and host emit differ", tag.c_str());
+					CHECK(h.layout == g.layout && h.rounds == g.rounds && h.attempts == g.attempts,
+						  "%s: GPU and host layouts differ (rounds %d/%d attempts %d/%d)",
+						  tag.c_str(), g.rounds, h.rounds, g.attempts, h.attempts);
+				}
+			}
+		}
+		printf("%-28s rows %8zu probes %8zu  %s\n", d.name.c_str(), d.keys.size(), d.probes.size(),
+			   failures == before ? "ok" : "FAILED");
+	}
+	if (gpus > 0)
+		test_gpu_budget();
+
+	printf("core_test: %d checks, %d failures, %.1f s (%s)\n", checks, failures,
+		   (gh_now_ms() - t0) / 1000.0, gpus > 0 ? "GPU + host twin" : "host twin only");
+	return failures ? 1 : 0;
+}
