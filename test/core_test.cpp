@@ -270,20 +270,21 @@ distinct_random(rng &r, size_t n)
 	return k;
 }
 
-/* Probes: fraction `hit` drawn from the inner keys, the rest from keys not
- * in the inner side. */
+/* Probes: fraction `hit` drawn uniformly from the distinct inner keys, the
+ * rest from keys not in the inner side. */
 static vector<uint64_t>
 make_probes(rng &r, const vector<uint64_t> &inner, size_t n, double hit)
 {
 	vector<uint64_t> sorted(inner);
 
 	std::sort(sorted.begin(), sorted.end());
+	sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
 	vector<uint64_t> p(n);
 
 	for (auto &x : p)
 	{
-		if (!inner.empty() && r.unit() < hit)
-			x = inner[r.below(inner.size())];
+		if (!sorted.empty() && r.unit() < hit)
+			x = sorted[r.below(sorted.size())];
 		else
 		{
 			do
@@ -369,7 +370,7 @@ make_cases(bool quick)
 		vector<uint64_t> k;
 		size_t		n = big / 2;
 
-		for (uint64_t step : {1ULL, 3ULL, 1ULL << 32, 1ULL << 40, 1ULL << 63 >> 10})
+		for (uint64_t step : {1ULL, 3ULL, 1ULL << 32, 1ULL << 40, 0x9e3779b97f4a7c15ULL})
 		{
 			k.clear();
 			for (size_t i = 0; i < n; i++)
@@ -517,6 +518,7 @@ main(int argc, char **argv)
 	{
 		reference	ref(d);
 		int			before = failures;
+		double		tc = gh_now_ms();
 
 		for (gh_scheme sc : schemes)
 		{
@@ -537,8 +539,9 @@ main(int argc, char **argv)
 				}
 			}
 		}
-		printf("%-28s rows %8zu probes %8zu  %s\n", d.name.c_str(), d.keys.size(), d.probes.size(),
-			   failures == before ? "ok" : "FAILED");
+		printf("%-32s rows %8zu probes %8zu %7.2f s  %s\n", d.name.c_str(), d.keys.size(),
+			   d.probes.size(), (gh_now_ms() - tc) / 1000.0, failures == before ? "ok" : "FAILED");
+		fflush(stdout);
 	}
 	if (gpus > 0)
 		test_gpu_budget();
