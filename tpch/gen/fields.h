@@ -1,0 +1,51 @@
+/* Field helpers shared by several tables. */
+#ifndef TPCH_FIELDS_H
+#define TPCH_FIELDS_H
+
+#include "out.h"
+#include "rng.h"
+#include "text.h"
+
+/* Phone "CC-AAA-BBB-CCCC" with country code = nation key + 10 (clause 4.2.2.9). */
+static inline void out_phone(rng_t *r, int nation)
+{
+	int cc = nation + 10;
+	int a = (int)rng_range(r, 100, 999);
+	int b = (int)rng_range(r, 100, 999);
+	int c = (int)rng_range(r, 1000, 9999);
+	char *p = out_pos;
+
+	p[0] = (char)('0' + cc / 10);
+	p[1] = (char)('0' + cc % 10);
+	p[2] = '-';
+	p[3] = (char)('0' + a / 100);
+	p[4] = (char)('0' + a / 10 % 10);
+	p[5] = (char)('0' + a % 10);
+	p[6] = '-';
+	p[7] = (char)('0' + b / 100);
+	p[8] = (char)('0' + b / 10 % 10);
+	p[9] = (char)('0' + b % 10);
+	p[10] = '-';
+	p[11] = (char)('0' + c / 1000);
+	p[12] = (char)('0' + c / 100 % 10);
+	p[13] = (char)('0' + c / 10 % 10);
+	p[14] = (char)('0' + c % 10);
+	p[15] = '\t';
+	out_pos += 16;
+}
+
+static inline void out_text(rng_t *r, int min, int max)
+{
+	int n;
+	const char *t = text_pick(r, min, max, &n);
+
+	out_mem(t, n);
+}
+
+static inline void out_vstring(rng_t *r, int min, int max)
+{
+	out_pos += vstring(r, min, max, out_pos);
+	*out_pos++ = '\t';
+}
+
+#endif

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# The one command for a fresh Debian 12 machine (run as root or as a sudo-capable
+# user): installs missing packages, builds and installs the gpuhash extension,
+# builds the TPC-H generator, starts a scratch PostgreSQL cluster, loads the
+# data and compares every query with the GPU hash join off and on.
+#
+#   tpch/main.sh [--keep-cluster] [--skip-build] [run.py options]
+#
+#   --keep-cluster  leave the cluster's data directory for a later --skip-load run
+#   --skip-build    do not build or install the extension
+#   run.py options  --sf, --queries, --workers, --device, --toggle, --runs, ...
+#                   (see tpch/run.py --help)
+#
+# Report, chart and per-query details go to tpch/out/. The exit status is the
+# runner's: non-zero when a result differs or a query fails.
+# Environment: TPCH_PGDIR (cluster directory, default /var/tmp/gpuhash-tpch-pg),
+# TPCH_PGPORT (default 55440).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=$here/out
+pgdir=${TPCH_PGDIR:-/var/tmp/gpuhash-tpch-pg}
+pgport=${TPCH_PGPORT:-55440}
+
+say() { echo "== main.sh: $*"; }
+die() { echo "main.sh: $*" >&2; exit 1; }
+
+keep=0
+build_ext=1
+workers=
+have_toggle=0
+run_args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keep-cluster) keep=1 ;;
+	--skip-build) build_ext=0 ;;
+	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+	*)
+		case $1 in
+		--workers) workers=${2:-} ;;
+		--workers=*) workers=${1#*=} ;;
+		--toggle | --toggle=*) have_toggle=1 ;;
+		esac
+		run_args+=("$1")
+		;;
+	esac
+	shift
+done
+
+sudo=
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || die "run me as root or install sudo"
+	sudo=sudo
+fi
+
+# ---- packages (only the missing ones)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+apt_updated=0
+apt_install() {
+	if [ $apt_updated = 0 ]; then
+		$sudo apt-get update -qq
+		apt_updated=1
+	fi
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+if command -v dpkg-query >/dev/null; then
+	missing=()
+	for p in postgresql-15 postgresql-server-dev-15 make gcc python3; do
+		installed "$p" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		say "installing ${missing[*]}"
+		apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
+	fi
+	if ! installed python3-matplotlib && ! installed gnuplot-nox; then
+		say "installing python3-matplotlib for the chart"
+		apt_install python3-matplotlib || apt_install gnuplot-nox ||
+			echo "main.sh: no chart package could be installed; the chart will be skipped" >&2
+	fi
+else
+	echo "main.sh: not a Debian system; assuming PostgreSQL 15, gcc, make and python3 are present" >&2
+fi
+
+pgbin=/usr/lib/postgresql/15/bin
+[ -x "$pgbin/pg_config" ] && export PATH="$pgbin:$PATH" PG_CONFIG="$pgbin/pg_config"
+pkglibdir=$(pg_config --pkglibdir)
+
+# ---- the extension
+if [ $build_ext = 1 ]; then
+	if [ -f "$root/Makefile" ]; then
+		say "building the gpuhash extension"
+		make -C "$root" -j"$(nproc)" || die "building the extension failed"
+		$sudo env PATH="$PATH" make -C "$root" install || die "installing the extension failed"
+	else
+		say "no Makefile in $root yet: the extension is not built (skipping that step)"
+	fi
+fi
+preload=()
+if [ -f "$pkglibdir/gpuhash.so" ]; then
+	preload=(-c shared_preload_libraries=gpuhash)
+elif [ $have_toggle = 0 ]; then
+	[ -f "$root/Makefile" ] && [ $build_ext = 1 ] &&
+		die "the build did not install $pkglibdir/gpuhash.so"
+	say "gpuhash is not installed: comparing enable_hashjoin off/on instead (no GPU joins)"
+	run_args=(--toggle enable_hashjoin "${run_args[@]}")
+fi
+
+# ---- the generator
+say "building the TPC-H generator"
+make -s -C "$here" || die "building tpch/build/tpchgen failed"
+
+# ---- scratch cluster
+mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+ncpu=$(nproc)
+shared_mb=$((mem_mb / 4 > 16384 ? 16384 : mem_mb / 4))
+maint_mb=$((mem_mb / 16 > 2048 ? 2048 : mem_mb / 16))
+w=${workers:-2}
+settings=(
+	-c shared_buffers=${shared_mb}MB
+	-c effective_cache_size=$((mem_mb / 2))MB
+	-c work_mem=256MB
+	-c maintenance_work_mem=${maint_mb}MB
+	-c max_parallel_workers_per_gather=$w
+	-c max_worker_processes=$((w + 8 > ncpu ? w + 8 : ncpu))
+	-c max_parallel_workers=$((w > ncpu ? w : ncpu))
+	-c max_parallel_maintenance_workers=$((ncpu > 4 ? 4 : ncpu))
+	-c jit=off
+	# A throw-away cluster: no durability, so loading is not bound by WAL flushes.
+	-c fsync=off -c synchronous_commit=off -c full_page_writes=off
+	-c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=16GB -c checkpoint_timeout=1h
+	"${preload[@]}"
+)
+stop_cluster() {
+	"$root/scripts/pg-scratch.sh" stop "$pgdir" || true
+	if [ $keep = 0 ]; then
+		rm -rf "$pgdir"
+	else
+		say "cluster data kept in $pgdir (TPCH_PGDIR); rerun with --keep-cluster --skip-load"
+	fi
+}
+"$root/scripts/pg-scratch.sh" stop "$pgdir" 2>/dev/null || true
+say "starting a scratch cluster in $pgdir (port $pgport, shared_buffers ${shared_mb}MB)"
+"$root/scripts/pg-scratch.sh" start "$pgdir" "$pgport" "${settings[@]}" || die "cannot start PostgreSQL"
+trap stop_cluster EXIT
+trap 'exit 130' INT TERM
+export PGHOST=$pgdir PGPORT=$pgport PGUSER=postgres PGDATABASE=tpch
+
+# ---- load and run
+mkdir -p "$out"
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3	# Debian's python3-matplotlib lives there
+say "running: run.py ${run_args[*]}"
+set +e
+"$py" "$here/run.py" --db tpch --report "$out/report.md" --chart "$out/ratios.png" \
+	--save-dir "$out/details" "${run_args[@]}" 2>&1 | tee "$out/run.log"
+status=${PIPESTATUS[0]}
+set -e
+say "report: $out/report.md, chart: $out/ratios.png, log: $out/run.log (exit status $status)"
+exit "$status"

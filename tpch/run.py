@@ -1,0 +1,613 @@
+#!/usr/bin/env python3
+"""Run the TPC-H queries with a join setting off ("native") and on ("GPU").
+
+For every query: a warm-up and N timed runs in each mode, the two result sets
+compared, and the GPU hash join nodes of the "on" plan counted. Prints a table
+and optionally writes a markdown report and a bar chart of the speed-ups.
+Exits 1 when a result differs or a query fails (timeouts are only reported).
+
+Connection: the usual PG* environment variables, plus --db.
+Only the Python standard library is needed; the chart uses matplotlib when it
+is importable, else gnuplot, else it is skipped.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GPU_PROVIDER = "GpuHashJoin"
+DEVICE_SETTING = "gpuhash.device"
+Q11_FRACTION = "0.0001000000"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="TPC-H runner: each query with a join setting off and on.")
+    p.add_argument("--sf", type=float, default=1.0, help="scale factor (default 1)")
+    p.add_argument("--toggle", default="enable_gpuhashjoin",
+                   help="boolean setting switched off/on (default enable_gpuhashjoin)")
+    p.add_argument("--device", choices=["auto", "gpu", "host"], default="auto",
+                   help="value of gpuhash.device for the 'on' runs, if that setting exists")
+    p.add_argument("--workers", type=int, default=None,
+                   help="max_parallel_workers_per_gather for all runs")
+    p.add_argument("--queries", default="all",
+                   help="'all' or a list such as 1,3,5-7 (default all)")
+    p.add_argument("--db", default=os.environ.get("PGDATABASE", "tpch"),
+                   help="database name (default $PGDATABASE or tpch)")
+    p.add_argument("--data-dir", help="load dbgen .tbl files from DIR instead of generating")
+    p.add_argument("--skip-load", action="store_true", help="use the data already loaded")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
+                   help="parallel COPY streams for the load (default: CPUs)")
+    p.add_argument("--seed", help="generator seed")
+    p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
+    p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
+    p.add_argument("--timeout", type=float, default=600,
+                   help="per-statement timeout in seconds (default 600)")
+    p.add_argument("--report", help="write a markdown report to FILE.md")
+    p.add_argument("--chart", help="write a PNG bar chart of the ratios to FILE.png")
+    p.add_argument("--save-dir", help="keep plans and results of every query in DIR")
+    p.add_argument("--count-node", metavar="TYPE",
+                   help="count plan nodes of this Node Type instead of GPU hash joins "
+                        "(e.g. 'Hash Join', to test the runner without the extension)")
+    p.add_argument("--psql", default=shutil.which("psql") or "psql", help="psql binary")
+    args = p.parse_args(argv)
+    if args.runs < 1 or args.warmup < 0:
+        p.error("--runs must be >= 1 and --warmup >= 0")
+    try:
+        args.query_list = parse_query_list(args.queries)
+    except ValueError as e:
+        p.error(str(e))
+    return args
+
+
+def parse_query_list(spec):
+    if spec.strip().lower() == "all":
+        return list(range(1, 23))
+    out = []
+    for part in spec.split(","):
+        part = part.strip().lower().lstrip("q")
+        if not part:
+            continue
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            rng = range(int(lo), int(hi.lstrip("q")) + 1)
+        else:
+            rng = [int(part)]
+        for q in rng:
+            if not 1 <= q <= 22:
+                raise ValueError(f"no query {q}: TPC-H has queries 1..22")
+            if q not in out:
+                out.append(q)
+    if not out:
+        raise ValueError("empty query list")
+    return out
+
+
+# ---------------------------------------------------------------- psql access
+
+class Psql:
+    def __init__(self, binary, db):
+        self.binary = binary
+        self.db = db
+
+    def base(self):
+        return [self.binary, "-X", "-q", "-A", "-F", "\x1f", "-P", "footer=off",
+                "-d", self.db]
+
+    def scalar(self, sql):
+        """One value, or None when the statement fails."""
+        r = subprocess.run(self.base() + ["-t", "-c", sql], capture_output=True, text=True)
+        if r.returncode != 0:
+            return None
+        return r.stdout.strip()
+
+    def script(self, text, timeout):
+        r = subprocess.run(self.base() + ["-v", "ON_ERROR_STOP=0", "-f", "-"],
+                           input=text, capture_output=True, text=True, timeout=timeout)
+        return r
+
+    def wait_ready(self, seconds=180):
+        """After a backend crash the server restarts; wait until it answers."""
+        end = time.time() + seconds
+        while time.time() < end:
+            if self.scalar("SELECT 1") == "1":
+                return True
+            time.sleep(1)
+        return False
+
+
+def setting_exists(psql, name, preload=""):
+    sql = preload + f"SELECT count(*) FROM pg_settings WHERE name = lower('{name}')"
+    out = psql.scalar(sql)
+    return out is not None and out.splitlines()[-1:] == ["1"]
+
+
+def prepare_extension(psql, toggle):
+    """Create the extension and find how its settings become visible.
+
+    Returns (session prefix SQL, notes); exits when the toggle is unknown."""
+    notes = []
+    r = subprocess.run(psql.base() + ["-c", "CREATE EXTENSION IF NOT EXISTS gpuhash"],
+                       capture_output=True, text=True)
+    ext_ok = r.returncode == 0
+    if not ext_ok:
+        err = [l for l in r.stderr.splitlines() if "ERROR" in l] or ["?"]
+        notes.append("extension gpuhash not available: " + err[0].split("ERROR:", 1)[-1].strip())
+    prefix = ""
+    if not setting_exists(psql, toggle) and ext_ok:
+        # Settings of a library that is not preloaded appear once it is loaded.
+        if setting_exists(psql, toggle, "LOAD 'gpuhash';\n"):
+            prefix = "LOAD 'gpuhash';\n"
+    if not setting_exists(psql, toggle, prefix):
+        sys.exit(f"run.py: setting '{toggle}' does not exist. Is gpuhash installed and in "
+                 "shared_preload_libraries? To test the runner without the extension "
+                 "use e.g. --toggle enable_hashjoin.")
+    return prefix, notes
+
+
+# ------------------------------------------------------------------- queries
+
+def load_query(q, sf):
+    with open(os.path.join(HERE, "queries", f"q{q:02d}.sql")) as f:
+        text = f.read()
+    if q == 11 and sf != 1:
+        text = text.replace(Q11_FRACTION, f"{0.0001 / sf:.10f}")
+    return text.strip()
+
+
+def strip_sql(text):
+    """The SQL with comments removed and string literals blanked."""
+    text = re.sub(r"--[^\n]*", " ", text)
+    return re.sub(r"'(?:[^']|'')*'", "''", text)
+
+
+def top_level_order_by(text):
+    """(list of ORDER BY items, has LIMIT) of the outermost query, or (None, False)."""
+    s = strip_sql(text).rstrip().rstrip(";")
+    low = s.lower()
+    depth, depth_at = 0, []
+    for ch in low:
+        depth_at.append(depth)
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+    pos = None
+    for m in re.finditer(r"\border\s+by\b", low):
+        if depth_at[m.start()] == 0:
+            pos = m.end()
+    if pos is None:
+        return None, False
+    tail = s[pos:]
+    m = re.search(r"\b(limit|offset|fetch)\b", tail, re.I)
+    has_limit = m is not None
+    if m:
+        tail = tail[:m.start()]
+    items, depth, cur = [], 0, ""
+    for ch in tail:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            items.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    items.append(cur)
+    clean = []
+    for it in items:
+        it = re.sub(r"\s+(asc|desc)\b.*$", "", it.strip(), flags=re.I | re.S)
+        it = re.sub(r"\s+nulls\s+(first|last)$", "", it, flags=re.I)
+        clean.append(it.strip().lower())
+    return clean, has_limit
+
+
+def sort_key_columns(items, header):
+    """Output column positions of the ORDER BY items, or None if not all map."""
+    cols = [h.lower() for h in header]
+    idx = []
+    for it in items:
+        if it.isdigit() and 1 <= int(it) <= len(cols):
+            idx.append(int(it) - 1)
+        elif it in cols:
+            idx.append(cols.index(it))
+        elif "." in it and it.split(".")[-1] in cols:
+            idx.append(cols.index(it.split(".")[-1]))
+        else:
+            return None
+    return idx
+
+
+def compare_results(text, a, b):
+    """(equal, how): rows are lists of strings, a[0]/b[0] the headers."""
+    if not a or not b or a[0] != b[0]:
+        return False, "different columns"
+    ra, rb = a[1:], b[1:]
+    items, limited = top_level_order_by(text)
+    if items is None:
+        return sorted(ra) == sorted(rb), "unordered"
+    if len(ra) != len(rb):
+        return False, "different row counts"
+    keys = sort_key_columns(items, a[0])
+    if keys is None:
+        return ra == rb, "ordered"
+    # Rows whose sort keys tie may come in any order; under LIMIT the last
+    # group of ties may even hold different rows, so only its keys must match.
+    ka = [tuple(r[i] for i in keys) for r in ra]
+    kb = [tuple(r[i] for i in keys) for r in rb]
+    if ka != kb:
+        return False, "ordered"
+    start = 0
+    while start < len(ra):
+        end = start
+        while end < len(ra) and ka[end] == ka[start]:
+            end += 1
+        last = end == len(ra)
+        if not (limited and last) and sorted(ra[start:end]) != sorted(rb[start:end]):
+            return False, "ordered"
+        start = end
+    return True, "ordered"
+
+
+def count_nodes(plan, pred):
+    n = 1 if pred(plan) else 0
+    for child in plan.get("Plans", []):
+        n += count_nodes(child, pred)
+    return n
+
+
+def gpu_join_matcher(count_node):
+    """Predicate for the plan nodes counted as GPU joins."""
+    if count_node:
+        return lambda node: node.get("Node Type") == count_node
+    return lambda node: node.get("Node Type") == "Custom Scan" and \
+        node.get("Custom Plan Provider") == GPU_PROVIDER
+
+
+# ---------------------------------------------------------------- execution
+
+class ModeResult:
+    def __init__(self):
+        self.times = []       # ms of the timed runs
+        self.status = "ok"    # ok | timeout | error | crash
+        self.message = ""
+        self.rows = None      # result of the last timed run (header first)
+        self.plan = None
+
+    @property
+    def median(self):
+        return statistics.median(self.times) if self.status == "ok" and self.times else None
+
+
+def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
+    """Warm-up and timed runs of one query in one mode, in one session."""
+    mode = "on" if on else "off"
+    res = ModeResult()
+    tag = f"q{q:02d}_{mode}"
+    plan_file = os.path.join(workdir, tag + "_plan.json")
+    out_files = []
+    lines = [prefix.rstrip(), f"SET statement_timeout = '{int(args.timeout * 1000)}ms';",
+             f"SET {args.toggle} = {mode};"]
+    if on and device_ok:
+        lines.append(f"SET {DEVICE_SETTING} = '{args.device}';")
+    if args.workers is not None:
+        lines.append(f"SET max_parallel_workers_per_gather = {args.workers};")
+    lines += ["\\echo @@SETUP :ERROR",
+              "\\if :ERROR", "\\q", "\\endif",
+              "\\pset tuples_only on", f"\\o {plan_file}",
+              "EXPLAIN (FORMAT JSON)", text, "\\o", "\\pset tuples_only off",
+              "\\echo @@PLAN :ERROR :SQLSTATE", "\\timing on"]
+    total = args.warmup + args.runs
+    for i in range(total):
+        f = os.path.join(workdir, f"{tag}_run{i}.out")
+        out_files.append(f)
+        lines += [f"\\o {f}", text, "\\o", f"\\echo @@RUN {i} :ERROR :SQLSTATE",
+                  "\\if :ERROR", "\\q", "\\endif"]
+    script = "\n".join(l for l in lines if l) + "\n"
+    limit = (total + 1) * args.timeout + 120
+    try:
+        r = psql.script(script, limit)
+    except subprocess.TimeoutExpired:
+        res.status, res.message = "timeout", "client-side time limit"
+        return res
+
+    last_time, failed = None, None
+    for line in r.stdout.splitlines():
+        m = re.match(r"^Time: ([0-9.]+) ms", line)
+        if m:
+            last_time = float(m.group(1))
+            continue
+        parts = line.split()
+        if not parts or not parts[0].startswith("@@"):
+            continue
+        if parts[0] == "@@SETUP" and parts[1] == "true":
+            failed = ("error", "setup failed")
+        elif parts[0] == "@@PLAN" and parts[1] == "true":
+            failed = ("timeout" if parts[2:] == ["57014"] else "error", "EXPLAIN failed")
+        elif parts[0] == "@@RUN":
+            i = int(parts[1])
+            if parts[2] == "true":
+                failed = ("timeout" if parts[3:] == ["57014"] else "error", f"run {i} failed")
+            elif i >= args.warmup and last_time is not None:
+                res.times.append(last_time)
+            last_time = None
+    if failed is None and len(res.times) != args.runs:
+        failed = ("crash" if r.returncode == 2 else "error", "session ended early")
+    try:
+        with open(plan_file) as f:
+            res.plan = json.loads(f.read())[0]["Plan"]
+    except (OSError, ValueError, IndexError, KeyError):
+        res.plan = None
+    if failed:
+        res.status, res.message = failed
+        if res.status == "timeout":
+            res.message = f"timed out (> {args.timeout:g} s)"
+        err = [l for l in r.stderr.splitlines() if "ERROR" in l or "FATAL" in l
+               or "server closed" in l or "connection" in l]
+        if err and res.status != "timeout":
+            res.message += ": " + re.sub(r"^psql:[^:]*:\d+: ", "", err[-1].strip())
+        if res.status == "crash" or "server closed" in r.stderr:
+            res.status = "crash"
+            psql.wait_ready()
+        return res
+    with open(out_files[-1]) as f:
+        res.rows = [line.split("\x1f") for line in f.read().splitlines()]
+    return res
+
+
+def fmt_ms(v):
+    return "-" if v is None else f"{v:.1f}"
+
+
+def run_all(args):
+    psql = Psql(args.psql, args.db)
+    if not args.skip_load:
+        cmd = [os.path.join(HERE, "load.sh"), "-s", f"{args.sf:g}", "-d", args.db,
+               "-j", str(args.jobs)]
+        if args.data_dir:
+            cmd += ["-t", args.data_dir]
+        if args.seed:
+            cmd += ["-S", args.seed]
+        print("run.py: " + " ".join(cmd), flush=True)
+        if subprocess.run(cmd).returncode != 0:
+            sys.exit("run.py: loading the data failed")
+    if psql.scalar("SELECT count(*) FROM lineitem") is None:
+        sys.exit(f"run.py: cannot read table lineitem in database '{args.db}'")
+
+    prefix, notes = prepare_extension(psql, args.toggle)
+    device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
+    if not device_ok:
+        notes.append(f"setting {DEVICE_SETTING} does not exist: --device ignored")
+
+    workdir = args.save_dir or tempfile.mkdtemp(prefix="tpch-run-")
+    os.makedirs(workdir, exist_ok=True)
+    info = server_info(psql, args)
+    results = []
+    for q in args.query_list:
+        text = load_query(q, args.sf)
+        off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
+        on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
+        row = summarize(q, text, off, on, gpu_join_matcher(args.count_node))
+        results.append(row)
+        print(f"  Q{q:02d}  native {fmt_ms(row['native'])} ms  gpu {fmt_ms(row['gpu'])} ms  "
+              f"gpu nodes {row['nodes']}  {row['equal']}"
+              + (f"  ({row['note']})" if row["note"] else ""), file=sys.stderr, flush=True)
+    if not args.save_dir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return results, info, notes
+
+
+def summarize(q, text, off, on, is_gpu_join):
+    row = {"q": q, "native": off.median, "gpu": on.median, "ratio": None,
+           "nodes": "-", "rows": "-", "equal": "-", "note": "", "ok": True}
+    if on.plan is not None:
+        row["nodes"] = count_nodes(on.plan, is_gpu_join)
+    if off.plan is not None and count_nodes(off.plan, is_gpu_join):
+        row["note"] = "GPU join in the 'off' plan"
+    if off.rows is not None:
+        row["rows"] = len(off.rows) - 1
+    if row["native"] and row["gpu"]:
+        row["ratio"] = row["native"] / row["gpu"]
+    bad = [(name, m) for name, m in (("native", off), ("gpu", on)) if m.status != "ok"]
+    if bad:
+        row["equal"] = "/".join(sorted({m.status for _, m in bad}))
+        row["note"] = "; ".join(f"{name}: {m.message}" for name, m in bad)
+        row["ok"] = all(m.status == "timeout" for _, m in bad)
+    else:
+        equal, how = compare_results(text, off.rows, on.rows)
+        row["equal"] = "yes" if equal else "NO"
+        if not equal:
+            row["note"] = f"results differ ({how})"
+            row["ok"] = False
+    return row
+
+
+def server_info(psql, args):
+    info = {}
+    for name in ("server_version", "shared_buffers", "work_mem",
+                 "max_parallel_workers_per_gather", "jit", "shared_preload_libraries"):
+        value = psql.scalar(f"SHOW {name}")
+        info[name] = "?" if value is None else value
+    if args.workers is not None:
+        info["max_parallel_workers_per_gather"] = str(args.workers)
+    info["cpus"] = str(os.cpu_count())
+    gpu = "none found"
+    if shutil.which("nvidia-smi"):
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader"],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            gpu = "; ".join(r.stdout.strip().splitlines())
+    info["gpu"] = gpu
+    return info
+
+
+# ------------------------------------------------------------------- output
+
+def geomean(results):
+    ratios = [r["ratio"] for r in results
+              if r["ratio"] and isinstance(r["nodes"], int) and r["nodes"] > 0]
+    if not ratios:
+        return None, 0
+    return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+
+
+HEADERS = ["query", "native ms", "GPU ms", "ratio", "GPU nodes", "rows", "equal"]
+
+
+def table_rows(results):
+    out = []
+    for r in results:
+        out.append([f"Q{r['q']:02d}", fmt_ms(r["native"]), fmt_ms(r["gpu"]),
+                    "-" if r["ratio"] is None else f"{r['ratio']:.2f}",
+                    str(r["nodes"]), str(r["rows"]), r["equal"]])
+    return out
+
+
+def print_table(results, gm, n):
+    rows = table_rows(results)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
+    line = "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(HEADERS, widths)))
+    print(line)
+    print("-" * len(line))
+    for r in rows:
+        print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
+    print(geomean_line(gm, n))
+    for r in results:
+        if r["note"]:
+            print(f"Q{r['q']:02d}: {r['note']}")
+
+
+def geomean_line(gm, n):
+    if gm is None:
+        return "geometric mean of ratios: - (no query plan has a GPU join)"
+    return f"geometric mean of ratios over {n} queries with a GPU join: {gm:.3f}"
+
+
+def write_report(path, args, results, gm, n, info, notes, chart):
+    rows = table_rows(results)
+    with open(path, "w") as f:
+        f.write("# TPC-H: native vs GPU hash join\n\n")
+        f.write(f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n")
+        f.write(f"- scale factor: {args.sf:g}; database: {args.db}\n")
+        f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
+        f.write(f"- runs: {args.warmup} warm-up + median of {args.runs}; "
+                f"timeout {args.timeout:g} s per statement\n")
+        f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
+                f"work_mem {info['work_mem']}, max_parallel_workers_per_gather "
+                f"{info['max_parallel_workers_per_gather']}, jit {info['jit']}, "
+                f"shared_preload_libraries '{info['shared_preload_libraries']}'\n")
+        f.write(f"- host: {info['cpus']} CPUs; GPU: {info['gpu']}\n")
+        f.write("- GPU nodes: plan nodes of type "
+                + (f"`{args.count_node}`" if args.count_node else f"Custom Scan ({GPU_PROVIDER})")
+                + " in the 'on' plan\n")
+        for note in notes:
+            f.write(f"- note: {note}\n")
+        f.write("\n| " + " | ".join(HEADERS) + " |\n")
+        f.write("|" + "|".join(["---"] + ["---:"] * (len(HEADERS) - 1)) + "|\n")
+        for r in rows:
+            f.write("| " + " | ".join(r) + " |\n")
+        f.write(f"\n{geomean_line(gm, n)}\n")
+        problems = [r for r in results if r["note"]]
+        if problems:
+            f.write("\n## Notes\n\n")
+            for r in problems:
+                f.write(f"- Q{r['q']:02d}: {r['note']}\n")
+        if chart:
+            f.write(f"\n![ratios]({os.path.relpath(chart, os.path.dirname(os.path.abspath(path)))})\n")
+
+
+def write_chart(path, results, gm, title):
+    data = [(f"Q{r['q']:02d}", r["ratio"] or 0.0,
+             isinstance(r["nodes"], int) and r["nodes"] > 0) for r in results]
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.patches import Patch
+    except ImportError:
+        return write_chart_gnuplot(path, data, gm, title)
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(data) + 2), 4.5))
+    colors = ["#2a9d8f" if g else "#b0b0b0" for _, _, g in data]
+    ax.bar([d[0] for d in data], [d[1] for d in data], color=colors)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    handles = [Patch(color="#2a9d8f", label="plan has a GPU join"),
+               Patch(color="#b0b0b0", label="no GPU join")]
+    if gm:
+        handles.append(ax.axhline(gm, color="#e76f51", linestyle="--", linewidth=1,
+                                  label=f"geometric mean {gm:.2f} (GPU-join queries)"))
+    ax.legend(handles=handles, loc="upper right", fontsize=8)
+    ax.set_ylabel("native ms / GPU ms")
+    ax.set_title(title)
+    ax.tick_params(axis="x", rotation=60, labelsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def write_chart_gnuplot(path, data, gm, title):
+    if not shutil.which("gnuplot"):
+        print("run.py: no matplotlib or gnuplot: chart skipped", file=sys.stderr)
+        return False
+    with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
+        for name, ratio, gpu in data:
+            f.write(f"{name} {ratio:.4f} {1 if gpu else 0}\n")
+        dat = f.name
+    script = f"""
+set terminal pngcairo size {max(640, 40 * len(data) + 160)},480
+set output '{path}'
+set title '{title}'
+set ylabel 'native ms / GPU ms'
+set style fill solid
+set boxwidth 0.7
+set xtics rotate by -60
+set yrange [0:*]
+unset key
+plot '{dat}' using 0:2:($3 > 0 ? 0x2a9d8f : 0xb0b0b0):xtic(1) with boxes lc rgb variable, \
+     1 with lines lc rgb 'black'{f", {gm:.4f} with lines dt 2 lc rgb '#e76f51'" if gm else ""}
+"""
+    r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
+    os.unlink(dat)
+    if r.returncode != 0:
+        print("run.py: gnuplot failed: " + r.stderr.strip(), file=sys.stderr)
+        return False
+    return True
+
+
+def main(argv):
+    args = parse_args(argv)
+    results, info, notes = run_all(args)
+    gm, n = geomean(results)
+    for note in notes:
+        print(f"run.py: note: {note}", file=sys.stderr)
+    print()
+    print_table(results, gm, n)
+    chart = None
+    if args.chart:
+        title = f"TPC-H SF {args.sf:g}: speed-up with {args.toggle} on"
+        if write_chart(args.chart, results, gm, title):
+            chart = args.chart
+            print(f"chart: {args.chart}")
+    if args.report:
+        write_report(args.report, args, results, gm, n, info, notes, chart)
+        print(f"report: {args.report}")
+    failed = [r for r in results if not r["ok"]]
+    if failed:
+        print(f"run.py: {len(failed)} queries differ or failed: "
+              + ", ".join(f"Q{r['q']:02d}" for r in failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
