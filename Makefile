@@ -14,7 +14,8 @@ EXTENSION = gpuhash
 DATA = sql/gpuhash--1.0.sql
 PGFILEDESC = "gpuhash - GPU hash joins"
 
-REGRESS = $(basename $(notdir $(filter-out sql/gpuhash--%.sql,$(wildcard sql/*.sql))))
+# Run in this order; every file runs unchanged on the GPU and on the host twin.
+REGRESS = gpuhash_init gpuhash_types gpuhash_joins gpuhash_explain
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash
 
 CUDA_HOME ?= /usr/local/cuda
@@ -70,7 +71,14 @@ bench/bench_core.o: bench/bench_core.cu $(CORE_HEADERS)
 bench/bench_core: bench/bench_core.o $(CORE_OBJS)
 	$(CXX) -o $@ $^ $(CUDA_LIBS)
 
-.PHONY: test-core bench
+# GPU-only regression tests (device failures, fallbacks): run by
+# test/run-all.sh where a GPU is usable.
+REGRESS_GPU = gpuhash_gpu
+
+.PHONY: test-core bench installcheck-gpu
+installcheck-gpu:
+	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS_GPU)
+
 test-core: test/core_test
 	test/core_test $(CORE_TEST_ARGS)
 

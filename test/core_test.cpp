@@ -8,6 +8,7 @@
  *		same counts, same emitted sequence, same deterministic layout.
  *
  *		usage: core_test [--quick] [--require-gpu] [--host-only] [--verbose]
+ *		       core_test --count-gpus   (prints the number of usable GPUs)
  */
 #include "gpuhash_table.h"
 #include "table_internal.h"
@@ -484,6 +485,11 @@ main(int argc, char **argv)
 			host_only = true;
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = true;
+		else if (!strcmp(argv[i], "--count-gpus"))
+		{
+			printf("%d\n", gh_gpu_count());
+			return 0;
+		}
 		else
 		{
 			fprintf(stderr, "usage: %s [--quick] [--require-gpu] [--host-only] [--verbose]\n", argv[0]);

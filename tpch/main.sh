@@ -65,15 +65,19 @@ apt_install() {
 	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 if command -v dpkg-query >/dev/null; then
+	# judged by files, so a PostgreSQL unpacked without dpkg counts
 	missing=()
-	for p in postgresql-15 postgresql-server-dev-15 make gcc python3; do
-		installed "$p" || missing+=("$p")
+	[ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
+	[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing+=(postgresql-server-dev-15)
+	for c in make gcc g++ python3; do
+		command -v "$c" >/dev/null || missing+=("$c")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
 		say "installing ${missing[*]}"
 		apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
 	fi
-	if ! installed python3-matplotlib && ! installed gnuplot-nox; then
+	if ! installed python3-matplotlib && ! installed gnuplot-nox &&
+		! python3 -c 'import matplotlib' 2>/dev/null && ! command -v gnuplot >/dev/null; then
 		say "installing python3-matplotlib for the chart"
 		apt_install python3-matplotlib || apt_install gnuplot-nox ||
 			echo "main.sh: no chart package could be installed; the chart will be skipped" >&2

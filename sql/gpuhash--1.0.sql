@@ -1,0 +1,22 @@
+/* gpuhash--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION gpuhash" to load this file. \quit
+
+CREATE FUNCTION gpuhash_info(
+    OUT gpu integer,
+    OUT name text,
+    OUT memory_mb bigint,
+    OUT free_memory_mb bigint,
+    OUT compute_capability text,
+    OUT multiprocessors integer,
+    OUT driver_version text,
+    OUT runtime_version text,
+    OUT in_use boolean,
+    OUT session_device text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuhash_info'
+LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION gpuhash_info() IS
+'GPUs visible to this backend, and the device a GPU hash join in this session would use';

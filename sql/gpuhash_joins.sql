@@ -1,0 +1,95 @@
+--
+-- Join shapes: duplicates, empty sides, extra join clauses, subqueries and
+-- CTEs, multi-table trees, two-column keys, rescans, both schemes, small
+-- batches.
+--
+SET client_min_messages = warning;
+
+-- one key repeated 100k times on the inner side
+CREATE TABLE hot (k int4, n int4);
+INSERT INTO hot SELECT 42, g FROM generate_series(1, 100000) g;
+INSERT INTO hot SELECT g, g FROM generate_series(1, 1000) g;
+CREATE TABLE few (k int4, tag text);
+INSERT INTO few VALUES (42, 'hot'), (42, 'hot again'), (7, 'seven'), (5000, 'none'), (NULL, 'null');
+ANALYZE hot;
+ANALYZE few;
+SELECT * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT * FROM gh_check('SELECT few.tag, hot.n FROM hot JOIN few ON few.k = hot.k');
+SELECT gh_force_on();
+SELECT few.tag, count(*), sum(hot.n) FROM few JOIN hot ON few.k = hot.k GROUP BY 1 ORDER BY 1;
+
+-- empty inner, empty outer, both empty
+CREATE TABLE empty_t (k int4, x text);
+ANALYZE empty_t;
+SELECT * FROM gh_check('SELECT * FROM r JOIN empty_t e ON r.k4 = e.k');
+SELECT * FROM gh_check('SELECT * FROM empty_t e JOIN r ON r.k4 = e.k');
+SELECT * FROM gh_check('SELECT * FROM empty_t a JOIN empty_t b ON a.k = b.k');
+-- an inner side emptied by its filter
+SELECT * FROM gh_check('SELECT * FROM r JOIN s ON r.k4 = s.k4 AND s.id < 0');
+
+-- extra non-equi join clauses checked on the CPU
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND (r.id + s.id) % 7 = 3');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.v <> s.w AND r.b');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 WHERE r.id % 10 = s.id % 10');
+
+-- two-column keys (packed into 64 bits), and more clauses than fit
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.k2 = s.k2');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.d = s.d');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k4 = s.k4');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k2 = s.k2 AND r.b = s.b AND r.k4 = s.k4');
+
+-- joins in subqueries, CTEs, IN lists and aggregates
+SELECT * FROM gh_check('SELECT x.k4, count(*) FROM (SELECT r.k4 FROM r JOIN s ON r.k4 = s.k4) x GROUP BY x.k4');
+SELECT * FROM gh_check('WITH j AS MATERIALIZED (SELECT r.id rid, s.id sid, r.k4 FROM r JOIN s ON r.k4 = s.k4)
+                        SELECT j1.rid, j2.sid FROM j j1 JOIN j j2 ON j1.rid = j2.rid WHERE j1.k4 < 30');
+SELECT * FROM gh_check('SELECT * FROM r WHERE r.k4 IN (SELECT s.k4 FROM s JOIN r r2 ON s.id = r2.id)');
+SELECT * FROM gh_check('SELECT r.k2, max(s.w) FROM r JOIN s USING (k4) GROUP BY r.k2');
+
+-- 3, 4 and 5 table join trees
+SELECT * FROM gh_check('SELECT r.id, s.id, h.n FROM r JOIN s ON r.k4 = s.k4 JOIN hot h ON h.k = s.id');
+SELECT * FROM gh_check('SELECT a.id, b.id, c.id, d.id FROM r a JOIN s b ON a.k4 = b.k4
+                        JOIN r c ON c.id = b.id JOIN s d ON d.k2 = c.k2 WHERE a.id < 3000');
+SELECT * FROM gh_check('SELECT count(*) FROM r a JOIN s b ON a.k4 = b.k4 JOIN r c ON c.id = b.id
+                        JOIN s d ON d.id = c.k4 JOIN few f ON f.k = d.k2');
+
+-- rescans: the join inside a correlated subquery and under a nested loop
+SELECT * FROM gh_check('SELECT f.tag, (SELECT count(*) FROM r JOIN s ON r.k4 = s.k4 WHERE s.k2 = f.k)
+                        FROM few f');
+SELECT * FROM gh_check('SELECT f.tag, x.cnt FROM few f, LATERAL
+                        (SELECT count(*) AS cnt FROM r JOIN s ON r.k4 = s.k4 WHERE r.k2 = f.k) x');
+SELECT * FROM gh_check('SELECT f.tag, x.* FROM few f, LATERAL
+                        (SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND s.k2 = f.k WHERE r.id < 500) x');
+
+-- both schemes and the baseline, each with small batches
+SET gpuhash.scheme = fks;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+SELECT * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SET gpuhash.scheme = linear;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8');
+SET gpuhash.scheme = gph;
+SET gpuhash.batch_rows = 7;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4');
+SELECT * FROM gh_check('SELECT few.tag, hot.n FROM hot JOIN few ON few.k = hot.k');
+SET gpuhash.scheme = fks;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k2 = s.k2 AND r.b = s.b');
+RESET gpuhash.batch_rows;
+RESET gpuhash.scheme;
+
+-- LIMIT stops early; the cursor is closed cleanly
+SELECT gh_force_on();
+SELECT count(*) FROM (SELECT r.id FROM r JOIN s ON r.k4 = s.k4 LIMIT 10) x;
+
+-- plain INSERT ... SELECT uses the GPU join too
+CREATE TABLE sink (rid int4, sid int4);
+SELECT gh_force_on();
+INSERT INTO sink SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4;
+SELECT count(*), sum(rid::int8), sum(sid::int8) FROM sink;
+SELECT count(*), sum(r.id::int8), sum(s.id::int8) FROM r JOIN s ON r.k4 = s.k4;
+
+-- SELECT FOR UPDATE and UPDATE keep PostgreSQL's joins
+SELECT * FROM gh_check('SELECT r.id FROM r JOIN s ON r.k4 = s.k4 WHERE s.id < 3');
+BEGIN;
+SELECT gh_force_on();
+EXPLAIN (COSTS OFF) SELECT r.id FROM r JOIN s ON r.k4 = s.k4 WHERE s.id < 3 FOR UPDATE OF r;
+ROLLBACK;

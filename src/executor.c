@@ -1,0 +1,648 @@
+/*-------------------------------------------------------------------------
+ *
+ * executor.c
+ *	  Runs a GpuHashJoin: a state machine like nodeHashjoin.c's.
+ *
+ *	  BUILD:  run the inner plan to completion; keep each row's columns in
+ *			  node memory and its 64-bit key in an array (NULL keys never
+ *			  match an `=` join and are dropped); build the join table;
+ *			  reorder the kept rows by the table's key-grouped rowid order,
+ *			  so a probe's range [offset, offset + count) indexes them.
+ *	  PROBE:  pull up to gpuhash.batch_rows outer rows (columns copied, key
+ *			  encoded), probe the whole batch at once for rowid ranges.
+ *	  EMIT:   for each outer row of the batch, each inner row of its range:
+ *			  check the other join clauses, project, return.
+ *
+ *	  A failed GPU call falls back to the host twin for this join (with a
+ *	  NOTICE), or is an ERROR when gpuhash.device is "gpu".  The join table
+ *	  is freed at end, at rescan with new inner parameters, and through a
+ *	  memory context callback when the query errors out or is cancelled.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+typedef struct GpuKeyEval
+{
+	ExprState  *state;			/* NULL when the key is a plain column */
+	AttrNumber	attno;			/* the column, when plain */
+} GpuKeyEval;
+
+typedef struct GpuJoinState
+{
+	CustomScanState css;
+
+	GpuJoinPlanInfo info;
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+	int			n_outer_cols;
+	int			n_inner_cols;
+	GpuKeyEval *outer_keys;
+	GpuKeyEval *inner_keys;
+	ExprState  *qual;			/* other join clauses, or NULL */
+	ProjectionInfo *proj;
+	TupleTableSlot *outer_slot; /* virtual slots the projection reads */
+	TupleTableSlot *inner_slot;
+	ExprContext *key_econtext;	/* per-row key evaluation */
+
+	MemoryContext cxt;			/* everything below; freed by its callback */
+	MemoryContextCallback cleanup;
+
+	/* inner side, rows in the table's key-grouped order once built */
+	MemoryContext inner_cxt;
+	Datum	   *inner_vals;		/* n_inner x n_inner_cols */
+	bool	   *inner_nulls;
+	uint64	   *inner_keys_arr;
+	uint64		n_inner;
+	uint64		inner_cap;
+	gh_table   *table;
+	gh_device	device;
+	bool		built;
+
+	/* outer batch */
+	MemoryContext batch_cxt;
+	Datum	   *batch_vals;		/* batch_rows x n_outer_cols */
+	bool	   *batch_nulls;
+	uint64	   *batch_keys;
+	gh_range   *batch_ranges;
+	int			batch_cap;
+	int			batch_n;
+	int			cur;			/* current outer row in the batch */
+	uint32		cur_match;		/* next match of that row */
+	bool		outer_done;
+
+	GpuJoinStats stats;
+} GpuJoinState;
+
+static void begin_gpu_join(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_gpu_join(CustomScanState *node);
+static void end_gpu_join(CustomScanState *node);
+static void rescan_gpu_join(CustomScanState *node);
+
+static const CustomExecMethods gpuhash_exec_methods = {
+	.CustomName = GPUHASH_NODE_NAME,
+	.BeginCustomScan = begin_gpu_join,
+	.ExecCustomScan = exec_gpu_join,
+	.EndCustomScan = end_gpu_join,
+	.ReScanCustomScan = rescan_gpu_join,
+	.ExplainCustomScan = gpuhash_explain,
+};
+
+Node *
+gpuhash_create_scan_state(CustomScan *cscan)
+{
+	GpuJoinState *gs = palloc0(sizeof(GpuJoinState));
+
+	NodeSetTag(gs, T_CustomScanState);
+	gs->css.methods = &gpuhash_exec_methods;
+	gs->css.flags = cscan->flags;
+	return (Node *) gs;
+}
+
+GpuJoinStats *
+gpuhash_state_stats(CustomScanState *node)
+{
+	return &((GpuJoinState *) node)->stats;
+}
+
+int
+gpuhash_state_scheme(CustomScanState *node)
+{
+	return ((GpuJoinState *) node)->info.scheme;
+}
+
+/* ---------------------------------------------------------------------
+ * Setup
+ * --------------------------------------------------------------------- */
+
+typedef struct SideMap
+{
+	int			n_outer;
+} SideMap;
+
+/* INDEX_VAR column k -> OUTER_VAR k or INNER_VAR k - n_outer. */
+static Node *
+split_index_vars(Node *node, SideMap *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *v = copyObject((Var *) node);
+
+		if (v->varattno <= map->n_outer)
+			v->varno = OUTER_VAR;
+		else
+		{
+			v->varno = INNER_VAR;
+			v->varattno -= map->n_outer;
+		}
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, split_index_vars, map);
+}
+
+static void
+init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, exprs)
+	{
+		Expr	   *e = lfirst(lc);
+
+		while (IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (IsA(e, Var) && (((Var *) e)->varno == OUTER_VAR ||
+							((Var *) e)->varno == INNER_VAR))
+		{
+			keys[i].state = NULL;
+			keys[i].attno = ((Var *) e)->varattno;
+		}
+		else
+			keys[i].state = ExecInitExpr(lfirst(lc), parent);
+		i++;
+	}
+}
+
+static void
+free_table(GpuJoinState *gs)
+{
+	if (gs->table)
+	{
+		gh_free(gs->table);
+		gs->table = NULL;
+	}
+}
+
+/* Runs when the node's memory goes away, normally or by error/cancel. */
+static void
+cleanup_callback(void *arg)
+{
+	free_table((GpuJoinState *) arg);
+}
+
+static void
+begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	SideMap		map;
+	List	   *exprs;
+	List	   *tlist;
+	List	   *qual;
+	int			nkeys;
+
+	gpuhash_deform_private(cscan->custom_private, &gs->info);
+	nkeys = gs->info.nkeys;
+
+	gs->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	gs->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make2(gs->outer_ps, gs->inner_ps);
+	gs->n_outer_cols = gs->info.n_outer_cols;
+	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
+
+	/* expressions over the scan tuple become expressions over the two sides */
+	map.n_outer = gs->n_outer_cols;
+	exprs = (List *) split_index_vars((Node *) cscan->custom_exprs, &map);
+	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
+	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
+	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, &node->ss.ps);
+	init_keys(gs, list_copy_tail(list_copy_head(exprs, 2 * nkeys), nkeys), gs->inner_keys,
+			  &node->ss.ps);
+
+	qual = list_copy_tail(exprs, 2 * nkeys);
+	gs->qual = ExecInitQual(qual, &node->ss.ps);
+	tlist = (List *) split_index_vars((Node *) cscan->scan.plan.targetlist, &map);
+	gs->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(gs->outer_ps),
+											&TTSOpsVirtual);
+	gs->inner_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(gs->inner_ps),
+											&TTSOpsVirtual);
+	gs->proj = ExecBuildProjectionInfo(tlist, node->ss.ps.ps_ExprContext,
+									   node->ss.ps.ps_ResultTupleSlot, &node->ss.ps,
+									   NULL);
+	gs->key_econtext = CreateExprContext(estate);
+
+	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
+									ALLOCSET_DEFAULT_SIZES);
+	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
+										  ALLOCSET_DEFAULT_SIZES);
+	gs->batch_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	gs->cleanup.func = cleanup_callback;
+	gs->cleanup.arg = gs;
+	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
+
+	gs->batch_cap = gpuhash_batch_rows;
+	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_cols, 1));
+	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_cols, 1));
+	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+	gs->cur = -1;
+}
+
+/* ---------------------------------------------------------------------
+ * Keys and row copies
+ * --------------------------------------------------------------------- */
+
+/*
+ * The packed 64-bit key of the row in slot, or false if a key column is
+ * NULL (such a row matches nothing).
+ */
+static bool
+row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool outer,
+		uint64 *key)
+{
+	ExprContext *econtext = gs->key_econtext;
+	uint64		k = 0;
+
+	for (int i = 0; i < gs->info.nkeys; i++)
+	{
+		GpuKeySpec *spec = &gs->info.keys[i];
+		Datum		d;
+		bool		isnull;
+
+		if (keys[i].state == NULL)
+			d = slot_getattr(slot, keys[i].attno, &isnull);
+		else
+		{
+			if (outer)
+				econtext->ecxt_outertuple = slot;
+			else
+				econtext->ecxt_innertuple = slot;
+			d = ExecEvalExprSwitchContext(keys[i].state, econtext, &isnull);
+		}
+		if (isnull)
+			return false;
+		k = gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
+						 spec->width, gs->info.nkeys);
+	}
+	ResetExprContext(econtext);
+	*key = k;
+	return true;
+}
+
+/* Copies the slot's columns; by-reference values into cxt. */
+static void
+copy_row(TupleTableSlot *slot, int ncols, Datum *vals, bool *nulls,
+		 MemoryContext cxt)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+
+	slot_getsomeattrs(slot, ncols);
+	for (int i = 0; i < ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		nulls[i] = slot->tts_isnull[i];
+		if (nulls[i] || att->attbyval)
+			vals[i] = slot->tts_values[i];
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			vals[i] = datumCopy(slot->tts_values[i], false, att->attlen);
+			MemoryContextSwitchTo(old);
+		}
+	}
+}
+
+static void
+store_row(TupleTableSlot *slot, int ncols, const Datum *vals, const bool *nulls)
+{
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, vals, sizeof(Datum) * ncols);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * ncols);
+	ExecStoreVirtualTuple(slot);
+}
+
+/* ---------------------------------------------------------------------
+ * Build
+ * --------------------------------------------------------------------- */
+
+static void
+gpu_failed(GpuJoinState *gs, const char *what)
+{
+	if (gpuhash_device_mode == GPUHASH_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpuhash: %s on the GPU failed: %s", what, gh_last_error())));
+	ereport(NOTICE,
+			(errmsg("gpuhash: %s on the GPU failed, this join continues on the host: %s",
+					what, gh_last_error())));
+	gs->stats.fallbacks++;
+}
+
+static void
+raise_build_error(gh_status st)
+{
+	ereport(ERROR,
+			(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY :
+					 st == GH_ERR_TOO_LARGE ? ERRCODE_PROGRAM_LIMIT_EXCEEDED :
+					 ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuhash: could not build the join table: %s", gh_last_error())));
+}
+
+/* Builds gs->table over the kept keys, with the GPU -> host fallback. */
+static void
+build_table(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	gh_build_options opt;
+	gh_status	st;
+
+	gs->device = gpuhash_exec_device();
+	for (;;)
+	{
+		gpuhash_build_options(&opt, gs->device, gs->info.scheme);
+		st = gh_build(&opt, keys, NULL, 4, n, &gs->table);
+		if (st == GH_OK)
+			return;
+		if (gs->device == GH_DEVICE_GPU && st != GH_ERR_HOST_MEMORY && st != GH_ERR_TOO_LARGE)
+		{
+			gpu_failed(gs, "building the join table");
+			gs->device = GH_DEVICE_HOST;
+			continue;
+		}
+		raise_build_error(st);
+	}
+}
+
+/*
+ * Applies the table's key-grouped order to the kept rows and keys, so that
+ * a probe's range indexes rows directly (and a host rebuild from the
+ * reordered keys yields the very same ranges).
+ */
+static void
+reorder_inner(GpuJoinState *gs)
+{
+	const uint32 *order = gh_sorted_rowids(gs->table);
+	int			nc = gs->n_inner_cols;
+	Datum	   *vals;
+	bool	   *nulls;
+	uint64	   *keys;
+
+	if (order == NULL)
+	{
+		gpu_failed(gs, "fetching the row order");
+		free_table(gs);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		order = gh_sorted_rowids(gs->table);
+		if (order == NULL)
+			raise_build_error(GH_ERR_HOST_MEMORY);
+	}
+	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(gs->n_inner * nc, 1));
+	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(gs->n_inner * nc, 1));
+	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
+	for (uint64 i = 0; i < gs->n_inner; i++)
+	{
+		uint64		src = order[i];
+
+		memcpy(vals + i * nc, gs->inner_vals + src * nc, sizeof(Datum) * nc);
+		memcpy(nulls + i * nc, gs->inner_nulls + src * nc, sizeof(bool) * nc);
+		keys[i] = gs->inner_keys_arr[src];
+	}
+	pfree(gs->inner_vals);
+	pfree(gs->inner_nulls);
+	pfree(gs->inner_keys_arr);
+	gs->inner_vals = vals;
+	gs->inner_nulls = nulls;
+	gs->inner_keys_arr = keys;
+}
+
+static void
+build_inner(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_cols;
+	instr_time	t0,
+				t1;
+	gh_table_info ti;
+
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_cap = 1024;
+	gs->n_inner = 0;
+	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
+	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
+	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
+	gs->stats.null_key_rows = 0;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(gs->inner_ps);
+		uint64		key;
+
+		if (TupIsNull(slot))
+			break;
+		if (!row_key(gs, slot, gs->inner_keys, false, &key))
+		{
+			gs->stats.null_key_rows++;
+			continue;
+		}
+		if (gs->n_inner == gs->inner_cap)
+		{
+			if (gs->inner_cap >= GH_MAX_ROWS / 2)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
+								(unsigned long long) GH_MAX_ROWS)));
+			gs->inner_cap *= 2;
+			gs->inner_vals = repalloc_huge(gs->inner_vals, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
+			gs->inner_nulls = repalloc_huge(gs->inner_nulls, sizeof(bool) * gs->inner_cap * Max(nc, 1));
+			gs->inner_keys_arr = repalloc_huge(gs->inner_keys_arr, sizeof(uint64) * gs->inner_cap);
+		}
+		copy_row(slot, nc, gs->inner_vals + gs->n_inner * nc,
+				 gs->inner_nulls + gs->n_inner * nc, gs->inner_cxt);
+		gs->inner_keys_arr[gs->n_inner++] = key;
+	}
+
+	INSTR_TIME_SET_CURRENT(t0);
+	free_table(gs);
+	if (gs->n_inner > 0)
+	{
+		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		reorder_inner(gs);
+		gh_table_get_info(gs->table, &ti);
+		gs->stats.distinct_keys = ti.n_distinct;
+		gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.inner_rows = gs->n_inner;
+	gs->stats.device = gs->device;
+	gs->stats.built = true;
+	gs->stats.builds++;
+	gs->built = true;
+}
+
+/* ---------------------------------------------------------------------
+ * Probe and emit
+ * --------------------------------------------------------------------- */
+
+/* Probes the batch; after a GPU failure, rebuilds on the host and retries. */
+static void
+probe_batch(GpuJoinState *gs)
+{
+	gh_status	st;
+	uint64		total;
+	gh_table_info before,
+				after;
+
+	gh_table_get_info(gs->table, &before);
+	st = gh_probe_ranges(gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges, &total);
+	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
+	{
+		gpu_failed(gs, "probing the join table");
+		free_table(gs);
+		gs->device = GH_DEVICE_HOST;
+		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		gh_table_get_info(gs->table, &before);
+		st = gh_probe_ranges(gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges, &total);
+	}
+	if (st != GH_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuhash: probing the join table failed: %s", gh_last_error())));
+	gh_table_get_info(gs->table, &after);
+	gs->stats.probe_ms += after.probe_ms - before.probe_ms;
+	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
+	gs->stats.batches++;
+	gs->stats.outer_rows += gs->batch_n;
+	gs->stats.device = gs->device;
+}
+
+/* Fills and probes the next outer batch; false when the outer side is done. */
+static bool
+next_batch(GpuJoinState *gs)
+{
+	int			nc = gs->n_outer_cols;
+
+	MemoryContextReset(gs->batch_cxt);
+	gs->batch_n = 0;
+	while (!gs->outer_done && gs->batch_n < gs->batch_cap)
+	{
+		TupleTableSlot *slot = ExecProcNode(gs->outer_ps);
+		uint64		key;
+
+		if (TupIsNull(slot))
+		{
+			gs->outer_done = true;
+			break;
+		}
+		if (!row_key(gs, slot, gs->outer_keys, true, &key))
+			continue;
+		copy_row(slot, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
+				 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
+		gs->batch_keys[gs->batch_n++] = key;
+	}
+	if (gs->batch_n == 0)
+		return false;
+	probe_batch(gs);
+	gs->cur = -1;
+	return true;
+}
+
+static TupleTableSlot *
+exec_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	if (!gs->built)
+		build_inner(gs);
+	/* an empty inner side joins nothing: the outer side is not read */
+	if (gs->n_inner == 0)
+		return NULL;
+
+	ResetExprContext(econtext);
+	econtext->ecxt_outertuple = gs->outer_slot;
+	econtext->ecxt_innertuple = gs->inner_slot;
+	for (;;)
+	{
+		if (gs->cur >= 0 && gs->cur < gs->batch_n &&
+			gs->cur_match < gs->batch_ranges[gs->cur].count)
+		{
+			uint64		row = (uint64) gs->batch_ranges[gs->cur].offset + gs->cur_match++;
+			int			nc = gs->n_inner_cols;
+
+			store_row(gs->inner_slot, nc, gs->inner_vals + row * nc, gs->inner_nulls + row * nc);
+			if (gs->qual == NULL || ExecQual(gs->qual, econtext))
+				return ExecProject(gs->proj);
+			InstrCountFiltered1(node, 1);
+			ResetExprContext(econtext);
+			continue;
+		}
+
+		/* the next outer row of the batch that has matches */
+		do
+			gs->cur++;
+		while (gs->cur < gs->batch_n && gs->batch_ranges[gs->cur].count == 0);
+
+		if (gs->cur >= gs->batch_n)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!next_batch(gs))
+				return NULL;
+			continue;
+		}
+		gs->cur_match = 0;
+		store_row(gs->outer_slot, gs->n_outer_cols,
+				  gs->batch_vals + (size_t) gs->cur * gs->n_outer_cols,
+				  gs->batch_nulls + (size_t) gs->cur * gs->n_outer_cols);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * End and rescan
+ * --------------------------------------------------------------------- */
+
+static void
+end_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+
+	free_table(gs);
+	ExecEndNode(gs->outer_ps);
+	ExecEndNode(gs->inner_ps);
+}
+
+/*
+ * Custom children are not known to ExecReScan: pass changed parameters
+ * down ourselves.  A child with changed parameters rescans itself on its
+ * next ExecProcNode; the join table is rebuilt only when the inner side's
+ * parameters changed, as nodeHashjoin.c does.
+ */
+static void
+rescan_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	Bitmapset  *chg = node->ss.ps.chgParam;
+
+	if (chg)
+	{
+		UpdateChangedParamSet(gs->outer_ps, chg);
+		UpdateChangedParamSet(gs->inner_ps, chg);
+	}
+	if (gs->inner_ps->chgParam != NULL)
+	{
+		free_table(gs);
+		gs->built = false;
+	}
+	else if (!gs->built)
+		ExecReScan(gs->inner_ps);
+	if (gs->outer_ps->chgParam == NULL)
+		ExecReScan(gs->outer_ps);
+
+	gs->outer_done = false;
+	gs->batch_n = 0;
+	gs->cur = -1;
+	gs->cur_match = 0;
+}

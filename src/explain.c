@@ -1,0 +1,90 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain.c
+ *	  EXPLAIN output of a GpuHashJoin: hash keys, scheme and device; with
+ *	  ANALYZE also the inner rows, distinct keys, batches and the build,
+ *	  probe and transfer milliseconds (times only with TIMING on).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+
+#include "commands/explain.h"
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/ruleutils.h"
+
+void
+gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	GpuJoinStats *st = gpuhash_state_stats(node);
+	GpuJoinPlanInfo info;
+	List	   *context;
+	StringInfoData buf;
+	int			nkeys;
+	int			device;
+	bool		useprefix;
+	List	   *filter;
+
+	gpuhash_deform_private(cscan->custom_private, &info);
+	nkeys = info.nkeys;
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+	/* a join names columns of several tables: qualify them, as EXPLAIN does */
+	useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < nkeys; i++)
+	{
+		Node	   *o = list_nth(cscan->custom_exprs, i);
+		Node	   *n = list_nth(cscan->custom_exprs, nkeys + i);
+
+		appendStringInfo(&buf, "%s(%s = %s)", i > 0 ? " AND " : "",
+						 deparse_expression(o, context, useprefix, false),
+						 deparse_expression(n, context, useprefix, false));
+	}
+	ExplainPropertyText("Hash Keys", buf.data, es);
+
+	filter = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
+	if (filter != NIL)
+	{
+		Node	   *f = (Node *) make_ands_explicit(filter);
+
+		ExplainPropertyText("Join Filter", deparse_expression(f, context, useprefix, false), es);
+		if (es->analyze && node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
+			ExplainPropertyFloat("Rows Removed by Join Filter", NULL,
+								 node->ss.ps.instrument->nfiltered1 / node->ss.ps.instrument->nloops,
+								 0, es);
+	}
+	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) info.scheme), es);
+
+	/* the device that ran, or the one a run would use now */
+	if (st->built)
+		device = st->device;
+	else
+	{
+		device = gpuhash_device_mode == GPUHASH_DEVICE_HOST ||
+			!gpuhash_gpu_usable(NULL) ? GH_DEVICE_HOST : GH_DEVICE_GPU;
+	}
+	ExplainPropertyText("Device", gh_device_name((gh_device) device), es);
+
+	if (!es->analyze || !st->built)
+		return;
+	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
+	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
+	ExplainPropertyUInteger("Batches", NULL, st->batches, es);
+	if (st->builds > 1)
+		ExplainPropertyInteger("Builds", NULL, st->builds, es);
+	if (st->fallbacks > 0)
+		ExplainPropertyInteger("GPU Fallbacks", NULL, st->fallbacks, es);
+	if (es->timing)
+	{
+		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
+		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
+		if (st->device == GH_DEVICE_GPU)
+			ExplainPropertyFloat("Transfer Time", "ms", st->transfer_ms, 3, es);
+	}
+	if (st->device == GH_DEVICE_GPU)
+		ExplainPropertyUInteger("GPU Memory", "kB", st->gpu_bytes / 1024, es);
+}

@@ -1,0 +1,144 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuhash.c
+ *	  Module load: settings, the planner hook and the custom scan methods.
+ *
+ * Works from shared_preload_libraries (the normal way) and from LOAD.
+ * Nothing here touches CUDA: the postmaster must never create a CUDA
+ * context; a backend creates one lazily when it first needs the GPU.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+bool		enable_gpuhashjoin = true;
+int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
+int			gpuhash_scheme = GH_SCHEME_GPH;
+int			gpuhash_batch_rows = 65536;
+int			gpuhash_max_gpu_memory_mb = 0;
+int			gpuhash_gpu_ordinal = 0;
+double		gpuhash_load_factor = 0.5;
+double		gpuhash_setup_cost = 100.0;
+double		gpuhash_build_row_cost = 0.005;
+double		gpuhash_probe_row_cost = 0.0025;
+int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", GPUHASH_DEVICE_AUTO, false},
+	{"gpu", GPUHASH_DEVICE_GPU, false},
+	{"host", GPUHASH_DEVICE_HOST, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry scheme_options[] = {
+	{"gph", GH_SCHEME_GPH, false},
+	{"fks", GH_SCHEME_FKS, false},
+	{"linear", GH_SCHEME_LINEAR, false},
+	{NULL, 0, false}
+};
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("enable_gpuhashjoin",
+							 "Enables the planner's use of GPU hash join plans.",
+							 NULL,
+							 &enable_gpuhashjoin,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuhash.device",
+							 "Where GPU hash joins run: auto, gpu or host.",
+							 "auto uses the GPU when one is usable and otherwise leaves "
+							 "joins to PostgreSQL; gpu makes an unusable GPU an error; "
+							 "host runs the same algorithms on the CPU.",
+							 &gpuhash_device_mode,
+							 GPUHASH_DEVICE_AUTO, device_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuhash.scheme",
+							 "Hash scheme of the join table: gph, fks or linear.",
+							 NULL,
+							 &gpuhash_scheme,
+							 GH_SCHEME_GPH, scheme_options,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.batch_rows",
+							"Outer rows probed per batch.",
+							NULL,
+							&gpuhash_batch_rows,
+							65536, 1, 64 * 1024 * 1024,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.max_gpu_memory",
+							"GPU memory one join table may use (0: no limit).",
+							NULL,
+							&gpuhash_max_gpu_memory_mb,
+							0, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.gpu_ordinal",
+							"Which GPU this server's GPU joins use.",
+							NULL,
+							&gpuhash_gpu_ordinal,
+							0, 0, 63,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.load_factor",
+							 "Target load factor of GPH and linear join tables.",
+							 NULL,
+							 &gpuhash_load_factor,
+							 0.5, 0.05, 0.9,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.setup_cost",
+							 "Planner's estimate of the fixed cost of a GPU join.",
+							 NULL,
+							 &gpuhash_setup_cost,
+							 100.0, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.build_row_cost",
+							 "Planner's estimate of the cost of keeping one inner row.",
+							 NULL,
+							 &gpuhash_build_row_cost,
+							 0.005, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.probe_row_cost",
+							 "Planner's estimate of the cost of probing one outer row.",
+							 NULL,
+							 &gpuhash_probe_row_cost,
+							 0.0025, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.max_inner_memory",
+							"Largest estimated inner side a GPU join keeps in memory.",
+							NULL,
+							&gpuhash_max_inner_memory_kb,
+							8 * 1024 * 1024, 64, INT_MAX,
+							PGC_USERSET, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpuhash");
+
+	RegisterCustomScanMethods(&gpuhash_scan_methods);
+	gpuhash_planner_init();
+}

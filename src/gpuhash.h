@@ -1,0 +1,151 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuhash.h
+ *	  Declarations shared by the gpuhash extension's C files.
+ *
+ * The planner (planner.c) offers a GpuHashJoin custom path for inner
+ * equi-joins on keys that map exactly to 64 bits (keys.c); the executor
+ * (executor.c) keeps the inner side in memory, ships its keys to a join
+ * table built by the hash core (cuda/gpuhash_table.h) on the device chosen
+ * by device.c, and probes the outer side in batches.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_H
+#define GPUHASH_H
+
+#include "postgres.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+#include "gpuhash_table.h"
+
+#define GPUHASH_NODE_NAME "GpuHashJoin"
+
+/* gpuhash.device */
+typedef enum GpuHashDeviceMode
+{
+	GPUHASH_DEVICE_AUTO,		/* the GPU if usable, else PostgreSQL's own joins */
+	GPUHASH_DEVICE_GPU,			/* the GPU; an unusable GPU is an error */
+	GPUHASH_DEVICE_HOST			/* the host twin on the CPU */
+} GpuHashDeviceMode;
+
+/* settings (gpuhash.c) */
+extern bool enable_gpuhashjoin;
+extern int	gpuhash_device_mode;
+extern int	gpuhash_scheme;
+extern int	gpuhash_batch_rows;
+extern int	gpuhash_max_gpu_memory_mb;
+extern int	gpuhash_gpu_ordinal;
+extern double gpuhash_load_factor;
+extern double gpuhash_setup_cost;
+extern double gpuhash_build_row_cost;
+extern double gpuhash_probe_row_cost;
+extern int	gpuhash_max_inner_memory_kb;
+
+/*
+ * How one side of one key column turns into 64 bits.  Integer-like types
+ * widen (sign- or zero-extend) so that int2 = int8 matches as PostgreSQL's
+ * cross-type operators do.
+ */
+typedef enum GpuKeyConv
+{
+	GPUKEY_INT16,				/* int2 */
+	GPUKEY_INT32,				/* int4, date */
+	GPUKEY_INT64,				/* int8, timestamp, timestamptz */
+	GPUKEY_UINT32,				/* oid */
+	GPUKEY_BOOL
+} GpuKeyConv;
+
+typedef struct GpuKeySpec
+{
+	GpuKeyConv	outer_conv;
+	GpuKeyConv	inner_conv;
+	int			width;			/* bits this column takes in a packed key */
+} GpuKeySpec;
+
+/* keys.c */
+extern bool gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec);
+extern int	gpuhash_conv_width(GpuKeyConv conv);
+
+static inline uint64
+gpuhash_encode_datum(Datum d, GpuKeyConv conv)
+{
+	switch (conv)
+	{
+		case GPUKEY_INT16:
+			return (uint64) (int64) DatumGetInt16(d);
+		case GPUKEY_INT32:
+			return (uint64) (int64) DatumGetInt32(d);
+		case GPUKEY_INT64:
+			return (uint64) DatumGetInt64(d);
+		case GPUKEY_UINT32:
+			return (uint64) DatumGetObjectId(d);
+		case GPUKEY_BOOL:
+			return DatumGetBool(d) ? 1 : 0;
+	}
+	return 0;
+}
+
+/* Appends a column's value to a packed key (one column: the value itself). */
+static inline uint64
+gpuhash_pack(uint64 key, uint64 value, int width, int nkeys)
+{
+	if (nkeys == 1)
+		return value;
+	return (key << width) | (value & (width >= 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << width) - 1)));
+}
+
+/* planner.c */
+extern void gpuhash_planner_init(void);
+extern CustomScanMethods gpuhash_scan_methods;
+
+/* Plan-time facts the executor reads back from custom_private. */
+typedef struct GpuJoinPlanInfo
+{
+	int			n_outer_cols;	/* outer child's output columns */
+	int			scheme;			/* gh_scheme */
+	int			nkeys;
+	GpuKeySpec *keys;
+} GpuJoinPlanInfo;
+
+extern List *gpuhash_form_private(const GpuJoinPlanInfo *info);
+extern void gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info);
+
+/* executor.c */
+extern Node *gpuhash_create_scan_state(CustomScan *cscan);
+
+/* explain.c */
+extern void gpuhash_explain(CustomScanState *node, List *ancestors,
+							struct ExplainState *es);
+
+/* device.c */
+extern int	gpuhash_plan_device(void);
+extern gh_device gpuhash_exec_device(void);
+extern bool gpuhash_gpu_usable(const char **reason);
+extern void gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme);
+
+/* Per-join figures for EXPLAIN ANALYZE. */
+typedef struct GpuJoinStats
+{
+	bool		built;
+	gh_device	device;
+	uint64		inner_rows;
+	uint64		null_key_rows;	/* inner rows dropped for a NULL key */
+	uint64		distinct_keys;
+	uint64		batches;
+	uint64		outer_rows;
+	double		build_ms;
+	double		probe_ms;
+	double		transfer_ms;
+	size_t		gpu_bytes;
+	int			fallbacks;		/* GPU failures answered by the host twin */
+	int			builds;			/* table builds (rescans with new inner params) */
+} GpuJoinStats;
+
+extern GpuJoinStats *gpuhash_state_stats(CustomScanState *node);
+extern int	gpuhash_state_scheme(CustomScanState *node);
+
+#endif							/* GPUHASH_H */

@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * keys.c
+ *	  Which join keys map exactly to 64 bits, and how.
+ *
+ * A key column qualifies when its equality operator is one of PostgreSQL's
+ * built-in equalities on integer-like types, whose equality is equality of
+ * the widened integer value: int2/int4/int8 in any combination (int2 = int8
+ * matches as PostgreSQL's cross-type operator does), date, timestamp,
+ * timestamptz, oid and bool.  Everything else stays PostgreSQL's own join.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+
+#include "catalog/pg_type_d.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+static bool
+conv_for_type(Oid typid, GpuKeyConv *conv)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			*conv = GPUKEY_INT16;
+			return true;
+		case INT4OID:
+		case DATEOID:
+			*conv = GPUKEY_INT32;
+			return true;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*conv = GPUKEY_INT64;
+			return true;
+		case OIDOID:
+			*conv = GPUKEY_UINT32;
+			return true;
+		case BOOLOID:
+			*conv = GPUKEY_BOOL;
+			return true;
+		default:
+			return false;
+	}
+}
+
+int
+gpuhash_conv_width(GpuKeyConv conv)
+{
+	switch (conv)
+	{
+		case GPUKEY_INT16:
+			return 16;
+		case GPUKEY_INT32:
+		case GPUKEY_UINT32:
+			return 32;
+		case GPUKEY_INT64:
+			return 64;
+		case GPUKEY_BOOL:
+			return 1;
+	}
+	return 64;
+}
+
+/*
+ * Is opno an equality whose truth equals equality of the two sides'
+ * widened values?  Checked on the operator's function, so a user-defined
+ * operator that merely looks like `=` never qualifies.
+ */
+static bool
+exact_equality(Oid opno)
+{
+	switch (get_opcode(opno))
+	{
+		case F_INT2EQ:
+		case F_INT4EQ:
+		case F_INT8EQ:
+		case F_INT24EQ:
+		case F_INT42EQ:
+		case F_INT28EQ:
+		case F_INT82EQ:
+		case F_INT48EQ:
+		case F_INT84EQ:
+		case F_DATE_EQ:
+		case F_TIMESTAMP_EQ:
+		case F_OIDEQ:
+		case F_BOOLEQ:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Fills *spec for a join clause `left opno right` whose outer side is the
+ * left argument when outer_is_left.  False when the key cannot be encoded
+ * exactly.
+ */
+bool
+gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec)
+{
+	Oid			ltype,
+				rtype;
+	GpuKeyConv	lconv,
+				rconv;
+
+	if (!exact_equality(opno))
+		return false;
+	op_input_types(opno, &ltype, &rtype);
+	if (!conv_for_type(ltype, &lconv) || !conv_for_type(rtype, &rconv))
+		return false;
+
+	/* one family per operator: no date = int4 or bool = int2 mixing */
+	if ((lconv == GPUKEY_BOOL) != (rconv == GPUKEY_BOOL) ||
+		(lconv == GPUKEY_UINT32) != (rconv == GPUKEY_UINT32) ||
+		(ltype == DATEOID) != (rtype == DATEOID) ||
+		((ltype == TIMESTAMPOID || ltype == TIMESTAMPTZOID) !=
+		 (rtype == TIMESTAMPOID || rtype == TIMESTAMPTZOID)))
+		return false;
+
+	spec->outer_conv = outer_is_left ? lconv : rconv;
+	spec->inner_conv = outer_is_left ? rconv : lconv;
+	/* both sides in the wider type's range: packing into it is injective */
+	spec->width = Max(gpuhash_conv_width(lconv), gpuhash_conv_width(rconv));
+	return true;
+}

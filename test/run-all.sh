@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Runs every gpuhash test on a fresh Debian 12 machine (as root, or a user
+# with sudo): installs what is missing, builds, and runs
+#   1. the hash-core unit tests (GPU and host twin; host twin only without a GPU),
+#   2. the pg_regress suite on a scratch cluster (on the GPU when one is usable,
+#      otherwise on the host twin; same SQL, same expected files),
+#   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
+#   4. a LOAD 'gpuhash' check without shared_preload_libraries,
+#   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on.
+# Exits non-zero on the first failure.  Needs nvcc at $CUDA_HOME/bin
+# (default /usr/local/cuda).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+say() { printf '\n== run-all: %s\n' "$*"; }
+die() { echo "run-all: $*" >&2; exit 1; }
+
+sudo=
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || die "run me as root or install sudo"
+	sudo=sudo
+fi
+
+# ---- packages, only the missing ones (judged by the files they provide, so a
+# PostgreSQL unpacked without dpkg, as on the GPU machine, counts)
+missing=()
+[ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
+[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing+=(postgresql-server-dev-15)
+for c in make gcc g++ python3; do
+	command -v "$c" >/dev/null || missing+=("$c")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	say "installing ${missing[*]}"
+	$sudo apt-get update -qq
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+[ -x "$CUDA_HOME/bin/nvcc" ] || die "nvcc not found at $CUDA_HOME/bin/nvcc (set CUDA_HOME)"
+export PATH=/usr/lib/postgresql/15/bin:$CUDA_HOME/bin:$PATH
+export CUDA_HOME
+
+# ---- build
+say "building (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+make -j"$(nproc)" all test/core_test
+
+# ---- 1. hash core
+gpus=$(test/core_test --count-gpus)
+if [ "$gpus" -gt 0 ]; then
+	device=gpu
+	say "hash core unit tests: GPU ($gpus found) and host twin"
+	test/core_test --require-gpu
+else
+	device=host
+	say "hash core unit tests: host twin (no GPU here; the GPU half runs on a GPU machine)"
+	test/core_test
+fi
+
+# ---- 2. regression suite on a scratch cluster
+say "installing the extension"
+$sudo env PATH="$PATH" make install >/dev/null
+pgdir=$(mktemp -d /tmp/gpuhash-test.XXXXXX)
+port=${GPUHASH_TEST_PORT:-55434}
+cleanup() { scripts/pg-scratch.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"; }
+trap cleanup EXIT
+scripts/pg-scratch.sh start "$pgdir" "$port" -c shared_preload_libraries=gpuhash \
+	-c gpuhash.device=$device -c fsync=off
+export PGHOST=$pgdir PGPORT=$port PGUSER=postgres
+say "pg_regress on gpuhash.device = $device"
+if ! make installcheck; then
+	[ -f regression.diffs ] && cat regression.diffs
+	die "regression tests failed on $device"
+fi
+
+# ---- 3. GPU-only tests
+if [ "$device" = gpu ]; then
+	say "GPU-only regression tests"
+	if ! make installcheck-gpu; then
+		[ -f regression.diffs ] && cat regression.diffs
+		die "GPU-only regression tests failed"
+	fi
+else
+	say "GPU-only regression tests NOT run: no GPU here (they run on the GPU machine; see bench/RESULTS.md)"
+fi
+
+# ---- 4. LOAD without shared_preload_libraries
+say "LOAD 'gpuhash' without preloading"
+scripts/pg-scratch.sh stop "$pgdir"
+scripts/pg-scratch.sh start "$pgdir" "$port" -c gpuhash.device=$device -c fsync=off >/dev/null
+out=$(psql -X -v ON_ERROR_STOP=1 -At -f test/load_check.sql postgres) || die "LOAD check failed: $out"
+echo "$out"
+echo "$out" | grep -q "Custom Scan (GpuHashJoin)" || die "LOAD check: no GpuHashJoin in the plan"
+echo "$out" | grep -qx "load check: same" || die "LOAD check: results differ"
+scripts/pg-scratch.sh stop "$pgdir"
+
+# ---- 5. small TPC-H, off vs on
+say "TPC-H scale factor 0.01, GPU join off vs on, device $device"
+tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device"
+
+say "all tests passed (device: $device)"
