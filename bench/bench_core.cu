@@ -15,8 +15,15 @@
  *		Timing: CUDA events around device work (host clock for builds, which
  *		synchronize internally), one warm-up, median of 5.
  *
+ *		The build is also split into sort + dedup and the scheme's own part
+ *		(gh_table_info's build_sort_ms / build_hash_ms, host clock).
+ *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
- *		                  [--schemes gph,fks,linear] [--ilp 1|2|4] [--no-join]
+ *		                  [--schemes gph,fks,linear] [--ilp 1|2|4]
+ *		                  [--l2-persist 0|1] [--no-join]
+ *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
+ *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
+ *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
 
@@ -157,11 +164,21 @@ copy_bandwidth(void)
 
 static int	reps = 5;
 
+/* Medians of a build's two parts (gh_table_info, host clock). */
+struct build_split
+{
+	double		sort_ms;
+	double		hash_ms;
+};
+
 /* Median wall time of building a table from device keys (freed after). */
 static double
-time_build(const gh_build_options &opt, const uint64_t *d_keys, uint64_t n, gh_table_info *info)
+time_build(const gh_build_options &opt, const uint64_t *d_keys, uint64_t n, gh_table_info *info,
+		   build_split *split)
 {
-	std::vector<double> t;
+	std::vector<double> t,
+				ts,
+				th;
 
 	for (int r = 0; r <= reps; r++)
 	{
@@ -174,11 +191,17 @@ time_build(const gh_build_options &opt, const uint64_t *d_keys, uint64_t n, gh_t
 		CK(cudaDeviceSynchronize());
 		double		ms = gh_now_ms() - t0;
 
-		if (r > 0)
-			t.push_back(ms);
 		gh_table_get_info(tab, info);
+		if (r > 0)
+		{
+			t.push_back(ms);
+			ts.push_back(info->build_sort_ms);
+			th.push_back(info->build_hash_ms);
+		}
 		gh_free(tab);
 	}
+	split->sort_ms = median(ts);
+	split->hash_ms = median(th);
 	return median(t);
 }
 
@@ -234,6 +257,8 @@ main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ilp") && i + 1 < argc)
 			gh_probe_ilp = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--l2-persist") && i + 1 < argc)
+			gh_l2_persist = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-join"))
 			join = false;
 		else if (!strcmp(argv[i], "--schemes") && i + 1 < argc)
@@ -244,7 +269,10 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear] [--ilp 1|2|4] [--no-join]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear] [--ilp 1|2|4]\n"
+					"          [--l2-persist 0|1] [--no-join]\n"
+					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
+					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 1)\n", argv[0]);
 			return 2;
 		}
 	}
@@ -262,9 +290,11 @@ main(int argc, char **argv)
 	printf("# device: %s, %d SMs, L2 %zu MB, %.1f GB memory\n", gi.name, gi.multiprocessors,
 		   gi.l2_bytes >> 20, gi.total_memory / 1e9);
 	printf("# measured device copy bandwidth (read + write): %.0f GB/s\n", bw);
-	printf("# probe ILP %d, median of %d after one warm-up\n\n", gh_probe_ilp, reps);
-	printf("| scheme | rows | distinct | build ms | build Grows/s | rounds | table MB | probes | hits | dist | probe ms | G lookups/s | GB/s (min bytes) | of copy bw |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("# probe ILP %d, L2 persisting window %s, median of %d after one warm-up\n", gh_probe_ilp,
+		   gh_l2_persist ? "on" : "off", reps);
+	printf("# build ms = sort+dedup ms + scheme ms (+ small host overhead); attempts/rounds of the scheme\n\n");
+	printf("| scheme | rows | distinct | build ms | sort+dedup ms | scheme ms | build Grows/s | attempts | rounds | table MB | probes | hits | dist | probe ms | G lookups/s | GB/s (min bytes) | of copy bw |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 
 	for (uint64_t n : sizes)
 	{
@@ -290,7 +320,8 @@ main(int argc, char **argv)
 				gh_default_options(&opt);
 				opt.device = GH_DEVICE_GPU;
 				opt.scheme = sc;
-				double		build_ms = time_build(opt, d_keys, n, &info);
+				build_split bsplit;
+				double		build_ms = time_build(opt, d_keys, n, &info, &bsplit);
 				gh_table   *tab;
 
 				GK(gh_build_from_device(&opt, d_keys, nullptr, 4, n, &tab));
@@ -313,9 +344,10 @@ main(int argc, char **argv)
 					double		gps = np / (ms * 1e-3) / 1e9;
 					double		gbs = np * probe_bytes(sc) / (ms * 1e-3) / 1e9;
 
-					printf("| %s | %llu | %llu | %.2f | %.2f | %d | %.0f | %llu | %d%% | %s | %.3f | %.2f | %.0f | %.0f%% |\n",
+					printf("| %s | %llu | %llu | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f | %llu | %d%% | %s | %.3f | %.2f | %.0f | %.0f%% |\n",
 						   gh_scheme_name(sc), (unsigned long long) n, (unsigned long long) info.n_distinct,
-						   build_ms, n / (build_ms * 1e-3) / 1e9, info.rounds,
+						   build_ms, bsplit.sort_ms, bsplit.hash_ms, n / (build_ms * 1e-3) / 1e9,
+						   info.attempts, info.rounds,
 						   (info.slots * sizeof(gh_slot) + info.cells) / 1e6,
 						   (unsigned long long) np, (int) (m.hit * 100), m.zipf ? "zipf" : "unif",
 						   ms, gps, gbs, 100 * gbs / bw);
@@ -348,8 +380,8 @@ main(int argc, char **argv)
 
 	printf("\n# join shape: %llu rows of %llu keys, %llu probes at 50%% hits; build + probe + emit\n",
 		   (unsigned long long) n, (unsigned long long) distinct, (unsigned long long) np);
-	printf("| scheme | build ms | probe+scan+emit ms | of which lookup ms | total ms | pairs | G pairs/s (probe+emit) | write GB/s (emit part) |\n");
-	printf("|---|---|---|---|---|---|---|---|\n");
+	printf("| scheme | build ms | sort+dedup ms | scheme ms | probe+scan+emit ms | of which lookup ms | total ms | pairs | G pairs/s (probe+emit) | write GB/s (emit part) |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
 	for (gh_scheme sc : schemes)
 	{
 		gh_build_options opt;
@@ -364,7 +396,9 @@ main(int argc, char **argv)
 		std::vector<double> tb,
 					tl,
 					te,
-					tt;
+					tt,
+					tbs,
+					tbh;
 		uint64_t	total = 0;
 
 		for (int r = 0; r <= reps; r++)
@@ -399,8 +433,13 @@ main(int argc, char **argv)
 			GK(gh_gpu_lookup_device(tab, d_probes, np, tab->gpu->d_ranges, nullptr));
 			double		lk = tm.stop(tab->gpu->stream);
 
+			gh_table_info binfo;
+
+			gh_table_get_info(tab, &binfo);
 			if (r > 0)
 			{
+				tbs.push_back(binfo.build_sort_ms);
+				tbh.push_back(binfo.build_hash_ms);
 				tb.push_back(t1 - t0);
 				tl.push_back(lk);
 				te.push_back(t2 - t1);
@@ -411,8 +450,8 @@ main(int argc, char **argv)
 		double		total_ms = median(tt),
 					emit_ms = median(te);
 
-		printf("| %s | %.1f | %.1f | %.1f | %.1f | %llu | %.2f | %.0f |\n", gh_scheme_name(sc),
-			   median(tb), emit_ms, median(tl), total_ms, (unsigned long long) total,
+		printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %llu | %.2f | %.0f |\n", gh_scheme_name(sc),
+			   median(tb), median(tbs), median(tbh), emit_ms, median(tl), total_ms, (unsigned long long) total,
 			   total / (emit_ms * 1e-3) / 1e9, total * 8.0 / ((emit_ms - median(tl)) * 1e-3) / 1e9);
 		fflush(stdout);
 		CK(cudaFree(d_idx));

@@ -6,6 +6,12 @@
  *		span's bits only -> CUB run-length encode -> exclusive scan of the
  *		run lengths -> scheme over the distinct keys (gpu_fks/gph/linear.cu)
  *
+ *		GPH sorts by its mixed key hk = fmix64(key ^ seed_key) over all 64
+ *		bits instead (no key span): a bijection, so runs of equal hk are runs
+ *		of equal key, and its regions and cells come out as contiguous runs
+ *		(hash.cuh).  Its distinct "keys" are then hk values; the builder
+ *		recovers each key with the inverse of fmix64.
+ *
  *		The sorted rowids stay on the device as the table's rowid array.
  */
 #include "gpu_common.cuh"
@@ -75,17 +81,20 @@ key_span_kernel(const uint64_t *__restrict__ keys, uint64_t n, span4 *out)
 	}
 }
 
-/* (key - base, rowid or position): the sort's input, input left intact. */
+/* (key - base, or GPH's fmix64(key ^ seed_key); rowid or position): the
+ * sort's input, input left intact. */
 template <typename R>
 __global__ void
 prepare_kernel(const uint64_t *__restrict__ keys, const R *__restrict__ rowids,
-			   uint64_t n, uint64_t base, uint64_t *__restrict__ k_out,
-			   R *__restrict__ v_out)
+			   uint64_t n, uint64_t base, bool mix, uint64_t seed_key,
+			   uint64_t *__restrict__ k_out, R *__restrict__ v_out)
 {
 	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
-		k_out[i] = keys[i] - base;
+		uint64_t	k = keys[i];
+
+		k_out[i] = mix ? gh_gph_mix_seeded(seed_key, k) : k - base;
 		v_out[i] = rowids ? rowids[i] : (R) i;
 	}
 }
@@ -116,22 +125,29 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 	cudaStream_t st = g->stream;
 	double		t0 = gh_now_ms();
 
-	/* key span: how many low bits the sort must look at */
-	gh_dscratch span_buf(t);
-	span4		h_span = {~0ULL, 0, LLONG_MAX, LLONG_MIN};
+	bool		gph = opt->scheme == GH_SCHEME_GPH;
+	uint64_t	seed = opt->seed ? opt->seed : GH_DEFAULT_SEED;
+	uint64_t	seed_key = gh_gph_key_seed(seed);
+	gh_key_span span = {0, 64};
 
-	GH_CHECK(span_buf.alloc(sizeof(span4)));
-	GH_TRY(cudaMemcpyAsync(span_buf.p, &h_span, sizeof(span4), cudaMemcpyHostToDevice, st));
-	if (n > 0)
+	/* key span: how many low bits the sort must look at (not for GPH) */
+	if (!gph)
 	{
-		key_span_kernel<<<grid_for(n, SPAN_THREADS * 8), SPAN_THREADS, 0, st>>>(d_keys, n, span_buf.as<span4>());
-		GH_LAUNCHED();
-	}
-	GH_TRY(cudaMemcpyAsync(&h_span, span_buf.p, sizeof(span4), cudaMemcpyDeviceToHost, st));
-	GH_TRY(cudaStreamSynchronize(st));
+		gh_dscratch span_buf(t);
+		span4		h_span = {~0ULL, 0, LLONG_MAX, LLONG_MIN};
 
-	gh_key_span span = n ? gh_key_span_from(h_span.umin, h_span.umax, h_span.smin, h_span.smax)
-		: gh_key_span{0, 0};
+		GH_CHECK(span_buf.alloc(sizeof(span4)));
+		GH_TRY(cudaMemcpyAsync(span_buf.p, &h_span, sizeof(span4), cudaMemcpyHostToDevice, st));
+		if (n > 0)
+		{
+			key_span_kernel<<<grid_for(n, SPAN_THREADS * 8), SPAN_THREADS, 0, st>>>(d_keys, n, span_buf.as<span4>());
+			GH_LAUNCHED();
+		}
+		GH_TRY(cudaMemcpyAsync(&h_span, span_buf.p, sizeof(span4), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		span = n ? gh_key_span_from(h_span.umin, h_span.umax, h_span.smin, h_span.smax)
+			: gh_key_span{0, 0};
+	}
 
 	/* sort (key - base, rowid) on the span's bits; CUB's sort is stable */
 	gh_dscratch k0(t),
@@ -146,7 +162,7 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 	GH_CHECK(v1.alloc(n * sizeof(R)));
 	if (n > 0)
 	{
-		prepare_kernel<R><<<grid_for(n, 256), 256, 0, st>>>(d_keys, d_rowids, n, span.base,
+		prepare_kernel<R><<<grid_for(n, 256), 256, 0, st>>>(d_keys, d_rowids, n, span.base, gph, seed_key,
 															k0.as<uint64_t>(), (R *) v0);
 		GH_LAUNCHED();
 	}
@@ -204,14 +220,16 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 		GH_CHECK(gh_cub_reserve(t, tmp));
 		GH_TRY(cub::DeviceScan::ExclusiveSum(g->d_cub, tmp, cnts.as<uint32_t>(), offs.as<uint32_t>(),
 											 (int64_t) u, st));
-		rebase_kernel<<<gh_blocks(u, 256), 256, 0, st>>>(uniq.as<uint64_t>(), u, span.base);
-		GH_LAUNCHED();
+		if (span.base != 0)
+		{
+			rebase_kernel<<<gh_blocks(u, 256), 256, 0, st>>>(uniq.as<uint64_t>(), u, span.base);
+			GH_LAUNCHED();
+		}
 	}
 	GH_TRY(cudaStreamSynchronize(st));
 	t->n_distinct = u;
 
 	double		t1 = gh_now_ms();
-	uint64_t	seed = opt->seed ? opt->seed : GH_DEFAULT_SEED;
 	double		lf = opt->load_factor > 0 ? opt->load_factor : 0.5;
 	gh_status	s;
 

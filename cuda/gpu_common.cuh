@@ -39,6 +39,8 @@ struct gh_gpu_state
 	size_t		budget;			/* 0 = unlimited */
 	size_t		bytes;			/* device memory held now */
 	size_t		peak;
+	bool		pool;			/* stream-ordered allocator (else cudaMalloc) */
+	bool		l2_window;		/* an L2 persisting window is set on stream */
 
 	/* the table */
 	void	   *d_rowids;		/* n_rows, grouped by key */
@@ -60,7 +62,14 @@ struct gh_gpu_state
 	uint64_t   *d_total;
 };
 
-/* Device allocation charged to the table's budget. */
+/*
+ * Device allocation charged to the table's budget.  Stream-ordered
+ * (cudaMallocAsync / cudaFreeAsync on the table's stream) from the device's
+ * default pool, whose release threshold is raised once per device so that
+ * freed memory stays cached for the next build in the process instead of
+ * going back to the driver at every synchronization (gh_gpu_trim returns
+ * it).  A failed allocation is a clean GH_ERR_GPU_MEMORY.
+ */
 gh_status	gh_dmalloc(gh_table *t, void **p, size_t bytes);
 void		gh_dfree(gh_table *t, void *p, size_t bytes);
 
@@ -152,5 +161,19 @@ gh_status	gh_build_from_device(const gh_build_options *opt, const uint64_t *d_ke
 
 /* Probes in flight per thread (GPH: per 4-lane group): 1, 2 or 4. */
 extern int	gh_probe_ilp;
+
+/*
+ * 1 (default): after a GPH or FKS build, an L2 persisting access-policy
+ * window over the table's small hot array (GPH cells, FKS level 1) is set
+ * on the table's stream (the device's persisting carve-out is raised once
+ * to its maximum), so that the slots streamed by probes (loaded evict-first)
+ * cannot push it out of L2.  0: no window (streaming slot loads only).
+ * Read at build time.
+ */
+extern int	gh_l2_persist;
+
+/* Sets the window described above on t's stream (no-op when off,
+ * unsupported, or the array is far larger than the carve-out). */
+void		gh_gpu_set_l2_window(gh_table *t, const void *base, size_t bytes);
 
 #endif							/* GPUHASH_GPU_COMMON_CUH */

@@ -1,19 +1,27 @@
 /*
  * gpu_fks.cu
- *		FKS on the GPU, sort-free and round based as in Due, Elsman and
- *		Henriksen (section 2.5), with the gaps filled:
+ *		FKS on the GPU, after Due, Elsman and Henriksen (section 2.5), with
+ *		the gaps filled:
  *		- level 1 has one bucket per distinct key; it is redrawn when
  *		  sum n_b^2 > 4n (classical FKS; the paper has no such retry);
- *		- level-2 constants are drawn per round and shared by the buckets
- *		  still active, so a bucket records only the round it finished in;
- *		- only buckets whose level-2 histogram collides are retried; after
- *		  GH_FKS_MAX_ROUNDS rounds everything is redrawn with new seeds, and
- *		  after GH_MAX_ATTEMPTS the build fails cleanly.
- *		The host twin (host_build.cpp) runs the same rounds with the same
- *		seeds, so both finish every bucket in the same round.
+ *		- level-2 constants are drawn per round (GH_FKS_MAX_ROUNDS sets) and
+ *		  shared by all buckets, so a bucket records only its round: the
+ *		  first round whose constants are injective on its keys;
+ *		- that round is found per bucket, independently: the keys are
+ *		  grouped by bucket (count, scan, scatter) and one thread per bucket
+ *		  tries the rounds in order on its keys (pairwise compare in
+ *		  registers; a bitmap over the bucket's n_b^2 slots for the rare big
+ *		  bucket).  No global rounds, no histogram over all slots, no host
+ *		  round trip per round.  The paper's round loop (only colliding
+ *		  buckets retry, with the next round's constants) gives every bucket
+ *		  the same round by definition, and so does the host twin;
+ *		- a bucket with no injective round among GH_FKS_MAX_ROUNDS redraws
+ *		  everything with new seeds; after GH_MAX_ATTEMPTS the build fails
+ *		  cleanly.
  */
 #include "gpu_common.cuh"
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 namespace
@@ -43,67 +51,114 @@ l1_square(const uint32_t *__restrict__ cnt1, uint32_t n1, uint64_t *__restrict__
 		sq[b] = b < n1 ? (uint64_t) cnt1[b] * cnt1[b] : 0;
 }
 
-/* Round step 1: level-2 slot of each active key, histogram of slots. */
+/* Groups the keys by bucket: cursor[] starts zeroed, kstart[] is the
+ * exclusive scan of the bucket sizes; the order inside a bucket is free
+ * (a bucket's round does not depend on it). */
 __global__ void
-round_hist(const uint32_t *__restrict__ act, uint32_t n_act, const uint64_t *__restrict__ dk,
-		   const uint32_t *__restrict__ bkt, const uint64_t *__restrict__ off1, gh_uhash c,
-		   uint64_t *__restrict__ slot, uint32_t *__restrict__ hist, uint8_t *__restrict__ collided)
+group_keys(const uint64_t *__restrict__ dk, const uint32_t *__restrict__ bkt, uint32_t u,
+		   const uint32_t *__restrict__ kstart, uint32_t *__restrict__ cursor,
+		   uint64_t *__restrict__ gk)
 {
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t	i = blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (a < n_act)
+	if (i < u)
 	{
-		uint32_t	i = act ? act[a] : a;
 		uint32_t	b = bkt[i];
-		uint64_t	o = off1[b];
-		uint64_t	s = o + gh_reduce(gh_uhash32(c, dk[i]), (uint32_t) (off1[b + 1] - o));
 
-		slot[i] = s;
-		atomicAdd(&hist[s], 1U);
-		collided[b] = 0;
+		gk[kstart[b] + atomicAdd(&cursor[b], 1U)] = dk[i];
 	}
 }
 
-/* Round step 2: a bucket collides when any of its slots got two keys. */
-__global__ void
-round_check(const uint32_t *__restrict__ act, uint32_t n_act, const uint32_t *__restrict__ bkt,
-			const uint64_t *__restrict__ slot, const uint32_t *__restrict__ hist,
-			uint8_t *__restrict__ collided)
+constexpr uint32_t LOCAL_KEYS = 16;		/* bigger buckets use the bitmap */
+constexpr unsigned ROUND_THREADS = 256;
+
+/*
+ * Thread per bucket: its round is the first r whose constants map its n
+ * keys to n distinct slots of its n^2.  status[0]: some bucket has no such
+ * round (the attempt fails); status[1]: max round + 1 over non-empty
+ * buckets (one atomic per block).  bits: one bit per level-2 slot, all
+ * clear, used (and cleared again) by buckets of more than LOCAL_KEYS keys.
+ */
+__global__ void __launch_bounds__(ROUND_THREADS)
+bucket_rounds(gh_fks_view v, const uint64_t *__restrict__ gk, const uint32_t *__restrict__ kstart,
+			  const uint32_t *__restrict__ cnt1, const uint64_t *__restrict__ off1, uint32_t n1,
+			  uint32_t *bits, uint8_t *__restrict__ round_of, uint32_t *status)
 {
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
+	uint32_t	used = 0;
 
-	if (a < n_act)
+	for (uint64_t b = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; b < n1;
+		 b += (uint64_t) gridDim.x * blockDim.x)
 	{
-		uint32_t	i = act ? act[a] : a;
+		uint32_t	n = cnt1[b];
+		int			found = 0;
 
-		if (hist[slot[i]] > 1)
-			collided[bkt[i]] = 1;
+		if (n >= 2)
+		{
+			const uint64_t *k = gk + kstart[b];
+			const uint64_t off = off1[b];
+			const uint32_t size = (uint32_t) (off1[b + 1] - off);
+
+			found = -1;
+			if (n <= LOCAL_KEYS)
+			{
+				uint64_t	key[LOCAL_KEYS];
+				uint32_t	h[LOCAL_KEYS];
+
+				for (uint32_t j = 0; j < n; j++)
+					key[j] = k[j];
+				for (int r = 0; r < GH_FKS_MAX_ROUNDS && found < 0; r++)
+				{
+					bool		ok = true;
+
+					for (uint32_t j = 0; j < n && ok; j++)
+					{
+						h[j] = gh_reduce(gh_uhash32(v.l2[r], key[j]), size);
+						for (uint32_t m = 0; m < j; m++)
+							ok = ok && h[m] != h[j];
+					}
+					if (ok)
+						found = r;
+				}
+			}
+			else
+			{
+				for (int r = 0; r < GH_FKS_MAX_ROUNDS && found < 0; r++)
+				{
+					bool		ok = true;
+					uint32_t	j;
+
+					for (j = 0; j < n && ok; j++)
+					{
+						uint64_t	sl = off + gh_reduce(gh_uhash32(v.l2[r], k[j]), size);
+						uint32_t	mask = 1U << (sl & 31);
+
+						ok = (atomicOr(&bits[sl >> 5], mask) & mask) == 0;
+					}
+					/* clear what keys 0..j-1 set (the bucket's own bits only) */
+					for (uint32_t q = 0; q < j; q++)
+					{
+						uint64_t	sl = off + gh_reduce(gh_uhash32(v.l2[r], k[q]), size);
+
+						atomicAnd(&bits[sl >> 5], ~(1U << (sl & 31)));
+					}
+					if (ok)
+						found = r;
+				}
+			}
+			if (found < 0)
+				atomicExch(&status[0], 1U);
+		}
+		round_of[b] = (uint8_t) (found > 0 ? found : 0);
+		if (n >= 1 && found >= 0 && (uint32_t) found + 1 > used)
+			used = (uint32_t) found + 1;
 	}
-}
 
-/* Round step 3: finished buckets record the round; the others' keys go on. */
-__global__ void
-round_compact(const uint32_t *__restrict__ act, uint32_t n_act, const uint32_t *__restrict__ bkt,
-			  const uint64_t *__restrict__ slot, uint32_t *__restrict__ hist,
-			  const uint8_t *__restrict__ collided, uint8_t *__restrict__ round_of, uint8_t round,
-			  uint32_t *__restrict__ next, uint32_t *__restrict__ n_next)
-{
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
-	bool		keep = false;
-	uint32_t	i = 0;
+	using BR = cub::BlockReduce<uint32_t, ROUND_THREADS>;
+	__shared__ typename BR::TempStorage tmp;
+	uint32_t	m = BR(tmp).Reduce(used, cuda::maximum<>{});
 
-	if (a < n_act)
-	{
-		i = act ? act[a] : a;
-		uint32_t	b = bkt[i];
-
-		keep = collided[b] != 0;
-		if (keep)
-			hist[slot[i]] = 0;
-		else
-			round_of[b] = round;
-	}
-	gh_warp_append(keep, i, next, n_next);
+	if (threadIdx.x == 0 && m)
+		atomicMax(&status[1], m);
 }
 
 template <typename T, int SHIFT>
@@ -147,22 +202,22 @@ gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 	gh_dscratch bkt(t),
 				cnt1(t),
 				off1(t),
+				kstart(t),
+				gk(t),
 				round_of(t),
-				collided(t),
-				act(t),
-				nxt(t),
-				slot(t),
-				counter(t);
+				status(t);
 
 	GH_CHECK(bkt.alloc((size_t) u * 4));
 	GH_CHECK(cnt1.alloc((size_t) n1 * 4));
 	GH_CHECK(off1.alloc(((size_t) n1 + 1) * 8));
+	GH_CHECK(kstart.alloc((size_t) n1 * 4));
+	GH_CHECK(gk.alloc((size_t) u * 8));
 	GH_CHECK(round_of.alloc(n1));
-	GH_CHECK(collided.alloc(n1));
-	GH_CHECK(act.alloc((size_t) u * 4));
-	GH_CHECK(nxt.alloc((size_t) u * 4));
-	GH_CHECK(slot.alloc((size_t) u * 8));
-	GH_CHECK(counter.alloc(4));
+	GH_CHECK(status.alloc(2 * 4));
+
+	int			sms = 0;
+
+	GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->ordinal));
 
 	gh_fks_view v;
 
@@ -200,46 +255,41 @@ gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		if (space > (uint64_t) GH_FKS_MAX_SPACE * n1)
 			continue;			/* level 1 too uneven: redraw it */
 
-		/* level 2: rounds over the keys of still-colliding buckets */
-		gh_dscratch hist(t);
-
-		GH_CHECK(hist.alloc((space + 1) * 4));
-		GH_TRY(cudaMemsetAsync(hist.p, 0, (space + 1) * 4, st));
-		GH_TRY(cudaMemsetAsync(round_of.p, 0, n1, st));
-
-		uint32_t	n_act = u;
-		uint32_t   *cur = nullptr;	/* nullptr: all keys, no list needed */
-		uint32_t   *other = act.as<uint32_t>();
-		uint32_t   *spare = nxt.as<uint32_t>();
-		int			rounds = 0;
-
-		for (int r = 0; r < GH_FKS_MAX_ROUNDS && n_act > 0; r++)
+		/* level 2: group the keys by bucket, then each bucket's round */
+		GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp, cnt1.as<uint32_t>(), kstart.as<uint32_t>(),
+											 (int64_t) n1, st));
+		GH_CHECK(gh_cub_reserve(t, tmp));
+		GH_TRY(cub::DeviceScan::ExclusiveSum(g->d_cub, tmp, cnt1.as<uint32_t>(), kstart.as<uint32_t>(),
+											 (int64_t) n1, st));
+		GH_TRY(cudaMemsetAsync(cnt1.p, 0, (size_t) n1 * 4, st));
+		if (u > 0)
 		{
-			unsigned	blocks = gh_blocks(n_act, T);
-
-			rounds = r + 1;
-			round_hist<<<blocks, T, 0, st>>>(cur, n_act, dk, bkt.as<uint32_t>(), off1.as<uint64_t>(),
-											 v.l2[r], slot.as<uint64_t>(), hist.as<uint32_t>(),
-											 collided.as<uint8_t>());
+			/* counts return to cnt1 as the cursors advance */
+			group_keys<<<gh_blocks(u, T), T, 0, st>>>(dk, bkt.as<uint32_t>(), u, kstart.as<uint32_t>(),
+													  cnt1.as<uint32_t>(), gk.as<uint64_t>());
 			GH_LAUNCHED();
-			round_check<<<blocks, T, 0, st>>>(cur, n_act, bkt.as<uint32_t>(), slot.as<uint64_t>(),
-											  hist.as<uint32_t>(), collided.as<uint8_t>());
-			GH_LAUNCHED();
-			GH_TRY(cudaMemsetAsync(counter.p, 0, 4, st));
-			round_compact<<<blocks, T, 0, st>>>(cur, n_act, bkt.as<uint32_t>(), slot.as<uint64_t>(),
-												hist.as<uint32_t>(), collided.as<uint8_t>(),
-												round_of.as<uint8_t>(), (uint8_t) r, other,
-												counter.as<uint32_t>());
-			GH_LAUNCHED();
-			GH_TRY(cudaMemcpyAsync(&n_act, counter.p, 4, cudaMemcpyDeviceToHost, st));
-			GH_TRY(cudaStreamSynchronize(st));
-			cur = other;
-			other = spare;
-			spare = cur;
 		}
-		if (n_act > 0)
-			continue;			/* round cap hit: new seeds for everything */
-		hist.release();
+
+		gh_dscratch bits(t);
+		uint32_t	h_status[2];
+		uint64_t	rb_want = ((uint64_t) n1 + ROUND_THREADS - 1) / ROUND_THREADS;
+		unsigned	rb = (unsigned) (rb_want < (uint64_t) sms * 16 ? rb_want : (uint64_t) sms * 16);
+
+		GH_CHECK(bits.alloc((space / 32 + 1) * 4));
+		GH_TRY(cudaMemsetAsync(bits.p, 0, (space / 32 + 1) * 4, st));
+		GH_TRY(cudaMemsetAsync(status.p, 0, 2 * 4, st));
+		bucket_rounds<<<rb, ROUND_THREADS, 0, st>>>(v, gk.as<uint64_t>(), kstart.as<uint32_t>(),
+													cnt1.as<uint32_t>(), off1.as<uint64_t>(), n1,
+													bits.as<uint32_t>(), round_of.as<uint8_t>(),
+													status.as<uint32_t>());
+		GH_LAUNCHED();
+		GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		bits.release();
+		if (h_status[0])
+			continue;			/* a bucket beyond the round cap: new seeds */
+
+		int			rounds = (int) h_status[1];
 
 		/* level-1 records, then the slots through the probe's arithmetic */
 		bool		rec64 = space + 1 > GH_FKS_REC32_MAX_OFF;
@@ -263,6 +313,7 @@ gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 			place<<<gh_blocks(u, T), T, 0, st>>>(v, dk, doff, dcnt, u, g->d_slots);
 			GH_LAUNCHED();
 		}
+		gh_gpu_set_l2_window(t, g->d_rec, rec_bytes);
 		t->fks = v;
 		t->seed = seed;
 		t->attempts = attempt + 1;

@@ -1,448 +1,363 @@
 /*
  * gpu_gph.cu
- *		GPH bulk build on the GPU.  The paper builds by inserting keys one by
- *		one (lock-free fill, then locked "extended moves"); a join's inner side
- *		is static, so here every cell's byte (phi, delta) is chosen in bulk:
+ *		GPH bulk build on the GPU, region by region (hash.cuh describes the
+ *		layout and why).  The paper builds by inserting keys one by one
+ *		(lock-free fill, then locked "extended moves", ~0.1 G keys/s); a
+ *		join's inner side is static, so here the table is built in bulk:
  *
- *		- keys are grouped into size classes of their cell (largest first,
- *		  as hash-and-displace does), one CUB radix pass on the class;
- *		- per class, rounds: every unplaced cell proposes its current byte,
- *		  demand per bucket is counted with atomics, a bucket whose committed
- *		  fill plus demand exceeds M rejects all its proposers, accepted cells
- *		  commit, rejected cells advance to the next of the 256 bytes;
- *		- a cell that exhausts all 256 bytes fails the attempt: new seeds and
- *		  10% more buckets, at most GH_MAX_ATTEMPTS times, then a clean error.
- *		No step depends on thread order, so the host twin (host_build.cpp)
- *		reaches the same cell bytes.  Finally keys are scattered into their
- *		buckets (slot order inside a bucket is free).
+ *		- the build pipeline (gpu_build.cu) sorted rows by the mixed key
+ *		  hk = fmix64(key ^ seed_key) and deduplicated them, so the distinct
+ *		  hk arrive ascending and every region's and cell's keys are a
+ *		  contiguous run, in cell order;
+ *		- region_bounds: the first key of every region (one thread writes
+ *		  each boundary), and a flag when some cell holds more than R*M keys
+ *		  (no seed can place it; cells do not change between attempts);
+ *		- place_regions: one warp per region, its state in shared memory
+ *		  (cell starts and sizes, cell bytes, the region's bucket fills, 8
+ *		  per 8-byte word).  Cells go by size descending, ties by cell id;
+ *		  for a cell, lane l judges mapping phi = l under all 8 offsets
+ *		  delta, and a ballot per delta picks the lowest fitting byte
+ *		  (delta * 32 + phi), exactly the host twin's sequential first fit.
+ *		  Then the same warp writes the cell bytes and the region's slots:
+ *		  keys in index order, each at its bucket's fill plus its rank among
+ *		  the earlier lanes with the same bucket (__match_any_sync), and
+ *		  zeroes the rest.  Slots are thus deterministic, equal to the host
+ *		  twin's, and written in one pass (no memset, no atomics in global
+ *		  memory);
+ *		- a region where some cell fits under no byte fails the attempt:
+ *		  new seed_cell/seed_vb and ~11% more buckets (no re-sort), at most
+ *		  GH_MAX_ATTEMPTS times, then a clean GH_ERR_BUILD_FAILED.
  */
 #include "gpu_common.cuh"
-
-#include <cub/block/block_scan.cuh>
-#include <cub/device/device_radix_sort.cuh>
 
 namespace
 {
 
-__global__ void
-cell_sizes(gh_gph_view v, const uint64_t *__restrict__ dk, uint32_t u,
-		   uint64_t *__restrict__ hk, uint32_t *__restrict__ cell,
-		   uint32_t *__restrict__ csize)
-{
-	uint32_t	i = blockIdx.x * blockDim.x + threadIdx.x;
+constexpr unsigned FULL = 0xffffffffU;
+constexpr int PLACE_WARPS = 8;
 
-	if (i < u)
-	{
-		uint64_t	h = gh_gph_mix(v, dk[i]);
-		uint32_t	c = gh_gph_cell(v, h);
+/* Per-warp shared memory: cell starts (relative to the region's first key),
+ * cell sizes, cell bytes, then (when it fits) the region's bucket fills. */
+constexpr uint32_t CS_WORDS = GH_GPH_REGION_MAX + 4;
+constexpr size_t WARP_FIXED = CS_WORDS * 4 + 2 * GH_GPH_REGION_MAX;
+constexpr size_t SHARED_LIMIT = 48 * 1024;
 
-		hk[i] = h;
-		cell[i] = c;
-		atomicAdd(&csize[c], 1U);
-	}
-}
+static_assert(WARP_FIXED % 16 == 0, "per-warp shared layout must stay 16-byte aligned");
 
-/* Class of each key's cell, and a block-aggregated class histogram. */
-__global__ void
-key_classes(const uint32_t *__restrict__ cell, const uint32_t *__restrict__ csize,
-			uint32_t u, uint8_t *__restrict__ cls, uint32_t *__restrict__ idx,
-			uint32_t *__restrict__ hist)
-{
-	__shared__ uint32_t local[GH_GPH_SIZE_CLASSES];
-	uint32_t	i = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (threadIdx.x < GH_GPH_SIZE_CLASSES)
-		local[threadIdx.x] = 0;
-	__syncthreads();
-	if (i < u)
-	{
-		int			c = gh_gph_size_class(csize[cell[i]]);
-
-		cls[i] = (uint8_t) c;
-		idx[i] = i;
-		atomicAdd(&local[c], 1U);
-	}
-	__syncthreads();
-	if (threadIdx.x < GH_GPH_SIZE_CLASSES && local[threadIdx.x])
-		atomicAdd(&hist[threadIdx.x], local[threadIdx.x]);
-}
+/* status words: [0] an attempt's region failed, [1] largest byte + 1,
+ * [2] some cell holds more than GH_GPH_MAX_CELL keys */
+constexpr int ST_FAILED = 0;
+constexpr int ST_ROUNDS = 1;
+constexpr int ST_OVERSIZE = 2;
+constexpr int ST_WORDS = 4;
 
 __global__ void
-round_demand(gh_gph_view v, const uint32_t *__restrict__ act, uint32_t n_act,
-			 const uint64_t *__restrict__ hk, const uint32_t *__restrict__ cell,
-			 const uint8_t *__restrict__ state, uint32_t *__restrict__ bkt,
-			 uint32_t *__restrict__ demand)
+region_bounds(gh_gph_view v, const uint64_t *__restrict__ hk, uint32_t u,
+			  uint32_t *__restrict__ rstart, uint32_t *__restrict__ status)
 {
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (a < n_act)
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i <= u;
+		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
-		uint32_t	i = act[a];
-		uint32_t	c = cell[i];
-		uint32_t	b = gh_gph_bucket(v, hk[i], c, state[c]);
+		uint32_t	c = i < u ? gh_gph_cell(v, hk[i]) : 0;
+		uint32_t	ri = i < u ? c >> v.cr_log2 : v.n_regions;
+		uint32_t	r = i > 0 ? (gh_gph_cell(v, hk[i - 1]) >> v.cr_log2) + 1 : 0;
 
-		bkt[i] = b;
-		atomicAdd(&demand[b], 1U);
-	}
-}
-
-__global__ void
-round_reject(const uint32_t *__restrict__ act, uint32_t n_act, const uint32_t *__restrict__ bkt,
-			 const uint32_t *__restrict__ cell, const uint32_t *__restrict__ fill,
-			 const uint32_t *__restrict__ demand, uint32_t *__restrict__ reject)
-{
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (a < n_act)
-	{
-		uint32_t	i = act[a];
-		uint32_t	b = bkt[i];
-
-		if (fill[b] + demand[b] > GH_GPH_M)
-			reject[cell[i]] = 1;
-	}
-}
-
-__global__ void
-round_commit(const uint32_t *__restrict__ act, uint32_t n_act, const uint32_t *__restrict__ bkt,
-			 const uint32_t *__restrict__ cell, uint32_t *__restrict__ fill,
-			 uint32_t *__restrict__ demand, const uint32_t *__restrict__ reject,
-			 uint32_t *__restrict__ next, uint32_t *__restrict__ n_next)
-{
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
-	bool		keep = false;
-	uint32_t	i = 0;
-
-	if (a < n_act)
-	{
-		i = act[a];
-		uint32_t	b = bkt[i];
-
-		demand[b] = 0;
-		keep = reject[cell[i]] != 0;
-		if (!keep)
-			atomicAdd(&fill[b], 1U);
-	}
-	gh_warp_append(keep, i, next, n_next);
-}
-
-/* One thread per rejected cell advances its byte; 255 rejected = failure. */
-__global__ void
-round_advance(const uint32_t *__restrict__ act, uint32_t n_act, const uint32_t *__restrict__ cell,
-			  uint32_t *__restrict__ reject, uint8_t *__restrict__ state,
-			  uint32_t *__restrict__ failed)
-{
-	uint32_t	a = blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (a < n_act)
-	{
-		uint32_t	c = cell[act[a]];
-
-		if (atomicExch(&reject[c], 0U) != 0)
-		{
-			if (state[c] == GH_GPH_CANDIDATES - 1)
-				*failed = 1;
-			else
-				state[c]++;
-		}
+		/* key i starts regions prev + 1 .. its own (empty ones between) */
+		for (; r <= ri; r++)
+			rstart[r] = (uint32_t) i;
+		if (i + GH_GPH_MAX_CELL < u && c == gh_gph_cell(v, hk[i + GH_GPH_MAX_CELL]))
+			status[ST_OVERSIZE] = 1;
 	}
 }
 
 /*
- * The tail of a class: when few keys remain, one block runs all remaining
- * rounds in one launch (the four steps above, separated by block barriers)
- * instead of four launches and two host round trips per round.
+ * Places one cell of s keys (k[0..s)) in the region whose fills are fill[]:
+ * lane l evaluates phi = l; the first delta with a fitting lane wins, lowest
+ * lane first, so the byte is the lowest fitting one.  The winner commits
+ * its group's new fills.  Returns the byte, or -1 when none fits.
  */
-constexpr unsigned TAIL_THREADS = 1024;
-constexpr uint32_t TAIL_KEYS = 16384;
-
-__global__ void __launch_bounds__(TAIL_THREADS)
-tail_rounds(gh_gph_view v, uint32_t *list0, uint32_t *list1, uint32_t n_act,
-			const uint64_t *__restrict__ hk, const uint32_t *__restrict__ cell,
-			uint8_t *state, uint32_t *bkt, uint32_t *fill, uint32_t *demand,
-			uint32_t *reject, uint32_t *failed, uint32_t *rounds_out)
+__device__ __forceinline__ int
+place_cell(const gh_gph_view &v, uint32_t c, uint32_t s, const uint64_t *__restrict__ k,
+		   uint8_t *fill, unsigned lane)
 {
-	__shared__ uint32_t n_next;
-	__shared__ uint32_t fail;
-	uint32_t   *cur = list0,
-			   *next = list1;
-	uint32_t	rounds = 0;
+	uint64_t	mine = lane < s ? k[lane] : 0;
+	uint64_t	cnt = 0;
 
-	if (threadIdx.x == 0)
-		fail = 0;
-	__syncthreads();
-	while (n_act > 0 && !fail)
+	for (uint32_t q = 0; q < s; q++)
 	{
-		rounds++;
-		for (uint32_t a = threadIdx.x; a < n_act; a += blockDim.x)
-		{
-			uint32_t	i = cur[a];
-			uint32_t	c = cell[i];
-			uint32_t	b = gh_gph_bucket(v, hk[i], c, state[c]);
+		uint64_t	h = __shfl_sync(FULL, mine, q);
 
-			bkt[i] = b;
-			atomicAdd(&demand[b], 1U);
-		}
-		if (threadIdx.x == 0)
-			n_next = 0;
-		__syncthreads();
-		for (uint32_t a = threadIdx.x; a < n_act; a += blockDim.x)
-		{
-			uint32_t	i = cur[a];
-			uint32_t	b = bkt[i];
-
-			if (fill[b] + demand[b] > GH_GPH_M)
-				reject[cell[i]] = 1;
-		}
-		__syncthreads();
-		for (uint32_t a = threadIdx.x; a < n_act; a += blockDim.x)
-		{
-			uint32_t	i = cur[a];
-			uint32_t	b = bkt[i];
-
-			demand[b] = 0;
-			if (reject[cell[i]])
-				next[atomicAdd(&n_next, 1U)] = i;
-			else
-				atomicAdd(&fill[b], 1U);
-		}
-		__syncthreads();
-		n_act = n_next;
-		for (uint32_t a = threadIdx.x; a < n_act; a += blockDim.x)
-		{
-			uint32_t	c = cell[next[a]];
-
-			if (atomicExch(&reject[c], 0U) != 0)
-			{
-				if (state[c] == GH_GPH_CANDIDATES - 1)
-					fail = 1;
-				else
-					state[c]++;
-			}
-		}
-		__syncthreads();
-		uint32_t   *t = cur;
-
-		cur = next;
-		next = t;
+		cnt += 1ULL << (8 * gh_gph_vbucket(v, h, lane));
 	}
-	if (threadIdx.x == 0)
+
+	const bool	split_ok = GH_GPH_BYTES_LE4(cnt);
+	const uint32_t grp = gh_gph_group(v, gh_gph_cell_hash(v, c), lane);
+	const uint64_t F = *reinterpret_cast<const uint64_t *>(fill + grp);
+
+	for (uint32_t d = 0; d < GH_GPH_R; d++)
 	{
-		*rounds_out = rounds;
-		if (fail)
-			*failed = 1;
+		uint64_t	w = F + gh_gph_rotate(cnt, d);
+		unsigned	m = __ballot_sync(FULL, split_ok && GH_GPH_BYTES_LE4(w));
+
+		if (m)
+		{
+			unsigned	phi = __ffs(m) - 1;
+
+			if (lane == phi)
+				*reinterpret_cast<uint64_t *>(fill + grp) = w;
+			__syncwarp();
+			return (int) (d * GH_GPH_PHI + phi);
+		}
 	}
+	return -1;
 }
 
-__global__ void
-place(gh_gph_view v, const uint64_t *__restrict__ dk, const uint32_t *__restrict__ doff,
-	  const uint32_t *__restrict__ dcnt, uint32_t u, uint32_t *__restrict__ pos,
-	  gh_slot *__restrict__ slots)
+template <bool GLOBAL_FILL>
+__global__ void __launch_bounds__(PLACE_WARPS * 32)
+place_regions(gh_gph_view v, const uint64_t *__restrict__ hk, const uint32_t *__restrict__ doff,
+			  const uint32_t *__restrict__ dcnt, const uint32_t *__restrict__ rstart,
+			  uint8_t *__restrict__ cells, gh_slot *__restrict__ slots, uint8_t *gfill,
+			  uint32_t warp_bytes, uint32_t *status)
 {
-	uint32_t	i = blockIdx.x * blockDim.x + threadIdx.x;
+	extern __shared__ __align__(16) unsigned char smem[];
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned wib = threadIdx.x >> 5;
+	uint32_t   *cs = reinterpret_cast<uint32_t *>(smem + (size_t) wib * warp_bytes);
+	uint8_t    *csz = reinterpret_cast<uint8_t *>(cs + CS_WORDS);
+	uint8_t    *cb = csz + GH_GPH_REGION_MAX;
+	const uint32_t cr = 1U << v.cr_log2;
+	const uint32_t nq = (cr + 31) / 32;
 
-	if (i < u)
+	for (uint32_t r = blockIdx.x * PLACE_WARPS + wib; r < v.n_regions; r += gridDim.x * PLACE_WARPS)
 	{
-		gh_slot		s;
+		/* another region failed this attempt: the result is discarded */
+		if (__shfl_sync(FULL, lane == 0 ? *(volatile uint32_t *) &status[ST_FAILED] : 0U, 0))
+			break;
 
-		s.key = dk[i];
-		s.off = doff[i];
-		s.cnt = dcnt[i];
+		uint8_t    *fill = GLOBAL_FILL ? gfill + (size_t) r * v.br : cb + GH_GPH_REGION_MAX;
+		const uint32_t c0 = r << v.cr_log2;
+		const uint64_t ks = rstart[r],
+					ke = rstart[r + 1];
 
-		uint32_t	b = gh_gph_locate(v, s.key);
-		uint32_t	p = atomicAdd(&pos[b], 1U);
+		for (uint32_t c = lane; c < cr; c += 32)
+		{
+			cs[c] = 0;
+			cb[c] = 0;
+		}
+		for (uint32_t b = lane * 8; b < v.br; b += 32 * 8)
+			*reinterpret_cast<uint64_t *>(fill + b) = 0;
+		__syncwarp();
+		for (uint64_t i = ks + lane; i < ke; i += 32)
+			atomicAdd(&cs[gh_gph_cell(v, hk[i]) - c0], 1U);
+		__syncwarp();
 
-		slots[(uint64_t) b * GH_GPH_M + p] = s;
+		/* sizes, and starts by an exclusive scan over the cells */
+		uint32_t	carry = 0,
+					maxs = 0;
+
+		for (uint32_t q = 0; q < nq; q++)
+		{
+			uint32_t	c = q * 32 + lane;
+			uint32_t	x = c < cr ? cs[c] : 0;
+			uint32_t	incl = x;
+
+			for (unsigned d = 1; d < 32; d <<= 1)
+			{
+				uint32_t	y = __shfl_up_sync(FULL, incl, d);
+
+				if (lane >= d)
+					incl += y;
+			}
+			if (c < cr)
+			{
+				cs[c] = carry + incl - x;
+				csz[c] = (uint8_t) (x < 255 ? x : 255);
+			}
+			carry += __shfl_sync(FULL, incl, 31);
+			maxs = x > maxs ? x : maxs;
+		}
+		maxs = __reduce_max_sync(FULL, maxs);
+		__syncwarp();
+
+		/* cells by size descending, ties by cell id */
+		bool		failed = maxs > GH_GPH_MAX_CELL;
+		uint32_t	used = 0;
+
+		for (uint32_t s = maxs; s >= 1 && !failed; s--)
+		{
+			for (uint32_t q = 0; q < nq && !failed; q++)
+			{
+				uint32_t	c = q * 32 + lane;
+				unsigned	m = __ballot_sync(FULL, c < cr && csz[c] == s);
+
+				while (m)
+				{
+					uint32_t	lc = q * 32 + __ffs(m) - 1;
+					int			byte;
+
+					m &= m - 1;
+					byte = place_cell(v, c0 + lc, s, hk + ks + cs[lc], fill, lane);
+					if (byte < 0)
+					{
+						failed = true;
+						break;
+					}
+					if (lane == 0)
+						cb[lc] = (uint8_t) byte;
+					used = (uint32_t) byte + 1 > used ? (uint32_t) byte + 1 : used;
+				}
+			}
+		}
+		if (failed)
+		{
+			if (lane == 0)
+				atomicExch(&status[ST_FAILED], 1U);
+			break;
+		}
+		if (lane == 0 && used)
+			atomicMax(&status[ST_ROUNDS], used);
+		__syncwarp();
+
+		/* the cell bytes, then the slots: keys in index order */
+		for (uint32_t c = lane; c < cr; c += 32)
+			cells[c0 + c] = cb[c];
+		for (uint32_t b = lane * 8; b < v.br; b += 32 * 8)
+			*reinterpret_cast<uint64_t *>(fill + b) = 0;
+		__syncwarp();
+
+		const uint64_t rslot = (uint64_t) r * v.br * GH_GPH_M;
+		ulonglong2 *out = reinterpret_cast<ulonglong2 *>(slots) + rslot;
+
+		for (uint64_t base = ks; base < ke; base += 32)
+		{
+			uint64_t	i = base + lane;
+			bool		valid = i < ke;
+			uint64_t	h = valid ? hk[i] : 0;
+			uint32_t	lb = 0xffffffffU;	/* no bucket: peers only of the invalid */
+
+			if (valid)
+			{
+				uint32_t	c = gh_gph_cell(v, h);
+
+				lb = gh_gph_bucket(v, h, c, cb[c - c0]) - r * v.br;
+			}
+			unsigned	peers = __match_any_sync(FULL, lb);
+			uint32_t	before = valid ? fill[lb] : 0;
+			uint32_t	rank = __popc(peers & ((1U << lane) - 1));
+
+			__syncwarp();
+			if (valid && (peers >> lane) == 1)	/* the last of its bucket's lanes */
+				fill[lb] = (uint8_t) (before + __popc(peers));
+			if (valid)
+			{
+				ulonglong2	w;
+
+				w.x = gh_gph_unmix(v, h);
+				w.y = (uint64_t) doff[i] | ((uint64_t) dcnt[i] << 32);
+				out[(uint64_t) lb * GH_GPH_M + before + rank] = w;
+			}
+			__syncwarp();
+		}
+		for (uint64_t sl = lane; sl < (uint64_t) v.br * GH_GPH_M; sl += 32)
+			if ((sl & (GH_GPH_M - 1)) >= fill[sl / GH_GPH_M])
+				out[sl] = make_ulonglong2(0, 0);
+		__syncwarp();
 	}
 }
 
 }								/* namespace */
 
+/*
+ * hk: the distinct keys' mixed values, ascending, with their rowid ranges
+ * (doff, dcnt).  Leaves the table in g->d_cells / g->d_slots and t->gph.
+ */
 gh_status
-gh_gpu_build_gph(gh_table *t, const uint64_t *dk, const uint32_t *doff,
+gh_gpu_build_gph(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 				 const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf)
 {
 	gh_gpu_state *g = t->gpu;
 	cudaStream_t st = g->stream;
-	const unsigned T = 256;
-	gh_dscratch hk(t),
-				cell(t),
-				bkt(t),
-				cls(t),
-				cls2(t),
-				idx(t),
-				listA(t),
-				listB(t),
-				small(t);
+	gh_gph_view v;
 
-	GH_CHECK(hk.alloc((size_t) u * 8));
-	GH_CHECK(cell.alloc((size_t) u * 4));
-	GH_CHECK(bkt.alloc((size_t) u * 4));
-	GH_CHECK(cls.alloc(u));
-	GH_CHECK(cls2.alloc(u));
-	GH_CHECK(idx.alloc((size_t) u * 4));
-	GH_CHECK(listA.alloc((size_t) u * 4));
-	GH_CHECK(listB.alloc((size_t) u * 4));
-	/* [0..5] class histogram, [6] list counter, [7] failure flag */
-	GH_CHECK(small.alloc(8 * 4));
-	uint32_t   *d_hist = small.as<uint32_t>();
-	uint32_t   *d_count = d_hist + 6;
-	uint32_t   *d_failed = d_hist + 7;
+	memset(&v, 0, sizeof(v));
+	if (!gh_gph_geometry(u, lf, 0, &v))
+		return gh_error(GH_ERR_TOO_LARGE, "GPH over %u keys at load %g needs too many buckets", u, lf);
+	v.seed_key = gh_gph_key_seed(seed);
+
+	gh_dscratch rstart(t),
+				status(t),
+				gfill(t);
+	uint32_t	h_status[ST_WORDS];
+
+	GH_CHECK(rstart.alloc(((size_t) v.n_regions + 1) * 4));
+	GH_CHECK(status.alloc(ST_WORDS * 4));
+	GH_CHECK(gh_dmalloc(t, (void **) &g->d_cells, v.n_cells));
+	GH_TRY(cudaMemsetAsync(status.p, 0, ST_WORDS * 4, st));
+	region_bounds<<<gh_blocks((uint64_t) u + 1, 256), 256, 0, st>>>(v, hk, u, rstart.as<uint32_t>(),
+																	 status.as<uint32_t>());
+	GH_LAUNCHED();
+	GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	if (h_status[ST_OVERSIZE])
+		return gh_error(GH_ERR_BUILD_FAILED,
+						"GPH: a cell holds more than %d of %u keys (seed_key collision)",
+						GH_GPH_MAX_CELL, u);
+
+	int			sms = 0;
+
+	GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->ordinal));
 
 	for (int attempt = 0; attempt < GH_MAX_ATTEMPTS; attempt++)
 	{
-		gh_gph_view v;
 		uint64_t	sd = gh_attempt_seed(seed, attempt);
 
-		memset(&v, 0, sizeof(v));
-		v.n_cells = gh_gph_cells_for(u);
-		v.n_buckets = gh_gph_buckets_for(u, lf, attempt);
-		v.seed_key = gh_splitmix64(&sd);
-		v.seed_bucket = gh_splitmix64(&sd);
+		if (!gh_gph_geometry(u, lf, attempt, &v))
+			break;
+		v.seed_cell = (uint32_t) gh_splitmix64(&sd);
 		v.seed_vb = (uint32_t) gh_splitmix64(&sd);
 
-		gh_dscratch state(t),
-					reject(t),
-					csize(t),
-					fill(t),
-					demand(t);
-
-		GH_CHECK(state.alloc(v.n_cells));
-		GH_CHECK(reject.alloc((size_t) v.n_cells * 4));
-		GH_CHECK(csize.alloc((size_t) v.n_cells * 4));
-		GH_CHECK(fill.alloc((size_t) v.n_buckets * 4));
-		GH_CHECK(demand.alloc((size_t) v.n_buckets * 4));
-		GH_TRY(cudaMemsetAsync(state.p, 0, v.n_cells, st));
-		GH_TRY(cudaMemsetAsync(reject.p, 0, (size_t) v.n_cells * 4, st));
-		GH_TRY(cudaMemsetAsync(csize.p, 0, (size_t) v.n_cells * 4, st));
-		GH_TRY(cudaMemsetAsync(fill.p, 0, (size_t) v.n_buckets * 4, st));
-		GH_TRY(cudaMemsetAsync(demand.p, 0, (size_t) v.n_buckets * 4, st));
-		GH_TRY(cudaMemsetAsync(small.p, 0, 8 * 4, st));
-
-		uint32_t	h_hist[GH_GPH_SIZE_CLASSES] = {0};
-		const uint32_t *by_class = idx.as<uint32_t>();
-
-		if (u > 0)
-		{
-			cell_sizes<<<gh_blocks(u, T), T, 0, st>>>(v, dk, u, hk.as<uint64_t>(), cell.as<uint32_t>(),
-													  csize.as<uint32_t>());
-			GH_LAUNCHED();
-			key_classes<<<gh_blocks(u, T), T, 0, st>>>(cell.as<uint32_t>(), csize.as<uint32_t>(), u,
-													   cls.as<uint8_t>(), idx.as<uint32_t>(), d_hist);
-			GH_LAUNCHED();
-
-			/* one stable radix pass groups the keys by class, largest first */
-			cub::DoubleBuffer<uint8_t> kb(cls.as<uint8_t>(), cls2.as<uint8_t>());
-			cub::DoubleBuffer<uint32_t> vb(idx.as<uint32_t>(), listA.as<uint32_t>());
-			size_t		tmp = 0;
-
-			GH_TRY(cub::DeviceRadixSort::SortPairs(nullptr, tmp, kb, vb, (int64_t) u, 0, 3, st));
-			GH_CHECK(gh_cub_reserve(t, tmp));
-			GH_TRY(cub::DeviceRadixSort::SortPairs(g->d_cub, tmp, kb, vb, (int64_t) u, 0, 3, st));
-			by_class = vb.Current();
-			GH_TRY(cudaMemcpyAsync(h_hist, d_hist, sizeof(h_hist), cudaMemcpyDeviceToHost, st));
-			GH_TRY(cudaStreamSynchronize(st));
-		}
-		/* the round lists must not alias the class-ordered index list */
-		uint32_t   *lists[2] = {by_class == listA.as<uint32_t>() ? idx.as<uint32_t>() : listA.as<uint32_t>(),
-		listB.as<uint32_t>()};
-
-		uint32_t	start = 0;
-		uint32_t	failed = 0;
-		int			rounds = 0;
-
-		for (int c = 0; c < GH_GPH_SIZE_CLASSES && !failed; c++)
-		{
-			const uint32_t *cur = by_class + start;
-			uint32_t	n_act = h_hist[c];
-			int			flip = 0;
-
-			start += h_hist[c];
-			while (n_act > 0 && !failed)
-			{
-				if (n_act <= TAIL_KEYS)
-				{
-					uint32_t	h_small[2];
-
-					/* the tail lists must not be the class's own input */
-					if (cur != lists[0] && cur != lists[1])
-					{
-						GH_TRY(cudaMemcpyAsync(lists[0], cur, (size_t) n_act * 4,
-											   cudaMemcpyDeviceToDevice, st));
-						cur = lists[0];
-					}
-					uint32_t   *other = cur == lists[0] ? lists[1] : lists[0];
-
-					tail_rounds<<<1, TAIL_THREADS, 0, st>>>(v, (uint32_t *) cur, other, n_act,
-															hk.as<uint64_t>(), cell.as<uint32_t>(),
-															state.as<uint8_t>(), bkt.as<uint32_t>(),
-															fill.as<uint32_t>(), demand.as<uint32_t>(),
-															reject.as<uint32_t>(), d_failed, d_count);
-					GH_LAUNCHED();
-					GH_TRY(cudaMemcpyAsync(h_small, d_count, 8, cudaMemcpyDeviceToHost, st));
-					GH_TRY(cudaStreamSynchronize(st));
-					rounds += h_small[0];
-					failed = h_small[1];
-					break;
-				}
-				unsigned	blocks = gh_blocks(n_act, T);
-				uint32_t   *next = lists[flip];
-				uint32_t	h_small[2];
-
-				rounds++;
-				round_demand<<<blocks, T, 0, st>>>(v, cur, n_act, hk.as<uint64_t>(), cell.as<uint32_t>(),
-												   state.as<uint8_t>(), bkt.as<uint32_t>(),
-												   demand.as<uint32_t>());
-				GH_LAUNCHED();
-				round_reject<<<blocks, T, 0, st>>>(cur, n_act, bkt.as<uint32_t>(), cell.as<uint32_t>(),
-												   fill.as<uint32_t>(), demand.as<uint32_t>(),
-												   reject.as<uint32_t>());
-				GH_LAUNCHED();
-				GH_TRY(cudaMemsetAsync(d_count, 0, 4, st));
-				round_commit<<<blocks, T, 0, st>>>(cur, n_act, bkt.as<uint32_t>(), cell.as<uint32_t>(),
-												   fill.as<uint32_t>(), demand.as<uint32_t>(),
-												   reject.as<uint32_t>(), next, d_count);
-				GH_LAUNCHED();
-				GH_TRY(cudaMemcpyAsync(&h_small[0], d_count, 4, cudaMemcpyDeviceToHost, st));
-				GH_TRY(cudaStreamSynchronize(st));
-				n_act = h_small[0];
-				if (n_act > 0)
-				{
-					round_advance<<<gh_blocks(n_act, T), T, 0, st>>>(next, n_act, cell.as<uint32_t>(),
-																	 reject.as<uint32_t>(),
-																	 state.as<uint8_t>(), d_failed);
-					GH_LAUNCHED();
-					GH_TRY(cudaMemcpyAsync(&h_small[1], d_failed, 4, cudaMemcpyDeviceToHost, st));
-					GH_TRY(cudaStreamSynchronize(st));
-					failed = h_small[1];
-				}
-				cur = next;
-				flip ^= 1;
-			}
-		}
-		if (failed)
-			continue;
-
-		/* the cell bytes are final: scatter keys into their buckets */
 		uint64_t	n_slots = (uint64_t) v.n_buckets * GH_GPH_M;
+		size_t		warp_bytes = WARP_FIXED + (((size_t) v.br + 15) & ~(size_t) 15);
+		bool		global_fill = warp_bytes * PLACE_WARPS > SHARED_LIMIT;
 
-		GH_CHECK(gh_dmalloc(t, (void **) &g->d_cells, v.n_cells));
 		GH_CHECK(gh_dmalloc(t, (void **) &g->d_slots, n_slots * sizeof(gh_slot)));
-		GH_TRY(cudaMemcpyAsync(g->d_cells, state.p, v.n_cells, cudaMemcpyDeviceToDevice, st));
-		GH_TRY(cudaMemsetAsync(g->d_slots, 0, n_slots * sizeof(gh_slot), st));
-		GH_TRY(cudaMemsetAsync(fill.p, 0, (size_t) v.n_buckets * 4, st));
+		if (global_fill)
+		{
+			warp_bytes = WARP_FIXED;
+			GH_CHECK(gfill.alloc(v.n_buckets));
+		}
+		GH_TRY(cudaMemsetAsync(status.p, 0, ST_WORDS * 4, st));
+
+		/* one warp per region; the grid-stride loop covers any excess */
+		uint64_t	want = (v.n_regions + PLACE_WARPS - 1) / PLACE_WARPS;
+		unsigned	blocks = (unsigned) (want < (uint64_t) sms * 2048 ? want : (uint64_t) sms * 2048);
+		size_t		shmem = warp_bytes * PLACE_WARPS;
+
+		if (global_fill)
+			place_regions<true><<<blocks, PLACE_WARPS * 32, shmem, st>>>(
+				v, hk, doff, dcnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
+				gfill.as<uint8_t>(), (uint32_t) warp_bytes, status.as<uint32_t>());
+		else
+			place_regions<false><<<blocks, PLACE_WARPS * 32, shmem, st>>>(
+				v, hk, doff, dcnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
+				nullptr, (uint32_t) warp_bytes, status.as<uint32_t>());
+		GH_LAUNCHED();
+		GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		gfill.release();
+		if (h_status[ST_FAILED])
+		{
+			gh_dfree(t, g->d_slots, n_slots * sizeof(gh_slot));
+			g->d_slots = nullptr;
+			continue;
+		}
 		v.cells = g->d_cells;
 		v.slots = g->d_slots;
-		if (u > 0)
-		{
-			place<<<gh_blocks(u, T), T, 0, st>>>(v, dk, doff, dcnt, u, fill.as<uint32_t>(), g->d_slots);
-			GH_LAUNCHED();
-		}
-		GH_TRY(cudaStreamSynchronize(st));
+		gh_gpu_set_l2_window(t, g->d_cells, v.n_cells);
 		t->gph = v;
 		t->seed = seed;
 		t->attempts = attempt + 1;
-		t->rounds = rounds;
+		t->rounds = (int) h_status[ST_ROUNDS];
 		t->n_slots = n_slots;
 		t->n_cells = v.n_cells;
 		return GH_OK;

@@ -8,8 +8,17 @@
  *		Requester: memory-level parallelism from ILP).  FKS and linear: a
  *		thread per probe, P probes in flight per thread.
  *
+ *		Memory hints: probe keys, bucket/slot reads and the per-probe outputs
+ *		are touched once, so they are loaded and stored evict-first
+ *		(__ldcs/__stcs); what stays in L2 is the small hot array (GPH cells,
+ *		FKS level 1), optionally pinned by a persisting window
+ *		(gh_l2_persist, gpu_table.cu).
+ *
  *		Emission is count -> exclusive scan -> write: no atomic anywhere, so
- *		a hot key costs no contention; a warp copies a long range together.
+ *		a hot key costs no contention.  A warp takes 32 consecutive probes
+ *		and writes their contiguous output range with lane-strided, coalesced
+ *		stores; each output finds its probe by a 5-step search over the
+ *		warp's 32 range ends.
  */
 #include "gpu_common.cuh"
 
@@ -24,16 +33,12 @@ constexpr int PROBE_THREADS = 256;
 __device__ __forceinline__ void
 store_hit(gh_range *ranges, uint32_t *counts, uint64_t i, uint32_t off, uint32_t cnt)
 {
+	static_assert(sizeof(gh_range) == 8, "gh_range is stored as one 8-byte word");
 	if (ranges)
-	{
-		gh_range	r;
-
-		r.offset = off;
-		r.count = cnt;
-		ranges[i] = r;
-	}
+		__stcs(reinterpret_cast<unsigned long long *>(ranges + i),
+			   (unsigned long long) off | ((unsigned long long) cnt << 32));
 	if (counts)
-		counts[i] = cnt;
+		__stcs(counts + i, cnt);
 }
 
 template <int P>
@@ -56,12 +61,12 @@ gph_lookup_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n,
 
 #pragma unroll
 		for (int p = 0; p < P; p++)
-			key[p] = first + p < n ? __ldg(keys + first + p) : 0;
+			key[p] = first + p < n ? __ldcs(keys + first + p) : 0;
 #pragma unroll
 		for (int p = 0; p < P; p++)
 		{
 			if (first + p < n)
-				s[p] = __ldg(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
+				s[p] = __ldcs(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
 			else
 				s[p] = make_ulonglong2(0, 0);
 		}
@@ -106,7 +111,7 @@ scalar_lookup_kernel(View v, const uint64_t *__restrict__ keys, uint64_t n,
 #pragma unroll
 		for (int p = 0; p < P; p++)
 			if (i + p * stride < n)
-				h[p] = lookup(v, __ldg(keys + i + p * stride));
+				h[p] = lookup(v, __ldcs(keys + i + p * stride));
 #pragma unroll
 		for (int p = 0; p < P; p++)
 			if (i + p * stride < n)
@@ -122,8 +127,66 @@ struct range_count
 	}
 };
 
-/* Ranges longer than this are copied by the whole warp. */
-constexpr uint32_t WARP_COPY = 16;
+/*
+ * Writes the output range of one warp's 32 probes, [start, start + total):
+ * lane-strided output positions o (relative to start), so stores coalesce;
+ * the owner of o is the first lane whose range end e (relative, in lane
+ * order, nondecreasing) exceeds o, found by a 5-step binary search over the
+ * ends held in the lanes (shuffles); its rowid is rows[o + d] with d =
+ * offset - relative start of the owner's range.  T is 32-bit when the
+ * warp's total fits (the common case: one shuffle per step), else 64-bit.
+ * EMIT_ILP outputs per lane are loaded before any is stored.
+ */
+constexpr int EMIT_ILP = 4;
+
+template <typename R, typename T>
+__device__ __forceinline__ void
+emit_range(T total, T e, T d, uint64_t start, uint32_t first_probe, const R *__restrict__ rows,
+		   uint32_t *__restrict__ out_idx, R *__restrict__ out_rows)
+{
+	const unsigned lane = threadIdx.x & 31;
+
+	for (T ob = 0; ob < total; ob += 32 * EMIT_ILP)
+	{
+		T			o[EMIT_ILP];
+		uint32_t	own[EMIT_ILP];
+		R			val[EMIT_ILP];
+
+#pragma unroll
+		for (int q = 0; q < EMIT_ILP; q++)
+		{
+			uint32_t	lo = 0;
+
+			o[q] = ob + (T) (q * 32 + lane);
+#pragma unroll
+			for (uint32_t step = 16; step >= 1; step >>= 1)
+			{
+				T			ev = __shfl_sync(0xffffffffU, e, lo + step - 1);
+
+				if (ev <= o[q])
+					lo += step;
+			}
+			own[q] = lo;
+
+			T			dd = __shfl_sync(0xffffffffU, d, lo);
+
+			val[q] = o[q] < total ? __ldg(rows + (uint64_t) (T) (o[q] + dd)) : (R) 0;
+		}
+#pragma unroll
+		for (int q = 0; q < EMIT_ILP; q++)
+		{
+			if (o[q] < total)
+			{
+				uint64_t	dst = start + (uint64_t) o[q];
+
+				if (out_idx)
+					__stcs(out_idx + dst, first_probe + own[q]);
+				if (out_rows)
+					__stcs(out_rows + dst, val[q]);
+			}
+		}
+	}
+}
 
 template <typename R>
 __global__ void __launch_bounds__(256)
@@ -131,43 +194,45 @@ emit_kernel(const gh_range *__restrict__ rg, const uint64_t *__restrict__ pos, u
 			const R *__restrict__ rows, uint32_t *__restrict__ out_idx, R *__restrict__ out_rows)
 {
 	const unsigned lane = threadIdx.x & 31;
-	const uint64_t stride = gridDim.x * (uint64_t) blockDim.x;
+	const uint64_t warps = (gridDim.x * (uint64_t) blockDim.x) >> 5;
 
-	for (uint64_t base = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) - lane; base < n; base += stride)
+	for (uint64_t base = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 5 << 5; base < n;
+		 base += warps * 32)
 	{
 		uint64_t	i = base + lane;
-		gh_range	r = {0, 0};
 		uint64_t	p = 0;
+		uint32_t	off = 0,
+					cnt = 0;
 
 		if (i < n)
 		{
-			r = rg[i];
+			gh_range	r = rg[i];
+
 			p = pos[i];
+			off = r.offset;
+			cnt = r.count;
 		}
-		if (r.count <= WARP_COPY)
-		{
-			for (uint32_t j = 0; j < r.count; j++)
-			{
-				out_idx[p + j] = (uint32_t) i;
-				out_rows[p + j] = rows[r.offset + j];
-			}
-		}
-		unsigned	big = __ballot_sync(0xffffffffU, r.count > WARP_COPY);
 
-		while (big)
-		{
-			int			l = __ffs(big) - 1;
-			uint32_t	off = __shfl_sync(0xffffffffU, r.offset, l);
-			uint32_t	cnt = __shfl_sync(0xffffffffU, r.count, l);
-			uint64_t	dst = __shfl_sync(0xffffffffU, p, l);
+		/* the warp's range: from its first probe's start to its last's end */
+		uint32_t	last = n - base < 32 ? (uint32_t) (n - base - 1) : 31;
+		uint64_t	start = __shfl_sync(0xffffffffU, p, 0);
+		uint64_t	end = __shfl_sync(0xffffffffU, p + cnt, last);
 
-			for (uint32_t j = lane; j < cnt; j += 32)
-			{
-				out_idx[dst + j] = (uint32_t) (base + l);
-				out_rows[dst + j] = rows[off + j];
-			}
-			big &= big - 1;
-		}
+		if (i >= n)
+			p = end;			/* lanes past n: empty ranges at the end */
+		if (end == start)
+			continue;
+
+		uint64_t	total = end - start;
+		uint64_t	rel = p - start;
+
+		/* 32-bit positions leave room for the last pass's overshoot */
+		if (total <= 0xffffffffULL - 32 * EMIT_ILP)
+			emit_range<R, uint32_t>((uint32_t) total, (uint32_t) (rel + cnt), off - (uint32_t) rel,
+									start, (uint32_t) base, rows, out_idx, out_rows);
+		else
+			emit_range<R, uint64_t>(total, rel + cnt, (uint64_t) off - rel,
+									start, (uint32_t) base, rows, out_idx, out_rows);
 	}
 }
 

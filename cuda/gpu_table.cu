@@ -6,6 +6,7 @@
  */
 #include "gpu_common.cuh"
 
+#include <atomic>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,12 +48,13 @@ gh_dmalloc(gh_table *t, void **p, size_t bytes)
 		return gh_error(GH_ERR_GPU_MEMORY,
 						"GPU memory budget of %zu bytes exceeded (%zu held, %zu more wanted)",
 						g->budget, g->bytes, bytes);
-	cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
+	cudaError_t e = g->pool ? cudaMallocAsync(p, bytes ? bytes : 1, g->stream)
+		: cudaMalloc(p, bytes ? bytes : 1);
 
 	if (e != cudaSuccess)
 	{
 		*p = nullptr;
-		return gh_cuda_error(e, "cudaMalloc", __FILE__, __LINE__);
+		return gh_cuda_error(e, g->pool ? "cudaMallocAsync" : "cudaMalloc", __FILE__, __LINE__);
 	}
 	g->bytes += bytes;
 	if (g->bytes > g->peak)
@@ -66,9 +68,129 @@ gh_dfree(gh_table *t, void *p, size_t bytes)
 {
 	if (!p)
 		return;
-	cudaFree(p);
+	if (t->gpu->pool)
+		cudaFreeAsync(p, t->gpu->stream);
+	else
+		cudaFree(p);
 	t->gpu->bytes -= bytes;
 	t->stats.device_bytes = t->gpu->bytes;
+}
+
+namespace
+{
+
+constexpr int MAX_DEVICES = 64;
+
+/* per device: 0 = not yet looked at, 1 = pool ready, -1 = no pools */
+std::atomic<int> pool_ready[MAX_DEVICES];
+/* per device: persisting L2 carve-out set (bytes), -1 = unsupported */
+std::atomic<long long> l2_carveout[MAX_DEVICES];
+
+/* Raises the default pool's release threshold once per device. */
+bool
+pool_setup(int dev)
+{
+	if (dev < 0 || dev >= MAX_DEVICES)
+		return false;
+
+	int			state = pool_ready[dev].load();
+
+	if (state != 0)
+		return state > 0;
+
+	int			supported = 0;
+	cudaMemPool_t pool;
+	bool		ok = cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, dev) == cudaSuccess &&
+		supported && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess;
+
+	if (ok)
+	{
+		uint64_t	threshold = UINT64_MAX;
+
+		ok = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold) == cudaSuccess;
+	}
+	cudaGetLastError();
+	pool_ready[dev].store(ok ? 1 : -1);
+	return ok;
+}
+
+}								/* namespace */
+
+int			gh_l2_persist = 1;
+
+void
+gh_gpu_set_l2_window(gh_table *t, const void *base, size_t bytes)
+{
+	gh_gpu_state *g = t->gpu;
+	int			dev = g->ordinal;
+
+	if (!gh_l2_persist || !base || bytes == 0 || dev < 0 || dev >= MAX_DEVICES)
+		return;
+
+	long long	carve = l2_carveout[dev].load();
+
+	if (carve == 0)
+	{
+		int			max_persist = 0;
+
+		if (cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev) != cudaSuccess ||
+			max_persist <= 0 ||
+			cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t) max_persist) != cudaSuccess)
+			carve = -1;
+		else
+		{
+			size_t		got = 0;
+
+			carve = cudaDeviceGetLimit(&got, cudaLimitPersistingL2CacheSize) == cudaSuccess && got > 0 ?
+				(long long) got : -1;
+		}
+		cudaGetLastError();
+		l2_carveout[dev].store(carve);
+	}
+	if (carve <= 0)
+		return;
+
+	int			max_window = 0;
+
+	if (cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, dev) != cudaSuccess ||
+		max_window <= 0)
+	{
+		cudaGetLastError();
+		return;
+	}
+	size_t		num = bytes < (size_t) max_window ? bytes : (size_t) max_window;
+
+	/* a window far beyond the carve-out would persist a random sliver of
+	 * the array while shrinking L2 for everything else: skip it */
+	if ((double) num > 2.0 * (double) carve)
+		return;
+
+	cudaStreamAttrValue a;
+
+	memset(&a, 0, sizeof(a));
+	a.accessPolicyWindow.base_ptr = const_cast<void *>(base);
+	a.accessPolicyWindow.num_bytes = num;
+	a.accessPolicyWindow.hitRatio = (float) ((double) carve >= (double) num ? 1.0 : (double) carve / (double) num);
+	a.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+	a.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+	if (cudaStreamSetAttribute(g->stream, cudaStreamAttributeAccessPolicyWindow, &a) == cudaSuccess)
+		g->l2_window = true;
+	cudaGetLastError();
+}
+
+void
+gh_gpu_trim(int ordinal)
+{
+	cudaMemPool_t pool;
+	int			dev = ordinal < 0 ? 0 : ordinal;
+
+	if (dev < MAX_DEVICES && pool_ready[dev].load() > 0 &&
+		cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+	{
+		cudaDeviceSynchronize();
+		cudaMemPoolTrimTo(pool, 0);
+	}
+	cudaGetLastError();
 }
 
 gh_status
@@ -113,6 +235,7 @@ gh_gpu_attach(gh_table *t, const gh_build_options *opt)
 	g->budget = opt->max_device_bytes;
 	GH_TRY(cudaSetDevice(ordinal));
 	GH_TRY(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+	g->pool = pool_setup(ordinal);
 	return GH_OK;
 }
 
@@ -209,6 +332,8 @@ gh_gpu_layout_digest(gh_table *t)
 	{
 		a = t->gph.n_cells;
 		da = t->gpu->d_cells;
+		b = t->n_slots * sizeof(gh_slot);
+		db = t->gpu->d_slots;
 	}
 	else
 		return 0;
@@ -240,11 +365,21 @@ gh_gpu_free(gh_table *t)
 	g->d_counts, g->d_pos, g->d_cub, g->d_out_idx, g->d_out_rows, g->d_total};
 
 	cudaSetDevice(g->ordinal);
-	if (g->stream)
-		cudaStreamSynchronize(g->stream);
 	for (void *p : ptrs)
 		if (p)
-			cudaFree(p);
+		{
+			if (g->pool && g->stream)
+				cudaFreeAsync(p, g->stream);
+			else
+				cudaFree(p);
+		}
+	if (g->stream)
+		cudaStreamSynchronize(g->stream);
+	if (g->l2_window)
+	{
+		/* the freed array's lines must not keep the carve-out */
+		cudaCtxResetPersistingL2Cache();
+	}
 	if (g->stream)
 		cudaStreamDestroy(g->stream);
 	cudaGetLastError();

@@ -170,6 +170,13 @@ gh_status	gh_gpu_get_info(int ordinal, gh_gpu_info *info);
 /* CUDA driver and runtime versions as 1000*major + 10*minor; 0 if unknown. */
 void		gh_cuda_versions(int *driver, int *runtime);
 
+/*
+ * Device memory freed by tables stays cached in the process (the
+ * stream-ordered allocator's pool) for the next build; this hands it back
+ * to the driver (e.g. when a backend goes idle).  Safe without a GPU.
+ */
+void		gh_gpu_trim(int ordinal);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,12 +5,18 @@
  *		here places every key where the GPU build places it.
  *
  *		sort (key, rowid) by key  ->  run-length encode  ->  scheme over the
- *		distinct keys (FKS rounds / GPH placement rounds / linear inserts)
+ *		distinct keys (FKS rounds / GPH region placement / linear inserts)
+ *
+ *		GPH sorts by its mixed key fmix64(key ^ seed_key) instead of the key
+ *		(see hash.cuh): a bijection, so deduplication is unchanged, and the
+ *		keys of each GPH region and cell come out contiguous.
  */
 #include "table_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include <algorithm>
 
 namespace
 {
@@ -67,6 +73,9 @@ radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 
 		for (size_t i = 0; i < n; i++)
 			count[((k[i] >> shift) & 0xff) + 1]++;
+		/* all keys share this digit: the stable pass would be the identity */
+		if (n > 0 && count[((k[0] >> shift) & 0xff) + 1] == n)
+			continue;
 		for (int d = 0; d < 256; d++)
 			count[d + 1] += count[d];
 		for (size_t i = 0; i < n; i++)
@@ -92,6 +101,40 @@ radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 
 /* ---------------------------------------------------------------- FKS */
 
+/*
+ * The round of one FKS bucket: the first r < GH_FKS_MAX_ROUNDS whose level-2
+ * constants map its n keys to n distinct slots of its n^2; -1 if none.
+ * (The GPU finds the same per bucket; the paper's global round loop, where
+ * only colliding buckets go on to the next round, gives the same too.)
+ */
+int
+fks_bucket_round(const gh_fks_view &v, const uint64_t *k, uint32_t n, uint32_t size,
+				 uint32_t *h)
+{
+	for (int r = 0; r < GH_FKS_MAX_ROUNDS; r++)
+	{
+		for (uint32_t j = 0; j < n; j++)
+			h[j] = gh_reduce(gh_uhash32(v.l2[r], k[j]), size);
+		bool		ok = true;
+
+		if (n <= 16)
+		{
+			for (uint32_t j = 1; j < n && ok; j++)
+				for (uint32_t m = 0; m < j && ok; m++)
+					ok = h[m] != h[j];
+		}
+		else
+		{
+			std::sort(h, h + n);
+			for (uint32_t j = 1; j < n && ok; j++)
+				ok = h[j - 1] != h[j];
+		}
+		if (ok)
+			return r;
+	}
+	return -1;
+}
+
 gh_status
 fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		  const uint32_t *dcnt, uint32_t u, uint64_t seed)
@@ -101,12 +144,12 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 	uint32_t   *bkt = (uint32_t *) s.get((size_t) u * 4);
 	uint32_t   *cnt1 = (uint32_t *) s.get((size_t) n1 * 4);
 	uint64_t   *off1 = (uint64_t *) s.get(((size_t) n1 + 1) * 8);
+	uint32_t   *kstart = (uint32_t *) s.get(((size_t) n1 + 1) * 4);
 	uint8_t    *round_of = (uint8_t *) s.get(n1);
-	uint8_t    *collided = (uint8_t *) s.get(n1);
-	uint32_t   *act = (uint32_t *) s.get((size_t) u * 4);
-	uint64_t   *slot = (uint64_t *) s.get((size_t) u * 8);
+	uint64_t   *gk = (uint64_t *) s.get((size_t) u * 8);
+	uint32_t   *h = (uint32_t *) s.get((size_t) u * 4);
 
-	if (!bkt || !cnt1 || !off1 || !round_of || !collided || !act || !slot)
+	if (!bkt || !cnt1 || !off1 || !kstart || !round_of || !gk || !h)
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory building FKS level 1 for %u keys", u);
 
 	gh_fks_view v;
@@ -138,57 +181,30 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		if (space > (uint64_t) GH_FKS_MAX_SPACE * n1)
 			continue;			/* level 1 too uneven: redraw it */
 
-		uint32_t   *hist = (uint32_t *) calloc(space + 1, 4);
-
-		if (!hist)
-			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for FKS level 2 (%llu slots)",
-							(unsigned long long) space);
-		memset(round_of, 0, n1);
+		/* level 2: group the keys by bucket, then each bucket's round */
+		kstart[0] = 0;
+		for (uint32_t b = 0; b < n1; b++)
+			kstart[b + 1] = kstart[b] + cnt1[b];
+		memset(cnt1, 0, (size_t) n1 * 4);
 		for (uint32_t i = 0; i < u; i++)
-			act[i] = i;
-		uint32_t	n_act = u;
+			gk[kstart[bkt[i]] + cnt1[bkt[i]]++] = dk[i];
+
 		int			rounds = 0;
+		bool		failed = false;
 
-		for (int r = 0; r < GH_FKS_MAX_ROUNDS && n_act > 0; r++)
+		for (uint32_t b = 0; b < n1 && !failed; b++)
 		{
-			rounds = r + 1;
-			for (uint32_t a = 0; a < n_act; a++)
-			{
-				uint32_t	i = act[a],
-							b = bkt[i];
-				uint32_t	size = (uint32_t) (off1[b + 1] - off1[b]);
+			uint32_t	n = cnt1[b];
+			int			r = n >= 2 ? fks_bucket_round(v, gk + kstart[b], n,
+													  (uint32_t) (off1[b + 1] - off1[b]), h) : 0;
 
-				slot[i] = off1[b] + gh_reduce(gh_uhash32(v.l2[r], dk[i]), size);
-				hist[slot[i]]++;
-				collided[b] = 0;
-			}
-			for (uint32_t a = 0; a < n_act; a++)
-			{
-				uint32_t	i = act[a];
-
-				if (hist[slot[i]] > 1)
-					collided[bkt[i]] = 1;
-			}
-			uint32_t	n_next = 0;
-
-			for (uint32_t a = 0; a < n_act; a++)
-			{
-				uint32_t	i = act[a],
-							b = bkt[i];
-
-				if (collided[b])
-				{
-					hist[slot[i]] = 0;
-					act[n_next++] = i;
-				}
-				else
-					round_of[b] = (uint8_t) r;
-			}
-			n_act = n_next;
+			failed = r < 0;
+			round_of[b] = (uint8_t) (r > 0 ? r : 0);
+			if (n >= 1 && r + 1 > rounds)
+				rounds = r + 1;
 		}
-		free(hist);
-		if (n_act > 0)
-			continue;			/* round cap hit: new seeds for everything */
+		if (failed)
+			continue;			/* a bucket beyond the round cap: new seeds */
 
 		/* records, then slots placed through the probe's own arithmetic */
 		bool		rec64 = space + 1 > GH_FKS_REC32_MAX_OFF;
@@ -240,138 +256,194 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 
 /* ---------------------------------------------------------------- GPH */
 
+/* Packed 8-byte loads and stores of a group's fill counters (little-endian,
+ * as on the GPU: byte x is bucket x of the group). */
+inline uint64_t
+load8(const uint8_t *p)
+{
+	uint64_t	w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+inline void
+store8(uint8_t *p, uint64_t w)
+{
+	memcpy(p, &w, 8);
+}
+
 /*
- * Cells are placed largest first, in size classes, each class by rounds:
- * every unplaced cell of the class proposes its current byte; a bucket whose
- * committed fill plus this round's demand exceeds M rejects all proposers;
- * rejected cells advance to the next byte.  The outcome depends on no
- * thread order, so the GPU computes the same cell bytes.
+ * Places the cells of region r, the sequential definition that the GPU's
+ * warp-per-region kernel (gpu_gph.cu) reproduces: cells by size descending,
+ * ties by cell id; each takes the first byte 0..255 under which no bucket
+ * of its group exceeds M keys.  hk are the region's keys (sorted), fill its
+ * br counters (zeroed here), cb its cell bytes.  Returns the largest byte
+ * used + 1 (0 for an empty region), or -1 when some cell fits nowhere.
+ */
+int
+gph_place_region(const gh_gph_view &v, uint32_t r, const uint64_t *hk, uint32_t nk,
+				 uint8_t *fill, uint8_t *cb)
+{
+	const uint32_t cr = 1U << v.cr_log2;
+	const uint32_t c0 = r << v.cr_log2;
+	uint32_t	start[GH_GPH_REGION_MAX + 1];
+	uint32_t	size[GH_GPH_REGION_MAX];
+	uint32_t	maxs = 0;
+	int			used = 0;
+
+	memset(size, 0, sizeof(size));
+	for (uint32_t i = 0; i < nk; i++)
+		size[gh_gph_cell(v, hk[i]) - c0]++;
+	start[0] = 0;
+	for (uint32_t c = 0; c < cr; c++)
+	{
+		start[c + 1] = start[c] + size[c];
+		maxs = size[c] > maxs ? size[c] : maxs;
+	}
+	if (maxs > GH_GPH_MAX_CELL)
+		return -1;
+	memset(fill, 0, v.br);
+	memset(cb, 0, cr);
+
+	for (uint32_t s = maxs; s >= 1; s--)
+	{
+		for (uint32_t c = 0; c < cr; c++)
+		{
+			if (size[c] != s)
+				continue;
+
+			const uint64_t *k = hk + start[c];
+			uint32_t	hc = gh_gph_cell_hash(v, c0 + c);
+			uint64_t	cnt[GH_GPH_PHI],
+						F[GH_GPH_PHI];
+			uint32_t	grp[GH_GPH_PHI];
+			int			byte = -1;
+
+			for (int b = 0; b < (int) GH_GPH_CANDIDATES && byte < 0; b++)
+			{
+				uint32_t	phi = b & (GH_GPH_PHI - 1),
+							d = b >> 5;
+
+				if (d == 0)
+				{
+					/* first visit of phi: its split and its group's fills */
+					cnt[phi] = 0;
+					for (uint32_t q = 0; q < s; q++)
+						cnt[phi] += 1ULL << (8 * gh_gph_vbucket(v, k[q], phi));
+					grp[phi] = gh_gph_group(v, hc, phi);
+					F[phi] = load8(fill + grp[phi]);
+				}
+				uint64_t	w = F[phi] + gh_gph_rotate(cnt[phi], d);
+
+				if (GH_GPH_BYTES_LE4(cnt[phi]) && GH_GPH_BYTES_LE4(w))
+				{
+					store8(fill + grp[phi], w);
+					byte = b;
+				}
+			}
+			if (byte < 0)
+				return -1;
+			cb[c] = (uint8_t) byte;
+			used = byte + 1 > used ? byte + 1 : used;
+		}
+	}
+	return used;
+}
+
+/*
+ * hk: the distinct keys' mixed values, ascending (the build sorted rows by
+ * them), with their rowid ranges.  Regions and cells are fixed by u; each
+ * attempt redraws the placement seeds and grows the buckets.
  */
 gh_status
-gph_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
+gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 		  const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf)
 {
-	scratch		s;
-	uint64_t   *hk = (uint64_t *) s.get((size_t) u * 8);
-	uint32_t   *cell = (uint32_t *) s.get((size_t) u * 4);
-	uint32_t   *bkt = (uint32_t *) s.get((size_t) u * 4);
-	uint32_t   *act = (uint32_t *) s.get((size_t) u * 4);
+	gh_gph_view v;
 
-	if (!hk || !cell || !bkt || !act)
+	memset(&v, 0, sizeof(v));
+	if (!gh_gph_geometry(u, lf, 0, &v))
+		return gh_error(GH_ERR_TOO_LARGE, "GPH over %u keys at load %g needs too many buckets", u, lf);
+	v.seed_key = gh_gph_key_seed(seed);
+
+	scratch		s;
+	uint32_t   *rstart = (uint32_t *) s.get(((size_t) v.n_regions + 1) * 4);
+	uint8_t    *cells = (uint8_t *) take(t, v.n_cells);
+
+	if (!rstart || !cells)
+	{
+		free(cells);
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory building GPH for %u keys", u);
+	}
+	t->h_cells = cells;
+
+	/* region boundaries; a cell of more than R*M keys fits under no seed */
+	for (uint64_t i = 0, r = 0; i <= u; i++)
+	{
+		uint32_t	ri = i < u ? gh_gph_cell(v, hk[i]) >> v.cr_log2 : v.n_regions;
+
+		while (r <= ri)
+			rstart[r++] = (uint32_t) i;
+		if (i + GH_GPH_MAX_CELL < u &&
+			gh_gph_cell(v, hk[i]) == gh_gph_cell(v, hk[i + GH_GPH_MAX_CELL]))
+			return gh_error(GH_ERR_BUILD_FAILED,
+							"GPH: a cell holds more than %d of %u keys (seed_key collision)",
+							GH_GPH_MAX_CELL, u);
+	}
 
 	for (int attempt = 0; attempt < GH_MAX_ATTEMPTS; attempt++)
 	{
-		gh_gph_view v;
 		uint64_t	st = gh_attempt_seed(seed, attempt);
 
-		memset(&v, 0, sizeof(v));
-		v.n_cells = gh_gph_cells_for(u);
-		v.n_buckets = gh_gph_buckets_for(u, lf, attempt);
-		v.seed_key = gh_splitmix64(&st);
-		v.seed_bucket = gh_splitmix64(&st);
+		if (!gh_gph_geometry(u, lf, attempt, &v))
+			break;
+		v.seed_cell = (uint32_t) gh_splitmix64(&st);
 		v.seed_vb = (uint32_t) gh_splitmix64(&st);
 
 		scratch		a;
-		uint8_t    *state = (uint8_t *) a.get(v.n_cells, true);
-		uint8_t    *reject = (uint8_t *) a.get(v.n_cells, true);
-		uint16_t   *csize = (uint16_t *) a.get((size_t) v.n_cells * 2, true);
-		uint8_t    *fill = (uint8_t *) a.get(v.n_buckets, true);
-		uint32_t   *demand = (uint32_t *) a.get((size_t) v.n_buckets * 4, true);
+		uint8_t    *fill = (uint8_t *) a.get((size_t) v.br + 8);
 
-		if (!state || !reject || !csize || !fill || !demand)
-			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for GPH cells (%u buckets)", v.n_buckets);
+		if (!fill)
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for GPH placement");
 
-		for (uint32_t i = 0; i < u; i++)
-		{
-			hk[i] = gh_gph_mix(v, dk[i]);
-			cell[i] = gh_gph_cell(v, hk[i]);
-			if (csize[cell[i]] < UINT16_MAX)
-				csize[cell[i]]++;
-		}
-
-		bool		failed = false;
 		int			rounds = 0;
+		bool		failed = false;
 
-		for (int cls = 0; cls < GH_GPH_SIZE_CLASSES && !failed; cls++)
+		for (uint32_t r = 0; r < v.n_regions && !failed; r++)
 		{
-			uint32_t	n_act = 0;
+			int			used = gph_place_region(v, r, hk + rstart[r], rstart[r + 1] - rstart[r],
+												fill, cells + ((size_t) r << v.cr_log2));
 
-			for (uint32_t i = 0; i < u; i++)
-				if (gh_gph_size_class(csize[cell[i]]) == cls)
-					act[n_act++] = i;
-			while (n_act > 0)
-			{
-				rounds++;
-				for (uint32_t q = 0; q < n_act; q++)
-				{
-					uint32_t	i = act[q];
-
-					bkt[i] = gh_gph_bucket(v, hk[i], cell[i], state[cell[i]]);
-					demand[bkt[i]]++;
-				}
-				for (uint32_t q = 0; q < n_act; q++)
-				{
-					uint32_t	i = act[q];
-
-					if (fill[bkt[i]] + demand[bkt[i]] > GH_GPH_M)
-						reject[cell[i]] = 1;
-				}
-				uint32_t	n_next = 0;
-
-				for (uint32_t q = 0; q < n_act; q++)
-				{
-					uint32_t	i = act[q];
-
-					demand[bkt[i]] = 0;
-					if (reject[cell[i]])
-						act[n_next++] = i;
-					else
-						fill[bkt[i]]++;
-				}
-				for (uint32_t q = 0; q < n_next; q++)
-				{
-					uint32_t	c = cell[act[q]];
-
-					if (!reject[c])
-						continue;
-					reject[c] = 0;
-					if (state[c] == GH_GPH_CANDIDATES - 1)
-						failed = true;
-					else
-						state[c]++;
-				}
-				n_act = failed ? 0 : n_next;
-			}
+			failed = used < 0;
+			rounds = used > rounds ? used : rounds;
 		}
 		if (failed)
 			continue;
 
+		/* slots: keys in index order, each at its bucket's next free slot */
 		uint64_t	n_slots = (uint64_t) v.n_buckets * GH_GPH_M;
-		uint8_t    *cells = (uint8_t *) take(t, v.n_cells);
 		gh_slot    *slots = (gh_slot *) take(t, n_slots * sizeof(gh_slot));
 
-		if (!cells || !slots)
-		{
-			free(cells);
-			free(slots);
+		if (!slots)
 			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for GPH table (%u buckets)", v.n_buckets);
-		}
-		memcpy(cells, state, v.n_cells);
 		memset(slots, 0, n_slots * sizeof(gh_slot));
-		memset(fill, 0, v.n_buckets);
 		v.cells = cells;
 		v.slots = slots;
-		for (uint32_t i = 0; i < u; i++)
+		for (uint32_t r = 0; r < v.n_regions; r++)
 		{
-			uint32_t	b = gh_gph_locate(v, dk[i]);
-			gh_slot    *sl = &slots[(uint64_t) b * GH_GPH_M + fill[b]++];
+			memset(fill, 0, v.br);
+			for (uint32_t i = rstart[r]; i < rstart[r + 1]; i++)
+			{
+				uint32_t	c = gh_gph_cell(v, hk[i]);
+				uint32_t	b = gh_gph_bucket(v, hk[i], c, cells[c]);
+				gh_slot    *sl = &slots[(uint64_t) b * GH_GPH_M + fill[b - r * v.br]++];
 
-			sl->key = dk[i];
-			sl->off = doff[i];
-			sl->cnt = dcnt[i];
+				sl->key = gh_gph_unmix(v, hk[i]);
+				sl->off = doff[i];
+				sl->cnt = dcnt[i];
+			}
 		}
-		t->h_cells = cells;
 		t->h_slots = slots;
 		t->gph = v;
 		t->seed = seed;
@@ -438,26 +510,38 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	if (!k || !v)
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory sorting %zu rows", n);
 
-	/* the key span decides how many radix passes are needed */
-	uint64_t	umin = UINT64_MAX,
-				umax = 0;
-	int64_t		smin = INT64_MAX,
-				smax = INT64_MIN;
+	/*
+	 * GPH sorts by the mixed key hk = fmix64(key ^ seed_key), a bijection
+	 * (equal hk = equal key), over all 64 bits: its cells and regions are
+	 * then contiguous runs.  FKS and linear sort key - base on the bits of
+	 * the key span only.
+	 */
+	bool		gph = opt->scheme == GH_SCHEME_GPH;
+	uint64_t	seed = opt->seed ? opt->seed : GH_DEFAULT_SEED;
+	uint64_t	seed_key = gh_gph_key_seed(seed);
+	gh_key_span span = {0, 64};
 
-	for (size_t i = 0; i < n; i++)
+	if (!gph)
 	{
-		uint64_t	x = keys[i];
+		uint64_t	umin = UINT64_MAX,
+					umax = 0;
+		int64_t		smin = INT64_MAX,
+					smax = INT64_MIN;
 
-		umin = x < umin ? x : umin;
-		umax = x > umax ? x : umax;
-		smin = (int64_t) x < smin ? (int64_t) x : smin;
-		smax = (int64_t) x > smax ? (int64_t) x : smax;
+		for (size_t i = 0; i < n; i++)
+		{
+			uint64_t	x = keys[i];
+
+			umin = x < umin ? x : umin;
+			umax = x > umax ? x : umax;
+			smin = (int64_t) x < smin ? (int64_t) x : smin;
+			smax = (int64_t) x > smax ? (int64_t) x : smax;
+		}
+		span = gh_key_span_from(umin, umax, smin, smax);
 	}
-	gh_key_span span = gh_key_span_from(umin, umax, smin, smax);
-
 	for (size_t i = 0; i < n; i++)
 	{
-		k[i] = keys[i] - span.base;
+		k[i] = gph ? gh_gph_mix_seeded(seed_key, keys[i]) : keys[i] - span.base;
 		v[i] = rowids ? rowids[i] : (R) i;
 	}
 	uint64_t   *ks;
@@ -482,7 +566,7 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	{
 		if (i == 0 || ks[i] != ks[i - 1])
 		{
-			dk[d] = ks[i] + span.base;
+			dk[d] = ks[i] + span.base;	/* GPH: hk itself (base 0) */
 			doff[d] = (uint32_t) i;
 			dcnt[d] = 0;
 			d++;
@@ -499,7 +583,6 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	t->n_distinct = u;
 
 	double		t1 = gh_now_ms();
-	uint64_t	seed = opt->seed ? opt->seed : GH_DEFAULT_SEED;
 	double		lf = opt->load_factor > 0 ? opt->load_factor : 0.5;
 	gh_status	st;
 

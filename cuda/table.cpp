@@ -282,7 +282,10 @@ gh_layout_digest(gh_table *t)
 		h = gh_digest_bytes(h, t->h_slots, t->n_slots * sizeof(gh_slot));
 	}
 	else if (t->scheme == GH_SCHEME_GPH)
+	{
 		h = gh_digest_bytes(h, t->h_cells, t->gph.n_cells);
+		h = gh_digest_bytes(h, t->h_slots, t->n_slots * sizeof(gh_slot));
+	}
 	else
 		h = 0;
 	return h;

@@ -91,9 +91,9 @@ double		gh_now_ms(void);
 
 /*
  * Digest of the parts of a layout that do not depend on thread order (FKS
- * records and slots, GPH cell bytes; 0 for linear probing, whose GPU layout
- * depends on insertion order).  Tests use it to prove that the GPU and the
- * host twin build the same table.
+ * records and slots, GPH cell bytes and slots; 0 for linear probing, whose
+ * GPU layout depends on insertion order).  Tests use it to prove that the
+ * GPU and the host twin build the same table.
  */
 uint64_t	gh_layout_digest(gh_table *t);
 uint64_t	gh_digest_bytes(uint64_t h, const void *p, size_t n);

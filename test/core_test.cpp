@@ -392,6 +392,29 @@ make_cases(bool quick)
 		add(v, "negatives", k, r, n, 0.5);
 	}
 
+	/*
+	 * Keys crafted (through the inverse of fmix64 and the default seed) to
+	 * crowd GPH region 0 with ~2.5 times its share: placement must fail
+	 * there until the buckets have grown, so the build needs several
+	 * attempts, on both devices alike.
+	 */
+	{
+		size_t		n = big / 10,
+					extra = 1500;
+		vector<uint64_t> k = distinct_random(r, n);
+		gh_gph_view g;
+		uint64_t	seed_key = gh_gph_key_seed(GH_DEFAULT_SEED);
+
+		memset(&g, 0, sizeof(g));
+		gh_gph_geometry(n + extra, 0.5, 0, &g);
+
+		uint64_t	hi_end = ((uint64_t) 1 << g.cr_log2 << 32) / g.n_cells;
+
+		for (size_t i = 0; i < extra; i++)
+			k.push_back(gh_fmix64_inv((r.below(hi_end) << 32) | (r.next() & 0xffffffffULL)) ^ seed_key);
+		add(v, "gph-dense-region", k, r, n, 0.5);
+	}
+
 	/* the full 64-bit domain's corners, with duplicates */
 	{
 		vector<uint64_t> special = {0, ~0ULL, 1ULL << 63, (1ULL << 63) - 1, 1, ~0ULL - 1,
@@ -442,6 +465,103 @@ make_cases(bool quick)
 		v.push_back(d);
 	}
 	return v;
+}
+
+/*
+ * GPH at load factors 0.5, 0.7, 0.9 over n random distinct keys: builds
+ * (perhaps after retries), validates, answers probes; with a GPU, the GPU
+ * table must equal the host twin's bit for bit.
+ */
+static void
+test_gph_loads(size_t n, int gpus)
+{
+	rng			r(4242);
+	vector<uint64_t> k = distinct_random(r, n);
+	vector<uint64_t> probes = make_probes(r, k, 20000, 0.5);
+	vector<uint64_t> sorted(k);
+
+	std::sort(sorted.begin(), sorted.end());
+	for (double lf : {0.5, 0.7, 0.9})
+	{
+		uint64_t	digest[2] = {0, 0};
+		int			attempts[2] = {0, 0},
+					rounds[2] = {0, 0};
+
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.load_factor = lf;
+
+			double		t0 = gh_now_ms();
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+			double		ms = gh_now_ms() - t0;
+
+			CHECK(s == GH_OK, "gph load %.1f/%s: build: %s", lf, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			s = gh_validate(t);
+			CHECK(s == GH_OK, "gph load %.1f/%s: validate: %s", lf, gh_device_name(opt.device), gh_last_error());
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(bad == 0, "gph load %.1f/%s: %zu wrong counts", lf, gh_device_name(opt.device), bad);
+			digest[dev] = gh_layout_digest(t);
+			attempts[dev] = info.attempts;
+			rounds[dev] = info.rounds;
+			printf("gph load %.1f on %zu keys (%-4s)     attempts %d, largest byte %3d, %.1f%% slots used, %7.1f ms\n",
+				   lf, n, gh_device_name(opt.device), info.attempts, info.rounds - 1,
+				   100.0 * (double) info.n_distinct / (double) info.slots, ms);
+			gh_free(t);
+		}
+		if (gpus > 0)
+			CHECK(digest[0] == digest[1] && attempts[0] == attempts[1] && rounds[0] == rounds[1],
+				  "gph load %.1f: GPU and host layouts differ", lf);
+	}
+}
+
+/*
+ * More than R*M = 32 keys in one GPH cell fit under no seed (cells depend
+ * on seed_key only): the build must fail cleanly on both devices, not
+ * hang or drop keys; FKS builds the same keys.
+ */
+static void
+test_gph_oversize(int gpus)
+{
+	rng			r(77);
+	vector<uint64_t> k = distinct_random(r, 1000);
+	uint64_t	seed_key = gh_gph_key_seed(GH_DEFAULT_SEED);
+
+	for (uint64_t i = 0; i < 40; i++)
+		k.push_back(gh_fmix64_inv((0x12345678ULL << 32) | (i * 0x9e3779b9ULL & 0xffffffffULL)) ^ seed_key);
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+	{
+		gh_build_options opt;
+		gh_table   *t = NULL;
+
+		gh_default_options(&opt);
+		opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+		gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+		CHECK(s == GH_ERR_BUILD_FAILED && t == NULL, "gph oversize cell/%s: got %s",
+			  gh_device_name(opt.device), gh_status_name(s));
+		opt.scheme = GH_SCHEME_FKS;
+		s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+		CHECK(s == GH_OK && gh_validate(t) == GH_OK, "gph oversize cell/%s: FKS fallback: %s",
+			  gh_device_name(opt.device), gh_last_error());
+		gh_free(t);
+	}
+	printf("gph oversize cell (40 crafted keys): build refused cleanly, FKS builds them\n");
 }
 
 /* A GPU build over a memory budget must fail cleanly, and the GPU then
@@ -526,9 +646,14 @@ main(int argc, char **argv)
 		int			before = failures;
 		double		tc = gh_now_ms();
 
+		int			gph_attempts = 0;
+
 		for (gh_scheme sc : schemes)
 		{
 			outcome		h = run_case(d, ref, sc, GH_DEVICE_HOST);
+
+			if (sc == GH_SCHEME_GPH)
+				gph_attempts = h.attempts;
 
 			if (gpus > 0)
 			{
@@ -545,10 +670,12 @@ main(int argc, char **argv)
 				}
 			}
 		}
-		printf("%-32s rows %8zu probes %8zu %7.2f s  %s\n", d.name.c_str(), d.keys.size(),
-			   d.probes.size(), (gh_now_ms() - tc) / 1000.0, failures == before ? "ok" : "FAILED");
+		printf("%-32s rows %8zu probes %8zu  gph attempts %d %7.2f s  %s\n", d.name.c_str(), d.keys.size(),
+			   d.probes.size(), gph_attempts, (gh_now_ms() - tc) / 1000.0, failures == before ? "ok" : "FAILED");
 		fflush(stdout);
 	}
+	test_gph_loads(quick ? 100000 : 1000000, gpus);
+	test_gph_oversize(gpus);
 	if (gpus > 0)
 		test_gpu_budget();
 
