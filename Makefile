@@ -73,7 +73,7 @@ bench/bench_core: bench/bench_core.o $(CORE_OBJS)
 
 # GPU-only regression tests (device failures, fallbacks): run by
 # test/run-all.sh where a GPU is usable.
-REGRESS_GPU = gpuhash_gpu
+REGRESS_GPU = gpuhash_init gpuhash_gpu
 
 .PHONY: test-core bench installcheck-gpu
 installcheck-gpu:

@@ -33,6 +33,12 @@ SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND (r.id
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.v <> s.w AND r.b');
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 WHERE r.id % 10 = s.id % 10');
 
+-- a correlated SubPlan in the join filter (TPC-H Q2's shape)
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4
+                        AND s.id = (SELECT min(s2.id) FROM s s2 WHERE s2.k4 = r.k4 AND s2.k2 = r.k2)');
+SELECT * FROM gh_explain('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4
+                        AND s.id = (SELECT min(s2.id) FROM s s2 WHERE s2.k4 = r.k4)');
+
 -- two-column keys (packed into 64 bits), and more clauses than fit
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.k2 = s.k2');
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.d = s.d');

@@ -48,9 +48,6 @@ typedef struct GpuJoinState
 	GpuKeyEval *outer_keys;
 	GpuKeyEval *inner_keys;
 	ExprState  *qual;			/* other join clauses, or NULL */
-	ProjectionInfo *proj;
-	TupleTableSlot *outer_slot; /* virtual slots the projection reads */
-	TupleTableSlot *inner_slot;
 	ExprContext *key_econtext;	/* per-row key evaluation */
 
 	MemoryContext cxt;			/* everything below; freed by its callback */
@@ -198,8 +195,6 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	SideMap		map;
 	List	   *exprs;
-	List	   *tlist;
-	List	   *qual;
 	int			nkeys;
 
 	gpuhash_deform_private(cscan->custom_private, &gs->info);
@@ -211,25 +206,21 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->n_outer_cols = gs->info.n_outer_cols;
 	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
 
-	/* expressions over the scan tuple become expressions over the two sides */
+	/*
+	 * Keys are evaluated on each side's own rows: their INDEX_VAR columns
+	 * become OUTER_VAR / INNER_VAR (the planner keeps SubPlans out of keys).
+	 * The other clauses and the target list stay as planned, over the scan
+	 * tuple (outer columns then inner columns), so that EXPLAIN and SubPlan
+	 * parameters resolve through custom_scan_tlist.
+	 */
 	map.n_outer = gs->n_outer_cols;
-	exprs = (List *) split_index_vars((Node *) cscan->custom_exprs, &map);
+	exprs = (List *) split_index_vars((Node *) list_copy_head(cscan->custom_exprs, 2 * nkeys),
+									  &map);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, &node->ss.ps);
-	init_keys(gs, list_copy_tail(list_copy_head(exprs, 2 * nkeys), nkeys), gs->inner_keys,
-			  &node->ss.ps);
-
-	qual = list_copy_tail(exprs, 2 * nkeys);
-	gs->qual = ExecInitQual(qual, &node->ss.ps);
-	tlist = (List *) split_index_vars((Node *) cscan->scan.plan.targetlist, &map);
-	gs->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(gs->outer_ps),
-											&TTSOpsVirtual);
-	gs->inner_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(gs->inner_ps),
-											&TTSOpsVirtual);
-	gs->proj = ExecBuildProjectionInfo(tlist, node->ss.ps.ps_ExprContext,
-									   node->ss.ps.ps_ResultTupleSlot, &node->ss.ps,
-									   NULL);
+	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, &node->ss.ps);
+	gs->qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 2 * nkeys), &node->ss.ps);
 	gs->key_econtext = CreateExprContext(estate);
 
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
@@ -316,12 +307,19 @@ copy_row(TupleTableSlot *slot, int ncols, Datum *vals, bool *nulls,
 	}
 }
 
+/* The scan tuple of one candidate pair: outer columns, then inner columns. */
 static void
-store_row(TupleTableSlot *slot, int ncols, const Datum *vals, const bool *nulls)
+store_pair(GpuJoinState *gs, uint64 outer_row, uint64 inner_row)
 {
+	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
+	int			no = gs->n_outer_cols,
+				ni = gs->n_inner_cols;
+
 	ExecClearTuple(slot);
-	memcpy(slot->tts_values, vals, sizeof(Datum) * ncols);
-	memcpy(slot->tts_isnull, nulls, sizeof(bool) * ncols);
+	memcpy(slot->tts_values, gs->batch_vals + outer_row * no, sizeof(Datum) * no);
+	memcpy(slot->tts_isnull, gs->batch_nulls + outer_row * no, sizeof(bool) * no);
+	memcpy(slot->tts_values + no, gs->inner_vals + inner_row * ni, sizeof(Datum) * ni);
+	memcpy(slot->tts_isnull + no, gs->inner_nulls + inner_row * ni, sizeof(bool) * ni);
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -563,19 +561,24 @@ exec_gpu_join(CustomScanState *node)
 		return NULL;
 
 	ResetExprContext(econtext);
-	econtext->ecxt_outertuple = gs->outer_slot;
-	econtext->ecxt_innertuple = gs->inner_slot;
+	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
 	for (;;)
 	{
+		/* a batch can hold millions of matches: stay cancellable */
+		CHECK_FOR_INTERRUPTS();
+
 		if (gs->cur >= 0 && gs->cur < gs->batch_n &&
 			gs->cur_match < gs->batch_ranges[gs->cur].count)
 		{
 			uint64		row = (uint64) gs->batch_ranges[gs->cur].offset + gs->cur_match++;
-			int			nc = gs->n_inner_cols;
 
-			store_row(gs->inner_slot, nc, gs->inner_vals + row * nc, gs->inner_nulls + row * nc);
+			store_pair(gs, gs->cur, row);
 			if (gs->qual == NULL || ExecQual(gs->qual, econtext))
-				return ExecProject(gs->proj);
+			{
+				if (node->ss.ps.ps_ProjInfo == NULL)
+					return node->ss.ss_ScanTupleSlot;
+				return ExecProject(node->ss.ps.ps_ProjInfo);
+			}
 			InstrCountFiltered1(node, 1);
 			ResetExprContext(econtext);
 			continue;
@@ -588,15 +591,11 @@ exec_gpu_join(CustomScanState *node)
 
 		if (gs->cur >= gs->batch_n)
 		{
-			CHECK_FOR_INTERRUPTS();
 			if (!next_batch(gs))
 				return NULL;
 			continue;
 		}
 		gs->cur_match = 0;
-		store_row(gs->outer_slot, gs->n_outer_cols,
-				  gs->batch_vals + (size_t) gs->cur * gs->n_outer_cols,
-				  gs->batch_nulls + (size_t) gs->cur * gs->n_outer_cols);
 	}
 }
 

@@ -24,6 +24,7 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -119,8 +120,11 @@ choose_keys(List *restrictlist, RelOptInfo *outerrel, RelOptInfo *innerrel,
 		bool		outer_is_left;
 		GpuKeySpec	spec;
 
+		/* keys are evaluated per side, outside the plan's expressions:
+		 * no SubPlans in them */
 		if (rinfo->pseudoconstant || !rinfo->can_join ||
-			!OidIsValid(rinfo->hashjoinoperator) || !IsA(rinfo->clause, OpExpr))
+			!OidIsValid(rinfo->hashjoinoperator) || !IsA(rinfo->clause, OpExpr) ||
+			contain_subplans((Node *) rinfo->clause))
 			goto other;
 		op = (OpExpr *) rinfo->clause;
 		if (list_length(op->args) != 2)
