@@ -62,6 +62,7 @@ typedef struct GpuJoinState
 	uint64		inner_cap;
 	gh_table   *table;
 	gh_device	device;
+	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
 	bool		built;
 
 	/* outer batch */
@@ -110,10 +111,13 @@ gpuhash_state_stats(CustomScanState *node)
 	return &((GpuJoinState *) node)->stats;
 }
 
+/* The scheme that built the table, or the plan's before the build. */
 int
 gpuhash_state_scheme(CustomScanState *node)
 {
-	return ((GpuJoinState *) node)->info.scheme;
+	GpuJoinState *gs = (GpuJoinState *) node;
+
+	return gs->built ? gs->scheme : gs->info.scheme;
 }
 
 /* ---------------------------------------------------------------------
@@ -171,13 +175,21 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
 	}
 }
 
+/*
+ * Frees the join table.  A GPU table's memory goes back to the device, not
+ * just to this backend's allocation pool, so other sessions can use it.
+ */
 static void
 free_table(GpuJoinState *gs)
 {
 	if (gs->table)
 	{
+		bool		gpu = gs->device == GH_DEVICE_GPU;
+
 		gh_free(gs->table);
 		gs->table = NULL;
+		if (gpu)
+			gh_gpu_trim(gpuhash_gpu_ordinal);
 	}
 }
 
@@ -350,20 +362,36 @@ raise_build_error(gh_status st)
 			 errmsg("gpuhash: could not build the join table: %s", gh_last_error())));
 }
 
-/* Builds gs->table over the kept keys, with the GPU -> host fallback. */
+/*
+ * Builds gs->table over the kept keys.  A GPU failure moves the build to the
+ * host twin; a scheme that cannot place the keys within its retry budget
+ * (a GPH cell of crafted keys can hold more keys than any bucket group)
+ * gives way to the next scheme: gph -> fks -> linear, which always builds.
+ */
 static void
-build_table(GpuJoinState *gs, const uint64 *keys, uint64 n)
+build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 {
 	gh_build_options opt;
 	gh_status	st;
 
-	gs->device = gpuhash_exec_device();
+	gs->device = device;
+	gs->scheme = gs->info.scheme;
 	for (;;)
 	{
-		gpuhash_build_options(&opt, gs->device, gs->info.scheme);
+		gpuhash_build_options(&opt, gs->device, gs->scheme);
 		st = gh_build(&opt, keys, NULL, 4, n, &gs->table);
 		if (st == GH_OK)
 			return;
+		if (st == GH_ERR_BUILD_FAILED && gs->scheme != GH_SCHEME_LINEAR)
+		{
+			ereport(NOTICE,
+					(errmsg("gpuhash: %s could not place the join keys, using %s: %s",
+							gh_scheme_name((gh_scheme) gs->scheme),
+							gh_scheme_name(gs->scheme == GH_SCHEME_GPH ? GH_SCHEME_FKS : GH_SCHEME_LINEAR),
+							gh_last_error())));
+			gs->scheme = gs->scheme == GH_SCHEME_GPH ? GH_SCHEME_FKS : GH_SCHEME_LINEAR;
+			continue;
+		}
 		if (gs->device == GH_DEVICE_GPU && st != GH_ERR_HOST_MEMORY && st != GH_ERR_TOO_LARGE)
 		{
 			gpu_failed(gs, "building the join table");
@@ -392,7 +420,7 @@ reorder_inner(GpuJoinState *gs)
 	{
 		gpu_failed(gs, "fetching the row order");
 		free_table(gs);
-		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
 		order = gh_sorted_rowids(gs->table);
 		if (order == NULL)
 			raise_build_error(GH_ERR_HOST_MEMORY);
@@ -465,7 +493,7 @@ build_inner(GpuJoinState *gs)
 	free_table(gs);
 	if (gs->n_inner > 0)
 	{
-		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device());
 		reorder_inner(gs);
 		gh_table_get_info(gs->table, &ti);
 		gs->stats.distinct_keys = ti.n_distinct;
@@ -500,8 +528,9 @@ probe_batch(GpuJoinState *gs)
 	{
 		gpu_failed(gs, "probing the join table");
 		free_table(gs);
-		gs->device = GH_DEVICE_HOST;
-		build_table(gs, gs->inner_keys_arr, gs->n_inner);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
+		/* the kept rows are in this scheme's order already: normally a no-op */
+		reorder_inner(gs);
 		gh_table_get_info(gs->table, &before);
 		st = gh_probe_ranges(gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges, &total);
 	}

@@ -57,7 +57,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								 node->ss.ps.instrument->nfiltered1 / node->ss.ps.instrument->nloops,
 								 0, es);
 	}
-	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) info.scheme), es);
+	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);
 
 	/* the device that ran, or the one a run would use now */
 	if (st->built)
