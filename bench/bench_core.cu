@@ -272,7 +272,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear] [--ilp 1|2|4]\n"
 					"          [--l2-persist 0|1] [--no-join]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
-					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 1)\n", argv[0]);
+					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);
 			return 2;
 		}
 	}

@@ -116,7 +116,12 @@ pool_setup(int dev)
 
 }								/* namespace */
 
-int			gh_l2_persist = 1;
+/*
+ * Off by default: measured on an H100 (bench/RESULTS.md), the persisting
+ * carve-out shrinks the L2 every other kernel sees, and builds (the radix
+ * sort above all) and probes both ran slower with it than without.
+ */
+int			gh_l2_persist = 0;
 
 void
 gh_gpu_set_l2_window(gh_table *t, const void *base, size_t bytes)

@@ -54,13 +54,17 @@ SELECT * FROM gh_check('SELECT o.id, i.id FROM g_outer o JOIN g_inner i ON o.k =
 
 -- cancelled mid-join (statement_timeout): the GPU table is freed, the
 -- session and the GPU keep working
-CREATE TABLE g_big AS SELECT g AS id, g % 50000 AS k FROM generate_series(1, 3000000) g;
+CREATE TABLE g_big AS SELECT g AS id, g % 1000 AS k FROM generate_series(1, 3000000) g;
+CREATE TABLE g_dup AS SELECT g AS id, g % 1000 AS k FROM generate_series(1, 100000) g;
 ANALYZE g_big;
+ANALYZE g_dup;
 SELECT gh_force_on();
+-- 3x10^8 result rows: long after the small inner side is built
 SET statement_timeout = '1s';
-SELECT count(*) FROM g_big a JOIN g_outer b ON a.k = b.k;
+SELECT count(*) FROM g_big a JOIN g_dup b ON a.k = b.k;
 RESET statement_timeout;
 SELECT * FROM gh_check('SELECT o.id, i.id FROM g_outer o JOIN g_inner i ON o.k = i.k');
 SELECT n->>'Device' AS device, (n->>'GPU Memory')::bigint > 0 AS gpu_memory
 FROM gh_node('SELECT count(*) FROM g_outer o JOIN g_inner i ON o.k = i.k') n;
 DROP TABLE g_big;
+DROP TABLE g_dup;
