@@ -43,8 +43,13 @@ typedef struct GpuJoinState
 	GpuJoinPlanInfo info;
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
-	int			n_outer_cols;
+	int			n_outer_cols;	/* columns of each side in the scan tuple */
 	int			n_inner_cols;
+	/* the columns the join filter and target list read: only these are kept */
+	int		   *outer_keep;
+	int			n_outer_keep;
+	int		   *inner_keep;
+	int			n_inner_keep;
 	GpuKeyEval *outer_keys;
 	GpuKeyEval *inner_keys;
 	ExprState  *qual;			/* other join clauses, or NULL */
@@ -55,7 +60,7 @@ typedef struct GpuJoinState
 
 	/* inner side, rows in the table's key-grouped order once built */
 	MemoryContext inner_cxt;
-	Datum	   *inner_vals;		/* n_inner x n_inner_cols */
+	Datum	   *inner_vals;		/* n_inner x n_inner_keep */
 	bool	   *inner_nulls;
 	uint64	   *inner_keys_arr;
 	uint64		n_inner;
@@ -67,7 +72,7 @@ typedef struct GpuJoinState
 
 	/* outer batch */
 	MemoryContext batch_cxt;
-	Datum	   *batch_vals;		/* batch_rows x n_outer_cols */
+	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
 	bool	   *batch_nulls;
 	uint64	   *batch_keys;
 	gh_range   *batch_ranges;
@@ -151,6 +156,50 @@ split_index_vars(Node *node, SideMap *map)
 	return expression_tree_mutator(node, split_index_vars, map);
 }
 
+/* Collects the scan-tuple columns an expression reads (0: the whole row). */
+static bool
+scan_columns_walker(Node *node, Bitmapset **cols)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		*cols = bms_add_member(*cols, ((Var *) node)->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, scan_columns_walker, cols);
+}
+
+/*
+ * Which columns of each side must be kept for the join filter and the
+ * target list.  Key columns need not be: keys are taken from the child's
+ * row before it is copied.  For count(*) nothing is kept, and a match then
+ * touches no inner row at all.
+ */
+static void
+choose_kept_columns(GpuJoinState *gs, CustomScan *cscan)
+{
+	Bitmapset  *cols = NULL;
+	bool		all;
+
+	scan_columns_walker((Node *) cscan->scan.plan.targetlist, &cols);
+	scan_columns_walker((Node *) list_copy_tail(cscan->custom_exprs, 2 * gs->info.nkeys), &cols);
+	all = bms_is_member(0, cols);
+
+	gs->outer_keep = palloc(sizeof(int) * Max(gs->n_outer_cols, 1));
+	gs->inner_keep = palloc(sizeof(int) * Max(gs->n_inner_cols, 1));
+	gs->n_outer_keep = gs->n_inner_keep = 0;
+	for (int c = 1; c <= gs->n_outer_cols + gs->n_inner_cols; c++)
+	{
+		if (!all && !bms_is_member(c, cols))
+			continue;
+		if (c <= gs->n_outer_cols)
+			gs->outer_keep[gs->n_outer_keep++] = c - 1;
+		else
+			gs->inner_keep[gs->n_inner_keep++] = c - 1 - gs->n_outer_cols;
+	}
+}
+
 static void
 init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
 {
@@ -217,6 +266,10 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(gs->outer_ps, gs->inner_ps);
 	gs->n_outer_cols = gs->info.n_outer_cols;
 	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
+	choose_kept_columns(gs, cscan);
+	/* columns never kept are never read: NULL once and for all */
+	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,
+		   sizeof(bool) * (gs->n_outer_cols + gs->n_inner_cols));
 
 	/*
 	 * Keys are evaluated on each side's own rows: their INDEX_VAR columns
@@ -246,8 +299,8 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
 
 	gs->batch_cap = gpuhash_batch_rows;
-	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_cols, 1));
-	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_cols, 1));
+	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
+	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
 	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
 	gs->cur = -1;
@@ -294,26 +347,29 @@ row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool outer,
 	return true;
 }
 
-/* Copies the slot's columns; by-reference values into cxt. */
+/* Copies the kept columns of the slot; by-reference values into cxt. */
 static void
-copy_row(TupleTableSlot *slot, int ncols, Datum *vals, bool *nulls,
+copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nulls,
 		 MemoryContext cxt)
 {
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 
-	slot_getsomeattrs(slot, ncols);
-	for (int i = 0; i < ncols; i++)
+	if (nkeep == 0)
+		return;
+	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	for (int k = 0; k < nkeep; k++)
 	{
+		int			i = keep[k];
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		nulls[i] = slot->tts_isnull[i];
-		if (nulls[i] || att->attbyval)
-			vals[i] = slot->tts_values[i];
+		nulls[k] = slot->tts_isnull[i];
+		if (nulls[k] || att->attbyval)
+			vals[k] = slot->tts_values[i];
 		else
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
-			vals[i] = datumCopy(slot->tts_values[i], false, att->attlen);
+			vals[k] = datumCopy(slot->tts_values[i], false, att->attlen);
 			MemoryContextSwitchTo(old);
 		}
 	}
@@ -324,14 +380,26 @@ static void
 store_pair(GpuJoinState *gs, uint64 outer_row, uint64 inner_row)
 {
 	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
-	int			no = gs->n_outer_cols,
-				ni = gs->n_inner_cols;
+	const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
+	const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
+	const Datum *iv = gs->inner_vals + inner_row * gs->n_inner_keep;
+	const bool *in = gs->inner_nulls + inner_row * gs->n_inner_keep;
+	Datum	   *sv = slot->tts_values;
+	bool	   *sn = slot->tts_isnull;
 
 	ExecClearTuple(slot);
-	memcpy(slot->tts_values, gs->batch_vals + outer_row * no, sizeof(Datum) * no);
-	memcpy(slot->tts_isnull, gs->batch_nulls + outer_row * no, sizeof(bool) * no);
-	memcpy(slot->tts_values + no, gs->inner_vals + inner_row * ni, sizeof(Datum) * ni);
-	memcpy(slot->tts_isnull + no, gs->inner_nulls + inner_row * ni, sizeof(bool) * ni);
+	for (int k = 0; k < gs->n_outer_keep; k++)
+	{
+		sv[gs->outer_keep[k]] = ov[k];
+		sn[gs->outer_keep[k]] = on[k];
+	}
+	sv += gs->n_outer_cols;
+	sn += gs->n_outer_cols;
+	for (int k = 0; k < gs->n_inner_keep; k++)
+	{
+		sv[gs->inner_keep[k]] = iv[k];
+		sn[gs->inner_keep[k]] = in[k];
+	}
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -411,7 +479,7 @@ static void
 reorder_inner(GpuJoinState *gs)
 {
 	const uint32 *order = gh_sorted_rowids(gs->table);
-	int			nc = gs->n_inner_cols;
+	int			nc = gs->n_inner_keep;
 	Datum	   *vals;
 	bool	   *nulls;
 	uint64	   *keys;
@@ -447,7 +515,7 @@ reorder_inner(GpuJoinState *gs)
 static void
 build_inner(GpuJoinState *gs)
 {
-	int			nc = gs->n_inner_cols;
+	int			nc = gs->n_inner_keep;
 	instr_time	t0,
 				t1;
 	gh_table_info ti;
@@ -484,7 +552,7 @@ build_inner(GpuJoinState *gs)
 			gs->inner_nulls = repalloc_huge(gs->inner_nulls, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 			gs->inner_keys_arr = repalloc_huge(gs->inner_keys_arr, sizeof(uint64) * gs->inner_cap);
 		}
-		copy_row(slot, nc, gs->inner_vals + gs->n_inner * nc,
+		copy_row(slot, gs->inner_keep, nc, gs->inner_vals + gs->n_inner * nc,
 				 gs->inner_nulls + gs->n_inner * nc, gs->inner_cxt);
 		gs->inner_keys_arr[gs->n_inner++] = key;
 	}
@@ -550,7 +618,7 @@ probe_batch(GpuJoinState *gs)
 static bool
 next_batch(GpuJoinState *gs)
 {
-	int			nc = gs->n_outer_cols;
+	int			nc = gs->n_outer_keep;
 
 	MemoryContextReset(gs->batch_cxt);
 	gs->batch_n = 0;
@@ -566,7 +634,7 @@ next_batch(GpuJoinState *gs)
 		}
 		if (!row_key(gs, slot, gs->outer_keys, true, &key))
 			continue;
-		copy_row(slot, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
+		copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
 				 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
 		gs->batch_keys[gs->batch_n++] = key;
 	}

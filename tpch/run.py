@@ -35,6 +35,8 @@ def parse_args(argv):
     p.add_argument("--sf", type=float, default=1.0, help="scale factor (default 1)")
     p.add_argument("--toggle", default="enable_gpuhashjoin",
                    help="boolean setting switched off/on (default enable_gpuhashjoin)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting for the GPU-join-on runs only (repeatable), e.g. gpuhash.setup_cost=0")
     p.add_argument("--device", choices=["auto", "gpu", "host"], default="auto",
                    help="value of gpuhash.device for the 'on' runs, if that setting exists")
     p.add_argument("--workers", type=int, default=None,
@@ -300,6 +302,10 @@ def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
              f"SET {args.toggle} = {mode};"]
     if on and device_ok:
         lines.append(f"SET {DEVICE_SETTING} = '{args.device}';")
+    if on:
+        for kv in args.set:
+            name, _, value = kv.partition("=")
+            lines.append(f"SET {name.strip()} = '{value.strip()}';")
     if args.workers is not None:
         lines.append(f"SET max_parallel_workers_per_gather = {args.workers};")
     lines += ["\\echo @@SETUP :ERROR",
@@ -500,6 +506,8 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n")
         f.write(f"- scale factor: {args.sf:g}; database: {args.db}\n")
         f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
+        if args.set:
+            f.write("- settings of the on runs: " + ", ".join(f"`{kv}`" for kv in args.set) + "\n")
         f.write(f"- runs: {args.warmup} warm-up + median of {args.runs}; "
                 f"timeout {args.timeout:g} s per statement\n")
         f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
