@@ -26,8 +26,8 @@ int			gpuhash_max_gpu_memory_mb = 0;
 int			gpuhash_gpu_ordinal = 0;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
-double		gpuhash_build_row_cost = 0.005;
-double		gpuhash_probe_row_cost = 0.0025;
+double		gpuhash_build_row_cost = 0.0025;
+double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 
 static const struct config_enum_entry device_options[] = {
@@ -117,7 +117,7 @@ _PG_init(void)
 							 "Planner's estimate of the cost of keeping one inner row.",
 							 NULL,
 							 &gpuhash_build_row_cost,
-							 0.005, 0.0, 1e10,
+							 0.0025, 0.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
@@ -125,7 +125,7 @@ _PG_init(void)
 							 "Planner's estimate of the cost of probing one outer row.",
 							 NULL,
 							 &gpuhash_probe_row_cost,
-							 0.0025, 0.0, 1e10,
+							 0.0, 0.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
