@@ -15,7 +15,7 @@ DATA = sql/gpuhash--1.0.sql
 PGFILEDESC = "gpuhash - GPU hash joins"
 
 # Run in this order; every file runs unchanged on the GPU and on the host twin.
-REGRESS = gpuhash_init gpuhash_types gpuhash_joins gpuhash_explain
+REGRESS = gpuhash_init gpuhash_types gpuhash_joins gpuhash_explain gpuhash_service
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash
 
 CUDA_HOME ?= /usr/local/cuda

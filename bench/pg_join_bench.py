@@ -45,6 +45,50 @@ def timed(query, settings, runs, env, db):
     return statistics.median(times[1:]), results[-1] if results else None
 
 
+def pgbench_tps(script, settings, clients, seconds, env):
+    """Transactions per second of `clients` sessions running script."""
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write("\n".join(settings) + "\n" + script + ";\n")
+        path = f.name
+    os.chmod(path, 0o644)
+    r = subprocess.run(["pgbench", "-n", "-c", str(clients), "-j", str(clients), "-T", str(seconds),
+                        "-f", path, "postgres"], env=env, capture_output=True, text=True)
+    os.unlink(path)
+    if r.returncode != 0:
+        sys.exit("pgbench failed:\n" + r.stderr)
+    m = re.search(r"tps = ([0-9.]+)", r.stdout)
+    return float(m.group(1))
+
+
+def overhead_and_throughput(a, env):
+    """Fixed cost of a tiny GPU join (warm service), and 8 sessions at once."""
+    psql("""
+        CREATE TABLE tiny_a AS SELECT g AS k, g % 10 AS v FROM generate_series(1, 1000) g;
+        CREATE TABLE tiny_b AS SELECT g AS k, g % 7 AS v FROM generate_series(1, 1000) g;
+        CREATE TABLE mid_o AS SELECT (g * 7919::int8 % 100000 + 1)::int4 AS k, (g % 100)::int4 AS v
+          FROM generate_series(1, 1000000) g;
+        CREATE TABLE mid_i AS SELECT g::int4 AS k, (g % 13)::int4 AS p FROM generate_series(1, 100000) g;
+        VACUUM ANALYZE tiny_a; VACUUM ANALYZE tiny_b; VACUUM ANALYZE mid_o; VACUUM ANALYZE mid_i;
+        """, env)
+    off = ["SET enable_gpuhashjoin = off;"]
+    on = ["SET enable_gpuhashjoin = on;", "SET enable_hashjoin = off;", "SET enable_mergejoin = off;",
+          "SET gpuhash.setup_cost = 0;"]
+    tiny = "SELECT count(*) FROM tiny_a a JOIN tiny_b b ON a.k = b.k"
+    t_off, r_off = timed(tiny, off, 21, env, "postgres")
+    t_on, r_on = timed(tiny, on, 21, env, "postgres")
+    mid = "SELECT sum(o.v + i.p) FROM mid_o o JOIN mid_i i ON o.k = i.k"
+    tps_off = pgbench_tps(mid, off, 8, 15, env)
+    tps_on = pgbench_tps(mid, on, 8, 15, env)
+    return ["| fixed cost of a 1000 x 1000 row join (median of 21) | native ms | gpuhash ms | overhead ms | same |",
+            "|---|---|---|---|---|",
+            "| %s | %.2f | %.2f | %.2f | %s |" % ("count(*)", t_off, t_on, t_on - t_off,
+                                                "yes" if r_off == r_on else "NO"),
+            "",
+            "| 8 concurrent sessions, 10^6 x 10^5 projecting join, 15 s | native tps | gpuhash tps | ratio |",
+            "|---|---|---|---|",
+            "| pgbench -c 8 | %.1f | %.1f | %.2f |" % (tps_off, tps_on, tps_on / tps_off)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--outer", type=int, default=10_000_000)
@@ -103,6 +147,9 @@ def main():
             print("\nEXPLAIN ANALYZE (gpuhash), %s:" % name)
             print(psql("SET enable_hashjoin = off; SET enable_mergejoin = off; "
                        "EXPLAIN (ANALYZE, COSTS OFF) " + q + ";", env))
+        extra = overhead_and_throughput(a, env)
+        table += [""] + extra
+        print("\n".join(extra))
         if a.report:
             with open(a.report, "w") as f:
                 f.write("\n".join(table) + "\n")

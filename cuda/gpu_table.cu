@@ -183,6 +183,15 @@ gh_gpu_set_l2_window(gh_table *t, const void *base, size_t bytes)
 	cudaGetLastError();
 }
 
+gh_status
+gh_host_register(void *ptr, size_t bytes)
+{
+	if (gh_gpu_count() == 0)
+		return gh_error(GH_ERR_NO_GPU, "no GPU to register host memory with");
+	GH_TRY(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+	return GH_OK;
+}
+
 void
 gh_gpu_trim(int ordinal)
 {

@@ -177,6 +177,16 @@ void		gh_cuda_versions(int *driver, int *runtime);
  */
 void		gh_gpu_trim(int ordinal);
 
+/*
+ * Page-locks host memory for fast copies (cudaHostRegister), for memory
+ * that lives long (the GPU service's staging area).  GH_OK, or an error
+ * when there is no GPU or the memory cannot be locked.
+ */
+gh_status	gh_host_register(void *ptr, size_t bytes);
+
+/* Sets the text gh_last_error() returns (for callers relaying errors). */
+void		gh_set_last_error(const char *text);
+
 #ifdef __cplusplus
 }
 #endif

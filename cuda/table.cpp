@@ -23,6 +23,12 @@ gh_error(gh_status status, const char *fmt,...)
 	return status;
 }
 
+void
+gh_set_last_error(const char *text)
+{
+	snprintf(gh_errbuf, sizeof(gh_errbuf), "%s", text);
+}
+
 const char *
 gh_last_error(void)
 {

@@ -13,10 +13,15 @@ CREATE FUNCTION gpuhash_info(
     OUT driver_version text,
     OUT runtime_version text,
     OUT in_use boolean,
-    OUT session_device text)
+    OUT session_device text,
+    OUT service text,
+    OUT staging_mb bigint,
+    OUT staging_in_use_mb bigint,
+    OUT tables_alive integer,
+    OUT gpu_memory_in_use_mb bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuhash_info'
 LANGUAGE C VOLATILE STRICT;
 
 COMMENT ON FUNCTION gpuhash_info() IS
-'GPUs visible to this backend, and the device a GPU hash join in this session would use';
+'GPUs in use, the device a GPU hash join in this session would use, and the GPU service''s state';

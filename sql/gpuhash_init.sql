@@ -53,8 +53,8 @@ END;
 $$;
 
 -- EXPLAIN of q with the GPU join preferred.  The device line is masked and
--- the GPU-only line (GPU Memory) dropped, so GPU and host twin give the
--- same text.
+-- the lines that depend on the machine (GPU Memory, Path: service or not)
+-- dropped, so GPU and host twin give the same text.
 CREATE FUNCTION gh_explain(q text, opts text DEFAULT 'COSTS OFF') RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -62,7 +62,7 @@ DECLARE
 BEGIN
   PERFORM gh_force_on();
   FOR line IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
-    CONTINUE WHEN line ~ '^\s*GPU Memory: ';
+    CONTINUE WHEN line ~ '^\s*(GPU Memory|Path): ';
     RETURN NEXT regexp_replace(line, 'Device: (gpu|host)', 'Device: <device>');
   END LOOP;
 END;

@@ -4,15 +4,20 @@
  *	  The one place that knows where a join's table lives: the GPU (through
  *	  the CUDA runtime inside this backend) or the host twin.
  *
- * The first question about the GPU in a backend initializes the CUDA
- * runtime there; the answer is cached for the life of the backend.  This
- * is never reached in the postmaster, which plans and executes nothing.
+ * With the GPU service running (gpuhash in shared_preload_libraries), join
+ * tables live in the service and a backend never touches CUDA: it learns
+ * about GPUs from the service.  Without it (LOAD 'gpuhash'), tables live in
+ * the backend, and the first question about the GPU initializes the CUDA
+ * runtime there, cached for the life of the backend.  Neither is ever
+ * reached in the postmaster, which plans and executes nothing.
  *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 
 #include "miscadmin.h"
+#include "service.h"
+#include "utils/memutils.h"
 
 static int	gpu_state = -1;		/* -1 unknown, 0 unusable, 1 usable */
 static char gpu_reason[512];
@@ -20,6 +25,14 @@ static char gpu_reason[512];
 bool
 gpuhash_gpu_usable(const char **reason)
 {
+	if (gpuhash_service_ready())
+	{
+		bool		ok = gpuhash_service_gpu_count() > gpuhash_gpu_ordinal;
+
+		if (reason)
+			*reason = ok ? NULL : "the GPU service found no usable GPU";
+		return ok;
+	}
 	if (gpu_state < 0)
 	{
 		int			n;
@@ -91,4 +104,86 @@ gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme)
 	opt->load_factor = gpuhash_load_factor;
 	opt->max_device_bytes = (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
 	opt->gpu_ordinal = gpuhash_gpu_ordinal;
+}
+
+/* ---------------------------------------------------------------------
+ * Join tables: in the GPU service when it runs, else in this process
+ * --------------------------------------------------------------------- */
+
+gh_status
+gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n)
+{
+	memset(t, 0, sizeof(*t));
+	if (gpuhash_service_ready())
+	{
+		t->remote = true;
+		return gpuhash_svc_build(opt, keys, n, &t->svc);
+	}
+	return gh_build(opt, keys, NULL, 4, n, &t->local);
+}
+
+/* The table's key-grouped row order; remote tables' order lands in cxt. */
+const uint32 *
+gpuhash_table_rowids(GpuTable *t, MemoryContext cxt)
+{
+	uint32	   *rows;
+
+	if (!t->remote)
+		return gh_sorted_rowids(t->local);
+	rows = MemoryContextAllocHuge(cxt, sizeof(uint32) * Max(t->svc.n_rows, 1));
+	if (gpuhash_svc_rowids(&t->svc, rows) != GH_OK)
+	{
+		pfree(rows);
+		return NULL;
+	}
+	return rows;
+}
+
+gh_status
+gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
+{
+	uint64		total;
+
+	if (t->remote)
+		return gpuhash_svc_probe(&t->svc, keys, n, ranges);
+	return gh_probe_ranges(t->local, keys, n, ranges, &total);
+}
+
+void
+gpuhash_table_info(const GpuTable *t, gh_table_info *info)
+{
+	if (t->remote)
+		*info = t->svc.info;
+	else if (t->local)
+		gh_table_get_info(t->local, info);
+	else
+		memset(info, 0, sizeof(*info));
+}
+
+bool
+gpuhash_table_exists(const GpuTable *t)
+{
+	return t->remote ? t->svc.id != 0 : t->local != NULL;
+}
+
+/*
+ * Frees the table; never waits and never fails, so error cleanup can call
+ * it.  A local GPU table's memory goes back to the device, not just to
+ * this backend's allocation pool, so others can use it.
+ */
+void
+gpuhash_table_free(GpuTable *t)
+{
+	if (t->remote)
+		gpuhash_svc_free(&t->svc);
+	else if (t->local)
+	{
+		gh_table_info info;
+
+		gh_table_get_info(t->local, &info);
+		gh_free(t->local);
+		if (info.device == GH_DEVICE_GPU)
+			gh_gpu_trim(gpuhash_gpu_ordinal);
+	}
+	memset(t, 0, sizeof(*t));
 }

@@ -65,7 +65,7 @@ typedef struct GpuJoinState
 	uint64	   *inner_keys_arr;
 	uint64		n_inner;
 	uint64		inner_cap;
-	gh_table   *table;
+	GpuTable	table;
 	gh_device	device;
 	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
 	bool		built;
@@ -224,22 +224,10 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
 	}
 }
 
-/*
- * Frees the join table.  A GPU table's memory goes back to the device, not
- * just to this backend's allocation pool, so other sessions can use it.
- */
 static void
 free_table(GpuJoinState *gs)
 {
-	if (gs->table)
-	{
-		bool		gpu = gs->device == GH_DEVICE_GPU;
-
-		gh_free(gs->table);
-		gs->table = NULL;
-		if (gpu)
-			gh_gpu_trim(gpuhash_gpu_ordinal);
-	}
+	gpuhash_table_free(&gs->table);
 }
 
 /* Runs when the node's memory goes away, normally or by error/cancel. */
@@ -447,9 +435,12 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 	for (;;)
 	{
 		gpuhash_build_options(&opt, gs->device, gs->scheme);
-		st = gh_build(&opt, keys, NULL, 4, n, &gs->table);
+		st = gpuhash_table_build(&gs->table, &opt, keys, n);
 		if (st == GH_OK)
+		{
+			gs->stats.in_service = gs->table.remote;
 			return;
+		}
 		if (st == GH_ERR_BUILD_FAILED && gs->scheme != GH_SCHEME_LINEAR)
 		{
 			ereport(NOTICE,
@@ -478,7 +469,7 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 static void
 reorder_inner(GpuJoinState *gs)
 {
-	const uint32 *order = gh_sorted_rowids(gs->table);
+	const uint32 *order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 	int			nc = gs->n_inner_keep;
 	Datum	   *vals;
 	bool	   *nulls;
@@ -489,7 +480,7 @@ reorder_inner(GpuJoinState *gs)
 		gpu_failed(gs, "fetching the row order");
 		free_table(gs);
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
-		order = gh_sorted_rowids(gs->table);
+		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 		if (order == NULL)
 			raise_build_error(GH_ERR_HOST_MEMORY);
 	}
@@ -563,7 +554,7 @@ build_inner(GpuJoinState *gs)
 	{
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device());
 		reorder_inner(gs);
-		gh_table_get_info(gs->table, &ti);
+		gpuhash_table_info(&gs->table, &ti);
 		gs->stats.distinct_keys = ti.n_distinct;
 		gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
 	}
@@ -586,12 +577,11 @@ static void
 probe_batch(GpuJoinState *gs)
 {
 	gh_status	st;
-	uint64		total;
 	gh_table_info before,
 				after;
 
-	gh_table_get_info(gs->table, &before);
-	st = gh_probe_ranges(gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges, &total);
+	gpuhash_table_info(&gs->table, &before);
+	st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
 	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
 	{
 		gpu_failed(gs, "probing the join table");
@@ -599,14 +589,14 @@ probe_batch(GpuJoinState *gs)
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
 		/* the kept rows are in this scheme's order already: normally a no-op */
 		reorder_inner(gs);
-		gh_table_get_info(gs->table, &before);
-		st = gh_probe_ranges(gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges, &total);
+		gpuhash_table_info(&gs->table, &before);
+		st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
 	}
 	if (st != GH_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpuhash: probing the join table failed: %s", gh_last_error())));
-	gh_table_get_info(gs->table, &after);
+	gpuhash_table_info(&gs->table, &after);
 	gs->stats.probe_ms += after.probe_ms - before.probe_ms;
 	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
 	gs->stats.batches++;

@@ -71,6 +71,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (!es->analyze || !st->built)
 		return;
+	ExplainPropertyText("Path", st->in_service ? "GPU service" : "in-process", es);
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Batches", NULL, st->batches, es);

@@ -3,15 +3,18 @@
  * gpuhash.c
  *	  Module load: settings, the planner hook and the custom scan methods.
  *
- * Works from shared_preload_libraries (the normal way) and from LOAD.
- * Nothing here touches CUDA: the postmaster must never create a CUDA
- * context; a backend creates one lazily when it first needs the GPU.
+ * Works from shared_preload_libraries (the normal way: it also starts the
+ * GPU service, service.c) and from LOAD (join tables then live in the
+ * backend).  Nothing here touches CUDA: the postmaster must never create a
+ * CUDA context; the service or a backend creates one when it needs the GPU.
  *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "service.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
@@ -136,6 +139,18 @@ _PG_init(void)
 							8 * 1024 * 1024, 64, INT_MAX,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.use_service",
+							 "Runs GPU hash joins through the GPU service when it runs.",
+							 "Off: tables live in the backend, which then creates its own CUDA context.",
+							 &gpuhash_use_service,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	/* the GPU service exists only when preloaded: it needs shared memory */
+	if (process_shared_preload_libraries_in_progress)
+		gpuhash_service_register();
 
 	MarkGUCPrefixReserved("gpuhash");
 

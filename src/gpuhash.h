@@ -121,7 +121,34 @@ extern Node *gpuhash_create_scan_state(CustomScan *cscan);
 extern void gpuhash_explain(CustomScanState *node, List *ancestors,
 							struct ExplainState *es);
 
+/*
+ * A join table, wherever it lives: in this process (local), or in the GPU
+ * service (remote).  device.c is the one place that knows which.
+ */
+typedef struct GhRemoteTable
+{
+	uint32		id;				/* 0: none */
+	uint32		generation;		/* service generation that owns it */
+	uint64		n_rows;
+	gh_table_info info;
+} GhRemoteTable;
+
+typedef struct GpuTable
+{
+	gh_table   *local;
+	bool		remote;
+	GhRemoteTable svc;
+} GpuTable;
+
 /* device.c */
+extern gh_status gpuhash_table_build(GpuTable *t, const gh_build_options *opt,
+									 const uint64 *keys, uint64 n);
+extern const uint32 *gpuhash_table_rowids(GpuTable *t, MemoryContext cxt);
+extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
+									 gh_range *ranges);
+extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
+extern bool gpuhash_table_exists(const GpuTable *t);
+extern void gpuhash_table_free(GpuTable *t);
 extern int	gpuhash_plan_device(void);
 extern gh_device gpuhash_exec_device(void);
 extern bool gpuhash_gpu_usable(const char **reason);
@@ -142,6 +169,7 @@ typedef struct GpuJoinStats
 	double		transfer_ms;
 	size_t		gpu_bytes;
 	int			fallbacks;		/* GPU failures answered by the host twin */
+	bool		in_service;		/* the table lived in the GPU service */
 	int			builds;			/* table builds (rescans with new inner params) */
 } GpuJoinStats;
 

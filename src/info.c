@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * info.c
- *	  gpuhash_info(): the GPUs this backend sees and what a GPU hash join in
- *	  this session would run on.
+ *	  gpuhash_info(): the GPUs in use and what a GPU hash join in this
+ *	  session would run on; with the GPU service, its state: staging memory
+ *	  in use, join tables alive and the GPU memory they hold.
  *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "service.h"
 
 #include "fmgr.h"
 #include "funcapi.h"
@@ -14,7 +16,7 @@
 
 PG_FUNCTION_INFO_V1(gpuhash_info);
 
-#define INFO_COLS 10
+#define INFO_COLS 15
 
 static char *
 version_text(int v)
@@ -36,30 +38,64 @@ session_device(void)
 	}
 }
 
+static void
+set_text(Datum *values, bool *nulls, int col, const char *text)
+{
+	if (text)
+		values[col] = CStringGetTextDatum(text);
+	else
+		nulls[col] = true;
+}
+
+/* The service's columns (10-14), the same on every row. */
+static void
+service_columns(Datum *values, bool *nulls)
+{
+	GhServiceStatus st;
+
+	gpuhash_service_status(&st);
+	if (!st.running)
+	{
+		set_text(values, nulls, 10, gpuhash_use_service ? "not running" : "not used (gpuhash.use_service is off)");
+		for (int c = 11; c < INFO_COLS; c++)
+			nulls[c] = true;
+		return;
+	}
+	values[10] = CStringGetTextDatum(psprintf("running (pid %d, %s%s)", st.pid,
+											  st.gpus > 0 ? "GPU" : "host twin",
+											  st.pinned ? ", staging page-locked" : ""));
+	values[11] = Int64GetDatum((int64) (st.staging_bytes >> 20));
+	values[12] = Int64GetDatum((int64) (st.staging_in_use >> 20));
+	values[13] = Int32GetDatum(st.tables_alive);
+	values[14] = Int64GetDatum((int64) (st.device_bytes >> 20));
+}
+
 Datum
 gpuhash_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	const char *reason;
-	int			driver,
-				runtime;
+	int			driver = 0,
+				runtime = 0;
+	bool		via_service = gpuhash_service_ready();
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
-	gh_cuda_versions(&driver, &runtime);
-	n = gpuhash_gpu_usable(&reason) ? gh_gpu_count() : 0;
+	if (!via_service)
+		gh_cuda_versions(&driver, &runtime);
+	n = !gpuhash_gpu_usable(&reason) ? 0 :
+		via_service ? gpuhash_service_gpu_count() : gh_gpu_count();
 
 	for (int i = 0; i < n; i++)
 	{
 		gh_gpu_info gi;
-		Datum		values[INFO_COLS];
+		Datum		values[INFO_COLS] = {0};
 		bool		nulls[INFO_COLS] = {0};
-		char	   *dv = version_text(driver),
-				   *rv = version_text(runtime);
 
-		if (gh_gpu_get_info(i, &gi) != GH_OK)
+		if (via_service ? !gpuhash_service_gpu_info(i, &gi, &driver, &runtime)
+			: gh_gpu_get_info(i, &gi) != GH_OK)
 		{
-			ereport(WARNING, (errmsg("gpuhash: GPU %d: %s", i, gh_last_error())));
+			ereport(WARNING, (errmsg("gpuhash: GPU %d: no information", i)));
 			continue;
 		}
 		values[0] = Int32GetDatum(i);
@@ -68,37 +104,28 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum((int64) (gi.free_memory >> 20));
 		values[4] = CStringGetTextDatum(psprintf("%d.%d", gi.cc_major, gi.cc_minor));
 		values[5] = Int32GetDatum(gi.multiprocessors);
-		if (dv)
-			values[6] = CStringGetTextDatum(dv);
-		else
-			nulls[6] = true;
-		if (rv)
-			values[7] = CStringGetTextDatum(rv);
-		else
-			nulls[7] = true;
+		set_text(values, nulls, 6, version_text(driver));
+		set_text(values, nulls, 7, version_text(runtime));
 		values[8] = BoolGetDatum(i == gpuhash_gpu_ordinal &&
 								 gpuhash_device_mode != GPUHASH_DEVICE_HOST);
 		values[9] = CStringGetTextDatum(session_device());
+		service_columns(values, nulls);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (n == 0)
 	{
 		/* one row that says why no GPU is in use */
 		Datum		values[INFO_COLS] = {0};
-		bool		nulls[INFO_COLS] = {true, false, true, true, true, true, false, false, false, false};
-		char	   *rv = version_text(runtime);
+		bool		nulls[INFO_COLS] = {true, false, true, true, true, true};
 
 		values[1] = CStringGetTextDatum(psprintf("no usable GPU: %s", reason));
-		if (version_text(driver))
-			values[6] = CStringGetTextDatum(version_text(driver));
-		else
-			nulls[6] = true;
-		if (rv)
-			values[7] = CStringGetTextDatum(rv);
-		else
-			nulls[7] = true;
+		if (via_service)
+			gh_cuda_versions(&driver, &runtime);
+		set_text(values, nulls, 6, version_text(driver));
+		set_text(values, nulls, 7, version_text(runtime));
 		values[8] = BoolGetDatum(false);
 		values[9] = CStringGetTextDatum(session_device());
+		service_columns(values, nulls);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

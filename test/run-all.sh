@@ -2,8 +2,9 @@
 # Runs every gpuhash test on a fresh Debian 12 machine (as root, or a user
 # with sudo): installs what is missing, builds, and runs
 #   1. the hash-core unit tests (GPU and host twin; host twin only without a GPU),
-#   2. the pg_regress suite on a scratch cluster (on the GPU when one is usable,
-#      otherwise on the host twin; same SQL, same expected files),
+#   2. the pg_regress suite on a scratch cluster with the GPU service (on the
+#      GPU when one is usable, otherwise on the host twin inside the service;
+#      same SQL, same expected files), then the service's multi-session checks,
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on.
@@ -66,11 +67,20 @@ trap cleanup EXIT
 scripts/pg-scratch.sh start "$pgdir" "$port" -c shared_preload_libraries=gpuhash \
 	-c gpuhash.device=$device -c fsync=off
 export PGHOST=$pgdir PGPORT=$port PGUSER=postgres
+# the GPU service starts with the server; the suite runs through it
+for _ in $(seq 1 300); do
+	grep -q "gpuhash GPU service ready" "$pgdir/server.log" && break
+	sleep 0.1
+done
+grep "gpuhash GPU service ready" "$pgdir/server.log" || die "the gpuhash GPU service did not start"
 say "pg_regress on gpuhash.device = $device"
 if ! make installcheck; then
 	[ -f regression.diffs ] && cat regression.diffs
 	die "regression tests failed on $device"
 fi
+
+say "GPU service: concurrent sessions, killed backend, timeout, service restart"
+test/service_check.sh || die "GPU service checks failed"
 
 # ---- 3. GPU-only tests
 if [ "$device" = gpu ]; then

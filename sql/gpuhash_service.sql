@@ -1,0 +1,64 @@
+--
+-- The GPU service (gpuhash in shared_preload_libraries): joins run through
+-- it, EXPLAIN ANALYZE says so, and tables are freed when their query ends.
+-- test/service_check.sh covers what needs several sessions: concurrency,
+-- a backend killed mid-join, the service itself restarted.
+--
+SET client_min_messages = warning;
+SELECT service LIKE 'running (pid %' AS running, staging_mb > 0 AS has_staging
+FROM gpuhash_info() LIMIT 1;
+
+-- the path a join took, from EXPLAIN (ANALYZE, FORMAT JSON)
+CREATE FUNCTION gh_path(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')->>'Path';
+END;
+$$;
+
+-- waits until the service holds n tables (frees reach it asynchronously)
+CREATE FUNCTION gh_tables_become(n integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..500 LOOP
+    IF (SELECT tables_alive FROM gpuhash_info() LIMIT 1) = n THEN
+      RETURN true;
+    END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+  RETURN false;
+END;
+$$;
+
+SELECT gh_path('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
+SET gpuhash.use_service = off;
+SELECT gh_path('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+RESET gpuhash.use_service;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+
+-- a join's table lives as long as its query: an open cursor holds it
+SELECT gh_tables_become(0);
+BEGIN;
+SELECT gh_force_on();
+DECLARE c CURSOR FOR SELECT r.id FROM r JOIN s ON r.k4 = s.k4;
+FETCH 1 FROM c;
+SELECT gh_tables_become(1);
+SELECT staging_in_use_mb FROM gpuhash_info() LIMIT 1;
+CLOSE c;
+COMMIT;
+SELECT gh_tables_become(0);
+
+-- an error in the query (division by zero in the join filter) frees it too
+SELECT gh_force_on();
+SELECT count(*) FROM r JOIN s ON r.k4 = s.k4 AND 1 / (s.id - 1500) > 0;
+SELECT gh_tables_become(0);
+
+-- a batch larger than a staging chunk (4 MB: 512k keys) is split
+SET gpuhash.batch_rows = 1000000;
+SELECT * FROM gh_check('SELECT g, s.id FROM generate_series(1, 700000) g JOIN s ON g = s.k4');
+SELECT * FROM gh_check('SELECT g, s.id FROM generate_series(-10, 700000) g JOIN s ON g % 1500 = s.k4');
+RESET gpuhash.batch_rows;
+SELECT gh_tables_become(0);

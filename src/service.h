@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * service.h
+ *	  The gpuhash GPU service: one background worker that owns the CUDA
+ *	  context, the device memory and the join tables of the whole cluster,
+ *	  and serves requests that backends place in shared memory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_H
+#define GPUHASH_SERVICE_H
+
+#include "gpuhash.h"
+
+/* settings */
+extern int	gpuhash_staging_memory_mb;
+extern bool gpuhash_use_service;
+
+/* _PG_init while preloading: shared memory and the worker's registration */
+extern void gpuhash_service_register(void);
+
+/* true when the service runs and takes requests */
+extern bool gpuhash_service_ready(void);
+
+/* what the service found at start: GPUs usable by it (0: host twin only) */
+extern int	gpuhash_service_gpu_count(void);
+
+extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys,
+								   uint64 n, GhRemoteTable *t);
+extern gh_status gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids);
+extern gh_status gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n,
+								   gh_range *ranges);
+/* Never waits: safe in error cleanup. */
+extern void gpuhash_svc_free(GhRemoteTable *t);
+
+/* For gpuhash_info(). */
+typedef struct GhServiceStatus
+{
+	bool		running;
+	int			pid;
+	int			gpus;
+	bool		pinned;
+	uint64		staging_bytes;
+	uint64		staging_in_use;
+	int			tables_alive;
+	uint64		device_bytes;
+	uint64		requests_served;
+} GhServiceStatus;
+
+extern void gpuhash_service_status(GhServiceStatus *st);
+extern bool gpuhash_service_gpu_info(int i, gh_gpu_info *info, int *driver, int *runtime);
+
+#endif							/* GPUHASH_SERVICE_H */
