@@ -62,3 +62,41 @@ SELECT * FROM gh_check('SELECT g, s.id FROM generate_series(1, 700000) g JOIN s 
 SELECT * FROM gh_check('SELECT g, s.id FROM generate_series(-10, 700000) g JOIN s ON g % 1500 = s.k4');
 RESET gpuhash.batch_rows;
 SELECT gh_tables_become(0);
+
+-- parallel plans: the inner side is read once and the table built once in
+-- the service; every participant probes it with its share of the outer side
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+CREATE FUNCTION gh_parallel(q text, OUT parallel_aware boolean, OUT inner_loops integer,
+                            OUT builds integer, OUT inner_rows bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  parallel_aware := (n->>'Parallel Aware')::boolean;
+  inner_loops := (n->'Plans'->1->>'Actual Loops')::integer;
+  builds := (n->>'Shared Table Builds')::integer;
+  inner_rows := (n->>'Inner Rows')::bigint;
+END;
+$$;
+SELECT * FROM gh_explain('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
+SELECT * FROM gh_explain('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+SELECT * FROM gh_parallel('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
+SELECT * FROM gh_check('SELECT r.v, s.w, r.d FROM r JOIN s ON r.k8 = s.k8');
+SELECT * FROM gh_check('SELECT r.k2, count(*), max(s.w) FROM r JOIN s ON r.k2 = s.k2 GROUP BY r.k2');
+SELECT * FROM gh_check('SELECT r.id FROM r JOIN s ON r.k4 = s.k4 AND s.id < 0');
+-- a rescanned parallel join (under a nested loop) rebuilds its shared table
+SELECT * FROM gh_check('SELECT f.k, (SELECT count(*) FROM r JOIN s ON r.k4 = s.k4 WHERE s.k2 = f.k)
+                        FROM (VALUES (1), (2), (3)) f(k)');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT gh_tables_become(0);

@@ -110,14 +110,16 @@ gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme)
  * Join tables: in the GPU service when it runs, else in this process
  * --------------------------------------------------------------------- */
 
+/* owner_pid: the backend whose exit frees a service table (0: this one) */
 gh_status
-gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n)
+gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n,
+					int owner_pid)
 {
 	memset(t, 0, sizeof(*t));
 	if (gpuhash_service_ready())
 	{
 		t->remote = true;
-		return gpuhash_svc_build(opt, keys, n, &t->svc);
+		return gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
 	}
 	return gh_build(opt, keys, NULL, 4, n, &t->local);
 }

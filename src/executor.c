@@ -21,69 +21,16 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "join_state.h"
 
 #include "executor/executor.h"
+#include "access/htup_details.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
-
-typedef struct GpuKeyEval
-{
-	ExprState  *state;			/* NULL when the key is a plain column */
-	AttrNumber	attno;			/* the column, when plain */
-} GpuKeyEval;
-
-typedef struct GpuJoinState
-{
-	CustomScanState css;
-
-	GpuJoinPlanInfo info;
-	PlanState  *outer_ps;
-	PlanState  *inner_ps;
-	int			n_outer_cols;	/* columns of each side in the scan tuple */
-	int			n_inner_cols;
-	/* the columns the join filter and target list read: only these are kept */
-	int		   *outer_keep;
-	int			n_outer_keep;
-	int		   *inner_keep;
-	int			n_inner_keep;
-	GpuKeyEval *outer_keys;
-	GpuKeyEval *inner_keys;
-	ExprState  *qual;			/* other join clauses, or NULL */
-	ExprContext *key_econtext;	/* per-row key evaluation */
-
-	MemoryContext cxt;			/* everything below; freed by its callback */
-	MemoryContextCallback cleanup;
-
-	/* inner side, rows in the table's key-grouped order once built */
-	MemoryContext inner_cxt;
-	Datum	   *inner_vals;		/* n_inner x n_inner_keep */
-	bool	   *inner_nulls;
-	uint64	   *inner_keys_arr;
-	uint64		n_inner;
-	uint64		inner_cap;
-	GpuTable	table;
-	gh_device	device;
-	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
-	bool		built;
-
-	/* outer batch */
-	MemoryContext batch_cxt;
-	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
-	bool	   *batch_nulls;
-	uint64	   *batch_keys;
-	gh_range   *batch_ranges;
-	int			batch_cap;
-	int			batch_n;
-	int			cur;			/* current outer row in the batch */
-	uint32		cur_match;		/* next match of that row */
-	bool		outer_done;
-
-	GpuJoinStats stats;
-} GpuJoinState;
 
 static void begin_gpu_join(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_gpu_join(CustomScanState *node);
@@ -96,6 +43,11 @@ static const CustomExecMethods gpuhash_exec_methods = {
 	.ExecCustomScan = exec_gpu_join,
 	.EndCustomScan = end_gpu_join,
 	.ReScanCustomScan = rescan_gpu_join,
+	.EstimateDSMCustomScan = gpuhash_estimate_dsm,
+	.InitializeDSMCustomScan = gpuhash_init_dsm,
+	.ReInitializeDSMCustomScan = gpuhash_reinit_dsm,
+	.InitializeWorkerCustomScan = gpuhash_init_worker,
+	.ShutdownCustomScan = gpuhash_shutdown,
 	.ExplainCustomScan = gpuhash_explain,
 };
 
@@ -224,10 +176,20 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
 	}
 }
 
+/* Frees the join table, unless a parallel plan's leader owns it. */
 static void
 free_table(GpuJoinState *gs)
 {
-	gpuhash_table_free(&gs->table);
+	if (gs->owns_table)
+		gpuhash_table_free(&gs->table);
+	else
+		memset(&gs->table, 0, sizeof(gs->table));
+}
+
+void
+gpuhash_free_table(GpuJoinState *gs)
+{
+	free_table(gs);
 }
 
 /* Runs when the node's memory goes away, normally or by error/cancel. */
@@ -286,6 +248,17 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->cleanup.arg = gs;
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
 
+	gs->owns_table = true;
+	if (gs->n_inner_keep > 0)
+	{
+		TupleDesc	child = ExecGetResultType(gs->inner_ps);
+
+		gs->inner_desc = CreateTemplateTupleDesc(gs->n_inner_keep);
+		for (int k = 0; k < gs->n_inner_keep; k++)
+			TupleDescCopyEntry(gs->inner_desc, k + 1, child, gs->inner_keep[k] + 1);
+		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
+		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
+	}
 	gs->batch_cap = gpuhash_batch_rows;
 	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
@@ -370,10 +343,30 @@ store_pair(GpuJoinState *gs, uint64 outer_row, uint64 inner_row)
 	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
 	const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
 	const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
-	const Datum *iv = gs->inner_vals + inner_row * gs->n_inner_keep;
-	const bool *in = gs->inner_nulls + inner_row * gs->n_inner_keep;
+	const Datum *iv;
+	const bool *in;
 	Datum	   *sv = slot->tts_values;
 	bool	   *sn = slot->tts_isnull;
+
+	if (gs->inner_vals)
+	{
+		iv = gs->inner_vals + inner_row * gs->n_inner_keep;
+		in = gs->inner_nulls + inner_row * gs->n_inner_keep;
+	}
+	else if (gs->n_inner_keep > 0)
+	{
+		/* a parallel plan's shared row, kept by another participant */
+		MinimalTuple mt = (MinimalTuple) (gs->shared_rows + gs->shared_offsets[inner_row]);
+		HeapTupleData ht;
+
+		ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+		ht.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+		heap_deform_tuple(&ht, gs->inner_desc, gs->row_vals, gs->row_nulls);
+		iv = gs->row_vals;
+		in = gs->row_nulls;
+	}
+	else
+		iv = NULL, in = NULL;
 
 	ExecClearTuple(slot);
 	for (int k = 0; k < gs->n_outer_keep; k++)
@@ -435,7 +428,7 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 	for (;;)
 	{
 		gpuhash_build_options(&opt, gs->device, gs->scheme);
-		st = gpuhash_table_build(&gs->table, &opt, keys, n);
+		st = gpuhash_table_build(&gs->table, &opt, keys, n, gs->table_owner_pid);
 		if (st == GH_OK)
 		{
 			gs->stats.in_service = gs->table.remote;
@@ -503,8 +496,8 @@ reorder_inner(GpuJoinState *gs)
 	gs->inner_keys_arr = keys;
 }
 
-static void
-build_inner(GpuJoinState *gs)
+void
+gpuhash_build_inner(GpuJoinState *gs)
 {
 	int			nc = gs->n_inner_keep;
 	instr_time	t0,
@@ -582,6 +575,11 @@ probe_batch(GpuJoinState *gs)
 
 	gpuhash_table_info(&gs->table, &before);
 	st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+	if (st != GH_OK && gs->shared)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpuhash: probing the shared join table of a parallel plan failed: %s",
+						gh_last_error())));
 	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
 	{
 		gpu_failed(gs, "probing the join table");
@@ -601,6 +599,7 @@ probe_batch(GpuJoinState *gs)
 	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
 	gs->stats.batches++;
 	gs->stats.outer_rows += gs->batch_n;
+	gpuhash_shared_count_batch(gs, gs->batch_n);
 	gs->stats.device = gs->device;
 }
 
@@ -642,7 +641,12 @@ exec_gpu_join(CustomScanState *node)
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 
 	if (!gs->built)
-		build_inner(gs);
+	{
+		if (gs->shared)
+			gpuhash_shared_build(gs);
+		else
+			gpuhash_build_inner(gs);
+	}
 	/* an empty inner side joins nothing: the outer side is not read */
 	if (gs->n_inner == 0)
 		return NULL;
@@ -717,8 +721,9 @@ rescan_gpu_join(CustomScanState *node)
 		UpdateChangedParamSet(gs->outer_ps, chg);
 		UpdateChangedParamSet(gs->inner_ps, chg);
 	}
-	if (gs->inner_ps->chgParam != NULL)
+	if (gs->inner_ps->chgParam != NULL || gs->shared)
 	{
+		/* a parallel plan's shared table is rebuilt with its shared state */
 		free_table(gs);
 		gs->built = false;
 	}

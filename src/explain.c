@@ -75,7 +75,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Batches", NULL, st->batches, es);
-	if (st->builds > 1)
+	if (node->ss.ps.plan->parallel_aware)
+		ExplainPropertyInteger("Shared Table Builds", NULL, st->builds, es);
+	else if (st->builds > 1)
 		ExplainPropertyInteger("Builds", NULL, st->builds, es);
 	if (st->fallbacks > 0)
 		ExplainPropertyInteger("GPU Fallbacks", NULL, st->fallbacks, es);

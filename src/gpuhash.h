@@ -142,7 +142,7 @@ typedef struct GpuTable
 
 /* device.c */
 extern gh_status gpuhash_table_build(GpuTable *t, const gh_build_options *opt,
-									 const uint64 *keys, uint64 n);
+									 const uint64 *keys, uint64 n, int owner_pid);
 extern const uint32 *gpuhash_table_rowids(GpuTable *t, MemoryContext cxt);
 extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
 									 gh_range *ranges);

@@ -21,6 +21,7 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "service.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -184,6 +185,70 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	cpath->path.total_cost = startup + run;
 }
 
+/* Rows per participant of a partial path, as costsize.c divides them. */
+static double
+parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - (0.3 * path->parallel_workers);
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor > 0 ? divisor : 1.0;
+}
+
+/*
+ * The cheapest unparameterized path of rel that may run inside a parallel
+ * plan (its cheapest total path is often a Gather, which may not).
+ */
+static Path *
+cheapest_parallel_safe(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->parallel_safe && p->param_info == NULL &&
+			(best == NULL || p->total_cost < best->total_cost))
+			best = p;
+	}
+	return best;
+}
+
+static CustomPath *
+make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, Path *outer_path,
+				   Path *inner_path, KeyChoice *kc, double rows)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->custom_private = list_make4(kc->hash_rinfos, kc->other_rinfos,
+									   list_make2(kc->outer_exprs, kc->inner_exprs),
+									   gpuhash_form_private(&(GpuJoinPlanInfo)
+															{
+																0, gpuhash_scheme, kc->nkeys, kc->keys
+															}));
+	cpath->methods = &gpuhash_path_methods;
+	cost_gpu_join(root, cpath, outer_path, inner_path, kc, rows);
+	return cpath;
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -195,6 +260,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	CustomPath *cpath;
 	int			device;
 	double		inner_bytes;
+	bool		parallel_ok;
+	Path	   *inner_safe;
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
@@ -222,26 +289,39 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (device < 0)
 		return;					/* auto mode without a GPU: PostgreSQL's joins */
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = joinrel;
-	cpath->path.pathtarget = joinrel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = list_make4(kc.hash_rinfos, kc.other_rinfos,
-									   list_make2(kc.outer_exprs, kc.inner_exprs),
-									   gpuhash_form_private(&(GpuJoinPlanInfo)
-															{
-																0, gpuhash_scheme, kc.nkeys, kc.keys
-															}));
-	cpath->methods = &gpuhash_path_methods;
-	cost_gpu_join(root, cpath, outer_path, inner_path, &kc, joinrel->rows);
+	/*
+	 * Inside a parallel plan the node needs the GPU service: a worker must
+	 * not start a CUDA context of its own, and a parallel-aware join shares
+	 * one table in the service.
+	 */
+	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
+		outer_path->parallel_safe && inner_path->parallel_safe;
+
+	cpath = make_gpu_join_path(root, joinrel, outer_path, inner_path, &kc, joinrel->rows);
+	cpath->path.parallel_safe = parallel_ok;
 	add_path(joinrel, &cpath->path);
+
+	/*
+	 * A parallel-aware path: every participant probes the one shared table
+	 * with its share of a partial outer path; one of them reads the inner
+	 * side and builds the table (parallel.c).
+	 */
+	if (joinrel->consider_parallel && gpuhash_service_ready() &&
+		outerrel->partial_pathlist != NIL &&
+		(inner_safe = cheapest_parallel_safe(innerrel)) != NULL)
+	{
+		Path	   *outer_partial = linitial(outerrel->partial_pathlist);
+
+		if (outer_partial->param_info == NULL && outer_partial->parallel_safe)
+		{
+			cpath = make_gpu_join_path(root, joinrel, outer_partial, inner_safe, &kc,
+									   joinrel->rows / parallel_divisor(outer_partial));
+			cpath->path.parallel_aware = true;
+			cpath->path.parallel_safe = true;
+			cpath->path.parallel_workers = outer_partial->parallel_workers;
+			add_partial_path(joinrel, &cpath->path);
+		}
+	}
 }
 
 /* ---------------------------------------------------------------------

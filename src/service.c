@@ -77,6 +77,7 @@ typedef struct SvcSlot
 	int			owner_pid;
 	int			owner_procno;
 	uint32		table_id;
+	int			table_owner;	/* BEGIN: whose exit frees the table */
 	uint64		n;				/* rows (BEGIN) or items in the chunk */
 	uint64		pos;			/* first row of an APPEND / ROWIDS chunk */
 	gh_build_options opt;
@@ -335,7 +336,7 @@ submit(SvcSlot *s, uint32 generation)
 
 gh_status
 gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
-				  GhRemoteTable *t)
+				  int owner_pid, GhRemoteTable *t)
 {
 	uint32		gen = pg_atomic_read_u32(&svc->generation);
 	uint64		per = svc->chunk_bytes / sizeof(uint64);
@@ -346,6 +347,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 	t->generation = gen;
 	s->type = REQ_BUILD_BEGIN;
 	s->n = n;
+	s->table_owner = owner_pid ? owner_pid : MyProcPid;
 	st = submit(s, gen);
 	if (st != GH_OK)
 	{
@@ -567,7 +569,7 @@ serve(SvcSlot *s)
 				t->id = next_id++;
 				if (next_id == 0)
 					next_id = 1;
-				t->owner_pid = s->owner_pid;
+				t->owner_pid = s->table_owner;
 				t->keys = keys;
 				t->n_rows = s->n;
 				s->table_id = t->id;

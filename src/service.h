@@ -26,7 +26,7 @@ extern bool gpuhash_service_ready(void);
 extern int	gpuhash_service_gpu_count(void);
 
 extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys,
-								   uint64 n, GhRemoteTable *t);
+								   uint64 n, int owner_pid, GhRemoteTable *t);
 extern gh_status gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids);
 extern gh_status gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n,
 								   gh_range *ranges);

@@ -1,0 +1,103 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_state.h
+ *	  The executor state of a GpuHashJoin, shared by executor.c (the node)
+ *	  and parallel.c (one table for all participants of a parallel plan).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_JOIN_STATE_H
+#define GPUHASH_JOIN_STATE_H
+
+#include "gpuhash.h"
+
+#include "access/parallel.h"
+#include "utils/dsa.h"
+
+struct GpuJoinShared;
+
+typedef struct GpuKeyEval
+{
+	ExprState  *state;			/* NULL when the key is a plain column */
+	AttrNumber	attno;			/* the column, when plain */
+} GpuKeyEval;
+
+typedef struct GpuJoinState
+{
+	CustomScanState css;
+
+	GpuJoinPlanInfo info;
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+	int			n_outer_cols;	/* columns of each side in the scan tuple */
+	int			n_inner_cols;
+	/* the columns the join filter and target list read: only these are kept */
+	int		   *outer_keep;
+	int			n_outer_keep;
+	int		   *inner_keep;
+	int			n_inner_keep;
+	GpuKeyEval *outer_keys;
+	GpuKeyEval *inner_keys;
+	ExprState  *qual;			/* other join clauses, or NULL */
+	ExprContext *key_econtext;	/* per-row key evaluation */
+
+	MemoryContext cxt;			/* everything below; freed by its callback */
+	MemoryContextCallback cleanup;
+
+	/* inner side, rows in the table's key-grouped order once built */
+	MemoryContext inner_cxt;
+	Datum	   *inner_vals;		/* n_inner x n_inner_keep */
+	bool	   *inner_nulls;
+	uint64	   *inner_keys_arr;
+	uint64		n_inner;
+	uint64		inner_cap;
+	GpuTable	table;
+	gh_device	device;
+	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
+	bool		built;
+
+	/* outer batch */
+	MemoryContext batch_cxt;
+	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
+	bool	   *batch_nulls;
+	uint64	   *batch_keys;
+	gh_range   *batch_ranges;
+	int			batch_cap;
+	int			batch_n;
+	int			cur;			/* current outer row in the batch */
+	uint32		cur_match;		/* next match of that row */
+	bool		outer_done;
+
+	GpuJoinStats stats;
+
+	/*
+	 * Parallel-aware plans (parallel.c): one participant builds the table
+	 * in the GPU service and publishes the kept inner rows in the query's
+	 * DSA; all participants probe it with their share of the outer side.
+	 */
+	struct GpuJoinShared *shared;	/* in DSM; NULL when not parallel-aware */
+	bool		owns_table;		/* frees the table (not a parallel worker) */
+	int			table_owner_pid;	/* the service owner of a built table; 0: us */
+	TupleDesc	inner_desc;		/* the kept inner columns */
+	char	   *shared_rows;	/* inner rows as MinimalTuples, in the DSA */
+	uint64	   *shared_offsets; /* per key-grouped position, its tuple's offset */
+	Datum	   *row_vals;		/* one deformed shared row */
+	bool	   *row_nulls;
+} GpuJoinState;
+
+
+/* executor.c */
+extern void gpuhash_build_inner(GpuJoinState *gs);
+extern void gpuhash_free_table(GpuJoinState *gs);
+
+/* parallel.c */
+extern Size gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+extern void gpuhash_shutdown(CustomScanState *node);
+extern void gpuhash_shared_build(GpuJoinState *gs);
+extern int	gpuhash_shared_builds(GpuJoinState *gs);
+extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
+
+#endif							/* GPUHASH_JOIN_STATE_H */
