@@ -23,8 +23,12 @@
  * sweep; a service that exits takes its tables with it and the next one
  * starts a new generation, so stale table ids fail cleanly.
  *
- * The service runs the GPU when it has one and the host twin otherwise, so
- * the request path is exercised everywhere.  It touches no PostgreSQL data:
+ * The main thread takes submitted requests and hands them to a few worker
+ * threads (gpuhash.service_threads): requests on distinct tables run at
+ * once, each table on its own CUDA stream, so one large build does not hold
+ * up other sessions; requests on one table take turns.  The service runs
+ * the GPU when it has one and the host twin otherwise, so the request path
+ * is exercised everywhere.  It touches no PostgreSQL data:
  * a CUDA failure is a status code returned to the requester, never an
  * ERROR or a crash of the service.
  *
@@ -33,6 +37,7 @@
 #include "gpuhash.h"
 #include "service.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,8 +62,10 @@ typedef enum SlotState
 	SLOT_FREE = 0,
 	SLOT_CLAIMED,
 	SLOT_SUBMITTED,
+	SLOT_RUNNING,				/* taken by a service thread */
 	SLOT_DONE,
-	SLOT_ABANDONED
+	SLOT_ABANDONED,				/* given up before it ran: the main thread drops it */
+	SLOT_ABANDONED_RUNNING		/* given up while it ran: its thread drops it */
 } SlotState;
 
 typedef enum RequestType
@@ -107,6 +114,7 @@ typedef struct SvcShared
 } SvcShared;
 
 int			gpuhash_staging_memory_mb = 256;
+int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
 
 static SvcShared *svc = NULL;
@@ -173,6 +181,14 @@ gpuhash_service_register(void)
 							&gpuhash_staging_memory_mb,
 							256, 16, 64 * 1024,
 							PGC_POSTMASTER, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.service_threads",
+							"Requests the GPU service serves at once.",
+							NULL,
+							&gpuhash_service_threads,
+							4, 1, 64,
+							PGC_POSTMASTER, 0,
 							NULL, NULL, NULL);
 
 	prev_shmem_request_hook = shmem_request_hook;
@@ -307,7 +323,9 @@ submit(SvcSlot *s, uint32 generation)
 		uint32		expected = SLOT_SUBMITTED;
 
 		if (!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED) &&
-			expected == SLOT_DONE)
+			expected == SLOT_RUNNING)
+			(void) pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED_RUNNING);
+		if (expected == SLOT_DONE)
 		{
 			/* answered meanwhile: a table being built is freed through the queue */
 			if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
@@ -472,13 +490,30 @@ typedef struct SvcTable
 	uint64	   *keys;			/* while being built */
 	uint64		n_rows;
 	uint64		filled;
+	uint64		device_bytes;	/* for gpuhash_info(), set after the build */
+	pthread_mutex_t lock;		/* one request on a table at a time */
+	int			users;			/* requests running on it (registry lock) */
+	bool		doomed;			/* freed while in use: the last user drops it */
 } SvcTable;
 
-static SvcTable *tables = NULL;
+/*
+ * The registry of tables, shared by the service's threads.  Lock order:
+ * registry, then a table's lock; the main thread never takes a table lock,
+ * so frees and sweeps never wait behind a long build.
+ */
+static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
+static SvcTable **tables = NULL;
 static int	n_tables = 0;
 static int	cap_tables = 0;
 static uint32 next_id = 1;
 static volatile sig_atomic_t got_sigterm = false;
+
+/* Jobs: slots taken by the main thread, served by the worker threads. */
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static int	jobs[SVC_SLOTS];
+static int	jobs_head = 0,
+			jobs_count = 0;
 
 static void
 svc_sigterm(SIGNAL_ARGS)
@@ -490,21 +525,51 @@ svc_sigterm(SIGNAL_ARGS)
 	errno = save_errno;
 }
 
+/* registry lock held */
 static SvcTable *
 find_table(uint32 id)
 {
 	for (int i = 0; i < n_tables; i++)
-		if (tables[i].id == id)
-			return &tables[i];
+		if (tables[i]->id == id)
+			return tables[i];
 	return NULL;
 }
 
+/* registry lock held; the table has no users */
+static void
+destroy_table(SvcTable *t)
+{
+	for (int i = 0; i < n_tables; i++)
+		if (tables[i] == t)
+		{
+			tables[i] = tables[--n_tables];
+			break;
+		}
+	gh_free(t->table);
+	free(t->keys);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* registry lock held: drops the table now, or when its last user is done */
 static void
 drop_table(SvcTable *t)
 {
-	gh_free(t->table);
-	free(t->keys);
-	*t = tables[--n_tables];
+	if (t->users > 0)
+		t->doomed = true;
+	else
+		destroy_table(t);
+}
+
+static void
+drop_table_id(uint32 id)
+{
+	SvcTable   *t;
+
+	pthread_mutex_lock(&registry);
+	if ((t = find_table(id)) != NULL)
+		drop_table(t);
+	pthread_mutex_unlock(&registry);
 }
 
 static void
@@ -512,16 +577,12 @@ publish_stats(void)
 {
 	uint64		bytes = 0;
 
+	pthread_mutex_lock(&registry);
 	for (int i = 0; i < n_tables; i++)
-		if (tables[i].table)
-		{
-			gh_table_info info;
-
-			gh_table_get_info(tables[i].table, &info);
-			bytes += info.device_bytes;
-		}
+		bytes += tables[i]->device_bytes;
 	svc->tables_alive = n_tables;
 	svc->device_bytes = bytes;
+	pthread_mutex_unlock(&registry);
 }
 
 static gh_status
@@ -532,49 +593,56 @@ fail(SvcSlot *s, gh_status st, const char *msg)
 }
 
 static gh_status
-serve(SvcSlot *s)
+begin_build(SvcSlot *s)
 {
-	SvcTable   *t = NULL;
+	SvcTable   *t = calloc(1, sizeof(SvcTable));
+	uint64	   *keys = malloc(Max(s->n, 1) * sizeof(uint64));
+
+	if (t == NULL || keys == NULL)
+	{
+		free(t);
+		free(keys);
+		return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	t->owner_pid = s->table_owner;
+	t->keys = keys;
+	t->n_rows = s->n;
+
+	pthread_mutex_lock(&registry);
+	if (n_tables == cap_tables)
+	{
+		int			cap = cap_tables ? 2 * cap_tables : 64;
+		SvcTable  **nt = realloc(tables, sizeof(SvcTable *) * cap);
+
+		if (nt == NULL)
+		{
+			pthread_mutex_unlock(&registry);
+			pthread_mutex_destroy(&t->lock);
+			free(t);
+			free(keys);
+			return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
+		}
+		tables = nt;
+		cap_tables = cap;
+	}
+	t->id = next_id++;
+	if (next_id == 0)
+		next_id = 1;
+	tables[n_tables++] = t;
+	s->table_id = t->id;
+	pthread_mutex_unlock(&registry);
+	return GH_OK;
+}
+
+/* One request on an existing table, under that table's lock. */
+static gh_status
+serve_on_table(SvcSlot *s, SvcTable *t)
+{
 	char	   *chunk = chunk_of(s);
 
-	if (s->type != REQ_BUILD_BEGIN)
-	{
-		t = find_table(s->table_id);
-		if (t == NULL)
-			return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
-	}
 	switch (s->type)
 	{
-		case REQ_BUILD_BEGIN:
-			{
-				uint64	   *keys = malloc(Max(s->n, 1) * sizeof(uint64));
-
-				if (keys == NULL)
-					return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
-				if (n_tables == cap_tables)
-				{
-					int			cap = cap_tables ? 2 * cap_tables : 64;
-					SvcTable   *nt = realloc(tables, sizeof(SvcTable) * cap);
-
-					if (nt == NULL)
-					{
-						free(keys);
-						return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
-					}
-					tables = nt;
-					cap_tables = cap;
-				}
-				t = &tables[n_tables++];
-				memset(t, 0, sizeof(*t));
-				t->id = next_id++;
-				if (next_id == 0)
-					next_id = 1;
-				t->owner_pid = s->table_owner;
-				t->keys = keys;
-				t->n_rows = s->n;
-				s->table_id = t->id;
-				return GH_OK;
-			}
 		case REQ_BUILD_APPEND:
 			if (t->keys == NULL || s->pos + s->n > t->n_rows ||
 				s->n * sizeof(uint64) > svc->chunk_bytes)
@@ -594,6 +662,7 @@ serve(SvcSlot *s)
 				if (st != GH_OK)
 					return fail(s, st, gh_last_error());
 				gh_table_get_info(t->table, &s->info);
+				t->device_bytes = s->info.device_bytes;
 				return GH_OK;
 			}
 		case REQ_ROWIDS:
@@ -622,22 +691,102 @@ serve(SvcSlot *s)
 				gh_table_get_info(t->table, &s->info);
 				return GH_OK;
 			}
+		default:
+			return fail(s, GH_ERR_INVALID, "GPU service: unknown request");
 	}
-	return fail(s, GH_ERR_INVALID, "GPU service: unknown request");
 }
 
-/* After an abandoned request: drop what it was building. */
+/*
+ * Serves one request (in a worker thread: no PostgreSQL calls here beyond
+ * atomics).  Requests on distinct tables run at once on their own streams;
+ * requests on one table (a parallel plan's participants) take turns.
+ */
+static gh_status
+serve(SvcSlot *s)
+{
+	SvcTable   *t;
+	gh_status	st;
+
+	if (s->type == REQ_BUILD_BEGIN)
+		return begin_build(s);
+
+	pthread_mutex_lock(&registry);
+	t = find_table(s->table_id);
+	if (t && !t->doomed)
+		t->users++;
+	else
+		t = NULL;
+	pthread_mutex_unlock(&registry);
+	if (t == NULL)
+		return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
+
+	pthread_mutex_lock(&t->lock);
+	st = serve_on_table(s, t);
+	pthread_mutex_unlock(&t->lock);
+
+	pthread_mutex_lock(&registry);
+	if (--t->users == 0 && t->doomed)
+		destroy_table(t);
+	pthread_mutex_unlock(&registry);
+	return st;
+}
+
+/* After an abandoned request: drop what it was building; free the slot. */
 static void
 discard(SvcSlot *s)
 {
 	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND || s->type == REQ_BUILD_FINISH)
-	{
-		SvcTable   *t = find_table(s->table_id);
-
-		if (t)
-			drop_table(t);
-	}
+		drop_table_id(s->table_id);
 	pg_atomic_write_u32(&s->state, SLOT_FREE);
+}
+
+static void *
+service_thread(void *arg)
+{
+	for (;;)
+	{
+		SvcSlot    *s;
+		uint32		expected = SLOT_RUNNING;
+
+		pthread_mutex_lock(&jobs_lock);
+		while (jobs_count == 0)
+			pthread_cond_wait(&jobs_cond, &jobs_lock);
+		s = &svc->slots[jobs[jobs_head]];
+		jobs_head = (jobs_head + 1) % SVC_SLOTS;
+		jobs_count--;
+		pthread_mutex_unlock(&jobs_lock);
+
+		pg_read_barrier();
+		s->status = serve(s);
+		pg_write_barrier();
+		pg_atomic_fetch_add_u64(&svc->requests, 1);
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_DONE))
+			SetLatch(&GetPGProcByNumber(s->owner_procno)->procLatch);
+		else
+			discard(s);			/* abandoned while it ran */
+	}
+	return NULL;
+}
+
+/* Starts the worker threads with every signal blocked: signals are the main
+ * thread's business. */
+static void
+start_threads(void)
+{
+	sigset_t	all,
+				old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < gpuhash_service_threads; i++)
+	{
+		pthread_t	th;
+
+		if (pthread_create(&th, NULL, service_thread, NULL) != 0)
+			ereport(FATAL, (errmsg("gpuhash GPU service: could not start a thread")));
+		pthread_detach(th);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 static bool
@@ -653,16 +802,17 @@ sweep(bool check_owners)
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
 	{
 		uint32		id = pg_atomic_exchange_u32(&svc->free_queue[i], 0);
-		SvcTable   *t;
 
-		if (id != 0 && (t = find_table(id)) != NULL)
-			drop_table(t);
+		if (id != 0)
+			drop_table_id(id);
 	}
 	if (!check_owners)
 		return;
+	pthread_mutex_lock(&registry);
 	for (int i = n_tables - 1; i >= 0; i--)
-		if (!owner_alive(tables[i].owner_pid))
-			drop_table(&tables[i]);
+		if (!tables[i]->doomed && !owner_alive(tables[i]->owner_pid))
+			drop_table(tables[i]);
+	pthread_mutex_unlock(&registry);
 	for (int i = 0; i < SVC_SLOTS; i++)
 	{
 		uint32		st = pg_atomic_read_u32(&svc->slots[i].state);
@@ -672,42 +822,31 @@ sweep(bool check_owners)
 	}
 }
 
+/* The main thread hands submitted requests to the worker threads. */
 static void
-serve_pending(void)
+dispatch(void)
 {
-	static int	start = 0;
-	bool		any;
-
-	do
+	for (int k = 0; k < SVC_SLOTS; k++)
 	{
-		any = false;
-		for (int k = 0; k < SVC_SLOTS; k++)
-		{
-			SvcSlot    *s = &svc->slots[(start + k) % SVC_SLOTS];
-			uint32		st = pg_atomic_read_u32(&s->state);
-			uint32		expected = SLOT_SUBMITTED;
+		SvcSlot    *s = &svc->slots[k];
+		uint32		st = pg_atomic_read_u32(&s->state);
+		uint32		expected = SLOT_SUBMITTED;
 
-			if (st == SLOT_ABANDONED)
-			{
-				discard(s);
-				continue;
-			}
-			if (st != SLOT_SUBMITTED)
-				continue;
-			any = true;
-			pg_read_barrier();
-			s->status = serve(s);
-			pg_write_barrier();
-			pg_atomic_fetch_add_u64(&svc->requests, 1);
-			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_DONE))
-				SetLatch(&GetPGProcByNumber(s->owner_procno)->procLatch);
-			else
-				discard(s);		/* abandoned while served */
+		if (st == SLOT_ABANDONED)
+		{
+			discard(s);			/* abandoned before it ran */
+			continue;
 		}
-		/* one pass visits every slot once: no requester waits on another's queue */
-		start = (start + 1) % SVC_SLOTS;
-		sweep(false);
-	} while (any);
+		if (st != SLOT_SUBMITTED ||
+			!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
+			continue;
+		pthread_mutex_lock(&jobs_lock);
+		jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
+		jobs_count++;
+		pthread_cond_signal(&jobs_cond);
+		pthread_mutex_unlock(&jobs_lock);
+	}
+	sweep(false);
 	publish_stats();
 }
 
@@ -749,12 +888,13 @@ gpuhash_service_main(Datum arg)
 	svc->pid = MyProcPid;
 	svc->procno = MyProc->pgprocno;
 	on_shmem_exit(service_exit, (Datum) 0);
+	start_threads();
 	pg_atomic_fetch_add_u32(&svc->generation, 1);
 	pg_write_barrier();
 	pg_atomic_write_u32(&svc->ready, 1);
-	ereport(LOG, (errmsg("gpuhash GPU service ready: %d GPU(s)%s, %d MB staging%s", n,
+	ereport(LOG, (errmsg("gpuhash GPU service ready: %d GPU(s)%s, %d MB staging%s, %d threads", n,
 						 n > 0 ? "" : " (host twin)", gpuhash_staging_memory_mb,
-						 svc->pinned ? " page-locked" : "")));
+						 svc->pinned ? " page-locked" : "", gpuhash_service_threads)));
 
 	while (!got_sigterm)
 	{
@@ -766,7 +906,7 @@ gpuhash_service_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		serve_pending();
+		dispatch();
 		if (TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), 1000))
 		{
 			sweep(true);

@@ -14,6 +14,7 @@
 
 /* settings */
 extern int	gpuhash_staging_memory_mb;
+extern int	gpuhash_service_threads;
 extern bool gpuhash_use_service;
 
 /* _PG_init while preloading: shared memory and the worker's registration */
