@@ -23,19 +23,8 @@ if [ "$(id -u)" != 0 ]; then
 	sudo=sudo
 fi
 
-# ---- packages, only the missing ones (judged by the files they provide, so a
-# PostgreSQL unpacked without dpkg, as on the GPU machine, counts)
-missing=()
-[ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
-[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing+=(postgresql-server-dev-15)
-for c in make gcc g++ python3; do
-	command -v "$c" >/dev/null || missing+=("$c")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	say "installing ${missing[*]}"
-	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# ---- packages, only the missing ones
+scripts/install-deps.sh
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 [ -x "$CUDA_HOME/bin/nvcc" ] || die "nvcc not found at $CUDA_HOME/bin/nvcc (set CUDA_HOME)"
 export PATH=/usr/lib/postgresql/15/bin:$CUDA_HOME/bin:$PATH

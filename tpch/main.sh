@@ -55,33 +55,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # ---- packages (only the missing ones)
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-apt_updated=0
-apt_install() {
-	if [ $apt_updated = 0 ]; then
-		$sudo apt-get update -qq
-		apt_updated=1
-	fi
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
-}
 if command -v dpkg-query >/dev/null; then
-	# judged by files, so a PostgreSQL unpacked without dpkg counts
-	missing=()
-	[ -x /usr/lib/postgresql/15/bin/postgres ] || missing+=(postgresql-15)
-	[ -f /usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk ] || missing+=(postgresql-server-dev-15)
-	for c in make gcc g++ python3; do
-		command -v "$c" >/dev/null || missing+=("$c")
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		say "installing ${missing[*]}"
-		apt_install "${missing[@]}" || die "apt-get install ${missing[*]} failed"
-	fi
-	if ! installed python3-matplotlib && ! installed gnuplot-nox &&
-		! python3 -c 'import matplotlib' 2>/dev/null && ! command -v gnuplot >/dev/null; then
-		say "installing python3-matplotlib for the chart"
-		apt_install python3-matplotlib || apt_install gnuplot-nox ||
-			echo "main.sh: no chart package could be installed; the chart will be skipped" >&2
-	fi
+	"$root/scripts/install-deps.sh" --chart || die "installing the packages failed"
 else
 	echo "main.sh: not a Debian system; assuming PostgreSQL 15, gcc, make and python3 are present" >&2
 fi
