@@ -2,6 +2,7 @@
 #ifndef TPCH_FIELDS_H
 #define TPCH_FIELDS_H
 
+#include "dists.h"
 #include "out.h"
 #include "rng.h"
 #include "text.h"
@@ -46,6 +47,23 @@ static inline void out_vstring(rng_t *r, int min, int max)
 {
 	out_pos += vstring(r, min, max, out_pos);
 	*out_pos++ = '\t';
+}
+
+/*
+ * The columns CUSTOMER and SUPPLIER share (clause 4.2.3): key, name
+ * "<prefix>%09d", address, nation key, phone, account balance.
+ */
+static inline void out_party(rng_t *r, const char *prefix, int64_t key)
+{
+	int nation;
+
+	out_int(key);
+	out_tag9(prefix, key);
+	out_vstring(r, 10, 40);
+	nation = (int)rng_range(r, 0, N_NATIONS - 1);
+	out_int(nation);
+	out_phone(r, nation);
+	out_money(rng_range(r, -99999, 999999));
 }
 
 #endif

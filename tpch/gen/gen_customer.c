@@ -9,16 +9,9 @@ int64_t gen_customer(const scale_t *s, int64_t first, int64_t last)
 
 	for (int64_t i = first; i < last; i++) {
 		int64_t key = i + 1;
-		int nation;
 
 		rng_row(&r, s->seed, T_CUSTOMER, (uint64_t)key);
-		out_int(key);
-		out_tag9("Customer#", key);
-		out_vstring(&r, 10, 40);
-		nation = (int)rng_range(&r, 0, N_NATIONS - 1);
-		out_int(nation);
-		out_phone(&r, nation);
-		out_money(rng_range(&r, -99999, 999999));
+		out_party(&r, "Customer#", key);
 		out_str(segments[rng_range(&r, 0, 4)]);
 		out_text(&r, 29, 116);
 		out_row_end();

@@ -32,16 +32,9 @@ int64_t gen_supplier(const scale_t *s, int64_t first, int64_t last)
 
 	for (int64_t i = first; i < last; i++) {
 		int64_t key = i + 1;
-		int nation;
 
 		rng_row(&r, s->seed, T_SUPPLIER, (uint64_t)key);
-		out_int(key);
-		out_tag9("Supplier#", key);
-		out_vstring(&r, 10, 40);
-		nation = (int)rng_range(&r, 0, N_NATIONS - 1);
-		out_int(nation);
-		out_phone(&r, nation);
-		out_money(rng_range(&r, -99999, 999999));
+		out_party(&r, "Supplier#", key);
 		out_supplier_comment(&r);
 		out_row_end();
 		if ((i & (PROGRESS_EVERY - 1)) == 0)
