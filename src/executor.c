@@ -5,13 +5,19 @@
  *
  *	  BUILD:  run the inner plan to completion; keep each row's columns in
  *			  node memory and its 64-bit key in an array (NULL keys never
- *			  match an `=` join and are dropped); build the join table;
- *			  reorder the kept rows by the table's key-grouped rowid order,
- *			  so a probe's range [offset, offset + count) indexes them.
+ *			  match an `=` join: such rows are dropped, or kept apart for a
+ *			  right/full join to emit); build the join table; reorder the
+ *			  kept rows by the table's key-grouped rowid order, so a probe's
+ *			  range [offset, offset + count) indexes them.
  *	  PROBE:  pull up to gpuhash.batch_rows outer rows (columns copied, key
  *			  encoded), probe the whole batch at once for rowid ranges.
  *	  EMIT:   for each outer row of the batch, each inner row of its range:
- *			  check the other join clauses, project, return.
+ *			  check the join filter (for fingerprint keys, first the keys'
+ *			  own equality); a match marks the inner row for right/full,
+ *			  ends the row for semi/anti; the filter on joined rows decides
+ *			  what comes out.  An outer row without a match comes out
+ *			  NULL-extended for left/full/anti.
+ *	  FILL:   right/full: the inner rows never matched, NULL-extended.
  *
  *	  A failed GPU call falls back to the host twin for this join (with a
  *	  NOTICE), or is an ERROR when gpuhash.device is "gpu".  The join table
@@ -25,6 +31,7 @@
 
 #include "executor/executor.h"
 #include "access/htup_details.h"
+#include "common/hashfn.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
@@ -153,7 +160,7 @@ choose_kept_columns(GpuJoinState *gs, CustomScan *cscan)
 }
 
 static void
-init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
+init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState *parent)
 {
 	ListCell   *lc;
 	int			i = 0;
@@ -161,6 +168,10 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, PlanState *parent)
 	foreach(lc, exprs)
 	{
 		Expr	   *e = lfirst(lc);
+		GpuKeySpec *spec = &gs->info.keys[i];
+
+		if (gs->info.fingerprint)
+			fmgr_info(outer ? spec->outer_hashfn : spec->inner_hashfn, &keys[i].hashfn);
 
 		while (IsA(e, RelabelType))
 			e = ((RelabelType *) e)->arg;
@@ -233,10 +244,17 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 									  &map);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
-	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, &node->ss.ps);
-	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, &node->ss.ps);
+	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, true, &node->ss.ps);
+	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, false, &node->ss.ps);
 	gs->qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 2 * nkeys), &node->ss.ps);
+	/* plan.qual, set up by ExecInitCustomScan */
+	gs->filter = node->ss.ps.qual;
 	gs->key_econtext = CreateExprContext(estate);
+	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
+		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;
+	gs->fill_outer = gs->info.jointype == JOIN_LEFT || gs->info.jointype == JOIN_FULL ||
+		gs->info.jointype == JOIN_ANTI;
+	gs->fill_inner = gs->info.jointype == JOIN_RIGHT || gs->info.jointype == JOIN_FULL;
 
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
 									ALLOCSET_DEFAULT_SIZES);
@@ -263,8 +281,10 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+	gs->batch_nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
 	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
 	gs->cur = -1;
+	gs->phase = GJ_PROBE;
 }
 
 /* ---------------------------------------------------------------------
@@ -272,7 +292,8 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
  * --------------------------------------------------------------------- */
 
 /*
- * The packed 64-bit key of the row in slot, or false if a key column is
+ * The 64-bit key of the row in slot: its key columns packed (exact keys) or
+ * their combined extended hashes (fingerprints); false if a key column is
  * NULL (such a row matches nothing).
  */
 static bool
@@ -280,8 +301,12 @@ row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool outer,
 		uint64 *key)
 {
 	ExprContext *econtext = gs->key_econtext;
+	MemoryContext old;
 	uint64		k = 0;
+	bool		ok = true;
 
+	/* detoasting and hashing allocate: all of it goes with the row */
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gs->info.nkeys; i++)
 	{
 		GpuKeySpec *spec = &gs->info.keys[i];
@@ -296,16 +321,28 @@ row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool outer,
 				econtext->ecxt_outertuple = slot;
 			else
 				econtext->ecxt_innertuple = slot;
-			d = ExecEvalExprSwitchContext(keys[i].state, econtext, &isnull);
+			d = ExecEvalExpr(keys[i].state, econtext, &isnull);
 		}
 		if (isnull)
-			return false;
-		k = gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
-						 spec->width, gs->info.nkeys);
+		{
+			ok = false;
+			break;
+		}
+		if (gs->info.fingerprint)
+		{
+			uint64		h = DatumGetUInt64(FunctionCall2Coll(&keys[i].hashfn, spec->collation,
+															 d, UInt64GetDatum(0)));
+
+			k = i == 0 ? h : hash_combine64(k, h);
+		}
+		else
+			k = gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
+							 spec->width, gs->info.nkeys);
 	}
+	MemoryContextSwitchTo(old);
 	ResetExprContext(econtext);
-	*key = k;
-	return true;
+	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
+	return ok;
 }
 
 /* Copies the kept columns of the slot; by-reference values into cxt. */
@@ -336,50 +373,75 @@ copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nu
 	}
 }
 
-/* The scan tuple of one candidate pair: outer columns, then inner columns. */
+/* The kept columns of inner row `row` (key-grouped position). */
 static void
-store_pair(GpuJoinState *gs, uint64 outer_row, uint64 inner_row)
+inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in)
 {
-	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
-	const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
-	const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
-	const Datum *iv;
-	const bool *in;
-	Datum	   *sv = slot->tts_values;
-	bool	   *sn = slot->tts_isnull;
-
 	if (gs->inner_vals)
 	{
-		iv = gs->inner_vals + inner_row * gs->n_inner_keep;
-		in = gs->inner_nulls + inner_row * gs->n_inner_keep;
+		*iv = gs->inner_vals + row * gs->n_inner_keep;
+		*in = gs->inner_nulls + row * gs->n_inner_keep;
 	}
-	else if (gs->n_inner_keep > 0)
+	else
 	{
 		/* a parallel plan's shared row, kept by another participant */
-		MinimalTuple mt = (MinimalTuple) (gs->shared_rows + gs->shared_offsets[inner_row]);
+		MinimalTuple mt = (MinimalTuple) (gs->shared_rows + gs->shared_offsets[row]);
 		HeapTupleData ht;
 
 		ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
 		ht.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
 		heap_deform_tuple(&ht, gs->inner_desc, gs->row_vals, gs->row_nulls);
-		iv = gs->row_vals;
-		in = gs->row_nulls;
+		*iv = gs->row_vals;
+		*in = gs->row_nulls;
 	}
-	else
-		iv = NULL, in = NULL;
+}
+
+/*
+ * The scan tuple: outer columns, then inner columns.  A side given as -1
+ * is NULL (a NULL-extended row of an outer join).
+ */
+static void
+store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
+{
+	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
+	Datum	   *sv = slot->tts_values;
+	bool	   *sn = slot->tts_isnull;
 
 	ExecClearTuple(slot);
-	for (int k = 0; k < gs->n_outer_keep; k++)
+	if (outer_row >= 0)
 	{
-		sv[gs->outer_keep[k]] = ov[k];
-		sn[gs->outer_keep[k]] = on[k];
+		const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
+		const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
+
+		for (int k = 0; k < gs->n_outer_keep; k++)
+		{
+			sv[gs->outer_keep[k]] = ov[k];
+			sn[gs->outer_keep[k]] = on[k];
+		}
+	}
+	else
+	{
+		for (int k = 0; k < gs->n_outer_keep; k++)
+			sn[gs->outer_keep[k]] = true;
 	}
 	sv += gs->n_outer_cols;
 	sn += gs->n_outer_cols;
-	for (int k = 0; k < gs->n_inner_keep; k++)
+	if (inner >= 0 && gs->n_inner_keep > 0)
 	{
-		sv[gs->inner_keep[k]] = iv[k];
-		sn[gs->inner_keep[k]] = in[k];
+		const Datum *iv;
+		const bool *in;
+
+		inner_row(gs, (uint64) inner, &iv, &in);
+		for (int k = 0; k < gs->n_inner_keep; k++)
+		{
+			sv[gs->inner_keep[k]] = iv[k];
+			sn[gs->inner_keep[k]] = in[k];
+		}
+	}
+	else if (inner < 0)
+	{
+		for (int k = 0; k < gs->n_inner_keep; k++)
+			sn[gs->inner_keep[k]] = true;
 	}
 	ExecStoreVirtualTuple(slot);
 }
@@ -464,6 +526,7 @@ reorder_inner(GpuJoinState *gs)
 {
 	const uint32 *order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 	int			nc = gs->n_inner_keep;
+	uint64		n_all = gs->n_inner_all;
 	Datum	   *vals;
 	bool	   *nulls;
 	uint64	   *keys;
@@ -477,8 +540,8 @@ reorder_inner(GpuJoinState *gs)
 		if (order == NULL)
 			raise_build_error(GH_ERR_HOST_MEMORY);
 	}
-	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(gs->n_inner * nc, 1));
-	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(gs->n_inner * nc, 1));
+	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(n_all * nc, 1));
+	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(n_all * nc, 1));
 	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
 	for (uint64 i = 0; i < gs->n_inner; i++)
 	{
@@ -488,12 +551,33 @@ reorder_inner(GpuJoinState *gs)
 		memcpy(nulls + i * nc, gs->inner_nulls + src * nc, sizeof(bool) * nc);
 		keys[i] = gs->inner_keys_arr[src];
 	}
+	/* a right/full join's NULL-key rows stay behind the table's rows */
+	memcpy(vals + gs->n_inner * nc, gs->inner_vals + gs->n_inner * nc,
+		   sizeof(Datum) * (n_all - gs->n_inner) * nc);
+	memcpy(nulls + gs->n_inner * nc, gs->inner_nulls + gs->n_inner * nc,
+		   sizeof(bool) * (n_all - gs->n_inner) * nc);
 	pfree(gs->inner_vals);
 	pfree(gs->inner_nulls);
 	pfree(gs->inner_keys_arr);
 	gs->inner_vals = vals;
 	gs->inner_nulls = nulls;
 	gs->inner_keys_arr = keys;
+}
+
+/* Room for one more row of nc kept columns in (vals, nulls) of *cap rows. */
+static void
+ensure_row_room(Datum **vals, bool **nulls, uint64 n, uint64 *cap, int nc)
+{
+	if (n < *cap)
+		return;
+	if (*cap >= GH_MAX_ROWS / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
+						(unsigned long long) GH_MAX_ROWS)));
+	*cap = Max(*cap * 2, 1024);
+	*vals = repalloc_huge(*vals, sizeof(Datum) * *cap * Max(nc, 1));
+	*nulls = repalloc_huge(*nulls, sizeof(bool) * *cap * Max(nc, 1));
 }
 
 void
@@ -503,13 +587,20 @@ gpuhash_build_inner(GpuJoinState *gs)
 	instr_time	t0,
 				t1;
 	gh_table_info ti;
+	Datum	   *nk_vals;		/* right/full: rows with a NULL key */
+	bool	   *nk_nulls;
+	uint64		nk_cap = 64;
+	uint64		n_nk = 0;
 
 	MemoryContextReset(gs->inner_cxt);
+	gs->matched = NULL;
 	gs->inner_cap = 1024;
 	gs->n_inner = 0;
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
 	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
+	nk_vals = MemoryContextAlloc(gs->inner_cxt, sizeof(Datum) * nk_cap * Max(nc, 1));
+	nk_nulls = MemoryContextAlloc(gs->inner_cxt, sizeof(bool) * nk_cap * Max(nc, 1));
 	gs->stats.null_key_rows = 0;
 
 	for (;;)
@@ -522,24 +613,41 @@ gpuhash_build_inner(GpuJoinState *gs)
 		if (!row_key(gs, slot, gs->inner_keys, false, &key))
 		{
 			gs->stats.null_key_rows++;
+			if (gs->fill_inner)
+			{
+				ensure_row_room(&nk_vals, &nk_nulls, n_nk, &nk_cap, nc);
+				copy_row(slot, gs->inner_keep, nc, nk_vals + n_nk * nc,
+						 nk_nulls + n_nk * nc, gs->inner_cxt);
+				n_nk++;
+			}
 			continue;
 		}
 		if (gs->n_inner == gs->inner_cap)
 		{
-			if (gs->inner_cap >= GH_MAX_ROWS / 2)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
-								(unsigned long long) GH_MAX_ROWS)));
-			gs->inner_cap *= 2;
-			gs->inner_vals = repalloc_huge(gs->inner_vals, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
-			gs->inner_nulls = repalloc_huge(gs->inner_nulls, sizeof(bool) * gs->inner_cap * Max(nc, 1));
+			uint64		cap = gs->inner_cap;
+
+			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, gs->n_inner, &cap, nc);
+			gs->inner_cap = cap;
 			gs->inner_keys_arr = repalloc_huge(gs->inner_keys_arr, sizeof(uint64) * gs->inner_cap);
 		}
 		copy_row(slot, gs->inner_keep, nc, gs->inner_vals + gs->n_inner * nc,
 				 gs->inner_nulls + gs->n_inner * nc, gs->inner_cxt);
 		gs->inner_keys_arr[gs->n_inner++] = key;
 	}
+
+	/* the NULL-key rows go behind the keyed ones: never in the table */
+	gs->n_inner_all = gs->n_inner + n_nk;
+	if (n_nk > 0)
+	{
+		uint64		cap = gs->inner_cap;
+
+		while (cap < gs->n_inner_all)
+			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, cap, &cap, nc);
+		memcpy(gs->inner_vals + gs->n_inner * nc, nk_vals, sizeof(Datum) * n_nk * nc);
+		memcpy(gs->inner_nulls + gs->n_inner * nc, nk_nulls, sizeof(bool) * n_nk * nc);
+	}
+	pfree(nk_vals);
+	pfree(nk_nulls);
 
 	INSTR_TIME_SET_CURRENT(t0);
 	free_table(gs);
@@ -551,6 +659,11 @@ gpuhash_build_inner(GpuJoinState *gs)
 		gs->stats.distinct_keys = ti.n_distinct;
 		gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
 	}
+	if (gs->fill_inner && gs->shared == NULL)
+		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
+											 sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
+	if (gs->matched)
+		memset(gs->matched, 0, sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
@@ -603,11 +716,16 @@ probe_batch(GpuJoinState *gs)
 	gs->stats.device = gs->device;
 }
 
-/* Fills and probes the next outer batch; false when the outer side is done. */
+/*
+ * Fills and probes the next outer batch; false when the outer side is done.
+ * Outer rows with a NULL key match nothing: they are skipped, unless
+ * unmatched outer rows come out (left, full, anti).
+ */
 static bool
 next_batch(GpuJoinState *gs)
 {
 	int			nc = gs->n_outer_keep;
+	bool		any_key = false;
 
 	MemoryContextReset(gs->batch_cxt);
 	gs->batch_n = 0;
@@ -615,23 +733,96 @@ next_batch(GpuJoinState *gs)
 	{
 		TupleTableSlot *slot = ExecProcNode(gs->outer_ps);
 		uint64		key;
+		bool		nokey;
 
 		if (TupIsNull(slot))
 		{
 			gs->outer_done = true;
 			break;
 		}
-		if (!row_key(gs, slot, gs->outer_keys, true, &key))
+		nokey = !row_key(gs, slot, gs->outer_keys, true, &key);
+		if (nokey && !gs->fill_outer)
 			continue;
 		copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
 				 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
-		gs->batch_keys[gs->batch_n++] = key;
+		gs->batch_nokey[gs->batch_n] = nokey;
+		gs->batch_keys[gs->batch_n++] = nokey ? 0 : key;
+		any_key |= !nokey;
 	}
 	if (gs->batch_n == 0)
 		return false;
-	probe_batch(gs);
+	if (gs->n_inner > 0 && any_key)
+	{
+		probe_batch(gs);
+		for (int i = 0; i < gs->batch_n; i++)
+			if (gs->batch_nokey[i])
+				gs->batch_ranges[i].count = 0;
+	}
+	else
+	{
+		/* no table, or no key to look up: nothing matches */
+		memset(gs->batch_ranges, 0, sizeof(gh_range) * gs->batch_n);
+		gs->stats.outer_rows += gs->batch_n;
+	}
 	gs->cur = -1;
 	return true;
+}
+
+/* Right/full joins: inner row `row` has matched. */
+static inline void
+mark_matched(GpuJoinState *gs, uint64 row)
+{
+	uint32		bit = ((uint32) 1) << (row & 31);
+
+	if (gs->shared_matched)
+	{
+		pg_atomic_uint32 *w = &gs->shared_matched[row >> 5];
+
+		/* most rows match again and again: write only the first time */
+		if ((pg_atomic_read_u32(w) & bit) == 0)
+			pg_atomic_fetch_or_u32(w, bit);
+	}
+	else
+		gs->matched[row >> 5] |= bit;
+}
+
+static inline bool
+is_matched(GpuJoinState *gs, uint64 row)
+{
+	uint32		bit = ((uint32) 1) << (row & 31);
+
+	if (gs->shared_matched)
+		return (pg_atomic_read_u32(&gs->shared_matched[row >> 5]) & bit) != 0;
+	return (gs->matched[row >> 5] & bit) != 0;
+}
+
+/* The row in the scan slot passed: the filter on joined rows decides. */
+static TupleTableSlot *
+emit(GpuJoinState *gs, ExprContext *econtext)
+{
+	CustomScanState *node = &gs->css;
+
+	if (gs->filter == NULL || ExecQual(gs->filter, econtext))
+	{
+		if (node->ss.ps.ps_ProjInfo == NULL)
+			return node->ss.ss_ScanTupleSlot;
+		return ExecProject(node->ss.ps.ps_ProjInfo);
+	}
+	InstrCountFiltered1(node, 1);
+	ResetExprContext(econtext);
+	return NULL;
+}
+
+/* The end of this participant's outer side: on to the unmatched inner rows? */
+static void
+end_probe(GpuJoinState *gs)
+{
+	bool		fill = gs->fill_inner;
+
+	if (gs->shared)
+		fill = gpuhash_shared_probe_done(gs) && fill;
+	gs->phase = fill ? GJ_FILL_INNER : GJ_DONE;
+	gs->fill_pos = 0;
 }
 
 static TupleTableSlot *
@@ -639,6 +830,9 @@ exec_gpu_join(CustomScanState *node)
 {
 	GpuJoinState *gs = (GpuJoinState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	bool		anti = gs->info.jointype == JOIN_ANTI;
+	bool		single = gs->info.single_match;
+	TupleTableSlot *out;
 
 	if (!gs->built)
 	{
@@ -646,10 +840,10 @@ exec_gpu_join(CustomScanState *node)
 			gpuhash_shared_build(gs);
 		else
 			gpuhash_build_inner(gs);
+		/* an empty inner side joins nothing: then the outer side need not be read */
+		if (gs->n_inner == 0 && !gs->fill_outer)
+			end_probe(gs);
 	}
-	/* an empty inner side joins nothing: the outer side is not read */
-	if (gs->n_inner == 0)
-		return NULL;
 
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
@@ -658,35 +852,72 @@ exec_gpu_join(CustomScanState *node)
 		/* a batch can hold millions of matches: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
 
+		if (gs->phase == GJ_FILL_INNER)
+		{
+			while (gs->fill_pos < gs->n_inner_all && is_matched(gs, gs->fill_pos))
+				gs->fill_pos++;
+			if (gs->fill_pos >= gs->n_inner_all)
+			{
+				gs->phase = GJ_DONE;
+				continue;
+			}
+			store_row(gs, -1, (int64) gs->fill_pos++);
+			if ((out = emit(gs, econtext)) != NULL)
+				return out;
+			continue;
+		}
+		if (gs->phase == GJ_DONE)
+			return NULL;
+
 		if (gs->cur >= 0 && gs->cur < gs->batch_n &&
 			gs->cur_match < gs->batch_ranges[gs->cur].count)
 		{
 			uint64		row = (uint64) gs->batch_ranges[gs->cur].offset + gs->cur_match++;
 
-			store_pair(gs, gs->cur, row);
-			if (gs->qual == NULL || ExecQual(gs->qual, econtext))
+			store_row(gs, gs->cur, (int64) row);
+			if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
 			{
-				if (node->ss.ps.ps_ProjInfo == NULL)
-					return node->ss.ss_ScanTupleSlot;
-				return ExecProject(node->ss.ps.ps_ProjInfo);
+				InstrCountFiltered2(node, 1);
+				ResetExprContext(econtext);
+				continue;
 			}
-			InstrCountFiltered1(node, 1);
-			ResetExprContext(econtext);
+			gs->cur_matched = true;
+			if (gs->fill_inner)
+				mark_matched(gs, row);
+			/* anti: a match means no row; semi or unique inner: one is all */
+			if (anti || single)
+				gs->cur_match = gs->batch_ranges[gs->cur].count;
+			if (anti)
+				continue;
+			if ((out = emit(gs, econtext)) != NULL)
+				return out;
 			continue;
 		}
 
-		/* the next outer row of the batch that has matches */
+		/* the row's matches are done: unmatched, it may come out alone */
+		if (gs->cur >= 0 && gs->cur < gs->batch_n && !gs->cur_matched && gs->fill_outer)
+		{
+			gs->cur_matched = true;
+			store_row(gs, gs->cur, -1);
+			if ((out = emit(gs, econtext)) != NULL)
+				return out;
+			continue;
+		}
+
+		/* the next outer row of the batch (with matches, unless filling) */
 		do
 			gs->cur++;
-		while (gs->cur < gs->batch_n && gs->batch_ranges[gs->cur].count == 0);
+		while (!gs->fill_outer && gs->cur < gs->batch_n &&
+			   gs->batch_ranges[gs->cur].count == 0);
 
 		if (gs->cur >= gs->batch_n)
 		{
 			if (!next_batch(gs))
-				return NULL;
+				end_probe(gs);
 			continue;
 		}
 		gs->cur_match = 0;
+		gs->cur_matched = false;
 	}
 }
 
@@ -732,8 +963,16 @@ rescan_gpu_join(CustomScanState *node)
 	if (gs->outer_ps->chgParam == NULL)
 		ExecReScan(gs->outer_ps);
 
+	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */
+	if (gs->built && gs->matched)
+		memset(gs->matched, 0, sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
 	gs->outer_done = false;
 	gs->batch_n = 0;
 	gs->cur = -1;
 	gs->cur_match = 0;
+	gs->cur_matched = false;
+	gs->phase = GJ_PROBE;
+	if (gs->built && gs->n_inner == 0 && !gs->fill_outer)
+		gs->phase = gs->fill_inner && gs->n_inner_all > 0 ? GJ_FILL_INNER : GJ_DONE;
+	gs->fill_pos = 0;
 }

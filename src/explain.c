@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * explain.c
- *	  EXPLAIN output of a GpuHashJoin: hash keys, scheme and device; with
+ *	  EXPLAIN output of a GpuHashJoin: join type, hash keys (exact or
+ *	  fingerprints), join filter, scheme and device; with
  *	  ANALYZE also the inner rows, distinct keys, batches and the build,
  *	  probe and transfer milliseconds (times only with TIMING on).
  *
@@ -34,6 +35,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* a join names columns of several tables: qualify them, as EXPLAIN does */
 	useprefix = list_length(es->rtable) > 1 || es->verbose;
 
+	ExplainPropertyText("Join Type", gpuhash_jointype_name(info.jointype), es);
+
 	initStringInfo(&buf);
 	for (int i = 0; i < nkeys; i++)
 	{
@@ -45,6 +48,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						 deparse_expression(n, context, useprefix, false));
 	}
 	ExplainPropertyText("Hash Keys", buf.data, es);
+	/* fingerprints: the keys' own equality leads the join filter */
+	if (info.fingerprint)
+		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
 	filter = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
 	if (filter != NIL)
@@ -54,7 +60,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Join Filter", deparse_expression(f, context, useprefix, false), es);
 		if (es->analyze && node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
 			ExplainPropertyFloat("Rows Removed by Join Filter", NULL,
-								 node->ss.ps.instrument->nfiltered1 / node->ss.ps.instrument->nloops,
+								 node->ss.ps.instrument->nfiltered2 / node->ss.ps.instrument->nloops,
 								 0, es);
 	}
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);

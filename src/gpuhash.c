@@ -32,6 +32,7 @@ double		gpuhash_setup_cost = 100.0;
 double		gpuhash_build_row_cost = 0.0025;
 double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
+int			gpuhash_fingerprint_bits = 64;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -147,6 +148,15 @@ _PG_init(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.fingerprint_bits",
+							"Bits of a join key fingerprint kept (for testing only).",
+							"Fewer than 64 makes different key values collide on purpose, "
+							"to exercise the equality recheck after a fingerprint match.",
+							&gpuhash_fingerprint_bits,
+							64, 1, 64,
+							PGC_USERSET, GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	/* the GPU service exists only when preloaded: it needs shared memory */
 	if (process_shared_preload_libraries_in_progress)

@@ -44,6 +44,7 @@ extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;
 extern double gpuhash_probe_row_cost;
 extern int	gpuhash_max_inner_memory_kb;
+extern int	gpuhash_fingerprint_bits;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -56,18 +57,31 @@ typedef enum GpuKeyConv
 	GPUKEY_INT32,				/* int4, date */
 	GPUKEY_INT64,				/* int8, timestamp, timestamptz */
 	GPUKEY_UINT32,				/* oid */
-	GPUKEY_BOOL
+	GPUKEY_BOOL,
+	GPUKEY_HASH					/* any hashable type: its extended hash */
 } GpuKeyConv;
 
+/*
+ * One key column.  Exact keys (integer-like types) pack into one 64-bit key
+ * that is the values themselves: a match is a match.  Otherwise every column
+ * goes through its type's extended hash function (the operator's hash
+ * opfamily, so cross-type operators hash compatibly) into a 64-bit
+ * fingerprint, and every key clause is rechecked on the CPU after a match.
+ */
 typedef struct GpuKeySpec
 {
 	GpuKeyConv	outer_conv;
 	GpuKeyConv	inner_conv;
 	int			width;			/* bits this column takes in a packed key */
+	Oid			outer_hashfn;	/* GPUKEY_HASH: extended hash of each side */
+	Oid			inner_hashfn;
+	Oid			collation;		/* the operator's input collation */
 } GpuKeySpec;
 
 /* keys.c */
 extern bool gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec);
+extern bool gpuhash_fingerprint_spec_for_op(Oid opno, Oid collation, bool outer_is_left,
+											GpuKeySpec *spec);
 extern int	gpuhash_conv_width(GpuKeyConv conv);
 
 static inline uint64
@@ -85,6 +99,8 @@ gpuhash_encode_datum(Datum d, GpuKeyConv conv)
 			return (uint64) DatumGetObjectId(d);
 		case GPUKEY_BOOL:
 			return DatumGetBool(d) ? 1 : 0;
+		case GPUKEY_HASH:
+			break;				/* hashed by the executor */
 	}
 	return 0;
 }
@@ -107,9 +123,14 @@ typedef struct GpuJoinPlanInfo
 {
 	int			n_outer_cols;	/* outer child's output columns */
 	int			scheme;			/* gh_scheme */
+	int			jointype;		/* JoinType: INNER, LEFT, FULL, RIGHT, SEMI, ANTI */
+	bool		fingerprint;	/* keys are hashed: recheck after a match */
+	bool		single_match;	/* an outer row matches at most one inner row */
 	int			nkeys;
 	GpuKeySpec *keys;
 } GpuJoinPlanInfo;
+
+extern const char *gpuhash_jointype_name(int jointype);
 
 extern List *gpuhash_form_private(const GpuJoinPlanInfo *info);
 extern void gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info);

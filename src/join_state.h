@@ -12,6 +12,7 @@
 #include "gpuhash.h"
 
 #include "access/parallel.h"
+#include "port/atomics.h"
 #include "utils/dsa.h"
 
 struct GpuJoinShared;
@@ -20,7 +21,16 @@ typedef struct GpuKeyEval
 {
 	ExprState  *state;			/* NULL when the key is a plain column */
 	AttrNumber	attno;			/* the column, when plain */
+	FmgrInfo	hashfn;			/* fingerprint keys: the side's extended hash */
 } GpuKeyEval;
+
+/* Where the node is in its join. */
+typedef enum GpuJoinPhase
+{
+	GJ_PROBE,					/* outer rows against the table */
+	GJ_FILL_INNER,				/* right/full: the unmatched inner rows */
+	GJ_DONE
+} GpuJoinPhase;
 
 typedef struct GpuJoinState
 {
@@ -38,8 +48,12 @@ typedef struct GpuJoinState
 	int			n_inner_keep;
 	GpuKeyEval *outer_keys;
 	GpuKeyEval *inner_keys;
-	ExprState  *qual;			/* other join clauses, or NULL */
+	ExprState  *qual;			/* join filter: decides a match; or NULL */
+	ExprState  *filter;			/* on joined rows (outer joins' WHERE); or NULL */
 	ExprContext *key_econtext;	/* per-row key evaluation */
+	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
+	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */
+	bool		fill_inner;		/* right, full: unmatched inner rows come out */
 
 	MemoryContext cxt;			/* everything below; freed by its callback */
 	MemoryContextCallback cleanup;
@@ -49,8 +63,11 @@ typedef struct GpuJoinState
 	Datum	   *inner_vals;		/* n_inner x n_inner_keep */
 	bool	   *inner_nulls;
 	uint64	   *inner_keys_arr;
-	uint64		n_inner;
+	uint64		n_inner;		/* rows in the table */
+	uint64		n_inner_all;	/* and after them, right/full's NULL-key rows */
 	uint64		inner_cap;
+	uint32	   *matched;		/* right/full: a bit per inner row (serial) */
+	pg_atomic_uint32 *shared_matched;	/* the same, shared by a parallel plan */
 	GpuTable	table;
 	gh_device	device;
 	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
@@ -61,12 +78,16 @@ typedef struct GpuJoinState
 	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
 	bool	   *batch_nulls;
 	uint64	   *batch_keys;
+	bool	   *batch_nokey;	/* a NULL key: no match (kept to fill outer) */
 	gh_range   *batch_ranges;
 	int			batch_cap;
 	int			batch_n;
 	int			cur;			/* current outer row in the batch */
 	uint32		cur_match;		/* next match of that row */
+	bool		cur_matched;	/* that row passed the join filter once */
 	bool		outer_done;
+	GpuJoinPhase phase;
+	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
 
 	GpuJoinStats stats;
 
@@ -99,5 +120,6 @@ extern void gpuhash_shutdown(CustomScanState *node);
 extern void gpuhash_shared_build(GpuJoinState *gs);
 extern int	gpuhash_shared_builds(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
+extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 
 #endif							/* GPUHASH_JOIN_STATE_H */

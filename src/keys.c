@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * keys.c
- *	  Which join keys map exactly to 64 bits, and how.
+ *	  Which join keys map exactly to 64 bits, and how; and the extended hash
+ *	  functions that fingerprint every other hashable key.
  *
  * A key column qualifies when its equality operator is one of PostgreSQL's
  * built-in equalities on integer-like types, whose equality is equality of
@@ -13,9 +14,14 @@
  */
 #include "gpuhash.h"
 
+#include "access/hash.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_type_d.h"
+#include "utils/catcache.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 static bool
 conv_for_type(Oid typid, GpuKeyConv *conv)
@@ -56,6 +62,7 @@ gpuhash_conv_width(GpuKeyConv conv)
 		case GPUKEY_UINT32:
 			return 32;
 		case GPUKEY_INT64:
+		case GPUKEY_HASH:
 			return 64;
 		case GPUKEY_BOOL:
 			return 1;
@@ -119,9 +126,55 @@ gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec)
 		 (rtype == TIMESTAMPOID || rtype == TIMESTAMPTZOID)))
 		return false;
 
+	memset(spec, 0, sizeof(*spec));
 	spec->outer_conv = outer_is_left ? lconv : rconv;
 	spec->inner_conv = outer_is_left ? rconv : lconv;
 	/* both sides in the wider type's range: packing into it is injective */
 	spec->width = Max(gpuhash_conv_width(lconv), gpuhash_conv_width(rconv));
 	return true;
+}
+
+/*
+ * Fills *spec for a hashable join clause whose values cannot be used as
+ * keys themselves (text, numeric, uuid, ...): each side is hashed by the
+ * extended hash function its type has in the operator's hash opfamily, which
+ * is what makes cross-type operators such as float4 = float8 hash equal
+ * values alike.  False when the operator has no such pair of functions, or
+ * compares under a non-deterministic collation (equal strings of different
+ * bytes): those joins stay PostgreSQL's.
+ */
+bool
+gpuhash_fingerprint_spec_for_op(Oid opno, Oid collation, bool outer_is_left,
+								GpuKeySpec *spec)
+{
+	CatCList   *catlist;
+	bool		found = false;
+
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return false;
+
+	catlist = SearchSysCacheList1(AMOPOPID, ObjectIdGetDatum(opno));
+	for (int i = 0; i < catlist->n_members && !found; i++)
+	{
+		Form_pg_amop aform = (Form_pg_amop) GETSTRUCT(&catlist->members[i]->tuple);
+		Oid			lfn,
+					rfn;
+
+		if (aform->amopmethod != HASH_AM_OID || aform->amopstrategy != HTEqualStrategyNumber)
+			continue;
+		lfn = get_opfamily_proc(aform->amopfamily, aform->amoplefttype,
+								aform->amoplefttype, HASHEXTENDED_PROC);
+		rfn = get_opfamily_proc(aform->amopfamily, aform->amoprighttype,
+								aform->amoprighttype, HASHEXTENDED_PROC);
+		if (!OidIsValid(lfn) || !OidIsValid(rfn))
+			continue;
+		spec->outer_conv = spec->inner_conv = GPUKEY_HASH;
+		spec->width = 64;
+		spec->outer_hashfn = outer_is_left ? lfn : rfn;
+		spec->inner_hashfn = outer_is_left ? rfn : lfn;
+		spec->collation = collation;
+		found = true;
+	}
+	ReleaseSysCacheList(catlist);
+	return found;
 }

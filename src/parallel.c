@@ -17,6 +17,15 @@
  * query's DSA.  Counts of batches and outer rows add up across participants
  * for EXPLAIN ANALYZE.
  *
+ * Right and full joins keep one match bit per inner row in the DSA, set
+ * atomically by whichever participant matches the row.  Each participant
+ * counts itself in when it adopts the table and out when its outer side is
+ * done; the one that brings the count to zero, first, emits the unmatched
+ * inner rows, so they come out exactly once.  A participant that has not
+ * counted itself in has not read any outer row, and once one participant's
+ * outer side is exhausted no later one gets any: zero means every outer row
+ * has been probed.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
@@ -48,13 +57,17 @@ typedef struct GpuJoinShared
 	gh_device	device;
 	int			scheme;
 	uint64		n_inner;
+	uint64		n_inner_all;	/* with right/full's NULL-key rows */
 	uint64		null_key_rows;
 	uint64		distinct_keys;
 	double		build_ms;
 	size_t		gpu_bytes;
 	dsa_pointer rows;			/* MinimalTuples, back to back */
 	dsa_pointer offsets;		/* uint64 per key-grouped position */
+	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
 	int			builds;
+	int			probing;		/* participants probing now (under mutex) */
+	bool		fill_claimed;	/* one has taken the unmatched inner rows */
 
 	/* summed over participants */
 	pg_atomic_uint64 batches;
@@ -78,7 +91,7 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	ConditionVariableInit(&sh->cv);
 	sh->phase = SHARED_EMPTY;
 	sh->leader_pid = MyProcPid;
-	sh->rows = sh->offsets = InvalidDsaPointer;
+	sh->rows = sh->offsets = sh->matched = InvalidDsaPointer;
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	gs->shared = sh;
@@ -92,8 +105,12 @@ release_shared(GpuJoinShared *sh, dsa_area *area)
 		dsa_free(area, sh->rows);
 	if (area && DsaPointerIsValid(sh->offsets))
 		dsa_free(area, sh->offsets);
-	sh->rows = sh->offsets = InvalidDsaPointer;
+	if (area && DsaPointerIsValid(sh->matched))
+		dsa_free(area, sh->matched);
+	sh->rows = sh->offsets = sh->matched = InvalidDsaPointer;
 	sh->phase = SHARED_EMPTY;
+	sh->probing = 0;
+	sh->fill_claimed = false;
 }
 
 /* Rescan of a parallel plan: the shared state starts over. */
@@ -135,6 +152,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->shared = NULL;
 	gs->shared_rows = NULL;
 	gs->shared_offsets = NULL;
+	gs->shared_matched = NULL;
 	if (sh == NULL || sh->phase != SHARED_READY)
 		return;
 	/* a leader that never ran the join (the workers did it all) frees it here */
@@ -168,7 +186,7 @@ static void
 publish_rows(GpuJoinState *gs, dsa_area *area)
 {
 	GpuJoinShared *sh = gs->shared;
-	uint64		n = gs->n_inner;
+	uint64		n = gs->n_inner_all;
 	int			nc = gs->n_inner_keep;
 	uint64	   *offsets;
 	Size		total = 0;
@@ -233,10 +251,23 @@ gpuhash_shared_build(GpuJoinState *gs)
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
 		publish_rows(gs, area);
+		if (gs->fill_inner)
+		{
+			uint64		words = Max((gs->n_inner_all + 31) / 32, 1);
+			pg_atomic_uint32 *m;
+
+			sh->matched = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words,
+												DSA_ALLOC_HUGE);
+			m = dsa_get_address(area, sh->matched);
+			for (uint64 w = 0; w < words; w++)
+				pg_atomic_init_u32(&m[w], 0);
+			gs->shared_matched = m;
+		}
 		sh->table = gs->table;
 		sh->device = gs->device;
 		sh->scheme = gs->scheme;
 		sh->n_inner = gs->n_inner;
+		sh->n_inner_all = gs->n_inner_all;
 		sh->null_key_rows = gs->stats.null_key_rows;
 		sh->distinct_keys = gs->stats.distinct_keys;
 		sh->build_ms = gs->stats.build_ms;
@@ -244,6 +275,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
 		sh->phase = SHARED_READY;
+		sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		ConditionVariableBroadcast(&sh->cv);
 		return;
@@ -256,6 +288,8 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 		SpinLockAcquire(&sh->mutex);
 		phase = sh->phase;
+		if (phase == SHARED_READY)
+			sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		if (phase == SHARED_READY)
 			break;
@@ -267,6 +301,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 	gs->device = sh->device;
 	gs->scheme = sh->scheme;
 	gs->n_inner = sh->n_inner;
+	gs->n_inner_all = sh->n_inner_all;
 	gs->inner_vals = NULL;
 	gs->inner_nulls = NULL;
 	gs->inner_keys_arr = NULL;
@@ -275,6 +310,8 @@ gpuhash_shared_build(GpuJoinState *gs)
 		gs->shared_rows = dsa_get_address(area, sh->rows);
 		gs->shared_offsets = dsa_get_address(area, sh->offsets);
 	}
+	if (DsaPointerIsValid(sh->matched))
+		gs->shared_matched = dsa_get_address(area, sh->matched);
 	gs->built = true;
 }
 
@@ -286,4 +323,26 @@ gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows)
 		return;
 	pg_atomic_fetch_add_u64(&gs->shared->batches, 1);
 	pg_atomic_fetch_add_u64(&gs->shared->outer_rows, outer_rows);
+}
+
+/*
+ * This participant's outer side is done.  True for the one participant that
+ * is to emit the unmatched inner rows of a right/full join: the first to
+ * find nobody else probing.
+ */
+bool
+gpuhash_shared_probe_done(GpuJoinState *gs)
+{
+	GpuJoinShared *sh = gs->shared;
+	bool		fill = false;
+
+	SpinLockAcquire(&sh->mutex);
+	Assert(sh->probing > 0);
+	if (--sh->probing == 0 && !sh->fill_claimed)
+	{
+		sh->fill_claimed = true;
+		fill = true;
+	}
+	SpinLockRelease(&sh->mutex);
+	return fill;
 }

@@ -1,22 +1,29 @@
 /*-------------------------------------------------------------------------
  *
  * planner.c
- *	  Offers a GpuHashJoin custom path for inner equi-joins, and turns the
- *	  chosen path into a CustomScan plan.
+ *	  Offers a GpuHashJoin custom path for equi-joins of every join type
+ *	  (inner, left, right, full, semi, anti, and semi joins made inner by
+ *	  unique-ifying one side), and turns the chosen path into a CustomScan.
  *
  * For every (outer, inner) pair the planner considers, the hook looks for
- * hashable `=` clauses between the two sides whose keys map exactly to 64
- * bits (keys.c); as many as pack into one 64-bit key become the hash key,
- * every other clause is checked on the CPU after a match.  The path costs
- * the inner side, a fixed setup, a cost per inner row kept and
- * per outer row probed, and the usual per-output-row costs, so that the
- * planner keeps PostgreSQL's own join where that is cheaper.
+ * hashable `=` clauses between the two sides.  When all of them map exactly
+ * to 64 bits (keys.c) and pack into one 64-bit key, the key is the values
+ * themselves; otherwise every such clause becomes a 64-bit fingerprint made
+ * with PostgreSQL's extended hash functions, and the clauses are rechecked
+ * on the CPU after a match.  Every other clause is checked on the CPU too:
+ * as a join filter, or, for the clauses an outer join's WHERE pushed down,
+ * as a filter on the joined (possibly NULL-extended) rows, as nodeHashjoin.c
+ * splits joinqual and otherqual.  The path costs the inner side, a fixed
+ * setup, a cost per inner row kept and per outer row probed, and the usual
+ * per-output-row costs, so that the planner keeps PostgreSQL's own join
+ * where that is cheaper.
  *
  * The plan's children are the outer and inner plans (custom_plans), its
  * custom_scan_tlist is the outer child's target list followed by the inner
  * child's, so an INDEX_VAR column k refers to outer column k or inner column
  * k - n_outer.  custom_exprs holds the outer key expressions, the inner key
- * expressions, then the other join clauses (implicitly ANDed).
+ * expressions, then the join filter clauses (implicitly ANDed); plan.qual
+ * the pushed-down clauses.
  *
  *-------------------------------------------------------------------------
  */
@@ -51,21 +58,35 @@ CustomScanMethods gpuhash_scan_methods = {
 
 /* ---------------------------------------------------------------------
  * custom_private: a list of Integers, so copyObject and nodeToString work:
- * n_outer_cols, scheme, nkeys, then (outer_conv, inner_conv, width) per key.
+ * n_outer_cols, scheme, jointype, fingerprint, single_match, nkeys, then
+ * (outer_conv, inner_conv, width, outer_hashfn, inner_hashfn, collation)
+ * per key (OIDs stored as their int bit pattern).
  * --------------------------------------------------------------------- */
+
+#define PRIVATE_HEAD 6
+#define PRIVATE_PER_KEY 6
 
 List *
 gpuhash_form_private(const GpuJoinPlanInfo *info)
 {
-	List	   *l = list_make3(makeInteger(info->n_outer_cols),
-							   makeInteger(info->scheme),
-							   makeInteger(info->nkeys));
+	List	   *l = NIL;
 
+	l = lappend(l, makeInteger(info->n_outer_cols));
+	l = lappend(l, makeInteger(info->scheme));
+	l = lappend(l, makeInteger(info->jointype));
+	l = lappend(l, makeInteger(info->fingerprint));
+	l = lappend(l, makeInteger(info->single_match));
+	l = lappend(l, makeInteger(info->nkeys));
 	for (int i = 0; i < info->nkeys; i++)
 	{
-		l = lappend(l, makeInteger(info->keys[i].outer_conv));
-		l = lappend(l, makeInteger(info->keys[i].inner_conv));
-		l = lappend(l, makeInteger(info->keys[i].width));
+		const GpuKeySpec *k = &info->keys[i];
+
+		l = lappend(l, makeInteger(k->outer_conv));
+		l = lappend(l, makeInteger(k->inner_conv));
+		l = lappend(l, makeInteger(k->width));
+		l = lappend(l, makeInteger((int) k->outer_hashfn));
+		l = lappend(l, makeInteger((int) k->inner_hashfn));
+		l = lappend(l, makeInteger((int) k->collation));
 	}
 	return l;
 }
@@ -77,13 +98,45 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 
 	info->n_outer_cols = intVal(list_nth(priv, pos++));
 	info->scheme = intVal(list_nth(priv, pos++));
+	info->jointype = intVal(list_nth(priv, pos++));
+	info->fingerprint = intVal(list_nth(priv, pos++)) != 0;
+	info->single_match = intVal(list_nth(priv, pos++)) != 0;
 	info->nkeys = intVal(list_nth(priv, pos++));
+	Assert(pos == PRIVATE_HEAD);
+	Assert(list_length(priv) == PRIVATE_HEAD + PRIVATE_PER_KEY * info->nkeys);
 	info->keys = palloc(sizeof(GpuKeySpec) * info->nkeys);
 	for (int i = 0; i < info->nkeys; i++)
 	{
-		info->keys[i].outer_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
-		info->keys[i].inner_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
-		info->keys[i].width = intVal(list_nth(priv, pos++));
+		GpuKeySpec *k = &info->keys[i];
+
+		k->outer_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
+		k->inner_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
+		k->width = intVal(list_nth(priv, pos++));
+		k->outer_hashfn = (Oid) intVal(list_nth(priv, pos++));
+		k->inner_hashfn = (Oid) intVal(list_nth(priv, pos++));
+		k->collation = (Oid) intVal(list_nth(priv, pos++));
+	}
+}
+
+const char *
+gpuhash_jointype_name(int jointype)
+{
+	switch ((JoinType) jointype)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_FULL:
+			return "Full";
+		case JOIN_RIGHT:
+			return "Right";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "?";
 	}
 }
 
@@ -93,68 +146,133 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 
 /*
  * What the path carries to PlanCustomPath (in custom_private, as nodes):
- * the hash clauses' RestrictInfos, the other clauses' RestrictInfos, the
- * outer/inner key expressions, and the key specs.
+ * the hash clauses' RestrictInfos, the join filter's, the outer/inner key
+ * expressions, the plan info, and the pushed-down clauses' RestrictInfos.
  */
 typedef struct KeyChoice
 {
 	List	   *hash_rinfos;
-	List	   *other_rinfos;
+	List	   *other_rinfos;	/* join filter (with the recheck, if hashed) */
+	List	   *pushed_rinfos;	/* an outer join's WHERE clauses: a filter */
 	List	   *outer_exprs;
 	List	   *inner_exprs;
+	bool		fingerprint;
 	int			nkeys;
 	GpuKeySpec	keys[64];
 } KeyChoice;
 
-static bool
-choose_keys(List *restrictlist, RelOptInfo *outerrel, RelOptInfo *innerrel,
-			KeyChoice *kc)
+/* A hashable clause between the two sides, and how its key could be made. */
+typedef struct KeyCandidate
 {
+	RestrictInfo *rinfo;
+	bool		outer_is_left;
+	bool		exact;
+	GpuKeySpec	spec;
+} KeyCandidate;
+
+/* The hashable `a = b` clause of one side each, or false. */
+static bool
+key_candidate(RestrictInfo *rinfo, RelOptInfo *outerrel, RelOptInfo *innerrel,
+			  KeyCandidate *c)
+{
+	OpExpr	   *op;
+
+	/* keys are evaluated per side, outside the plan's expressions: no SubPlans */
+	if (rinfo->pseudoconstant || !rinfo->can_join ||
+		!OidIsValid(rinfo->hashjoinoperator) || !IsA(rinfo->clause, OpExpr) ||
+		contain_subplans((Node *) rinfo->clause))
+		return false;
+	op = (OpExpr *) rinfo->clause;
+	if (list_length(op->args) != 2)
+		return false;
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+		c->outer_is_left = true;
+	else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+			 bms_is_subset(rinfo->right_relids, outerrel->relids))
+		c->outer_is_left = false;
+	else
+		return false;
+	c->rinfo = rinfo;
+	c->exact = gpuhash_key_spec_for_op(op->opno, c->outer_is_left, &c->spec);
+	return c->exact ||
+		gpuhash_fingerprint_spec_for_op(op->opno, op->inputcollid, c->outer_is_left, &c->spec);
+}
+
+static void
+add_key(KeyChoice *kc, KeyCandidate *c)
+{
+	OpExpr	   *op = (OpExpr *) c->rinfo->clause;
+
+	kc->keys[kc->nkeys++] = c->spec;
+	kc->hash_rinfos = lappend(kc->hash_rinfos, c->rinfo);
+	kc->outer_exprs = lappend(kc->outer_exprs,
+							  c->outer_is_left ? linitial(op->args) : lsecond(op->args));
+	kc->inner_exprs = lappend(kc->inner_exprs,
+							  c->outer_is_left ? lsecond(op->args) : linitial(op->args));
+}
+
+/*
+ * Splits the join's clauses into hash keys, join filter and (for outer
+ * joins) pushed-down filter.  Exact keys when every hashable clause maps
+ * exactly and all of them fit in 64 bits; fingerprints otherwise, with the
+ * hash clauses rechecked first in the join filter.
+ */
+static bool
+choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			RelOptInfo *innerrel, bool isouter, KeyChoice *kc)
+{
+	KeyCandidate cands[64];
+	int			ncand = 0;
 	int			bits = 0;
+	bool		all_exact = true;
+	List	   *filter = NIL;
 	ListCell   *lc;
 
 	memset(kc, 0, sizeof(*kc));
 	foreach(lc, restrictlist)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		OpExpr	   *op;
-		bool		outer_is_left;
-		GpuKeySpec	spec;
 
-		/* keys are evaluated per side, outside the plan's expressions:
-		 * no SubPlans in them */
-		if (rinfo->pseudoconstant || !rinfo->can_join ||
-			!OidIsValid(rinfo->hashjoinoperator) || !IsA(rinfo->clause, OpExpr) ||
-			contain_subplans((Node *) rinfo->clause))
-			goto other;
-		op = (OpExpr *) rinfo->clause;
-		if (list_length(op->args) != 2)
-			goto other;
-		if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
-			bms_is_subset(rinfo->right_relids, innerrel->relids))
-			outer_is_left = true;
-		else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
-				 bms_is_subset(rinfo->right_relids, outerrel->relids))
-			outer_is_left = false;
+		/* an outer join hashes only on its own clauses, as hash joins do */
+		if (isouter && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			kc->pushed_rinfos = lappend(kc->pushed_rinfos, rinfo);
+		else if (ncand < lengthof(cands) &&
+				 key_candidate(rinfo, outerrel, innerrel, &cands[ncand]))
+		{
+			all_exact &= cands[ncand].exact;
+			bits += cands[ncand].spec.width;
+			ncand++;
+		}
 		else
-			goto other;
-		if (!gpuhash_key_spec_for_op(op->opno, outer_is_left, &spec))
-			goto other;
-		/* keys pack into one 64-bit word; the rest are rechecked on the CPU */
-		if (bits + spec.width > 64 || kc->nkeys == lengthof(kc->keys))
-			goto other;
-		bits += spec.width;
-		kc->keys[kc->nkeys++] = spec;
-		kc->hash_rinfos = lappend(kc->hash_rinfos, rinfo);
-		kc->outer_exprs = lappend(kc->outer_exprs,
-								  outer_is_left ? linitial(op->args) : lsecond(op->args));
-		kc->inner_exprs = lappend(kc->inner_exprs,
-								  outer_is_left ? lsecond(op->args) : linitial(op->args));
-		continue;
-other:
-		kc->other_rinfos = lappend(kc->other_rinfos, rinfo);
+			filter = lappend(filter, rinfo);
 	}
-	return kc->nkeys > 0;
+	if (ncand == 0)
+		return false;
+
+	kc->fingerprint = !all_exact || bits > 64;
+	for (int i = 0; i < ncand; i++)
+	{
+		KeyCandidate *c = &cands[i];
+
+		if (kc->fingerprint && c->exact)
+		{
+			OpExpr	   *op = (OpExpr *) c->rinfo->clause;
+
+			if (!gpuhash_fingerprint_spec_for_op(op->opno, op->inputcollid,
+												 c->outer_is_left, &c->spec))
+			{
+				filter = lappend(filter, c->rinfo);
+				continue;
+			}
+		}
+		add_key(kc, c);
+	}
+	if (kc->nkeys == 0)
+		return false;
+	/* a fingerprint match is only a candidate: recheck the keys, then the rest */
+	kc->other_rinfos = kc->fingerprint ? list_concat_copy(kc->hash_rinfos, filter) : filter;
+	return true;
 }
 
 static void
@@ -167,7 +285,7 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	Cost		startup,
 				run;
 
-	cost_qual_eval(&qc, kc->other_rinfos, root);
+	cost_qual_eval(&qc, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), root);
 
 	/* the inner side is consumed whole before the first row comes out */
 	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
@@ -223,10 +341,12 @@ cheapest_parallel_safe(RelOptInfo *rel)
 }
 
 static CustomPath *
-make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, Path *outer_path,
-				   Path *inner_path, KeyChoice *kc, double rows)
+make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				   bool single_match, Path *outer_path, Path *inner_path,
+				   KeyChoice *kc, double rows)
 {
 	CustomPath *cpath = makeNode(CustomPath);
+	GpuJoinPlanInfo info;
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
@@ -238,12 +358,17 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, Path *outer_path,
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = list_make4(kc->hash_rinfos, kc->other_rinfos,
+	memset(&info, 0, sizeof(info));
+	info.scheme = gpuhash_scheme;
+	info.jointype = jointype;
+	info.fingerprint = kc->fingerprint;
+	info.single_match = single_match;
+	info.nkeys = kc->nkeys;
+	info.keys = kc->keys;
+	cpath->custom_private = list_make5(kc->hash_rinfos, kc->other_rinfos,
 									   list_make2(kc->outer_exprs, kc->inner_exprs),
-									   gpuhash_form_private(&(GpuJoinPlanInfo)
-															{
-																0, gpuhash_scheme, kc->nkeys, kc->keys
-															}));
+									   gpuhash_form_private(&info),
+									   kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
 	cost_gpu_join(root, cpath, outer_path, inner_path, kc, rows);
 	return cpath;
@@ -261,12 +386,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	int			device;
 	double		inner_bytes;
 	bool		parallel_ok;
+	bool		single_match;
+	JoinType	jt = jointype;
 	Path	   *inner_safe;
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
 
-	if (!enable_gpuhashjoin || jointype != JOIN_INNER)
+	if (!enable_gpuhashjoin)
 		return;
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
@@ -278,7 +405,34 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!outer_path || !inner_path ||
 		outer_path->param_info || inner_path->param_info)
 		return;
-	if (!choose_keys(extra->restrictlist, outerrel, innerrel, &kc))
+
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_LEFT:
+		case JOIN_FULL:
+		case JOIN_RIGHT:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			break;
+
+			/* a semi join as an inner join with one side made unique */
+		case JOIN_UNIQUE_OUTER:
+			outer_path = (Path *) create_unique_path(root, outerrel, outer_path, extra->sjinfo);
+			jt = JOIN_INNER;
+			break;
+		case JOIN_UNIQUE_INNER:
+			inner_path = (Path *) create_unique_path(root, innerrel, inner_path, extra->sjinfo);
+			jt = JOIN_INNER;
+			break;
+		default:
+			return;
+	}
+	if (outer_path == NULL || inner_path == NULL)
+		return;
+
+	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
+					 IS_OUTER_JOIN(jt), &kc))
 		return;
 
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
@@ -289,6 +443,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (device < 0)
 		return;					/* auto mode without a GPU: PostgreSQL's joins */
 
+	/* as nodeHashjoin.c: a semi join, or a unique inner side, stops at one match */
+	single_match = jt == JOIN_SEMI || extra->inner_unique;
+
 	/*
 	 * Inside a parallel plan the node needs the GPU service: a worker must
 	 * not start a CUDA context of its own, and a parallel-aware join shares
@@ -297,24 +454,35 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
 		outer_path->parallel_safe && inner_path->parallel_safe;
 
-	cpath = make_gpu_join_path(root, joinrel, outer_path, inner_path, &kc, joinrel->rows);
+	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path,
+							   &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
 	add_path(joinrel, &cpath->path);
 
 	/*
 	 * A parallel-aware path: every participant probes the one shared table
 	 * with its share of a partial outer path; one of them reads the inner
-	 * side and builds the table (parallel.c).
+	 * side and builds the table (parallel.c).  Right and full joins too:
+	 * the participants mark matched inner rows in shared memory, and the
+	 * last one to finish probing emits the unmatched ones.  A unique-ified
+	 * outer side cannot be partial.
 	 */
-	if (joinrel->consider_parallel && gpuhash_service_ready() &&
-		outerrel->partial_pathlist != NIL &&
-		(inner_safe = cheapest_parallel_safe(innerrel)) != NULL)
+	if (jointype == JOIN_UNIQUE_OUTER ||
+		!joinrel->consider_parallel || !gpuhash_service_ready() ||
+		outerrel->partial_pathlist == NIL)
+		return;
+	if (jointype == JOIN_UNIQUE_INNER)
+		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
+	else
+		inner_safe = cheapest_parallel_safe(innerrel);
+	if (inner_safe != NULL)
 	{
 		Path	   *outer_partial = linitial(outerrel->partial_pathlist);
 
 		if (outer_partial->param_info == NULL && outer_partial->parallel_safe)
 		{
-			cpath = make_gpu_join_path(root, joinrel, outer_partial, inner_safe, &kc,
+			cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_partial,
+									   inner_safe, &kc,
 									   joinrel->rows / parallel_divisor(outer_partial));
 			cpath->path.parallel_aware = true;
 			cpath->path.parallel_safe = true;
@@ -352,8 +520,10 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	Plan	   *inner_plan = lsecond(custom_plans);
 	List	   *other_rinfos = lsecond(best_path->custom_private);
 	List	   *key_exprs = lthird(best_path->custom_private);
+	List	   *pushed_rinfos = list_nth(best_path->custom_private, 4);
 	GpuJoinPlanInfo info;
 	List	   *quals = NIL;
+	List	   *filter = NIL;
 	ListCell   *lc;
 
 	gpuhash_deform_private(lfourth(best_path->custom_private), &info);
@@ -362,15 +532,19 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	/* every clause that is not the hash key is checked per match */
 	foreach(lc, other_rinfos)
 		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
+	/* an outer join's pushed-down clauses filter the joined rows */
+	foreach(lc, pushed_rinfos)
+		filter = lappend(filter, lfirst_node(RestrictInfo, lc)->clause);
 	foreach(lc, clauses)
-		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
+		filter = lappend(filter, lfirst_node(RestrictInfo, lc)->clause);
 
 	/*
-	 * The other clauses ride in custom_exprs after the keys rather than in
-	 * plan.qual, so EXPLAIN shows them as a join filter with table prefixes.
+	 * The join filter rides in custom_exprs after the keys rather than in
+	 * plan.qual, so EXPLAIN shows it as a join filter with table prefixes;
+	 * plan.qual is the filter on joined rows (EXPLAIN's "Filter").
 	 */
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
+	cscan->scan.plan.qual = filter;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;

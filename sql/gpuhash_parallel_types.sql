@@ -1,0 +1,87 @@
+--
+-- Join types in parallel plans, through the GPU service (runs after
+-- gpuhash_service.sql).  The outer side is split among the participants,
+-- the inner side is built once: matched inner rows of a RIGHT or FULL join
+-- must be known across all participants, and the unmatched ones must come
+-- out exactly once.  Inner, LEFT, RIGHT, FULL, SEMI and ANTI joins, with
+-- duplicates, NULL keys and unmatched rows on both sides, extra join
+-- clauses, text keys and an empty inner side.
+--
+SET client_min_messages = warning;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+SET parallel_leader_participation = on;
+
+-- outer: keys 0..6999 (those below 3000 and the odd ones match nothing), 500 NULL keys
+CREATE TABLE pt_o (id int4, k int4, k8 int8, t text, x int4);
+INSERT INTO pt_o
+SELECT g, k, k::int8 * 3000000019, 'p' || k, g % 10
+FROM (SELECT g, CASE WHEN g % 100 = 0 THEN NULL ELSE g % 7000 END AS k
+      FROM generate_series(1, 50000) g) x;
+-- inner: even keys 3000..8998, 2000 of them twice (7000.. match nothing), 50 NULL keys
+CREATE TABLE pt_i (id int4, k int4, k8 int8, t text, x int4);
+INSERT INTO pt_i
+SELECT g, k, k::int8 * 3000000019, 'p' || k, g % 7
+FROM (SELECT g, 3000 + ((g * 7) % 3000) * 2 AS k FROM generate_series(1, 5000) g) x;
+INSERT INTO pt_i SELECT 5000 + g, NULL, NULL, NULL, g % 7 FROM generate_series(1, 50) g;
+CREATE TABLE pt_empty (id int4, k int4, k8 int8, t text, x int4);
+ANALYZE pt_o;
+ANALYZE pt_i;
+ANALYZE pt_empty;
+
+-- inner
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.k8 = i.k8 AND o.x > i.x');
+-- LEFT
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN pt_i i ON o.k = i.k AND o.id % 3 = i.id % 3');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN pt_i i ON o.k = i.k WHERE i.id IS NULL OR i.x = 1');
+SELECT * FROM gh_check('SELECT o.x, count(*), count(i.id), sum(i.x) FROM pt_o o LEFT JOIN pt_i i ON o.k = i.k GROUP BY o.x');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_i i LEFT JOIN pt_o o ON o.k = i.k');
+-- RIGHT
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o RIGHT JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o RIGHT JOIN pt_i i ON o.k = i.k AND o.x > i.x');
+SELECT * FROM gh_check('SELECT i.id, count(o.id) FROM pt_o o RIGHT JOIN pt_i i ON o.k8 = i.k8 GROUP BY i.id');
+-- FULL: every unmatched inner row exactly once
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k AND o.x > i.x');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k WHERE o.id IS NULL OR i.id IS NULL');
+SELECT * FROM gh_check('SELECT count(*), count(o.id), count(i.id), count(DISTINCT i.id) FROM pt_o o FULL JOIN pt_i i ON o.k = i.k');
+BEGIN;
+SELECT gh_force_on();
+SELECT count(*) AS unmatched_inner, count(DISTINCT i.id) AS distinct_ids
+FROM pt_o o FULL JOIN pt_i i ON o.k = i.k WHERE o.id IS NULL;
+COMMIT;
+-- SEMI and ANTI
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k AND i.x < o.x)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE o.k IN (SELECT i.k FROM pt_i i)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE o.k IN (SELECT i.k / 2 FROM pt_i i)');
+SELECT * FROM gh_check('SELECT i.id FROM pt_i i WHERE EXISTS (SELECT 1 FROM pt_o o WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k AND i.x < o.x)');
+SELECT * FROM gh_check('SELECT i.id FROM pt_i i WHERE NOT EXISTS (SELECT 1 FROM pt_o o WHERE i.k = o.k)');
+-- text keys
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.t = i.t');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN pt_i i ON o.t = i.t AND o.x > i.x');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.t = i.t');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE EXISTS (SELECT 1 FROM pt_i i WHERE i.t = o.t)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.t = o.t)');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.t = i.t AND o.k8 = i.k8 AND o.x = i.x % 5');
+-- an empty inner side, and one emptied by its filter
+SELECT * FROM gh_check('SELECT o.id, e.id FROM pt_o o JOIN pt_empty e ON o.k = e.k');
+SELECT * FROM gh_check('SELECT o.id, e.id FROM pt_o o LEFT JOIN pt_empty e ON o.k = e.k');
+SELECT * FROM gh_check('SELECT o.id, e.id FROM pt_o o FULL JOIN pt_empty e ON o.k = e.k');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE EXISTS (SELECT 1 FROM pt_empty e WHERE e.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_empty e WHERE e.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k AND i.id < 0');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN (SELECT * FROM pt_i WHERE id < 0) i ON o.k = i.k');
+
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+SELECT gh_tables_become(0);
