@@ -109,6 +109,8 @@ SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT b.k FROM jt
 SELECT * FROM gh_check('SELECT b.id FROM jt_b b WHERE b.k IN (SELECT a.k FROM jt_a a WHERE a.x < 2)');
 SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT e.k FROM jt_empty e)');
 SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE (a.k, a.x) IN (SELECT b.k, b.x FROM jt_b b)');
+SELECT * FROM gh_check('SELECT e.id FROM jt_empty e WHERE e.k IN (SELECT b.k FROM jt_b b)');
+SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT f.k FROM jt_far f)');
 
 -- SEMI with the subquery side unique-ified (duplicated keys, few distinct)
 SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT b.k FROM jt_b b WHERE b.x = 3)');
@@ -116,6 +118,10 @@ SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT b.k % 120 F
 SELECT * FROM gh_check('SELECT c.id FROM jt_c c WHERE c.k IN (SELECT a.k FROM jt_a a WHERE a.id < 300)');
 SELECT * FROM gh_check('SELECT a.id, a.t FROM jt_a a WHERE a.k8 IN (SELECT b.k8 FROM jt_b b WHERE b.id % 50 = 1)');
 SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT f.k - 99900 FROM jt_far f)');
+SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT f.k + 1 FROM jt_far f)');
+SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT e.k % 120 FROM jt_empty e)');
+SELECT * FROM gh_check('SELECT e.id FROM jt_empty e WHERE e.k IN (SELECT b.k % 120 FROM jt_b b)');
+SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE a.k IN (SELECT b.k % 120 FROM jt_b b) AND a.id % 2 = 0');
 
 -- ANTI: NOT EXISTS
 SELECT * FROM gh_check('SELECT a.id FROM jt_a a WHERE NOT EXISTS (SELECT 1 FROM jt_b b WHERE b.k = a.k)');
@@ -137,10 +143,16 @@ SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c8 a FULL JOIN jt_d8 b ON a.
 SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE EXISTS (SELECT 1 FROM jt_d8 b WHERE a.c = b.c)');
 SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE NOT EXISTS (SELECT 1 FROM jt_d8 b WHERE a.c = b.c)');
 SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE a.c IN (SELECT b.c FROM jt_d8 b)');
+SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE a.c IN (SELECT b.c + 0 FROM jt_d8 b)');
 SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c8 a LEFT JOIN jt_c4 b ON a.c = b.c');
 SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c4 b LEFT JOIN jt_c8 a ON a.c = b.c');
+SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c8 a RIGHT JOIN jt_c4 b ON a.c = b.c');
+SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c4 b RIGHT JOIN jt_c8 a ON a.c = b.c');
 SELECT * FROM gh_check('SELECT a.tag, b.tag FROM jt_c8 a FULL JOIN jt_c4 b ON b.c = a.c');
 SELECT * FROM gh_check('SELECT b.tag FROM jt_c4 b WHERE EXISTS (SELECT 1 FROM jt_c8 a WHERE a.c = b.c)');
+SELECT * FROM gh_check('SELECT b.tag FROM jt_c4 b WHERE b.c IN (SELECT a.c FROM jt_c8 a)');
+SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE a.c IN (SELECT b.c FROM jt_c4 b)');
+SELECT * FROM gh_check('SELECT b.tag FROM jt_c4 b WHERE b.c IN (SELECT a.c * 1 FROM jt_c8 a)');
 SELECT * FROM gh_check('SELECT b.tag FROM jt_c4 b WHERE NOT EXISTS (SELECT 1 FROM jt_c8 a WHERE a.c = b.c)');
 SELECT * FROM gh_check('SELECT a.tag FROM jt_c8 a WHERE NOT EXISTS (SELECT 1 FROM jt_c4 b WHERE a.c = b.c)');
 SELECT * FROM gh_check('SELECT a.id, b.id FROM jt_a a LEFT JOIN jt_b b ON a.k = b.k8 / 4294967311');
@@ -156,10 +168,14 @@ SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_a a LEFT JOIN jt_b b ON 
 SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_c c JOIN jt_a a ON c.k = a.k LEFT JOIN jt_b b ON b.k = a.k AND b.x > c.id % 10');
 SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_a a LEFT JOIN (jt_b b JOIN jt_c c ON c.k = b.k) ON a.k = b.k');
 SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_a a LEFT JOIN jt_b b ON a.k = b.k LEFT JOIN jt_c c ON c.k = b.id');
+SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_a a RIGHT JOIN jt_b b ON a.k = b.k JOIN jt_c c ON c.id = b.id');
+SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_c c JOIN jt_a a ON c.id = a.id RIGHT JOIN jt_b b ON a.k = b.k AND a.x < 5');
 SELECT * FROM gh_check('SELECT a.id, b.id, c.id FROM jt_a a FULL JOIN jt_b b ON a.k = b.k FULL JOIN jt_c c ON c.k = coalesce(a.k, b.k)');
 SELECT * FROM gh_check('SELECT c.id, a.id FROM jt_c c JOIN jt_a a ON a.id = c.id
                         WHERE EXISTS (SELECT 1 FROM jt_b b WHERE b.k = a.k)
                           AND NOT EXISTS (SELECT 1 FROM jt_far f WHERE f.k = c.k + 100000)');
+SELECT * FROM gh_check('SELECT c.id, a.id FROM jt_c c JOIN jt_a a ON a.id = c.id
+                        WHERE a.k IN (SELECT b.k % 120 FROM jt_b b) AND c.k IN (SELECT b.k FROM jt_b b)');
 SELECT * FROM gh_check('SELECT a.id, x.cnt FROM jt_a a LEFT JOIN
                         (SELECT b.k, count(*) cnt FROM jt_b b JOIN jt_c c ON c.k = b.k GROUP BY b.k) x ON x.k = a.k');
 

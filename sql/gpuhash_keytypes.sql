@@ -10,16 +10,17 @@ SET client_min_messages = warning;
 
 -- text and varchar: k0..k299 against k50..k449, duplicated, NULLs, and
 -- values that differ only in a trailing blank, case, or Unicode normal form
+-- (U+00E9 against e + U+0301, written as UTF-8 bytes)
 CREATE TABLE kt_ta (id int4, t text, v varchar(120));
 INSERT INTO kt_ta SELECT g, 'k' || g % 300, 'k' || g % 300 FROM generate_series(1, 1500) g;
 INSERT INTO kt_ta (id, t) VALUES (1501, ''), (1502, ' '), (1503, 'a'), (1504, 'a '), (1505, 'A'),
   (1506, repeat('x', 100) || '1'), (1507, repeat('x', 100) || '2'), (1508, 'ключ'),
-  (1509, U&'\00E9'), (1510, U&'e\0301'), (1511, 'k1'), (1512, NULL), (1513, NULL);
+  (1509, 'é'), (1510, 'é'), (1511, 'k1'), (1512, NULL), (1513, NULL);
 UPDATE kt_ta SET v = t WHERE id > 1500;
 CREATE TABLE kt_tb (id int4, t text, v varchar(200));
 INSERT INTO kt_tb SELECT g, 'k' || 50 + (g * 7) % 400, 'k' || 50 + (g * 7) % 400 FROM generate_series(1, 800) g;
 INSERT INTO kt_tb (id, t) VALUES (801, ''), (802, ''), (803, 'a'), (804, 'A '), (805, repeat('x', 100) || '1'),
-  (806, repeat('x', 100) || '3'), (807, 'ключ'), (808, U&'\00E9'), (809, 'k1 '), (810, NULL);
+  (806, repeat('x', 100) || '3'), (807, 'ключ'), (808, 'é'), (809, 'k1 '), (810, NULL);
 UPDATE kt_tb SET v = t WHERE id > 800;
 -- keys disjoint from kt_ta's
 CREATE TABLE kt_tfar (id int4, t text);
@@ -44,7 +45,8 @@ SELECT * FROM gh_check('SELECT a.id, e.id FROM kt_ta a JOIN kt_tempty e ON a.t =
 SELECT * FROM gh_check('SELECT a.id, b.id FROM kt_ta a JOIN kt_tb b ON a.t = b.t AND a.id % 5 = b.id % 5');
 BEGIN;
 SELECT gh_force_on();
-SELECT a.id, b.id, a.t FROM kt_ta a JOIN kt_tb b ON a.t = b.t WHERE a.id > 1500 ORDER BY 1, 2;
+-- (octet_length, not the text: the output then reads the same in any database encoding)
+SELECT a.id, b.id, octet_length(a.t) FROM kt_ta a JOIN kt_tb b ON a.t = b.t WHERE a.id > 1500 ORDER BY 1, 2;
 COMMIT;
 
 -- LEFT, RIGHT, FULL, SEMI and ANTI joins on text keys

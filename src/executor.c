@@ -246,9 +246,13 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, true, &node->ss.ps);
 	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, false, &node->ss.ps);
-	gs->qual = ExecInitQual(list_copy_tail(cscan->custom_exprs, 2 * nkeys), &node->ss.ps);
-	/* plan.qual, set up by ExecInitCustomScan */
-	gs->filter = node->ss.ps.qual;
+	{
+		List	   *rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
+		int			n_join = list_length(rest) - gs->info.n_filter;
+
+		gs->qual = ExecInitQual(list_copy_head(rest, n_join), &node->ss.ps);
+		gs->filter = ExecInitQual(list_copy_tail(rest, n_join), &node->ss.ps);
+	}
 	gs->key_econtext = CreateExprContext(estate);
 	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
 		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;

@@ -16,6 +16,26 @@
 #include "optimizer/optimizer.h"
 #include "utils/ruleutils.h"
 
+/* A qual list, and with ANALYZE the rows it removed, as EXPLAIN shows them. */
+static void
+show_quals(CustomScanState *node, List *quals, const char *label, List *context,
+		   bool useprefix, ExplainState *es)
+{
+	Instrumentation *instr = node->ss.ps.instrument;
+	bool		join = strcmp(label, "Join Filter") == 0;
+	char	   *removed;
+
+	if (quals == NIL)
+		return;
+	ExplainPropertyText(label, deparse_expression((Node *) make_ands_explicit(quals), context,
+												  useprefix, false), es);
+	if (!es->analyze || instr == NULL || instr->nloops <= 0)
+		return;
+	removed = psprintf("Rows Removed by %s", label);
+	ExplainPropertyFloat(removed, NULL,
+						 (join ? instr->nfiltered2 : instr->nfiltered1) / instr->nloops, 0, es);
+}
+
 void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -27,7 +47,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	int			nkeys;
 	int			device;
 	bool		useprefix;
-	List	   *filter;
+	List	   *rest;
+	int			n_join;
 
 	gpuhash_deform_private(cscan->custom_private, &info);
 	nkeys = info.nkeys;
@@ -52,17 +73,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (info.fingerprint)
 		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
-	filter = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
-	if (filter != NIL)
-	{
-		Node	   *f = (Node *) make_ands_explicit(filter);
-
-		ExplainPropertyText("Join Filter", deparse_expression(f, context, useprefix, false), es);
-		if (es->analyze && node->ss.ps.instrument && node->ss.ps.instrument->nloops > 0)
-			ExplainPropertyFloat("Rows Removed by Join Filter", NULL,
-								 node->ss.ps.instrument->nfiltered2 / node->ss.ps.instrument->nloops,
-								 0, es);
-	}
+	rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
+	n_join = list_length(rest) - info.n_filter;
+	show_quals(node, list_copy_head(rest, n_join), "Join Filter", context, useprefix, es);
+	show_quals(node, list_copy_tail(rest, n_join), "Filter", context, useprefix, es);
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);
 
 	/* the device that ran, or the one a run would use now */

@@ -126,6 +126,7 @@ typedef struct GpuJoinPlanInfo
 	int			jointype;		/* JoinType: INNER, LEFT, FULL, RIGHT, SEMI, ANTI */
 	bool		fingerprint;	/* keys are hashed: recheck after a match */
 	bool		single_match;	/* an outer row matches at most one inner row */
+	int			n_filter;		/* filter clauses, last in custom_exprs */
 	int			nkeys;
 	GpuKeySpec *keys;
 } GpuJoinPlanInfo;

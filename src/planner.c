@@ -22,8 +22,9 @@
  * custom_scan_tlist is the outer child's target list followed by the inner
  * child's, so an INDEX_VAR column k refers to outer column k or inner column
  * k - n_outer.  custom_exprs holds the outer key expressions, the inner key
- * expressions, then the join filter clauses (implicitly ANDed); plan.qual
- * the pushed-down clauses.
+ * expressions, the join filter clauses, then the filter clauses on joined
+ * rows (each list implicitly ANDed; the last n_filter are the filter).  The
+ * filter is not plan.qual so that EXPLAIN can show it with table prefixes.
  *
  *-------------------------------------------------------------------------
  */
@@ -58,12 +59,12 @@ CustomScanMethods gpuhash_scan_methods = {
 
 /* ---------------------------------------------------------------------
  * custom_private: a list of Integers, so copyObject and nodeToString work:
- * n_outer_cols, scheme, jointype, fingerprint, single_match, nkeys, then
+ * n_outer_cols, scheme, jointype, fingerprint, single_match, n_filter, nkeys, then
  * (outer_conv, inner_conv, width, outer_hashfn, inner_hashfn, collation)
  * per key (OIDs stored as their int bit pattern).
  * --------------------------------------------------------------------- */
 
-#define PRIVATE_HEAD 6
+#define PRIVATE_HEAD 7
 #define PRIVATE_PER_KEY 6
 
 List *
@@ -76,6 +77,7 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 	l = lappend(l, makeInteger(info->jointype));
 	l = lappend(l, makeInteger(info->fingerprint));
 	l = lappend(l, makeInteger(info->single_match));
+	l = lappend(l, makeInteger(info->n_filter));
 	l = lappend(l, makeInteger(info->nkeys));
 	for (int i = 0; i < info->nkeys; i++)
 	{
@@ -101,6 +103,7 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 	info->jointype = intVal(list_nth(priv, pos++));
 	info->fingerprint = intVal(list_nth(priv, pos++)) != 0;
 	info->single_match = intVal(list_nth(priv, pos++)) != 0;
+	info->n_filter = intVal(list_nth(priv, pos++));
 	info->nkeys = intVal(list_nth(priv, pos++));
 	Assert(pos == PRIVATE_HEAD);
 	Assert(list_length(priv) == PRIVATE_HEAD + PRIVATE_PER_KEY * info->nkeys);
@@ -539,17 +542,19 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 		filter = lappend(filter, lfirst_node(RestrictInfo, lc)->clause);
 
 	/*
-	 * The join filter rides in custom_exprs after the keys rather than in
-	 * plan.qual, so EXPLAIN shows it as a join filter with table prefixes;
-	 * plan.qual is the filter on joined rows (EXPLAIN's "Filter").
+	 * The join filter and the filter ride in custom_exprs after the keys
+	 * rather than in plan.qual, so EXPLAIN shows them with table prefixes.
 	 */
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = filter;
+	cscan->scan.plan.qual = NIL;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_concat(list_concat_copy(linitial(key_exprs), lsecond(key_exprs)),
-									  quals);
+	cscan->custom_exprs = list_concat(list_concat(list_concat_copy(linitial(key_exprs),
+																   lsecond(key_exprs)),
+												  quals),
+									  filter);
+	info.n_filter = list_length(filter);
 	cscan->custom_private = gpuhash_form_private(&info);
 	cscan->custom_scan_tlist = append_tlist(append_tlist(NIL, outer_plan->targetlist),
 											inner_plan->targetlist);
