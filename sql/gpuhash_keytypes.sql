@@ -64,7 +64,10 @@ SELECT * FROM gh_check('SELECT a.id FROM kt_ta a WHERE NOT EXISTS (SELECT 1 FROM
 SELECT * FROM gh_check('SELECT b.id FROM kt_tb b WHERE NOT EXISTS (SELECT 1 FROM kt_ta a WHERE b.t = a.t)');
 SELECT * FROM gh_check('SELECT a.id FROM kt_ta a WHERE NOT EXISTS (SELECT 1 FROM kt_tb b WHERE b.t = a.t AND b.id < a.id)');
 SELECT * FROM gh_check('SELECT a.id FROM kt_ta a WHERE NOT EXISTS (SELECT 1 FROM kt_tfar f WHERE f.t = a.t)');
+-- an empty inner side costs a nested loop the same: take it out of the race
+SET enable_nestloop = off;
 SELECT * FROM gh_check('SELECT a.id FROM kt_ta a WHERE NOT EXISTS (SELECT 1 FROM kt_tempty e WHERE e.t = a.t)');
+RESET enable_nestloop;
 
 -- char(n): trailing blanks do not count ('ab'::char(4) = 'ab  '::char(4))
 SELECT 'ab'::char(4) = 'ab  '::char(4) AS c4_eq, 'ab'::char(4) = 'ab'::char(8) AS c4_c8_eq,
