@@ -57,7 +57,8 @@ cuda/%.o: cuda/%.cu $(CORE_HEADERS)
 cuda/%.o: cuda/%.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
-src/%.o: src/%.c $(wildcard src/*.h) $(CORE_HEADERS)
+# every C file sees the shared headers: a changed struct rebuilds them all
+$(C_OBJS): $(wildcard src/*.h) $(CORE_HEADERS)
 
 test/core_test.o: test/core_test.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@

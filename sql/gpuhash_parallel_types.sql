@@ -40,6 +40,17 @@ SELECT 'semi' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o WHERE EXIST
 SELECT 'anti' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k)');
 SELECT 'text' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o FULL JOIN pt_i i ON o.t = i.t');
 
+-- one reader: an inner side without a partial plan is read by one participant
+ALTER TABLE pt_i SET (parallel_workers = 0);
+SELECT 'inner' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o JOIN pt_i i ON o.k = i.k');
+SELECT 'full' AS jt, * FROM gh_parallel('SELECT count(o.id), count(i.id) FROM pt_o o FULL JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.k = i.k AND o.x > i.x');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN pt_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o RIGHT JOIN pt_i i ON o.k = i.k AND o.x > i.x');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.t = i.t');
+SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k AND i.x < o.x)');
+ALTER TABLE pt_i RESET (parallel_workers);
+
 -- inner
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.k = i.k');
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o JOIN pt_i i ON o.k8 = i.k8 AND o.x > i.x');

@@ -69,7 +69,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
-CREATE FUNCTION gh_parallel(q text, OUT parallel_aware boolean, OUT inner_loops integer,
+-- how a parallel-aware join read its inner side: 'all' participants a share
+-- of a partial plan, or 'one' of them the whole plan (its loops: 1)
+CREATE FUNCTION gh_parallel(q text, OUT parallel_aware boolean, OUT inner_readers text,
                             OUT builds integer, OUT inner_rows bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -80,7 +82,8 @@ BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
   parallel_aware := (n->>'Parallel Aware')::boolean;
-  inner_loops := (n->'Plans'->1->>'Actual Loops')::integer;
+  inner_readers := CASE WHEN (n->'Plans'->1->>'Parallel Aware')::boolean THEN 'all'
+                   ELSE 'one (loops ' || (n->'Plans'->1->>'Actual Loops') || ')' END;
   builds := (n->>'Shared Table Builds')::integer;
   inner_rows := (n->>'Inner Rows')::bigint;
 END;

@@ -389,7 +389,7 @@ inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in)
 	else
 	{
 		/* a parallel plan's shared row, kept by another participant */
-		MinimalTuple mt = (MinimalTuple) (gs->shared_rows + gs->shared_offsets[row]);
+		MinimalTuple mt = dsa_get_address(gs->shared_area, gs->shared_rowptrs[row]);
 		HeapTupleData ht;
 
 		ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
@@ -525,25 +525,56 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
  * a probe's range indexes rows directly (and a host rebuild from the
  * reordered keys yields the very same ranges).
  */
-static void
-reorder_inner(GpuJoinState *gs)
+/*
+ * The table's key-grouped rowid order: a probe's range [offset, offset +
+ * count) indexes rows in this order.  A GPU failure here rebuilds the table
+ * on the host twin (same order: the host twin builds the same layout).
+ */
+static const uint32 *
+table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
 {
 	const uint32 *order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
+
+	if (order == NULL)
+	{
+		gpu_failed(gs, "fetching the row order");
+		free_table(gs);
+		build_table(gs, keys, n, GH_DEVICE_HOST);
+		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
+		if (order == NULL)
+			raise_build_error(GH_ERR_HOST_MEMORY);
+	}
+	return order;
+}
+
+/*
+ * Builds the table over n keys (n > 0) and returns its row order; the
+ * figures go to EXPLAIN ANALYZE.  Parallel plans reorder shared rows by it.
+ */
+const uint32 *
+gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	const uint32 *order;
+	gh_table_info ti;
+
+	free_table(gs);
+	build_table(gs, keys, n, gpuhash_exec_device());
+	order = table_order(gs, keys, n);
+	gpuhash_table_info(&gs->table, &ti);
+	gs->stats.distinct_keys = ti.n_distinct;
+	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
+	return order;
+}
+
+static void
+reorder_inner(GpuJoinState *gs, const uint32 *order)
+{
 	int			nc = gs->n_inner_keep;
 	uint64		n_all = gs->n_inner_all;
 	Datum	   *vals;
 	bool	   *nulls;
 	uint64	   *keys;
 
-	if (order == NULL)
-	{
-		gpu_failed(gs, "fetching the row order");
-		free_table(gs);
-		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
-		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
-		if (order == NULL)
-			raise_build_error(GH_ERR_HOST_MEMORY);
-	}
 	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(n_all * nc, 1));
 	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(n_all * nc, 1));
 	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
@@ -584,13 +615,14 @@ ensure_row_room(Datum **vals, bool **nulls, uint64 n, uint64 *cap, int nc)
 	*nulls = repalloc_huge(*nulls, sizeof(bool) * *cap * Max(nc, 1));
 }
 
+/*
+ * Runs the inner plan to its end: the kept columns of rows with a key, in
+ * arrival order, then (right/full) those of rows with a NULL key.
+ */
 void
-gpuhash_build_inner(GpuJoinState *gs)
+gpuhash_read_inner(GpuJoinState *gs)
 {
 	int			nc = gs->n_inner_keep;
-	instr_time	t0,
-				t1;
-	gh_table_info ti;
 	Datum	   *nk_vals;		/* right/full: rows with a NULL key */
 	bool	   *nk_nulls;
 	uint64		nk_cap = 64;
@@ -652,17 +684,19 @@ gpuhash_build_inner(GpuJoinState *gs)
 	}
 	pfree(nk_vals);
 	pfree(nk_nulls);
+}
 
+void
+gpuhash_build_inner(GpuJoinState *gs)
+{
+	instr_time	t0,
+				t1;
+
+	gpuhash_read_inner(gs);
 	INSTR_TIME_SET_CURRENT(t0);
 	free_table(gs);
 	if (gs->n_inner > 0)
-	{
-		build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device());
-		reorder_inner(gs);
-		gpuhash_table_info(&gs->table, &ti);
-		gs->stats.distinct_keys = ti.n_distinct;
-		gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
-	}
+		reorder_inner(gs, gpuhash_build_keys(gs, gs->inner_keys_arr, gs->n_inner));
 	if (gs->fill_inner && gs->shared == NULL)
 		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
 											 sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
@@ -703,7 +737,7 @@ probe_batch(GpuJoinState *gs)
 		free_table(gs);
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
 		/* the kept rows are in this scheme's order already: normally a no-op */
-		reorder_inner(gs);
+		reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
 		gpuhash_table_info(&gs->table, &before);
 		st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
 	}

@@ -100,14 +100,16 @@ typedef struct GpuJoinState
 	bool		owns_table;		/* frees the table (not a parallel worker) */
 	int			table_owner_pid;	/* the service owner of a built table; 0: us */
 	TupleDesc	inner_desc;		/* the kept inner columns */
-	char	   *shared_rows;	/* inner rows as MinimalTuples, in the DSA */
-	uint64	   *shared_offsets; /* per key-grouped position, its tuple's offset */
+	dsa_area   *shared_area;	/* the query's DSA */
+	dsa_pointer *shared_rowptrs;	/* per key-grouped position, its MinimalTuple */
 	Datum	   *row_vals;		/* one deformed shared row */
 	bool	   *row_nulls;
 } GpuJoinState;
 
 
 /* executor.c */
+extern void gpuhash_read_inner(GpuJoinState *gs);
+extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
 extern void gpuhash_build_inner(GpuJoinState *gs);
 extern void gpuhash_free_table(GpuJoinState *gs);
 

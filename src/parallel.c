@@ -5,16 +5,27 @@
  *	  join table built once, in the GPU service; every participant of the
  *	  parallel plan probes it with its share of the (partial) outer side.
  *
- * The first participant to arrive becomes the builder.  It runs the inner
- * plan (the others never run it), builds the table in the service with the
- * leader as its owner, and publishes the kept inner columns as MinimalTuples
- * in the query's DSA, in the table's key-grouped order, so any participant
- * can form result rows from a probe's range.  The others sleep on a
- * condition variable until the table is ready.  The table belongs to the
- * leader: the service frees it when the leader's backend exits at the
- * latest, and the leader frees it like any table of its own (end, rescan,
- * error or cancel); workers never free it.  The shared rows live in the
- * query's DSA.  Counts of batches and outer rows add up across participants
+ * Two ways to read the inner side, chosen by the planner:
+ *
+ * - one reader: the first participant to arrive runs the (complete) inner
+ *	 plan, builds the table and publishes the rows; the others sleep on a
+ *	 condition variable until the table is ready.
+ * - all readers (a partial inner plan, as Parallel Hash reads it): every
+ *	 participant that arrives while the inner side is being read takes its
+ *	 share and publishes its keys and rows in the DSA, then waits at a
+ *	 barrier; the one the barrier elects concatenates the keys, builds the
+ *	 table and lays out the rows; a participant arriving later waits for the
+ *	 table or finds it ready.  A participant that never read the inner side
+ *	 finds nothing left to read: once one participant's partial scan is
+ *	 exhausted, every row belongs to a participant attached to the barrier.
+ *
+ * Either way the kept inner columns are MinimalTuples in the query's DSA,
+ * reached through one dsa_pointer per key-grouped position (NULL-key rows of
+ * a right/full join after those), so a probe's range indexes them directly.
+ * The table is built with the leader as its owner: the service frees it
+ * when the leader's backend exits at the latest, and the leader frees it
+ * like any table of its own (end, rescan, error or cancel); workers never
+ * free it.  Counts of batches and outer rows add up across participants
  * for EXPLAIN ANALYZE.
  *
  * Right and full joins keep one match bit per inner row in the DSA, set
@@ -35,6 +46,8 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
+#include "portability/instr_time.h"
+#include "storage/barrier.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 
@@ -45,12 +58,33 @@ typedef enum SharedPhase
 	SHARED_READY
 } SharedPhase;
 
+/* Phases of the all-readers build barrier. */
+#define PHASE_READ		0
+#define PHASE_BUILD		1
+#define PHASE_READY		2
+
+/* One participant's share of a partial inner side. */
+typedef struct InnerChunk
+{
+	uint64		n_keyed;		/* rows with a key, then n_null without */
+	uint64		n_null;
+	dsa_pointer keys;			/* uint64 per keyed row */
+	dsa_pointer rows;			/* MinimalTuples, back to back */
+	dsa_pointer offsets;		/* uint64 per row: its tuple in rows */
+} InnerChunk;
+
 typedef struct GpuJoinShared
 {
 	slock_t		mutex;
 	SharedPhase phase;
 	ConditionVariable cv;
 	int			leader_pid;
+
+	/* all readers: the barrier and the participants' shares */
+	Barrier		build_barrier;
+	int			max_chunks;
+	int			n_chunks;
+	dsa_pointer chunks;			/* InnerChunk[max_chunks] */
 
 	/* the table, once ready */
 	GpuTable	table;
@@ -62,8 +96,8 @@ typedef struct GpuJoinShared
 	uint64		distinct_keys;
 	double		build_ms;
 	size_t		gpu_bytes;
-	dsa_pointer rows;			/* MinimalTuples, back to back */
-	dsa_pointer offsets;		/* uint64 per key-grouped position */
+	dsa_pointer rows;			/* one reader: MinimalTuples, back to back */
+	dsa_pointer rowptrs;		/* dsa_pointer per key-grouped position */
 	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
 	int			builds;
 	int			probing;		/* participants probing now (under mutex) */
@@ -80,6 +114,22 @@ gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 	return MAXALIGN(sizeof(GpuJoinShared));
 }
 
+static void
+init_shared(GpuJoinShared *sh, int nworkers)
+{
+	SpinLockInit(&sh->mutex);
+	ConditionVariableInit(&sh->cv);
+	BarrierInit(&sh->build_barrier, 0);
+	sh->phase = SHARED_EMPTY;
+	sh->max_chunks = nworkers + 1;
+	sh->n_chunks = 0;
+	sh->chunks = sh->rows = sh->rowptrs = sh->matched = InvalidDsaPointer;
+	sh->probing = 0;
+	sh->fill_claimed = false;
+	pg_atomic_init_u64(&sh->batches, 0);
+	pg_atomic_init_u64(&sh->outer_rows, 0);
+}
+
 void
 gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
@@ -87,30 +137,38 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	GpuJoinShared *sh = (GpuJoinShared *) coordinate;
 
 	memset(sh, 0, sizeof(*sh));
-	SpinLockInit(&sh->mutex);
-	ConditionVariableInit(&sh->cv);
-	sh->phase = SHARED_EMPTY;
+	init_shared(sh, pcxt->nworkers);
 	sh->leader_pid = MyProcPid;
-	sh->rows = sh->offsets = sh->matched = InvalidDsaPointer;
-	pg_atomic_init_u64(&sh->batches, 0);
-	pg_atomic_init_u64(&sh->outer_rows, 0);
 	gs->shared = sh;
+}
+
+static void
+free_dsa(dsa_area *area, dsa_pointer *p)
+{
+	if (area && DsaPointerIsValid(*p))
+		dsa_free(area, *p);
+	*p = InvalidDsaPointer;
 }
 
 /* Frees the shared rows; the leader frees the table as its own. */
 static void
 release_shared(GpuJoinShared *sh, dsa_area *area)
 {
-	if (area && DsaPointerIsValid(sh->rows))
-		dsa_free(area, sh->rows);
-	if (area && DsaPointerIsValid(sh->offsets))
-		dsa_free(area, sh->offsets);
-	if (area && DsaPointerIsValid(sh->matched))
-		dsa_free(area, sh->matched);
-	sh->rows = sh->offsets = sh->matched = InvalidDsaPointer;
-	sh->phase = SHARED_EMPTY;
-	sh->probing = 0;
-	sh->fill_claimed = false;
+	if (area && DsaPointerIsValid(sh->chunks))
+	{
+		InnerChunk *c = dsa_get_address(area, sh->chunks);
+
+		for (int i = 0; i < sh->n_chunks; i++)
+		{
+			free_dsa(area, &c[i].keys);
+			free_dsa(area, &c[i].rows);
+			free_dsa(area, &c[i].offsets);
+		}
+	}
+	free_dsa(area, &sh->chunks);
+	free_dsa(area, &sh->rows);
+	free_dsa(area, &sh->rowptrs);
+	free_dsa(area, &sh->matched);
 }
 
 /* Rescan of a parallel plan: the shared state starts over. */
@@ -119,12 +177,13 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 {
 	GpuJoinState *gs = (GpuJoinState *) node;
 	GpuJoinShared *sh = (GpuJoinShared *) coordinate;
+	int			builds = sh->builds;
 
 	/* the old workers are gone: their rows can go */
 	release_shared(sh, node->ss.ps.state->es_query_dsa);
+	init_shared(sh, pcxt->nworkers);
+	sh->builds = builds;
 	gs->shared = sh;
-	pg_atomic_write_u64(&sh->batches, 0);
-	pg_atomic_write_u64(&sh->outer_rows, 0);
 }
 
 void
@@ -150,8 +209,7 @@ gpuhash_shutdown(CustomScanState *node)
 	GpuJoinShared *sh = gs->shared;
 
 	gs->shared = NULL;
-	gs->shared_rows = NULL;
-	gs->shared_offsets = NULL;
+	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
 	if (sh == NULL || sh->phase != SHARED_READY)
 		return;
@@ -181,42 +239,247 @@ gpuhash_shared_builds(GpuJoinState *gs)
 	return gs->shared ? gs->shared->builds : 0;
 }
 
-/* The builder's rows go to the DSA as MinimalTuples, key-grouped. */
-static void
-publish_rows(GpuJoinState *gs, dsa_area *area)
+/*
+ * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
+ * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
+ */
+static dsa_pointer
+publish_rows(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out)
 {
-	GpuJoinShared *sh = gs->shared;
 	uint64		n = gs->n_inner_all;
 	int			nc = gs->n_inner_keep;
 	uint64	   *offsets;
 	Size		total = 0;
 	char	   *rows;
+	dsa_pointer p;
 
+	*offsets_out = InvalidDsaPointer;
 	if (nc == 0 || n == 0)
-		return;
+		return InvalidDsaPointer;
+	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
+	offsets = dsa_get_address(area, *offsets_out);
 	for (uint64 i = 0; i < n; i++)
 	{
-		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
-												  gs->inner_nulls + i * nc);
-
-		total += MAXALIGN(mt->t_len);
-		pfree(mt);
-	}
-	sh->rows = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
-	sh->offsets = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
-	rows = dsa_get_address(area, sh->rows);
-	offsets = dsa_get_address(area, sh->offsets);
-	total = 0;
-	for (uint64 i = 0; i < n; i++)
-	{
-		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
-												  gs->inner_nulls + i * nc);
-
 		offsets[i] = total;
-		memcpy(rows + total, mt, mt->t_len);
-		total += MAXALIGN(mt->t_len);
+		total += MAXALIGN(heap_compute_data_size(gs->inner_desc, gs->inner_vals + i * nc,
+												 gs->inner_nulls + i * nc) +
+						  SizeofMinimalTupleHeader +
+						  BITMAPLEN(nc) + MAXIMUM_ALIGNOF);
+	}
+	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
+	rows = dsa_get_address(area, p);
+	for (uint64 i = 0; i < n; i++)
+	{
+		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
+												  gs->inner_nulls + i * nc);
+
+		Assert(offsets[i] + mt->t_len <= total);
+		memcpy(rows + offsets[i], mt, mt->t_len);
 		pfree(mt);
 	}
+	return p;
+}
+
+/* The match bits of a right/full join, all clear. */
+static void
+allocate_matched(GpuJoinState *gs, dsa_area *area)
+{
+	GpuJoinShared *sh = gs->shared;
+	uint64		words = Max((gs->n_inner_all + 31) / 32, 1);
+	pg_atomic_uint32 *m;
+
+	sh->matched = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words, DSA_ALLOC_HUGE);
+	m = dsa_get_address(area, sh->matched);
+	for (uint64 w = 0; w < words; w++)
+		pg_atomic_init_u32(&m[w], 0);
+}
+
+/* The table's figures, for every participant to adopt. */
+static void
+publish_table(GpuJoinState *gs)
+{
+	GpuJoinShared *sh = gs->shared;
+
+	if (gs->n_inner > 0 && !gs->table.remote)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
+	sh->table = gs->table;
+	sh->device = gs->device;
+	sh->scheme = gs->scheme;
+	sh->n_inner = gs->n_inner;
+	sh->n_inner_all = gs->n_inner_all;
+	sh->null_key_rows = gs->stats.null_key_rows;
+	sh->distinct_keys = gs->stats.distinct_keys;
+	sh->build_ms = gs->stats.build_ms;
+	sh->gpu_bytes = gs->stats.gpu_bytes;
+}
+
+/* One reader: run the inner plan, build, publish in key-grouped order. */
+static void
+build_one_reader(GpuJoinState *gs, dsa_area *area)
+{
+	GpuJoinShared *sh = gs->shared;
+	dsa_pointer offs;
+
+	gpuhash_build_inner(gs);
+	sh->rows = publish_rows(gs, area, &offs);
+	if (DsaPointerIsValid(sh->rows))
+	{
+		uint64	   *o = dsa_get_address(area, offs);
+		dsa_pointer *ptrs;
+
+		sh->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
+											DSA_ALLOC_HUGE);
+		ptrs = dsa_get_address(area, sh->rowptrs);
+		for (uint64 i = 0; i < gs->n_inner_all; i++)
+			ptrs[i] = sh->rows + o[i];
+		dsa_free(area, offs);
+	}
+	if (gs->fill_inner)
+		allocate_matched(gs, area);
+	publish_table(gs);
+}
+
+/* All readers: this participant's share of the inner side goes to the DSA. */
+static void
+read_share(GpuJoinState *gs, dsa_area *area)
+{
+	GpuJoinShared *sh = gs->shared;
+	InnerChunk	c;
+	int			slot;
+
+	gpuhash_read_inner(gs);
+	memset(&c, 0, sizeof(c));
+	c.n_keyed = gs->n_inner;
+	c.n_null = gs->n_inner_all - gs->n_inner;
+	c.keys = InvalidDsaPointer;
+	if (c.n_keyed > 0)
+	{
+		c.keys = dsa_allocate_extended(area, sizeof(uint64) * c.n_keyed, DSA_ALLOC_HUGE);
+		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
+	}
+	c.rows = publish_rows(gs, area, &c.offsets);
+	MemoryContextReset(gs->inner_cxt);
+
+	SpinLockAcquire(&sh->mutex);
+	slot = sh->n_chunks++;
+	SpinLockRelease(&sh->mutex);
+	if (slot >= sh->max_chunks)
+		elog(ERROR, "gpuhash: more inner readers than parallel participants");
+	((InnerChunk *) dsa_get_address(area, sh->chunks))[slot] = c;
+	gs->stats.null_key_rows = c.n_null;
+}
+
+/*
+ * All readers, elected by the barrier: concatenate the shares' keys, build
+ * the table, and lay the rows out in its order (NULL-key rows last).
+ */
+static void
+build_from_shares(GpuJoinState *gs, dsa_area *area)
+{
+	GpuJoinShared *sh = gs->shared;
+	InnerChunk *chunks = dsa_get_address(area, sh->chunks);
+	uint64		n_keyed = 0,
+				n_null = 0,
+				pos = 0;
+	uint64	   *keys;
+	dsa_pointer *local = NULL;	/* concatenation order -> row */
+	dsa_pointer *ptrs = NULL;
+	bool		have_rows = gs->n_inner_keep > 0;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (int i = 0; i < sh->n_chunks; i++)
+	{
+		n_keyed += chunks[i].n_keyed;
+		n_null += chunks[i].n_null;
+	}
+	MemoryContextReset(gs->inner_cxt);
+	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(n_keyed, 1));
+	if (have_rows)
+		local = MemoryContextAllocHuge(gs->inner_cxt, sizeof(dsa_pointer) * Max(n_keyed, 1));
+	for (int i = 0; i < sh->n_chunks; i++)
+	{
+		InnerChunk *c = &chunks[i];
+		uint64	   *o = have_rows && DsaPointerIsValid(c->offsets) ?
+			dsa_get_address(area, c->offsets) : NULL;
+
+		if (c->n_keyed > 0)
+			memcpy(keys + pos, dsa_get_address(area, c->keys), sizeof(uint64) * c->n_keyed);
+		for (uint64 r = 0; o && r < c->n_keyed; r++)
+			local[pos + r] = c->rows + o[r];
+		pos += c->n_keyed;
+	}
+
+	gs->n_inner = n_keyed;
+	gs->n_inner_all = n_keyed + n_null;
+	gs->inner_keys_arr = keys;
+	gs->inner_vals = NULL;
+	if (have_rows && gs->n_inner_all > 0)
+	{
+		sh->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
+											DSA_ALLOC_HUGE);
+		ptrs = dsa_get_address(area, sh->rowptrs);
+	}
+	if (n_keyed > 0)
+	{
+		const uint32 *order = gpuhash_build_keys(gs, keys, n_keyed);
+
+		for (uint64 i = 0; ptrs && i < n_keyed; i++)
+			ptrs[i] = local[order[i]];
+	}
+	/* the NULL-key rows of right/full joins, after the table's rows */
+	pos = n_keyed;
+	for (int i = 0; ptrs && i < sh->n_chunks; i++)
+	{
+		InnerChunk *c = &chunks[i];
+		uint64	   *o = DsaPointerIsValid(c->offsets) ? dsa_get_address(area, c->offsets) : NULL;
+
+		for (uint64 r = 0; o && r < c->n_null; r++)
+			ptrs[pos++] = c->rows + o[c->n_keyed + r];
+	}
+	/* keys and offsets have served; rows stay */
+	for (int i = 0; i < sh->n_chunks; i++)
+	{
+		free_dsa(area, &chunks[i].keys);
+		free_dsa(area, &chunks[i].offsets);
+	}
+	if (gs->fill_inner)
+		allocate_matched(gs, area);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.null_key_rows = n_null;
+	gs->stats.inner_rows = n_keyed;
+	publish_table(gs);
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_keys_arr = NULL;
+}
+
+/* The table is ready: take it, and count in as a prober. */
+static void
+adopt(GpuJoinState *gs, dsa_area *area)
+{
+	GpuJoinShared *sh = gs->shared;
+
+	gs->table = sh->table;
+	gs->device = sh->device;
+	gs->scheme = sh->scheme;
+	gs->n_inner = sh->n_inner;
+	gs->n_inner_all = sh->n_inner_all;
+	/* the builder's own copies have served: everyone reads the shared rows */
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_vals = NULL;
+	gs->inner_nulls = NULL;
+	gs->inner_keys_arr = NULL;
+	gs->shared_area = area;
+	gs->shared_rowptrs = DsaPointerIsValid(sh->rowptrs) ?
+		dsa_get_address(area, sh->rowptrs) : NULL;
+	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
+		dsa_get_address(area, sh->matched) : NULL;
+	gs->built = true;
 }
 
 /*
@@ -232,6 +495,37 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 	if (area == NULL)
 		elog(ERROR, "gpuhash: parallel-aware join without a DSA area");
+	/* the leader's exit, not ours, ends the table's life in the service */
+	gs->table_owner_pid = sh->leader_pid;
+
+	if (gs->info.parallel_inner)
+	{
+		int			phase = BarrierAttach(&sh->build_barrier);
+
+		if (phase == PHASE_READ)
+		{
+			/* the chunk directory, made once by whoever comes first */
+			SpinLockAcquire(&sh->mutex);
+			if (!DsaPointerIsValid(sh->chunks))
+				sh->chunks = dsa_allocate0(area, sizeof(InnerChunk) * sh->max_chunks);
+			SpinLockRelease(&sh->mutex);
+			read_share(gs, area);
+			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION))
+				build_from_shares(gs, area);
+			phase = PHASE_BUILD;
+		}
+		if (phase == PHASE_BUILD)
+			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+		BarrierDetach(&sh->build_barrier);
+		SpinLockAcquire(&sh->mutex);
+		if (sh->phase != SHARED_READY)
+			sh->builds++;
+		sh->phase = SHARED_READY;
+		sh->probing++;
+		SpinLockRelease(&sh->mutex);
+		adopt(gs, area);
+		return;
+	}
 
 	SpinLockAcquire(&sh->mutex);
 	if (sh->phase == SHARED_EMPTY)
@@ -243,41 +537,14 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 	if (builder)
 	{
-		/* the leader's exit, not ours, ends the table's life in the service */
-		gs->table_owner_pid = sh->leader_pid;
-		gpuhash_build_inner(gs);
-		if (gs->n_inner > 0 && !gs->table.remote)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
-		publish_rows(gs, area);
-		if (gs->fill_inner)
-		{
-			uint64		words = Max((gs->n_inner_all + 31) / 32, 1);
-			pg_atomic_uint32 *m;
-
-			sh->matched = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words,
-												DSA_ALLOC_HUGE);
-			m = dsa_get_address(area, sh->matched);
-			for (uint64 w = 0; w < words; w++)
-				pg_atomic_init_u32(&m[w], 0);
-			gs->shared_matched = m;
-		}
-		sh->table = gs->table;
-		sh->device = gs->device;
-		sh->scheme = gs->scheme;
-		sh->n_inner = gs->n_inner;
-		sh->n_inner_all = gs->n_inner_all;
-		sh->null_key_rows = gs->stats.null_key_rows;
-		sh->distinct_keys = gs->stats.distinct_keys;
-		sh->build_ms = gs->stats.build_ms;
-		sh->gpu_bytes = gs->stats.gpu_bytes;
+		build_one_reader(gs, area);
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
 		sh->phase = SHARED_READY;
 		sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		ConditionVariableBroadcast(&sh->cv);
+		adopt(gs, area);
 		return;
 	}
 
@@ -296,23 +563,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-
-	gs->table = sh->table;
-	gs->device = sh->device;
-	gs->scheme = sh->scheme;
-	gs->n_inner = sh->n_inner;
-	gs->n_inner_all = sh->n_inner_all;
-	gs->inner_vals = NULL;
-	gs->inner_nulls = NULL;
-	gs->inner_keys_arr = NULL;
-	if (DsaPointerIsValid(sh->rows))
-	{
-		gs->shared_rows = dsa_get_address(area, sh->rows);
-		gs->shared_offsets = dsa_get_address(area, sh->offsets);
-	}
-	if (DsaPointerIsValid(sh->matched))
-		gs->shared_matched = dsa_get_address(area, sh->matched);
-	gs->built = true;
+	adopt(gs, area);
 }
 
 /* Shared counters of one participant's batch. */

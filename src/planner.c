@@ -59,12 +59,13 @@ CustomScanMethods gpuhash_scan_methods = {
 
 /* ---------------------------------------------------------------------
  * custom_private: a list of Integers, so copyObject and nodeToString work:
- * n_outer_cols, scheme, jointype, fingerprint, single_match, n_filter, nkeys, then
+ * n_outer_cols, scheme, jointype, fingerprint, single_match, n_filter,
+ * parallel_inner, nkeys, then
  * (outer_conv, inner_conv, width, outer_hashfn, inner_hashfn, collation)
  * per key (OIDs stored as their int bit pattern).
  * --------------------------------------------------------------------- */
 
-#define PRIVATE_HEAD 7
+#define PRIVATE_HEAD 8
 #define PRIVATE_PER_KEY 6
 
 List *
@@ -78,6 +79,7 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 	l = lappend(l, makeInteger(info->fingerprint));
 	l = lappend(l, makeInteger(info->single_match));
 	l = lappend(l, makeInteger(info->n_filter));
+	l = lappend(l, makeInteger(info->parallel_inner));
 	l = lappend(l, makeInteger(info->nkeys));
 	for (int i = 0; i < info->nkeys; i++)
 	{
@@ -104,6 +106,7 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 	info->fingerprint = intVal(list_nth(priv, pos++)) != 0;
 	info->single_match = intVal(list_nth(priv, pos++)) != 0;
 	info->n_filter = intVal(list_nth(priv, pos++));
+	info->parallel_inner = intVal(list_nth(priv, pos++)) != 0;
 	info->nkeys = intVal(list_nth(priv, pos++));
 	Assert(pos == PRIVATE_HEAD);
 	Assert(list_length(priv) == PRIVATE_HEAD + PRIVATE_PER_KEY * info->nkeys);
@@ -278,12 +281,17 @@ choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
+static double parallel_divisor(Path *path);
+
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
-			  Path *inner_path, KeyChoice *kc, double rows)
+			  Path *inner_path, bool parallel_inner, KeyChoice *kc, double rows)
 {
 	QualCost	qc;
-	double		inner_rows = inner_path->rows;
+
+	/* a partial inner path's rows are one participant's: the table has all */
+	double		inner_rows = inner_path->rows *
+		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
 	double		outer_rows = outer_path->rows;
 	Cost		startup,
 				run;
@@ -346,7 +354,7 @@ cheapest_parallel_safe(RelOptInfo *rel)
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
-				   KeyChoice *kc, double rows)
+				   bool parallel_inner, KeyChoice *kc, double rows)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	GpuJoinPlanInfo info;
@@ -366,6 +374,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	info.jointype = jointype;
 	info.fingerprint = kc->fingerprint;
 	info.single_match = single_match;
+	info.parallel_inner = parallel_inner;
 	info.nkeys = kc->nkeys;
 	info.keys = kc->keys;
 	cpath->custom_private = list_make5(kc->hash_rinfos, kc->other_rinfos,
@@ -373,7 +382,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 									   gpuhash_form_private(&info),
 									   kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
-	cost_gpu_join(root, cpath, outer_path, inner_path, kc, rows);
+	cost_gpu_join(root, cpath, outer_path, inner_path, parallel_inner, kc, rows);
 	return cpath;
 }
 
@@ -392,6 +401,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		single_match;
 	JoinType	jt = jointype;
 	Path	   *inner_safe;
+	Path	   *outer_partial;
+	double		rows;
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
@@ -458,14 +469,15 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		outer_path->parallel_safe && inner_path->parallel_safe;
 
 	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path,
-							   &kc, joinrel->rows);
+							   false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
 	add_path(joinrel, &cpath->path);
 
 	/*
 	 * A parallel-aware path: every participant probes the one shared table
 	 * with its share of a partial outer path; one of them reads the inner
-	 * side and builds the table (parallel.c).  Right and full joins too:
+	 * side and builds the table, or all read a share of it (parallel.c).
+	 * Right and full joins too:
 	 * the participants mark matched inner rows in shared memory, and the
 	 * last one to finish probing emits the unmatched ones.  A unique-ified
 	 * outer side cannot be partial.
@@ -478,15 +490,33 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
 	else
 		inner_safe = cheapest_parallel_safe(innerrel);
+	outer_partial = linitial(outerrel->partial_pathlist);
+	if (outer_partial->param_info != NULL || !outer_partial->parallel_safe)
+		return;
+	rows = joinrel->rows / parallel_divisor(outer_partial);
 	if (inner_safe != NULL)
 	{
-		Path	   *outer_partial = linitial(outerrel->partial_pathlist);
+		cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_partial,
+								   inner_safe, false, &kc, rows);
+		cpath->path.parallel_aware = true;
+		cpath->path.parallel_safe = true;
+		cpath->path.parallel_workers = outer_partial->parallel_workers;
+		add_partial_path(joinrel, &cpath->path);
+	}
 
-		if (outer_partial->param_info == NULL && outer_partial->parallel_safe)
+	/*
+	 * And with every participant reading a share of a partial inner path,
+	 * as Parallel Hash does (not for a unique-ified inner side: unique
+	 * needs all of it in one place).
+	 */
+	if (jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL)
+	{
+		Path	   *inner_partial = linitial(innerrel->partial_pathlist);
+
+		if (inner_partial->param_info == NULL && inner_partial->parallel_safe)
 		{
 			cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_partial,
-									   inner_safe, &kc,
-									   joinrel->rows / parallel_divisor(outer_partial));
+									   inner_partial, true, &kc, rows);
 			cpath->path.parallel_aware = true;
 			cpath->path.parallel_safe = true;
 			cpath->path.parallel_workers = outer_partial->parallel_workers;
