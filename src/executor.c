@@ -547,9 +547,18 @@ table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
 	return order;
 }
 
+/* No inner column is read and no inner row marked: the row order is moot. */
+static bool
+order_needed(GpuJoinState *gs)
+{
+	return gs->n_inner_keep > 0 || gs->fill_inner;
+}
+
 /*
- * Builds the table over n keys (n > 0) and returns its row order; the
- * figures go to EXPLAIN ANALYZE.  Parallel plans reorder shared rows by it.
+ * Builds the table over n keys (n > 0) and returns its row order (NULL
+ * when none is needed: a count(*) or a semi/anti join reads no inner row);
+ * the figures go to EXPLAIN ANALYZE.  Parallel plans reorder shared rows by
+ * it.
  */
 const uint32 *
 gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
@@ -559,7 +568,7 @@ gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
 
 	free_table(gs);
 	build_table(gs, keys, n, gpuhash_exec_device());
-	order = table_order(gs, keys, n);
+	order = order_needed(gs) ? table_order(gs, keys, n) : NULL;
 	gpuhash_table_info(&gs->table, &ti);
 	gs->stats.distinct_keys = ti.n_distinct;
 	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
@@ -575,6 +584,8 @@ reorder_inner(GpuJoinState *gs, const uint32 *order)
 	bool	   *nulls;
 	uint64	   *keys;
 
+	if (order == NULL)
+		return;					/* nothing reads the rows' order */
 	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(n_all * nc, 1));
 	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(n_all * nc, 1));
 	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
@@ -737,7 +748,8 @@ probe_batch(GpuJoinState *gs)
 		free_table(gs);
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
 		/* the kept rows are in this scheme's order already: normally a no-op */
-		reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
+		if (order_needed(gs))
+			reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
 		gpuhash_table_info(&gs->table, &before);
 		st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
 	}
