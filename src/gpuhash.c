@@ -29,7 +29,7 @@ int			gpuhash_max_gpu_memory_mb = 0;
 int			gpuhash_gpu_ordinal = 0;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
-double		gpuhash_build_row_cost = 0.0025;
+double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
@@ -118,10 +118,10 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.build_row_cost",
-							 "Planner's estimate of the cost of keeping one inner row.",
+							 "Planner's estimate of the cost of building the join table, per inner row.",
 							 NULL,
 							 &gpuhash_build_row_cost,
-							 0.0025, 0.0, 1e10,
+							 0.0005, 0.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

@@ -293,20 +293,34 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	double		inner_rows = inner_path->rows *
 		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
 	double		outer_rows = outer_path->rows;
+	double		emit_rows;
 	Cost		startup,
 				run;
 
 	cost_qual_eval(&qc, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), root);
 
-	/* the inner side is consumed whole before the first row comes out */
+	/*
+	 * The inner side is consumed whole before the first row comes out: each
+	 * participant evaluates the keys of the rows it reads, the table is
+	 * built once over all of them.
+	 */
 	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
-	startup += inner_rows * (gpuhash_build_row_cost + cpu_operator_cost * kc->nkeys);
+	startup += inner_path->rows * cpu_operator_cost * kc->nkeys;
+	startup += inner_rows * gpuhash_build_row_cost;
 	startup += qc.startup;
 
 	run = outer_path->total_cost - outer_path->startup_cost;
 	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * kc->nkeys);
-	/* each hash match is checked against the other clauses, then emitted */
-	run += rows * (qc.per_tuple + cpu_tuple_cost);
+
+	/*
+	 * Each hash match is checked against the other clauses, then emitted.
+	 * That CPU work is the same as in PostgreSQL's hash join, so it is
+	 * costed as final_cost_hashjoin() does, which counts the matches of a
+	 * parallel hash join against one participant's share of the inner side:
+	 * the planner then weighs the two joins on what differs, the table.
+	 */
+	emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
+	run += emit_rows * (qc.per_tuple + cpu_tuple_cost);
 	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
 
 	cpath->path.rows = rows;
