@@ -99,3 +99,25 @@ BEGIN;
 SELECT gh_force_on();
 EXPLAIN (COSTS OFF) SELECT r.id FROM r JOIN s ON r.k4 = s.k4 WHERE s.id < 3 FOR UPDATE OF r;
 ROLLBACK;
+
+-- the key filter: an outer row whose key the table cannot hold goes before
+-- it is copied into a batch (inner, semi and right joins); off, same rows
+CREATE TABLE kf_outer AS
+SELECT g AS k, g % 97 AS x, (g * 0.5)::numeric AS n FROM generate_series(1, 50000) g;
+CREATE TABLE kf_inner AS SELECT g * 100 AS k, g AS y FROM generate_series(1, 300) g;
+INSERT INTO kf_inner VALUES (100, -1), (NULL, -2);
+ANALYZE kf_outer;
+ANALYZE kf_inner;
+SELECT * FROM gh_check('SELECT o.k, o.n, i.y FROM kf_outer o JOIN kf_inner i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.k, o.n, i.y FROM kf_outer o JOIN kf_inner i ON o.k = i.k AND o.x > i.y % 97');
+SELECT * FROM gh_check('SELECT o.k FROM kf_outer o WHERE EXISTS (SELECT 1 FROM kf_inner i WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o RIGHT JOIN kf_inner i ON o.k = i.k + 1');
+SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o LEFT JOIN kf_inner i ON o.k = i.k');
+SELECT * FROM gh_explain('SELECT count(*) FROM kf_outer o JOIN kf_inner i ON o.k = i.k',
+                         'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
+SET gpuhash.outer_filter = off;
+SELECT * FROM gh_check('SELECT o.k, o.n, i.y FROM kf_outer o JOIN kf_inner i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o RIGHT JOIN kf_inner i ON o.k = i.k + 1');
+SELECT * FROM gh_explain('SELECT count(*) FROM kf_outer o JOIN kf_inner i ON o.k = i.k',
+                         'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
+RESET gpuhash.outer_filter;

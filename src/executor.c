@@ -641,6 +641,8 @@ gpuhash_read_inner(GpuJoinState *gs)
 
 	MemoryContextReset(gs->inner_cxt);
 	gs->matched = NULL;
+	gs->kf_words = NULL;
+	gs->kf_on = false;
 	gs->inner_cap = 1024;
 	gs->n_inner = 0;
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
@@ -707,7 +709,17 @@ gpuhash_build_inner(GpuJoinState *gs)
 	INSTR_TIME_SET_CURRENT(t0);
 	free_table(gs);
 	if (gs->n_inner > 0)
+	{
 		reorder_inner(gs, gpuhash_build_keys(gs, gs->inner_keys_arr, gs->n_inner));
+		if (gpuhash_keyfilter_wanted(gs))
+		{
+			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
+			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
+			gpuhash_keyfilter_fill(gs->kf_words, gs->kf_nwords, gs->inner_keys_arr, gs->n_inner);
+		}
+	}
+	gs->kf_on = gs->kf_words != NULL;
+	gs->kf_tested = gs->kf_passed = 0;
 	if (gs->fill_inner && gs->shared == NULL)
 		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
 											 sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
@@ -767,6 +779,28 @@ probe_batch(GpuJoinState *gs)
 }
 
 /*
+ * Does the key filter let this outer key through?  A filter that lets most
+ * keys through (a join where nearly every row matches) only costs a cache
+ * miss per row: after a sample it is switched off for the rest of the scan.
+ */
+#define KF_SAMPLE 65536
+
+static inline bool
+filter_passes(GpuJoinState *gs, uint64 key)
+{
+	gs->kf_tested++;
+	if (!gpuhash_keyfilter_test(gs->kf_words, gs->kf_nwords, key))
+	{
+		gs->stats.outer_filtered++;
+		return false;
+	}
+	gs->kf_passed++;
+	if (gs->kf_tested == KF_SAMPLE && gs->kf_passed * 4 > gs->kf_tested * 3)
+		gs->kf_on = false;
+	return true;
+}
+
+/*
  * Fills and probes the next outer batch; false when the outer side is done.
  * Outer rows with a NULL key match nothing: they are skipped, unless
  * unmatched outer rows come out (left, full, anti).
@@ -792,6 +826,8 @@ next_batch(GpuJoinState *gs)
 		}
 		nokey = !row_key(gs, slot, gs->outer_keys, true, &key);
 		if (nokey && !gs->fill_outer)
+			continue;
+		if (gs->kf_on && !nokey && !filter_passes(gs, key))
 			continue;
 		copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
 				 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
@@ -870,7 +906,10 @@ end_probe(GpuJoinState *gs)
 	bool		fill = gs->fill_inner;
 
 	if (gs->shared)
+	{
+		gpuhash_shared_count_filtered(gs);
 		fill = gpuhash_shared_probe_done(gs) && fill;
+	}
 	gs->phase = fill ? GJ_FILL_INNER : GJ_DONE;
 	gs->fill_pos = 0;
 }
@@ -1021,6 +1060,8 @@ rescan_gpu_join(CustomScanState *node)
 	gs->cur = -1;
 	gs->cur_match = 0;
 	gs->cur_matched = false;
+	gs->kf_on = gs->kf_words != NULL;
+	gs->kf_tested = gs->kf_passed = 0;
 	gs->phase = GJ_PROBE;
 	if (gs->built && gs->n_inner == 0 && !gs->fill_outer)
 		gs->phase = gs->fill_inner && gs->n_inner_all > 0 ? GJ_FILL_INNER : GJ_DONE;

@@ -95,6 +95,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Batches", NULL, st->batches, es);
+	if (st->outer_filtered > 0)
+		ExplainPropertyUInteger("Outer Rows Filtered", NULL, st->outer_filtered, es);
 	if (node->ss.ps.plan->parallel_aware)
 		ExplainPropertyInteger("Shared Table Builds", NULL, st->builds, es);
 	else if (st->builds > 1)

@@ -33,6 +33,7 @@ double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
+bool		gpuhash_outer_filter = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -157,6 +158,15 @@ _PG_init(void)
 							64, 1, 64,
 							PGC_USERSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.outer_filter",
+							 "Drops outer rows whose key a filter of the join table's keys rules out.",
+							 "A Bloom filter checked on the CPU before a row is copied and probed; "
+							 "inner, semi and right joins only, and only while it drops rows.",
+							 &gpuhash_outer_filter,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 
 	/* the GPU service exists only when preloaded: it needs shared memory */
 	if (process_shared_preload_libraries_in_progress)

@@ -45,6 +45,7 @@ extern double gpuhash_build_row_cost;
 extern double gpuhash_probe_row_cost;
 extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
+extern bool gpuhash_outer_filter;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -188,6 +189,7 @@ typedef struct GpuJoinStats
 	uint64		distinct_keys;
 	uint64		batches;
 	uint64		outer_rows;
+	uint64		outer_filtered; /* outer rows the key filter let go */
 	double		build_ms;
 	double		probe_ms;
 	double		transfer_ms;

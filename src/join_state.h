@@ -67,6 +67,12 @@ typedef struct GpuJoinState
 	uint64		n_inner_all;	/* and after them, right/full's NULL-key rows */
 	uint64		inner_cap;
 	uint32	   *matched;		/* right/full: a bit per inner row (serial) */
+	/* Bloom filter of the table's keys (keyfilter.c); NULL: none */
+	uint64	   *kf_words;
+	uint64		kf_nwords;
+	bool		kf_on;			/* still worth checking for this scan */
+	uint64		kf_tested;
+	uint64		kf_passed;
 	pg_atomic_uint32 *shared_matched;	/* the same, shared by a parallel plan */
 	GpuTable	table;
 	gh_device	device;
@@ -113,6 +119,12 @@ extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, ui
 extern void gpuhash_build_inner(GpuJoinState *gs);
 extern void gpuhash_free_table(GpuJoinState *gs);
 
+/* keyfilter.c */
+extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
+extern void gpuhash_keyfilter_fill(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n);
+extern bool gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key);
+extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
+
 /* parallel.c */
 extern Size gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
@@ -123,5 +135,6 @@ extern void gpuhash_shared_build(GpuJoinState *gs);
 extern int	gpuhash_shared_builds(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
+extern void gpuhash_shared_count_filtered(GpuJoinState *gs);
 
 #endif							/* GPUHASH_JOIN_STATE_H */

@@ -99,6 +99,8 @@ typedef struct GpuJoinShared
 	dsa_pointer rows;			/* one reader: MinimalTuples, back to back */
 	dsa_pointer rowptrs;		/* dsa_pointer per key-grouped position */
 	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
+	dsa_pointer kf;				/* the key filter's words, or invalid */
+	uint64		kf_nwords;
 	int			builds;
 	int			probing;		/* participants probing now (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
@@ -106,6 +108,7 @@ typedef struct GpuJoinShared
 	/* summed over participants */
 	pg_atomic_uint64 batches;
 	pg_atomic_uint64 outer_rows;
+	pg_atomic_uint64 outer_filtered;
 } GpuJoinShared;
 
 Size
@@ -123,11 +126,13 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	sh->phase = SHARED_EMPTY;
 	sh->max_chunks = nworkers + 1;
 	sh->n_chunks = 0;
-	sh->chunks = sh->rows = sh->rowptrs = sh->matched = InvalidDsaPointer;
+	sh->chunks = sh->rows = sh->rowptrs = sh->matched = sh->kf = InvalidDsaPointer;
+	sh->kf_nwords = 0;
 	sh->probing = 0;
 	sh->fill_claimed = false;
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
+	pg_atomic_init_u64(&sh->outer_filtered, 0);
 }
 
 void
@@ -169,6 +174,7 @@ release_shared(GpuJoinShared *sh, dsa_area *area)
 	free_dsa(area, &sh->rows);
 	free_dsa(area, &sh->rowptrs);
 	free_dsa(area, &sh->matched);
+	free_dsa(area, &sh->kf);
 }
 
 /* Rescan of a parallel plan: the shared state starts over. */
@@ -211,6 +217,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->shared = NULL;
 	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
+	gs->kf_words = NULL;
+	gs->kf_on = false;
 	if (sh == NULL || sh->phase != SHARED_READY)
 		return;
 	/* a leader that never ran the join (the workers did it all) frees it here */
@@ -230,6 +238,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.builds = sh->builds;
 	gs->stats.batches = pg_atomic_read_u64(&sh->batches);
 	gs->stats.outer_rows = pg_atomic_read_u64(&sh->outer_rows);
+	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
 	gs->stats.in_service = true;
 }
 
@@ -338,6 +347,12 @@ build_one_reader(GpuJoinState *gs, dsa_area *area)
 	}
 	if (gs->fill_inner)
 		allocate_matched(gs, area);
+	if (gs->kf_words)
+	{
+		sh->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf_nwords, DSA_ALLOC_HUGE);
+		memcpy(dsa_get_address(area, sh->kf), gs->kf_words, sizeof(uint64) * gs->kf_nwords);
+		sh->kf_nwords = gs->kf_nwords;
+	}
 	publish_table(gs);
 }
 
@@ -429,6 +444,12 @@ build_from_shares(GpuJoinState *gs, dsa_area *area)
 
 		for (uint64 i = 0; ptrs && i < n_keyed; i++)
 			ptrs[i] = local[order[i]];
+		if (gpuhash_keyfilter_wanted(gs))
+		{
+			sh->kf_nwords = gpuhash_keyfilter_words(n_keyed);
+			sh->kf = dsa_allocate_extended(area, sizeof(uint64) * sh->kf_nwords, DSA_ALLOC_HUGE);
+			gpuhash_keyfilter_fill(dsa_get_address(area, sh->kf), sh->kf_nwords, keys, n_keyed);
+		}
 	}
 	/* the NULL-key rows of right/full joins, after the table's rows */
 	pos = n_keyed;
@@ -479,6 +500,10 @@ adopt(GpuJoinState *gs, dsa_area *area)
 		dsa_get_address(area, sh->rowptrs) : NULL;
 	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
 		dsa_get_address(area, sh->matched) : NULL;
+	gs->kf_words = DsaPointerIsValid(sh->kf) ? dsa_get_address(area, sh->kf) : NULL;
+	gs->kf_nwords = sh->kf_nwords;
+	gs->kf_on = gs->kf_words != NULL;
+	gs->kf_tested = gs->kf_passed = 0;
 	gs->built = true;
 }
 
@@ -596,4 +621,12 @@ gpuhash_shared_probe_done(GpuJoinState *gs)
 	}
 	SpinLockRelease(&sh->mutex);
 	return fill;
+}
+
+/* This participant's count of outer rows the key filter let go. */
+void
+gpuhash_shared_count_filtered(GpuJoinState *gs)
+{
+	pg_atomic_fetch_add_u64(&gs->shared->outer_filtered, gs->stats.outer_filtered);
+	gs->stats.outer_filtered = 0;
 }
