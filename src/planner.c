@@ -400,6 +400,22 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	return cpath;
 }
 
+/* A partial path whose participants share one table (parallel.c). */
+static void
+add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+						bool single_match, Path *outer_partial, Path *inner_path,
+						bool parallel_inner, KeyChoice *kc, double rows)
+{
+	CustomPath *cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
+										   outer_partial, inner_path, parallel_inner,
+										   kc, rows);
+
+	cpath->path.parallel_aware = true;
+	cpath->path.parallel_safe = true;
+	cpath->path.parallel_workers = outer_partial->parallel_workers;
+	add_partial_path(joinrel, &cpath->path);
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -509,14 +525,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	rows = joinrel->rows / parallel_divisor(outer_partial);
 	if (inner_safe != NULL)
-	{
-		cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_partial,
-								   inner_safe, false, &kc, rows);
-		cpath->path.parallel_aware = true;
-		cpath->path.parallel_safe = true;
-		cpath->path.parallel_workers = outer_partial->parallel_workers;
-		add_partial_path(joinrel, &cpath->path);
-	}
+		add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+								inner_safe, false, &kc, rows);
 
 	/*
 	 * And with every participant reading a share of a partial inner path,
@@ -528,14 +538,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		Path	   *inner_partial = linitial(innerrel->partial_pathlist);
 
 		if (inner_partial->param_info == NULL && inner_partial->parallel_safe)
-		{
-			cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_partial,
-									   inner_partial, true, &kc, rows);
-			cpath->path.parallel_aware = true;
-			cpath->path.parallel_safe = true;
-			cpath->path.parallel_workers = outer_partial->parallel_workers;
-			add_partial_path(joinrel, &cpath->path);
-		}
+			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+									inner_partial, true, &kc, rows);
 	}
 }
 
