@@ -102,6 +102,25 @@ SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM 
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k AND i.id < 0');
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN (SELECT * FROM pt_i WHERE id < 0) i ON o.k = i.k');
 
+-- the shared table is freed once no participant can probe it: after a LIMIT
+-- that stops the workers early, and after an error raised mid-probe
+BEGIN;
+SELECT gh_force_on();
+SELECT * FROM gh_explain('SELECT count(*) FROM (SELECT o.id FROM pt_o o JOIN pt_i i ON o.k = i.k LIMIT 5) x');
+SELECT count(*) FROM (SELECT o.id FROM pt_o o JOIN pt_i i ON o.k = i.k LIMIT 5) x;
+SELECT count(*) FROM (SELECT o.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k LIMIT 5) x;
+COMMIT;
+SELECT gh_tables_become(0);
+BEGIN;
+SELECT gh_force_on();
+SELECT * FROM gh_explain('SELECT count(*) FROM pt_o o JOIN pt_i i ON o.k = i.k AND o.id / (o.id - 40000) > -1');
+-- (raised by whichever participant probes that row: no CONTEXT line)
+\set VERBOSITY terse
+SELECT count(*) FROM pt_o o JOIN pt_i i ON o.k = i.k AND o.id / (o.id - 40000) > -1;
+\set VERBOSITY default
+ROLLBACK;
+SELECT gh_tables_become(0);
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -270,6 +270,7 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->cleanup.arg = gs;
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
 
+	/* a parallel-aware node's table belongs to its shared state (parallel.c) */
 	gs->owns_table = true;
 	if (gs->n_inner_keep > 0)
 	{

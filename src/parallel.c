@@ -22,11 +22,14 @@
  * Either way the kept inner columns are MinimalTuples in the query's DSA,
  * reached through one dsa_pointer per key-grouped position (NULL-key rows of
  * a right/full join after those), so a probe's range indexes them directly.
- * The table is built with the leader as its owner: the service frees it
- * when the leader's backend exits at the latest, and the leader frees it
- * like any table of its own (end, rescan, error or cancel); workers never
- * free it.  Counts of batches and outer rows add up across participants
- * for EXPLAIN ANALYZE.
+ * The table is built with the leader as its owner in the service (which
+ * frees it when the leader's backend exits, at the latest).  Until the
+ * builder publishes it, the builder frees it on error like any table of its
+ * own; once published, the leader frees it when no participant can probe it
+ * any more: when the query's DSM segment is detached (the workers have
+ * finished: normal end, error or cancel alike), or at a rescan (the old
+ * workers are gone).  Counts of batches and outer rows add up across
+ * participants for EXPLAIN ANALYZE.
  *
  * Right and full joins keep one match bit per inner row in the DSA, set
  * atomically by whichever participant matches the row.  Each participant
@@ -101,6 +104,8 @@ typedef struct GpuJoinShared
 	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
 	dsa_pointer kf;				/* the key filter's words, or invalid */
 	uint64		kf_nwords;
+	bool		table_live;		/* published and not freed yet */
+	bool		in_dsm;			/* the segment's detach frees the table */
 	int			builds;
 	int			probing;		/* participants probing now (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
@@ -130,9 +135,30 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	sh->kf_nwords = 0;
 	sh->probing = 0;
 	sh->fill_claimed = false;
+	sh->table_live = false;
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
+}
+
+/* The published table goes, once (the leader, when no one can probe it). */
+static void
+free_published_table(GpuJoinShared *sh)
+{
+	GpuTable	t;
+
+	if (!sh->table_live)
+		return;
+	t = sh->table;
+	sh->table_live = false;
+	gpuhash_table_free(&t);
+}
+
+/* Detach of the query's DSM segment: the workers have finished. */
+static void
+on_detach_free_table(dsm_segment *seg, Datum arg)
+{
+	free_published_table((GpuJoinShared *) DatumGetPointer(arg));
 }
 
 void
@@ -144,6 +170,10 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	memset(sh, 0, sizeof(*sh));
 	init_shared(sh, pcxt->nworkers);
 	sh->leader_pid = MyProcPid;
+	/* without a segment (no workers can start) the shutdown frees it */
+	sh->in_dsm = pcxt->seg != NULL;
+	if (sh->in_dsm)
+		on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
 	gs->shared = sh;
 }
 
@@ -185,7 +215,8 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 	GpuJoinShared *sh = (GpuJoinShared *) coordinate;
 	int			builds = sh->builds;
 
-	/* the old workers are gone: their rows can go */
+	/* the old workers are gone: their table and rows can go */
+	free_published_table(sh);
 	release_shared(sh, node->ss.ps.state->es_query_dsa);
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
@@ -198,7 +229,7 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	GpuJoinState *gs = (GpuJoinState *) node;
 
 	gs->shared = (GpuJoinShared *) coordinate;
-	gs->owns_table = false;		/* the leader frees the shared table */
+	gs->owns_table = false;		/* only while it builds, if it does */
 }
 
 /*
@@ -221,13 +252,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->kf_on = false;
 	if (sh == NULL || sh->phase != SHARED_READY)
 		return;
-	/* a leader that never ran the join (the workers did it all) frees it here */
-	if (gs->owns_table && !gpuhash_table_exists(&gs->table))
-	{
-		GpuTable	t = sh->table;
-
-		gpuhash_table_free(&t);
-	}
+	if (!sh->in_dsm)
+		free_published_table(sh);
 	gs->stats.built = true;
 	gs->stats.device = sh->device;
 	gs->stats.inner_rows = sh->n_inner;
@@ -313,7 +339,10 @@ publish_table(GpuJoinState *gs)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
+	/* from here on the shared state owns the table, not the builder */
 	sh->table = gs->table;
+	sh->table_live = gpuhash_table_exists(&gs->table);
+	gs->owns_table = false;
 	sh->device = gs->device;
 	sh->scheme = gs->scheme;
 	sh->n_inner = gs->n_inner;
@@ -500,6 +529,7 @@ adopt(GpuJoinState *gs, dsa_area *area)
 		dsa_get_address(area, sh->rowptrs) : NULL;
 	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
 		dsa_get_address(area, sh->matched) : NULL;
+	gs->owns_table = false;		/* the shared state frees it */
 	gs->kf_words = DsaPointerIsValid(sh->kf) ? dsa_get_address(area, sh->kf) : NULL;
 	gs->kf_nwords = sh->kf_nwords;
 	gs->kf_on = gs->kf_words != NULL;
@@ -536,7 +566,10 @@ gpuhash_shared_build(GpuJoinState *gs)
 			SpinLockRelease(&sh->mutex);
 			read_share(gs, area);
 			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION))
+			{
+				gs->owns_table = true;	/* until published */
 				build_from_shares(gs, area);
+			}
 			phase = PHASE_BUILD;
 		}
 		if (phase == PHASE_BUILD)
@@ -562,6 +595,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 	if (builder)
 	{
+		gs->owns_table = true;	/* until published */
 		build_one_reader(gs, area);
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
