@@ -279,6 +279,20 @@ release_slot(SvcSlot *s)
 	pg_atomic_write_u32(&s->state, SLOT_FREE);
 }
 
+/*
+ * After a request loop: the slot is ours to free unless the service still
+ * holds it (a request abandoned while running is dropped by the service).
+ */
+static gh_status
+release_if_ours(SvcSlot *s, gh_status st)
+{
+	uint32		state = pg_atomic_read_u32(&s->state);
+
+	if (state == SLOT_DONE || state == SLOT_CLAIMED)
+		release_slot(s);
+	return st;
+}
+
 static gh_status
 service_gone(void)
 {
@@ -423,10 +437,7 @@ gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
 		if (st == GH_OK)
 			memcpy(rowids + pos, chunk_of(s), cnt * sizeof(uint32));
 	}
-	if (pg_atomic_read_u32(&s->state) == SLOT_DONE ||
-		pg_atomic_read_u32(&s->state) == SLOT_CLAIMED)
-		release_slot(s);
-	return st;
+	return release_if_ours(s, st);
 }
 
 gh_status
@@ -452,10 +463,7 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 			t->info = s->info;
 		}
 	}
-	if (pg_atomic_read_u32(&s->state) == SLOT_DONE ||
-		pg_atomic_read_u32(&s->state) == SLOT_CLAIMED)
-		release_slot(s);
-	return st;
+	return release_if_ours(s, st);
 }
 
 void
