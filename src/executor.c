@@ -693,6 +693,7 @@ gpuhash_read_inner(GpuJoinState *gs)
 
 		while (cap < gs->n_inner_all)
 			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, cap, &cap, nc);
+		gs->inner_cap = cap;
 		memcpy(gs->inner_vals + gs->n_inner * nc, nk_vals, sizeof(Datum) * n_nk * nc);
 		memcpy(gs->inner_nulls + gs->n_inner * nc, nk_nulls, sizeof(bool) * n_nk * nc);
 	}
@@ -723,9 +724,9 @@ gpuhash_build_inner(GpuJoinState *gs)
 	gs->kf_tested = gs->kf_passed = 0;
 	if (gs->fill_inner && gs->shared == NULL)
 		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
-											 sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
+											 sizeof(uint32) * gpuhash_matched_words(gs));
 	if (gs->matched)
-		memset(gs->matched, 0, sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
+		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
@@ -1055,7 +1056,7 @@ rescan_gpu_join(CustomScanState *node)
 
 	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */
 	if (gs->built && gs->matched)
-		memset(gs->matched, 0, sizeof(uint32) * Max((gs->n_inner_all + 31) / 32, 1));
+		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	gs->outer_done = false;
 	gs->batch_n = 0;
 	gs->cur = -1;

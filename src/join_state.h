@@ -113,6 +113,13 @@ typedef struct GpuJoinState
 } GpuJoinState;
 
 
+/* Right/full joins: 32-bit words of match bits, one bit per inner row. */
+static inline uint64
+gpuhash_matched_words(const GpuJoinState *gs)
+{
+	return Max((gs->n_inner_all + 31) / 32, 1);
+}
+
 /* executor.c */
 extern void gpuhash_read_inner(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);

@@ -320,7 +320,7 @@ static void
 allocate_matched(GpuJoinState *gs, dsa_area *area)
 {
 	GpuJoinShared *sh = gs->shared;
-	uint64		words = Max((gs->n_inner_all + 31) / 32, 1);
+	uint64		words = gpuhash_matched_words(gs);
 	pg_atomic_uint32 *m;
 
 	sh->matched = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words, DSA_ALLOC_HUGE);
