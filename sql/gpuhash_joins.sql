@@ -15,8 +15,11 @@ ANALYZE hot;
 ANALYZE few;
 SELECT * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
 SELECT * FROM gh_check('SELECT few.tag, hot.n FROM hot JOIN few ON few.k = hot.k');
+-- (gh_force_on's settings last for its transaction)
+BEGIN;
 SELECT gh_force_on();
 SELECT few.tag, count(*), sum(hot.n) FROM few JOIN hot ON few.k = hot.k GROUP BY 1 ORDER BY 1;
+COMMIT;
 
 -- empty inner, empty outer, both empty
 CREATE TABLE empty_t (k int4, x text);
@@ -83,13 +86,17 @@ RESET gpuhash.batch_rows;
 RESET gpuhash.scheme;
 
 -- LIMIT stops early; the cursor is closed cleanly
+BEGIN;
 SELECT gh_force_on();
 SELECT count(*) FROM (SELECT r.id FROM r JOIN s ON r.k4 = s.k4 LIMIT 10) x;
+COMMIT;
 
 -- plain INSERT ... SELECT uses the GPU join too
 CREATE TABLE sink (rid int4, sid int4);
+BEGIN;
 SELECT gh_force_on();
 INSERT INTO sink SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4;
+COMMIT;
 SELECT count(*), sum(rid::int8), sum(sid::int8) FROM sink;
 SELECT count(*), sum(r.id::int8), sum(s.id::int8) FROM r JOIN s ON r.k4 = s.k4;
 

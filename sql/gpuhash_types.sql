@@ -42,9 +42,11 @@ SELECT * FROM gh_check('SELECT a.tag, b.tag FROM corners2 a JOIN corners b ON a.
 SELECT * FROM gh_check('SELECT a.tag, b.tag FROM corners2 a JOIN corners4 b ON a.c = b.c');
 
 -- the rows themselves, with the GPU join in the plan
+BEGIN;
 SELECT gh_force_on();
 SELECT a.tag, b.tag, a.c FROM corners a JOIN corners b ON a.c = b.c ORDER BY a.c, 1, 2;
 SELECT a.tag, b.tag FROM corners a JOIN corners2 b ON a.c = b.c ORDER BY 1, 2;
+COMMIT;
 
 -- NULL keys never match: no NULL-tagged row may appear
 SELECT count(*) FROM r JOIN s ON r.k4 = s.k4 WHERE r.v LIKE 'rnull%' OR s.w LIKE 'snull%';
