@@ -197,11 +197,6 @@ free_table(GpuJoinState *gs)
 		memset(&gs->table, 0, sizeof(gs->table));
 }
 
-void
-gpuhash_free_table(GpuJoinState *gs)
-{
-	free_table(gs);
-}
 
 /* Runs when the node's memory goes away, normally or by error/cancel. */
 static void

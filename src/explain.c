@@ -16,14 +16,15 @@
 #include "optimizer/optimizer.h"
 #include "utils/ruleutils.h"
 
-/* A qual list, and with ANALYZE the rows it removed, as EXPLAIN shows them. */
+/*
+ * A qual list, and with ANALYZE the rows it removed (nfiltered: the
+ * instrumentation counter the executor counts them in), as EXPLAIN shows them.
+ */
 static void
-show_quals(CustomScanState *node, List *quals, const char *label, List *context,
-		   bool useprefix, ExplainState *es)
+show_quals(CustomScanState *node, List *quals, const char *label, double nfiltered,
+		   List *context, bool useprefix, ExplainState *es)
 {
 	Instrumentation *instr = node->ss.ps.instrument;
-	bool		join = strcmp(label, "Join Filter") == 0;
-	char	   *removed;
 
 	if (quals == NIL)
 		return;
@@ -31,9 +32,8 @@ show_quals(CustomScanState *node, List *quals, const char *label, List *context,
 												  useprefix, false), es);
 	if (!es->analyze || instr == NULL || instr->nloops <= 0)
 		return;
-	removed = psprintf("Rows Removed by %s", label);
-	ExplainPropertyFloat(removed, NULL,
-						 (join ? instr->nfiltered2 : instr->nfiltered1) / instr->nloops, 0, es);
+	ExplainPropertyFloat(psprintf("Rows Removed by %s", label), NULL,
+						 nfiltered / instr->nloops, 0, es);
 }
 
 void
@@ -75,8 +75,13 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
 	n_join = list_length(rest) - info.n_filter;
-	show_quals(node, list_copy_head(rest, n_join), "Join Filter", context, useprefix, es);
-	show_quals(node, list_copy_tail(rest, n_join), "Filter", context, useprefix, es);
+	/* executor.c counts the join filter's rejects in nfiltered2, the filter's in 1 */
+	show_quals(node, list_copy_head(rest, n_join), "Join Filter",
+			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered2 : 0,
+			   context, useprefix, es);
+	show_quals(node, list_copy_tail(rest, n_join), "Filter",
+			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
+			   context, useprefix, es);
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);
 
 	/* the device that ran, or the one a run would use now */

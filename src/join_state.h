@@ -124,7 +124,6 @@ gpuhash_matched_words(const GpuJoinState *gs)
 extern void gpuhash_read_inner(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
 extern void gpuhash_build_inner(GpuJoinState *gs);
-extern void gpuhash_free_table(GpuJoinState *gs);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
@@ -139,7 +138,6 @@ extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, voi
 extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_shutdown(CustomScanState *node);
 extern void gpuhash_shared_build(GpuJoinState *gs);
-extern int	gpuhash_shared_builds(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_count_filtered(GpuJoinState *gs);

@@ -268,12 +268,6 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.in_service = true;
 }
 
-int
-gpuhash_shared_builds(GpuJoinState *gs)
-{
-	return gs->shared ? gs->shared->builds : 0;
-}
-
 /*
  * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
  * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
