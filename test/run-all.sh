@@ -9,7 +9,8 @@
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on.
 # Exits non-zero on the first failure.  Needs nvcc at $CUDA_HOME/bin
-# (default /usr/local/cuda).
+# (default /usr/local/cuda).  Environment: PG_CONFIG (which PostgreSQL 15),
+# GPUHASH_TEST_PORT (scratch cluster port), TPCH_PGPORT.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,8 +28,10 @@ fi
 scripts/install-deps.sh
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 [ -x "$CUDA_HOME/bin/nvcc" ] || die "nvcc not found at $CUDA_HOME/bin/nvcc (set CUDA_HOME)"
-export PATH=/usr/lib/postgresql/15/bin:$CUDA_HOME/bin:$PATH
-export CUDA_HOME
+# PG_CONFIG picks another PostgreSQL 15 (a relocated copy, say); default Debian's
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+export PATH=$("$PG_CONFIG" --bindir):$CUDA_HOME/bin:$PATH
+export CUDA_HOME PG_CONFIG
 
 # ---- build
 say "building (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
@@ -95,7 +98,7 @@ scripts/pg-scratch.sh stop "$pgdir"
 # ---- 5. small TPC-H, off vs on
 say "TPC-H scale factor 0.01, GPU join off vs on, device $device"
 # correctness, not timing: GPU joins wherever the join type allows
-tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
+TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
 	--set gpuhash.setup_cost=0 --set enable_hashjoin=off --set enable_mergejoin=off \
 	--set parallel_setup_cost=0 --set parallel_tuple_cost=0 --set min_parallel_table_scan_size=0
 

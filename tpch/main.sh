@@ -14,7 +14,7 @@
 # Report, chart and per-query details go to tpch/out/. The exit status is the
 # runner's: non-zero when a result differs or a query fails.
 # Environment: TPCH_PGDIR (cluster directory, default /var/tmp/gpuhash-tpch-pg),
-# TPCH_PGPORT (default 55440).
+# TPCH_PGPORT (default 55440), PG_CONFIG (which PostgreSQL 15).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -61,8 +61,9 @@ else
 	echo "main.sh: not a Debian system; assuming PostgreSQL 15, gcc, make and python3 are present" >&2
 fi
 
-pgbin=/usr/lib/postgresql/15/bin
-[ -x "$pgbin/pg_config" ] && export PATH="$pgbin:$PATH" PG_CONFIG="$pgbin/pg_config"
+# PG_CONFIG picks another PostgreSQL 15; default Debian's
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+[ -x "$PG_CONFIG" ] && export PATH="$("$PG_CONFIG" --bindir):$PATH" PG_CONFIG
 pkglibdir=$(pg_config --pkglibdir)
 
 # ---- the extension
