@@ -3,7 +3,10 @@
  * executor.c
  *	  Runs a GpuHashJoin: a state machine like nodeHashjoin.c's.
  *
- *	  BUILD:  run the inner plan to completion; keep each row's columns in
+ *	  GATE:   pseudoconstant quals, once per scan: false, no row at all.
+ *	  BUILD:  unless unmatched inner rows come out, read the first outer
+ *			  row first: an empty outer side needs no table (nodeHashjoin.c
+ *			  does the same).  Run the inner plan to completion; keep each row's columns in
  *			  node memory and its 64-bit key in an array (NULL keys never
  *			  match an `=` join: such rows are dropped, or kept apart for a
  *			  right/full join to emit); build the join table; reorder the
@@ -21,7 +24,8 @@
  *
  *	  A failed GPU call falls back to the host twin for this join (with a
  *	  NOTICE), or is an ERROR when gpuhash.device is "gpu".  The join table
- *	  is freed at end, at rescan with new inner parameters, and through a
+ *	  is freed at end, at a rescan that changes a parameter the inner plan
+ *	  or the inner key expressions read (it is then rebuilt), and through a
  *	  memory context callback when the query errors out or is cancelled.
  *
  *-------------------------------------------------------------------------
@@ -159,6 +163,20 @@ choose_kept_columns(GpuJoinState *gs, CustomScan *cscan)
 	}
 }
 
+/* Collects the PARAM_EXEC ids an expression reads. */
+static bool
+exec_params_walker(Node *node, Bitmapset **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+	{
+		*params = bms_add_member(*params, ((Param *) node)->paramid);
+		return false;
+	}
+	return expression_tree_walker(node, exec_params_walker, params);
+}
+
 static void
 init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState *parent)
 {
@@ -241,12 +259,24 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, true, &node->ss.ps);
 	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, false, &node->ss.ps);
+
+	/*
+	 * The inner keys are evaluated here, not in the inner plan: a parameter
+	 * they read (a correlated subquery's, LATERAL's) changes the table, so a
+	 * rescan that changes one rebuilds it (rescan_gpu_join).
+	 */
+	exec_params_walker((Node *) list_copy_tail(exprs, nkeys), &gs->inner_key_params);
 	{
 		List	   *rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
-		int			n_join = list_length(rest) - gs->info.n_filter;
+		int			n_gate = gs->info.n_gate;
+		int			n_join = list_length(rest) - gs->info.n_filter - n_gate;
 
 		gs->qual = ExecInitQual(list_copy_head(rest, n_join), &node->ss.ps);
-		gs->filter = ExecInitQual(list_copy_tail(rest, n_join), &node->ss.ps);
+		gs->filter = ExecInitQual(list_copy_head(list_copy_tail(rest, n_join),
+												 gs->info.n_filter),
+								  &node->ss.ps);
+		gs->gate = ExecInitQual(list_copy_tail(rest, n_join + gs->info.n_filter),
+								&node->ss.ps);
 	}
 	gs->key_econtext = CreateExprContext(estate);
 	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
@@ -812,9 +842,17 @@ next_batch(GpuJoinState *gs)
 	gs->batch_n = 0;
 	while (!gs->outer_done && gs->batch_n < gs->batch_cap)
 	{
-		TupleTableSlot *slot = ExecProcNode(gs->outer_ps);
+		TupleTableSlot *slot;
 		uint64		key;
 		bool		nokey;
+
+		if (gs->first_outer != NULL)
+		{
+			slot = gs->first_outer;
+			gs->first_outer = NULL;
+		}
+		else
+			slot = ExecProcNode(gs->outer_ps);
 
 		if (TupIsNull(slot))
 		{
@@ -920,8 +958,39 @@ exec_gpu_join(CustomScanState *node)
 	bool		single = gs->info.single_match;
 	TupleTableSlot *out;
 
-	if (!gs->built)
+	/*
+	 * Pseudoconstant quals (WHERE now() IS NULL above the join) decide once
+	 * per scan whether any row comes out, as a gating Result would.
+	 */
+	if (!gs->gate_checked)
 	{
+		gs->gate_checked = true;
+		if (gs->gate != NULL && !ExecQual(gs->gate, econtext))
+		{
+			ResetExprContext(econtext);
+			gs->phase = GJ_DONE;
+			return NULL;
+		}
+	}
+
+	if (!gs->built && gs->phase == GJ_PROBE)
+	{
+		/*
+		 * As nodeHashjoin.c: an empty outer side needs no table (and must
+		 * not raise the errors its inner keys could), unless the unmatched
+		 * inner rows come out.  Parallel participants build together.
+		 */
+		if (!gs->fill_inner && gs->shared == NULL)
+		{
+			gs->first_outer = ExecProcNode(gs->outer_ps);
+			if (TupIsNull(gs->first_outer))
+			{
+				gs->first_outer = NULL;
+				gs->outer_done = true;
+				gs->phase = GJ_DONE;
+				return NULL;
+			}
+		}
 		if (gs->shared)
 			gpuhash_shared_build(gs);
 		else
@@ -1044,8 +1113,13 @@ rescan_gpu_join(CustomScanState *node)
 		free_table(gs);
 		gs->built = false;
 	}
-	else if (!gs->built)
+	else if (!gs->built || bms_overlap(chg, gs->inner_key_params))
+	{
+		/* the same inner rows, but keys that read a changed parameter */
+		free_table(gs);
+		gs->built = false;
 		ExecReScan(gs->inner_ps);
+	}
 	if (gs->outer_ps->chgParam == NULL)
 		ExecReScan(gs->outer_ps);
 
@@ -1053,6 +1127,8 @@ rescan_gpu_join(CustomScanState *node)
 	if (gs->built && gs->matched)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	gs->outer_done = false;
+	gs->first_outer = NULL;
+	gs->gate_checked = false;
 	gs->batch_n = 0;
 	gs->cur = -1;
 	gs->cur_match = 0;

@@ -74,14 +74,20 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
 	rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
-	n_join = list_length(rest) - info.n_filter;
+	n_join = list_length(rest) - info.n_filter - info.n_gate;
 	/* executor.c counts the join filter's rejects in nfiltered2, the filter's in 1 */
 	show_quals(node, list_copy_head(rest, n_join), "Join Filter",
 			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered2 : 0,
 			   context, useprefix, es);
-	show_quals(node, list_copy_tail(rest, n_join), "Filter",
+	show_quals(node, list_copy_head(list_copy_tail(rest, n_join), info.n_filter), "Filter",
 			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
 			   context, useprefix, es);
+	/* as a gating Result shows its pseudoconstant quals */
+	if (info.n_gate > 0)
+		ExplainPropertyText("One-Time Filter",
+							deparse_expression((Node *) make_ands_explicit(list_copy_tail(rest, n_join + info.n_filter)),
+											   context, useprefix, false),
+							es);
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);
 
 	/* the device that ran, or the one a run would use now */

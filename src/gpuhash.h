@@ -127,7 +127,8 @@ typedef struct GpuJoinPlanInfo
 	int			jointype;		/* JoinType: INNER, LEFT, FULL, RIGHT, SEMI, ANTI */
 	bool		fingerprint;	/* keys are hashed: recheck after a match */
 	bool		single_match;	/* an outer row matches at most one inner row */
-	int			n_filter;		/* filter clauses, last in custom_exprs */
+	int			n_filter;		/* filter clauses, after the join filter */
+	int			n_gate;			/* pseudoconstant quals, last in custom_exprs */
 	bool		parallel_inner; /* parallel-aware: every participant reads
 								 * a share of a partial inner plan */
 	int			nkeys;

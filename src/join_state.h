@@ -51,6 +51,10 @@ typedef struct GpuJoinState
 	ExprState  *qual;			/* join filter: decides a match; or NULL */
 	ExprState  *filter;			/* on joined rows (outer joins' WHERE); or NULL */
 	ExprContext *key_econtext;	/* per-row key evaluation */
+	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
+	ExprState  *gate;			/* pseudoconstant quals: once per scan; or NULL */
+	bool		gate_checked;	/* this scan's gate passed */
+	TupleTableSlot *first_outer;	/* read before the build; NULL: none */
 	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
 	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */
 	bool		fill_inner;		/* right, full: unmatched inner rows come out */

@@ -22,9 +22,16 @@
  * custom_scan_tlist is the outer child's target list followed by the inner
  * child's, so an INDEX_VAR column k refers to outer column k or inner column
  * k - n_outer.  custom_exprs holds the outer key expressions, the inner key
- * expressions, the join filter clauses, then the filter clauses on joined
- * rows (each list implicitly ANDed; the last n_filter are the filter).  The
- * filter is not plan.qual so that EXPLAIN can show it with table prefixes.
+ * expressions, the join filter clauses, the filter clauses on joined rows,
+ * then the pseudoconstant quals evaluated once per scan (each list
+ * implicitly ANDed; n_filter and n_gate long).  The filter is not plan.qual
+ * so that EXPLAIN can show it with table prefixes.
+ *
+ * PostgreSQL calls set_join_pathlist_hook only for joins without
+ * pseudoconstant quals, because createplan.c makes no gating Result for a
+ * custom join.  This node gates itself (n_gate), so a join search hook hides
+ * the pseudoconstants from that check while the join paths are made, unless
+ * a foreign table could be offered a join pushdown.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +42,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
+#include "optimizer/geqo.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
@@ -42,6 +50,10 @@
 #include "optimizer/tlist.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+static join_search_hook_type prev_join_search_hook = NULL;
+
+/* the join search runs with the pseudoconstants hidden (gpu_join_search) */
+static bool pseudoconstants_hidden = false;
 
 static Plan *plan_gpu_join(PlannerInfo *root, RelOptInfo *rel,
 						   struct CustomPath *best_path, List *tlist,
@@ -60,12 +72,12 @@ CustomScanMethods gpuhash_scan_methods = {
 /* ---------------------------------------------------------------------
  * custom_private: a list of Integers, so copyObject and nodeToString work:
  * n_outer_cols, scheme, jointype, fingerprint, single_match, n_filter,
- * parallel_inner, nkeys, then
+ * n_gate, parallel_inner, nkeys, then
  * (outer_conv, inner_conv, width, outer_hashfn, inner_hashfn, collation)
  * per key (OIDs stored as their int bit pattern).
  * --------------------------------------------------------------------- */
 
-#define PRIVATE_HEAD 8
+#define PRIVATE_HEAD 9
 #define PRIVATE_PER_KEY 6
 
 List *
@@ -79,6 +91,7 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 	l = lappend(l, makeInteger(info->fingerprint));
 	l = lappend(l, makeInteger(info->single_match));
 	l = lappend(l, makeInteger(info->n_filter));
+	l = lappend(l, makeInteger(info->n_gate));
 	l = lappend(l, makeInteger(info->parallel_inner));
 	l = lappend(l, makeInteger(info->nkeys));
 	for (int i = 0; i < info->nkeys; i++)
@@ -106,6 +119,7 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 	info->fingerprint = intVal(list_nth(priv, pos++)) != 0;
 	info->single_match = intVal(list_nth(priv, pos++)) != 0;
 	info->n_filter = intVal(list_nth(priv, pos++));
+	info->n_gate = intVal(list_nth(priv, pos++));
 	info->parallel_inner = intVal(list_nth(priv, pos++)) != 0;
 	info->nkeys = intVal(list_nth(priv, pos++));
 	Assert(pos == PRIVATE_HEAD);
@@ -416,6 +430,19 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	add_partial_path(joinrel, &cpath->path);
 }
 
+static bool
+has_pseudoconstant(List *restrictlist)
+{
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		if (lfirst_node(RestrictInfo, lc)->pseudoconstant)
+			return true;
+	}
+	return false;
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -434,7 +461,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	Path	   *outer_partial;
 	double		rows;
 
-	if (prev_join_pathlist_hook)
+	/* other extensions see the joins core would show them, no more */
+	if (prev_join_pathlist_hook &&
+		!(pseudoconstants_hidden && has_pseudoconstant(extra->restrictlist)))
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
 
 	if (!enable_gpuhashjoin)
@@ -575,19 +604,36 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	GpuJoinPlanInfo info;
 	List	   *quals = NIL;
 	List	   *filter = NIL;
+	List	   *gate = NIL;
 	ListCell   *lc;
 
 	gpuhash_deform_private(lfourth(best_path->custom_private), &info);
 	info.n_outer_cols = list_length(outer_plan->targetlist);
 
-	/* every clause that is not the hash key is checked per match */
+	/*
+	 * Every clause that is not the hash key is checked per match; an outer
+	 * join's pushed-down clauses filter the joined rows.  Pseudoconstants
+	 * (no Vars, not volatile) decide once for the whole scan, as the gating
+	 * Result createplan.c puts over other joins.
+	 */
 	foreach(lc, other_rinfos)
-		quals = lappend(quals, lfirst_node(RestrictInfo, lc)->clause);
-	/* an outer join's pushed-down clauses filter the joined rows */
-	foreach(lc, pushed_rinfos)
-		filter = lappend(filter, lfirst_node(RestrictInfo, lc)->clause);
-	foreach(lc, clauses)
-		filter = lappend(filter, lfirst_node(RestrictInfo, lc)->clause);
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant)
+			gate = lappend(gate, rinfo->clause);
+		else
+			quals = lappend(quals, rinfo->clause);
+	}
+	foreach(lc, list_concat_copy(pushed_rinfos, clauses))
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant)
+			gate = lappend(gate, rinfo->clause);
+		else
+			filter = lappend(filter, rinfo->clause);
+	}
 
 	/*
 	 * The join filter and the filter ride in custom_exprs after the keys
@@ -598,11 +644,13 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_concat(list_concat(list_concat_copy(linitial(key_exprs),
-																   lsecond(key_exprs)),
-												  quals),
-									  filter);
+	cscan->custom_exprs = list_concat(list_concat(list_concat(list_concat_copy(linitial(key_exprs),
+																			   lsecond(key_exprs)),
+															  quals),
+												  filter),
+									  gate);
 	info.n_filter = list_length(filter);
+	info.n_gate = list_length(gate);
 	cscan->custom_private = gpuhash_form_private(&info);
 	cscan->custom_scan_tlist = append_tlist(append_tlist(NIL, outer_plan->targetlist),
 											inner_plan->targetlist);
@@ -610,9 +658,66 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/* Could a foreign table of this query be offered a join pushdown? */
+static bool
+has_foreign_rels(PlannerInfo *root)
+{
+	for (int i = 1; i < root->simple_rel_array_size; i++)
+	{
+		RelOptInfo *rel = root->simple_rel_array[i];
+
+		if (rel != NULL && rel->fdwroutine != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The join search, with the query's pseudoconstant quals hidden from
+ * add_paths_to_joinrel's check so that set_join_pathlist_hook runs for
+ * their joins too (see the file header).  Nothing else reads the flag while
+ * join paths are made; createplan.c, which makes the gating Results of the
+ * other joins, sees it restored.  FDW join pushdown has the same check and
+ * no gate of its own: queries with a foreign table keep the check.
+ */
+static RelOptInfo *
+gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
+{
+	bool		hide = root->hasPseudoConstantQuals && enable_gpuhashjoin &&
+		!has_foreign_rels(root);
+	bool		was_hidden = pseudoconstants_hidden;
+	RelOptInfo *rel;
+
+	if (hide)
+	{
+		root->hasPseudoConstantQuals = false;
+		pseudoconstants_hidden = true;
+	}
+	PG_TRY();
+	{
+		/* as make_rel_from_joinlist chooses when no hook is set */
+		if (prev_join_search_hook)
+			rel = prev_join_search_hook(root, levels_needed, initial_rels);
+		else if (enable_geqo && levels_needed >= geqo_threshold)
+			rel = geqo(root, levels_needed, initial_rels);
+		else
+			rel = standard_join_search(root, levels_needed, initial_rels);
+	}
+	PG_FINALLY();
+	{
+		if (hide)
+			root->hasPseudoConstantQuals = true;
+		pseudoconstants_hidden = was_hidden;
+	}
+	PG_END_TRY();
+	return rel;
+}
+
 void
 gpuhash_planner_init(void)
 {
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = gpu_join_pathlist;
+	prev_join_search_hook = join_search_hook;
+	join_search_hook = gpu_join_search;
 }
