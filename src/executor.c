@@ -307,6 +307,38 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
 		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
 	}
+	/* the outer columns as a tuple: spilled outer rows (batch.c) */
+	{
+		TupleDesc	child = ExecGetResultType(gs->outer_ps);
+		int			nmax = Max(Max(gs->n_outer_keep, gs->n_inner_keep), 1);
+
+		gs->outer_desc = CreateTemplateTupleDesc(gs->n_outer_keep);
+		for (int k = 0; k < gs->n_outer_keep; k++)
+			TupleDescCopyEntry(gs->outer_desc, k + 1, child, gs->outer_keep[k] + 1);
+		gs->ident_keep = palloc(sizeof(int) * nmax);
+		for (int k = 0; k < nmax; k++)
+			gs->ident_keep[k] = k;
+		gs->spill_vals = palloc(sizeof(Datum) * nmax);
+		gs->spill_nulls = palloc(sizeof(bool) * nmax);
+		if (gs->inner_desc)
+			gs->inner_spill_slot = ExecInitExtraTupleSlot(estate, gs->inner_desc,
+														  &TTSOpsMinimalTuple);
+	}
+	gs->spill_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin spill",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	/*
+	 * Within work_mem x hash_mem_multiplier, as a hash join: start with the
+	 * batches the planner's estimate calls for, split further when the real
+	 * inner side outgrows it.  Parallel-aware plans share one table whole.
+	 */
+	gs->can_batch = !node->ss.ps.plan->parallel_aware;
+	gs->mem_limit = gpuhash_memory_limit();
+	gs->nbatch = gs->can_batch ?
+		gpuhash_initial_nbatch(gs->inner_ps->plan->plan_rows, gs->inner_ps->plan->plan_width) : 1;
+	gs->grow_enabled = gs->can_batch;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+
 	gs->batch_cap = gpuhash_batch_rows;
 	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
@@ -401,6 +433,50 @@ copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nu
 			MemoryContextSwitchTo(old);
 		}
 	}
+}
+
+/* What a kept inner row costs: its columns, their copies, key and table share. */
+static size_t
+kept_row_bytes(GpuJoinState *gs, const Datum *vals, const bool *nulls)
+{
+	int			nc = gs->n_inner_keep;
+	size_t		bytes = nc * (sizeof(Datum) + sizeof(bool)) + GPUHASH_ROW_OVERHEAD;
+
+	for (int k = 0; k < nc; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(gs->inner_desc, k);
+
+		if (!nulls[k] && !att->attbyval)
+			bytes += MAXALIGN(datumGetSize(vals[k], false, att->attlen)) + 16;
+	}
+	return bytes;
+}
+
+/* Frees a kept row's by-reference copies (a row moved to a batch file). */
+static void
+free_row_copies(GpuJoinState *gs, Datum *vals, const bool *nulls)
+{
+	for (int k = 0; k < gs->n_inner_keep; k++)
+	{
+		if (!nulls[k] && !TupleDescAttr(gs->inner_desc, k)->attbyval)
+			pfree(DatumGetPointer(vals[k]));
+	}
+}
+
+/* A row's kept columns (keep[] of the slot) as a tuple of desc, or NULL. */
+static MinimalTuple
+form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, int nkeep,
+				TupleDesc desc)
+{
+	if (nkeep == 0)
+		return NULL;
+	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	for (int k = 0; k < nkeep; k++)
+	{
+		gs->spill_vals[k] = slot->tts_values[keep[k]];
+		gs->spill_nulls[k] = slot->tts_isnull[keep[k]];
+	}
+	return heap_form_minimal_tuple(desc, gs->spill_vals, gs->spill_nulls);
 }
 
 /* The kept columns of inner row `row` (key-grouped position). */
@@ -508,9 +584,12 @@ raise_build_error(gh_status st)
  * host twin; a scheme that cannot place the keys within its retry budget
  * (a GPH cell of crafted keys can hold more keys than any bucket group)
  * gives way to the next scheme: gph -> fks -> linear, which always builds.
+ * With may_split, a table the GPU has no memory for is not built (false):
+ * the caller splits the batch and tries again on the GPU.
  */
-static void
-build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
+static bool
+build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
+			bool may_split)
 {
 	gh_build_options opt;
 	gh_status	st;
@@ -524,7 +603,7 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 		if (st == GH_OK)
 		{
 			gs->stats.in_service = gs->table.remote;
-			return;
+			return true;
 		}
 		if (st == GH_ERR_BUILD_FAILED && gs->scheme != GH_SCHEME_LINEAR)
 		{
@@ -536,6 +615,8 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 			gs->scheme = gs->scheme == GH_SCHEME_GPH ? GH_SCHEME_FKS : GH_SCHEME_LINEAR;
 			continue;
 		}
+		if (st == GH_ERR_GPU_MEMORY && may_split && gs->device == GH_DEVICE_GPU)
+			return false;
 		if (gs->device == GH_DEVICE_GPU && st != GH_ERR_HOST_MEMORY && st != GH_ERR_TOO_LARGE)
 		{
 			gpu_failed(gs, "building the join table");
@@ -546,11 +627,6 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device)
 	}
 }
 
-/*
- * Applies the table's key-grouped order to the kept rows and keys, so that
- * a probe's range indexes rows directly (and a host rebuild from the
- * reordered keys yields the very same ranges).
- */
 /*
  * The table's key-grouped rowid order: a probe's range [offset, offset +
  * count) indexes rows in this order.  A GPU failure here rebuilds the table
@@ -565,7 +641,7 @@ table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
 	{
 		gpu_failed(gs, "fetching the row order");
 		free_table(gs);
-		build_table(gs, keys, n, GH_DEVICE_HOST);
+		build_table(gs, keys, n, GH_DEVICE_HOST, false);
 		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 		if (order == NULL)
 			raise_build_error(GH_ERR_HOST_MEMORY);
@@ -581,24 +657,33 @@ order_needed(GpuJoinState *gs)
 }
 
 /*
- * Builds the table over n keys (n > 0) and returns its row order (NULL
- * when none is needed: a count(*) or a semi/anti join reads no inner row);
- * the figures go to EXPLAIN ANALYZE.  Parallel plans reorder shared rows by
- * it.
+ * After a build: the table's row order (NULL when none is needed: a
+ * count(*) or a semi/anti join reads no inner row) and its figures for
+ * EXPLAIN ANALYZE.
  */
-const uint32 *
-gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
+static const uint32 *
+table_built(GpuJoinState *gs, const uint64 *keys, uint64 n)
 {
 	const uint32 *order;
 	gh_table_info ti;
 
-	free_table(gs);
-	build_table(gs, keys, n, gpuhash_exec_device());
 	order = order_needed(gs) ? table_order(gs, keys, n) : NULL;
 	gpuhash_table_info(&gs->table, &ti);
 	gs->stats.distinct_keys = ti.n_distinct;
 	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
 	return order;
+}
+
+/*
+ * Builds the table over n keys (n > 0) and returns its row order, or NULL
+ * (table_built).  Parallel plans reorder shared rows by it.
+ */
+const uint32 *
+gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	free_table(gs);
+	build_table(gs, keys, n, gpuhash_exec_device(), false);
+	return table_built(gs, keys, n);
 }
 
 static void
@@ -636,9 +721,12 @@ reorder_inner(GpuJoinState *gs, const uint32 *order)
 	gs->inner_keys_arr = keys;
 }
 
-/* Room for one more row of nc kept columns in (vals, nulls) of *cap rows. */
+/*
+ * Room for one more row of nc kept columns, and its key, in arrays of *cap
+ * rows.
+ */
 static void
-ensure_row_room(Datum **vals, bool **nulls, uint64 n, uint64 *cap, int nc)
+ensure_row_room(Datum **vals, bool **nulls, uint64 **keys, uint64 n, uint64 *cap, int nc)
 {
 	if (n < *cap)
 		return;
@@ -650,94 +738,268 @@ ensure_row_room(Datum **vals, bool **nulls, uint64 n, uint64 *cap, int nc)
 	*cap = Max(*cap * 2, 1024);
 	*vals = repalloc_huge(*vals, sizeof(Datum) * *cap * Max(nc, 1));
 	*nulls = repalloc_huge(*nulls, sizeof(bool) * *cap * Max(nc, 1));
+	*keys = repalloc_huge(*keys, sizeof(uint64) * *cap);
 }
 
 /*
- * Runs the inner plan to its end: the kept columns of rows with a key, in
- * arrival order, then (right/full) those of rows with a NULL key.
+ * Keeps an inner row of this batch: keyed rows in arrival order, a right or
+ * full join's NULL-key rows apart (they go behind the table's rows).
  */
-void
-gpuhash_read_inner(GpuJoinState *gs)
+static void
+keep_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 key,
+			   bool nokey)
 {
 	int			nc = gs->n_inner_keep;
-	Datum	   *nk_vals;		/* right/full: rows with a NULL key */
-	bool	   *nk_nulls;
-	uint64		nk_cap = 64;
-	uint64		n_nk = 0;
+	Datum	   *vals;
+	bool	   *nulls;
+
+	if (nokey)
+	{
+		ensure_row_room(&gs->nk_vals, &gs->nk_nulls, &gs->nk_keys, gs->n_nk, &gs->nk_cap, nc);
+		vals = gs->nk_vals + gs->n_nk * nc;
+		nulls = gs->nk_nulls + gs->n_nk * nc;
+		gs->nk_keys[gs->n_nk++] = key;
+	}
+	else
+	{
+		ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr,
+						gs->n_inner, &gs->inner_cap, nc);
+		vals = gs->inner_vals + gs->n_inner * nc;
+		nulls = gs->inner_nulls + gs->n_inner * nc;
+		gs->inner_keys_arr[gs->n_inner++] = key;
+	}
+	copy_row(slot, keep, nc, vals, nulls, gs->inner_cxt);
+	gs->mem_used += kept_row_bytes(gs, vals, nulls);
+	gs->stats.mem_peak = Max(gs->stats.mem_peak, gs->mem_used);
+}
+
+/*
+ * Moves the kept rows (n of them, keys alike) that no longer belong to
+ * curbatch to their batch files; returns how many stay.
+ */
+static uint64
+move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n,
+			  bool nokey, uint64 *moved)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		j = 0;
+
+	for (uint64 i = 0; i < n; i++)
+	{
+		Datum	   *v = vals + i * nc;
+		bool	   *nl = nulls + i * nc;
+		int			b = gpuhash_batch_of(keys[i], gs->nbatch);
+
+		if (b != gs->curbatch)
+		{
+			MinimalTuple tup = nc > 0 ? heap_form_minimal_tuple(gs->inner_desc, v, nl) : NULL;
+
+			gpuhash_spill_write(gs, &gs->inner_files[b], keys[i], nokey, tup);
+			if (tup)
+				pfree(tup);
+			free_row_copies(gs, v, nl);
+			(*moved)++;
+			continue;
+		}
+		if (j != i)
+		{
+			memmove(vals + j * nc, v, sizeof(Datum) * nc);
+			memmove(nulls + j * nc, nl, sizeof(bool) * nc);
+			keys[j] = keys[i];
+		}
+		gs->mem_used += kept_row_bytes(gs, vals + j * nc, nulls + j * nc);
+		j++;
+	}
+	return j;
+}
+
+/*
+ * Doubles the batches, as ExecHashIncreaseNumBatches: the kept rows whose
+ * key now falls in a later batch go to its file.  A split that moves all
+ * rows or none (every key alike) will not help: batches stop growing, and
+ * this batch goes over the limit, as PostgreSQL's hash join does.
+ */
+static void
+increase_batches(GpuJoinState *gs)
+{
+	uint64		before = gs->n_inner + gs->n_nk;
+	uint64		moved = 0;
+
+	if (!gs->grow_enabled)
+		return;
+	if (gs->nbatch >= GPUHASH_MAX_BATCHES)
+	{
+		gs->grow_enabled = false;
+		return;
+	}
+	gs->nbatch *= 2;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
+	gs->mem_used = 0;
+	gs->n_inner = move_out_rows(gs, gs->inner_vals, gs->inner_nulls, gs->inner_keys_arr,
+								gs->n_inner, false, &moved);
+	gs->n_nk = move_out_rows(gs, gs->nk_vals, gs->nk_nulls, gs->nk_keys, gs->n_nk,
+							 true, &moved);
+	if (moved == 0 || moved == before)
+		gs->grow_enabled = false;
+}
+
+/*
+ * The next inner row of this batch's source: the inner plan for batch 0,
+ * the batch's file after it.  Rows without a key count once and are
+ * dropped unless a right/full join must emit them; those get a made-up key
+ * that places them in a batch.
+ */
+static bool
+next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64 *key,
+			   bool *nokey)
+{
+	if (gs->curbatch == 0)
+	{
+		for (;;)
+		{
+			*slot = ExecProcNode(gs->inner_ps);
+			if (TupIsNull(*slot))
+				return false;
+			*keep = gs->inner_keep;
+			*nokey = !row_key(gs, *slot, gs->inner_keys, false, key);
+			if (!*nokey)
+				return true;
+			gs->stats.null_key_rows++;
+			if (gs->fill_inner)
+			{
+				*key = gs->null_seq++;
+				return true;
+			}
+		}
+	}
+	else
+	{
+		BufFile    *file = gs->inner_files[gs->curbatch];
+		MinimalTuple tup;
+
+		MemoryContextReset(gs->spill_cxt);
+		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->spill_cxt))
+			return false;
+		*keep = gs->ident_keep;
+		*slot = NULL;
+		if (tup)
+			*slot = ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false);
+		return true;
+	}
+}
+
+/* Resets the kept inner rows to none (a new batch, a rebuild). */
+static void
+start_inner(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_keep;
 
 	MemoryContextReset(gs->inner_cxt);
 	gs->matched = NULL;
 	gs->kf_words = NULL;
 	gs->kf_on = false;
-	gs->inner_cap = 1024;
-	gs->n_inner = 0;
+	gs->inner_cap = gs->nk_cap = 1024;
+	gs->n_inner = gs->n_nk = 0;
+	gs->mem_used = 0;
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
 	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
-	nk_vals = MemoryContextAlloc(gs->inner_cxt, sizeof(Datum) * nk_cap * Max(nc, 1));
-	nk_nulls = MemoryContextAlloc(gs->inner_cxt, sizeof(bool) * nk_cap * Max(nc, 1));
-	gs->stats.null_key_rows = 0;
+	gs->nk_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->nk_cap * Max(nc, 1));
+	gs->nk_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->nk_cap * Max(nc, 1));
+	gs->nk_keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->nk_cap);
+	if (gs->curbatch == 0)
+		gs->stats.null_key_rows = 0;
+}
 
+/*
+ * Reads this batch's inner rows: those of later batches go to their files,
+ * and the batches double whenever the kept rows outgrow the memory limit.
+ */
+static void
+read_inner_rows(GpuJoinState *gs)
+{
+	start_inner(gs);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(gs->inner_ps);
+		TupleTableSlot *slot;
+		const int  *keep;
 		uint64		key;
+		bool		nokey;
+		int			b;
 
-		if (TupIsNull(slot))
+		if (!next_inner_row(gs, &slot, &keep, &key, &nokey))
 			break;
-		if (!row_key(gs, slot, gs->inner_keys, false, &key))
+		b = gpuhash_batch_of(key, gs->nbatch);
+		if (b != gs->curbatch)
 		{
-			gs->stats.null_key_rows++;
-			if (gs->fill_inner)
-			{
-				ensure_row_room(&nk_vals, &nk_nulls, n_nk, &nk_cap, nc);
-				copy_row(slot, gs->inner_keep, nc, nk_vals + n_nk * nc,
-						 nk_nulls + n_nk * nc, gs->inner_cxt);
-				n_nk++;
-			}
+			MinimalTuple tup = slot ? form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
+													  gs->inner_desc) : NULL;
+
+			gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
+			if (tup)
+				pfree(tup);
 			continue;
 		}
-		if (gs->n_inner == gs->inner_cap)
-		{
-			uint64		cap = gs->inner_cap;
-
-			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, gs->n_inner, &cap, nc);
-			gs->inner_cap = cap;
-			gs->inner_keys_arr = repalloc_huge(gs->inner_keys_arr, sizeof(uint64) * gs->inner_cap);
-		}
-		copy_row(slot, gs->inner_keep, nc, gs->inner_vals + gs->n_inner * nc,
-				 gs->inner_nulls + gs->n_inner * nc, gs->inner_cxt);
-		gs->inner_keys_arr[gs->n_inner++] = key;
+		keep_inner_row(gs, slot, keep, key, nokey);
+		if (gs->can_batch && gs->mem_used > gs->mem_limit)
+			increase_batches(gs);
 	}
+}
 
-	/* the NULL-key rows go behind the keyed ones: never in the table */
+/* The NULL-key rows go behind the keyed ones: never in the table. */
+static void
+finish_inner(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		n_nk = gs->n_nk;
+
 	gs->n_inner_all = gs->n_inner + n_nk;
 	if (n_nk > 0)
 	{
 		uint64		cap = gs->inner_cap;
 
 		while (cap < gs->n_inner_all)
-			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, cap, &cap, nc);
+			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr, cap, &cap, nc);
 		gs->inner_cap = cap;
-		memcpy(gs->inner_vals + gs->n_inner * nc, nk_vals, sizeof(Datum) * n_nk * nc);
-		memcpy(gs->inner_nulls + gs->n_inner * nc, nk_nulls, sizeof(bool) * n_nk * nc);
+		memcpy(gs->inner_vals + gs->n_inner * nc, gs->nk_vals, sizeof(Datum) * n_nk * nc);
+		memcpy(gs->inner_nulls + gs->n_inner * nc, gs->nk_nulls, sizeof(bool) * n_nk * nc);
 	}
-	pfree(nk_vals);
-	pfree(nk_nulls);
+	gs->n_nk = 0;
 }
 
+/*
+ * Runs the inner plan to its end: the kept columns of rows with a key, in
+ * arrival order, then (right/full) those of rows with a NULL key.  Parallel
+ * plans (one batch) share them.
+ */
+void
+gpuhash_read_inner(GpuJoinState *gs)
+{
+	read_inner_rows(gs);
+	finish_inner(gs);
+}
+
+/* Reads this batch's inner rows and builds its table. */
 void
 gpuhash_build_inner(GpuJoinState *gs)
 {
 	instr_time	t0,
 				t1;
 
-	gpuhash_read_inner(gs);
+	read_inner_rows(gs);
 	INSTR_TIME_SET_CURRENT(t0);
 	free_table(gs);
+
+	/* a table the GPU has no room for (gpuhash.max_gpu_memory): split further */
+	while (gs->n_inner > 0 &&
+		   !build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device(),
+						gs->can_batch && gs->grow_enabled))
+		increase_batches(gs);
+	finish_inner(gs);
 	if (gs->n_inner > 0)
 	{
-		reorder_inner(gs, gpuhash_build_keys(gs, gs->inner_keys_arr, gs->n_inner));
+		reorder_inner(gs, table_built(gs, gs->inner_keys_arr, gs->n_inner));
 		if (gpuhash_keyfilter_wanted(gs))
 		{
 			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
@@ -755,10 +1017,16 @@ gpuhash_build_inner(GpuJoinState *gs)
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
-	gs->stats.inner_rows = gs->n_inner;
+	/* a scan's figures: its batches together */
+	if (gs->curbatch == 0)
+	{
+		gs->stats.inner_rows = 0;
+		gs->stats.builds++;
+	}
+	gs->stats.inner_rows += gs->n_inner;
+	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
 	gs->stats.device = gs->device;
 	gs->stats.built = true;
-	gs->stats.builds++;
 	gs->built = true;
 }
 
@@ -785,7 +1053,7 @@ probe_batch(GpuJoinState *gs)
 	{
 		gpu_failed(gs, "probing the join table");
 		free_table(gs);
-		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST, false);
 		/* the kept rows are in this scheme's order already: normally a no-op */
 		if (order_needed(gs))
 			reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
@@ -828,6 +1096,75 @@ filter_passes(GpuJoinState *gs, uint64 key)
 }
 
 /*
+ * The next outer row of this hash batch, as a slot (batch 0: the outer plan,
+ * whose rows of later batches go to their files) or, read back from the
+ * batch's file, straight into batch row `row`; false at the end.  Rows
+ * without a key are never spilled: they match nothing, and batch 0 emits
+ * them where unmatched outer rows come out.
+ */
+static bool
+next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, uint64 *key, bool *nokey)
+{
+	int			nc = gs->n_outer_keep;
+
+	for (;;)
+	{
+		int			b;
+
+		if (gs->curbatch == 0)
+		{
+			if (gs->first_outer != NULL)
+			{
+				*slot = gs->first_outer;
+				gs->first_outer = NULL;
+			}
+			else
+				*slot = ExecProcNode(gs->outer_ps);
+			if (TupIsNull(*slot))
+				return false;
+			*nokey = !row_key(gs, *slot, gs->outer_keys, true, key);
+			if (*nokey || gs->nbatch == 1 ||
+				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
+				return true;
+			{
+				MinimalTuple tup = form_kept_tuple(gs, *slot, gs->outer_keep, nc, gs->outer_desc);
+
+				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+				if (tup)
+					pfree(tup);
+			}
+		}
+		else
+		{
+			BufFile    *file = gs->outer_files[gs->curbatch];
+			MinimalTuple tup;
+
+			/* the tuple lives with the batch: its columns point into it */
+			if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->batch_cxt))
+				return false;
+			*slot = NULL;
+			b = gpuhash_batch_of(*key, gs->nbatch);
+			if (b != gs->curbatch)
+			{
+				/* the batches doubled since it was written */
+				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+				continue;
+			}
+			if (tup)
+			{
+				HeapTupleData ht;
+
+				ht.t_len = tup->t_len + MINIMAL_TUPLE_OFFSET;
+				ht.t_data = (HeapTupleHeader) ((char *) tup - MINIMAL_TUPLE_OFFSET);
+				heap_deform_tuple(&ht, gs->outer_desc, gs->batch_vals + (size_t) row * nc,
+								  gs->batch_nulls + (size_t) row * nc);
+			}
+			return true;
+		}
+	}
+}
+
+/*
  * Fills and probes the next outer batch; false when the outer side is done.
  * Outer rows with a NULL key match nothing: they are skipped, unless
  * unmatched outer rows come out (left, full, anti).
@@ -846,26 +1183,18 @@ next_batch(GpuJoinState *gs)
 		uint64		key;
 		bool		nokey;
 
-		if (gs->first_outer != NULL)
-		{
-			slot = gs->first_outer;
-			gs->first_outer = NULL;
-		}
-		else
-			slot = ExecProcNode(gs->outer_ps);
-
-		if (TupIsNull(slot))
+		if (!next_outer_row(gs, gs->batch_n, &slot, &key, &nokey))
 		{
 			gs->outer_done = true;
 			break;
 		}
-		nokey = !row_key(gs, slot, gs->outer_keys, true, &key);
 		if (nokey && !gs->fill_outer)
 			continue;
 		if (gs->kf_on && !nokey && !filter_passes(gs, key))
 			continue;
-		copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
-				 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
+		if (slot != NULL)
+			copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
+					 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
 		gs->batch_nokey[gs->batch_n] = nokey;
 		gs->batch_keys[gs->batch_n++] = nokey ? 0 : key;
 		any_key |= !nokey;
@@ -887,6 +1216,46 @@ next_batch(GpuJoinState *gs)
 	}
 	gs->cur = -1;
 	return true;
+}
+
+/*
+ * After a hash batch: the next one that can yield rows.  A batch without
+ * inner rows yields only unmatched outer rows, one without outer rows only
+ * unmatched inner rows.  Its inner rows are read back and built, its outer
+ * file becomes the outer side.
+ */
+static bool
+next_hash_batch(GpuJoinState *gs)
+{
+	while (gs->curbatch + 1 < gs->nbatch)
+	{
+		int			prev = gs->curbatch++;
+		BufFile    *inner;
+		BufFile    *outer;
+
+		if (gs->inner_files[prev])
+			BufFileClose(gs->inner_files[prev]);
+		if (gs->outer_files[prev])
+			BufFileClose(gs->outer_files[prev]);
+		gs->inner_files[prev] = gs->outer_files[prev] = NULL;
+
+		inner = gs->inner_files[gs->curbatch];
+		outer = gs->outer_files[gs->curbatch];
+		if ((inner == NULL && !(gs->fill_outer && outer != NULL)) ||
+			(outer == NULL && !(gs->fill_inner && inner != NULL)))
+			continue;
+		if (inner)
+			gpuhash_spill_rewind(inner);
+		gpuhash_build_inner(gs);
+		if (gs->outer_files[gs->curbatch])
+			gpuhash_spill_rewind(gs->outer_files[gs->curbatch]);
+		gs->outer_done = false;
+		gs->batch_n = 0;
+		gs->cur = -1;
+		gs->phase = GJ_PROBE;
+		return true;
+	}
+	return false;
 }
 
 /* Right/full joins: inner row `row` has matched. */
@@ -934,6 +1303,13 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 	return NULL;
 }
 
+/* A hash batch is over: the next one, or the end. */
+static GpuJoinPhase
+batch_done(GpuJoinState *gs)
+{
+	return gs->curbatch + 1 < gs->nbatch ? GJ_NEW_BATCH : GJ_DONE;
+}
+
 /* The end of this participant's outer side: on to the unmatched inner rows? */
 static void
 end_probe(GpuJoinState *gs)
@@ -945,7 +1321,7 @@ end_probe(GpuJoinState *gs)
 		gpuhash_shared_count_filtered(gs);
 		fill = gpuhash_shared_probe_done(gs) && fill;
 	}
-	gs->phase = fill ? GJ_FILL_INNER : GJ_DONE;
+	gs->phase = fill ? GJ_FILL_INNER : batch_done(gs);
 	gs->fill_pos = 0;
 }
 
@@ -995,8 +1371,11 @@ exec_gpu_join(CustomScanState *node)
 			gpuhash_shared_build(gs);
 		else
 			gpuhash_build_inner(gs);
-		/* an empty inner side joins nothing: then the outer side need not be read */
-		if (gs->n_inner == 0 && !gs->fill_outer)
+		/*
+		 * An empty inner side joins nothing: then the outer side need not
+		 * be read (unless later hash batches have inner rows).
+		 */
+		if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
 			end_probe(gs);
 	}
 
@@ -1013,12 +1392,18 @@ exec_gpu_join(CustomScanState *node)
 				gs->fill_pos++;
 			if (gs->fill_pos >= gs->n_inner_all)
 			{
-				gs->phase = GJ_DONE;
+				gs->phase = batch_done(gs);
 				continue;
 			}
 			store_row(gs, -1, (int64) gs->fill_pos++);
 			if ((out = emit(gs, econtext)) != NULL)
 				return out;
+			continue;
+		}
+		if (gs->phase == GJ_NEW_BATCH)
+		{
+			if (!next_hash_batch(gs))
+				gs->phase = GJ_DONE;
 			continue;
 		}
 		if (gs->phase == GJ_DONE)
@@ -1086,6 +1471,7 @@ end_gpu_join(CustomScanState *node)
 	GpuJoinState *gs = (GpuJoinState *) node;
 
 	free_table(gs);
+	gpuhash_batch_files_close(gs);
 	ExecEndNode(gs->outer_ps);
 	ExecEndNode(gs->inner_ps);
 }
@@ -1113,12 +1499,21 @@ rescan_gpu_join(CustomScanState *node)
 		free_table(gs);
 		gs->built = false;
 	}
-	else if (!gs->built || bms_overlap(chg, gs->inner_key_params))
+	else if (!gs->built || gs->nbatch > 1 || bms_overlap(chg, gs->inner_key_params))
 	{
-		/* the same inner rows, but keys that read a changed parameter */
+		/*
+		 * The same inner rows, but keys that read a changed parameter; or a
+		 * table of one batch among several: as nodeHashjoin.c, start over.
+		 */
 		free_table(gs);
 		gs->built = false;
 		ExecReScan(gs->inner_ps);
+	}
+	if (!gs->built)
+	{
+		gpuhash_batch_files_close(gs);
+		gs->curbatch = 0;
+		gs->grow_enabled = gs->can_batch;
 	}
 	if (gs->outer_ps->chgParam == NULL)
 		ExecReScan(gs->outer_ps);

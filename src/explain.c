@@ -105,7 +105,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Path", st->in_service ? "GPU service" : "in-process", es);
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
-	ExplainPropertyUInteger("Batches", NULL, st->batches, es);
+	ExplainPropertyUInteger("Probe Batches", NULL, st->batches, es);
+	/* as Hash shows them: work_mem batches, and the peak of the kept rows */
+	ExplainPropertyInteger("Hash Batches", NULL, st->hash_batches, es);
+	ExplainPropertyUInteger("Memory Usage", "kB", (st->mem_peak + 1023) / 1024, es);
 	if (st->outer_filtered > 0)
 		ExplainPropertyUInteger("Outer Rows Filtered", NULL, st->outer_filtered, es);
 	if (node->ss.ps.plan->parallel_aware)

@@ -198,7 +198,17 @@ typedef struct GpuJoinStats
 	int			fallbacks;		/* GPU failures answered by the host twin */
 	bool		in_service;		/* the table lived in the GPU service */
 	int			builds;			/* table builds (rescans with new inner params) */
+	int			hash_batches;	/* work_mem batches (batch.c), 1: all in memory */
+	uint64		spilled_rows;	/* rows written to batch files */
+	size_t		mem_peak;		/* most memory the kept inner rows took */
 } GpuJoinStats;
+
+/*
+ * What a kept inner row costs beyond its columns: its key, its share of the
+ * join table and of the keys in flight to it (batch.c's accounting).
+ */
+#define GPUHASH_ROW_OVERHEAD 48
+#define GPUHASH_MAX_BATCHES (1 << 16)
 
 extern GpuJoinStats *gpuhash_state_stats(CustomScanState *node);
 extern int	gpuhash_state_scheme(CustomScanState *node);

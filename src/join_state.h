@@ -12,6 +12,7 @@
 #include "gpuhash.h"
 
 #include "access/parallel.h"
+#include "storage/buffile.h"
 #include "port/atomics.h"
 #include "utils/dsa.h"
 
@@ -29,6 +30,7 @@ typedef enum GpuJoinPhase
 {
 	GJ_PROBE,					/* outer rows against the table */
 	GJ_FILL_INNER,				/* right/full: the unmatched inner rows */
+	GJ_NEW_BATCH,				/* on to the next hash batch (batch.c) */
 	GJ_DONE
 } GpuJoinPhase;
 
@@ -102,6 +104,33 @@ typedef struct GpuJoinState
 	GpuJoinStats stats;
 
 	/*
+	 * Hash batches (batch.c): rows of batches other than curbatch wait in
+	 * temporary files.  Serial plans only (can_batch).
+	 */
+	bool		can_batch;
+	int			nbatch;			/* a power of two */
+	int			curbatch;
+	bool		grow_enabled;	/* splitting still moves rows */
+	size_t		mem_limit;		/* bytes the kept inner rows may take */
+	size_t		mem_used;		/* ... and take now */
+	BufFile   **inner_files;	/* per batch; NULL: no row */
+	BufFile   **outer_files;
+	int			files_cap;
+	TupleDesc	outer_desc;		/* the kept outer columns (spilled rows) */
+	TupleTableSlot *inner_spill_slot;	/* a spilled inner row, read back */
+	int		   *ident_keep;		/* 0, 1, 2, ...: a spilled row's columns */
+	Datum	   *spill_vals;		/* one row's kept columns, to spill it */
+	bool	   *spill_nulls;
+	MemoryContext spill_cxt;	/* the spilled row being read back */
+	uint64		null_seq;		/* places NULL-key inner rows in batches */
+	/* right/full: inner rows with a NULL key, while the inner side is read */
+	Datum	   *nk_vals;
+	bool	   *nk_nulls;
+	uint64	   *nk_keys;
+	uint64		n_nk;
+	uint64		nk_cap;
+
+	/*
 	 * Parallel-aware plans (parallel.c): one participant builds the table
 	 * in the GPU service and publishes the kept inner rows in the query's
 	 * DSA; all participants probe it with their share of the outer side.
@@ -128,6 +157,18 @@ gpuhash_matched_words(const GpuJoinState *gs)
 extern void gpuhash_read_inner(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
 extern void gpuhash_build_inner(GpuJoinState *gs);
+
+/* batch.c */
+extern int	gpuhash_batch_of(uint64 key, int nbatch);
+extern size_t gpuhash_memory_limit(void);
+extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
+extern void gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch);
+extern void gpuhash_batch_files_close(GpuJoinState *gs);
+extern void gpuhash_spill_write(GpuJoinState *gs, BufFile **file, uint64 key, bool nokey,
+								MinimalTuple tup);
+extern bool gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalTuple *tup,
+							   MemoryContext cxt);
+extern void gpuhash_spill_rewind(BufFile *file);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);

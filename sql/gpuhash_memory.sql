@@ -1,0 +1,88 @@
+--
+-- Memory: a GPU join keeps its inner rows within work_mem x
+-- hash_mem_multiplier, as PostgreSQL's hash join does.  An inner side that
+-- outgrows it is split by key hash into batches, the later ones waiting in
+-- temporary files; each batch is built and probed in turn.  Every join type,
+-- NULL keys, duplicates, a key too common to split, rescans and fingerprint
+-- keys; then an inner side the planner thinks has 125 rows and that has
+-- 5 million.
+--
+SET client_min_messages = warning;
+
+-- Hash Batches and Memory Usage (kB) of the GpuHashJoin in EXPLAIN ANALYZE
+CREATE FUNCTION gh_mem(q text, OUT hash_batches int, OUT memory_kb bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+  n json;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := p->0->'Plan';
+  WHILE n->>'Custom Plan Provider' IS DISTINCT FROM 'GpuHashJoin' LOOP
+    n := n->'Plans'->0;
+  END LOOP;
+  hash_batches := (n->>'Hash Batches')::int;
+  memory_kb := (n->>'Memory Usage')::bigint;
+END;
+$$;
+
+CREATE TABLE mb_o (id int4, k int4, t text);
+INSERT INTO mb_o SELECT g, g % 3000, 'o' || g FROM generate_series(1, 12000) g;
+INSERT INTO mb_o SELECT 12000 + g, NULL, 'onull' || g FROM generate_series(1, 30) g;
+-- keys 1000..3999: a third of mb_o's find nothing; some duplicated
+CREATE TABLE mb_i (id int4, k int4, pad text);
+INSERT INTO mb_i SELECT g, 1000 + g % 3000, repeat('p', 40) || g FROM generate_series(1, 6000) g;
+INSERT INTO mb_i SELECT 6000 + g, NULL, 'inull' || g FROM generate_series(1, 25) g;
+-- one key on 2000 rows: no split can move them apart
+CREATE TABLE mb_skew (id int4, k int4, pad text);
+INSERT INTO mb_skew SELECT g, CASE WHEN g <= 2000 THEN 7 ELSE g END, repeat('s', 40)
+FROM generate_series(1, 2600) g;
+ANALYZE mb_o;
+ANALYZE mb_i;
+ANALYZE mb_skew;
+
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT hash_batches > 1 AS batched, memory_kb <= 64 AS within_limit
+FROM gh_mem('SELECT o.id, i.pad FROM mb_o o JOIN mb_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.pad FROM mb_o o JOIN mb_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o LEFT JOIN mb_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, i.pad FROM mb_o o RIGHT JOIN mb_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o FULL JOIN mb_i i ON o.k = i.k AND i.id % 5 <> 0');
+SELECT * FROM gh_check('SELECT o.id FROM mb_o o WHERE EXISTS (SELECT 1 FROM mb_i i WHERE i.k = o.k AND i.id % 3 = 0)');
+SELECT * FROM gh_check('SELECT o.id FROM mb_o o WHERE NOT EXISTS (SELECT 1 FROM mb_i i WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o LEFT JOIN mb_i i ON o.k = i.k WHERE i.id IS NULL OR i.id % 7 = 0');
+-- fingerprint keys
+SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o JOIN mb_i i ON o.k::text = i.k::text');
+-- a key too common to split: that batch goes over, as a hash join's would
+SELECT * FROM gh_check('SELECT o.id, s.id FROM mb_o o JOIN mb_skew s ON o.k = s.k');
+SELECT * FROM gh_check('SELECT o.id, s.id FROM mb_o o FULL JOIN mb_skew s ON o.k = s.k');
+-- rescans of a batched join, with and without a parameter in the inner key
+SET enable_nestloop = off;
+SELECT * FROM gh_check('SELECT d, (SELECT count(*) FROM mb_o o JOIN mb_i i ON o.k = i.k + d) FROM generate_series(0, 2) d');
+SELECT * FROM gh_check('SELECT d, (SELECT count(*) FROM mb_o o JOIN mb_i i ON o.k + d = i.k) FROM generate_series(0, 2) d');
+RESET enable_nestloop;
+-- one outer row per probe batch
+SET gpuhash.batch_rows = 7;
+SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o FULL JOIN mb_i i ON o.k = i.k');
+RESET gpuhash.batch_rows;
+
+-- the planner believes 125 inner rows; there are 5 million
+CREATE TABLE mb_big (k int4, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO mb_big SELECT g, 'x' || g FROM generate_series(1, 125) g;
+ANALYZE mb_big;
+INSERT INTO mb_big SELECT g, 'x' || g FROM generate_series(126, 5000000) g;
+CREATE TABLE mb_probe (k int4) WITH (autovacuum_enabled = off);
+INSERT INTO mb_probe SELECT g * 3 FROM generate_series(1, 200000) g;
+INSERT INTO mb_probe VALUES (NULL), (0), (-1), (5000001);
+ANALYZE mb_probe;
+SET work_mem = '4MB';
+SET hash_mem_multiplier = 2;
+SELECT hash_batches > 1 AS batched, memory_kb <= 8192 AS within_limit
+FROM gh_mem('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)');
+SELECT * FROM gh_check('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)');
+SELECT * FROM gh_check('SELECT count(*), sum(length(b.pad)) FROM mb_probe p JOIN mb_big b ON b.k = p.k');
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE mb_big;

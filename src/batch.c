@@ -1,0 +1,186 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch.c
+ *	  Hash batches of a GpuHashJoin, as nodeHash.c makes them: when the
+ *	  inner rows a join keeps outgrow its memory limit (work_mem x
+ *	  hash_mem_multiplier, as PostgreSQL's own hash join), inner and outer
+ *	  rows are split by key hash into nbatch batches.  Batch 0 stays in
+ *	  memory; the rows of the others go to temporary files, and each batch
+ *	  is then built and probed on its own.
+ *
+ *	  A spilled row is its 64-bit key, a flag word and the MinimalTuple of
+ *	  the columns the join keeps of that side (none for count(*)).  A row
+ *	  without a key (a right/full join's inner row with a NULL key, which
+ *	  matches nothing but must come out once) carries a made-up key that
+ *	  only places it in a batch.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "miscadmin.h"
+#include "storage/buffile.h"
+#include "utils/memutils.h"
+
+/* flags of a spilled row */
+#define SPILL_NOKEY	0x1
+
+typedef struct SpillHeader
+{
+	uint64		key;
+	uint32		flags;
+	uint32		len;			/* MinimalTuple bytes that follow; 0: none */
+} SpillHeader;
+
+/*
+ * The batch of a key.  The table hashes the key with the build's seed;
+ * a different mix here keeps a batch's keys spread over the table.
+ */
+int
+gpuhash_batch_of(uint64 key, int nbatch)
+{
+	uint64		h = key;
+
+	if (nbatch <= 1)
+		return 0;
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 29;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 32;
+	return (int) ((h >> 20) & (uint64) (nbatch - 1));
+}
+
+/*
+ * The memory one join keeps: work_mem x hash_mem_multiplier, as a hash
+ * join's.  The accounting charges each kept inner row its columns, its key
+ * and its share of the join table, in the backend or in the GPU service.
+ */
+size_t
+gpuhash_memory_limit(void)
+{
+	return get_hash_memory_limit();
+}
+
+/* The first nbatch: the planner's estimate of the inner side over the limit. */
+int
+gpuhash_initial_nbatch(double inner_rows, int inner_width)
+{
+	double		bytes = Max(inner_rows, 1.0) *
+		(MAXALIGN(inner_width) + GPUHASH_ROW_OVERHEAD);
+	double		limit = (double) gpuhash_memory_limit();
+	int			nbatch = 1;
+
+	while (nbatch < GPUHASH_MAX_BATCHES && bytes > limit * nbatch)
+		nbatch <<= 1;
+	return nbatch;
+}
+
+/* Room for nbatch files on each side. */
+void
+gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch)
+{
+	MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+
+	if (gs->inner_files == NULL)
+	{
+		gs->inner_files = palloc0(sizeof(BufFile *) * nbatch);
+		gs->outer_files = palloc0(sizeof(BufFile *) * nbatch);
+	}
+	else if (nbatch > gs->files_cap)
+	{
+		gs->inner_files = repalloc(gs->inner_files, sizeof(BufFile *) * nbatch);
+		gs->outer_files = repalloc(gs->outer_files, sizeof(BufFile *) * nbatch);
+		memset(gs->inner_files + gs->files_cap, 0, sizeof(BufFile *) * (nbatch - gs->files_cap));
+		memset(gs->outer_files + gs->files_cap, 0, sizeof(BufFile *) * (nbatch - gs->files_cap));
+	}
+	gs->files_cap = Max(gs->files_cap, nbatch);
+	MemoryContextSwitchTo(old);
+}
+
+/* Closes every batch file (end, rescan). */
+void
+gpuhash_batch_files_close(GpuJoinState *gs)
+{
+	for (int b = 0; b < gs->files_cap; b++)
+	{
+		if (gs->inner_files[b])
+			BufFileClose(gs->inner_files[b]);
+		if (gs->outer_files[b])
+			BufFileClose(gs->outer_files[b]);
+		gs->inner_files[b] = gs->outer_files[b] = NULL;
+	}
+}
+
+/*
+ * Appends a row to *file, creating it first.  The files live as long as
+ * the join (its memory context) and are removed at transaction end at the
+ * latest, as every temporary file.
+ */
+void
+gpuhash_spill_write(GpuJoinState *gs, BufFile **file, uint64 key, bool nokey,
+					MinimalTuple tup)
+{
+	SpillHeader h;
+
+	if (*file == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+
+		*file = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	h.key = key;
+	h.flags = nokey ? SPILL_NOKEY : 0;
+	h.len = tup ? tup->t_len : 0;
+	BufFileWrite(*file, &h, sizeof(h));
+	if (tup)
+		BufFileWrite(*file, tup, tup->t_len);
+	gs->stats.spilled_rows++;
+}
+
+/*
+ * The next row of a batch file, its tuple (if any) palloc'd in cxt; false
+ * at the end of the file.
+ */
+bool
+gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalTuple *tup,
+				   MemoryContext cxt)
+{
+	SpillHeader h;
+	size_t		n;
+
+	n = BufFileRead(file, &h, sizeof(h));
+	if (n == 0)
+		return false;
+	if (n != sizeof(h))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpuhash: could not read from a hash batch file: read only %zu of %zu bytes",
+						n, sizeof(h))));
+	*key = h.key;
+	*nokey = (h.flags & SPILL_NOKEY) != 0;
+	*tup = NULL;
+	if (h.len > 0)
+	{
+		*tup = MemoryContextAlloc(cxt, h.len);
+		n = BufFileRead(file, *tup, h.len);
+		if (n != h.len)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("gpuhash: could not read from a hash batch file: read only %zu of %u bytes",
+							n, h.len)));
+	}
+	return true;
+}
+
+/* Back to the start of a batch file, to read it. */
+void
+gpuhash_spill_rewind(BufFile *file)
+{
+	if (BufFileSeek(file, 0, 0L, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpuhash: could not rewind a hash batch file")));
+}
