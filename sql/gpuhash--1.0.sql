@@ -24,4 +24,4 @@ AS 'MODULE_PATHNAME', 'gpuhash_info'
 LANGUAGE C VOLATILE STRICT;
 
 COMMENT ON FUNCTION gpuhash_info() IS
-'GPUs in use, the device a GPU hash join in this session would use, and the GPU service''s state';
+'GPUs in use, the device a GPU hash join in this session would use, and the GPU service''s state (shown to superusers and pg_monitor members)';

@@ -19,6 +19,9 @@
 
 PG_MODULE_MAGIC;
 
+/* gpuhash.batch_rows' limit: a 1M-key probe fills a GPU several times over */
+#define GPUHASH_MAX_BATCH_ROWS (1024 * 1024)
+
 void		_PG_init(void);
 
 bool		enable_gpuhashjoin = true;
@@ -78,11 +81,12 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	/* bounded: any user may set it, and the node sizes its batch arrays by it */
 	DefineCustomIntVariable("gpuhash.batch_rows",
 							"Outer rows probed per batch.",
 							NULL,
 							&gpuhash_batch_rows,
-							65536, 1, 64 * 1024 * 1024,
+							65536, 1, GPUHASH_MAX_BATCH_ROWS,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
@@ -134,29 +138,32 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	/* superuser only: a large value switches the memory guard off */
 	DefineCustomIntVariable("gpuhash.max_inner_memory",
 							"Largest estimated inner side a GPU join keeps in memory.",
 							NULL,
 							&gpuhash_max_inner_memory_kb,
 							8 * 1024 * 1024, 64, INT_MAX,
-							PGC_USERSET, GUC_UNIT_KB,
+							PGC_SUSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
+	/* superuser only: off, each backend holds a CUDA context and GPU memory */
 	DefineCustomBoolVariable("gpuhash.use_service",
 							 "Runs GPU hash joins through the GPU service when it runs.",
 							 "Off: tables live in the backend, which then creates its own CUDA context.",
 							 &gpuhash_use_service,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
+	/* superuser only: a testing knob; few bits make keys collide on purpose */
 	DefineCustomIntVariable("gpuhash.fingerprint_bits",
 							"Bits of a join key fingerprint kept (for testing only).",
 							"Fewer than 64 makes different key values collide on purpose, "
 							"to exercise the equality recheck after a fingerprint match.",
 							&gpuhash_fingerprint_bits,
 							64, 1, 64,
-							PGC_USERSET, GUC_NOT_IN_SAMPLE,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.outer_filter",

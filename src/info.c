@@ -5,13 +5,20 @@
  *	  session would run on; with the GPU service, its state: staging memory
  *	  in use, join tables alive and the GPU memory they hold.
  *
+ * The service's state covers the whole cluster, other sessions' joins
+ * included: as pg_stat_activity hides other sessions' details, only
+ * superusers and roles with pg_monitor's privileges see it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "service.h"
 
+#include "catalog/pg_authid.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(gpuhash_info);
@@ -47,12 +54,18 @@ set_text(Datum *values, bool *nulls, int col, const char *text)
 		nulls[col] = true;
 }
 
-/* The service's columns (10-14), the same on every row. */
+/* The service's columns (10-14), the same on every row; NULL unless shown. */
 static void
-service_columns(Datum *values, bool *nulls)
+service_columns(Datum *values, bool *nulls, bool shown)
 {
 	GhServiceStatus st;
 
+	if (!shown)
+	{
+		for (int c = 10; c < INFO_COLS; c++)
+			nulls[c] = true;
+		return;
+	}
 	gpuhash_service_status(&st);
 	if (!st.running)
 	{
@@ -78,6 +91,7 @@ gpuhash_info(PG_FUNCTION_ARGS)
 	int			driver = 0,
 				runtime = 0;
 	bool		via_service = gpuhash_service_ready();
+	bool		show_service = has_privs_of_role(GetUserId(), ROLE_PG_MONITOR);
 	int			n;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -109,7 +123,7 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		values[8] = BoolGetDatum(i == gpuhash_gpu_ordinal &&
 								 gpuhash_device_mode != GPUHASH_DEVICE_HOST);
 		values[9] = CStringGetTextDatum(session_device());
-		service_columns(values, nulls);
+		service_columns(values, nulls, show_service);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (n == 0)
@@ -125,7 +139,7 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		set_text(values, nulls, 7, version_text(runtime));
 		values[8] = BoolGetDatum(false);
 		values[9] = CStringGetTextDatum(session_device());
-		service_columns(values, nulls);
+		service_columns(values, nulls, show_service);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
