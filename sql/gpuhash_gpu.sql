@@ -31,20 +31,30 @@ SELECT n->>'Device' AS device, (n->>'GPU Memory')::bigint > 0 AS gpu_memory,
        n->>'GPU Fallbacks' AS fallbacks, n->>'Inner Rows' AS inner_rows
 FROM gh_node('SELECT count(*) FROM g_outer o JOIN g_inner i ON o.k = i.k') n;
 
--- a GPU memory budget too small for the table: auto mode falls back
+-- a GPU memory budget too small for the table: the join splits into hash
+-- batches that fit, and stays on the GPU
 SET gpuhash.device = auto;
 SET gpuhash.max_gpu_memory = '1MB';
 SELECT * FROM gh_check('SELECT o.id, i.id FROM g_outer o JOIN g_inner i ON o.k = i.k');
 SELECT n->>'Device' AS device, (n->>'GPU Memory')::bigint > 0 AS gpu_memory,
-       n->>'GPU Fallbacks' AS fallbacks, n->>'Inner Rows' AS inner_rows
+       n->>'GPU Fallbacks' AS fallbacks, n->>'Inner Rows' AS inner_rows,
+       (n->>'Hash Batches')::int > 1 AS batched
 FROM gh_node('SELECT count(*) FROM g_outer o JOIN g_inner i ON o.k = i.k') n;
+SELECT * FROM gh_check('SELECT o.id, i.id FROM g_outer o FULL JOIN g_inner i ON o.k = i.k');
+
+-- one key on every row cannot be split: auto mode falls back to the host
+CREATE TABLE g_one AS SELECT g AS id, 1 AS k FROM generate_series(1, 300000) g;
+ANALYZE g_one;
+SELECT * FROM gh_check('SELECT count(*) FROM g_outer o JOIN g_one i ON o.k = i.k');
+SELECT n->>'Device' AS device, n->>'GPU Fallbacks' AS fallbacks
+FROM gh_node('SELECT count(*) FROM g_outer o JOIN g_one i ON o.k = i.k') n;
 
 -- gpu mode: the same failure is a clean ERROR, and the session goes on
 SET gpuhash.device = gpu;
 DO $$
 BEGIN
   PERFORM gh_force_on();
-  PERFORM count(*) FROM g_outer o JOIN g_inner i ON o.k = i.k;
+  PERFORM count(*) FROM g_outer o JOIN g_one i ON o.k = i.k;
   RAISE WARNING 'no error';
 EXCEPTION WHEN others THEN
   RAISE WARNING 'clean error: %', substr(SQLERRM, 1, 50);

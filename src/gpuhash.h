@@ -210,6 +210,10 @@ typedef struct GpuJoinStats
 #define GPUHASH_ROW_OVERHEAD 48
 #define GPUHASH_MAX_BATCHES (1 << 16)
 
+/* batch.c */
+extern size_t gpuhash_memory_limit(void);
+extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
+
 extern GpuJoinStats *gpuhash_state_stats(CustomScanState *node);
 extern int	gpuhash_state_scheme(CustomScanState *node);
 

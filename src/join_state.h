@@ -160,8 +160,6 @@ extern void gpuhash_build_inner(GpuJoinState *gs);
 
 /* batch.c */
 extern int	gpuhash_batch_of(uint64 key, int nbatch);
-extern size_t gpuhash_memory_limit(void);
-extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
 extern void gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch);
 extern void gpuhash_batch_files_close(GpuJoinState *gs);
 extern void gpuhash_spill_write(GpuJoinState *gs, BufFile **file, uint64 key, bool nokey,

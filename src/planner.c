@@ -38,6 +38,8 @@
 #include "gpuhash.h"
 #include "service.h"
 
+#include <math.h>
+
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -337,6 +339,21 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	run += emit_rows * (qc.per_tuple + cpu_tuple_cost);
 	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
 
+	/*
+	 * A serial join over more than work_mem x hash_mem_multiplier splits
+	 * into hash batches (batch.c): both sides are written once and read
+	 * once more, as final_cost_hashjoin charges its batches.
+	 */
+	if (cpath->path.parallel_aware == false &&
+		gpuhash_initial_nbatch(inner_rows, inner_path->pathtarget->width) > 1)
+	{
+		double		inner_pages = ceil(inner_rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
+		double		outer_pages = ceil(outer_rows * (outer_path->pathtarget->width + 24) / BLCKSZ);
+
+		startup += seq_page_cost * inner_pages;
+		run += seq_page_cost * (inner_pages + 2 * outer_pages);
+	}
+
 	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
@@ -382,7 +399,7 @@ cheapest_parallel_safe(RelOptInfo *rel)
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
-				   bool parallel_inner, KeyChoice *kc, double rows)
+				   bool parallel_inner, bool parallel_aware, KeyChoice *kc, double rows)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	GpuJoinPlanInfo info;
@@ -391,7 +408,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
+	cpath->path.parallel_aware = parallel_aware;
 	cpath->path.parallel_safe = false;
 	cpath->path.parallel_workers = 0;
 	cpath->path.pathkeys = NIL;
@@ -420,10 +437,22 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 						bool single_match, Path *outer_partial, Path *inner_path,
 						bool parallel_inner, KeyChoice *kc, double rows)
 {
-	CustomPath *cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
-										   outer_partial, inner_path, parallel_inner,
-										   kc, rows);
+	CustomPath *cpath;
+	double		participants = parallel_divisor(outer_partial);
+	double		inner_rows = inner_path->rows *
+		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
 
+	/*
+	 * Participants share one table whole: no hash batches.  Offered while
+	 * the inner side fits what Parallel Hash may take, work_mem x
+	 * hash_mem_multiplier for each participant.
+	 */
+	if (inner_rows * (inner_path->pathtarget->width + GPUHASH_ROW_OVERHEAD) >
+		(double) gpuhash_memory_limit() * (participants + 1.0))
+		return;
+	cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
+							   outer_partial, inner_path, parallel_inner, true,
+							   kc, rows);
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
@@ -527,7 +556,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
 		outer_path->parallel_safe && inner_path->parallel_safe;
 
-	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path,
+	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
 							   false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
 	add_path(joinrel, &cpath->path);
