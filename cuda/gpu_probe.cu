@@ -264,7 +264,12 @@ grow(gh_table *t, void **p, size_t *have, size_t want_bytes)
 	return GH_OK;
 }
 
-/* Probe scratch for n keys: keys, ranges, counts and scan positions. */
+/*
+ * Probe scratch for n keys: keys, ranges, counts and scan positions.  All
+ * four hold probe_cap entries or none does: a failed allocation (over the
+ * table's budget) frees the others, so the budget's count stays exact and a
+ * smaller probe can try again.
+ */
 gh_status
 reserve_probe(gh_table *t, size_t n)
 {
@@ -273,16 +278,31 @@ reserve_probe(gh_table *t, size_t n)
 	if (g->probe_cap >= n && g->d_keys)
 		return GH_OK;
 	size_t		cap = n < 1024 ? 1024 : n;
-	size_t		have;
+	size_t		old = g->d_keys ? g->probe_cap : 0;
+	void	  **bufs[] = {(void **) &g->d_keys, (void **) &g->d_ranges,
+	(void **) &g->d_counts, (void **) &g->d_pos};
+	const size_t width[] = {8, sizeof(gh_range), 4, 8};
 
-	have = g->probe_cap * 8;
-	GH_CHECK(grow(t, (void **) &g->d_keys, &have, cap * 8));
-	have = g->probe_cap * sizeof(gh_range);
-	GH_CHECK(grow(t, (void **) &g->d_ranges, &have, cap * sizeof(gh_range)));
-	have = g->probe_cap * 4;
-	GH_CHECK(grow(t, (void **) &g->d_counts, &have, cap * 4));
-	have = g->probe_cap * 8;
-	GH_CHECK(grow(t, (void **) &g->d_pos, &have, cap * 8));
+	for (int i = 0; i < 4; i++)
+	{
+		gh_dfree(t, *bufs[i], old * width[i]);
+		*bufs[i] = nullptr;
+	}
+	g->probe_cap = 0;
+	for (int i = 0; i < 4; i++)
+	{
+		gh_status	st = gh_dmalloc(t, bufs[i], cap * width[i]);
+
+		if (st != GH_OK)
+		{
+			for (int j = 0; j < i; j++)
+			{
+				gh_dfree(t, *bufs[j], cap * width[j]);
+				*bufs[j] = nullptr;
+			}
+			return st;
+		}
+	}
 	g->probe_cap = cap;
 	return GH_OK;
 }

@@ -980,6 +980,22 @@ gpuhash_read_inner(GpuJoinState *gs)
 	finish_inner(gs);
 }
 
+/*
+ * Does a GPU table leave a quarter of gpuhash.max_gpu_memory for the probes'
+ * keys and ranges?  (Without a budget the GPU itself says when it is full.)
+ */
+static bool
+leaves_probe_room(GpuJoinState *gs)
+{
+	gh_table_info ti;
+	size_t		budget = (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
+
+	if (gs->device != GH_DEVICE_GPU || budget == 0)
+		return true;
+	gpuhash_table_info(&gs->table, &ti);
+	return ti.device_bytes <= budget / 4 * 3;
+}
+
 /* Reads this batch's inner rows and builds its table. */
 void
 gpuhash_build_inner(GpuJoinState *gs)
@@ -991,11 +1007,22 @@ gpuhash_build_inner(GpuJoinState *gs)
 	INSTR_TIME_SET_CURRENT(t0);
 	free_table(gs);
 
-	/* a table the GPU has no room for (gpuhash.max_gpu_memory): split further */
-	while (gs->n_inner > 0 &&
-		   !build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device(),
-						gs->can_batch && gs->grow_enabled))
+	/*
+	 * A table the GPU has no room for (gpuhash.max_gpu_memory), or none
+	 * left to probe it in: split further.
+	 */
+	while (gs->n_inner > 0)
+	{
+		bool		may_split = gs->can_batch && gs->grow_enabled;
+
+		if (build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device(), may_split))
+		{
+			if (!may_split || leaves_probe_room(gs))
+				break;
+			free_table(gs);
+		}
 		increase_batches(gs);
+	}
 	finish_inner(gs);
 	if (gs->n_inner > 0)
 	{
@@ -1034,6 +1061,24 @@ gpuhash_build_inner(GpuJoinState *gs)
  * Probe and emit
  * --------------------------------------------------------------------- */
 
+/*
+ * Probes n keys; a GPU without memory for all of them at once (a budget
+ * that the table alone nearly fills) is asked for halves.
+ */
+static gh_status
+probe_keys(GpuJoinState *gs, const uint64 *keys, int n, gh_range *ranges)
+{
+	gh_status	st = gpuhash_table_probe(&gs->table, keys, n, ranges);
+	int			half = n / 2;
+
+	if (st != GH_ERR_GPU_MEMORY || gs->device != GH_DEVICE_GPU || n < 256)
+		return st;
+	st = probe_keys(gs, keys, half, ranges);
+	if (st == GH_OK)
+		st = probe_keys(gs, keys + half, n - half, ranges + half);
+	return st;
+}
+
 /* Probes the batch; after a GPU failure, rebuilds on the host and retries. */
 static void
 probe_batch(GpuJoinState *gs)
@@ -1043,7 +1088,7 @@ probe_batch(GpuJoinState *gs)
 				after;
 
 	gpuhash_table_info(&gs->table, &before);
-	st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+	st = probe_keys(gs, gs->batch_keys, gs->batch_n, gs->batch_ranges);
 	if (st != GH_OK && gs->shared)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
