@@ -1,26 +1,33 @@
 /*-------------------------------------------------------------------------
  *
  * executor.c
- *	  Runs a GpuHashJoin: a state machine like nodeHashjoin.c's.
+ *	  Runs a GpuHashJoin: a state machine like nodeHashjoin.c's, one
+ *	  enum (GpuJoinPhase, join_state.h) and one switch in exec_gpu_join.
  *
- *	  GATE:   pseudoconstant quals, once per scan: false, no row at all.
- *	  BUILD:  unless unmatched inner rows come out, read the first outer
- *			  row first: an empty outer side needs no table (nodeHashjoin.c
- *			  does the same).  Run the inner plan to completion; keep each row's columns in
- *			  node memory and its 64-bit key in an array (NULL keys never
- *			  match an `=` join: such rows are dropped, or kept apart for a
- *			  right/full join to emit); build the join table; reorder the
- *			  kept rows by the table's key-grouped rowid order, so a probe's
- *			  range [offset, offset + count) indexes them.
- *	  PROBE:  pull up to gpuhash.batch_rows outer rows (columns copied, key
- *			  encoded), probe the whole batch at once for rowid ranges.
- *	  EMIT:   for each outer row of the batch, each inner row of its range:
- *			  check the join filter (for fingerprint keys, first the keys'
- *			  own equality); a match marks the inner row for right/full,
- *			  ends the row for semi/anti; the filter on joined rows decides
- *			  what comes out.  An outer row without a match comes out
- *			  NULL-extended for left/full/anti.
- *	  FILL:   right/full: the inner rows never matched, NULL-extended.
+ *	  BUILD:       the scan starts.  Pseudoconstant quals, once: false, no
+ *				   row at all.  Unless unmatched inner rows come out, read the
+ *				   first outer row first: an empty outer side needs no table.
+ *				   Run the inner plan to completion (hash batch 0 of it:
+ *				   batch.c); keep each row's columns in node memory and its
+ *				   64-bit key in an array (NULL keys never match an `=` join:
+ *				   such rows are dropped, or kept apart for a right/full join
+ *				   to emit); build the join table; reorder the kept rows by
+ *				   the table's key-grouped rowid order, so a probe's range
+ *				   [offset, offset + count) indexes them.
+ *	  NEED_BATCH:  pull up to gpuhash.batch_rows outer rows of this hash
+ *				   batch (columns copied, key encoded), probe them at once
+ *				   for rowid ranges.
+ *	  NEXT_OUTER:  the next outer row of the probe batch.
+ *	  SCAN_RANGE:  each inner row of its range: the join filter (for
+ *				   fingerprint keys, first the keys' own equality) decides a
+ *				   match; a match marks the inner row for right/full, ends
+ *				   the row for semi/anti; the filter on joined rows decides
+ *				   what comes out.
+ *	  FILL_OUTER:  left/full/anti: an outer row without a match, NULL-extended.
+ *	  FILL_INNER:  right/full: the inner rows never matched, NULL-extended.
+ *	  NEW_BATCH:   the next hash batch: its inner rows from their file,
+ *				   built; its outer file becomes the outer side.
+ *	  DONE
  *
  *	  A failed GPU call falls back to the host twin for this join (with a
  *	  NOTICE), or is an ERROR when gpuhash.device is "gpu".  The join table
@@ -346,7 +353,7 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	gs->batch_nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
 	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
 	gs->cur = -1;
-	gs->phase = GJ_PROBE;
+	gs->phase = GJ_BUILD;
 }
 
 /* ---------------------------------------------------------------------
@@ -1297,7 +1304,6 @@ next_hash_batch(GpuJoinState *gs)
 		gs->outer_done = false;
 		gs->batch_n = 0;
 		gs->cur = -1;
-		gs->phase = GJ_PROBE;
 		return true;
 	}
 	return false;
@@ -1370,139 +1376,172 @@ end_probe(GpuJoinState *gs)
 	gs->fill_pos = 0;
 }
 
-static TupleTableSlot *
-exec_gpu_join(CustomScanState *node)
+/*
+ * GJ_BUILD: the start of a scan.  Pseudoconstant quals (WHERE now() IS NULL
+ * above the join) decide once per scan whether any row comes out, as a
+ * gating Result would.  Then, as nodeHashjoin.c: an empty outer side needs
+ * no table (and must not raise the errors its inner keys could), unless the
+ * unmatched inner rows come out; parallel participants build together.  A
+ * table kept from an earlier scan is probed again.
+ */
+static GpuJoinPhase
+start_scan(GpuJoinState *gs, ExprContext *econtext)
 {
-	GpuJoinState *gs = (GpuJoinState *) node;
-	ExprContext *econtext = node->ss.ps.ps_ExprContext;
-	bool		anti = gs->info.jointype == JOIN_ANTI;
-	bool		single = gs->info.single_match;
-	TupleTableSlot *out;
-
-	/*
-	 * Pseudoconstant quals (WHERE now() IS NULL above the join) decide once
-	 * per scan whether any row comes out, as a gating Result would.
-	 */
-	if (!gs->gate_checked)
+	if (gs->gate != NULL && !ExecQual(gs->gate, econtext))
 	{
-		gs->gate_checked = true;
-		if (gs->gate != NULL && !ExecQual(gs->gate, econtext))
-		{
-			ResetExprContext(econtext);
-			gs->phase = GJ_DONE;
-			return NULL;
-		}
+		ResetExprContext(econtext);
+		return GJ_DONE;
 	}
-
-	if (!gs->built && gs->phase == GJ_PROBE)
+	if (!gs->built)
 	{
-		/*
-		 * As nodeHashjoin.c: an empty outer side needs no table (and must
-		 * not raise the errors its inner keys could), unless the unmatched
-		 * inner rows come out.  Parallel participants build together.
-		 */
 		if (!gs->fill_inner && gs->shared == NULL)
 		{
 			gs->first_outer = ExecProcNode(gs->outer_ps);
 			if (TupIsNull(gs->first_outer))
 			{
 				gs->first_outer = NULL;
-				gs->outer_done = true;
-				gs->phase = GJ_DONE;
-				return NULL;
+				return GJ_DONE;
 			}
 		}
 		if (gs->shared)
 			gpuhash_shared_build(gs);
 		else
 			gpuhash_build_inner(gs);
-		/*
-		 * An empty inner side joins nothing: then the outer side need not
-		 * be read (unless later hash batches have inner rows).
-		 */
-		if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
-			end_probe(gs);
 	}
+
+	/*
+	 * An empty inner side joins nothing: then the outer side need not be
+	 * read (unless later hash batches have inner rows).
+	 */
+	if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
+	{
+		end_probe(gs);
+		return gs->phase;
+	}
+	return GJ_NEED_BATCH;
+}
+
+/* GJ_NEXT_OUTER: the batch's next outer row with matches (any, when filling). */
+static GpuJoinPhase
+next_outer(GpuJoinState *gs)
+{
+	do
+		gs->cur++;
+	while (!gs->fill_outer && gs->cur < gs->batch_n &&
+		   gs->batch_ranges[gs->cur].count == 0);
+	if (gs->cur >= gs->batch_n)
+		return GJ_NEED_BATCH;
+	gs->cur_match = 0;
+	gs->cur_matched = false;
+	return GJ_SCAN_RANGE;
+}
+
+/*
+ * GJ_SCAN_RANGE: the current outer row against each inner row of its range.
+ * The join filter decides a match; a match marks the inner row (right,
+ * full), ends the row (anti: no row; semi or a unique inner side: one is
+ * all).  Returns a joined row, or NULL once the range is done.
+ */
+static TupleTableSlot *
+scan_range(GpuJoinState *gs, ExprContext *econtext)
+{
+	gh_range   *r = &gs->batch_ranges[gs->cur];
+	bool		anti = gs->info.jointype == JOIN_ANTI;
+	TupleTableSlot *out;
+
+	while (gs->cur_match < r->count)
+	{
+		uint64		row = (uint64) r->offset + gs->cur_match++;
+
+		/* a key can have millions of rows: stay cancellable */
+		CHECK_FOR_INTERRUPTS();
+		store_row(gs, gs->cur, (int64) row);
+		if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
+		{
+			InstrCountFiltered2(&gs->css, 1);
+			ResetExprContext(econtext);
+			continue;
+		}
+		gs->cur_matched = true;
+		if (gs->fill_inner)
+			mark_matched(gs, row);
+		if (anti || gs->info.single_match)
+			gs->cur_match = r->count;
+		if (anti)
+			continue;
+		if ((out = emit(gs, econtext)) != NULL)
+			return out;
+	}
+	/* the row's matches are done: unmatched, it may come out alone */
+	gs->phase = gs->fill_outer && !gs->cur_matched ? GJ_FILL_OUTER : GJ_NEXT_OUTER;
+	return NULL;
+}
+
+/* GJ_FILL_INNER: the next inner row of this batch never matched, or NULL. */
+static TupleTableSlot *
+fill_inner(GpuJoinState *gs, ExprContext *econtext)
+{
+	while (gs->fill_pos < gs->n_inner_all && is_matched(gs, gs->fill_pos))
+		gs->fill_pos++;
+	if (gs->fill_pos >= gs->n_inner_all)
+	{
+		gs->phase = batch_done(gs);
+		return NULL;
+	}
+	store_row(gs, -1, (int64) gs->fill_pos++);
+	return emit(gs, econtext);
+}
+
+/*
+ * The node's state machine (join_state.h's GpuJoinPhase), one step per
+ * turn of the loop, until a row comes out or the join is done.
+ */
+static TupleTableSlot *
+exec_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *out;
 
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
 	for (;;)
 	{
-		/* a batch can hold millions of matches: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
-
-		if (gs->phase == GJ_FILL_INNER)
+		switch (gs->phase)
 		{
-			while (gs->fill_pos < gs->n_inner_all && is_matched(gs, gs->fill_pos))
-				gs->fill_pos++;
-			if (gs->fill_pos >= gs->n_inner_all)
-			{
-				gs->phase = batch_done(gs);
-				continue;
-			}
-			store_row(gs, -1, (int64) gs->fill_pos++);
-			if ((out = emit(gs, econtext)) != NULL)
-				return out;
-			continue;
+			case GJ_BUILD:
+				gs->phase = start_scan(gs, econtext);
+				break;
+			case GJ_NEED_BATCH:
+				if (next_batch(gs))
+					gs->phase = GJ_NEXT_OUTER;
+				else
+					end_probe(gs);
+				break;
+			case GJ_NEXT_OUTER:
+				gs->phase = next_outer(gs);
+				break;
+			case GJ_SCAN_RANGE:
+				if ((out = scan_range(gs, econtext)) != NULL)
+					return out;
+				break;
+			case GJ_FILL_OUTER:
+				gs->phase = GJ_NEXT_OUTER;
+				store_row(gs, gs->cur, -1);
+				if ((out = emit(gs, econtext)) != NULL)
+					return out;
+				break;
+			case GJ_FILL_INNER:
+				if ((out = fill_inner(gs, econtext)) != NULL)
+					return out;
+				break;
+			case GJ_NEW_BATCH:
+				gs->phase = next_hash_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+				break;
+			case GJ_DONE:
+				return NULL;
 		}
-		if (gs->phase == GJ_NEW_BATCH)
-		{
-			if (!next_hash_batch(gs))
-				gs->phase = GJ_DONE;
-			continue;
-		}
-		if (gs->phase == GJ_DONE)
-			return NULL;
-
-		if (gs->cur >= 0 && gs->cur < gs->batch_n &&
-			gs->cur_match < gs->batch_ranges[gs->cur].count)
-		{
-			uint64		row = (uint64) gs->batch_ranges[gs->cur].offset + gs->cur_match++;
-
-			store_row(gs, gs->cur, (int64) row);
-			if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
-			{
-				InstrCountFiltered2(node, 1);
-				ResetExprContext(econtext);
-				continue;
-			}
-			gs->cur_matched = true;
-			if (gs->fill_inner)
-				mark_matched(gs, row);
-			/* anti: a match means no row; semi or unique inner: one is all */
-			if (anti || single)
-				gs->cur_match = gs->batch_ranges[gs->cur].count;
-			if (anti)
-				continue;
-			if ((out = emit(gs, econtext)) != NULL)
-				return out;
-			continue;
-		}
-
-		/* the row's matches are done: unmatched, it may come out alone */
-		if (gs->cur >= 0 && gs->cur < gs->batch_n && !gs->cur_matched && gs->fill_outer)
-		{
-			gs->cur_matched = true;
-			store_row(gs, gs->cur, -1);
-			if ((out = emit(gs, econtext)) != NULL)
-				return out;
-			continue;
-		}
-
-		/* the next outer row of the batch (with matches, unless filling) */
-		do
-			gs->cur++;
-		while (!gs->fill_outer && gs->cur < gs->batch_n &&
-			   gs->batch_ranges[gs->cur].count == 0);
-
-		if (gs->cur >= gs->batch_n)
-		{
-			if (!next_batch(gs))
-				end_probe(gs);
-			continue;
-		}
-		gs->cur_match = 0;
-		gs->cur_matched = false;
 	}
 }
 
@@ -1568,15 +1607,12 @@ rescan_gpu_join(CustomScanState *node)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	gs->outer_done = false;
 	gs->first_outer = NULL;
-	gs->gate_checked = false;
 	gs->batch_n = 0;
 	gs->cur = -1;
 	gs->cur_match = 0;
 	gs->cur_matched = false;
 	gs->kf_on = gs->kf_words != NULL;
 	gs->kf_tested = gs->kf_passed = 0;
-	gs->phase = GJ_PROBE;
-	if (gs->built && gs->n_inner == 0 && !gs->fill_outer)
-		gs->phase = gs->fill_inner && gs->n_inner_all > 0 ? GJ_FILL_INNER : GJ_DONE;
+	gs->phase = GJ_BUILD;
 	gs->fill_pos = 0;
 }

@@ -25,10 +25,20 @@ typedef struct GpuKeyEval
 	FmgrInfo	hashfn;			/* fingerprint keys: the side's extended hash */
 } GpuKeyEval;
 
-/* Where the node is in its join. */
+/*
+ * Where the node is in its join: exec_gpu_join (executor.c) takes one step
+ * of this state machine per turn, as ExecHashJoinImpl does.
+ *
+ *   BUILD -> NEED_BATCH -> NEXT_OUTER -> SCAN_RANGE -> (FILL_OUTER) -> NEXT_OUTER ...
+ *   NEED_BATCH, outer side done -> (FILL_INNER) -> NEW_BATCH -> NEED_BATCH ... -> DONE
+ */
 typedef enum GpuJoinPhase
 {
-	GJ_PROBE,					/* outer rows against the table */
+	GJ_BUILD,					/* a scan starts: gate, first outer row, table */
+	GJ_NEED_BATCH,				/* read and probe the next outer batch */
+	GJ_NEXT_OUTER,				/* the batch's next outer row */
+	GJ_SCAN_RANGE,				/* that row against its inner range */
+	GJ_FILL_OUTER,				/* left/full/anti: the row had no match */
 	GJ_FILL_INNER,				/* right/full: the unmatched inner rows */
 	GJ_NEW_BATCH,				/* on to the next hash batch (batch.c) */
 	GJ_DONE
@@ -55,7 +65,6 @@ typedef struct GpuJoinState
 	ExprContext *key_econtext;	/* per-row key evaluation */
 	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
 	ExprState  *gate;			/* pseudoconstant quals: once per scan; or NULL */
-	bool		gate_checked;	/* this scan's gate passed */
 	TupleTableSlot *first_outer;	/* read before the build; NULL: none */
 	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
 	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */
