@@ -153,7 +153,9 @@ choose_kept_columns(GpuJoinState *gs, CustomScan *cscan)
 	bool		all;
 
 	scan_columns_walker((Node *) cscan->scan.plan.targetlist, &cols);
-	scan_columns_walker((Node *) list_copy_tail(cscan->custom_exprs, 2 * gs->info.nkeys), &cols);
+	for (int which = GPE_JOIN_QUAL; which < GPE_N; which++)
+		scan_columns_walker((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+														(GpuPlanExprs) which), &cols);
 	all = bms_is_member(0, cols);
 
 	gs->outer_keep = palloc(sizeof(int) * Max(gs->n_outer_cols, 1));
@@ -236,7 +238,8 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	GpuJoinState *gs = (GpuJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	SideMap		map;
-	List	   *exprs;
+	List	   *outer_exprs;
+	List	   *inner_exprs;
 	int			nkeys;
 
 	gpuhash_deform_private(cscan->custom_private, &gs->info);
@@ -260,31 +263,27 @@ begin_gpu_join(CustomScanState *node, EState *estate, int eflags)
 	 * parameters resolve through custom_scan_tlist.
 	 */
 	map.n_outer = gs->n_outer_cols;
-	exprs = (List *) split_index_vars((Node *) list_copy_head(cscan->custom_exprs, 2 * nkeys),
-									  &map);
+	outer_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+																		GPE_OUTER_KEYS), &map);
+	inner_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+																		GPE_INNER_KEYS), &map);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
-	init_keys(gs, list_copy_head(exprs, nkeys), gs->outer_keys, true, &node->ss.ps);
-	init_keys(gs, list_copy_tail(exprs, nkeys), gs->inner_keys, false, &node->ss.ps);
+	init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
+	init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
 
 	/*
 	 * The inner keys are evaluated here, not in the inner plan: a parameter
 	 * they read (a correlated subquery's, LATERAL's) changes the table, so a
 	 * rescan that changes one rebuilds it (rescan_gpu_join).
 	 */
-	exec_params_walker((Node *) list_copy_tail(exprs, nkeys), &gs->inner_key_params);
-	{
-		List	   *rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
-		int			n_gate = gs->info.n_gate;
-		int			n_join = list_length(rest) - gs->info.n_filter - n_gate;
-
-		gs->qual = ExecInitQual(list_copy_head(rest, n_join), &node->ss.ps);
-		gs->filter = ExecInitQual(list_copy_head(list_copy_tail(rest, n_join),
-												 gs->info.n_filter),
-								  &node->ss.ps);
-		gs->gate = ExecInitQual(list_copy_tail(rest, n_join + gs->info.n_filter),
-								&node->ss.ps);
-	}
+	exec_params_walker((Node *) inner_exprs, &gs->inner_key_params);
+	gs->qual = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_JOIN_QUAL),
+							&node->ss.ps);
+	gs->filter = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_FILTER),
+							  &node->ss.ps);
+	gs->gate = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_GATE),
+							&node->ss.ps);
 	gs->key_econtext = CreateExprContext(estate);
 	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
 		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;

@@ -47,8 +47,6 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	int			nkeys;
 	int			device;
 	bool		useprefix;
-	List	   *rest;
-	int			n_join;
 
 	gpuhash_deform_private(cscan->custom_private, &info);
 	nkeys = info.nkeys;
@@ -59,33 +57,31 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Join Type", gpuhash_jointype_name(info.jointype), es);
 
 	initStringInfo(&buf);
-	for (int i = 0; i < nkeys; i++)
 	{
-		Node	   *o = list_nth(cscan->custom_exprs, i);
-		Node	   *n = list_nth(cscan->custom_exprs, nkeys + i);
+		List	   *outer_keys = gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_OUTER_KEYS);
+		List	   *inner_keys = gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_INNER_KEYS);
 
-		appendStringInfo(&buf, "%s(%s = %s)", i > 0 ? " AND " : "",
-						 deparse_expression(o, context, useprefix, false),
-						 deparse_expression(n, context, useprefix, false));
+		for (int i = 0; i < nkeys; i++)
+			appendStringInfo(&buf, "%s(%s = %s)", i > 0 ? " AND " : "",
+							 deparse_expression(list_nth(outer_keys, i), context, useprefix, false),
+							 deparse_expression(list_nth(inner_keys, i), context, useprefix, false));
 	}
 	ExplainPropertyText("Hash Keys", buf.data, es);
 	/* fingerprints: the keys' own equality leads the join filter */
 	if (info.fingerprint)
 		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
-	rest = list_copy_tail(cscan->custom_exprs, 2 * nkeys);
-	n_join = list_length(rest) - info.n_filter - info.n_gate;
 	/* executor.c counts the join filter's rejects in nfiltered2, the filter's in 1 */
-	show_quals(node, list_copy_head(rest, n_join), "Join Filter",
+	show_quals(node, gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_JOIN_QUAL), "Join Filter",
 			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered2 : 0,
 			   context, useprefix, es);
-	show_quals(node, list_copy_head(list_copy_tail(rest, n_join), info.n_filter), "Filter",
+	show_quals(node, gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_FILTER), "Filter",
 			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
 			   context, useprefix, es);
 	/* as a gating Result shows its pseudoconstant quals */
 	if (info.n_gate > 0)
 		ExplainPropertyText("One-Time Filter",
-							deparse_expression((Node *) make_ands_explicit(list_copy_tail(rest, n_join + info.n_filter)),
+							deparse_expression((Node *) make_ands_explicit(gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_GATE)),
 											   context, useprefix, false),
 							es);
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);

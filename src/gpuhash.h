@@ -137,8 +137,38 @@ typedef struct GpuJoinPlanInfo
 
 extern const char *gpuhash_jointype_name(int jointype);
 
+/* plan_info.c: the slots of the path's and plan's lists */
+typedef enum GpuPathPrivate
+{
+	GPP_HASH_RINFOS,			/* the hash clauses */
+	GPP_OTHER_RINFOS,			/* the join filter (with the recheck, if hashed) */
+	GPP_OUTER_KEYS,				/* key expressions of each side */
+	GPP_INNER_KEYS,
+	GPP_PLAN_INFO,				/* gpuhash_form_private's list */
+	GPP_PUSHED_RINFOS,			/* an outer join's WHERE clauses: a filter */
+	GPP_N
+} GpuPathPrivate;
+
+typedef enum GpuPlanExprs
+{
+	GPE_OUTER_KEYS,
+	GPE_INNER_KEYS,
+	GPE_JOIN_QUAL,				/* decides a match */
+	GPE_FILTER,					/* on joined rows */
+	GPE_GATE,					/* pseudoconstant quals, once per scan */
+	GPE_N
+} GpuPlanExprs;
+
 extern List *gpuhash_form_private(const GpuJoinPlanInfo *info);
 extern void gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info);
+extern List *gpuhash_form_path_private(List *hash_rinfos, List *other_rinfos,
+									   List *outer_keys, List *inner_keys,
+									   const GpuJoinPlanInfo *info, List *pushed_rinfos);
+extern List *gpuhash_path_private(List *priv, GpuPathPrivate slot);
+extern List *gpuhash_form_exprs(GpuJoinPlanInfo *info, List *outer_keys, List *inner_keys,
+								List *join_qual, List *filter, List *gate);
+extern List *gpuhash_plan_exprs(List *custom_exprs, const GpuJoinPlanInfo *info,
+								GpuPlanExprs which);
 
 /* executor.c */
 extern Node *gpuhash_create_scan_state(CustomScan *cscan);

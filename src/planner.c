@@ -21,11 +21,10 @@
  * The plan's children are the outer and inner plans (custom_plans), its
  * custom_scan_tlist is the outer child's target list followed by the inner
  * child's, so an INDEX_VAR column k refers to outer column k or inner column
- * k - n_outer.  custom_exprs holds the outer key expressions, the inner key
- * expressions, the join filter clauses, the filter clauses on joined rows,
- * then the pseudoconstant quals evaluated once per scan (each list
- * implicitly ANDed; n_filter and n_gate long).  The filter is not plan.qual
- * so that EXPLAIN can show it with table prefixes.
+ * k - n_outer.  What the path and the plan carry (keys, join filter, filter
+ * on joined rows, pseudoconstant gate, plan facts) is laid out by
+ * plan_info.c.  The filter is not plan.qual so that EXPLAIN can show it with
+ * table prefixes.
  *
  * PostgreSQL calls set_join_pathlist_hook only for joins without
  * pseudoconstant quals, because createplan.c makes no gating Result for a
@@ -70,97 +69,6 @@ CustomScanMethods gpuhash_scan_methods = {
 	.CustomName = GPUHASH_NODE_NAME,
 	.CreateCustomScanState = gpuhash_create_scan_state,
 };
-
-/* ---------------------------------------------------------------------
- * custom_private: a list of Integers, so copyObject and nodeToString work:
- * n_outer_cols, scheme, jointype, fingerprint, single_match, n_filter,
- * n_gate, parallel_inner, nkeys, then
- * (outer_conv, inner_conv, width, outer_hashfn, inner_hashfn, collation)
- * per key (OIDs stored as their int bit pattern).
- * --------------------------------------------------------------------- */
-
-#define PRIVATE_HEAD 9
-#define PRIVATE_PER_KEY 6
-
-List *
-gpuhash_form_private(const GpuJoinPlanInfo *info)
-{
-	List	   *l = NIL;
-
-	l = lappend(l, makeInteger(info->n_outer_cols));
-	l = lappend(l, makeInteger(info->scheme));
-	l = lappend(l, makeInteger(info->jointype));
-	l = lappend(l, makeInteger(info->fingerprint));
-	l = lappend(l, makeInteger(info->single_match));
-	l = lappend(l, makeInteger(info->n_filter));
-	l = lappend(l, makeInteger(info->n_gate));
-	l = lappend(l, makeInteger(info->parallel_inner));
-	l = lappend(l, makeInteger(info->nkeys));
-	for (int i = 0; i < info->nkeys; i++)
-	{
-		const GpuKeySpec *k = &info->keys[i];
-
-		l = lappend(l, makeInteger(k->outer_conv));
-		l = lappend(l, makeInteger(k->inner_conv));
-		l = lappend(l, makeInteger(k->width));
-		l = lappend(l, makeInteger((int) k->outer_hashfn));
-		l = lappend(l, makeInteger((int) k->inner_hashfn));
-		l = lappend(l, makeInteger((int) k->collation));
-	}
-	return l;
-}
-
-void
-gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
-{
-	int			pos = 0;
-
-	info->n_outer_cols = intVal(list_nth(priv, pos++));
-	info->scheme = intVal(list_nth(priv, pos++));
-	info->jointype = intVal(list_nth(priv, pos++));
-	info->fingerprint = intVal(list_nth(priv, pos++)) != 0;
-	info->single_match = intVal(list_nth(priv, pos++)) != 0;
-	info->n_filter = intVal(list_nth(priv, pos++));
-	info->n_gate = intVal(list_nth(priv, pos++));
-	info->parallel_inner = intVal(list_nth(priv, pos++)) != 0;
-	info->nkeys = intVal(list_nth(priv, pos++));
-	Assert(pos == PRIVATE_HEAD);
-	Assert(list_length(priv) == PRIVATE_HEAD + PRIVATE_PER_KEY * info->nkeys);
-	info->keys = palloc(sizeof(GpuKeySpec) * info->nkeys);
-	for (int i = 0; i < info->nkeys; i++)
-	{
-		GpuKeySpec *k = &info->keys[i];
-
-		k->outer_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
-		k->inner_conv = (GpuKeyConv) intVal(list_nth(priv, pos++));
-		k->width = intVal(list_nth(priv, pos++));
-		k->outer_hashfn = (Oid) intVal(list_nth(priv, pos++));
-		k->inner_hashfn = (Oid) intVal(list_nth(priv, pos++));
-		k->collation = (Oid) intVal(list_nth(priv, pos++));
-	}
-}
-
-const char *
-gpuhash_jointype_name(int jointype)
-{
-	switch ((JoinType) jointype)
-	{
-		case JOIN_INNER:
-			return "Inner";
-		case JOIN_LEFT:
-			return "Left";
-		case JOIN_FULL:
-			return "Full";
-		case JOIN_RIGHT:
-			return "Right";
-		case JOIN_SEMI:
-			return "Semi";
-		case JOIN_ANTI:
-			return "Anti";
-		default:
-			return "?";
-	}
-}
 
 /* ---------------------------------------------------------------------
  * Path
@@ -422,10 +330,9 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	info.parallel_inner = parallel_inner;
 	info.nkeys = kc->nkeys;
 	info.keys = kc->keys;
-	cpath->custom_private = list_make5(kc->hash_rinfos, kc->other_rinfos,
-									   list_make2(kc->outer_exprs, kc->inner_exprs),
-									   gpuhash_form_private(&info),
-									   kc->pushed_rinfos);
+	cpath->custom_private = gpuhash_form_path_private(kc->hash_rinfos, kc->other_rinfos,
+													  kc->outer_exprs, kc->inner_exprs,
+													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
 	cost_gpu_join(root, cpath, outer_path, inner_path, parallel_inner, kc, rows);
 	return cpath;
@@ -627,16 +534,16 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *outer_plan = linitial(custom_plans);
 	Plan	   *inner_plan = lsecond(custom_plans);
-	List	   *other_rinfos = lsecond(best_path->custom_private);
-	List	   *key_exprs = lthird(best_path->custom_private);
-	List	   *pushed_rinfos = list_nth(best_path->custom_private, 4);
+	List	   *priv = best_path->custom_private;
+	List	   *other_rinfos = gpuhash_path_private(priv, GPP_OTHER_RINFOS);
+	List	   *pushed_rinfos = gpuhash_path_private(priv, GPP_PUSHED_RINFOS);
 	GpuJoinPlanInfo info;
 	List	   *quals = NIL;
 	List	   *filter = NIL;
 	List	   *gate = NIL;
 	ListCell   *lc;
 
-	gpuhash_deform_private(lfourth(best_path->custom_private), &info);
+	gpuhash_deform_private(gpuhash_path_private(priv, GPP_PLAN_INFO), &info);
 	info.n_outer_cols = list_length(outer_plan->targetlist);
 
 	/*
@@ -673,13 +580,10 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_concat(list_concat(list_concat(list_concat_copy(linitial(key_exprs),
-																			   lsecond(key_exprs)),
-															  quals),
-												  filter),
-									  gate);
-	info.n_filter = list_length(filter);
-	info.n_gate = list_length(gate);
+	cscan->custom_exprs = gpuhash_form_exprs(&info,
+											 gpuhash_path_private(priv, GPP_OUTER_KEYS),
+											 gpuhash_path_private(priv, GPP_INNER_KEYS),
+											 quals, filter, gate);
 	cscan->custom_private = gpuhash_form_private(&info);
 	cscan->custom_scan_tlist = append_tlist(append_tlist(NIL, outer_plan->targetlist),
 											inner_plan->targetlist);
