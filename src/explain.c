@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "join_state.h"
 
 #include "commands/explain.h"
 #include "lib/stringinfo.h"
@@ -40,7 +41,8 @@ void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	GpuJoinStats *st = gpuhash_state_stats(node);
+	GpuJoinState *gs = (GpuJoinState *) node;
+	GpuJoinStats *st = &gs->stats;
 	GpuJoinPlanInfo info;
 	List	   *context;
 	StringInfoData buf;
@@ -84,7 +86,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							deparse_expression((Node *) make_ands_explicit(gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_GATE)),
 											   context, useprefix, false),
 							es);
-	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) gpuhash_state_scheme(node)), es);
+	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) (gs->built ? gs->scheme : gs->info.scheme)), es);
 
 	/* the device that ran, or the one a run would use now */
 	if (st->built)

@@ -244,7 +244,5 @@ typedef struct GpuJoinStats
 extern size_t gpuhash_memory_limit(void);
 extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
 
-extern GpuJoinStats *gpuhash_state_stats(CustomScanState *node);
-extern int	gpuhash_state_scheme(CustomScanState *node);
 
 #endif							/* GPUHASH_H */

@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * join_state.h
- *	  The executor state of a GpuHashJoin, shared by executor.c (the node)
- *	  and parallel.c (one table for all participants of a parallel plan).
+ *	  The executor state of a GpuHashJoin, shared by the files of the node:
+ *	  executor.c (the state machine), rows.c, inner_store.c, join_table.c,
+ *	  batch.c and parallel.c (one table for all participants of a parallel
+ *	  plan).
  *
  *-------------------------------------------------------------------------
  */
@@ -162,10 +164,30 @@ gpuhash_matched_words(const GpuJoinState *gs)
 	return Max((gs->n_inner_all + 31) / 32, 1);
 }
 
-/* executor.c */
+/* node_setup.c */
+extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
+
+/* rows.c */
+extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
+							bool outer, uint64 *key);
+extern void gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals,
+							 bool *nulls, MemoryContext cxt);
+extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot,
+											const int *keep, int nkeep, TupleDesc desc);
+
+/* inner_store.c */
+extern void gpuhash_read_inner_rows(GpuJoinState *gs);
+extern void gpuhash_finish_inner(GpuJoinState *gs);
 extern void gpuhash_read_inner(GpuJoinState *gs);
+extern void gpuhash_increase_batches(GpuJoinState *gs);
+extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
+extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
+
+/* join_table.c */
+extern void gpuhash_free_table(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
 extern void gpuhash_build_inner(GpuJoinState *gs);
+extern void gpuhash_probe_batch(GpuJoinState *gs);
 
 /* batch.c */
 extern int	gpuhash_batch_of(uint64 key, int nbatch);

@@ -1,0 +1,365 @@
+/*-------------------------------------------------------------------------
+ *
+ * inner_store.c
+ *	  The inner rows a GpuHashJoin keeps.  Read from the inner plan (hash
+ *	  batch 0) or from a batch's file; kept in arrival order with their keys,
+ *	  a right/full join's NULL-key rows behind them; moved out to batch files
+ *	  when they outgrow the join's memory limit (batch.c); reordered by the
+ *	  table's key-grouped rowid order; and row k for emission, a parallel
+ *	  plan's shared rows included.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+/* What a kept inner row costs: its columns, their copies, key and table share. */
+static size_t
+kept_row_bytes(GpuJoinState *gs, const Datum *vals, const bool *nulls)
+{
+	int			nc = gs->n_inner_keep;
+	size_t		bytes = nc * (sizeof(Datum) + sizeof(bool)) + GPUHASH_ROW_OVERHEAD;
+
+	for (int k = 0; k < nc; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(gs->inner_desc, k);
+
+		if (!nulls[k] && !att->attbyval)
+			bytes += MAXALIGN(datumGetSize(vals[k], false, att->attlen)) + 16;
+	}
+	return bytes;
+}
+
+/* Frees a kept row's by-reference copies (a row moved to a batch file). */
+static void
+free_row_copies(GpuJoinState *gs, Datum *vals, const bool *nulls)
+{
+	for (int k = 0; k < gs->n_inner_keep; k++)
+	{
+		if (!nulls[k] && !TupleDescAttr(gs->inner_desc, k)->attbyval)
+			pfree(DatumGetPointer(vals[k]));
+	}
+}
+
+/* The kept columns of inner row `row` (key-grouped position). */
+void
+gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in)
+{
+	if (gs->inner_vals)
+	{
+		*iv = gs->inner_vals + row * gs->n_inner_keep;
+		*in = gs->inner_nulls + row * gs->n_inner_keep;
+	}
+	else
+	{
+		/* a parallel plan's shared row, kept by another participant */
+		MinimalTuple mt = dsa_get_address(gs->shared_area, gs->shared_rowptrs[row]);
+		HeapTupleData ht;
+
+		ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+		ht.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+		heap_deform_tuple(&ht, gs->inner_desc, gs->row_vals, gs->row_nulls);
+		*iv = gs->row_vals;
+		*in = gs->row_nulls;
+	}
+}
+
+void
+gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		n_all = gs->n_inner_all;
+	Datum	   *vals;
+	bool	   *nulls;
+	uint64	   *keys;
+
+	if (order == NULL)
+		return;					/* nothing reads the rows' order */
+	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(n_all * nc, 1));
+	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(n_all * nc, 1));
+	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
+	for (uint64 i = 0; i < gs->n_inner; i++)
+	{
+		uint64		src = order[i];
+
+		memcpy(vals + i * nc, gs->inner_vals + src * nc, sizeof(Datum) * nc);
+		memcpy(nulls + i * nc, gs->inner_nulls + src * nc, sizeof(bool) * nc);
+		keys[i] = gs->inner_keys_arr[src];
+	}
+	/* a right/full join's NULL-key rows stay behind the table's rows */
+	memcpy(vals + gs->n_inner * nc, gs->inner_vals + gs->n_inner * nc,
+		   sizeof(Datum) * (n_all - gs->n_inner) * nc);
+	memcpy(nulls + gs->n_inner * nc, gs->inner_nulls + gs->n_inner * nc,
+		   sizeof(bool) * (n_all - gs->n_inner) * nc);
+	pfree(gs->inner_vals);
+	pfree(gs->inner_nulls);
+	pfree(gs->inner_keys_arr);
+	gs->inner_vals = vals;
+	gs->inner_nulls = nulls;
+	gs->inner_keys_arr = keys;
+}
+
+/*
+ * Room for one more row of nc kept columns, and its key, in arrays of *cap
+ * rows.
+ */
+static void
+ensure_row_room(Datum **vals, bool **nulls, uint64 **keys, uint64 n, uint64 *cap, int nc)
+{
+	if (n < *cap)
+		return;
+	if (*cap >= GH_MAX_ROWS / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
+						(unsigned long long) GH_MAX_ROWS)));
+	*cap = Max(*cap * 2, 1024);
+	*vals = repalloc_huge(*vals, sizeof(Datum) * *cap * Max(nc, 1));
+	*nulls = repalloc_huge(*nulls, sizeof(bool) * *cap * Max(nc, 1));
+	*keys = repalloc_huge(*keys, sizeof(uint64) * *cap);
+}
+
+/*
+ * Keeps an inner row of this batch: keyed rows in arrival order, a right or
+ * full join's NULL-key rows apart (they go behind the table's rows).
+ */
+static void
+keep_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 key,
+			   bool nokey)
+{
+	int			nc = gs->n_inner_keep;
+	Datum	   *vals;
+	bool	   *nulls;
+
+	if (nokey)
+	{
+		ensure_row_room(&gs->nk_vals, &gs->nk_nulls, &gs->nk_keys, gs->n_nk, &gs->nk_cap, nc);
+		vals = gs->nk_vals + gs->n_nk * nc;
+		nulls = gs->nk_nulls + gs->n_nk * nc;
+		gs->nk_keys[gs->n_nk++] = key;
+	}
+	else
+	{
+		ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr,
+						gs->n_inner, &gs->inner_cap, nc);
+		vals = gs->inner_vals + gs->n_inner * nc;
+		nulls = gs->inner_nulls + gs->n_inner * nc;
+		gs->inner_keys_arr[gs->n_inner++] = key;
+	}
+	gpuhash_copy_row(slot, keep, nc, vals, nulls, gs->inner_cxt);
+	gs->mem_used += kept_row_bytes(gs, vals, nulls);
+	gs->stats.mem_peak = Max(gs->stats.mem_peak, gs->mem_used);
+}
+
+/*
+ * Moves the kept rows (n of them, keys alike) that no longer belong to
+ * curbatch to their batch files; returns how many stay.
+ */
+static uint64
+move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n,
+			  bool nokey, uint64 *moved)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		j = 0;
+
+	for (uint64 i = 0; i < n; i++)
+	{
+		Datum	   *v = vals + i * nc;
+		bool	   *nl = nulls + i * nc;
+		int			b = gpuhash_batch_of(keys[i], gs->nbatch);
+
+		if (b != gs->curbatch)
+		{
+			MinimalTuple tup = nc > 0 ? heap_form_minimal_tuple(gs->inner_desc, v, nl) : NULL;
+
+			gpuhash_spill_write(gs, &gs->inner_files[b], keys[i], nokey, tup);
+			if (tup)
+				pfree(tup);
+			free_row_copies(gs, v, nl);
+			(*moved)++;
+			continue;
+		}
+		if (j != i)
+		{
+			memmove(vals + j * nc, v, sizeof(Datum) * nc);
+			memmove(nulls + j * nc, nl, sizeof(bool) * nc);
+			keys[j] = keys[i];
+		}
+		gs->mem_used += kept_row_bytes(gs, vals + j * nc, nulls + j * nc);
+		j++;
+	}
+	return j;
+}
+
+/*
+ * Doubles the batches, as ExecHashIncreaseNumBatches: the kept rows whose
+ * key now falls in a later batch go to its file.  A split that moves all
+ * rows or none (every key alike) will not help: batches stop growing, and
+ * this batch goes over the limit, as PostgreSQL's hash join does.
+ */
+void
+gpuhash_increase_batches(GpuJoinState *gs)
+{
+	uint64		before = gs->n_inner + gs->n_nk;
+	uint64		moved = 0;
+
+	if (!gs->grow_enabled)
+		return;
+	if (gs->nbatch >= GPUHASH_MAX_BATCHES)
+	{
+		gs->grow_enabled = false;
+		return;
+	}
+	gs->nbatch *= 2;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
+	gs->mem_used = 0;
+	gs->n_inner = move_out_rows(gs, gs->inner_vals, gs->inner_nulls, gs->inner_keys_arr,
+								gs->n_inner, false, &moved);
+	gs->n_nk = move_out_rows(gs, gs->nk_vals, gs->nk_nulls, gs->nk_keys, gs->n_nk,
+							 true, &moved);
+	if (moved == 0 || moved == before)
+		gs->grow_enabled = false;
+}
+
+/*
+ * The next inner row of this batch's source: the inner plan for batch 0,
+ * the batch's file after it.  Rows without a key count once and are
+ * dropped unless a right/full join must emit them; those get a made-up key
+ * that places them in a batch.
+ */
+static bool
+next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64 *key,
+			   bool *nokey)
+{
+	if (gs->curbatch == 0)
+	{
+		for (;;)
+		{
+			*slot = ExecProcNode(gs->inner_ps);
+			if (TupIsNull(*slot))
+				return false;
+			*keep = gs->inner_keep;
+			*nokey = !gpuhash_row_key(gs, *slot, gs->inner_keys, false, key);
+			if (!*nokey)
+				return true;
+			gs->stats.null_key_rows++;
+			if (gs->fill_inner)
+			{
+				*key = gs->null_seq++;
+				return true;
+			}
+		}
+	}
+	else
+	{
+		BufFile    *file = gs->inner_files[gs->curbatch];
+		MinimalTuple tup;
+
+		MemoryContextReset(gs->spill_cxt);
+		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->spill_cxt))
+			return false;
+		*keep = gs->ident_keep;
+		*slot = NULL;
+		if (tup)
+			*slot = ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false);
+		return true;
+	}
+}
+
+/* Resets the kept inner rows to none (a new batch, a rebuild). */
+static void
+start_inner(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_keep;
+
+	MemoryContextReset(gs->inner_cxt);
+	gs->matched = NULL;
+	gs->kf_words = NULL;
+	gs->kf_on = false;
+	gs->inner_cap = gs->nk_cap = 1024;
+	gs->n_inner = gs->n_nk = 0;
+	gs->mem_used = 0;
+	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
+	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
+	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
+	gs->nk_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->nk_cap * Max(nc, 1));
+	gs->nk_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->nk_cap * Max(nc, 1));
+	gs->nk_keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->nk_cap);
+	if (gs->curbatch == 0)
+		gs->stats.null_key_rows = 0;
+}
+
+/*
+ * Reads this batch's inner rows: those of later batches go to their files,
+ * and the batches double whenever the kept rows outgrow the memory limit.
+ */
+void
+gpuhash_read_inner_rows(GpuJoinState *gs)
+{
+	start_inner(gs);
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		const int  *keep;
+		uint64		key;
+		bool		nokey;
+		int			b;
+
+		if (!next_inner_row(gs, &slot, &keep, &key, &nokey))
+			break;
+		b = gpuhash_batch_of(key, gs->nbatch);
+		if (b != gs->curbatch)
+		{
+			MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
+													  gs->inner_desc) : NULL;
+
+			gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
+			if (tup)
+				pfree(tup);
+			continue;
+		}
+		keep_inner_row(gs, slot, keep, key, nokey);
+		if (gs->can_batch && gs->mem_used > gs->mem_limit)
+			gpuhash_increase_batches(gs);
+	}
+}
+
+/* The NULL-key rows go behind the keyed ones: never in the table. */
+void
+gpuhash_finish_inner(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		n_nk = gs->n_nk;
+
+	gs->n_inner_all = gs->n_inner + n_nk;
+	if (n_nk > 0)
+	{
+		uint64		cap = gs->inner_cap;
+
+		while (cap < gs->n_inner_all)
+			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr, cap, &cap, nc);
+		gs->inner_cap = cap;
+		memcpy(gs->inner_vals + gs->n_inner * nc, gs->nk_vals, sizeof(Datum) * n_nk * nc);
+		memcpy(gs->inner_nulls + gs->n_inner * nc, gs->nk_nulls, sizeof(bool) * n_nk * nc);
+	}
+	gs->n_nk = 0;
+}
+
+/*
+ * Runs the inner plan to its end: the kept columns of rows with a key, in
+ * arrival order, then (right/full) those of rows with a NULL key.  Parallel
+ * plans (one batch) share them.
+ */
+void
+gpuhash_read_inner(GpuJoinState *gs)
+{
+	gpuhash_read_inner_rows(gs);
+	gpuhash_finish_inner(gs);
+}

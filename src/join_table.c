@@ -1,0 +1,295 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_table.c
+ *	  The join table's life.  Built over the kept keys with the plan's scheme
+ *	  (gph -> fks -> linear when a scheme cannot place the keys), on the GPU
+ *	  or the host twin: a GPU failure moves the join to the host twin with a
+ *	  NOTICE, or is an ERROR when gpuhash.device is "gpu"; a GPU without room
+ *	  for a batch's table splits the batch instead.  Then its row order, the
+ *	  probes (split in halves when the GPU lacks room for a whole batch of
+ *	  keys), and freeing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "portability/instr_time.h"
+
+/* Frees the join table, unless a parallel plan's leader owns it. */
+void
+gpuhash_free_table(GpuJoinState *gs)
+{
+	if (gs->owns_table)
+		gpuhash_table_free(&gs->table);
+	else
+		memset(&gs->table, 0, sizeof(gs->table));
+}
+
+static void
+gpu_failed(GpuJoinState *gs, const char *what)
+{
+	if (gpuhash_device_mode == GPUHASH_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpuhash: %s on the GPU failed: %s", what, gh_last_error())));
+	ereport(NOTICE,
+			(errmsg("gpuhash: %s on the GPU failed, this join continues on the host: %s",
+					what, gh_last_error())));
+	gs->stats.fallbacks++;
+}
+
+static void
+raise_build_error(gh_status st)
+{
+	ereport(ERROR,
+			(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY :
+					 st == GH_ERR_TOO_LARGE ? ERRCODE_PROGRAM_LIMIT_EXCEEDED :
+					 ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuhash: could not build the join table: %s", gh_last_error())));
+}
+
+/*
+ * Builds gs->table over the kept keys.  A GPU failure moves the build to the
+ * host twin; a scheme that cannot place the keys within its retry budget
+ * (a GPH cell of crafted keys can hold more keys than any bucket group)
+ * gives way to the next scheme: gph -> fks -> linear, which always builds.
+ * With may_split, a table the GPU has no memory for is not built (false):
+ * the caller splits the batch and tries again on the GPU.
+ */
+static bool
+build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
+			bool may_split)
+{
+	gh_build_options opt;
+	gh_status	st;
+
+	gs->device = device;
+	gs->scheme = gs->info.scheme;
+	for (;;)
+	{
+		gpuhash_build_options(&opt, gs->device, gs->scheme);
+		st = gpuhash_table_build(&gs->table, &opt, keys, n, gs->table_owner_pid);
+		if (st == GH_OK)
+		{
+			gs->stats.in_service = gs->table.remote;
+			return true;
+		}
+		if (st == GH_ERR_BUILD_FAILED && gs->scheme != GH_SCHEME_LINEAR)
+		{
+			ereport(NOTICE,
+					(errmsg("gpuhash: %s could not place the join keys, using %s: %s",
+							gh_scheme_name((gh_scheme) gs->scheme),
+							gh_scheme_name(gs->scheme == GH_SCHEME_GPH ? GH_SCHEME_FKS : GH_SCHEME_LINEAR),
+							gh_last_error())));
+			gs->scheme = gs->scheme == GH_SCHEME_GPH ? GH_SCHEME_FKS : GH_SCHEME_LINEAR;
+			continue;
+		}
+		if (st == GH_ERR_GPU_MEMORY && may_split && gs->device == GH_DEVICE_GPU)
+			return false;
+		if (gs->device == GH_DEVICE_GPU && st != GH_ERR_HOST_MEMORY && st != GH_ERR_TOO_LARGE)
+		{
+			gpu_failed(gs, "building the join table");
+			gs->device = GH_DEVICE_HOST;
+			continue;
+		}
+		raise_build_error(st);
+	}
+}
+
+/*
+ * The table's key-grouped rowid order: a probe's range [offset, offset +
+ * count) indexes rows in this order.  A GPU failure here rebuilds the table
+ * on the host twin (same order: the host twin builds the same layout).
+ */
+static const uint32 *
+table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	const uint32 *order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
+
+	if (order == NULL)
+	{
+		gpu_failed(gs, "fetching the row order");
+		gpuhash_free_table(gs);
+		build_table(gs, keys, n, GH_DEVICE_HOST, false);
+		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
+		if (order == NULL)
+			raise_build_error(GH_ERR_HOST_MEMORY);
+	}
+	return order;
+}
+
+/* No inner column is read and no inner row marked: the row order is moot. */
+static bool
+order_needed(GpuJoinState *gs)
+{
+	return gs->n_inner_keep > 0 || gs->fill_inner;
+}
+
+/*
+ * After a build: the table's row order (NULL when none is needed: a
+ * count(*) or a semi/anti join reads no inner row) and its figures for
+ * EXPLAIN ANALYZE.
+ */
+static const uint32 *
+table_built(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	const uint32 *order;
+	gh_table_info ti;
+
+	order = order_needed(gs) ? table_order(gs, keys, n) : NULL;
+	gpuhash_table_info(&gs->table, &ti);
+	gs->stats.distinct_keys = ti.n_distinct;
+	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
+	return order;
+}
+
+/*
+ * Builds the table over n keys (n > 0) and returns its row order, or NULL
+ * (table_built).  Parallel plans reorder shared rows by it.
+ */
+const uint32 *
+gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
+{
+	gpuhash_free_table(gs);
+	build_table(gs, keys, n, gpuhash_exec_device(), false);
+	return table_built(gs, keys, n);
+}
+
+/*
+ * Does a GPU table leave a quarter of gpuhash.max_gpu_memory for the probes'
+ * keys and ranges?  (Without a budget the GPU itself says when it is full.)
+ */
+static bool
+leaves_probe_room(GpuJoinState *gs)
+{
+	gh_table_info ti;
+	size_t		budget = (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
+
+	if (gs->device != GH_DEVICE_GPU || budget == 0)
+		return true;
+	gpuhash_table_info(&gs->table, &ti);
+	return ti.device_bytes <= budget / 4 * 3;
+}
+
+/* Reads this batch's inner rows and builds its table. */
+void
+gpuhash_build_inner(GpuJoinState *gs)
+{
+	instr_time	t0,
+				t1;
+
+	gpuhash_read_inner_rows(gs);
+	INSTR_TIME_SET_CURRENT(t0);
+	gpuhash_free_table(gs);
+
+	/*
+	 * A table the GPU has no room for (gpuhash.max_gpu_memory), or none
+	 * left to probe it in: split further.
+	 */
+	while (gs->n_inner > 0)
+	{
+		bool		may_split = gs->can_batch && gs->grow_enabled;
+
+		if (build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device(), may_split))
+		{
+			if (!may_split || leaves_probe_room(gs))
+				break;
+			gpuhash_free_table(gs);
+		}
+		gpuhash_increase_batches(gs);
+	}
+	gpuhash_finish_inner(gs);
+	if (gs->n_inner > 0)
+	{
+		gpuhash_reorder_inner(gs, table_built(gs, gs->inner_keys_arr, gs->n_inner));
+		if (gpuhash_keyfilter_wanted(gs))
+		{
+			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
+			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
+			gpuhash_keyfilter_fill(gs->kf_words, gs->kf_nwords, gs->inner_keys_arr, gs->n_inner);
+		}
+	}
+	gs->kf_on = gs->kf_words != NULL;
+	gs->kf_tested = gs->kf_passed = 0;
+	if (gs->fill_inner && gs->shared == NULL)
+		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
+											 sizeof(uint32) * gpuhash_matched_words(gs));
+	if (gs->matched)
+		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	/* a scan's figures: its batches together */
+	if (gs->curbatch == 0)
+	{
+		gs->stats.inner_rows = 0;
+		gs->stats.builds++;
+	}
+	gs->stats.inner_rows += gs->n_inner;
+	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
+	gs->stats.device = gs->device;
+	gs->stats.built = true;
+	gs->built = true;
+}
+
+/*
+ * Probes n keys; a GPU without memory for all of them at once (a budget
+ * that the table alone nearly fills) is asked for halves.
+ */
+static gh_status
+probe_keys(GpuJoinState *gs, const uint64 *keys, int n, gh_range *ranges)
+{
+	gh_status	st = gpuhash_table_probe(&gs->table, keys, n, ranges);
+	int			half = n / 2;
+
+	if (st != GH_ERR_GPU_MEMORY || gs->device != GH_DEVICE_GPU || n < 256)
+		return st;
+	st = probe_keys(gs, keys, half, ranges);
+	if (st == GH_OK)
+		st = probe_keys(gs, keys + half, n - half, ranges + half);
+	return st;
+}
+
+/* Probes the batch; after a GPU failure, rebuilds on the host and retries. */
+void
+gpuhash_probe_batch(GpuJoinState *gs)
+{
+	gh_status	st;
+	gh_table_info before,
+				after;
+
+	gpuhash_table_info(&gs->table, &before);
+	st = probe_keys(gs, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+	if (st != GH_OK && gs->shared)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYSTEM_ERROR),
+				 errmsg("gpuhash: probing the shared join table of a parallel plan failed: %s",
+						gh_last_error())));
+	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
+	{
+		gpu_failed(gs, "probing the join table");
+		gpuhash_free_table(gs);
+		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST, false);
+		/* the kept rows are in this scheme's order already: normally a no-op */
+		if (order_needed(gs))
+			gpuhash_reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
+		gpuhash_table_info(&gs->table, &before);
+		st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+	}
+	if (st != GH_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuhash: probing the join table failed: %s", gh_last_error())));
+	gpuhash_table_info(&gs->table, &after);
+	gs->stats.probe_ms += after.probe_ms - before.probe_ms;
+	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
+	gs->stats.batches++;
+	gs->stats.outer_rows += gs->batch_n;
+	gs->stats.device = gs->device;
+}

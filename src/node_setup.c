@@ -1,0 +1,263 @@
+/*-------------------------------------------------------------------------
+ *
+ * node_setup.c
+ *	  BeginCustomScan of a GpuHashJoin: the children, the columns each side
+ *	  keeps (only those the join filter and target list read), the key
+ *	  expressions of each side and the parameters the inner ones read, the
+ *	  join filter, the filter on joined rows and the gate, the memory
+ *	  contexts, hash batches and probe batch arrays.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "executor/executor.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/memutils.h"
+
+typedef struct SideMap
+{
+	int			n_outer;
+} SideMap;
+
+/* INDEX_VAR column k -> OUTER_VAR k or INNER_VAR k - n_outer. */
+static Node *
+split_index_vars(Node *node, SideMap *map)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *v = copyObject((Var *) node);
+
+		if (v->varattno <= map->n_outer)
+			v->varno = OUTER_VAR;
+		else
+		{
+			v->varno = INNER_VAR;
+			v->varattno -= map->n_outer;
+		}
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, split_index_vars, map);
+}
+
+/* Collects the scan-tuple columns an expression reads (0: the whole row). */
+static bool
+scan_columns_walker(Node *node, Bitmapset **cols)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		*cols = bms_add_member(*cols, ((Var *) node)->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, scan_columns_walker, cols);
+}
+
+/*
+ * Which columns of each side must be kept for the join filter and the
+ * target list.  Key columns need not be: keys are taken from the child's
+ * row before it is copied.  For count(*) nothing is kept, and a match then
+ * touches no inner row at all.
+ */
+static void
+choose_kept_columns(GpuJoinState *gs, CustomScan *cscan)
+{
+	Bitmapset  *cols = NULL;
+	bool		all;
+
+	scan_columns_walker((Node *) cscan->scan.plan.targetlist, &cols);
+	for (int which = GPE_JOIN_QUAL; which < GPE_N; which++)
+		scan_columns_walker((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+														(GpuPlanExprs) which), &cols);
+	all = bms_is_member(0, cols);
+
+	gs->outer_keep = palloc(sizeof(int) * Max(gs->n_outer_cols, 1));
+	gs->inner_keep = palloc(sizeof(int) * Max(gs->n_inner_cols, 1));
+	gs->n_outer_keep = gs->n_inner_keep = 0;
+	for (int c = 1; c <= gs->n_outer_cols + gs->n_inner_cols; c++)
+	{
+		if (!all && !bms_is_member(c, cols))
+			continue;
+		if (c <= gs->n_outer_cols)
+			gs->outer_keep[gs->n_outer_keep++] = c - 1;
+		else
+			gs->inner_keep[gs->n_inner_keep++] = c - 1 - gs->n_outer_cols;
+	}
+}
+
+/* Collects the PARAM_EXEC ids an expression reads. */
+static bool
+exec_params_walker(Node *node, Bitmapset **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXEC)
+	{
+		*params = bms_add_member(*params, ((Param *) node)->paramid);
+		return false;
+	}
+	return expression_tree_walker(node, exec_params_walker, params);
+}
+
+static void
+init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState *parent)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		GpuKeySpec *spec = &gs->info.keys[i];
+
+		if (gs->info.fingerprint)
+			fmgr_info(outer ? spec->outer_hashfn : spec->inner_hashfn, &keys[i].hashfn);
+
+		while (IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (IsA(e, Var) && (((Var *) e)->varno == OUTER_VAR ||
+							((Var *) e)->varno == INNER_VAR))
+		{
+			keys[i].state = NULL;
+			keys[i].attno = ((Var *) e)->varattno;
+		}
+		else
+			keys[i].state = ExecInitExpr(lfirst(lc), parent);
+		i++;
+	}
+}
+
+
+/* Runs when the node's memory goes away, normally or by error/cancel. */
+static void
+cleanup_callback(void *arg)
+{
+	gpuhash_free_table((GpuJoinState *) arg);
+}
+
+void
+gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	SideMap		map;
+	List	   *outer_exprs;
+	List	   *inner_exprs;
+	int			nkeys;
+
+	gpuhash_deform_private(cscan->custom_private, &gs->info);
+	nkeys = gs->info.nkeys;
+
+	gs->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	gs->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make2(gs->outer_ps, gs->inner_ps);
+	gs->n_outer_cols = gs->info.n_outer_cols;
+	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
+	choose_kept_columns(gs, cscan);
+	/* columns never kept are never read: NULL once and for all */
+	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,
+		   sizeof(bool) * (gs->n_outer_cols + gs->n_inner_cols));
+
+	/*
+	 * Keys are evaluated on each side's own rows: their INDEX_VAR columns
+	 * become OUTER_VAR / INNER_VAR (the planner keeps SubPlans out of keys).
+	 * The other clauses and the target list stay as planned, over the scan
+	 * tuple (outer columns then inner columns), so that EXPLAIN and SubPlan
+	 * parameters resolve through custom_scan_tlist.
+	 */
+	map.n_outer = gs->n_outer_cols;
+	outer_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+																		GPE_OUTER_KEYS), &map);
+	inner_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
+																		GPE_INNER_KEYS), &map);
+	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
+	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
+	init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
+	init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
+
+	/*
+	 * The inner keys are evaluated here, not in the inner plan: a parameter
+	 * they read (a correlated subquery's, LATERAL's) changes the table, so a
+	 * rescan that changes one rebuilds it (rescan_gpu_join).
+	 */
+	exec_params_walker((Node *) inner_exprs, &gs->inner_key_params);
+	gs->qual = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_JOIN_QUAL),
+							&node->ss.ps);
+	gs->filter = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_FILTER),
+							  &node->ss.ps);
+	gs->gate = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_GATE),
+							&node->ss.ps);
+	gs->key_econtext = CreateExprContext(estate);
+	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
+		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;
+	gs->fill_outer = gs->info.jointype == JOIN_LEFT || gs->info.jointype == JOIN_FULL ||
+		gs->info.jointype == JOIN_ANTI;
+	gs->fill_inner = gs->info.jointype == JOIN_RIGHT || gs->info.jointype == JOIN_FULL;
+
+	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
+									ALLOCSET_DEFAULT_SIZES);
+	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
+										  ALLOCSET_DEFAULT_SIZES);
+	gs->batch_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	gs->cleanup.func = cleanup_callback;
+	gs->cleanup.arg = gs;
+	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
+
+	/* a parallel-aware node's table belongs to its shared state (parallel.c) */
+	gs->owns_table = true;
+	if (gs->n_inner_keep > 0)
+	{
+		TupleDesc	child = ExecGetResultType(gs->inner_ps);
+
+		gs->inner_desc = CreateTemplateTupleDesc(gs->n_inner_keep);
+		for (int k = 0; k < gs->n_inner_keep; k++)
+			TupleDescCopyEntry(gs->inner_desc, k + 1, child, gs->inner_keep[k] + 1);
+		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
+		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
+	}
+	/* the outer columns as a tuple: spilled outer rows (batch.c) */
+	{
+		TupleDesc	child = ExecGetResultType(gs->outer_ps);
+		int			nmax = Max(Max(gs->n_outer_keep, gs->n_inner_keep), 1);
+
+		gs->outer_desc = CreateTemplateTupleDesc(gs->n_outer_keep);
+		for (int k = 0; k < gs->n_outer_keep; k++)
+			TupleDescCopyEntry(gs->outer_desc, k + 1, child, gs->outer_keep[k] + 1);
+		gs->ident_keep = palloc(sizeof(int) * nmax);
+		for (int k = 0; k < nmax; k++)
+			gs->ident_keep[k] = k;
+		gs->spill_vals = palloc(sizeof(Datum) * nmax);
+		gs->spill_nulls = palloc(sizeof(bool) * nmax);
+		if (gs->inner_desc)
+			gs->inner_spill_slot = ExecInitExtraTupleSlot(estate, gs->inner_desc,
+														  &TTSOpsMinimalTuple);
+	}
+	gs->spill_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin spill",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	/*
+	 * Within work_mem x hash_mem_multiplier, as a hash join: start with the
+	 * batches the planner's estimate calls for, split further when the real
+	 * inner side outgrows it.  Parallel-aware plans share one table whole.
+	 */
+	gs->can_batch = !node->ss.ps.plan->parallel_aware;
+	gs->mem_limit = gpuhash_memory_limit();
+	gs->nbatch = gs->can_batch ?
+		gpuhash_initial_nbatch(gs->inner_ps->plan->plan_rows, gs->inner_ps->plan->plan_width) : 1;
+	gs->grow_enabled = gs->can_batch;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+
+	gs->batch_cap = gpuhash_batch_rows;
+	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
+	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
+	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+	gs->batch_nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
+	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+	gs->cur = -1;
+	gs->phase = GJ_BUILD;
+}

@@ -1,0 +1,117 @@
+/*-------------------------------------------------------------------------
+ *
+ * rows.c
+ *	  A GpuHashJoin's rows as the node handles them: the 64-bit key of a row
+ *	  (its key columns packed, or their combined extended hashes), the copy
+ *	  of the columns the join keeps, and those columns as a tuple for a
+ *	  hash batch file.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "common/hashfn.h"
+
+/*
+ * The 64-bit key of the row in slot: its key columns packed (exact keys) or
+ * their combined extended hashes (fingerprints); false if a key column is
+ * NULL (such a row matches nothing).
+ */
+bool
+gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool outer,
+		uint64 *key)
+{
+	ExprContext *econtext = gs->key_econtext;
+	MemoryContext old;
+	uint64		k = 0;
+	bool		ok = true;
+
+	/* detoasting and hashing allocate: all of it goes with the row */
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < gs->info.nkeys; i++)
+	{
+		GpuKeySpec *spec = &gs->info.keys[i];
+		Datum		d;
+		bool		isnull;
+
+		if (keys[i].state == NULL)
+			d = slot_getattr(slot, keys[i].attno, &isnull);
+		else
+		{
+			if (outer)
+				econtext->ecxt_outertuple = slot;
+			else
+				econtext->ecxt_innertuple = slot;
+			d = ExecEvalExpr(keys[i].state, econtext, &isnull);
+		}
+		if (isnull)
+		{
+			ok = false;
+			break;
+		}
+		if (gs->info.fingerprint)
+		{
+			uint64		h = DatumGetUInt64(FunctionCall2Coll(&keys[i].hashfn, spec->collation,
+															 d, UInt64GetDatum(0)));
+
+			k = i == 0 ? h : hash_combine64(k, h);
+		}
+		else
+			k = gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
+							 spec->width, gs->info.nkeys);
+	}
+	MemoryContextSwitchTo(old);
+	ResetExprContext(econtext);
+	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
+	return ok;
+}
+
+/* Copies the kept columns of the slot; by-reference values into cxt. */
+void
+gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nulls,
+		 MemoryContext cxt)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+
+	if (nkeep == 0)
+		return;
+	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	for (int k = 0; k < nkeep; k++)
+	{
+		int			i = keep[k];
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		nulls[k] = slot->tts_isnull[i];
+		if (nulls[k] || att->attbyval)
+			vals[k] = slot->tts_values[i];
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			vals[k] = datumCopy(slot->tts_values[i], false, att->attlen);
+			MemoryContextSwitchTo(old);
+		}
+	}
+}
+
+/* A row's kept columns (keep[] of the slot) as a tuple of desc, or NULL. */
+MinimalTuple
+gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, int nkeep,
+				TupleDesc desc)
+{
+	if (nkeep == 0)
+		return NULL;
+	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	for (int k = 0; k < nkeep; k++)
+	{
+		gs->spill_vals[k] = slot->tts_values[keep[k]];
+		gs->spill_nulls[k] = slot->tts_isnull[keep[k]];
+	}
+	return heap_form_minimal_tuple(desc, gs->spill_vals, gs->spill_nulls);
+}
