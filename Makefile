@@ -34,9 +34,8 @@ NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -fPIC -Xcompiler -fno-exceptions -
 CORE_CXXFLAGS = -O2 -g -std=c++17 -fPIC -fno-exceptions -Wall -Wextra -Icuda \
 	-I$(CUDA_HOME)/include
 
-ifndef HAVE_NVCC
-HAVE_NVCC := $(if $(shell command -v $(NVCC) 2>/dev/null),yes,no)
-endif
+NVCC_FOUND := $(if $(shell command -v $(NVCC) 2>/dev/null),yes,no)
+HAVE_NVCC ?= $(NVCC_FOUND)
 GPU_STUB = cuda/gpu_absent.cpp
 
 ifeq ($(HAVE_NVCC),yes)
@@ -45,7 +44,7 @@ CORE_CPP_SRCS = $(filter-out $(GPU_STUB),$(wildcard cuda/*.cpp))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 BUILD_MODE = cuda
 else
-$(info gpuhash: no nvcc at $(NVCC): building the host twin only, without GPU support)
+$(info gpuhash: $(if $(filter yes,$(NVCC_FOUND)),HAVE_NVCC=no,no nvcc at $(NVCC)): building the host twin only, without GPU support)
 CUDA_SRCS =
 CORE_CPP_SRCS = $(wildcard cuda/*.cpp)
 CUDA_LIBS = -lstdc++
