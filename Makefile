@@ -8,6 +8,10 @@
 #
 # The CUDA runtime is linked statically, so the .so loads and works on a
 # machine without a CUDA installation or GPU (the host twin then runs).
+#
+# Without nvcc (a fresh Debian 12 has none: its main archive ships no CUDA)
+# the host twin alone is built: cuda/gpu_absent.cpp stands in for the .cu
+# files, finds no GPU and says "built without CUDA".  HAVE_NVCC=no forces it.
 
 MODULE_big = gpuhash
 EXTENSION = gpuhash
@@ -30,17 +34,35 @@ NVCCFLAGS += -std=c++17 $(GENCODE) -Xcompiler -fPIC -Xcompiler -fno-exceptions -
 CORE_CXXFLAGS = -O2 -g -std=c++17 -fPIC -fno-exceptions -Wall -Wextra -Icuda \
 	-I$(CUDA_HOME)/include
 
+NVCC_FOUND := $(if $(shell command -v $(NVCC) 2>/dev/null),yes,no)
+HAVE_NVCC ?= $(NVCC_FOUND)
+GPU_STUB = cuda/gpu_absent.cpp
+
+ifeq ($(HAVE_NVCC),yes)
 CUDA_SRCS = $(wildcard cuda/*.cu)
+CORE_CPP_SRCS = $(filter-out $(GPU_STUB),$(wildcard cuda/*.cpp))
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+BUILD_MODE = cuda
+else
+$(info gpuhash: $(if $(filter yes,$(NVCC_FOUND)),HAVE_NVCC=no,no nvcc at $(NVCC)): building the host twin only, without GPU support)
+CUDA_SRCS =
 CORE_CPP_SRCS = $(wildcard cuda/*.cpp)
+CUDA_LIBS = -lstdc++
+BUILD_MODE = host-only
+endif
 CORE_OBJS = $(CUDA_SRCS:.cu=.o) $(CORE_CPP_SRCS:.cpp=.o)
 C_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
 OBJS = $(C_OBJS) $(CORE_OBJS)
 
-CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CPPFLAGS = -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o bench/bench_core bench/bench_core.o
+EXTRA_CLEAN = test/core_test test/core_test.o bench/bench_core bench/bench_core.o \
+	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
+
+# The mode of the last build: switching relinks the .so and core_test, whose
+# objects from both modes may all be older than them.
+$(shell test "$$(cat .build-mode 2>/dev/null)" = $(BUILD_MODE) || echo $(BUILD_MODE) >.build-mode)
 
 # PGXS would want LLVM bitcode of every source, .cu included.
 override with_llvm = no
@@ -50,6 +72,8 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
+
+$(shlib): .build-mode
 
 cuda/%.o: cuda/%.cu $(CORE_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
@@ -63,8 +87,8 @@ $(C_OBJS): $(wildcard src/*.h) $(CORE_HEADERS)
 test/core_test.o: test/core_test.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
-test/core_test: test/core_test.o $(CORE_OBJS)
-	$(CXX) -o $@ $^ $(CUDA_LIBS)
+test/core_test: test/core_test.o $(CORE_OBJS) .build-mode
+	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
 bench/bench_core.o: bench/bench_core.cu $(CORE_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@

@@ -405,12 +405,16 @@ int
 gh_gpu_count(void)
 {
 	int			n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
 
-	if (cudaGetDeviceCount(&n) != cudaSuccess)
+	if (e != cudaSuccess)
 	{
 		cudaGetLastError();
+		gh_error(GH_ERR_NO_GPU, "no CUDA device or driver found (%s)", cudaGetErrorString(e));
 		return 0;
 	}
+	if (n == 0)
+		gh_error(GH_ERR_NO_GPU, "no CUDA device or driver found");
 	return n;
 }
 

@@ -164,7 +164,10 @@ typedef struct gh_gpu_info
 	size_t		l2_bytes;
 } gh_gpu_info;
 
-/* Number of usable GPUs (0 when none or no driver). */
+/*
+ * Number of usable GPUs (0 when none or no driver, or in a build without
+ * CUDA); when 0, gh_last_error() says why.
+ */
 int			gh_gpu_count(void);
 gh_status	gh_gpu_get_info(int ordinal, gh_gpu_info *info);
 /* CUDA driver and runtime versions as 1000*major + 10*minor; 0 if unknown. */

@@ -93,7 +93,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 		{ echo "install-deps: postgres.h still missing under $(server_includedir)" >&2; exit 1; }
 fi
 
-if [ $chart = 1 ] && ! python3 -c 'import matplotlib' 2>/dev/null &&
+# ask Debian's python3, the one tpch/main.sh runs the chart with: a python3
+# earlier on PATH (pyenv, say) does not see python3-matplotlib
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if [ $chart = 1 ] && ! "$py" -c 'import matplotlib' 2>/dev/null &&
 	! command -v gnuplot >/dev/null; then
 	echo "install-deps: installing python3-matplotlib for the chart"
 	apt_install python3-matplotlib || apt_install gnuplot-nox ||

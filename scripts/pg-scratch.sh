@@ -15,7 +15,8 @@ PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/b
 as_pg() {
 	if [ "$(id -u)" = 0 ]; then
 		id postgres >/dev/null 2>&1 || useradd -m -s /bin/bash postgres
-		runuser -u postgres -- "$@"
+		# from /: the caller's directory (say /root/gpuhash) is closed to postgres
+		(cd / && runuser -u postgres -- "$@")
 	else
 		"$@"
 	fi
@@ -24,6 +25,7 @@ as_pg() {
 cmd=${1:-}
 dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR [PORT [server options]]" >&2; exit 2; }
+case $dir in /*) ;; *) dir=$PWD/$dir ;; esac	# the server runs from /
 
 case "$cmd" in
 start)

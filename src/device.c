@@ -21,17 +21,29 @@
 
 static int	gpu_state = -1;		/* -1 unknown, 0 unusable, 1 usable */
 static char gpu_reason[512];
+static char svc_reason[512];	/* apart: the service may come and go */
 
 bool
 gpuhash_gpu_usable(const char **reason)
 {
 	if (gpuhash_service_ready())
 	{
-		bool		ok = gpuhash_service_gpu_count() > gpuhash_gpu_ordinal;
+		int			n = gpuhash_service_gpu_count();
 
-		if (reason)
-			*reason = ok ? NULL : "the GPU service found no usable GPU";
-		return ok;
+		if (reason && n > gpuhash_gpu_ordinal)
+			*reason = NULL;
+		else if (reason)
+		{
+			if (n == 0)
+				snprintf(svc_reason, sizeof(svc_reason), "the GPU service found no usable GPU: %s",
+						 gpuhash_service_no_gpu_reason());
+			else
+				snprintf(svc_reason, sizeof(svc_reason),
+						 "gpuhash.gpu_ordinal is %d but the GPU service has only %d GPU(s)",
+						 gpuhash_gpu_ordinal, n);
+			*reason = svc_reason;
+		}
+		return n > gpuhash_gpu_ordinal;
 	}
 	if (gpu_state < 0)
 	{
@@ -44,8 +56,8 @@ gpuhash_gpu_usable(const char **reason)
 		else
 		{
 			gpu_state = 0;
-			if (n == 0)
-				snprintf(gpu_reason, sizeof(gpu_reason), "no CUDA device or driver found");
+			if (n == 0)		/* the core says why: no device, no driver, or no CUDA in this build */
+				snprintf(gpu_reason, sizeof(gpu_reason), "%s", gh_last_error());
 			else
 				snprintf(gpu_reason, sizeof(gpu_reason),
 						 "gpuhash.gpu_ordinal is %d but only %d GPU(s) present",

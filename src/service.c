@@ -100,6 +100,7 @@ typedef struct SvcShared
 	int			pid;
 	int			procno;
 	int			gpus;
+	char		no_gpu_reason[256];	/* why gpus is 0 (gh_last_error()) */
 	bool		pinned;
 	gh_gpu_info gpu[SVC_MAX_GPUS];
 	int			driver_version;
@@ -217,6 +218,13 @@ int
 gpuhash_service_gpu_count(void)
 {
 	return svc ? svc->gpus : 0;
+}
+
+/* Why the service found no GPU (the hash core's words); "" when it found some. */
+const char *
+gpuhash_service_no_gpu_reason(void)
+{
+	return svc ? svc->no_gpu_reason : "";
 }
 
 void
@@ -885,6 +893,7 @@ gpuhash_service_main(Datum arg)
 	/* the CUDA context is created here, once, never in the postmaster */
 	n = Min(gh_gpu_count(), SVC_MAX_GPUS);
 	svc->gpus = n;
+	strlcpy(svc->no_gpu_reason, n > 0 ? "" : gh_last_error(), sizeof(svc->no_gpu_reason));
 	gh_cuda_versions(&svc->driver_version, &svc->runtime_version);
 	for (int i = 0; i < n; i++)
 		gh_gpu_get_info(i, &svc->gpu[i]);

@@ -25,6 +25,8 @@ extern bool gpuhash_service_ready(void);
 
 /* what the service found at start: GPUs usable by it (0: host twin only) */
 extern int	gpuhash_service_gpu_count(void);
+/* and when that is 0, why */
+extern const char *gpuhash_service_no_gpu_reason(void);
 
 extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys,
 								   uint64 n, int owner_pid, GhRemoteTable *t);

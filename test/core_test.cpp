@@ -633,8 +633,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	else
-		printf("core_test: NO GPU here: host twin only; the GPU half of these tests runs on a "
-			   "GPU machine (make test-core there; results in bench/RESULTS.md)\n");
+		printf("core_test: NO GPU here (%s): host twin only; the GPU half of these tests runs on a "
+			   "GPU machine (make test-core there; results in bench/RESULTS.md)\n",
+			   host_only ? "--host-only" : gh_last_error());
 
 	vector<dataset> cases = make_cases(quick);
 	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};

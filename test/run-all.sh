@@ -8,9 +8,12 @@
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on.
-# Exits non-zero on the first failure.  Needs nvcc at $CUDA_HOME/bin
-# (default /usr/local/cuda).  Environment: PG_CONFIG (which PostgreSQL 15),
-# GPUHASH_TEST_PORT (scratch cluster port), TPCH_PGPORT.
+# Before all that it proves the package check (test/install_deps_check.sh).
+# Exits non-zero on the first failure.  Uses nvcc at $CUDA_HOME/bin (default
+# /usr/local/cuda) when there is one; without it (a fresh Debian has none)
+# the host twin only is built and tested, and this says so.
+# Environment: PG_CONFIG (which PostgreSQL 15), GPUHASH_TEST_PORT (scratch
+# cluster port), TPCH_PGPORT, TPCH_PGDIR, CUDA_HOME.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,16 +28,27 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # ---- packages, only the missing ones
+# first prove the check that decides them, on fake roots
+say "install-deps.sh --check on fake roots"
+test/install_deps_check.sh || die "install-deps.sh judges packages wrongly"
 scripts/install-deps.sh
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-[ -x "$CUDA_HOME/bin/nvcc" ] || die "nvcc not found at $CUDA_HOME/bin/nvcc (set CUDA_HOME)"
+# the Makefile makes the same choice; HAVE_NVCC keeps make install (under sudo) on it
+if [ -x "$CUDA_HOME/bin/nvcc" ]; then HAVE_NVCC=yes; else HAVE_NVCC=no; fi
 # PG_CONFIG picks another PostgreSQL 15 (a relocated copy, say); default Debian's
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export PATH=$("$PG_CONFIG" --bindir):$CUDA_HOME/bin:$PATH
-export CUDA_HOME PG_CONFIG
+export CUDA_HOME PG_CONFIG HAVE_NVCC
 
 # ---- build
-say "building (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+if [ $HAVE_NVCC = yes ]; then
+	say "building (nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+	built="with CUDA"
+else
+	say "building WITHOUT CUDA: no nvcc at $CUDA_HOME/bin: host twin only" \
+		"(the GPU code is not compiled; install the CUDA toolkit or set CUDA_HOME for it)"
+	built="no nvcc: host twin only"
+fi
 make -j"$(nproc)" all test/core_test
 
 # ---- 1. hash core
@@ -51,7 +65,7 @@ fi
 
 # ---- 2. regression suite on a scratch cluster
 say "installing the extension"
-$sudo env PATH="$PATH" make install >/dev/null
+$sudo env PATH="$PATH" CUDA_HOME="$CUDA_HOME" HAVE_NVCC=$HAVE_NVCC make install >/dev/null
 pgdir=$(mktemp -d /tmp/gpuhash-test.XXXXXX)
 port=${GPUHASH_TEST_PORT:-55434}
 cleanup() { scripts/pg-scratch.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"; }
@@ -102,4 +116,4 @@ TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --quer
 	--set gpuhash.setup_cost=0 --set enable_hashjoin=off --set enable_mergejoin=off \
 	--set parallel_setup_cost=0 --set parallel_tuple_cost=0 --set min_parallel_table_scan_size=0
 
-say "all tests passed (device: $device)"
+say "all tests passed (device: $device; build: $built)"

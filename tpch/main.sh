@@ -69,9 +69,17 @@ pkglibdir=$(pg_config --pkglibdir)
 # ---- the extension
 if [ $build_ext = 1 ]; then
 	if [ -f "$root/Makefile" ]; then
-		say "building the gpuhash extension"
-		make -C "$root" -j"$(nproc)" || die "building the extension failed"
-		$sudo env PATH="$PATH" make -C "$root" install || die "installing the extension failed"
+		# the Makefile builds the host twin only when there is no nvcc; say which
+		cuda_home=${CUDA_HOME:-/usr/local/cuda}
+		if [ -x "$cuda_home/bin/nvcc" ]; then
+			say "building the gpuhash extension (nvcc at $cuda_home/bin)"
+		else
+			say "building the gpuhash extension WITHOUT CUDA: no nvcc at $cuda_home/bin:" \
+				"host twin only (--device auto then leaves joins to PostgreSQL; --device host uses the twin)"
+		fi
+		make -C "$root" -j"$(nproc)" CUDA_HOME="$cuda_home" || die "building the extension failed"
+		$sudo env PATH="$PATH" make -C "$root" CUDA_HOME="$cuda_home" install ||
+			die "installing the extension failed"
 	else
 		say "no Makefile in $root yet: the extension is not built (skipping that step)"
 	fi

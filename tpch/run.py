@@ -453,6 +453,11 @@ def server_info(psql, args):
                            capture_output=True, text=True)
         if r.returncode == 0 and r.stdout.strip():
             gpu = "; ".join(r.stdout.strip().splitlines())
+    if gpu == "none found":
+        # the extension says why (no driver, or built without CUDA)
+        why = psql.scalar("SELECT name FROM gpuhash_info() WHERE gpu IS NULL")
+        if why:
+            gpu = f"none found ({why})"
     info["gpu"] = gpu
     return info
 

@@ -1,0 +1,98 @@
+/*
+ * gpu_absent.cpp
+ *		The GPU entry points of a build made without nvcc (see the Makefile):
+ *		it stands in for the .cu files, so the host twin, the extension and
+ *		core_test link and run unchanged.  It finds no GPU, and every call
+ *		that would need one fails with GH_ERR_NO_GPU and a gh_last_error()
+ *		saying why: the build has no CUDA in it.
+ *
+ *		These are exactly the symbols the .cu files give the rest of the
+ *		core (table_internal.h's "GPU side" and gpuhash_table.h's GPU calls).
+ */
+#include "table_internal.h"
+
+#include <string.h>
+
+#define NO_CUDA "built without CUDA: no GPU support"
+
+static gh_status
+no_gpu(void)
+{
+	return gh_error(GH_ERR_NO_GPU, NO_CUDA);
+}
+
+gh_status
+gh_gpu_build(gh_table *, const gh_build_options *, const uint64_t *, const void *, size_t)
+{
+	return no_gpu();
+}
+
+/* No table can live on a GPU here, so the calls below are never reached on
+ * a table; they fail cleanly if they are. */
+gh_status
+gh_gpu_probe_ranges(gh_table *, const uint64_t *, size_t, gh_range *, uint32_t *, uint64_t *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_emit(gh_table *, const uint64_t *, size_t, uint32_t *, void *, uint64_t, uint64_t *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_fetch_rowids(gh_table *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_validate(gh_table *)
+{
+	return no_gpu();
+}
+
+void
+gh_gpu_free(gh_table *t)
+{
+	t->gpu = nullptr;
+}
+
+uint64_t
+gh_gpu_layout_digest(gh_table *)
+{
+	return 0;
+}
+
+int
+gh_gpu_count(void)
+{
+	no_gpu();
+	return 0;
+}
+
+gh_status
+gh_gpu_get_info(int, gh_gpu_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return no_gpu();
+}
+
+void
+gh_cuda_versions(int *driver, int *runtime)
+{
+	*driver = 0;
+	*runtime = 0;
+}
+
+void
+gh_gpu_trim(int)
+{
+}
+
+gh_status
+gh_host_register(void *, size_t)
+{
+	return no_gpu();
+}
