@@ -93,8 +93,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		device = st->device;
 	else
 	{
-		device = gpuhash_device_mode == GPUHASH_DEVICE_HOST ||
-			!gpuhash_gpu_usable(NULL) ? GH_DEVICE_HOST : GH_DEVICE_GPU;
+		device = gpuhash_effective_device(NULL) == GPUHASH_RUN_GPU ?
+			GH_DEVICE_GPU : GH_DEVICE_HOST;
 	}
 	ExplainPropertyText("Device", gh_device_name((gh_device) device), es);
 

@@ -3,11 +3,12 @@
  * gpuhash.h
  *	  Declarations shared by the gpuhash extension's C files.
  *
- * The planner (planner.c) offers a GpuHashJoin custom path for inner
- * equi-joins on keys that map exactly to 64 bits (keys.c); the executor
- * (executor.c) keeps the inner side in memory, ships its keys to a join
- * table built by the hash core (cuda/gpuhash_table.h) on the device chosen
- * by device.c, and probes the outer side in batches.
+ * The planner (planner.c) offers a GpuHashJoin custom path for equi-joins
+ * of every join type, on exact 64-bit keys or fingerprints (keys.c); the
+ * executor (executor.c and the files join_state.h names) keeps the inner
+ * side within work_mem, ships its keys to a join table built by the hash
+ * core (cuda/gpuhash_table.h) on the device device_choice.c picks, and
+ * probes the outer side in batches.  ARCHITECTURE.md draws the whole.
  *
  *-------------------------------------------------------------------------
  */
@@ -179,7 +180,7 @@ extern void gpuhash_explain(CustomScanState *node, List *ancestors,
 
 /*
  * A join table, wherever it lives: in this process (local), or in the GPU
- * service (remote).  device.c is the one place that knows which.
+ * service (remote).  join_table.c is the one place that knows which.
  */
 typedef struct GhRemoteTable
 {
@@ -196,7 +197,7 @@ typedef struct GpuTable
 	GhRemoteTable svc;
 } GpuTable;
 
-/* device.c */
+/* join_table.c */
 extern gh_status gpuhash_table_build(GpuTable *t, const gh_build_options *opt,
 									 const uint64 *keys, uint64 n, int owner_pid);
 extern const uint32 *gpuhash_table_rowids(GpuTable *t, MemoryContext cxt);
@@ -205,6 +206,17 @@ extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
 extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
 extern bool gpuhash_table_exists(const GpuTable *t);
 extern void gpuhash_table_free(GpuTable *t);
+
+/* device_choice.c */
+typedef enum GpuhashWhere
+{
+	GPUHASH_RUN_GPU,
+	GPUHASH_RUN_HOST,			/* gpuhash.device = host */
+	GPUHASH_RUN_NATIVE,			/* auto without a usable GPU: PostgreSQL's joins */
+	GPUHASH_RUN_ERROR			/* gpu without a usable GPU */
+} GpuhashWhere;
+
+extern GpuhashWhere gpuhash_effective_device(const char **reason);
 extern int	gpuhash_plan_device(void);
 extern gh_device gpuhash_exec_device(void);
 extern bool gpuhash_gpu_usable(const char **reason);

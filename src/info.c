@@ -34,15 +34,18 @@ version_text(int v)
 static const char *
 session_device(void)
 {
-	switch (gpuhash_device_mode)
+	switch (gpuhash_effective_device(NULL))
 	{
-		case GPUHASH_DEVICE_HOST:
+		case GPUHASH_RUN_GPU:
+			return "gpu";
+		case GPUHASH_RUN_HOST:
 			return "host";
-		case GPUHASH_DEVICE_GPU:
-			return gpuhash_gpu_usable(NULL) ? "gpu" : "error: no usable GPU";
-		default:
-			return gpuhash_gpu_usable(NULL) ? "gpu" : "none (PostgreSQL joins)";
+		case GPUHASH_RUN_ERROR:
+			return "error: no usable GPU";
+		case GPUHASH_RUN_NATIVE:
+			break;
 	}
+	return "none (PostgreSQL joins)";
 }
 
 static void

@@ -7,12 +7,14 @@
  *	  NOTICE, or is an ERROR when gpuhash.device is "gpu"; a GPU without room
  *	  for a batch's table splits the batch instead.  Then its row order, the
  *	  probes (split in halves when the GPU lacks room for a whole batch of
- *	  keys), and freeing.
+ *	  keys), and freeing; in the GPU service when it runs, in this process
+ *	  otherwise.
  *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "service.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -292,4 +294,89 @@ gpuhash_probe_batch(GpuJoinState *gs)
 	gs->stats.batches++;
 	gs->stats.outer_rows += gs->batch_n;
 	gs->stats.device = gs->device;
+}
+
+/* ---------------------------------------------------------------------
+ * Where a table lives: in the GPU service when it runs, else in this
+ * process (device_choice.c decides GPU or host twin)
+ * --------------------------------------------------------------------- */
+
+/* owner_pid: the backend whose exit frees a service table (0: this one) */
+gh_status
+gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n,
+					int owner_pid)
+{
+	memset(t, 0, sizeof(*t));
+	if (gpuhash_service_ready())
+	{
+		t->remote = true;
+		return gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
+	}
+	return gh_build(opt, keys, NULL, 4, n, &t->local);
+}
+
+/* The table's key-grouped row order; remote tables' order lands in cxt. */
+const uint32 *
+gpuhash_table_rowids(GpuTable *t, MemoryContext cxt)
+{
+	uint32	   *rows;
+
+	if (!t->remote)
+		return gh_sorted_rowids(t->local);
+	rows = MemoryContextAllocHuge(cxt, sizeof(uint32) * Max(t->svc.n_rows, 1));
+	if (gpuhash_svc_rowids(&t->svc, rows) != GH_OK)
+	{
+		pfree(rows);
+		return NULL;
+	}
+	return rows;
+}
+
+gh_status
+gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
+{
+	uint64		total;
+
+	if (t->remote)
+		return gpuhash_svc_probe(&t->svc, keys, n, ranges);
+	return gh_probe_ranges(t->local, keys, n, ranges, &total);
+}
+
+void
+gpuhash_table_info(const GpuTable *t, gh_table_info *info)
+{
+	if (t->remote)
+		*info = t->svc.info;
+	else if (t->local)
+		gh_table_get_info(t->local, info);
+	else
+		memset(info, 0, sizeof(*info));
+}
+
+bool
+gpuhash_table_exists(const GpuTable *t)
+{
+	return t->remote ? t->svc.id != 0 : t->local != NULL;
+}
+
+/*
+ * Frees the table; never waits and never fails, so error cleanup can call
+ * it.  A local GPU table's memory goes back to the device, not just to
+ * this backend's allocation pool, so others can use it.
+ */
+void
+gpuhash_table_free(GpuTable *t)
+{
+	if (t->remote)
+		gpuhash_svc_free(&t->svc);
+	else if (t->local)
+	{
+		gh_table_info info;
+
+		gh_table_get_info(t->local, &info);
+		gh_free(t->local);
+		if (info.device == GH_DEVICE_GPU)
+			gh_gpu_trim(gpuhash_gpu_ordinal);
+	}
+	memset(t, 0, sizeof(*t));
 }
