@@ -46,6 +46,7 @@
 #include "gpuhash.h"
 #include "service.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -84,6 +85,9 @@
  * frees the rest.
  */
 #define SVC_SETTLE_MS 5000
+
+/* Allocations from this size on are mmapped, so freeing returns them. */
+#define SVC_MMAP_THRESHOLD (1024 * 1024)
 
 typedef enum SlotState
 {
@@ -730,6 +734,7 @@ static int	n_tables = 0;
 static int	cap_tables = 0;
 static uint32 next_id = 1;
 static volatile sig_atomic_t got_sigterm = false;
+static volatile bool freed_since_trim = false;	/* memory to give back */
 
 /* Jobs: slots taken by the main thread, served by the worker threads. */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -796,6 +801,7 @@ destroy_table(SvcTable *t)
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	publish_locked();
+	freed_since_trim = true;
 
 	/* acknowledge the frees that waited for this table's last user */
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
@@ -1166,6 +1172,15 @@ gpuhash_service_main(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 
+	/*
+	 * Keys, host twin tables and their build scratch are large and come and
+	 * go with queries.  glibc's sliding mmap threshold would soon keep them
+	 * in the threads' arenas, which hold on to freed memory: a fixed
+	 * threshold maps each large block alone and unmaps it when freed.
+	 */
+	if (mallopt(M_MMAP_THRESHOLD, SVC_MMAP_THRESHOLD) != 1)
+		ereport(LOG, (errmsg("gpuhash GPU service: could not set the malloc mmap threshold")));
+
 	/* a new generation: whatever an earlier service held is gone */
 	for (int i = 0; i < SVC_SLOTS; i++)
 		pg_atomic_write_u32(&svc->slots[i].state, SLOT_FREE);
@@ -1208,6 +1223,12 @@ gpuhash_service_main(Datum arg)
 		}
 		dispatch();
 
+		/* the smaller blocks left in the arenas, once no table is alive */
+		if (freed_since_trim && svc->tables_alive == 0)
+		{
+			freed_since_trim = false;
+			(void) malloc_trim(0);
+		}
 		if (TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), 1000))
 		{
 			sweep(true);

@@ -8,7 +8,8 @@
 #   4. FULL joins cancelled part-way (statement_timeout and pg_cancel_backend,
 #      serial and parallel, every scheme) leave no table and no staging slot
 #      in the service once the statement has returned;
-#   5. the service itself terminated: it restarts, and joins work again.
+#   5. the service gives back the memory of large host twin joins;
+#   6. the service itself terminated: it restarts, and joins work again.
 set -euo pipefail
 db=contrib_regression
 q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
@@ -136,7 +137,32 @@ done
 rm -f "$outf"
 echo "cancelled FULL joins: no table or staging slot left once the statement returned"
 
-# ---- 5. the service restarts
+# ---- 5. the service gives memory back
+# joins of growing size: freed blocks of one size are where glibc would
+# put the next ones, and keep them
+svc_pid=$(info "substring(service from 'pid ([0-9]+)')")
+rss_mb() { awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$svc_pid/status"; }
+idle=$(rss_mb)
+peak=$idle
+for rows in 1000000 3000000 5000000; do
+	for scheme in gph fks linear; do
+		psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "SELECT gh_force_on(); SET max_parallel_workers_per_gather = 0;
+			SET gpuhash.scheme = $scheme; SELECT count(*) FROM generate_series(1, $rows) o(k)
+				JOIN (SELECT g AS k FROM generate_series(1, $rows) g) i ON o.k = i.k" >/dev/null &
+		bg=$!
+		while kill -0 $bg 2>/dev/null; do
+			now=$(rss_mb)
+			[ "$now" -gt "$peak" ] && peak=$now
+			sleep 0.05
+		done
+		wait $bg || fail "the $rows-row $scheme join failed"
+	done
+done
+after=$(rss_mb)
+echo "service RSS: $idle MB idle, $peak MB at most during joins of 1M to 5M rows a side, $after MB after"
+[ "$after" -le $((idle + 64)) ] || fail "the service kept $((after - idle)) MB after the large joins ended"
+
+# ---- 6. the service restarts
 # the service has no database connection, so pg_terminate_backend cannot
 # reach it: signal it the way the postmaster would
 old=$(info "substring(service from 'pid ([0-9]+)')")
