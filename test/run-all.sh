@@ -71,7 +71,7 @@ if ! make installcheck; then
 	die "regression tests failed on $device"
 fi
 
-say "GPU service: concurrent sessions, killed backend, timeout, service restart"
+say "GPU service: concurrent sessions, killed backend, timeouts and cancels, memory, service restart"
 test/service_check.sh || die "GPU service checks failed"
 
 # ---- 3. GPU-only tests
