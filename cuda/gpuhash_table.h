@@ -50,7 +50,8 @@ typedef enum gh_status
 	GH_ERR_CUDA,				/* any other CUDA failure */
 	GH_ERR_BUILD_FAILED,		/* retry budget of the scheme exhausted */
 	GH_ERR_OUTPUT_FULL,			/* emit: more pairs than the given capacity */
-	GH_ERR_TOO_LARGE			/* more rows than the table can index */
+	GH_ERR_TOO_LARGE,			/* more rows than the table can index */
+	GH_ERR_CANCELLED			/* the build's cancel callback said stop */
 } gh_status;
 
 /* Largest number of inner rows a table accepts (ranges are 32-bit). */
@@ -64,6 +65,15 @@ typedef struct gh_build_options
 	double		load_factor;	/* GPH and linear; 0 picks 0.5 */
 	size_t		max_device_bytes;	/* GPU memory budget; 0 = no limit */
 	int			gpu_ordinal;	/* which GPU; < 0 picks device 0 */
+
+	/*
+	 * Asked before a build and between the steps of a host twin build (a
+	 * GPU build is short); nonzero stops it with GH_ERR_CANCELLED, so that
+	 * a build nobody waits for any more does not run to its end.  NULL:
+	 * never asked.  A pointer into the calling process: set it there.
+	 */
+	int			(*cancelled) (void *arg);
+	void	   *cancel_arg;
 } gh_build_options;
 
 /* Fills *opt with the defaults: host device, GPH, load factor 0.5. */

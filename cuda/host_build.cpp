@@ -21,11 +21,54 @@
 namespace
 {
 
+/*
+ * The running build's options (a build runs on one thread), for its cancel
+ * callback: asked at each step and every so many iterations of the long
+ * loops, so that an unwanted build stops within milliseconds.
+ */
+thread_local const gh_build_options *build_opt;
+
+bool
+cancelled()
+{
+	return build_opt && build_opt->cancelled && build_opt->cancelled(build_opt->cancel_arg);
+}
+
+/* cancelled(), asked at every (mask + 1)th iteration only */
+inline bool
+cancelled_every(size_t i, size_t mask)
+{
+	return (i & mask) == 0 && cancelled();
+}
+
+#define ROW_POLL ((size_t) (1 << 16) - 1)	/* rows between polls */
+
+gh_status
+cancel_error()
+{
+	return gh_error(GH_ERR_CANCELLED, "build cancelled");
+}
+
 /* malloc that records what the table holds */
 void *
 take(gh_table *t, size_t bytes)
 {
 	void	   *p = malloc(bytes ? bytes : 1);
+
+	if (p)
+		t->host_bytes += bytes;
+	return p;
+}
+
+/*
+ * The same, zeroed.  calloc knows fresh pages are zero already: a large
+ * slot array costs no memset pass, and its pages are touched only by the
+ * (cancellable) loop that fills it.
+ */
+void *
+take_zeroed(gh_table *t, size_t bytes)
+{
+	void	   *p = calloc(bytes ? bytes : 1, 1);
 
 	if (p)
 		t->host_bytes += bytes;
@@ -58,7 +101,7 @@ struct scratch
  * low `bits` bits: the same order as CUB's stable radix sort on the GPU.
  */
 template <typename R>
-bool
+gh_status
 radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 		   scratch &s)
 {
@@ -66,13 +109,19 @@ radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 	R		   *v2 = (R *) s.get(n * sizeof(R));
 
 	if (!k2 || !v2)
-		return false;
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory sorting %zu rows", n);
 	for (int shift = 0; shift < bits; shift += 8)
 	{
 		size_t		count[257] = {0};
 
+		if (cancelled())
+			return cancel_error();
 		for (size_t i = 0; i < n; i++)
+		{
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
 			count[((k[i] >> shift) & 0xff) + 1]++;
+		}
 		/* all keys share this digit: the stable pass would be the identity */
 		if (n > 0 && count[((k[0] >> shift) & 0xff) + 1] == n)
 			continue;
@@ -82,6 +131,8 @@ radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 		{
 			size_t		pos = count[(k[i] >> shift) & 0xff]++;
 
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
 			k2[pos] = k[i];
 			v2[pos] = v[i];
 		}
@@ -96,7 +147,7 @@ radix_sort(uint64_t *k, R *v, size_t n, int bits, uint64_t **k_out, R **v_out,
 	}
 	*k_out = k;
 	*v_out = v;
-	return true;
+	return GH_OK;
 }
 
 /* ---------------------------------------------------------------- FKS */
@@ -160,6 +211,8 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 	{
 		uint64_t	st = gh_attempt_seed(seed, attempt);
 
+		if (cancelled())
+			return cancel_error();
 		v.l1 = gh_uhash_draw(&st);
 		for (int r = 0; r < GH_FKS_MAX_ROUNDS; r++)
 			v.l2[r] = gh_uhash_draw(&st);
@@ -167,6 +220,8 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		memset(cnt1, 0, (size_t) n1 * 4);
 		for (uint32_t i = 0; i < u; i++)
 		{
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
 			bkt[i] = gh_fks_bucket(v, dk[i]);
 			cnt1[bkt[i]]++;
 		}
@@ -187,7 +242,11 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 			kstart[b + 1] = kstart[b] + cnt1[b];
 		memset(cnt1, 0, (size_t) n1 * 4);
 		for (uint32_t i = 0; i < u; i++)
+		{
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
 			gk[kstart[bkt[i]] + cnt1[bkt[i]]++] = dk[i];
+		}
 
 		int			rounds = 0;
 		bool		failed = false;
@@ -195,6 +254,9 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		for (uint32_t b = 0; b < n1 && !failed; b++)
 		{
 			uint32_t	n = cnt1[b];
+
+			if (cancelled_every(b + 1, ROW_POLL))
+				return cancel_error();
 			int			r = n >= 2 ? fks_bucket_round(v, gk + kstart[b], n,
 													  (uint32_t) (off1[b + 1] - off1[b]), h) : 0;
 
@@ -210,7 +272,7 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		bool		rec64 = space + 1 > GH_FKS_REC32_MAX_OFF;
 		size_t		rec_bytes = ((size_t) n1 + 1) * (rec64 ? 8 : 4);
 		void	   *rec = take(t, rec_bytes);
-		gh_slot    *slots = (gh_slot *) take(t, (space + 1) * sizeof(gh_slot));
+		gh_slot    *slots = (gh_slot *) take_zeroed(t, (space + 1) * sizeof(gh_slot));
 
 		if (!rec || !slots)
 		{
@@ -219,6 +281,9 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for FKS table (%llu slots)",
 							(unsigned long long) space);
 		}
+		/* the table holds them from here: gh_free frees them on failure */
+		t->h_rec = rec;
+		t->h_slots = slots;
 		for (uint32_t b = 0; b <= n1; b++)
 		{
 			uint32_t	r = b < n1 ? round_of[b] : 0;
@@ -228,7 +293,6 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 			else
 				((uint32_t *) rec)[b] = (uint32_t) ((off1[b] << GH_FKS_REC32_SHIFT) | r);
 		}
-		memset(slots, 0, (space + 1) * sizeof(gh_slot));
 		v.rec = rec;
 		v.rec64 = rec64;
 		v.slots = slots;
@@ -236,12 +300,13 @@ fks_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		{
 			gh_slot    *sl = &slots[gh_fks_slot(v, dk[i])];
 
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
+
 			sl->key = dk[i];
 			sl->off = doff[i];
 			sl->cnt = dcnt[i];
 		}
-		t->h_rec = rec;
-		t->h_slots = slots;
 		t->fks = v;
 		t->seed = seed;
 		t->attempts = attempt + 1;
@@ -383,6 +448,8 @@ gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 	{
 		uint32_t	ri = i < u ? gh_gph_cell(v, hk[i]) >> v.cr_log2 : v.n_regions;
 
+		if (cancelled_every(i + 1, ROW_POLL))
+			return cancel_error();
 		while (r <= ri)
 			rstart[r++] = (uint32_t) i;
 		if (i + GH_GPH_MAX_CELL < u &&
@@ -398,6 +465,8 @@ gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 
 		if (!gh_gph_geometry(u, lf, attempt, &v))
 			break;
+		if (cancelled())
+			return cancel_error();
 		v.seed_cell = (uint32_t) gh_splitmix64(&st);
 		v.seed_vb = (uint32_t) gh_splitmix64(&st);
 
@@ -412,6 +481,9 @@ gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 
 		for (uint32_t r = 0; r < v.n_regions && !failed; r++)
 		{
+			if (cancelled_every(r + 1, 0xf))
+				return cancel_error();
+
 			int			used = gph_place_region(v, r, hk + rstart[r], rstart[r + 1] - rstart[r],
 												fill, cells + ((size_t) r << v.cr_log2));
 
@@ -423,15 +495,17 @@ gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 
 		/* slots: keys in index order, each at its bucket's next free slot */
 		uint64_t	n_slots = (uint64_t) v.n_buckets * GH_GPH_M;
-		gh_slot    *slots = (gh_slot *) take(t, n_slots * sizeof(gh_slot));
+		gh_slot    *slots = (gh_slot *) take_zeroed(t, n_slots * sizeof(gh_slot));
 
 		if (!slots)
 			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for GPH table (%u buckets)", v.n_buckets);
-		memset(slots, 0, n_slots * sizeof(gh_slot));
+		t->h_slots = slots;		/* gh_free frees it on failure */
 		v.cells = cells;
 		v.slots = slots;
 		for (uint32_t r = 0; r < v.n_regions; r++)
 		{
+			if (cancelled_every(r + 1, 0xf))
+				return cancel_error();
 			memset(fill, 0, v.br);
 			for (uint32_t i = rstart[r]; i < rstart[r + 1]; i++)
 			{
@@ -444,7 +518,6 @@ gph_build(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 				sl->cnt = dcnt[i];
 			}
 		}
-		t->h_slots = slots;
 		t->gph = v;
 		t->seed = seed;
 		t->attempts = attempt + 1;
@@ -464,12 +537,11 @@ lin_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		  const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf)
 {
 	uint64_t	cap = gh_lin_capacity_for(u, lf);
-	gh_slot    *slots = (gh_slot *) take(t, cap * sizeof(gh_slot));
+	gh_slot    *slots = (gh_slot *) take_zeroed(t, cap * sizeof(gh_slot));
 
 	if (!slots)
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for linear table (%llu slots)",
 						(unsigned long long) cap);
-	memset(slots, 0, cap * sizeof(gh_slot));
 
 	gh_lin_view v;
 	uint64_t	st = gh_attempt_seed(seed, 0);
@@ -480,6 +552,12 @@ lin_build(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 	for (uint32_t i = 0; i < u; i++)
 	{
 		uint64_t	j = gh_lin_home(v, dk[i]);
+
+		if (cancelled_every(i + 1, ROW_POLL))
+		{
+			free(slots);
+			return cancel_error();
+		}
 
 		while (slots[j].cnt != 0)
 			j = (j + 1) & v.mask;
@@ -532,6 +610,8 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 		{
 			uint64_t	x = keys[i];
 
+			if (cancelled_every(i + 1, ROW_POLL))
+				return cancel_error();
 			umin = x < umin ? x : umin;
 			umax = x > umax ? x : umax;
 			smin = (int64_t) x < smin ? (int64_t) x : smin;
@@ -541,21 +621,29 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	}
 	for (size_t i = 0; i < n; i++)
 	{
+		if (cancelled_every(i + 1, ROW_POLL))
+			return cancel_error();
 		k[i] = gph ? gh_gph_mix_seeded(seed_key, keys[i]) : keys[i] - span.base;
 		v[i] = rowids ? rowids[i] : (R) i;
 	}
 	uint64_t   *ks;
 	R		   *vs;
 
-	if (!radix_sort(k, v, n, span.bits, &ks, &vs, s))
-		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory sorting %zu rows", n);
+	gh_status	sst = radix_sort(k, v, n, span.bits, &ks, &vs, s);
+
+	if (sst != GH_OK)
+		return sst;
 
 	/* run-length encode into distinct keys with (offset, count) */
 	uint32_t	u = 0;
 
 	for (size_t i = 0; i < n; i++)
+	{
+		if (cancelled_every(i + 1, ROW_POLL))
+			return cancel_error();
 		if (i == 0 || ks[i] != ks[i - 1])
 			u++;
+	}
 	uint64_t   *dk = (uint64_t *) s.get((size_t) u * 8);
 	uint32_t   *doff = (uint32_t *) s.get((size_t) u * 4);
 	uint32_t   *dcnt = (uint32_t *) s.get((size_t) u * 4);
@@ -564,6 +652,8 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for %u distinct keys", u);
 	for (size_t i = 0, d = 0; i < n; i++)
 	{
+		if (cancelled_every(i + 1, ROW_POLL))
+			return cancel_error();
 		if (i == 0 || ks[i] != ks[i - 1])
 		{
 			dk[d] = ks[i] + span.base;	/* GPH: hk itself (base 0) */
@@ -585,6 +675,9 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	double		t1 = gh_now_ms();
 	double		lf = opt->load_factor > 0 ? opt->load_factor : 0.5;
 	gh_status	st;
+
+	if (cancelled())
+		return cancel_error();
 
 	switch (opt->scheme)
 	{
@@ -628,9 +721,15 @@ gh_status
 gh_host_build(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 			  const void *rowids, size_t n)
 {
+	gh_status	st;
+
+	build_opt = opt;
 	if (t->rowid_width == 4)
-		return build_typed<uint32_t>(t, opt, keys, (const uint32_t *) rowids, n);
-	return build_typed<uint64_t>(t, opt, keys, (const uint64_t *) rowids, n);
+		st = build_typed<uint32_t>(t, opt, keys, (const uint32_t *) rowids, n);
+	else
+		st = build_typed<uint64_t>(t, opt, keys, (const uint64_t *) rowids, n);
+	build_opt = NULL;
+	return st;
 }
 
 void

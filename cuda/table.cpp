@@ -100,6 +100,8 @@ gh_status_name(gh_status s)
 			return "output capacity exceeded";
 		case GH_ERR_TOO_LARGE:
 			return "too many rows";
+		case GH_ERR_CANCELLED:
+			return "cancelled";
 	}
 	return "?";
 }
@@ -125,6 +127,8 @@ gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 	if ((uint64_t) n > GH_MAX_ROWS)
 		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
 						(unsigned long long) GH_MAX_ROWS);
+	if (opt->cancelled && opt->cancelled(opt->cancel_arg))
+		return gh_error(GH_ERR_CANCELLED, "build cancelled");
 
 	t = (gh_table *) calloc(1, sizeof(gh_table));
 	if (!t)

@@ -19,7 +19,7 @@ BEGIN
 END;
 $$;
 
--- waits until the service holds n tables (frees reach it asynchronously)
+-- waits until the service holds n tables (polls, in case a free is slow)
 CREATE FUNCTION gh_tables_become(n integer) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
   FOR i IN 1..500 LOOP

@@ -28,7 +28,9 @@
  * own; once published, the leader frees it when no participant can probe it
  * any more: when the query's DSM segment is detached (the workers have
  * finished: normal end, error or cancel alike), or at a rescan (the old
- * workers are gone).  Counts of batches and outer rows add up across
+ * workers are gone).  Without a segment there are no workers: the leader
+ * builds the table and keeps it as its own, so its node's cleanup frees it
+ * on error too.  Counts of batches and outer rows add up across
  * participants for EXPLAIN ANALYZE.
  *
  * Right and full joins keep one match bit per inner row in the DSA, set
@@ -170,7 +172,7 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	memset(sh, 0, sizeof(*sh));
 	init_shared(sh, pcxt->nworkers);
 	sh->leader_pid = MyProcPid;
-	/* without a segment (no workers can start) the shutdown frees it */
+	/* without a segment (no workers can start) the leader keeps the table */
 	sh->in_dsm = pcxt->seg != NULL;
 	if (sh->in_dsm)
 		on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
@@ -252,8 +254,6 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->kf_on = false;
 	if (sh == NULL || sh->phase != SHARED_READY)
 		return;
-	if (!sh->in_dsm)
-		free_published_table(sh);
 	gs->stats.built = true;
 	gs->stats.device = sh->device;
 	gs->stats.inner_rows = sh->n_inner;
@@ -333,10 +333,14 @@ publish_table(GpuJoinState *gs)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
-	/* from here on the shared state owns the table, not the builder */
+	/*
+	 * From here on the shared state owns the table, not the builder; but
+	 * without a segment nothing would free it on error (the shutdown does
+	 * not run then), and the builder is the leader, alone: it keeps it.
+	 */
 	sh->table = gs->table;
-	sh->table_live = gpuhash_table_exists(&gs->table);
-	gs->owns_table = false;
+	sh->table_live = sh->in_dsm && gpuhash_table_exists(&gs->table);
+	gs->owns_table = !sh->in_dsm;
 	sh->device = gs->device;
 	sh->scheme = gs->scheme;
 	sh->n_inner = gs->n_inner;
@@ -523,7 +527,7 @@ adopt(GpuJoinState *gs, dsa_area *area)
 		dsa_get_address(area, sh->rowptrs) : NULL;
 	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
 		dsa_get_address(area, sh->matched) : NULL;
-	gs->owns_table = false;		/* the shared state frees it */
+	gs->owns_table = !sh->in_dsm;	/* else the shared state frees it */
 	gs->kf_words = DsaPointerIsValid(sh->kf) ? dsa_get_address(area, sh->kf) : NULL;
 	gs->kf_nwords = sh->kf_nwords;
 	gs->kf_on = gs->kf_words != NULL;

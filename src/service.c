@@ -18,10 +18,19 @@
  * answers DONE and sets the backend's latch.  A build is BEGIN (rows),
  * APPEND (key chunks), FINISH (options); its key-grouped row order comes
  * back by ROWIDS chunks; probes go one chunk at a time, answered in place.
- * Freeing never waits: table ids go through a lock-free queue, so error
- * cleanup can free tables.  Tables of backends that exit are freed by a
- * sweep; a service that exits takes its tables with it and the next one
- * starts a new generation, so stale table ids fail cleanly.
+ * Frees need no slot: table ids go through a lock-free queue, so error
+ * cleanup can free tables.
+ *
+ * Nothing of a statement outlives it: a backend that gives up a request or
+ * frees a table waits (boundedly, never throwing, so error cleanup and exit
+ * can do it) until the service has dropped the request's slot and the
+ * table.  The service cancels a host build whose requester gave up, and
+ * acknowledges a free once the table is destroyed (after the last request
+ * running on it).  A backend that exits inside a request (a parallel worker
+ * terminated by its leader's error) gives it up from an exit callback.
+ * Tables of backends that exit without that are freed by a sweep; a service
+ * that exits takes its tables with it and the next one starts a new
+ * generation, so stale table ids fail cleanly.
  *
  * The main thread takes submitted requests and hands them to a few worker
  * threads (gpuhash.service_threads): requests on distinct tables run at
@@ -37,6 +46,7 @@
 #include "gpuhash.h"
 #include "service.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -44,6 +54,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
+#include "port/pg_bitutils.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
@@ -56,6 +67,27 @@
 #define SVC_SLOTS 64
 #define SVC_FREE_QUEUE 1024
 #define SVC_MAX_GPUS 8
+
+/*
+ * A free queue entry: the table id in the low 32 bits, the requester's
+ * pgprocno + 1 above it (whose latch the acknowledgement sets), and TAKEN
+ * once the service holds it; 0 when empty.  The service empties an entry
+ * when the table is gone: that is the requester's acknowledgement.
+ */
+#define FREE_TAKEN		(UINT64CONST(1) << 63)
+#define FREE_ID(v)		((uint32) (v))
+#define FREE_PROCNO(v)	((int) (((v) & ~FREE_TAKEN) >> 32) - 1)
+
+/*
+ * How long a backend waits for the service to drop what it gave up or
+ * freed.  Normally milliseconds (a cancelled host build stops at its next
+ * poll); the limit only guards against a wedged service, whose sweep then
+ * frees the rest.
+ */
+#define SVC_SETTLE_MS 5000
+
+/* Allocations from this size on are mmapped, so freeing returns them. */
+#define SVC_MMAP_THRESHOLD (1024 * 1024)
 
 typedef enum SlotState
 {
@@ -110,7 +142,7 @@ typedef struct SvcShared
 	pg_atomic_uint64 requests;
 	int			tables_alive;
 	uint64		device_bytes;
-	pg_atomic_uint32 free_queue[SVC_FREE_QUEUE];	/* table ids, 0 = empty */
+	pg_atomic_uint64 free_queue[SVC_FREE_QUEUE];	/* see FREE_TAKEN */
 	SvcSlot		slots[SVC_SLOTS];
 } SvcShared;
 
@@ -159,7 +191,7 @@ svc_shmem_startup(void)
 		pg_atomic_init_u32(&svc->generation, 0);
 		pg_atomic_init_u64(&svc->requests, 0);
 		for (int i = 0; i < SVC_FREE_QUEUE; i++)
-			pg_atomic_init_u32(&svc->free_queue[i], 0);
+			pg_atomic_init_u64(&svc->free_queue[i], 0);
 		for (int i = 0; i < SVC_SLOTS; i++)
 			pg_atomic_init_u32(&svc->slots[i].state, SLOT_FREE);
 		svc->staging_bytes = staging_size();
@@ -250,15 +282,50 @@ gpuhash_service_status(GhServiceStatus *st)
  * Backend side
  * ===================================================================== */
 
+/*
+ * What this backend has handed back and waits for the service to drop:
+ * slots of requests it gave up, and free queue entries not yet emptied.
+ * A backend frees one table at a time and waits, so a few entries do.
+ */
+#define MAX_PENDING_FREES 8
+
+static uint64 abandoned_slots = 0;	/* bit i: slot i given up */
+static int	n_pending_frees = 0;
+static struct
+{
+	int			index;
+	uint64		value;
+}			pending_frees[MAX_PENDING_FREES];
+static uint32 pending_generation;
+
+/* The request submit() waits on, for giving it up at exit. */
+static SvcSlot *inflight = NULL;
+static uint32 inflight_generation;
+static bool exit_callback_set = false;
+
+static void backend_exit(int code, Datum arg);
+
 static char *
 chunk_of(SvcSlot *s)
 {
 	return staging + (Size) (s - svc->slots) * svc->chunk_bytes;
 }
 
+static void
+wake_service(void)
+{
+	if (pg_atomic_read_u32(&svc->ready))
+		SetLatch(&GetPGProcByNumber(svc->procno)->procLatch);
+}
+
 static SvcSlot *
 claim_slot(void)
 {
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(backend_exit, (Datum) 0);
+		exit_callback_set = true;
+	}
 	for (;;)
 	{
 		for (int i = 0; i < SVC_SLOTS; i++)
@@ -308,10 +375,139 @@ service_gone(void)
 	return GH_ERR_CUDA;
 }
 
+/* True while the service that took our requests and frees still runs. */
+static bool
+same_service(uint32 generation)
+{
+	return pg_atomic_read_u32(&svc->ready) != 0 &&
+		pg_atomic_read_u32(&svc->generation) == generation;
+}
+
+/*
+ * Waits until the service has dropped every request this backend gave up
+ * and destroyed every table it freed, so that nothing of a cancelled or
+ * finished statement stays in the service after it returns.  Never throws
+ * and never processes interrupts: error cleanup and exit callbacks call
+ * it.  The latch is reset, as every latch wait in PostgreSQL rechecks its
+ * own condition.
+ */
+static void
+settle(void)
+{
+	TimestampTz start = 0;
+
+	for (;;)
+	{
+		bool		busy = false;
+
+		if (abandoned_slots == 0 && n_pending_frees == 0)
+			return;
+		if (!same_service(pending_generation))
+			break;				/* its slots were reset and its tables went with it */
+		for (int i = 0; i < SVC_SLOTS; i++)
+		{
+			SvcSlot    *s = &svc->slots[i];
+			uint32		st;
+
+			if ((abandoned_slots & (UINT64CONST(1) << i)) == 0)
+				continue;
+			st = pg_atomic_read_u32(&s->state);
+			if ((st == SLOT_ABANDONED || st == SLOT_ABANDONED_RUNNING) && s->owner_pid == MyProcPid)
+				busy = true;
+			else
+				abandoned_slots &= ~(UINT64CONST(1) << i);
+		}
+		for (int i = n_pending_frees - 1; i >= 0; i--)
+		{
+			uint64		v = pg_atomic_read_u64(&svc->free_queue[pending_frees[i].index]);
+
+			if ((v & ~FREE_TAKEN) == pending_frees[i].value)
+				busy = true;
+			else
+				pending_frees[i] = pending_frees[--n_pending_frees];
+		}
+		if (!busy)
+			return;
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		{
+			ereport(LOG,
+					(errmsg("gpuhash: the GPU service did not drop %d request(s) and %d table(s) of this backend within %d ms",
+							pg_popcount64(abandoned_slots),
+							n_pending_frees, SVC_SETTLE_MS),
+					 errdetail("Its sweep frees them when this backend exits.")));
+			break;
+		}
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 10,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	abandoned_slots = 0;
+	n_pending_frees = 0;
+}
+
+/*
+ * Gives up the request in flight: the service drops it and whatever it was
+ * building.  A request answered meanwhile is ours to clean up.
+ */
+static void
+abandon_inflight(void)
+{
+	SvcSlot    *s = inflight;
+	uint32		expected = SLOT_SUBMITTED;
+	bool		given_up;
+
+	inflight = NULL;
+	if (s == NULL || !same_service(inflight_generation))
+		return;
+	given_up = pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED);
+	if (!given_up && expected == SLOT_RUNNING)
+		given_up = pg_atomic_compare_exchange_u32(&s->state, &expected,
+												  SLOT_ABANDONED_RUNNING);
+	if (given_up)
+	{
+		if (pending_generation != inflight_generation)
+			abandoned_slots = 0;
+		pending_generation = inflight_generation;
+		abandoned_slots |= UINT64CONST(1) << (s - svc->slots);
+		wake_service();
+		return;
+	}
+	if (expected == SLOT_DONE)
+	{
+		/* a table that the request made is freed like any other */
+		if (s->table_id != 0 &&
+			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
+			 s->type == REQ_BUILD_FINISH))
+		{
+			GhRemoteTable t = {0};
+
+			t.id = s->table_id;
+			t.generation = inflight_generation;
+			release_slot(s);
+			gpuhash_svc_free(&t);
+		}
+		else
+			release_slot(s);
+	}
+}
+
+/* A backend leaving inside a request (FATAL skips PG_CATCH) gives it up. */
+static void
+backend_exit(int code, Datum arg)
+{
+	if (svc == NULL)
+		return;
+	abandon_inflight();
+	settle();
+}
+
 /*
  * Hands the claimed slot to the service and sleeps until it answers.  A
- * cancel or timeout while waiting abandons the request; the service then
- * discards whatever it produced.
+ * cancel or timeout while waiting abandons the request, and waits until
+ * the service has dropped it.
  */
 static gh_status
 submit(SvcSlot *s, uint32 generation)
@@ -321,6 +517,8 @@ submit(SvcSlot *s, uint32 generation)
 		release_slot(s);
 		return service_gone();
 	}
+	inflight = s;
+	inflight_generation = generation;
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
 	SetLatch(&GetPGProcByNumber(svc->procno)->procLatch);
@@ -342,29 +540,12 @@ submit(SvcSlot *s, uint32 generation)
 	}
 	PG_CATCH();
 	{
-		uint32		expected = SLOT_SUBMITTED;
-
-		if (!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED) &&
-			expected == SLOT_RUNNING)
-			(void) pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED_RUNNING);
-		if (expected == SLOT_DONE)
-		{
-			/* answered meanwhile: a table being built is freed through the queue */
-			if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
-				s->type == REQ_BUILD_FINISH)
-			{
-				GhRemoteTable t = {0};
-
-				t.id = s->table_id;
-				t.generation = generation;
-				gpuhash_svc_free(&t);
-			}
-			release_slot(s);
-		}
-		/* abandoned: the service drops the table being built itself */
+		abandon_inflight();
+		settle();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	inflight = NULL;
 
 	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
 		return service_gone();	/* the service died: it reset every slot */
@@ -387,6 +568,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 	t->generation = gen;
 	s->type = REQ_BUILD_BEGIN;
 	s->n = n;
+	s->table_id = 0;			/* set by the service: no stale id to free */
 	s->table_owner = owner_pid ? owner_pid : MyProcPid;
 	st = submit(s, gen);
 	if (st != GH_OK)
@@ -477,20 +659,57 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 void
 gpuhash_svc_free(GhRemoteTable *t)
 {
-	if (svc == NULL || t->id == 0 || pg_atomic_read_u32(&svc->generation) != t->generation)
-		return;					/* gone with its service already */
-	for (int i = 0; i < SVC_FREE_QUEUE; i++)
-	{
-		uint32		expected = 0;
+	uint64		value;
+	TimestampTz start = 0;
 
-		if (pg_atomic_compare_exchange_u32(&svc->free_queue[i], &expected, t->id))
-		{
-			if (pg_atomic_read_u32(&svc->ready))
-				SetLatch(&GetPGProcByNumber(svc->procno)->procLatch);
-			break;
-		}
+	if (svc == NULL || t->id == 0 || !same_service(t->generation))
+	{
+		t->id = 0;
+		return;					/* gone with its service already */
 	}
-	/* a full queue: the owner-exit sweep frees it at the latest */
+	if (n_pending_frees == MAX_PENDING_FREES)
+		settle();
+	if (n_pending_frees > 0 && pending_generation != t->generation)
+		n_pending_frees = 0;
+	value = (uint64) t->id | ((uint64) (MyProc->pgprocno + 1) << 32);
+	for (;;)
+	{
+		for (int i = 0; i < SVC_FREE_QUEUE; i++)
+		{
+			uint64		expected = 0;
+
+			if (pg_atomic_compare_exchange_u64(&svc->free_queue[i], &expected, value))
+			{
+				pending_generation = t->generation;
+				pending_frees[n_pending_frees].index = i;
+				pending_frees[n_pending_frees].value = value;
+				n_pending_frees++;
+				wake_service();
+				t->id = 0;
+				settle();
+				return;
+			}
+		}
+
+		/* a full queue: the service is emptying it */
+		if (!same_service(t->generation))
+		{
+			t->id = 0;
+			return;				/* gone with its service */
+		}
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+			break;
+		wake_service();
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	ereport(LOG,
+			(errmsg("gpuhash: the GPU service's free queue stayed full; join table %u is left to its sweep",
+					t->id)));
 	t->id = 0;
 }
 
@@ -523,6 +742,7 @@ static int	n_tables = 0;
 static int	cap_tables = 0;
 static uint32 next_id = 1;
 static volatile sig_atomic_t got_sigterm = false;
+static volatile bool freed_since_trim = false;	/* memory to give back */
 
 /* Jobs: slots taken by the main thread, served by the worker threads. */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -551,10 +771,33 @@ find_table(uint32 id)
 	return NULL;
 }
 
+/* registry lock held: the figures gpuhash_info() shows */
+static void
+publish_locked(void)
+{
+	uint64		bytes = 0;
+
+	for (int i = 0; i < n_tables; i++)
+		bytes += tables[i]->device_bytes;
+	svc->tables_alive = n_tables;
+	svc->device_bytes = bytes;
+}
+
+/* Empties a taken free queue entry: the requester's table is gone. */
+static void
+ack_free(int i, uint64 taken)
+{
+	if (pg_atomic_compare_exchange_u64(&svc->free_queue[i], &taken, 0) &&
+		FREE_PROCNO(taken) >= 0)
+		SetLatch(&GetPGProcByNumber(FREE_PROCNO(taken))->procLatch);
+}
+
 /* registry lock held; the table has no users */
 static void
 destroy_table(SvcTable *t)
 {
+	uint32		id = t->id;
+
 	for (int i = 0; i < n_tables; i++)
 		if (tables[i] == t)
 		{
@@ -565,6 +808,17 @@ destroy_table(SvcTable *t)
 	free(t->keys);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
+	publish_locked();
+	freed_since_trim = true;
+
+	/* acknowledge the frees that waited for this table's last user */
+	for (int i = 0; i < SVC_FREE_QUEUE; i++)
+	{
+		uint64		v = pg_atomic_read_u64(&svc->free_queue[i]);
+
+		if ((v & FREE_TAKEN) && FREE_ID(v) == id)
+			ack_free(i, v);
+	}
 }
 
 /* registry lock held: drops the table now, or when its last user is done */
@@ -577,7 +831,8 @@ drop_table(SvcTable *t)
 		destroy_table(t);
 }
 
-static void
+/* False when no such table exists (freed already). */
+static bool
 drop_table_id(uint32 id)
 {
 	SvcTable   *t;
@@ -586,18 +841,14 @@ drop_table_id(uint32 id)
 	if ((t = find_table(id)) != NULL)
 		drop_table(t);
 	pthread_mutex_unlock(&registry);
+	return t != NULL;
 }
 
 static void
 publish_stats(void)
 {
-	uint64		bytes = 0;
-
 	pthread_mutex_lock(&registry);
-	for (int i = 0; i < n_tables; i++)
-		bytes += tables[i]->device_bytes;
-	svc->tables_alive = n_tables;
-	svc->device_bytes = bytes;
+	publish_locked();
 	pthread_mutex_unlock(&registry);
 }
 
@@ -647,8 +898,30 @@ begin_build(SvcSlot *s)
 		next_id = 1;
 	tables[n_tables++] = t;
 	s->table_id = t->id;
+	publish_locked();
 	pthread_mutex_unlock(&registry);
 	return GH_OK;
+}
+
+/* What a build's cancel callback looks at. */
+typedef struct BuildWatch
+{
+	SvcSlot    *slot;
+	SvcTable   *table;
+} BuildWatch;
+
+/*
+ * Nobody waits for this build any more: its requester gave it up, or the
+ * table was freed meanwhile.  Read without locks: a stale answer only
+ * means one more poll.
+ */
+static int
+build_unwanted(void *arg)
+{
+	BuildWatch *w = (BuildWatch *) arg;
+
+	return pg_atomic_read_u32(&w->slot->state) == SLOT_ABANDONED_RUNNING ||
+		((volatile SvcTable *) w->table)->doomed;
 }
 
 /* One request on an existing table, under that table's lock. */
@@ -669,10 +942,14 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 		case REQ_BUILD_FINISH:
 			{
 				gh_status	st;
+				gh_build_options opt = s->opt;
+				BuildWatch	watch = {s, t};
 
 				if (t->keys == NULL || t->filled != t->n_rows)
 					return fail(s, GH_ERR_INVALID, "GPU service: build finished before all keys came");
-				st = gh_build(&s->opt, t->keys, NULL, 4, t->n_rows, &t->table);
+				opt.cancelled = build_unwanted;
+				opt.cancel_arg = &watch;
+				st = gh_build(&opt, t->keys, NULL, 4, t->n_rows, &t->table);
 				free(t->keys);
 				t->keys = NULL;
 				if (st != GH_OK)
@@ -737,23 +1014,36 @@ serve(SvcSlot *s)
 		return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
 
 	pthread_mutex_lock(&t->lock);
-	st = serve_on_table(s, t);
+	/* given up while it waited for the table: nobody wants the answer */
+	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+		st = fail(s, GH_ERR_INVALID, "request given up");
+	else
+		st = serve_on_table(s, t);
 	pthread_mutex_unlock(&t->lock);
 
 	pthread_mutex_lock(&registry);
 	if (--t->users == 0 && t->doomed)
 		destroy_table(t);
+	else
+		publish_locked();
 	pthread_mutex_unlock(&registry);
 	return st;
 }
 
-/* After an abandoned request: drop what it was building; free the slot. */
+/*
+ * After an abandoned request: drop what it was building (table_id is 0 for
+ * a BEGIN that made nothing); free the slot and tell the requester, who
+ * waits for that.
+ */
 static void
 discard(SvcSlot *s)
 {
+	int			procno = s->owner_procno;
+
 	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND || s->type == REQ_BUILD_FINISH)
-		drop_table_id(s->table_id);
+		(void) drop_table_id(s->table_id);
 	pg_atomic_write_u32(&s->state, SLOT_FREE);
+	SetLatch(&GetPGProcByNumber(procno)->procLatch);
 }
 
 static void *
@@ -817,10 +1107,18 @@ sweep(bool check_owners)
 {
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
 	{
-		uint32		id = pg_atomic_exchange_u32(&svc->free_queue[i], 0);
+		uint64		v = pg_atomic_read_u64(&svc->free_queue[i]);
 
-		if (id != 0)
-			drop_table_id(id);
+		if (v == 0 || (v & FREE_TAKEN) ||
+			!pg_atomic_compare_exchange_u64(&svc->free_queue[i], &v, v | FREE_TAKEN))
+			continue;
+
+		/*
+		 * Destroying the table (now, or when its last request ends)
+		 * acknowledges the free; a table gone already is acknowledged here.
+		 */
+		if (!drop_table_id(FREE_ID(v)))
+			ack_free(i, v | FREE_TAKEN);
 	}
 	if (!check_owners)
 		return;
@@ -882,11 +1180,20 @@ gpuhash_service_main(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 
+	/*
+	 * Keys, host twin tables and their build scratch are large and come and
+	 * go with queries.  glibc's sliding mmap threshold would soon keep them
+	 * in the threads' arenas, which hold on to freed memory: a fixed
+	 * threshold maps each large block alone and unmaps it when freed.
+	 */
+	if (mallopt(M_MMAP_THRESHOLD, SVC_MMAP_THRESHOLD) != 1)
+		ereport(LOG, (errmsg("gpuhash GPU service: could not set the malloc mmap threshold")));
+
 	/* a new generation: whatever an earlier service held is gone */
 	for (int i = 0; i < SVC_SLOTS; i++)
 		pg_atomic_write_u32(&svc->slots[i].state, SLOT_FREE);
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
-		pg_atomic_write_u32(&svc->free_queue[i], 0);
+		pg_atomic_write_u64(&svc->free_queue[i], 0);
 	svc->tables_alive = 0;
 	svc->device_bytes = 0;
 
@@ -924,6 +1231,13 @@ gpuhash_service_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		dispatch();
+
+		/* the smaller blocks left in the arenas, once no table is alive */
+		if (freed_since_trim && svc->tables_alive == 0)
+		{
+			freed_since_trim = false;
+			(void) malloc_trim(0);
+		}
 		if (TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), 1000))
 		{
 			sweep(true);

@@ -33,7 +33,10 @@ extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *ke
 extern gh_status gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids);
 extern gh_status gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n,
 								   gh_range *ranges);
-/* Never waits: safe in error cleanup. */
+/*
+ * Waits, boundedly, until the service has destroyed the table; never
+ * throws, so error cleanup and exit callbacks can free.
+ */
 extern void gpuhash_svc_free(GhRemoteTable *t);
 
 /* For gpuhash_info(). */

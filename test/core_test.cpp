@@ -564,6 +564,74 @@ test_gph_oversize(int gpus)
 	printf("gph oversize cell (40 crafted keys): build refused cleanly, FKS builds them\n");
 }
 
+/* Says stop at its stop_at'th question. */
+struct cancel_counter
+{
+	int			asked = 0;
+	int			stop_at = 0;
+};
+
+static int
+cancel_at_count(void *arg)
+{
+	cancel_counter *c = (cancel_counter *) arg;
+
+	return ++c->asked >= c->stop_at;
+}
+
+/*
+ * A build whose cancel callback says stop ends with GH_ERR_CANCELLED and no
+ * table, at every point where it asks (the host twin asks all along, a GPU
+ * build once before it starts); one that is never told to stop builds.
+ */
+static void
+test_build_cancel(int gpus)
+{
+	rng			r(11);
+	vector<uint64_t> k(300000);
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	int			stopped = 0;
+
+	for (auto &x : k)
+		x = r.next() % 200000;
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		for (gh_scheme sc : schemes)
+		{
+			gh_build_options opt;
+			cancel_counter never;
+			gh_table   *t = NULL;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = sc;
+			opt.cancelled = cancel_at_count;
+			opt.cancel_arg = &never;
+			never.stop_at = INT32_MAX;
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+			CHECK(s == GH_OK && gh_validate(t) == GH_OK, "cancel/%s/%s: uncancelled build: %s",
+				  gh_device_name(opt.device), gh_scheme_name(sc), gh_last_error());
+			gh_free(t);
+			CHECK(never.asked >= 1, "cancel/%s/%s: never asked", gh_device_name(opt.device),
+				  gh_scheme_name(sc));
+			for (int at = 1; at <= never.asked; at++)
+			{
+				cancel_counter c;
+
+				c.stop_at = at;
+				opt.cancel_arg = &c;
+				t = NULL;
+				s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+				CHECK(s == GH_ERR_CANCELLED && t == NULL && c.asked == at,
+					  "cancel/%s/%s: stop at question %d of %d: got %s after %d",
+					  gh_device_name(opt.device), gh_scheme_name(sc), at, never.asked,
+					  gh_status_name(s), c.asked);
+				stopped++;
+			}
+		}
+	printf("build cancel: %d builds stopped at every question asked, none left a table\n", stopped);
+}
+
 /* A GPU build over a memory budget must fail cleanly, and the GPU then
  * keep working. */
 static void
@@ -677,6 +745,7 @@ main(int argc, char **argv)
 	}
 	test_gph_loads(quick ? 100000 : 1000000, gpus);
 	test_gph_oversize(gpus);
+	test_build_cancel(gpus);
 	if (gpus > 0)
 		test_gpu_budget();
 

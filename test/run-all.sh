@@ -85,7 +85,7 @@ if ! make installcheck; then
 	die "regression tests failed on $device"
 fi
 
-say "GPU service: concurrent sessions, killed backend, timeout, service restart after SIGTERM"
+say "GPU service: concurrent sessions, killed backend, timeouts and cancels, memory, service restart after SIGTERM"
 test/service_check.sh || die "GPU service checks failed"
 
 # ---- 3. GPU-only tests
