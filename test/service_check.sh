@@ -70,10 +70,13 @@ echo "statement_timeout mid-join: table freed, session error was clean"
 # ---- 4. FULL joins cancelled part-way leave nothing behind
 q "CREATE TABLE IF NOT EXISTS cx AS SELECT g AS id, (g * 7) % 2500000 AS k FROM generate_series(1, 2000000) g;
    ANALYZE cx;" >/dev/null
-# gh_force_on() sets its settings for the transaction: one query string each
-serial="SELECT gh_force_on(); SET max_parallel_workers_per_gather = 0;"
-parallel="SELECT gh_force_on(); SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
-	SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;"
+# gh_force_on() sets its settings for the transaction: one query string each.
+# work_mem for one table of 2M rows: a parallel-aware join needs it, and the
+# serial join then builds one large table too, rather than hash batches
+serial="SELECT gh_force_on(); SET work_mem = '256MB'; SET max_parallel_workers_per_gather = 0;"
+parallel="SELECT gh_force_on(); SET work_mem = '256MB'; SET parallel_setup_cost = 0;
+	SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+	SET max_parallel_workers_per_gather = 2;"
 full="SELECT count(*) FROM cx a FULL JOIN cx b ON a.k = b.k"
 outf=$(mktemp)
 # nothing of the statement in the service right after it returned: polls
@@ -140,8 +143,8 @@ rm -f "$outf"
 echo "cancelled FULL joins: no table or staging slot left once the statement returned"
 
 # ---- 5. the service gives memory back
-# joins of growing size: freed blocks of one size are where glibc would
-# put the next ones, and keep them
+# joins of growing size, each one table (work_mem for it): freed blocks of
+# one size are where glibc would put the next ones, and keep them
 svc_pid=$(info "substring(service from 'pid ([0-9]+)')")
 rss_mb() { awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$svc_pid/status"; }
 idle=$(rss_mb)
@@ -149,6 +152,7 @@ peak=$idle
 for rows in 1000000 3000000 5000000; do
 	for scheme in gph fks linear; do
 		psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "SELECT gh_force_on(); SET max_parallel_workers_per_gather = 0;
+			SET work_mem = '1GB';
 			SET gpuhash.scheme = $scheme; SELECT count(*) FROM generate_series(1, $rows) o(k)
 				JOIN (SELECT g AS k FROM generate_series(1, $rows) g) i ON o.k = i.k" >/dev/null &
 		bg=$!
