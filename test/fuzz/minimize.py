@@ -1,0 +1,255 @@
+"""Minimiser of the gpuhash differential fuzzer.
+
+Given a unit whose two sides differ, it shrinks, while the same kind of
+difference (wrong rows, different error, crash) persists:
+  1. the stress and forcing settings of the "on" side, one at a time;
+  2. the way the query runs (prepared / cursor / CTAS / INSERT -> plain);
+  3. the query tree (conjuncts, output columns, joins, outer -> inner, ...);
+  4. the rows of every table it reads (delta debugging: chunks, then halves
+     of chunks, down to single rows);
+  5. the columns nobody references;
+and prints a self-contained repro script.  Every trial runs in a schema of
+its own that the minimiser creates and drops.
+"""
+
+import re
+import time
+
+from querygen import reductions, walk, P
+from runner import Runner, unique_schema, unit_script, side_script
+
+PARALLEL_NAMES = {'parallel_setup_cost', 'parallel_tuple_cost', 'min_parallel_table_scan_size',
+                  'min_parallel_index_scan_size', 'max_parallel_workers_per_gather',
+                  'force_parallel_mode'}
+
+
+def category(outcome):
+    if outcome is None or 'incomplete' in outcome.detail or 'crash' in outcome.detail:
+        return 'crash'
+    if 'SQLSTATE' in outcome.detail:
+        return 'error'
+    return 'rows'
+
+
+def words(text):
+    return set(re.findall(r'[A-Za-z_][A-Za-z0-9_]*', text))
+
+
+class Minimizer:
+    def __init__(self, runner, tables, unit, outcome, budget=400, time_limit=600, log=print):
+        self.runner = runner
+        self.tables = {t.name: t for t in tables}
+        self.rows = {t.name: list(t.rows) for t in tables}
+        self.cols = {t.name: list(t.cols) for t in tables}
+        self.unit = unit
+        self.kind = category(outcome)
+        self.outcome = outcome
+        self.budget = budget
+        self.deadline = time.time() + time_limit
+        self.trials = 0
+        self.schema = unique_schema('fzmin')
+        self.created = None
+        self.log = log
+
+    # ---- trials
+    def text(self, unit):
+        return '\n'.join(s for s, _ in unit.statements() + unit.explain())
+
+    def used_tables(self, unit):
+        w = words(self.text(unit))
+        return [n for n in sorted(self.tables) if n in w]
+
+    def setup_sql(self, unit, rows, cols):
+        out = []
+        for n in self.used_tables(unit):
+            out.append(self.tables[n].sql(cols=cols[n], rows=rows[n]))
+        return '\n'.join(out)
+
+    def exhausted(self):
+        return self.trials >= self.budget or time.time() > self.deadline
+
+    def fails(self, unit, rows=None, cols=None):
+        """Does the unit still differ the same way?"""
+        if self.exhausted():
+            return False
+        self.trials += 1
+        rows = rows or self.rows
+        cols = cols or self.cols
+        setup = self.setup_sql(unit, rows, cols)
+        if setup != self.created:
+            try:
+                self.runner.sql('DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s;\nSET search_path = %s;\n%s'
+                                % (self.schema, self.schema, self.schema, setup))
+            except RuntimeError as e:
+                self.log('  minimise: setup failed: %s' % str(e)[:300])
+                self.created = None
+                self.runner.wait_server()
+                return False
+            self.created = setup
+        outs, _ = self.runner.run_batch(self.schema, [unit])
+        o = outs[0]
+        if o is None:
+            self.runner.wait_server()
+            ok = self.kind == 'crash'
+        else:
+            ok = o.status == 'fail' and category(o) == self.kind
+        if ok and o is not None:
+            self.outcome = o
+        return ok
+
+    # ---- steps
+    def try_unit(self, unit, what):
+        if self.fails(unit):
+            self.unit = unit
+            self.log('  minimise: %s (trial %d)' % (what, self.trials))
+            return True
+        return False
+
+    def reduce_settings(self):
+        on = self.unit.on_settings
+        if any(k in PARALLEL_NAMES for k, _ in on):
+            self.try_unit(self.unit.copy(on_settings=[s for s in on if s[0] not in PARALLEL_NAMES]),
+                          'parallel settings dropped')
+        i = 0
+        while i < len(self.unit.on_settings) and not self.exhausted():
+            s = self.unit.on_settings
+            if not self.try_unit(self.unit.copy(on_settings=s[:i] + s[i + 1:]), 'setting %s dropped' % (s[i],)):
+                i += 1
+
+    def reduce_wrapper(self):
+        u = self.unit
+        if u.wrapper == 'plain':
+            return
+        for e in range(u.nexec):
+            v = u.copy(wrapper='plain', nexec=1, common=[c for c in u.common if c[0] != 'plan_cache_mode'])
+            for p in walk(v.query):
+                if isinstance(p, P):
+                    p.values = [p.values[e]]
+            if self.try_unit(v, 'run as a plain query (values of execution %d)' % e):
+                return
+        if u.wrapper == 'prepared' and u.nexec > 1:
+            for e in range(u.nexec):
+                v = u.copy(nexec=1)
+                for p in walk(v.query):
+                    if isinstance(p, P):
+                        p.values = [p.values[e]]
+                if self.try_unit(v, 'one EXECUTE (values of execution %d)' % e):
+                    return
+        if u.wrapper in ('cursor', 'scroll'):
+            if u.wrapper == 'scroll' and self.try_unit(u.copy(wrapper='cursor'), 'no SCROLL'):
+                u = self.unit
+            if u.fetch:
+                self.try_unit(u.copy(fetch=[]), 'FETCH ALL only')
+
+    def reduce_tree(self):
+        changed = True
+        while changed and not self.exhausted():
+            changed = False
+            cur = self.unit.query.sql()
+            for desc, f in reductions(self.unit.query):
+                if self.exhausted():
+                    break
+                try:
+                    q = f()
+                except Exception:       # noqa: BLE001 (a reduction that does not apply)
+                    continue
+                if q.sql() == cur:
+                    continue
+                if self.try_unit(self.unit.copy(query=q), desc):
+                    changed = True
+                    break
+
+    def reduce_rows(self):
+        """ddmin over every table's rows, again until no table shrinks."""
+        while not self.exhausted():
+            before = sum(len(r) for r in self.rows.values())
+            self.reduce_rows_once()
+            if sum(len(r) for r in self.rows.values()) == before:
+                return
+
+    def reduce_rows_once(self):
+        for name in sorted(self.used_tables(self.unit), key=lambda n: -len(self.rows[n])):
+            rows = self.rows[name]
+            if not rows:
+                continue
+            if self.fails(self.unit, rows=dict(self.rows, **{name: []})):
+                self.rows[name] = []
+                self.log('  minimise: %s emptied (trial %d)' % (name, self.trials))
+                continue
+            n = 2
+            while len(rows) >= 2 and not self.exhausted():
+                chunk = (len(rows) + n - 1) // n
+                reduced = False
+                for i in range(0, len(rows), chunk):
+                    cand = rows[:i] + rows[i + chunk:]
+                    if self.fails(self.unit, rows=dict(self.rows, **{name: cand})):
+                        rows = cand
+                        self.rows[name] = rows
+                        n = max(n - 1, 2)
+                        reduced = True
+                        break
+                if not reduced:
+                    if n >= len(rows):
+                        break
+                    n = min(len(rows), n * 2)
+            self.log('  minimise: %s down to %d rows (trial %d)' % (name, len(rows), self.trials))
+
+    def reduce_cols(self):
+        w = words(self.text(self.unit))
+        cols = {n: [c for c in cs if c in w] or cs[:1] for n, cs in self.cols.items()}
+        if cols != self.cols and self.fails(self.unit, cols=cols):
+            self.cols = cols
+            self.log('  minimise: unused columns dropped (trial %d)' % self.trials)
+
+    def run(self):
+        t0 = time.time()
+        if not self.fails(self.unit) and not self.fails(self.unit):
+            self.log('  minimise: %s does not differ when run again alone; not minimised' % self.unit.uid)
+            return False
+        self.reduce_settings()
+        self.reduce_wrapper()
+        self.reduce_tree()
+        self.reduce_rows()
+        self.reduce_tree()
+        self.reduce_settings()
+        self.reduce_cols()
+        self.log('  minimise: %d trials, %.1f s' % (self.trials, time.time() - t0))
+        try:
+            self.runner.sql('DROP SCHEMA IF EXISTS %s CASCADE;' % self.schema)
+        except RuntimeError:
+            pass
+        return True
+
+    # ---- output
+    def repro(self):
+        u = self.unit
+        out = ['-- gpuhash fuzz repro: seed %s, query %s (minimised; %s)' % (
+            u.uid.split(':')[0], u.uid.split(':')[1], self.kind),
+            '-- run: psql -X -f THIS_FILE (gpuhash loaded); the two results should be equal',
+            '-- observed:']
+        out += ['--   ' + line for line in self.outcome.detail.splitlines()]
+        out.append('SET client_min_messages = warning;')
+        for n in self.used_tables(u):
+            out.append('DROP TABLE IF EXISTS %s;' % n)
+        out.append(self.setup_sql(u, self.rows, self.cols))
+        out.append('SET extra_float_digits = 3;')
+        for side in ('off', 'on'):
+            out.append('-- GPU join %s' % side)
+            for line in side_script(u, side).splitlines():
+                if line.startswith('\\') or line.startswith('RESET') or line in (
+                        'ROLLBACK;', 'DROP TABLE IF EXISTS fzt;', 'DEALLOCATE ALL;'):
+                    continue
+                out.append(line)
+            names = [k for k, _ in u.common] + (['enable_gpuhashjoin'] if side == 'off' else
+                                                [k for k, _ in u.on_settings])
+            out += ['RESET %s;' % k for k in dict.fromkeys(names)]
+        return '\n'.join(out) + '\n'
+
+
+# used by fuzz.py to print a failing unit without minimising it
+def plain_repro(tables, unit, outcome):
+    m = Minimizer(Runner(), tables, unit, outcome)
+    return m.repro()
+
+
+__all__ = ['Minimizer', 'plain_repro', 'category', 'unit_script']
