@@ -17,6 +17,7 @@ import time
 
 from querygen import reductions, walk, P
 from runner import Runner, unique_schema, unit_script, side_script
+from schema import ICU_COLLATION
 
 PARALLEL_NAMES = {'parallel_setup_cost', 'parallel_tuple_cost', 'min_parallel_table_scan_size',
                   'min_parallel_index_scan_size', 'max_parallel_workers_per_gather',
@@ -60,7 +61,7 @@ class Minimizer:
         return [n for n in sorted(self.tables) if n in w]
 
     def setup_sql(self, unit, rows, cols):
-        out = []
+        out = [ICU_COLLATION] if 'fz_ci' in words(self.text(unit)) else []
         for n in self.used_tables(unit):
             out.append(self.tables[n].sql(cols=cols[n], rows=rows[n]))
         return '\n'.join(out)
@@ -231,6 +232,8 @@ class Minimizer:
         out.append('SET client_min_messages = warning;')
         for n in self.used_tables(u):
             out.append('DROP TABLE IF EXISTS %s;' % n)
+        if 'fz_ci' in words(self.text(u)):
+            out.append('DROP COLLATION IF EXISTS fz_ci;')
         out.append(self.setup_sql(u, self.rows, self.cols))
         out.append('SET extra_float_digits = 3;')
         for side in ('off', 'on'):

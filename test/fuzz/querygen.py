@@ -20,7 +20,7 @@ from schema import COLCLASS
 
 INTS = ('int2', 'int4', 'int8')
 TEXTS = ('text', 'varchar', 'bpchar')
-EXACT = set(INTS) | {'date', 'timestamp', 'timestamptz', 'bool'}
+EXACT = set(INTS) | {'date', 'timestamp', 'timestamptz', 'bool', 'oid'}
 # types whose equal values may print differently (1.0 and 1.00, -0 and 0):
 # never the output of GROUP BY, DISTINCT, min/max or an ORDER BY ... LIMIT
 UNSAFE_PRINT = {'numeric', 'float4', 'float8'}
@@ -234,8 +234,12 @@ class Rel:
         return None
 
 
-KEYW = {'k': 6, 'i4': 3, 'i2': 2, 'i8': 3, 'd': 2, 'ts': 2, 'tz': 1, 'tx': 3, 'vc': 1,
+KEYW = {'k': 6, 'i4': 3, 'i2': 2, 'i8': 3, 'd': 2, 'ts': 2, 'tz': 1, 'o': 1, 'tx': 3, 'vc': 1,
         'ch': 2, 'nu': 2, 'f4': 1, 'f8': 2, 'u': 2, 'id': 1, 'b': 0.3, 'x': 0.3}
+
+
+def is_true(node):
+    return isinstance(node, T) and node.text == 'true'
 
 
 def eq_ok(a, b):
@@ -249,6 +253,8 @@ def eq_ok(a, b):
     if s == {'float4', 'float8'}:
         return True
     if 'numeric' in s and (s - {'numeric'}) <= set(INTS):
+        return True
+    if s == {'oid', 'int4'}:
         return True
     return False
 
@@ -372,6 +378,10 @@ class QueryGen:
         if col.origin in ('tx', 'vc') and r < 0.12:
             self.features.add('expr_key')
             return T(self.rng.choice(['lower(%s)', '(%s || \'\')', 'rtrim(%s)']) % e, refs)
+        if col.cls == 'text' and self.opts.get('icu') and self.chance(0.05):
+            # a non-deterministic collation: the key must stay PostgreSQL's
+            self.features.add('nondeterministic_collation')
+            return T('(%s COLLATE fz_ci)' % e, refs)
         return T(e, refs)
 
     def key_conj(self, lrel, rrel, outer=(), mode=None, relaxed=False):
@@ -425,6 +435,8 @@ class QueryGen:
             opts.append('(%s.%s = %s.%s OR %s.%s IS NULL)' % (la, lx.name, ra, rx.name, la, lk.name))
         if not opts:
             c = self.one_side_filter(rrel)
+            if isinstance(c, T) and c.text == 'true':
+                c = self.one_side_filter(lrel)
             return c
         return T(self.rng.choice(opts), {la, ra})
 
@@ -504,6 +516,15 @@ class QueryGen:
                 conj.append(self.extra_conj(lrel, rrel))
             else:
                 conj += self.keys(lrel, rrel, outer)
+                for lr in rels:
+                    if conj:
+                        break
+                    for rr in rrels:
+                        # another pair of the two sides may share a key type
+                        if self.key_pair(lr, rr, 'any', True):
+                            lrel, rrel = lr, rr
+                            conj += self.keys(lrel, rrel, outer)
+                            break
                 if not conj:
                     # nothing to hash on: a nested loop
                     conj.append(self.extra_conj(lrel, rrel))
@@ -515,7 +536,9 @@ class QueryGen:
                     conj.append(self.one_side_filter(self.rng.choice([lrel, rrel])))
                 if outer and self.chance(0.3):
                     conj.append(self.corr_filter(rrel, outer))
-            on = L(conj, ' AND ', min=1)
+            conj = [c for c in conj if not is_true(c)][:1] if all(is_true(c) for c in conj) else \
+                [c for c in conj if not is_true(c)]
+            on = L(conj or [T('true')], ' AND ', min=1)
             if kind == 'JOIN':
                 alts = [left, rnode]
             else:
@@ -539,7 +562,8 @@ class QueryGen:
             name = 'o%d' % (i + 1)
             items.append(T('%s.%s AS %s' % (r.alias, c.name, name), {r.alias}))
             cols.append(Col(name, c.cls, c.origin))
-        where = L([self.one_side_filter(self.rng.choice(rels)) for _ in range(self.rng.choice([0, 0, 1]))],
+        where = L([c for c in (self.one_side_filter(self.rng.choice(rels))
+                               for _ in range(self.rng.choice([0, 0, 1]))) if not is_true(c)],
                   ' AND ', pre=' WHERE ')
         if kind == 'group':
             gb = [T(i.text.split(' AS ')[0], i.refs()) for i in items]
@@ -616,6 +640,7 @@ class QueryGen:
                          else self.one_side_filter(srel))
         if self.chance(0.3):
             where.append(self.one_side_filter(srel))
+        where = [c for c in where if not is_true(c)]
         body = S('SELECT ', body_items, ' FROM ', node, L(where, ' AND ', pre=' WHERE '))
         if kind in ('EXISTS', 'NOT EXISTS'):
             c = S(kind, ' (', body, ')')
@@ -696,7 +721,8 @@ class QueryGen:
         """The top-level SELECT (a node) and whether its output prints exactly."""
         rng = self.rng
         self.key_mode = rng.choice(['any', 'any', 'exact', 'fp'])
-        shape = rng.choice(['join', 'join', 'join', 'semi', 'scalar', 'lateral', 'cte', 'cte'])
+        shape = rng.choice(['join', 'join', 'join', 'semi', 'scalar', 'lateral', 'cte', 'cte',
+                            'rescan'])
         self.features.add('shape_' + shape)
         with_ = []
         if shape == 'cte':
@@ -718,6 +744,17 @@ class QueryGen:
             if shape == 'lateral':
                 lateral, lrel = self.lateral_item(rels)
                 rels = rels + [lrel]
+        elif shape == 'rescan':
+            # a nested loop without keys over a GPU join: the join is rescanned
+            # per outer row (enable_material off), or its output materialised
+            node, rel = self.base_rel(small=True)
+            rnode, rrels = self.join_tree(2, 1, (), allow_outer=self.chance(0.4), allow_nonequi=False)
+            kind = rng.choice(['JOIN', 'LEFT JOIN'])
+            self.features.add('nestloop_over')
+            on = L([self.extra_conj(rel, rng.choice(rrels))], ' AND ', min=1)
+            node = S(node, ' %s (' % kind, rnode, ') ON ', on, alts=[node])
+            rels = [rel] + rrels
+            where.append(S('%s.id <= ' % rel.alias, T(str(rng.choice([3, 10, 30]))), refs={rel.alias}))
         else:
             n = rng.choice([1, 2, 2, 2, 3, 3, 4]) if shape != 'semi' else rng.choice([1, 1, 2])
             if shape == 'join' and n == 1:
@@ -729,7 +766,9 @@ class QueryGen:
             if c is not None:
                 where.append(c)
         for _ in range(rng.choice([0, 0, 1, 1, 2])):
-            where.append(self.one_side_filter(rng.choice(rels)))
+            c = self.one_side_filter(rng.choice(rels))
+            if not is_true(c):
+                where.append(c)
 
         items = []
         exact_print = True
@@ -816,6 +855,10 @@ class Unit:
     def qsql(self, execno=0):
         return self.query.sql(Ctx(inline=self.wrapper != 'prepared', execno=execno))
 
+    def inline_sql(self):
+        """The query with the parameters' first values in place."""
+        return self.query.sql(Ctx(inline=True, execno=0))
+
     def statements(self):
         """[(sql, group)]: group names the multiset a statement's rows go to;
         None for statements whose rows are not compared (setup)."""
@@ -893,6 +936,9 @@ def stress_settings(rng):
         s.append(('gpuhash.outer_filter', 'off'))
     if rng.random() < 0.15:
         s.append(('gpuhash.load_factor', rng.choice(['0.05', '0.9'])))
+    if rng.random() < 0.15:
+        # tables in the backend instead of the GPU service (no parallel GPU joins then)
+        s.append(('gpuhash.use_service', 'off'))
     if rng.random() < 0.25:
         s += PARALLEL
         if rng.random() < 0.5:
@@ -928,7 +974,7 @@ def gen_unit(tables, seed, index, opts):
         on.append(('enable_mergejoin', 'off'))
     if rng.random() < 0.3:
         on.append(('enable_nestloop', 'off'))
-    if rng.random() < 0.2:
+    if rng.random() < (0.6 if 'shape_rescan' in g.features else 0.2):
         on.append(('enable_material', 'off'))
     on += stress_settings(rng)
     # one fingerprint bit makes every probe of a big table a quadratic recheck

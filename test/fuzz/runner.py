@@ -36,7 +36,8 @@ class Stmt:
 
 
 class Outcome:
-    """The comparison of one unit: status is 'pass', 'fail' or 'timeout'."""
+    """The comparison of one unit: status is 'pass', 'fail' or 'skip' (a
+    statement timed out, or the result was too big to compare)."""
 
     def __init__(self, unit, status, detail='', gpu=None, plan=None, error=None):
         self.unit = unit
@@ -85,9 +86,27 @@ def side_script(unit, side):
     return '\n'.join(out)
 
 
-def unit_script(unit):
-    return '\n'.join([side_script(unit, 'off'), side_script(unit, 'on'),
-                      '\\echo %sD %s' % (MARK, unit.uid)])
+MAX_ROWS = 200000
+
+
+def unit_script(unit, max_rows=MAX_ROWS):
+    """Both sides of a unit.  First the query's row count, GPU join off, on
+    the server: a result too big to compare (skew multiplied through a join
+    tree) skips the unit instead of filling psql's memory; so does a count
+    that times out.  A count that fails otherwise lets the two sides run
+    and their errors be compared."""
+    guard = ['\\set fz_big true',
+             'SET enable_gpuhashjoin = off;'] + ['%s' % sql_set(k, v) for k, v in unit.common] + [
+             'SELECT count(*) > %d AS fz_big FROM (%s) fz_count \\gset' % (max_rows, unit.inline_sql()),
+             '\\if :ERROR',
+             "SELECT :'SQLSTATE' = '57014' AS fz_big \\gset",
+             '\\endif',
+             'RESET enable_gpuhashjoin;'] + ['RESET %s;' % k for k, _ in unit.common] + [
+             '\\if :fz_big',
+             '\\echo %sB %s' % (MARK, unit.uid),
+             '\\else']
+    return '\n'.join(guard + [side_script(unit, 'off'), side_script(unit, 'on'), '\\endif',
+                              '\\echo %sD %s' % (MARK, unit.uid)])
 
 
 def parse(out):
@@ -117,6 +136,9 @@ def parse(out):
             if tag == 'D':
                 res.setdefault(rest.strip(), {'off': [], 'on': [], 'done': False})['done'] = True
                 continue
+            if tag == 'B':
+                res.setdefault(rest.strip(), {'off': [], 'on': [], 'done': False})['big'] = True
+                continue
         if stmt is not None and stmt.state is None:
             stmt.rows.append(line)
     return res
@@ -132,6 +154,8 @@ def _show_rows(rows, limit=8):
 
 def compare(unit, r):
     """Outcome of one parsed unit."""
+    if r.get('big'):
+        return Outcome(unit, 'skip', 'more than %d rows, or the count timed out: not compared' % MAX_ROWS)
     on_all = r['on']
     plan = [row for s in on_all if s.group == 'X' for row in s.rows]
     explain = [s for s in on_all if s.group == 'X']
@@ -144,7 +168,7 @@ def compare(unit, r):
     if not r['done'] or len(off) != len(stmts) or len(on) != len(stmts):
         return Outcome(unit, 'fail', 'incomplete output (server crash or lost connection)', gpu, plan)
     if any(s.state == '57014' for s in off + on):
-        return Outcome(unit, 'timeout', 'statement_timeout', gpu, plan)
+        return Outcome(unit, 'skip', 'statement_timeout', gpu, plan)
     problems = []
     for i, (a, b) in enumerate(zip(off, on)):
         if a.state != b.state:
