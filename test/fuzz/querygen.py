@@ -280,6 +280,7 @@ class QueryGen:
         self.features = set()
         self.key_mode = 'any'
         self.ctes = []                      # (name, Rel) available as leaves
+        self.want_cte = False               # the next leaf reads a CTE
 
     def alias(self, p='a'):
         self.nalias += 1
@@ -316,7 +317,8 @@ class QueryGen:
 
     def leaf(self, depth, outer):
         r = self.rng.random()
-        if self.ctes and r < 0.25:
+        if self.ctes and (r < 0.25 or self.want_cte):
+            self.want_cte = False
             name, crel = self.rng.choice(self.ctes)
             a = self.alias('w')
             rel = Rel(a, crel.cols, crel.size)
@@ -525,6 +527,11 @@ class QueryGen:
                             lrel, rrel = lr, rr
                             conj += self.keys(lrel, rrel, outer)
                             break
+                if not conj and len(rrels) == 1:
+                    # no key type in common: a base table instead
+                    rnode, rrel = self.base_rel()
+                    rrels = [rrel]
+                    conj += self.keys(lrel, rrel, outer)
                 if not conj:
                     # nothing to hash on: a nested loop
                     conj.append(self.extra_conj(lrel, rrel))
@@ -716,19 +723,79 @@ class QueryGen:
         self.ctes.append((name, Rel(name, cols, max(r.size for r in rels))))
         return node
 
+    def recursive_cte(self):
+        """WITH RECURSIVE: the recursive term joins the work table (its
+        rows change at every step) with a table, a few steps deep."""
+        name = 'rcte%d' % (len(self.ctes) + 1)
+        self.features.add('recursive_cte')
+        bnode, brel = self.base_rel(small=self.chance(0.5))
+        start = self.rng.choice([3, 10, 40])
+        base = S('SELECT %s.k, %s.x, 0 FROM ' % (brel.alias, brel.alias), bnode,
+                 ' WHERE %s.id <= %d' % (brel.alias, start), refs={brel.alias})
+        w = self.alias('r')
+        wrel = Rel(w, [Col('o1', 'int4', 'k'), Col('o2', 'int4', 'x'), Col('depth', 'int4', 'id')], start)
+        rnode, rrel = self.base_rel()
+        key = self.rng.choice(['%s.k = %s.o1 + 1', '%s.k = %s.o1', '%s.i4 = %s.o1', '%s.i8 = %s.o1 * 2',
+                               '%s.x = %s.o2'])
+        conj = [T(key % (rrel.alias, w), {rrel.alias, w})]
+        if self.chance(0.3):
+            conj.append(self.extra_conj(wrel, rrel))
+        depth = self.rng.choice([1, 2, 3])
+        union = self.rng.choice([' UNION ALL ', ' UNION '])
+        rec = S('SELECT %s.k, %s.x, %s.depth + 1 FROM %s %s JOIN ' % (rrel.alias, rrel.alias, w, name, w),
+                rnode, ' ON ', L(conj, ' AND ', min=1), ' WHERE %s.depth < %d' % (w, depth),
+                refs={rrel.alias, w})
+        node = S('%s(o1, o2, depth) AS (' % name, base, union, rec, ')', defs={name})
+        self.ctes.append((name, Rel(name, wrel.cols, start * 10)))
+        return node
+
+    def union_query(self):
+        """Two joins under UNION ALL (a Parallel Append of GPU joins, with
+        the parallel settings) or UNION."""
+        self.features.add('union')
+        template = self.rng.choice([['k'], ['k', 'id'], ['tx', 'x'], ['i8', 'd'], ['id']])
+        branches = []
+        for _ in range(self.rng.choice([2, 2, 3])):
+            node, rels = self.join_tree(self.rng.choice([2, 2, 3]))
+            items = []
+            for i, origin in enumerate(template):
+                have = [r for r in rels if r.col(origin)]
+                if have:
+                    r = self.rng.choice(have)
+                    items.append(T('%s.%s AS u%d' % (r.alias, r.col(origin).name, i + 1), {r.alias}))
+                else:
+                    items.append(T('NULL::%s AS u%d' % (COLCLASS[origin], i + 1)))
+            where = []
+            if self.chance(0.4):
+                c = self.one_side_filter(self.rng.choice(rels))
+                if not is_true(c):
+                    where.append(c)
+            branches.append(S('SELECT ', L(items, min=1), ' FROM ', node,
+                              L(where, ' AND ', pre=' WHERE ')))
+        op = ' UNION ALL ' if self.chance(0.8) else ' UNION '
+        return L(branches, op, min=1)
+
     # ---- the query
     def query(self):
         """The top-level SELECT (a node) and whether its output prints exactly."""
         rng = self.rng
         self.key_mode = rng.choice(['any', 'any', 'exact', 'fp'])
         shape = rng.choice(['join', 'join', 'join', 'semi', 'scalar', 'lateral', 'cte', 'cte',
-                            'rescan'])
+                            'rescan', 'union'])
         self.features.add('shape_' + shape)
+        if shape == 'union':
+            return self.union_query()
         with_ = []
+        recursive = False
         if shape == 'cte':
-            with_.append(self.cte())
+            if self.chance(0.3):
+                with_.append(self.recursive_cte())
+                recursive = True
+            else:
+                with_.append(self.cte())
             if self.chance(0.3):
                 with_.append(self.cte())
+            self.want_cte = True
         where = []
         lateral = None
         if shape in ('scalar', 'lateral'):
@@ -806,7 +873,7 @@ class QueryGen:
                 items.append(self.scalar_item(rels, 'q%d' % (i + 1)))
         parts = []
         if with_:
-            parts += [L(with_, ', ', min=0, pre='WITH ', post=' ')]
+            parts += [L(with_, ', ', min=0, pre='WITH RECURSIVE ' if recursive else 'WITH ', post=' ')]
         parts += ['SELECT ', L(items, min=1), ' FROM ', node]
         if lateral is not None:
             parts.append(L([lateral]))

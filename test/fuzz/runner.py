@@ -152,6 +152,48 @@ def _show_rows(rows, limit=8):
     return s
 
 
+def plan_features(plan):
+    """What the forced-on plan did with its GPU joins, for the coverage
+    summary: join types, fingerprint keys, parallel-aware, inside a SubPlan
+    or InitPlan (rescanned with new parameters), below a Nested Loop or a
+    Gather that is itself below one (rescanned)."""
+    feats = set()
+    stack = []                      # (indent, label) of the ancestors
+    for line in plan:
+        text = line.strip()
+        ind = len(line) - len(line.lstrip())
+        if text.startswith('->'):
+            label = text[2:].strip()
+        elif text.startswith(('SubPlan', 'InitPlan')):
+            label = text
+        elif not stack and text:
+            label = text            # the top node
+        else:
+            if text.startswith('Join Type:') and stack and 'GpuHashJoin' in stack[-1][1]:
+                feats.add('plan:gpu_' + text.split(':', 1)[1].strip().lower())
+            elif text.startswith('Key Match: fingerprint'):
+                feats.add('plan:gpu_fingerprint')
+            continue
+        while stack and stack[-1][0] >= ind:
+            stack.pop()
+        if 'GpuHashJoin' in label:
+            above = [lab for _, lab in stack]
+            if label.startswith('Parallel'):
+                feats.add('plan:gpu_parallel_aware')
+            if any(lab.startswith(('SubPlan', 'InitPlan')) for lab in above):
+                feats.add('plan:gpu_in_subplan')
+            if any(lab.startswith('Nested Loop') for lab in above):
+                feats.add('plan:gpu_under_nestloop')
+            if any(lab.startswith(('Gather', 'Parallel Append')) for lab in above):
+                feats.add('plan:gpu_in_parallel_plan')
+            if any(lab.startswith('Parallel Append') for lab in above):
+                feats.add('plan:gpu_under_parallel_append')
+            if any(lab.startswith('Recursive Union') for lab in above):
+                feats.add('plan:gpu_in_recursive_union')
+        stack.append((ind, label))
+    return feats
+
+
 def compare(unit, r):
     """Outcome of one parsed unit."""
     if r.get('big'):
@@ -162,6 +204,7 @@ def compare(unit, r):
     gpu = None
     if explain and explain[0].state == '00000':
         gpu = any('GpuHashJoin' in row for row in plan)
+        unit.features |= plan_features(plan)
     off = [s for s in r['off']]
     on = [s for s in on_all if s.group not in ('X', 'x')]
     stmts = unit.statements()
