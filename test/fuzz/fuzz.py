@@ -51,8 +51,8 @@ def parse_args(argv):
     ap.add_argument('--minimize', action='store_true', help='minimise failing queries to repro scripts')
     ap.add_argument('--minimize-max', type=int, default=5,
                     help='minimise at most this many failing queries (default 5)')
-    ap.add_argument('--minimize-budget', type=int, default=400,
-                    help='trials per minimisation (default 400)')
+    ap.add_argument('--minimize-budget', type=int, default=1500,
+                    help='trials per minimisation (default 1500)')
     ap.add_argument('--minimize-time', type=int, default=600,
                     help='seconds per minimisation (default 600)')
     ap.add_argument('--out', help='directory for repro scripts (default: only printed)')
@@ -141,25 +141,28 @@ def main(argv):
         ts = time.time()
         tables = gen_schema(s)
         schema = unique_schema('fz%d' % s)
-        runner.sql('CREATE SCHEMA %s;\nSET search_path = %s;\n%s' % (
-            schema, schema, '\n'.join(t.sql() for t in tables)))
-        if opts['icu']:
-            runner.sql(ICU_COLLATION, schema)
         units = [gen_unit(tables, s, i, opts) for i in (only or range(a.queries))]
 
         def report(o):
             if o.status == 'fail':
                 print(describe(o.unit, o), flush=True)
+            elif o.status == 'skip' and a.verbose:
+                print('%s: skipped: %s\n  | %s' % (o.unit.uid, o.detail, o.unit.statements()[0][0]),
+                      flush=True)
             elif o.error and a.verbose:
                 print('%s: both sides failed alike: %s\n  | %s' % (
                     o.unit.uid, o.error, o.unit.statements()[0][0]), flush=True)
 
         try:
+            runner.sql('CREATE SCHEMA %s;\nSET search_path = %s;\n%s' % (
+                schema, schema, '\n'.join(t.sql() for t in tables)))
+            if opts['icu']:
+                runner.sql(ICU_COLLATION, schema)
             outs = runner.run_units(schema, units, jobs=a.jobs, batch=a.batch, on_outcome=report)
         finally:
             if not a.keep:
                 try:
-                    runner.sql('DROP SCHEMA %s CASCADE;' % schema)
+                    runner.sql('DROP SCHEMA IF EXISTS %s CASCADE;' % schema)
                 except RuntimeError as e:
                     print('fuzz: could not drop %s: %s' % (schema, e), file=sys.stderr)
         sp = sf = st = 0

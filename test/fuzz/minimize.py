@@ -12,6 +12,7 @@ and prints a self-contained repro script.  Every trial runs in a schema of
 its own that the minimiser creates and drops.
 """
 
+import random
 import re
 import time
 
@@ -19,6 +20,9 @@ from querygen import reductions, walk, P
 from runner import Runner, unique_schema, unit_script, side_script
 from schema import ICU_COLLATION
 
+ROWS_SHARE = 0.8
+FORCE_ALL = [('gpuhash.setup_cost', '0'), ('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
+             ('enable_nestloop', 'off')]
 PARALLEL_NAMES = {'parallel_setup_cost', 'parallel_tuple_cost', 'min_parallel_table_scan_size',
                   'min_parallel_index_scan_size', 'max_parallel_workers_per_gather',
                   'force_parallel_mode'}
@@ -66,8 +70,8 @@ class Minimizer:
             out.append(self.tables[n].sql(cols=cols[n], rows=rows[n]))
         return '\n'.join(out)
 
-    def exhausted(self):
-        return self.trials >= self.budget or time.time() > self.deadline
+    def exhausted(self, share=1.0):
+        return self.trials >= self.budget * share or time.time() > self.deadline
 
     def fails(self, unit, rows=None, cols=None):
         """Does the unit still differ the same way?"""
@@ -160,16 +164,41 @@ class Minimizer:
                     changed = True
                     break
 
+    def thin_rows(self):
+        """Random subsets of every table at once: the tables keep their
+        relative sizes, so the planner tends to keep the failing plan (a
+        table shrunk alone often turns the join around)."""
+        rng = random.Random(self.unit.uid)
+        for frac in (0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0.2, 0.1):
+            for _ in range(6):
+                names = [n for n in self.used_tables(self.unit) if len(self.rows[n]) > 2]
+                if not names or self.exhausted(ROWS_SHARE / 2):
+                    return
+                cand = dict(self.rows)
+                for n in names:
+                    rows = self.rows[n]
+                    keep = sorted(rng.sample(range(len(rows)), max(1, int(len(rows) * (1 - frac)))))
+                    cand[n] = [rows[i] for i in keep]
+                if self.fails(self.unit, rows=cand):
+                    self.rows = cand
+                    self.log('  minimise: every table thinned by %d%%: %s (trial %d)' % (
+                        100 * frac, ', '.join('%s %d' % (n, len(cand[n])) for n in names), self.trials))
+                    break
+
     def reduce_rows(self):
-        """ddmin over every table's rows, again until no table shrinks."""
-        while not self.exhausted():
+        """ddmin over every table's rows, again until no table shrinks; at
+        most 80% of the trials, the rest is for the steps after."""
+        self.thin_rows()
+        while not self.exhausted(ROWS_SHARE):
             before = sum(len(r) for r in self.rows.values())
             self.reduce_rows_once()
             if sum(len(r) for r in self.rows.values()) == before:
                 return
 
     def reduce_rows_once(self):
-        for name in sorted(self.used_tables(self.unit), key=lambda n: -len(self.rows[n])):
+        # smallest first: the hashed side is usually the smaller one, and a
+        # probe side shrunk below it turns the join around
+        for name in sorted(self.used_tables(self.unit), key=lambda n: len(self.rows[n])):
             rows = self.rows[name]
             if not rows:
                 continue
@@ -178,17 +207,29 @@ class Minimizer:
                 self.log('  minimise: %s emptied (trial %d)' % (name, self.trials))
                 continue
             n = 2
-            while len(rows) >= 2 and not self.exhausted():
+            while len(rows) >= 2 and not self.exhausted(ROWS_SHARE):
                 chunk = (len(rows) + n - 1) // n
                 reduced = False
+                # ddmin: a chunk alone, then all but a chunk
                 for i in range(0, len(rows), chunk):
+                    if n <= 2 or self.exhausted(ROWS_SHARE):
+                        break
+                    cand = rows[i:i + chunk]
+                    if self.fails(self.unit, rows=dict(self.rows, **{name: cand})):
+                        rows = cand
+                        self.rows[name] = rows
+                        n = 2
+                        reduced = True
+                        break
+                for i in range(0, len(rows), chunk):
+                    if reduced or self.exhausted(ROWS_SHARE):
+                        break
                     cand = rows[:i] + rows[i + chunk:]
                     if self.fails(self.unit, rows=dict(self.rows, **{name: cand})):
                         rows = cand
                         self.rows[name] = rows
                         n = max(n - 1, 2)
                         reduced = True
-                        break
                 if not reduced:
                     if n >= len(rows):
                         break
@@ -201,6 +242,13 @@ class Minimizer:
         if cols != self.cols and self.fails(self.unit, cols=cols):
             self.cols = cols
             self.log('  minimise: unused columns dropped (trial %d)' % self.trials)
+        # a column another alias's reference kept: one at a time
+        for n in self.used_tables(self.unit):
+            for c in list(self.cols[n]):
+                if len(self.cols[n]) > 1 and not self.exhausted():
+                    cand = dict(self.cols, **{n: [x for x in self.cols[n] if x != c]})
+                    if self.fails(self.unit, cols=cand):
+                        self.cols = cand
 
     def run(self):
         t0 = time.time()
@@ -210,6 +258,12 @@ class Minimizer:
         self.reduce_settings()
         self.reduce_wrapper()
         self.reduce_tree()
+        # fewer rows make other plans cheaper: keep them out while shrinking
+        on = self.unit.on_settings
+        names = {k for k, _ in on}
+        extra = [s for s in FORCE_ALL if s[0] not in names]
+        if extra:
+            self.try_unit(self.unit.copy(on_settings=on + extra), 'every other join kept out for now')
         self.reduce_rows()
         self.reduce_tree()
         self.reduce_settings()

@@ -755,8 +755,8 @@ class QueryGen:
         self.features.add('union')
         template = self.rng.choice([['k'], ['k', 'id'], ['tx', 'x'], ['i8', 'd'], ['id']])
         branches = []
-        for _ in range(self.rng.choice([2, 2, 3])):
-            node, rels = self.join_tree(self.rng.choice([2, 2, 3]))
+        for _ in range(self.rng.choice([2, 2, 2, 3])):
+            node, rels = self.join_tree(self.rng.choice([1, 2, 2]))
             items = []
             for i, origin in enumerate(template):
                 have = [r for r in rels if r.col(origin)]

@@ -89,19 +89,22 @@ def side_script(unit, side):
 MAX_ROWS = 200000
 
 
-def unit_script(unit, max_rows=MAX_ROWS):
+def unit_script(unit, timeout_s, max_rows=MAX_ROWS):
     """Both sides of a unit.  First the query's row count, GPU join off, on
     the server: a result too big to compare (skew multiplied through a join
     tree) skips the unit instead of filling psql's memory; so does a count
     that times out.  A count that fails otherwise lets the two sides run
-    and their errors be compared."""
+    and their errors be compared.  The count has a third of the time."""
+    guard_timeout = max(1, timeout_s // 3)
     guard = ['\\set fz_big true',
+             "SET statement_timeout = '%ds';" % guard_timeout,
              'SET enable_gpuhashjoin = off;'] + ['%s' % sql_set(k, v) for k, v in unit.common] + [
              'SELECT count(*) > %d AS fz_big FROM (%s) fz_count \\gset' % (max_rows, unit.inline_sql()),
              '\\if :ERROR',
              "SELECT :'SQLSTATE' = '57014' AS fz_big \\gset",
              '\\endif',
              'RESET enable_gpuhashjoin;'] + ['RESET %s;' % k for k, _ in unit.common] + [
+             "SET statement_timeout = '%ds';" % timeout_s,
              '\\if :fz_big',
              '\\echo %sB %s' % (MARK, unit.uid),
              '\\else']
@@ -301,7 +304,7 @@ class Runner:
 
     def run_batch(self, schema, units):
         """Outcomes of units run in one psql process (in order)."""
-        script = self.preamble(schema) + '\n' + '\n'.join(unit_script(u) for u in units) + '\n'
+        script = self.preamble(schema) + '\n' + '\n'.join(unit_script(u, self.timeout_s) for u in units) + '\n'
         limit = 120 + len(units) * self.timeout_s * 4
         rc, out, err = self.run_script(script, timeout=limit)
         res = parse(out)
