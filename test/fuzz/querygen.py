@@ -23,7 +23,7 @@ TEXTS = ('text', 'varchar', 'bpchar')
 EXACT = set(INTS) | {'date', 'timestamp', 'timestamptz', 'bool', 'oid'}
 # types whose equal values may print differently (1.0 and 1.00, -0 and 0):
 # never the output of GROUP BY, DISTINCT, min/max or an ORDER BY ... LIMIT
-UNSAFE_PRINT = {'numeric', 'float4', 'float8'}
+UNSAFE_PRINT = {'numeric', 'float4', 'float8', 'interval', 'jsonb', 'int4[]'}
 
 
 # ----------------------------------------------------------------------
@@ -222,10 +222,11 @@ class Col:
 
 
 class Rel:
-    def __init__(self, alias, cols, size):
+    def __init__(self, alias, cols, size, base=False):
         self.alias = alias
         self.cols = cols
         self.size = size
+        self.base = base        # a table: has system columns
 
     def col(self, origin):
         for c in self.cols:
@@ -235,7 +236,8 @@ class Rel:
 
 
 KEYW = {'k': 6, 'i4': 3, 'i2': 2, 'i8': 3, 'd': 2, 'ts': 2, 'tz': 1, 'o': 1, 'tx': 3, 'vc': 1,
-        'ch': 2, 'nu': 2, 'f4': 1, 'f8': 2, 'u': 2, 'id': 1, 'b': 0.3, 'x': 0.3}
+        'ch': 2, 'nu': 2, 'f4': 1, 'f8': 2, 'u': 2, 'id': 1, 'b': 0.3, 'x': 0.3,
+        'iv': 1, 'ar': 1, 'j': 1}
 
 
 def is_true(node):
@@ -310,7 +312,7 @@ class QueryGen:
                 sorted(self.tables, key=lambda t: t.size)[:1]
         t = self.rng.choice(cands)
         a = self.alias('a')
-        rel = Rel(a, [Col(c, COLCLASS[c], c) for c in t.cols], t.size)
+        rel = Rel(a, [Col(c, COLCLASS[c], c) for c in t.cols], t.size, base=True)
         if t.size == 0:
             self.features.add('empty')
         return T('%s %s' % (t.name, a), defs={a}), rel
@@ -676,7 +678,23 @@ class QueryGen:
             if c is not None:
                 aggs.append('%s(%s.%s)' % (fn, r.alias, c.name))
         agg = self.rng.choice(aggs)
-        body = S('SELECT ', T(agg, {r.alias}), ' FROM ', node, L(where, ' AND ', pre=' WHERE '))
+        where = L(where, ' AND ', pre=' WHERE ')
+        kind = self.rng.random()
+        if kind < 0.2:
+            # EXISTS as a value: the join stops at its first row, then rescans
+            self.features.add('exists_item')
+            body = S('SELECT 1 FROM ', node, where)
+            return S('EXISTS (', body, ') AS %s' % name)
+        safe = [(rr, c) for rr in srels for c in rr.cols if c.cls not in UNSAFE_PRINT]
+        if kind < 0.4 and safe:
+            # the first row in a total order: stopped early, then rescanned
+            self.features.add('limit_sub')
+            rr, c = self.rng.choice(safe)
+            e = '%s.%s' % (rr.alias, c.name)
+            body = S('SELECT ', T(e, {rr.alias}), ' FROM ', node, where,
+                     ' ORDER BY 1 NULLS FIRST LIMIT 1')
+            return S('(', body, ') AS %s' % name)
+        body = S('SELECT ', T(agg, {r.alias}), ' FROM ', node, where)
         return S('(', body, ') AS %s' % name)
 
     def lateral_item(self, rels):
@@ -701,7 +719,14 @@ class QueryGen:
             for i, (r, c) in enumerate(self.pick_cols(srels, self.rng.randint(1, 3), keyable=True)):
                 items.append(T('%s.%s AS o%d' % (r.alias, c.name, i + 1), {r.alias}))
                 cols.append(Col('o%d' % (i + 1), c.cls, c.origin))
-        body = S('SELECT ', L(items, min=1), ' FROM ', node, L(where, ' AND ', pre=' WHERE '))
+        tail = ''
+        if len(items) > 1 or 'count(*)' not in items[0].text:
+            if all(c.cls not in UNSAFE_PRINT for c in cols) and self.chance(0.3):
+                # a few rows in a total order: the join is stopped early, then rescanned
+                self.features.add('limit_sub')
+                tail = ' ORDER BY %s LIMIT %d' % (', '.join('%d NULLS FIRST' % (i + 1) for i in range(len(items))),
+                                                 self.rng.choice([1, 2, 5]))
+        body = S('SELECT ', L(items, min=1), ' FROM ', node, L(where, ' AND ', pre=' WHERE '), tail)
         if self.chance(0.3):
             join = S(' LEFT JOIN LATERAL (', body, ') ', a, ' ON true', defs={a})
         else:
@@ -774,6 +799,27 @@ class QueryGen:
                               L(where, ' AND ', pre=' WHERE ')))
         op = ' UNION ALL ' if self.chance(0.8) else ' UNION '
         return L(branches, op, min=1)
+
+    def expr_item(self, rels, n):
+        """An output column the join's projection computes: an expression
+        over both sides, a whole row, a system column."""
+        rng = self.rng
+        r1, r2 = rng.choice(rels), rng.choice(rels)
+        opts = []
+        k1, k2 = r1.col('k'), r2.col('k')
+        if k1 and k2:
+            opts.append(('(%s.%s + %s.%s)' % (r1.alias, k1.name, r2.alias, k2.name), 'expr_output'))
+        t1, t2 = r1.col('tx'), r2.col('tx')
+        if t1 and t2:
+            opts.append(('coalesce(%s.%s, %s.%s)' % (r2.alias, t2.name, r1.alias, t1.name), 'expr_output'))
+        opts.append(('%s::text' % r1.alias, 'whole_row'))
+        opts.append(('(%s IS NULL)' % r1.alias, 'whole_row'))
+        if r1.base:
+            opts.append(('%s.ctid' % r1.alias, 'system_column'))
+            opts.append(('%s.tableoid::regclass' % r1.alias, 'system_column'))
+        e, feat = rng.choice(opts)
+        self.features.add(feat)
+        return T('%s AS e%d' % (e, n), {r1.alias, r2.alias} if e.count('.') > 1 else {r1.alias})
 
     # ---- the query
     def query(self):
@@ -868,6 +914,10 @@ class QueryGen:
                 items.append(T('%s.%s AS c%d' % (r.alias, c.name, i + 1), {r.alias}))
                 if c.cls in UNSAFE_PRINT:
                     exact_print = False
+            if self.chance(0.3):
+                e = self.expr_item(rels, len(items) + 1)
+                if e is not None:
+                    items.append(e)
         if shape == 'scalar':
             for i in range(rng.choice([1, 1, 2])):
                 items.append(self.scalar_item(rels, 'q%d' % (i + 1)))
@@ -1006,6 +1056,9 @@ def stress_settings(rng):
     if rng.random() < 0.15:
         # tables in the backend instead of the GPU service (no parallel GPU joins then)
         s.append(('gpuhash.use_service', 'off'))
+    if rng.random() < 0.08:
+        # the join's expressions compiled (where the server has JIT)
+        s += [('jit', 'on'), ('jit_above_cost', '0')]
     if rng.random() < 0.25:
         s += PARALLEL
         if rng.random() < 0.5:

@@ -31,13 +31,17 @@ COLUMNS = [
     ('f4', 'float4'),
     ('f8', 'float8'),
     ('u', 'uuid'),
+    ('iv', 'interval'),     # '1 day' = '24 hours', '1 mon' = '30 days'
+    ('ar', 'int4[]'),
+    ('j', 'jsonb'),
 ]
 COLTYPE = dict(COLUMNS)
 # the type class of each column, as the query generator sees it
 COLCLASS = {'id': 'int4', 'k': 'int4', 'x': 'int4', 'i2': 'int2', 'i4': 'int4',
             'i8': 'int8', 'd': 'date', 'ts': 'timestamp', 'tz': 'timestamptz',
             'b': 'bool', 'o': 'oid', 'tx': 'text', 'vc': 'varchar', 'ch': 'bpchar',
-            'nu': 'numeric', 'f4': 'float4', 'f8': 'float8', 'u': 'uuid'}
+            'nu': 'numeric', 'f4': 'float4', 'f8': 'float8', 'u': 'uuid',
+            'iv': 'interval', 'ar': 'int4[]', 'j': 'jsonb'}
 
 EPOCH = datetime.datetime(2000, 1, 1)
 
@@ -74,6 +78,13 @@ def _lit(col, v, rng):
         return rng.choice([str(v), '%d.5' % v])
     if col == 'u':
         return q('00000000-0000-0000-0000-%012x' % v)
+    if col == 'iv':
+        # equal intervals written differently
+        return q(rng.choice(['%d days' % v, '%d hours' % (24 * v), '%d days' % v]))
+    if col == 'ar':
+        return q(rng.choice(['{%d}' % v, '{%d,%d}' % (v, v % 3)]))
+    if col == 'j':
+        return q(rng.choice(['{"a": %d}' % v, '{"a": %d, "b": [1, 2]}' % v, '%d' % v]))
     raise ValueError(col)
 
 
@@ -107,6 +118,10 @@ EXTREMES = {
            "'16777217'", "'1e308'", "'5e-324'"],
     'u': ["'ffffffff-ffff-ffff-ffff-ffffffffffff'", "'00000000-0000-0000-0000-000000000000'",
           "'00000000-0000-0001-0000-000000000000'"],
+    'iv': ["'1 mon'", "'30 days'", "'720 hours'", "'0'", "'-0 days'", "'1 day -24 hours'",
+           "'178000000 years'", "'-178000000 years'"],
+    'ar': ["'{}'", "'{NULL}'", "'{0}'", "'{1,NULL}'", "'{-2147483648,2147483647}'"],
+    'j': ["'null'", "'{}'", "'[]'", "'{\"a\": null}'", "'\"k1\"'", "'1.0'", "'1'"],
 }
 
 
