@@ -67,6 +67,11 @@ def parse_args(argv):
     ap.add_argument('--min-gpu-fraction', type=float, default=0.5,
                     help='fail when fewer forced-on plans than this have a GpuHashJoin (default 0.5)')
     ap.add_argument('--keep', action='store_true', help='keep the fuzz schemas')
+    ap.add_argument('--leak-check', choices=['auto', 'on', 'off'], default='auto',
+                    help='after each query, check that the GPU service holds no table or staging '
+                         'memory (needs gpuhash_info(), CREATE EXTENSION gpuhash, and no other '
+                         'session running GPU joins); auto: on with --jobs 1 where gpuhash_info() '
+                         'exists')
     ap.add_argument('--print-sql', action='store_true', help='print every query (no server needed)')
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args(argv)
@@ -124,12 +129,15 @@ def main(argv):
             return 2
         print('gpuhash is not preloaded: each session LOADs it')
     device = runner.sql("SELECT current_setting('gpuhash.device');").strip()
+    has_info = runner.sql("SELECT count(*) FROM pg_proc WHERE proname = 'gpuhash_info';").strip() != '0'
+    runner.leak_check = a.leak_check == 'on' or (a.leak_check == 'auto' and a.jobs == 1 and has_info)
     # non-deterministic collations need ICU
     opts['icu'] = runner.sql("SELECT count(*) FROM pg_collation WHERE collprovider = 'i';").strip() != '0'
     print('fuzz: seeds %s, %d queries each, gpuhash.device = %s%s' % (
         '%d..%d' % (seeds[0], seeds[-1]) if len(seeds) > 1 else seeds[0],
         len(only) if only else a.queries, device,
-        '' if a.correlated_keys else ', no correlated keys'), flush=True)
+        '' if a.correlated_keys else ', no correlated keys') +
+        (', leak check' if runner.leak_check else ''), flush=True)
 
     t0 = time.time()
     passed = failed = timeouts = errored = 0

@@ -62,7 +62,12 @@ def stmt_block(n, sql, group):
         '\\endif'])
 
 
-def side_script(unit, side):
+LEAK_SQL = ("SELECT tables_alive || ' tables, ' || staging_in_use_mb || ' MB staging' "
+            "FROM gpuhash_info() LIMIT 1")
+LEAK_NONE = '0 tables, 0 MB staging'
+
+
+def side_script(unit, side, leak_check=False):
     out = ['\\echo %sU %s %s' % (MARK, unit.uid, side)]
     names = []
     settings = list(unit.common)
@@ -82,6 +87,9 @@ def side_script(unit, side):
         out.append(stmt_block(n, sql, group))
         n += 1
     out += [s + ';' for s in unit.cleanup()]
+    if leak_check and side == 'on':
+        # the query is over: the GPU service holds nothing for it any more
+        out.append(stmt_block(n, LEAK_SQL, 'L'))
     out += ['RESET %s;' % k for k in dict.fromkeys(names)]
     return '\n'.join(out)
 
@@ -89,7 +97,7 @@ def side_script(unit, side):
 MAX_ROWS = 200000
 
 
-def unit_script(unit, timeout_s, max_rows=MAX_ROWS):
+def unit_script(unit, timeout_s, max_rows=MAX_ROWS, leak_check=False):
     """Both sides of a unit.  First the query's row count, GPU join off, on
     the server: a result too big to compare (skew multiplied through a join
     tree) skips the unit instead of filling psql's memory; so does a count
@@ -108,7 +116,7 @@ def unit_script(unit, timeout_s, max_rows=MAX_ROWS):
              '\\if :fz_big',
              '\\echo %sB %s' % (MARK, unit.uid),
              '\\else']
-    return '\n'.join(guard + [side_script(unit, 'off'), side_script(unit, 'on'), '\\endif',
+    return '\n'.join(guard + [side_script(unit, 'off'), side_script(unit, 'on', leak_check), '\\endif',
                               '\\echo %sD %s' % (MARK, unit.uid)])
 
 
@@ -209,13 +217,16 @@ def compare(unit, r):
         gpu = any('GpuHashJoin' in row for row in plan)
         unit.features |= plan_features(plan)
     off = [s for s in r['off']]
-    on = [s for s in on_all if s.group not in ('X', 'x')]
+    on = [s for s in on_all if s.group not in ('X', 'x', 'L')]
+    leak = [s for s in on_all if s.group == 'L']
     stmts = unit.statements()
     if not r['done'] or len(off) != len(stmts) or len(on) != len(stmts):
         return Outcome(unit, 'fail', 'incomplete output (server crash or lost connection)', gpu, plan)
     if any(s.state == '57014' for s in off + on):
         return Outcome(unit, 'skip', 'statement_timeout', gpu, plan)
     problems = []
+    if leak and leak[0].state == '00000' and leak[0].rows != [LEAK_NONE]:
+        problems.append('after the query the GPU service still holds: %s' % ' '.join(leak[0].rows))
     for i, (a, b) in enumerate(zip(off, on)):
         if a.state != b.state:
             problems.append('statement %d (%s): SQLSTATE off %s%s, on %s%s' % (
@@ -248,6 +259,7 @@ def compare(unit, r):
 
 class Runner:
     def __init__(self, psql='psql', dbname=None, timeout_s=30, load=False, verbose=False):
+        self.leak_check = False     # only where no other session runs GPU joins
         self.psql = psql
         self.dbname = dbname
         self.timeout_s = timeout_s
@@ -304,7 +316,8 @@ class Runner:
 
     def run_batch(self, schema, units):
         """Outcomes of units run in one psql process (in order)."""
-        script = self.preamble(schema) + '\n' + '\n'.join(unit_script(u, self.timeout_s) for u in units) + '\n'
+        script = self.preamble(schema) + '\n' + '\n'.join(
+            unit_script(u, self.timeout_s, leak_check=self.leak_check) for u in units) + '\n'
         limit = 120 + len(units) * self.timeout_s * 4
         rc, out, err = self.run_script(script, timeout=limit)
         res = parse(out)
