@@ -17,8 +17,8 @@ import re
 import time
 
 from querygen import reductions, walk, P
-from runner import Runner, unique_schema, unit_script, side_script
-from schema import ICU_COLLATION
+from runner import unique_schema, side_script
+from schema import ICU_COLLATION, BigTable
 
 ROWS_SHARE = 0.8
 FORCE_ALL = [('gpuhash.setup_cost', '0'), ('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
@@ -33,7 +33,13 @@ def category(outcome):
         return 'crash'
     if 'SQLSTATE' in outcome.detail:
         return 'error'
+    if 'still holds' in outcome.detail:
+        return 'leak'
     return 'rows'
+
+
+def nrows(rows):
+    return rows if isinstance(rows, int) else len(rows)
 
 
 def words(text):
@@ -44,7 +50,8 @@ class Minimizer:
     def __init__(self, runner, tables, unit, outcome, budget=400, time_limit=600, log=print):
         self.runner = runner
         self.tables = {t.name: t for t in tables}
-        self.rows = {t.name: list(t.rows) for t in tables}
+        # rows of a table; a big table's row count
+        self.rows = {t.name: (t.n if isinstance(t, BigTable) else list(t.rows)) for t in tables}
         self.cols = {t.name: list(t.cols) for t in tables}
         self.unit = unit
         self.kind = category(outcome)
@@ -171,7 +178,8 @@ class Minimizer:
         rng = random.Random(self.unit.uid)
         for frac in (0.5, 0.5, 0.5, 0.5, 0.3, 0.3, 0.2, 0.1):
             for _ in range(6):
-                names = [n for n in self.used_tables(self.unit) if len(self.rows[n]) > 2]
+                names = [n for n in self.used_tables(self.unit)
+                         if isinstance(self.rows[n], list) and len(self.rows[n]) > 2]
                 if not names or self.exhausted(ROWS_SHARE / 2):
                     return
                 cand = dict(self.rows)
@@ -190,16 +198,24 @@ class Minimizer:
         most 80% of the trials, the rest is for the steps after."""
         self.thin_rows()
         while not self.exhausted(ROWS_SHARE):
-            before = sum(len(r) for r in self.rows.values())
+            before = sum(nrows(r) for r in self.rows.values())
             self.reduce_rows_once()
-            if sum(len(r) for r in self.rows.values()) == before:
+            if sum(nrows(r) for r in self.rows.values()) == before:
                 return
 
     def reduce_rows_once(self):
         # smallest first: the hashed side is usually the smaller one, and a
         # probe side shrunk below it turns the join around
-        for name in sorted(self.used_tables(self.unit), key=lambda n: len(self.rows[n])):
+        for name in sorted(self.used_tables(self.unit), key=lambda n: nrows(self.rows[n])):
             rows = self.rows[name]
+            if not isinstance(rows, list):
+                # a big table: halve its row count while the difference stays
+                while rows > 1 and not self.exhausted(ROWS_SHARE) and \
+                        self.fails(self.unit, rows=dict(self.rows, **{name: rows // 2})):
+                    rows //= 2
+                    self.rows[name] = rows
+                self.log('  minimise: %s down to %d rows (trial %d)' % (name, rows, self.trials))
+                continue
             if not rows:
                 continue
             if self.fails(self.unit, rows=dict(self.rows, **{name: []})):
@@ -277,6 +293,8 @@ class Minimizer:
 
     # ---- output
     def repro(self):
+        """The self-contained script: tables, then each side's settings and
+        statements (EXPLAIN first on the forced-on side)."""
         u = self.unit
         out = ['-- gpuhash fuzz repro: seed %s, query %s (minimised; %s)' % (
             u.uid.split(':')[0], u.uid.split(':')[1], self.kind),
@@ -292,7 +310,7 @@ class Minimizer:
         out.append('SET extra_float_digits = 3;')
         for side in ('off', 'on'):
             out.append('-- GPU join %s' % side)
-            for line in side_script(u, side).splitlines():
+            for line in side_script(u, side, leak_check=self.kind == 'leak').splitlines():
                 if line.startswith('\\') or line.startswith('RESET') or line in (
                         'ROLLBACK;', 'DROP TABLE IF EXISTS fzt;', 'DEALLOCATE ALL;'):
                     continue
@@ -302,11 +320,3 @@ class Minimizer:
             out += ['RESET %s;' % k for k in dict.fromkeys(names)]
         return '\n'.join(out) + '\n'
 
-
-# used by fuzz.py to print a failing unit without minimising it
-def plain_repro(tables, unit, outcome):
-    m = Minimizer(Runner(), tables, unit, outcome)
-    return m.repro()
-
-
-__all__ = ['Minimizer', 'plain_repro', 'category', 'unit_script']

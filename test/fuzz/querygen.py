@@ -306,7 +306,10 @@ class QueryGen:
 
     # ---- leaves
     def base_rel(self, small=False):
-        cands = self.tables
+        cands = [t for t in self.tables if t.size <= 3000]
+        if len(cands) < len(self.tables) and self.chance(0.12):
+            # the big table, now and then
+            cands = [t for t in self.tables if t.size > 3000]
         if small:
             cands = [t for t in self.tables if t.size <= 120] or \
                 sorted(self.tables, key=lambda t: t.size)[:1]
@@ -1112,6 +1115,11 @@ def gen_unit(tables, seed, index, opts):
     big = max([t.size for t in tables if t.name in q.sql().split()] + [0])
     if big > 300 and ('gpuhash.fingerprint_bits', '1') in on:
         on[on.index(('gpuhash.fingerprint_bits', '1'))] = ('gpuhash.fingerprint_bits', '4')
+    if big > 3000:
+        # 100,000 rows: no quadratic rechecks, no probe per row
+        on = [('gpuhash.fingerprint_bits', '16') if s == ('gpuhash.fingerprint_bits', '4') else
+              ('gpuhash.batch_rows', '64') if s == ('gpuhash.batch_rows', '1') else s for s in on]
+        g.features.add('big_table')
     common = []
     if wrapper == 'prepared':
         common.append(('plan_cache_mode', 'force_generic_plan'))

@@ -62,9 +62,21 @@ def stmt_block(n, sql, group):
         '\\endif'])
 
 
-LEAK_SQL = ("SELECT tables_alive || ' tables, ' || staging_in_use_mb || ' MB staging' "
-            "FROM gpuhash_info() LIMIT 1")
 LEAK_NONE = '0 tables, 0 MB staging'
+# What the GPU service still holds, polled for up to 5 s: a cancelled
+# request's staging slot comes back once the service has finished it.
+LEAK_FUNC = """CREATE FUNCTION pg_temp.fz_held() RETURNS text LANGUAGE plpgsql AS $fz$
+DECLARE r text;
+BEGIN
+  FOR i IN 1..50 LOOP
+    SELECT tables_alive || ' tables, ' || staging_in_use_mb || ' MB staging' INTO r
+      FROM gpuhash_info() LIMIT 1;
+    EXIT WHEN r = '%s';
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+  RETURN r;
+END $fz$;""" % LEAK_NONE
+LEAK_SQL = 'SELECT pg_temp.fz_held()'
 
 
 def side_script(unit, side, leak_check=False):
@@ -281,6 +293,8 @@ class Runner:
             p.append('SET search_path = %s, public;' % schema)
         p += ["SET statement_timeout = '%ds';" % self.timeout_s,
               'SET extra_float_digits = 3;']
+        if self.leak_check:
+            p.append(LEAK_FUNC)
         return '\n'.join(p)
 
     def run_script(self, script, timeout=None):

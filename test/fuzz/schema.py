@@ -156,6 +156,56 @@ class Table:
         return '\n'.join(out)
 
 
+class BigTable(Table):
+    """A table of 70,000 to 140,000 rows made on the server from
+    generate_series: outer sides longer than a batch (65,536 rows by
+    default) and than the key filter's sample.  Its rows are expressions of
+    the row number, so the minimiser shrinks only its row count."""
+
+    def __init__(self, name, n, domain, heavy_every):
+        Table.__init__(self, name, None, dict(n=n, domain=domain, heavy_every=heavy_every), [])
+        self.n = n
+        d = domain
+        v = '((g * 7) %% %d)' % d
+        self.exprs = {
+            'id': 'g',
+            'k': 'CASE WHEN g %% 97 = 0 THEN NULL WHEN g %% %d = 0 THEN 0 ELSE (g * 7919) %% %d END'
+                 % (heavy_every, d),
+            'x': 'CASE WHEN g % 11 = 0 THEN NULL ELSE g % 10 END',
+            'i2': '((g * 13) %% %d)::int2' % min(d, 32767),
+            'i4': 'CASE WHEN g %% 1009 = 0 THEN 2147483647 ELSE (g * 31) %% %d END' % d,
+            'i8': '((g * 17) %% %d)::int8 + CASE WHEN g %% 13 = 0 THEN 4294967296 ELSE 0 END' % d,
+            'd': "date '2000-01-01' + (g * 3) %% %d" % d,
+            'ts': "timestamp '2000-01-01' + ((g * 5) %% %d) * interval '1 hour'" % d,
+            'tz': "timestamptz '2000-01-01 00:00:00+00' + ((g * 5) %% %d) * interval '1 hour'" % d,
+            'b': 'g % 3 = 0',
+            'o': '((g * 11) %% %d)::oid' % d,
+            'tx': "CASE WHEN g %% 89 = 0 THEN NULL ELSE 'k' || %s END" % v,
+            'vc': "('k' || %s)::varchar(12)" % v,
+            'ch': "('k' || %s)::char(5)" % v,
+            'nu': 'round(%s::numeric, g %% 3)' % v,
+            'f4': '(%s + CASE WHEN g %% 2 = 0 THEN 0.5 ELSE 0 END)::float4' % v,
+            'f8': '(%s + CASE WHEN g %% 2 = 0 THEN 0.5 ELSE 0 END)::float8' % v,
+            'u': "('00000000-0000-0000-0000-' || lpad(to_hex(%s), 12, '0'))::uuid" % v,
+            'iv': "%s * interval '1 day'" % v,
+            'ar': 'ARRAY[%s]' % v,
+            'j': "jsonb_build_object('a', %s)" % v,
+        }
+
+    @property
+    def size(self):
+        return self.n
+
+    def sql(self, cols=None, rows=None, schema_qualified=None):
+        cols = cols or self.cols
+        n = self.n if rows is None else rows
+        return '\n'.join([
+            'CREATE TABLE %s (%s);' % (self.name, ', '.join('%s %s' % (c, COLTYPE[c]) for c in cols)),
+            'INSERT INTO %s SELECT %s FROM generate_series(1, %d) g;' % (
+                self.name, ', '.join(self.exprs[c] for c in cols), n),
+            'ANALYZE %s;' % self.name])
+
+
 SMALL = [0, 1, 2, 5, 12, 30, 60]
 MEDIUM = [40, 100, 250, 500]
 LARGE = [600, 1200, 2500]
@@ -203,7 +253,13 @@ def gen_schema(seed):
     sizes = [rng.choice(SMALL), rng.choice(SMALL + MEDIUM), rng.choice(MEDIUM),
              rng.choice(MEDIUM + LARGE), rng.choice(LARGE)]
     rng.shuffle(sizes)
-    return [gen_table(rng, 't%d' % (i + 1), n) for i, n in enumerate(sizes)]
+    tables = [gen_table(rng, 't%d' % (i + 1), n) for i, n in enumerate(sizes)]
+    # a big table in a third of the seeds (drawn apart: t1..t5 stay as they were)
+    big = random.Random('gpuhash-fuzz-big:%s' % seed)
+    if big.random() < 0.33:
+        tables.append(BigTable('t6', big.choice([70000, 100000, 140000]),
+                               big.choice([500, 5000, 50000]), big.choice([20, 50, 1000])))
+    return tables
 
 
 # a case-insensitive collation: keys compared under it must stay PostgreSQL's
