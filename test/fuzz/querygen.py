@@ -570,6 +570,10 @@ class QueryGen:
         items = []
         pick = self.pick_cols(rels, self.rng.randint(1, 4), safe=kind in ('group', 'distinct'),
                               keyable=True)
+        if not pick:
+            # only values that print differently when equal: no GROUP BY, DISTINCT
+            kind = 'offset'
+            pick = self.pick_cols(rels, self.rng.randint(1, 4), keyable=True)
         for i, (r, c) in enumerate(pick):
             name = 'o%d' % (i + 1)
             items.append(T('%s.%s AS %s' % (r.alias, c.name, name), {r.alias}))
@@ -614,8 +618,11 @@ class QueryGen:
             if (r, c) not in out:
                 out.append((r, c))
         if not out:
-            r = rels[0]
-            out.append((r, r.cols[0]))
+            for r in rels:
+                cs = [c for c in r.cols if not (safe and c.cls in UNSAFE_PRINT)]
+                if cs:
+                    out.append((r, cs[0]))
+                    break
         return out
 
     # ---- sublinks
