@@ -88,6 +88,14 @@ fi
 say "GPU service: concurrent sessions, killed backend, timeouts and cancels, memory, service restart after SIGTERM"
 test/service_check.sh || die "GPU service checks failed"
 
+# random join queries, GPU join off vs forced on, on this device: a fixed
+# seed set, 400 queries (test/fuzz/README.md; longer runs take other seeds).
+# One session, in the database that has gpuhash_info(): after each query the
+# GPU service must hold nothing for it.
+say "differential fuzzer: seeds 1-8, GPU join off vs forced on, device $device"
+python3 test/fuzz/fuzz.py --seeds-from 1 --seeds-to 8 --queries 50 --timeout 20 --dbname contrib_regression ||
+	die "the fuzzer found a difference (a FAILED query reruns alone with --minimize for a repro)"
+
 # ---- 3. GPU-only tests
 if [ "$device" = gpu ]; then
 	say "GPU-only regression tests"
