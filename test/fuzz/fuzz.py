@@ -198,6 +198,9 @@ def main(argv):
             s, sp, sf, ', %d skipped (timeout or too big)' % st if st else '',
             sum(1 for o in outs if o.gpu), len(outs),
             ' '.join('%s:%d' % (t.name, t.size) for t in tables), time.time() - ts), flush=True)
+        if a.verbose:
+            for t in tables:
+                print('  %s: %s' % (t.name, ', '.join('%s %s' % kv for kv in sorted(t.info.items()))))
 
     if a.minimize and failures:
         for tables, unit, o in failures[:a.minimize_max]:

@@ -130,14 +130,14 @@ class Table:
         self.name = name
         self.cols = [c for c, _ in COLUMNS]
         self.rows = rows            # list of tuples of SQL literals, in self.cols order
-        self.info = info            # generation parameters, for the log
+        self.info = info            # how it was generated (-v prints it)
         self.indexes = indexes      # column names with an index
 
     @property
     def size(self):
         return len(self.rows)
 
-    def sql(self, cols=None, rows=None, schema_qualified=None):
+    def sql(self, cols=None, rows=None):
         """CREATE TABLE + INSERT + index + ANALYZE, for the given columns/rows."""
         cols = cols or self.cols
         rows = self.rows if rows is None else rows
@@ -196,7 +196,7 @@ class BigTable(Table):
     def size(self):
         return self.n
 
-    def sql(self, cols=None, rows=None, schema_qualified=None):
+    def sql(self, cols=None, rows=None):
         cols = cols or self.cols
         n = self.n if rows is None else rows
         return '\n'.join([
