@@ -4,11 +4,17 @@
  *	  Which join keys map exactly to 64 bits, and how; and the extended hash
  *	  functions that fingerprint every other hashable key.
  *
- * A key column qualifies when its equality operator is one of PostgreSQL's
- * built-in equalities on integer-like types, whose equality is equality of
- * the widened integer value: int2/int4/int8 in any combination (int2 = int8
- * matches as PostgreSQL's cross-type operator does), date, timestamp,
- * timestamptz, oid and bool.  Everything else stays PostgreSQL's own join.
+ * A key column maps exactly when its equality operator is one of
+ * PostgreSQL's built-in equalities on integer-like types, whose equality is
+ * equality of the widened integer value: int2/int4/int8 in any combination
+ * (int2 = int8 matches as PostgreSQL's cross-type operator does), date,
+ * timestamp, timestamptz, oid and bool.  When every key column of a join
+ * maps exactly and they pack into 64 bits, the key is the values
+ * themselves.  Otherwise every key column of any hashable type is hashed
+ * with the extended hash function of its operator's hash opfamily (for each
+ * side's own type, so cross-type operators hash alike); the executor
+ * combines the hashes into a 64-bit fingerprint and rechecks the key
+ * clauses after a match.
  *
  *-------------------------------------------------------------------------
  */
