@@ -52,7 +52,7 @@ COMMIT;
 SELECT count(*) FROM r JOIN s ON r.k4 = s.k4 WHERE r.v LIKE 'rnull%' OR s.w LIKE 'snull%';
 SELECT * FROM gh_check('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4 WHERE r.k4 IS NULL');
 
--- types without an exact 64-bit encoding join on fingerprints (gpuhash_keytypes)
+-- types without an exact 64-bit encoding join on fingerprints (gpuhash_fingerprint_keys)
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.v = s.w');
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4::numeric = s.k4::numeric');
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.d = s.ts');
