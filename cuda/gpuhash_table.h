@@ -135,6 +135,11 @@ gh_status	gh_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
  * Emit every (probe index, inner rowid) pair, grouped by probe index in
  * ascending order.  *total is set to the number of pairs; when it exceeds
  * capacity nothing is written and GH_ERR_OUTPUT_FULL is returned.
+ *
+ * The extension does not call it today (a probe answers with ranges and the
+ * node reads the kept rows itself); the benchmark's join shape and the unit
+ * tests do.  It stays: the multi-level join probes level by level on the
+ * GPU with the surviving (outer row, inner rowid) pairs, which is this.
  */
 gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
 						  uint32_t *probe_index, void *rowids,
