@@ -146,10 +146,6 @@ typedef struct SvcShared
 	SvcSlot		slots[SVC_SLOTS];
 } SvcShared;
 
-int			gpuhash_staging_memory_mb = 256;
-int			gpuhash_service_threads = 4;
-bool		gpuhash_use_service = true;
-
 static SvcShared *svc = NULL;
 static char *staging = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
@@ -207,22 +203,6 @@ void
 gpuhash_service_register(void)
 {
 	BackgroundWorker worker;
-
-	DefineCustomIntVariable("gpuhash.staging_memory",
-							"Shared memory the GPU service page-locks for transfers.",
-							NULL,
-							&gpuhash_staging_memory_mb,
-							256, 16, 64 * 1024,
-							PGC_POSTMASTER, GUC_UNIT_MB,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("gpuhash.service_threads",
-							"Requests the GPU service serves at once.",
-							NULL,
-							&gpuhash_service_threads,
-							4, 1, 64,
-							PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = svc_shmem_request;
