@@ -4,7 +4,7 @@
  *	  Module load: settings, the planner hook and the custom scan methods.
  *
  * Works from shared_preload_libraries (the normal way: it also starts the
- * GPU service, service.c) and from LOAD (join tables then live in the
+ * GPU service, service_*.c) and from LOAD (join tables then live in the
  * backend).  Nothing here touches CUDA: the postmaster must never create a
  * CUDA context; the service or a backend creates one when it needs the GPU.
  *
