@@ -4,7 +4,7 @@
  *	  Module load: settings, the planner hook and the custom scan methods.
  *
  * Works from shared_preload_libraries (the normal way: it also starts the
- * GPU service, service.c) and from LOAD (join tables then live in the
+ * GPU service, service_*.c) and from LOAD (join tables then live in the
  * backend).  Nothing here touches CUDA: the postmaster must never create a
  * CUDA context; the service or a backend creates one when it needs the GPU.
  *
@@ -37,6 +37,9 @@ double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
+int			gpuhash_staging_memory_mb = 256;
+int			gpuhash_service_threads = 4;
+bool		gpuhash_use_service = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -177,7 +180,25 @@ _PG_init(void)
 
 	/* the GPU service exists only when preloaded: it needs shared memory */
 	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomIntVariable("gpuhash.staging_memory",
+								"Shared memory the GPU service page-locks for transfers.",
+								NULL,
+								&gpuhash_staging_memory_mb,
+								256, 16, 64 * 1024,
+								PGC_POSTMASTER, GUC_UNIT_MB,
+								NULL, NULL, NULL);
+
+		DefineCustomIntVariable("gpuhash.service_threads",
+								"Requests the GPU service serves at once.",
+								NULL,
+								&gpuhash_service_threads,
+								4, 1, 64,
+								PGC_POSTMASTER, 0,
+								NULL, NULL, NULL);
+
 		gpuhash_service_register();
+	}
 
 	MarkGUCPrefixReserved("gpuhash");
 

@@ -1,0 +1,458 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_client.c
+ *	  A backend's side of the GPU service: it claims a request slot, writes
+ *	  its request and data into the slot's staging chunk, and sleeps until
+ *	  the service answers; frees go through the free queue.
+ *
+ * What a backend gives up (a cancelled request, a freed table) it waits
+ * for, boundedly and without throwing, until the service has dropped it;
+ * see service_internal.h for the protocol.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "service_internal.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/pg_bitutils.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/timestamp.h"
+
+/*
+ * How long a backend waits for the service to drop what it gave up or
+ * freed.  Normally milliseconds (a cancelled host build stops at its next
+ * poll); the limit only guards against a wedged service, whose sweep then
+ * frees the rest.
+ */
+#define SVC_SETTLE_MS 5000
+
+/*
+ * What this backend has handed back and waits for the service to drop:
+ * slots of requests it gave up, and free queue entries not yet emptied.
+ * A backend frees one table at a time and waits, so a few entries do.
+ */
+#define MAX_PENDING_FREES 8
+
+static uint64 abandoned_slots = 0;	/* bit i: slot i given up */
+static int	n_pending_frees = 0;
+static struct
+{
+	int			index;
+	uint64		value;
+}			pending_frees[MAX_PENDING_FREES];
+static uint32 pending_generation;
+
+/* The request submit() waits on, for giving it up at exit. */
+static SvcSlot *inflight = NULL;
+static uint32 inflight_generation;
+static bool exit_callback_set = false;
+
+static void backend_exit(int code, Datum arg);
+
+static void
+wake_service(void)
+{
+	if (pg_atomic_read_u32(&gpuhash_svc->ready))
+		SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
+}
+
+static SvcSlot *
+claim_slot(void)
+{
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(backend_exit, (Datum) 0);
+		exit_callback_set = true;
+	}
+	for (;;)
+	{
+		for (int i = 0; i < SVC_SLOTS; i++)
+		{
+			uint32		expected = SLOT_FREE;
+			SvcSlot    *s = &gpuhash_svc->slots[i];
+
+			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
+			{
+				s->owner_pid = MyProcPid;
+				s->owner_procno = MyProc->pgprocno;
+				return s;
+			}
+		}
+		/* every slot busy: wait for one, interruptibly */
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+static void
+release_slot(SvcSlot *s)
+{
+	pg_atomic_write_u32(&s->state, SLOT_FREE);
+}
+
+/*
+ * After a request loop: the slot is ours to free unless the service still
+ * holds it (a request abandoned while running is dropped by the service).
+ */
+static gh_status
+release_if_ours(SvcSlot *s, gh_status st)
+{
+	uint32		state = pg_atomic_read_u32(&s->state);
+
+	if (state == SLOT_DONE || state == SLOT_CLAIMED)
+		release_slot(s);
+	return st;
+}
+
+static gh_status
+service_gone(void)
+{
+	gh_set_last_error("the gpuhash GPU service exited; its join tables are gone");
+	return GH_ERR_CUDA;
+}
+
+/* True while the service that took our requests and frees still runs. */
+static bool
+same_service(uint32 generation)
+{
+	return pg_atomic_read_u32(&gpuhash_svc->ready) != 0 &&
+		pg_atomic_read_u32(&gpuhash_svc->generation) == generation;
+}
+
+/*
+ * Waits until the service has dropped every request this backend gave up
+ * and destroyed every table it freed, so that nothing of a cancelled or
+ * finished statement stays in the service after it returns.  Never throws
+ * and never processes interrupts: error cleanup and exit callbacks call
+ * it.  The latch is reset, as every latch wait in PostgreSQL rechecks its
+ * own condition.
+ */
+static void
+settle(void)
+{
+	TimestampTz start = 0;
+
+	for (;;)
+	{
+		bool		busy = false;
+
+		if (abandoned_slots == 0 && n_pending_frees == 0)
+			return;
+		if (!same_service(pending_generation))
+			break;				/* its slots were reset and its tables went with it */
+		for (int i = 0; i < SVC_SLOTS; i++)
+		{
+			SvcSlot    *s = &gpuhash_svc->slots[i];
+			uint32		st;
+
+			if ((abandoned_slots & (UINT64CONST(1) << i)) == 0)
+				continue;
+			st = pg_atomic_read_u32(&s->state);
+			if ((st == SLOT_ABANDONED || st == SLOT_ABANDONED_RUNNING) &&
+				s->owner_pid == MyProcPid)
+				busy = true;
+			else
+				abandoned_slots &= ~(UINT64CONST(1) << i);
+		}
+		for (int i = n_pending_frees - 1; i >= 0; i--)
+		{
+			int			k = pending_frees[i].index;
+			uint64		v = pg_atomic_read_u64(&gpuhash_svc->free_queue[k]);
+
+			if ((v & ~FREE_TAKEN) == pending_frees[i].value)
+				busy = true;
+			else
+				pending_frees[i] = pending_frees[--n_pending_frees];
+		}
+		if (!busy)
+			return;
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		{
+			ereport(LOG,
+					(errmsg("gpuhash: the GPU service did not drop %d request(s) and %d table(s) of this backend within %d ms",
+							pg_popcount64(abandoned_slots),
+							n_pending_frees, SVC_SETTLE_MS),
+					 errdetail("Its sweep frees them when this backend exits.")));
+			break;
+		}
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 10,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	abandoned_slots = 0;
+	n_pending_frees = 0;
+}
+
+/*
+ * Gives up the request in flight: the service drops it and whatever it was
+ * building.  A request answered meanwhile is ours to clean up.
+ */
+static void
+abandon_inflight(void)
+{
+	SvcSlot    *s = inflight;
+	uint32		expected = SLOT_SUBMITTED;
+	bool		given_up;
+
+	inflight = NULL;
+	if (s == NULL || !same_service(inflight_generation))
+		return;
+	given_up = pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED);
+	if (!given_up && expected == SLOT_RUNNING)
+		given_up = pg_atomic_compare_exchange_u32(&s->state, &expected,
+												  SLOT_ABANDONED_RUNNING);
+	if (given_up)
+	{
+		if (pending_generation != inflight_generation)
+			abandoned_slots = 0;
+		pending_generation = inflight_generation;
+		abandoned_slots |= UINT64CONST(1) << (s - gpuhash_svc->slots);
+		wake_service();
+		return;
+	}
+	if (expected == SLOT_DONE)
+	{
+		/* a table that the request made is freed like any other */
+		if (s->table_id != 0 &&
+			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
+			 s->type == REQ_BUILD_FINISH))
+		{
+			GhRemoteTable t = {0};
+
+			t.id = s->table_id;
+			t.generation = inflight_generation;
+			release_slot(s);
+			gpuhash_svc_free(&t);
+		}
+		else
+			release_slot(s);
+	}
+}
+
+/* A backend leaving inside a request (FATAL skips PG_CATCH) gives it up. */
+static void
+backend_exit(int code, Datum arg)
+{
+	if (gpuhash_svc == NULL)
+		return;
+	abandon_inflight();
+	settle();
+}
+
+/*
+ * Hands the claimed slot to the service and sleeps until it answers.  A
+ * cancel or timeout while waiting abandons the request, and waits until
+ * the service has dropped it.
+ */
+static gh_status
+submit(SvcSlot *s, uint32 generation)
+{
+	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+	{
+		release_slot(s);
+		return service_gone();
+	}
+	inflight = s;
+	inflight_generation = generation;
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
+	SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
+
+	PG_TRY();
+	{
+		for (;;)
+		{
+			if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+				break;
+			if (pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
+				pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+				break;
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
+							 PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		abandon_inflight();
+		settle();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	inflight = NULL;
+
+	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
+		return service_gone();	/* the service died: it reset every slot */
+	pg_read_barrier();
+	if (s->status != GH_OK)
+		gh_set_last_error(s->err);
+	return s->status;
+}
+
+gh_status
+gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
+				  int owner_pid, GhRemoteTable *t)
+{
+	uint32		gen = pg_atomic_read_u32(&gpuhash_svc->generation);
+	uint64		per = gpuhash_svc->chunk_bytes / sizeof(uint64);
+	SvcSlot    *s = claim_slot();
+	gh_status	st;
+
+	memset(t, 0, sizeof(*t));
+	t->generation = gen;
+	s->type = REQ_BUILD_BEGIN;
+	s->n = n;
+	s->table_id = 0;			/* set by the service: no stale id to free */
+	s->table_owner = owner_pid ? owner_pid : MyProcPid;
+	st = submit(s, gen);
+	if (st != GH_OK)
+	{
+		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+			release_slot(s);
+		return st;
+	}
+	t->id = s->table_id;
+	t->n_rows = n;
+	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
+	{
+		uint64		cnt = Min(per, n - pos);
+
+		memcpy(chunk_of(s), keys + pos, cnt * sizeof(uint64));
+		s->type = REQ_BUILD_APPEND;
+		s->table_id = t->id;
+		s->pos = pos;
+		s->n = cnt;
+		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		st = submit(s, gen);
+	}
+	if (st == GH_OK)
+	{
+		s->type = REQ_BUILD_FINISH;
+		s->table_id = t->id;
+		s->opt = *opt;
+		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		st = submit(s, gen);
+		t->info = s->info;
+	}
+	if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+		release_slot(s);
+	if (st != GH_OK)
+		gpuhash_svc_free(t);
+	return st;
+}
+
+gh_status
+gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
+{
+	uint64		per = gpuhash_svc->chunk_bytes / sizeof(uint32);
+	SvcSlot    *s = claim_slot();
+	gh_status	st = GH_OK;
+
+	for (uint64 pos = 0; pos < t->n_rows && st == GH_OK; pos += per)
+	{
+		uint64		cnt = Min(per, t->n_rows - pos);
+
+		s->type = REQ_ROWIDS;
+		s->table_id = t->id;
+		s->pos = pos;
+		s->n = cnt;
+		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		st = submit(s, t->generation);
+		if (st == GH_OK)
+			memcpy(rowids + pos, chunk_of(s), cnt * sizeof(uint32));
+	}
+	return release_if_ours(s, st);
+}
+
+gh_status
+gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
+{
+	uint64		per = gpuhash_svc->chunk_bytes / Max(sizeof(uint64), sizeof(gh_range));
+	SvcSlot    *s = claim_slot();
+	gh_status	st = GH_OK;
+
+	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
+	{
+		uint64		cnt = Min(per, n - pos);
+
+		memcpy(chunk_of(s), keys + pos, cnt * sizeof(uint64));
+		s->type = REQ_PROBE;
+		s->table_id = t->id;
+		s->n = cnt;
+		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		st = submit(s, t->generation);
+		if (st == GH_OK)
+		{
+			memcpy(ranges + pos, chunk_of(s), cnt * sizeof(gh_range));
+			t->info = s->info;
+		}
+	}
+	return release_if_ours(s, st);
+}
+
+void
+gpuhash_svc_free(GhRemoteTable *t)
+{
+	uint64		value;
+	TimestampTz start = 0;
+
+	if (gpuhash_svc == NULL || t->id == 0 || !same_service(t->generation))
+	{
+		t->id = 0;
+		return;					/* gone with its service already */
+	}
+	if (n_pending_frees == MAX_PENDING_FREES)
+		settle();
+	if (n_pending_frees > 0 && pending_generation != t->generation)
+		n_pending_frees = 0;
+	value = (uint64) t->id | ((uint64) (MyProc->pgprocno + 1) << 32);
+	for (;;)
+	{
+		for (int i = 0; i < SVC_FREE_QUEUE; i++)
+		{
+			uint64		expected = 0;
+
+			if (pg_atomic_compare_exchange_u64(&gpuhash_svc->free_queue[i], &expected, value))
+			{
+				pending_generation = t->generation;
+				pending_frees[n_pending_frees].index = i;
+				pending_frees[n_pending_frees].value = value;
+				n_pending_frees++;
+				wake_service();
+				t->id = 0;
+				settle();
+				return;
+			}
+		}
+
+		/* a full queue: the service is emptying it */
+		if (!same_service(t->generation))
+		{
+			t->id = 0;
+			return;				/* gone with its service */
+		}
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+			break;
+		wake_service();
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	ereport(LOG,
+			(errmsg("gpuhash: the GPU service's free queue stayed full; join table %u is left to its sweep",
+					t->id)));
+	t->id = 0;
+}

@@ -1,0 +1,133 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_internal.h
+ *	  What the GPU service's three files share: the request slots and the
+ *	  free queue in shared memory.  service_shmem.c sets them up,
+ *	  service_client.c is a backend's side, service_worker.c the service's.
+ *	  Others include service.h only.
+ *
+ * The service is a background worker that creates the CUDA context once,
+ * page-locks a staging area in shared memory once, owns every join
+ * table's device memory, and serves backends' requests.
+ *
+ * Why: a CUDA context costs hundreds of milliseconds per process and
+ * pinning memory is slow; a service pays both once for the cluster, and
+ * keys and ranges cross PCIe from pinned memory.
+ *
+ * Protocol.  Shared memory holds SVC_SLOTS request slots, each owning a
+ * fixed chunk of the staging area.  A backend claims a free slot (atomic
+ * FREE -> CLAIMED), writes its request and data, marks it SUBMITTED, sets
+ * the service's latch and sleeps on its own latch (cancel and
+ * statement_timeout are honoured: a waiting backend that errors out marks
+ * the slot ABANDONED and the service discards the result).  The service
+ * answers DONE and sets the backend's latch.  A build is BEGIN (rows),
+ * APPEND (key chunks), FINISH (options); its key-grouped row order comes
+ * back by ROWIDS chunks; probes go one chunk at a time, answered in place.
+ * Frees need no slot: table ids go through a lock-free queue, so error
+ * cleanup can free tables.
+ *
+ * Nothing of a statement outlives it: a backend that gives up a request or
+ * frees a table waits (boundedly, never throwing, so error cleanup and exit
+ * can do it) until the service has dropped the request's slot and the
+ * table.  The service cancels a host build whose requester gave up, and
+ * acknowledges a free once the table is destroyed (after the last request
+ * running on it).  A backend that exits inside a request (a parallel worker
+ * terminated by its leader's error) gives it up from an exit callback.
+ * Tables of backends that exit without that are freed by a sweep; a service
+ * that exits takes its tables with it and the next one starts a new
+ * generation, so stale table ids fail cleanly.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_INTERNAL_H
+#define GPUHASH_SERVICE_INTERNAL_H
+
+#include "gpuhash.h"
+#include "service.h"
+
+#include "port/atomics.h"
+
+#define SVC_SLOTS 64
+#define SVC_FREE_QUEUE 1024
+#define SVC_MAX_GPUS 8
+
+/*
+ * A free queue entry: the table id in the low 32 bits, the requester's
+ * pgprocno + 1 above it (whose latch the acknowledgement sets), and TAKEN
+ * once the service holds it; 0 when empty.  The service empties an entry
+ * when the table is gone: that is the requester's acknowledgement.
+ */
+#define FREE_TAKEN		(UINT64CONST(1) << 63)
+#define FREE_ID(v)		((uint32) (v))
+#define FREE_PROCNO(v)	((int) (((v) & ~FREE_TAKEN) >> 32) - 1)
+
+typedef enum SlotState
+{
+	SLOT_FREE = 0,
+	SLOT_CLAIMED,
+	SLOT_SUBMITTED,
+	SLOT_RUNNING,				/* taken by a service thread */
+	SLOT_DONE,
+	SLOT_ABANDONED,				/* given up before it ran: the main thread drops it */
+	SLOT_ABANDONED_RUNNING		/* given up while it ran: its thread drops it */
+} SlotState;
+
+typedef enum RequestType
+{
+	REQ_BUILD_BEGIN,
+	REQ_BUILD_APPEND,
+	REQ_BUILD_FINISH,
+	REQ_ROWIDS,
+	REQ_PROBE
+} RequestType;
+
+typedef struct SvcSlot
+{
+	pg_atomic_uint32 state;
+	RequestType type;
+	int			owner_pid;
+	int			owner_procno;
+	uint32		table_id;
+	int			table_owner;	/* BEGIN: whose exit frees the table */
+	uint64		n;				/* rows (BEGIN) or items in the chunk */
+	uint64		pos;			/* first row of an APPEND / ROWIDS chunk */
+	gh_build_options opt;
+	gh_status	status;
+	char		err[256];
+	gh_table_info info;
+} SvcSlot;
+
+typedef struct SvcShared
+{
+	pg_atomic_uint32 ready;
+	pg_atomic_uint32 generation;
+	int			pid;
+	int			procno;
+	int			gpus;
+	char		no_gpu_reason[256];	/* why gpus is 0 (gh_last_error()) */
+	bool		pinned;
+	gh_gpu_info gpu[SVC_MAX_GPUS];
+	int			driver_version;
+	int			runtime_version;
+	uint64		staging_bytes;
+	uint64		chunk_bytes;
+	pg_atomic_uint64 requests;
+	int			tables_alive;
+	uint64		device_bytes;
+	pg_atomic_uint64 free_queue[SVC_FREE_QUEUE];	/* see FREE_TAKEN */
+	SvcSlot		slots[SVC_SLOTS];
+} SvcShared;
+
+/* service_shmem.c's startup hook attaches them, before any fork */
+extern SvcShared *gpuhash_svc;
+extern char *gpuhash_staging;
+
+/* A slot's fixed part of the staging area. */
+static inline char *
+chunk_of(SvcSlot *s)
+{
+	return gpuhash_staging +
+		(Size) (s - gpuhash_svc->slots) * gpuhash_svc->chunk_bytes;
+}
+
+#endif							/* GPUHASH_SERVICE_INTERNAL_H */

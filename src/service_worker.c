@@ -1,0 +1,579 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_worker.c
+ *	  The GPU service process: the table registry, the worker threads that
+ *	  serve requests, the sweep of frees and of exited backends' tables, and
+ *	  gpuhash_service_main().
+ *
+ * The main thread takes submitted requests and hands them to a few worker
+ * threads (gpuhash.service_threads): requests on distinct tables run at
+ * once, each table on its own CUDA stream, so one large build does not hold
+ * up other sessions; requests on one table take turns.  The service runs
+ * the GPU when it has one and the host twin otherwise, so the request path
+ * is exercised everywhere.  It touches no PostgreSQL data:
+ * a CUDA failure is a status code returned to the requester, never an
+ * ERROR or a crash of the service.  The protocol is described in
+ * service_internal.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "service_internal.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+/* Allocations from this size on are mmapped, so freeing returns them. */
+#define SVC_MMAP_THRESHOLD (1024 * 1024)
+
+PGDLLEXPORT void gpuhash_service_main(Datum arg);
+
+typedef struct SvcTable
+{
+	uint32		id;
+	int			owner_pid;
+	gh_table   *table;
+	uint64	   *keys;			/* while being built */
+	uint64		n_rows;
+	uint64		filled;
+	uint64		device_bytes;	/* for gpuhash_info(), set after the build */
+	pthread_mutex_t lock;		/* one request on a table at a time */
+	int			users;			/* requests running on it (registry lock) */
+	bool		doomed;			/* freed while in use: the last user drops it */
+} SvcTable;
+
+/*
+ * The registry of tables, shared by the service's threads.  Lock order:
+ * registry, then a table's lock; the main thread never takes a table lock,
+ * so frees and sweeps never wait behind a long build.
+ */
+static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
+static SvcTable **tables = NULL;
+static int	n_tables = 0;
+static int	cap_tables = 0;
+static uint32 next_id = 1;
+static volatile sig_atomic_t got_sigterm = false;
+static volatile bool freed_since_trim = false;	/* memory to give back */
+
+/* Jobs: slots taken by the main thread, served by the worker threads. */
+static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
+static int	jobs[SVC_SLOTS];
+static int	jobs_head = 0,
+			jobs_count = 0;
+
+static void
+svc_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* registry lock held */
+static SvcTable *
+find_table(uint32 id)
+{
+	for (int i = 0; i < n_tables; i++)
+		if (tables[i]->id == id)
+			return tables[i];
+	return NULL;
+}
+
+/* registry lock held: the figures gpuhash_info() shows */
+static void
+publish_locked(void)
+{
+	uint64		bytes = 0;
+
+	for (int i = 0; i < n_tables; i++)
+		bytes += tables[i]->device_bytes;
+	gpuhash_svc->tables_alive = n_tables;
+	gpuhash_svc->device_bytes = bytes;
+}
+
+/* Empties a taken free queue entry: the requester's table is gone. */
+static void
+ack_free(int i, uint64 taken)
+{
+	if (pg_atomic_compare_exchange_u64(&gpuhash_svc->free_queue[i], &taken, 0) &&
+		FREE_PROCNO(taken) >= 0)
+		SetLatch(&GetPGProcByNumber(FREE_PROCNO(taken))->procLatch);
+}
+
+/* registry lock held; the table has no users */
+static void
+destroy_table(SvcTable *t)
+{
+	uint32		id = t->id;
+
+	for (int i = 0; i < n_tables; i++)
+		if (tables[i] == t)
+		{
+			tables[i] = tables[--n_tables];
+			break;
+		}
+	gh_free(t->table);
+	free(t->keys);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+	publish_locked();
+	freed_since_trim = true;
+
+	/* acknowledge the frees that waited for this table's last user */
+	for (int i = 0; i < SVC_FREE_QUEUE; i++)
+	{
+		uint64		v = pg_atomic_read_u64(&gpuhash_svc->free_queue[i]);
+
+		if ((v & FREE_TAKEN) && FREE_ID(v) == id)
+			ack_free(i, v);
+	}
+}
+
+/* registry lock held: drops the table now, or when its last user is done */
+static void
+drop_table(SvcTable *t)
+{
+	if (t->users > 0)
+		t->doomed = true;
+	else
+		destroy_table(t);
+}
+
+/* False when no such table exists (freed already). */
+static bool
+drop_table_id(uint32 id)
+{
+	SvcTable   *t;
+
+	pthread_mutex_lock(&registry);
+	if ((t = find_table(id)) != NULL)
+		drop_table(t);
+	pthread_mutex_unlock(&registry);
+	return t != NULL;
+}
+
+static void
+publish_stats(void)
+{
+	pthread_mutex_lock(&registry);
+	publish_locked();
+	pthread_mutex_unlock(&registry);
+}
+
+static gh_status
+fail(SvcSlot *s, gh_status st, const char *msg)
+{
+	strlcpy(s->err, msg, sizeof(s->err));
+	return st;
+}
+
+static gh_status
+begin_build(SvcSlot *s)
+{
+	SvcTable   *t = calloc(1, sizeof(SvcTable));
+	uint64	   *keys = malloc(Max(s->n, 1) * sizeof(uint64));
+
+	if (t == NULL || keys == NULL)
+	{
+		free(t);
+		free(keys);
+		return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	t->owner_pid = s->table_owner;
+	t->keys = keys;
+	t->n_rows = s->n;
+
+	pthread_mutex_lock(&registry);
+	if (n_tables == cap_tables)
+	{
+		int			cap = cap_tables ? 2 * cap_tables : 64;
+		SvcTable  **nt = realloc(tables, sizeof(SvcTable *) * cap);
+
+		if (nt == NULL)
+		{
+			pthread_mutex_unlock(&registry);
+			pthread_mutex_destroy(&t->lock);
+			free(t);
+			free(keys);
+			return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
+		}
+		tables = nt;
+		cap_tables = cap;
+	}
+	t->id = next_id++;
+	if (next_id == 0)
+		next_id = 1;
+	tables[n_tables++] = t;
+	s->table_id = t->id;
+	publish_locked();
+	pthread_mutex_unlock(&registry);
+	return GH_OK;
+}
+
+/* What a build's cancel callback looks at. */
+typedef struct BuildWatch
+{
+	SvcSlot    *slot;
+	SvcTable   *table;
+} BuildWatch;
+
+/*
+ * Nobody waits for this build any more: its requester gave it up, or the
+ * table was freed meanwhile.  Read without locks: a stale answer only
+ * means one more poll.
+ */
+static int
+build_unwanted(void *arg)
+{
+	BuildWatch *w = (BuildWatch *) arg;
+
+	return pg_atomic_read_u32(&w->slot->state) == SLOT_ABANDONED_RUNNING ||
+		((volatile SvcTable *) w->table)->doomed;
+}
+
+/* One request on an existing table, under that table's lock. */
+static gh_status
+serve_on_table(SvcSlot *s, SvcTable *t)
+{
+	char	   *chunk = chunk_of(s);
+
+	switch (s->type)
+	{
+		case REQ_BUILD_APPEND:
+			if (t->keys == NULL || s->pos + s->n > t->n_rows ||
+				s->n * sizeof(uint64) > gpuhash_svc->chunk_bytes)
+				return fail(s, GH_ERR_INVALID, "GPU service: bad key chunk");
+			memcpy(t->keys + s->pos, chunk, s->n * sizeof(uint64));
+			t->filled += s->n;
+			return GH_OK;
+		case REQ_BUILD_FINISH:
+			{
+				gh_status	st;
+				gh_build_options opt = s->opt;
+				BuildWatch	watch = {s, t};
+
+				if (t->keys == NULL || t->filled != t->n_rows)
+					return fail(s, GH_ERR_INVALID, "GPU service: build finished before all keys came");
+				opt.cancelled = build_unwanted;
+				opt.cancel_arg = &watch;
+				st = gh_build(&opt, t->keys, NULL, 4, t->n_rows, &t->table);
+				free(t->keys);
+				t->keys = NULL;
+				if (st != GH_OK)
+					return fail(s, st, gh_last_error());
+				gh_table_get_info(t->table, &s->info);
+				t->device_bytes = s->info.device_bytes;
+				return GH_OK;
+			}
+		case REQ_ROWIDS:
+			{
+				const uint32 *rows = t->table ? gh_sorted_rowids(t->table) : NULL;
+
+				if (rows == NULL)
+					return fail(s, GH_ERR_CUDA, gh_last_error());
+				if (s->pos + s->n > t->n_rows ||
+					s->n * sizeof(uint32) > gpuhash_svc->chunk_bytes)
+					return fail(s, GH_ERR_INVALID, "GPU service: bad rowid chunk");
+				memcpy(chunk, rows + s->pos, s->n * sizeof(uint32));
+				return GH_OK;
+			}
+		case REQ_PROBE:
+			{
+				gh_status	st;
+				uint64		total;
+
+				if (t->table == NULL || s->n * sizeof(uint64) > gpuhash_svc->chunk_bytes)
+					return fail(s, GH_ERR_INVALID, "GPU service: bad probe");
+				/* keys in, ranges out, in place: both 8 bytes per probe */
+				st = gh_probe_ranges(t->table, (const uint64 *) chunk, s->n,
+									 (gh_range *) chunk, &total);
+				if (st != GH_OK)
+					return fail(s, st, gh_last_error());
+				gh_table_get_info(t->table, &s->info);
+				return GH_OK;
+			}
+		default:
+			return fail(s, GH_ERR_INVALID, "GPU service: unknown request");
+	}
+}
+
+/*
+ * Serves one request (in a worker thread: no PostgreSQL calls here beyond
+ * atomics).  Requests on distinct tables run at once on their own streams;
+ * requests on one table (a parallel plan's participants) take turns.
+ */
+static gh_status
+serve(SvcSlot *s)
+{
+	SvcTable   *t;
+	gh_status	st;
+
+	if (s->type == REQ_BUILD_BEGIN)
+		return begin_build(s);
+
+	pthread_mutex_lock(&registry);
+	t = find_table(s->table_id);
+	if (t && !t->doomed)
+		t->users++;
+	else
+		t = NULL;
+	pthread_mutex_unlock(&registry);
+	if (t == NULL)
+		return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
+
+	pthread_mutex_lock(&t->lock);
+	/* given up while it waited for the table: nobody wants the answer */
+	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+		st = fail(s, GH_ERR_INVALID, "request given up");
+	else
+		st = serve_on_table(s, t);
+	pthread_mutex_unlock(&t->lock);
+
+	pthread_mutex_lock(&registry);
+	if (--t->users == 0 && t->doomed)
+		destroy_table(t);
+	else
+		publish_locked();
+	pthread_mutex_unlock(&registry);
+	return st;
+}
+
+/*
+ * After an abandoned request: drop what it was building (table_id is 0 for
+ * a BEGIN that made nothing); free the slot and tell the requester, who
+ * waits for that.
+ */
+static void
+discard(SvcSlot *s)
+{
+	int			procno = s->owner_procno;
+
+	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND || s->type == REQ_BUILD_FINISH)
+		(void) drop_table_id(s->table_id);
+	pg_atomic_write_u32(&s->state, SLOT_FREE);
+	SetLatch(&GetPGProcByNumber(procno)->procLatch);
+}
+
+static void *
+service_thread(void *arg)
+{
+	for (;;)
+	{
+		SvcSlot    *s;
+		uint32		expected = SLOT_RUNNING;
+
+		pthread_mutex_lock(&jobs_lock);
+		while (jobs_count == 0)
+			pthread_cond_wait(&jobs_cond, &jobs_lock);
+		s = &gpuhash_svc->slots[jobs[jobs_head]];
+		jobs_head = (jobs_head + 1) % SVC_SLOTS;
+		jobs_count--;
+		pthread_mutex_unlock(&jobs_lock);
+
+		pg_read_barrier();
+		s->status = serve(s);
+		pg_write_barrier();
+		pg_atomic_fetch_add_u64(&gpuhash_svc->requests, 1);
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_DONE))
+			SetLatch(&GetPGProcByNumber(s->owner_procno)->procLatch);
+		else
+			discard(s);			/* abandoned while it ran */
+	}
+	return NULL;
+}
+
+/* Starts the worker threads with every signal blocked: signals are the main
+ * thread's business. */
+static void
+start_threads(void)
+{
+	sigset_t	all,
+				old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < gpuhash_service_threads; i++)
+	{
+		pthread_t	th;
+
+		if (pthread_create(&th, NULL, service_thread, NULL) != 0)
+			ereport(FATAL, (errmsg("gpuhash GPU service: could not start a thread")));
+		pthread_detach(th);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static bool
+owner_alive(int pid)
+{
+	return pid != 0 && (kill(pid, 0) == 0 || errno != ESRCH);
+}
+
+/* Frees queued tables, and everything of backends that are gone. */
+static void
+sweep(bool check_owners)
+{
+	for (int i = 0; i < SVC_FREE_QUEUE; i++)
+	{
+		uint64		v = pg_atomic_read_u64(&gpuhash_svc->free_queue[i]);
+
+		if (v == 0 || (v & FREE_TAKEN) ||
+			!pg_atomic_compare_exchange_u64(&gpuhash_svc->free_queue[i], &v, v | FREE_TAKEN))
+			continue;
+
+		/*
+		 * Destroying the table (now, or when its last request ends)
+		 * acknowledges the free; a table gone already is acknowledged here.
+		 */
+		if (!drop_table_id(FREE_ID(v)))
+			ack_free(i, v | FREE_TAKEN);
+	}
+	if (!check_owners)
+		return;
+	pthread_mutex_lock(&registry);
+	for (int i = n_tables - 1; i >= 0; i--)
+		if (!tables[i]->doomed && !owner_alive(tables[i]->owner_pid))
+			drop_table(tables[i]);
+	pthread_mutex_unlock(&registry);
+	for (int i = 0; i < SVC_SLOTS; i++)
+	{
+		uint32		st = pg_atomic_read_u32(&gpuhash_svc->slots[i].state);
+
+		if ((st == SLOT_CLAIMED || st == SLOT_DONE) &&
+			!owner_alive(gpuhash_svc->slots[i].owner_pid))
+			pg_atomic_write_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
+	}
+}
+
+/* The main thread hands submitted requests to the worker threads. */
+static void
+dispatch(void)
+{
+	for (int k = 0; k < SVC_SLOTS; k++)
+	{
+		SvcSlot    *s = &gpuhash_svc->slots[k];
+		uint32		st = pg_atomic_read_u32(&s->state);
+		uint32		expected = SLOT_SUBMITTED;
+
+		if (st == SLOT_ABANDONED)
+		{
+			discard(s);			/* abandoned before it ran */
+			continue;
+		}
+		if (st != SLOT_SUBMITTED ||
+			!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
+			continue;
+		pthread_mutex_lock(&jobs_lock);
+		jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
+		jobs_count++;
+		pthread_cond_signal(&jobs_cond);
+		pthread_mutex_unlock(&jobs_lock);
+	}
+	sweep(false);
+	publish_stats();
+}
+
+static void
+service_exit(int code, Datum arg)
+{
+	pg_atomic_write_u32(&gpuhash_svc->ready, 0);
+}
+
+void
+gpuhash_service_main(Datum arg)
+{
+	TimestampTz last_sweep = GetCurrentTimestamp();
+	int			n;
+
+	pqsignal(SIGTERM, svc_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	/*
+	 * Keys, host twin tables and their build scratch are large and come and
+	 * go with queries.  glibc's sliding mmap threshold would soon keep them
+	 * in the threads' arenas, which hold on to freed memory: a fixed
+	 * threshold maps each large block alone and unmaps it when freed.
+	 */
+	if (mallopt(M_MMAP_THRESHOLD, SVC_MMAP_THRESHOLD) != 1)
+		ereport(LOG, (errmsg("gpuhash GPU service: could not set the malloc mmap threshold")));
+
+	/* a new generation: whatever an earlier service held is gone */
+	for (int i = 0; i < SVC_SLOTS; i++)
+		pg_atomic_write_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
+	for (int i = 0; i < SVC_FREE_QUEUE; i++)
+		pg_atomic_write_u64(&gpuhash_svc->free_queue[i], 0);
+	gpuhash_svc->tables_alive = 0;
+	gpuhash_svc->device_bytes = 0;
+
+	/* the CUDA context is created here, once, never in the postmaster */
+	n = Min(gh_gpu_count(), SVC_MAX_GPUS);
+	gpuhash_svc->gpus = n;
+	strlcpy(gpuhash_svc->no_gpu_reason, n > 0 ? "" : gh_last_error(),
+			sizeof(gpuhash_svc->no_gpu_reason));
+	gh_cuda_versions(&gpuhash_svc->driver_version, &gpuhash_svc->runtime_version);
+	for (int i = 0; i < n; i++)
+		gh_gpu_get_info(i, &gpuhash_svc->gpu[i]);
+	gpuhash_svc->pinned = n > 0 &&
+		gh_host_register(gpuhash_staging, gpuhash_svc->staging_bytes) == GH_OK;
+	if (n > 0 && !gpuhash_svc->pinned)
+		ereport(LOG, (errmsg("gpuhash GPU service: staging memory not page-locked: %s",
+							 gh_last_error())));
+
+	gpuhash_svc->pid = MyProcPid;
+	gpuhash_svc->procno = MyProc->pgprocno;
+	on_shmem_exit(service_exit, (Datum) 0);
+	start_threads();
+	pg_atomic_fetch_add_u32(&gpuhash_svc->generation, 1);
+	pg_write_barrier();
+	pg_atomic_write_u32(&gpuhash_svc->ready, 1);
+	ereport(LOG, (errmsg("gpuhash GPU service ready: %d GPU(s)%s, %d MB staging%s, %d threads", n,
+						 n > 0 ? "" : " (host twin)", gpuhash_staging_memory_mb,
+						 gpuhash_svc->pinned ? " page-locked" : "", gpuhash_service_threads)));
+
+	while (!got_sigterm)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		dispatch();
+
+		/* the smaller blocks left in the arenas, once no table is alive */
+		if (freed_since_trim && gpuhash_svc->tables_alive == 0)
+		{
+			freed_since_trim = false;
+			(void) malloc_trim(0);
+		}
+		if (TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), 1000))
+		{
+			sweep(true);
+			publish_stats();
+			for (int i = 0; i < n; i++)
+				gh_gpu_get_info(i, &gpuhash_svc->gpu[i]);
+			last_sweep = GetCurrentTimestamp();
+		}
+	}
+	/* status 1: the postmaster restarts the service unless it is shutting down */
+	proc_exit(1);
+}
