@@ -206,6 +206,7 @@ extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
 extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
 extern bool gpuhash_table_exists(const GpuTable *t);
 extern void gpuhash_table_free(GpuTable *t);
+extern void gpuhash_table_handed_over(const GpuTable *t);
 
 /* device_choice.c */
 typedef enum GpuhashWhere

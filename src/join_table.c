@@ -15,6 +15,7 @@
 #include "gpuhash.h"
 #include "join_state.h"
 #include "service.h"
+#include "storage/ipc.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -301,18 +302,76 @@ gpuhash_probe_batch(GpuJoinState *gs)
  * process (device_choice.c decides GPU or host twin)
  * --------------------------------------------------------------------- */
 
+/*
+ * Service tables this process built for another owner (a parallel plan's
+ * builder builds for the leader) and has not handed over yet.  A parallel
+ * worker that leaves by FATAL may skip the memory-context cleanup that
+ * would free them, and the owner's exit comes too late: this process frees
+ * them at its exit.
+ */
+#define MAX_HELD 8
+static GhRemoteTable held[MAX_HELD];
+static int	n_held = 0;
+static bool held_exit_set = false;
+
+static void
+free_held(int code, Datum arg)
+{
+	while (n_held > 0)
+	{
+		GpuTable	t;
+
+		memset(&t, 0, sizeof(t));
+		t.remote = true;
+		t.svc = held[--n_held];
+		gpuhash_svc_free(&t.svc);
+	}
+}
+
+static void
+unhold(const GhRemoteTable *r)
+{
+	for (int i = 0; i < n_held; i++)
+	{
+		if (held[i].id == r->id && held[i].generation == r->generation)
+		{
+			held[i] = held[--n_held];
+			return;
+		}
+	}
+}
+
+/* The shared state of a parallel plan owns the table from now on. */
+void
+gpuhash_table_handed_over(const GpuTable *t)
+{
+	if (t->remote)
+		unhold(&t->svc);
+}
+
 /* owner_pid: the backend whose exit frees a service table (0: this one) */
 gh_status
 gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n,
 					int owner_pid)
 {
+	gh_status	st;
+
 	memset(t, 0, sizeof(*t));
-	if (gpuhash_service_ready())
+	if (!gpuhash_service_ready())
+		return gh_build(opt, keys, NULL, 4, n, &t->local);
+	t->remote = true;
+	st = gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
+	if (st == GH_OK && owner_pid != 0 && owner_pid != MyProcPid && n_held < MAX_HELD)
 	{
-		t->remote = true;
-		return gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
+		/* after the client's exit callback, so this one runs first */
+		if (!held_exit_set)
+		{
+			before_shmem_exit(free_held, (Datum) 0);
+			held_exit_set = true;
+		}
+		held[n_held++] = t->svc;
 	}
-	return gh_build(opt, keys, NULL, 4, n, &t->local);
+	return st;
 }
 
 /* The table's key-grouped row order; remote tables' order lands in cxt. */
@@ -368,7 +427,10 @@ void
 gpuhash_table_free(GpuTable *t)
 {
 	if (t->remote)
+	{
+		unhold(&t->svc);
 		gpuhash_svc_free(&t->svc);
+	}
 	else if (t->local)
 	{
 		gh_table_info info;

@@ -341,6 +341,8 @@ publish_table(GpuJoinState *gs)
 	sh->table = gs->table;
 	sh->table_live = sh->in_dsm && gpuhash_table_exists(&gs->table);
 	gs->owns_table = !sh->in_dsm;
+	if (sh->in_dsm)
+		gpuhash_table_handed_over(&gs->table);
 	sh->device = gs->device;
 	sh->scheme = gs->scheme;
 	sh->n_inner = gs->n_inner;
