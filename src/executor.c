@@ -315,34 +315,6 @@ next_hash_batch(GpuJoinState *gs)
 	return false;
 }
 
-/* Right/full joins: inner row `row` has matched. */
-static inline void
-mark_matched(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-	{
-		pg_atomic_uint32 *w = &gs->shared_matched[row >> 5];
-
-		/* most rows match again and again: write only the first time */
-		if ((pg_atomic_read_u32(w) & bit) == 0)
-			pg_atomic_fetch_or_u32(w, bit);
-	}
-	else
-		gs->matched[row >> 5] |= bit;
-}
-
-static inline bool
-is_matched(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-		return (pg_atomic_read_u32(&gs->shared_matched[row >> 5]) & bit) != 0;
-	return (gs->matched[row >> 5] & bit) != 0;
-}
-
 /* The row in the scan slot passed: the filter on joined rows decides. */
 static TupleTableSlot *
 emit(GpuJoinState *gs, ExprContext *econtext)
@@ -470,7 +442,7 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 		}
 		gs->cur_matched = true;
 		if (gs->fill_inner)
-			mark_matched(gs, row);
+			gpuhash_inner_mark(gs, row);
 		if (anti || gs->info.single_match)
 			gs->cur_match = r->count;
 		if (anti)
@@ -487,7 +459,7 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 static TupleTableSlot *
 fill_inner(GpuJoinState *gs, ExprContext *econtext)
 {
-	while (gs->fill_pos < gs->n_inner_all && is_matched(gs, gs->fill_pos))
+	while (gs->fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->fill_pos))
 		gs->fill_pos++;
 	if (gs->fill_pos >= gs->n_inner_all)
 	{

@@ -6,7 +6,9 @@
  *	  a right/full join's NULL-key rows behind them; moved out to batch files
  *	  when they outgrow the join's memory limit (batch.c); reordered by the
  *	  table's key-grouped rowid order; and row k for emission, a parallel
- *	  plan's shared rows included.
+ *	  plan's shared rows included.  For parallel plans it publishes the rows
+ *	  in the query's DSA and lays out the shared match bits (parallel.c
+ *	  coordinates who does what, and when).
  *
  *-------------------------------------------------------------------------
  */
@@ -362,4 +364,58 @@ gpuhash_read_inner(GpuJoinState *gs)
 {
 	gpuhash_read_inner_rows(gs);
 	gpuhash_finish_inner(gs);
+}
+
+/*
+ * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
+ * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
+ */
+dsa_pointer
+gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out)
+{
+	uint64		n = gs->n_inner_all;
+	int			nc = gs->n_inner_keep;
+	uint64	   *offsets;
+	Size		total = 0;
+	char	   *rows;
+	dsa_pointer p;
+
+	*offsets_out = InvalidDsaPointer;
+	if (nc == 0 || n == 0)
+		return InvalidDsaPointer;
+	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
+	offsets = dsa_get_address(area, *offsets_out);
+	for (uint64 i = 0; i < n; i++)
+	{
+		offsets[i] = total;
+		total += MAXALIGN(heap_compute_data_size(gs->inner_desc, gs->inner_vals + i * nc,
+												 gs->inner_nulls + i * nc) +
+						  SizeofMinimalTupleHeader +
+						  BITMAPLEN(nc) + MAXIMUM_ALIGNOF);
+	}
+	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
+	rows = dsa_get_address(area, p);
+	for (uint64 i = 0; i < n; i++)
+	{
+		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
+												  gs->inner_nulls + i * nc);
+
+		Assert(offsets[i] + mt->t_len <= total);
+		memcpy(rows + offsets[i], mt, mt->t_len);
+		pfree(mt);
+	}
+	return p;
+}
+
+/* The match bits of a right/full join in the DSA, all clear. */
+dsa_pointer
+gpuhash_inner_shared_matched(GpuJoinState *gs, dsa_area *area)
+{
+	uint64		words = gpuhash_matched_words(gs);
+	dsa_pointer p = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words, DSA_ALLOC_HUGE);
+	pg_atomic_uint32 *m = dsa_get_address(area, p);
+
+	for (uint64 w = 0; w < words; w++)
+		pg_atomic_init_u32(&m[w], 0);
+	return p;
 }

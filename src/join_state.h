@@ -164,6 +164,37 @@ gpuhash_matched_words(const GpuJoinState *gs)
 	return Max((gs->n_inner_all + 31) / 32, 1);
 }
 
+/*
+ * The inner store's match bits (right/full joins): this join's own, or a
+ * parallel plan's in shared memory.  Inner row `row` has matched.
+ */
+static inline void
+gpuhash_inner_mark(GpuJoinState *gs, uint64 row)
+{
+	uint32		bit = ((uint32) 1) << (row & 31);
+
+	if (gs->shared_matched)
+	{
+		pg_atomic_uint32 *w = &gs->shared_matched[row >> 5];
+
+		/* most rows match again and again: write only the first time */
+		if ((pg_atomic_read_u32(w) & bit) == 0)
+			pg_atomic_fetch_or_u32(w, bit);
+	}
+	else
+		gs->matched[row >> 5] |= bit;
+}
+
+static inline bool
+gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
+{
+	uint32		bit = ((uint32) 1) << (row & 31);
+
+	if (gs->shared_matched)
+		return (pg_atomic_read_u32(&gs->shared_matched[row >> 5]) & bit) != 0;
+	return (gs->matched[row >> 5] & bit) != 0;
+}
+
 /* node_setup.c */
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
@@ -182,6 +213,8 @@ extern void gpuhash_read_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
+extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);
+extern dsa_pointer gpuhash_inner_shared_matched(GpuJoinState *gs, dsa_area *area);
 
 /* join_table.c */
 extern void gpuhash_free_table(GpuJoinState *gs);

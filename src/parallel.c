@@ -268,61 +268,6 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.in_service = true;
 }
 
-/*
- * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
- * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
- */
-static dsa_pointer
-publish_rows(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out)
-{
-	uint64		n = gs->n_inner_all;
-	int			nc = gs->n_inner_keep;
-	uint64	   *offsets;
-	Size		total = 0;
-	char	   *rows;
-	dsa_pointer p;
-
-	*offsets_out = InvalidDsaPointer;
-	if (nc == 0 || n == 0)
-		return InvalidDsaPointer;
-	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
-	offsets = dsa_get_address(area, *offsets_out);
-	for (uint64 i = 0; i < n; i++)
-	{
-		offsets[i] = total;
-		total += MAXALIGN(heap_compute_data_size(gs->inner_desc, gs->inner_vals + i * nc,
-												 gs->inner_nulls + i * nc) +
-						  SizeofMinimalTupleHeader +
-						  BITMAPLEN(nc) + MAXIMUM_ALIGNOF);
-	}
-	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
-	rows = dsa_get_address(area, p);
-	for (uint64 i = 0; i < n; i++)
-	{
-		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
-												  gs->inner_nulls + i * nc);
-
-		Assert(offsets[i] + mt->t_len <= total);
-		memcpy(rows + offsets[i], mt, mt->t_len);
-		pfree(mt);
-	}
-	return p;
-}
-
-/* The match bits of a right/full join, all clear. */
-static void
-allocate_matched(GpuJoinState *gs, dsa_area *area)
-{
-	GpuJoinShared *sh = gs->shared;
-	uint64		words = gpuhash_matched_words(gs);
-	pg_atomic_uint32 *m;
-
-	sh->matched = dsa_allocate_extended(area, sizeof(pg_atomic_uint32) * words, DSA_ALLOC_HUGE);
-	m = dsa_get_address(area, sh->matched);
-	for (uint64 w = 0; w < words; w++)
-		pg_atomic_init_u32(&m[w], 0);
-}
-
 /* The table's figures, for every participant to adopt. */
 static void
 publish_table(GpuJoinState *gs)
@@ -361,7 +306,7 @@ build_one_reader(GpuJoinState *gs, dsa_area *area)
 	dsa_pointer offs;
 
 	gpuhash_build_inner(gs);
-	sh->rows = publish_rows(gs, area, &offs);
+	sh->rows = gpuhash_inner_publish(gs, area, &offs);
 	if (DsaPointerIsValid(sh->rows))
 	{
 		uint64	   *o = dsa_get_address(area, offs);
@@ -375,7 +320,7 @@ build_one_reader(GpuJoinState *gs, dsa_area *area)
 		dsa_free(area, offs);
 	}
 	if (gs->fill_inner)
-		allocate_matched(gs, area);
+		sh->matched = gpuhash_inner_shared_matched(gs, area);
 	if (gs->kf_words)
 	{
 		sh->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf_nwords, DSA_ALLOC_HUGE);
@@ -403,7 +348,7 @@ read_share(GpuJoinState *gs, dsa_area *area)
 		c.keys = dsa_allocate_extended(area, sizeof(uint64) * c.n_keyed, DSA_ALLOC_HUGE);
 		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
 	}
-	c.rows = publish_rows(gs, area, &c.offsets);
+	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
 	MemoryContextReset(gs->inner_cxt);
 
 	SpinLockAcquire(&sh->mutex);
@@ -497,7 +442,7 @@ build_from_shares(GpuJoinState *gs, dsa_area *area)
 		free_dsa(area, &chunks[i].offsets);
 	}
 	if (gs->fill_inner)
-		allocate_matched(gs, area);
+		sh->matched = gpuhash_inner_shared_matched(gs, area);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
