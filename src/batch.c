@@ -63,12 +63,18 @@ gpuhash_memory_limit(void)
 	return get_hash_memory_limit();
 }
 
+/* What the planner expects rows of this width to take when kept. */
+double
+gpuhash_inner_bytes(double inner_rows, int inner_width)
+{
+	return Max(inner_rows, 1.0) * (MAXALIGN(inner_width) + GPUHASH_ROW_OVERHEAD);
+}
+
 /* The first nbatch: the planner's estimate of the inner side over the limit. */
 int
 gpuhash_initial_nbatch(double inner_rows, int inner_width)
 {
-	double		bytes = Max(inner_rows, 1.0) *
-		(MAXALIGN(inner_width) + GPUHASH_ROW_OVERHEAD);
+	double		bytes = gpuhash_inner_bytes(inner_rows, inner_width);
 	double		limit = (double) gpuhash_memory_limit();
 	int			nbatch = 1;
 

@@ -148,6 +148,13 @@ gpuhash_exec_device(void)
 	return GH_DEVICE_HOST;
 }
 
+/* GPU memory one join table may use (gpuhash.max_gpu_memory); 0: no limit. */
+size_t
+gpuhash_gpu_budget(void)
+{
+	return (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
+}
+
 void
 gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme)
 {
@@ -155,7 +162,7 @@ gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme)
 	opt->device = device;
 	opt->scheme = (gh_scheme) scheme;
 	opt->load_factor = gpuhash_load_factor;
-	opt->max_device_bytes = (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
+	opt->max_device_bytes = gpuhash_gpu_budget();
 	opt->gpu_ordinal = gpuhash_gpu_ordinal;
 }
 

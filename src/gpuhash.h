@@ -222,6 +222,7 @@ extern int	gpuhash_plan_device(void);
 extern gh_device gpuhash_exec_device(void);
 extern bool gpuhash_gpu_usable(const char **reason);
 extern void gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme);
+extern size_t gpuhash_gpu_budget(void);
 
 /* Per-join figures for EXPLAIN ANALYZE. */
 typedef struct GpuJoinStats
@@ -255,6 +256,7 @@ typedef struct GpuJoinStats
 
 /* batch.c */
 extern size_t gpuhash_memory_limit(void);
+extern double gpuhash_inner_bytes(double inner_rows, int inner_width);
 extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
 
 

@@ -172,7 +172,7 @@ static bool
 leaves_probe_room(GpuJoinState *gs)
 {
 	gh_table_info ti;
-	size_t		budget = (size_t) gpuhash_max_gpu_memory_mb * 1024 * 1024;
+	size_t		budget = gpuhash_gpu_budget();
 
 	if (gs->device != GH_DEVICE_GPU || budget == 0)
 		return true;

@@ -354,7 +354,7 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	 * the inner side fits what Parallel Hash may take, work_mem x
 	 * hash_mem_multiplier for each participant.
 	 */
-	if (inner_rows * (inner_path->pathtarget->width + GPUHASH_ROW_OVERHEAD) >
+	if (gpuhash_inner_bytes(inner_rows, inner_path->pathtarget->width) >
 		(double) gpuhash_memory_limit() * (participants + 1.0))
 		return;
 	cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
