@@ -108,6 +108,8 @@ typedef struct GpuJoinShared
 	uint64		kf_nwords;
 	bool		table_live;		/* published and not freed yet */
 	bool		in_dsm;			/* the segment's detach frees the table */
+	bool		leader_detached;	/* that detach has run: a builder keeps
+									 * its table (under mutex) */
 	int			builds;
 	int			probing;		/* participants probing now (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
@@ -138,29 +140,45 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	sh->probing = 0;
 	sh->fill_claimed = false;
 	sh->table_live = false;
+	sh->leader_detached = false;
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
 }
 
-/* The published table goes, once (the leader, when no one can probe it). */
+/*
+ * The published table goes, once (the leader, when no one can probe it).
+ * detaching: the leader's segment detach, after which nobody would free a
+ * table published later.
+ */
 static void
-free_published_table(GpuJoinShared *sh)
+free_published_table(GpuJoinShared *sh, bool detaching)
 {
 	GpuTable	t;
+	bool		live;
 
-	if (!sh->table_live)
-		return;
+	SpinLockAcquire(&sh->mutex);
+	live = sh->table_live;
 	t = sh->table;
 	sh->table_live = false;
-	gpuhash_table_free(&t);
+	if (detaching)
+		sh->leader_detached = true;
+	SpinLockRelease(&sh->mutex);
+	if (live)
+		gpuhash_table_free(&t);
 }
 
-/* Detach of the query's DSM segment: the workers have finished. */
+/*
+ * Detach of the query's DSM segment by the leader.  At a normal end the
+ * workers have finished; on error the leader detaches right after asking
+ * them to stop, so a worker may still finish a build and publish it: it
+ * then sees leader_detached and keeps the table, which its own cleanup or
+ * exit frees.
+ */
 static void
 on_detach_free_table(dsm_segment *seg, Datum arg)
 {
-	free_published_table((GpuJoinShared *) DatumGetPointer(arg));
+	free_published_table((GpuJoinShared *) DatumGetPointer(arg), true);
 }
 
 void
@@ -218,7 +236,7 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 	int			builds = sh->builds;
 
 	/* the old workers are gone: their table and rows can go */
-	free_published_table(sh);
+	free_published_table(sh, false);
 	release_shared(sh, node->ss.ps.state->es_query_dsa);
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
@@ -273,6 +291,7 @@ static void
 publish_table(GpuJoinState *gs)
 {
 	GpuJoinShared *sh = gs->shared;
+	bool		handed;
 
 	if (gs->n_inner > 0 && !gs->table.remote)
 		ereport(ERROR,
@@ -281,12 +300,17 @@ publish_table(GpuJoinState *gs)
 	/*
 	 * From here on the shared state owns the table, not the builder; but
 	 * without a segment nothing would free it on error (the shutdown does
-	 * not run then), and the builder is the leader, alone: it keeps it.
+	 * not run then), and the builder is the leader, alone: it keeps it.  A
+	 * builder that finds the leader detached (the query is ending in error)
+	 * keeps it too.
 	 */
+	SpinLockAcquire(&sh->mutex);
 	sh->table = gs->table;
-	sh->table_live = sh->in_dsm && gpuhash_table_exists(&gs->table);
-	gs->owns_table = !sh->in_dsm;
-	if (sh->in_dsm)
+	handed = sh->in_dsm && !sh->leader_detached;
+	sh->table_live = handed && gpuhash_table_exists(&gs->table);
+	SpinLockRelease(&sh->mutex);
+	gs->owns_table = !handed;
+	if (handed)
 		gpuhash_table_handed_over(&gs->table);
 	sh->device = gs->device;
 	sh->scheme = gs->scheme;
@@ -453,9 +477,12 @@ build_from_shares(GpuJoinState *gs, dsa_area *area)
 	gs->inner_keys_arr = NULL;
 }
 
-/* The table is ready: take it, and count in as a prober. */
+/*
+ * The table is ready: take it, and count in as a prober.  built: this
+ * participant built it (publish_table decided whether it still owns it).
+ */
 static void
-adopt(GpuJoinState *gs, dsa_area *area)
+adopt(GpuJoinState *gs, dsa_area *area, bool built)
 {
 	GpuJoinShared *sh = gs->shared;
 
@@ -474,7 +501,8 @@ adopt(GpuJoinState *gs, dsa_area *area)
 		dsa_get_address(area, sh->rowptrs) : NULL;
 	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
 		dsa_get_address(area, sh->matched) : NULL;
-	gs->owns_table = !sh->in_dsm;	/* else the shared state frees it */
+	if (!built)
+		gs->owns_table = !sh->in_dsm;	/* else the shared state frees it */
 	gs->kf_words = DsaPointerIsValid(sh->kf) ? dsa_get_address(area, sh->kf) : NULL;
 	gs->kf_nwords = sh->kf_nwords;
 	gs->kf_on = gs->kf_words != NULL;
@@ -514,6 +542,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 			{
 				gs->owns_table = true;	/* until published */
 				build_from_shares(gs, area);
+				builder = true;
 			}
 			phase = PHASE_BUILD;
 		}
@@ -526,7 +555,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		sh->phase = SHARED_READY;
 		sh->probing++;
 		SpinLockRelease(&sh->mutex);
-		adopt(gs, area);
+		adopt(gs, area, builder);
 		return;
 	}
 
@@ -548,7 +577,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		ConditionVariableBroadcast(&sh->cv);
-		adopt(gs, area);
+		adopt(gs, area, builder);
 		return;
 	}
 
@@ -567,7 +596,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	adopt(gs, area);
+	adopt(gs, area, false);
 }
 
 /* Shared counters of one participant's batch. */
