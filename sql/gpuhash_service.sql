@@ -84,8 +84,8 @@ BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
   parallel_aware := (n->>'Parallel Aware')::boolean;
-  inner_readers := CASE WHEN (n->'Plans'->1->>'Parallel Aware')::boolean THEN 'all'
-                   ELSE 'one (loops ' || (n->'Plans'->1->>'Actual Loops') || ')' END;
+  inner_readers := CASE WHEN (n->'Plans'->-1->>'Parallel Aware')::boolean THEN 'all'
+                   ELSE 'one (loops ' || (n->'Plans'->-1->>'Actual Loops') || ')' END;
   builds := (n->>'Shared Table Builds')::integer;
   inner_rows := (n->>'Inner Rows')::bigint;
 END;

@@ -92,7 +92,25 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 	bool	   *sn = slot->tts_isnull;
 
 	ExecClearTuple(slot);
-	if (outer_row >= 0)
+	if (outer_row >= 0 && gs->batch_heap)
+	{
+		GpuOuterScan *os = gs->oscan;
+		TupleTableSlot *hs = os->slot;
+
+		/* late materialisation: the matched row is deformed from its page */
+		if (os->slot_row != outer_row)
+		{
+			ExecStoreHeapTuple(&gs->batch_tups[outer_row], hs, false);
+			slot_getsomeattrs(hs, os->max_keep);
+			os->slot_row = outer_row;
+		}
+		for (int k = 0; k < gs->n_outer_keep; k++)
+		{
+			sv[gs->outer_keep[k]] = hs->tts_values[os->heap_keep[k]];
+			sn[gs->outer_keep[k]] = hs->tts_isnull[os->heap_keep[k]];
+		}
+	}
+	else if (outer_row >= 0)
 	{
 		const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
 		const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
@@ -153,22 +171,46 @@ filter_passes(GpuJoinState *gs, uint64 key)
 }
 
 /*
- * The next outer row of this hash batch, as a slot (batch 0: the outer plan,
- * whose rows of later batches go to their files) or, read back from the
- * batch's file, straight into batch row `row`; false at the end.  Rows
- * without a key are never spilled: they match nothing, and batch 0 emits
- * them where unmatched outer rows come out.
+ * The next outer row of this hash batch, in one of three forms: a slot
+ * (batch 0 of an outer plan), a heap tuple in a pinned page (batch 0 of an
+ * absorbed scan), or, read back from the batch's file, deformed straight
+ * into batch row `row` (both NULL).  Rows of batch 0 of later batches go
+ * to their files.  Rows without a key are never spilled: they match
+ * nothing, and batch 0 emits them where unmatched outer rows come out.
+ * OS_BATCH_FULL: an absorbed scan's batch holds all the pages it may.
  */
-static bool
-next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, uint64 *key, bool *nokey)
+static GpuOuterNext
+next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, HeapTuple *htup,
+			   uint64 *key, bool *nokey)
 {
 	int			nc = gs->n_outer_keep;
 
+	*slot = NULL;
+	*htup = NULL;
 	for (;;)
 	{
 		int			b;
+		MinimalTuple tup;
 
-		if (gs->curbatch == 0)
+		if (gs->curbatch == 0 && gs->oscan)
+		{
+			GpuOuterNext r = gpuhash_outer_scan_next(gs, htup);
+
+			if (r != OS_TUPLE)
+				return r;
+			*nokey = !gpuhash_heap_key(gs, *htup, key);
+			if (*nokey || gs->nbatch == 1 ||
+				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
+				return OS_TUPLE;
+			ExecStoreHeapTuple(*htup, gs->oscan->slot, false);
+			gs->oscan->slot_row = -1;
+			tup = gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep, nc,
+										  gs->outer_desc);
+			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			if (tup)
+				pfree(tup);
+		}
+		else if (gs->curbatch == 0)
 		{
 			if (gs->first_outer != NULL)
 			{
@@ -178,28 +220,23 @@ next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, uint64 *key, bo
 			else
 				*slot = ExecProcNode(gs->outer_ps);
 			if (TupIsNull(*slot))
-				return false;
+				return OS_END;
 			*nokey = !gpuhash_row_key(gs, *slot, gs->outer_keys, true, key);
 			if (*nokey || gs->nbatch == 1 ||
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
-				return true;
-			{
-				MinimalTuple tup = gpuhash_form_kept_tuple(gs, *slot, gs->outer_keep, nc, gs->outer_desc);
-
-				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
-				if (tup)
-					pfree(tup);
-			}
+				return OS_TUPLE;
+			tup = gpuhash_form_kept_tuple(gs, *slot, gs->outer_keep, nc, gs->outer_desc);
+			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			if (tup)
+				pfree(tup);
 		}
 		else
 		{
 			BufFile    *file = gs->outer_files[gs->curbatch];
-			MinimalTuple tup;
 
 			/* the tuple lives with the batch: its columns point into it */
 			if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->batch_cxt))
-				return false;
-			*slot = NULL;
+				return OS_END;
 			b = gpuhash_batch_of(*key, gs->nbatch);
 			if (b != gs->curbatch)
 			{
@@ -216,7 +253,7 @@ next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, uint64 *key, bo
 				heap_deform_tuple(&ht, gs->outer_desc, gs->batch_vals + (size_t) row * nc,
 								  gs->batch_nulls + (size_t) row * nc);
 			}
-			return true;
+			return OS_TUPLE;
 		}
 	}
 }
@@ -231,16 +268,29 @@ next_batch(GpuJoinState *gs)
 {
 	int			nc = gs->n_outer_keep;
 	bool		any_key = false;
+	instr_time	t0,
+				t1;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	MemoryContextReset(gs->batch_cxt);
 	gs->batch_n = 0;
+	if (gs->oscan)
+	{
+		/* the last batch's rows are done with: their pages go */
+		gpuhash_outer_scan_batch_reset(gs);
+		gs->batch_heap = gs->curbatch == 0 && gs->oscan->keep_rows;
+	}
 	while (!gs->outer_done && gs->batch_n < gs->batch_cap)
 	{
 		TupleTableSlot *slot;
+		HeapTuple	htup;
 		uint64		key;
 		bool		nokey;
+		GpuOuterNext r = next_outer_row(gs, gs->batch_n, &slot, &htup, &key, &nokey);
 
-		if (!next_outer_row(gs, gs->batch_n, &slot, &key, &nokey))
+		if (r == OS_BATCH_FULL)
+			break;
+		if (r == OS_END)
 		{
 			gs->outer_done = true;
 			break;
@@ -252,15 +302,24 @@ next_batch(GpuJoinState *gs)
 		if (slot != NULL)
 			gpuhash_copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
 					 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
+		else if (htup != NULL && gs->batch_heap)
+			gs->batch_tups[gs->batch_n] = *htup;
 		gs->batch_nokey[gs->batch_n] = nokey;
 		gs->batch_keys[gs->batch_n++] = nokey ? 0 : key;
 		any_key |= !nokey;
 	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);
 	if (gs->batch_n == 0)
 		return false;
 	if (gs->n_inner > 0 && any_key)
 	{
+		INSTR_TIME_SET_CURRENT(t0);
 		gpuhash_probe_batch(gs);
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		gs->stats.wait_ms += INSTR_TIME_GET_MILLISEC(t1);
 		gpuhash_shared_count_batch(gs, gs->batch_n);
 		for (int i = 0; i < gs->batch_n; i++)
 			if (gs->batch_nokey[i])
@@ -345,6 +404,13 @@ end_probe(GpuJoinState *gs)
 {
 	bool		fill = gs->fill_inner;
 
+	if (gs->oscan)
+	{
+		/* this scan's figures: summed over participants below */
+		gs->stats.scan_pages += gs->oscan->pages;
+		gs->stats.scan_filtered += gs->oscan->filtered;
+		gs->oscan->pages = gs->oscan->filtered = 0;
+	}
 	if (gs->shared)
 	{
 		gpuhash_shared_count_filtered(gs);
@@ -372,7 +438,16 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 	}
 	if (!gs->built)
 	{
-		if (!gs->fill_inner && gs->shared == NULL)
+		if (!gs->fill_inner && gs->shared == NULL && gs->oscan)
+		{
+			HeapTuple	first;
+
+			/* the first tuple stays the scan's next one */
+			if (gpuhash_outer_scan_next(gs, &first) == OS_END)
+				return GJ_DONE;
+			gs->oscan->pending = true;
+		}
+		else if (!gs->fill_inner && gs->shared == NULL)
 		{
 			gs->first_outer = ExecProcNode(gs->outer_ps);
 			if (TupIsNull(gs->first_outer))
@@ -534,7 +609,10 @@ end_gpu_join(CustomScanState *node)
 
 	gpuhash_free_table(gs);
 	gpuhash_batch_files_close(gs);
-	ExecEndNode(gs->outer_ps);
+	if (gs->oscan)
+		gpuhash_outer_scan_end(gs);
+	else
+		ExecEndNode(gs->outer_ps);
 	ExecEndNode(gs->inner_ps);
 }
 
@@ -552,7 +630,8 @@ rescan_gpu_join(CustomScanState *node)
 
 	if (chg)
 	{
-		UpdateChangedParamSet(gs->outer_ps, chg);
+		if (gs->outer_ps)
+			UpdateChangedParamSet(gs->outer_ps, chg);
 		UpdateChangedParamSet(gs->inner_ps, chg);
 	}
 	if (gs->inner_ps->chgParam != NULL || gs->shared)
@@ -577,7 +656,9 @@ rescan_gpu_join(CustomScanState *node)
 		gs->curbatch = 0;
 		gs->grow_enabled = gs->can_batch;
 	}
-	if (gs->outer_ps->chgParam == NULL)
+	if (gs->oscan)
+		gpuhash_outer_scan_rescan(gs);
+	else if (gs->outer_ps->chgParam == NULL)
 		ExecReScan(gs->outer_ps);
 
 	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */

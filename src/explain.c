@@ -15,6 +15,8 @@
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
 /*
@@ -73,6 +75,32 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (info.fingerprint)
 		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
+	/* an absorbed outer Seq Scan (outer_scan.c): its relation and quals */
+	if (info.outer_scan)
+	{
+		SeqScan    *scan = linitial_node(SeqScan, cscan->custom_plans);
+		Index		rti = scan->scan.scanrelid;
+		char	   *relname = get_rel_name(rt_fetch(rti, es->rtable)->relid);
+		char	   *refname = list_nth(es->rtable_names, rti - 1);
+		List	   *scan_cxt = set_deparse_context_plan(es->deparse_cxt, &scan->scan.plan,
+														ancestors);
+
+		ExplainPropertyText(scan->scan.plan.parallel_aware ? "Parallel Outer Scan" : "Outer Scan",
+							refname && strcmp(refname, relname) != 0 ?
+							psprintf("%s %s", relname, refname) : relname, es);
+		if (scan->scan.plan.qual != NIL)
+		{
+			ExplainPropertyText("Outer Filter",
+								deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
+												   scan_cxt, useprefix, false), es);
+			if (es->analyze && st->built)
+				ExplainPropertyUInteger("Rows Removed by Outer Filter", NULL,
+										st->scan_filtered, es);
+		}
+		/* the context is one object: back to the join */
+		context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+	}
+
 	/* executor.c counts the join filter's rejects in nfiltered2, the filter's in 1 */
 	show_quals(node, gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_JOIN_QUAL), "Join Filter",
 			   node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered2 : 0,
@@ -115,8 +143,12 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Builds", NULL, st->builds, es);
 	if (st->fallbacks > 0)
 		ExplainPropertyInteger("GPU Fallbacks", NULL, st->fallbacks, es);
+	if (info.outer_scan)
+		ExplainPropertyUInteger("Outer Pages", NULL, st->scan_pages, es);
 	if (es->timing)
 	{
+		ExplainPropertyFloat("Outer Read Time", "ms", st->read_ms, 3, es);
+		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
 		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
 		if (st->device == GH_DEVICE_GPU)

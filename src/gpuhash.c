@@ -37,6 +37,7 @@ double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
+bool		gpuhash_absorb_outer_scan = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -174,6 +175,15 @@ _PG_init(void)
 							 "A Bloom filter checked on the CPU before a row is copied and probed; "
 							 "inner, semi and right joins only, and only while it drops rows.",
 							 &gpuhash_outer_filter,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.absorb_outer_scan",
+							 "Lets a GPU hash join read its outer table's pages itself.",
+							 "When the outer side is a plain table, the join scans it a page "
+							 "at a time instead of running a Seq Scan under it.",
+							 &gpuhash_absorb_outer_scan,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -47,6 +47,7 @@ extern double gpuhash_probe_row_cost;
 extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
 extern bool gpuhash_outer_filter;
+extern bool gpuhash_absorb_outer_scan;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -132,6 +133,8 @@ typedef struct GpuJoinPlanInfo
 	int			n_gate;			/* pseudoconstant quals, last in custom_exprs */
 	bool		parallel_inner; /* parallel-aware: every participant reads
 								 * a share of a partial inner plan */
+	bool		outer_scan;		/* the outer Seq Scan is absorbed: the node
+								 * reads its pages (outer_scan.c) */
 	int			nkeys;
 	GpuKeySpec *keys;
 } GpuJoinPlanInfo;
@@ -245,6 +248,11 @@ typedef struct GpuJoinStats
 	int			hash_batches;	/* work_mem batches (batch.c), 1: all in memory */
 	uint64		spilled_rows;	/* rows written to batch files */
 	size_t		mem_peak;		/* most memory the kept inner rows took */
+	/* an absorbed outer scan (outer_scan.c), and where a batch's time goes */
+	uint64		scan_pages;
+	uint64		scan_filtered;	/* rows its quals removed */
+	double		read_ms;		/* reading outer rows and their keys */
+	double		wait_ms;		/* waiting for the probe (GPU or host twin) */
 } GpuJoinStats;
 
 /*

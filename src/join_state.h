@@ -13,7 +13,11 @@
 
 #include "gpuhash.h"
 
+#include "access/htup.h"
 #include "access/parallel.h"
+#include "nodes/plannodes.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
 #include "storage/buffile.h"
 #include "port/atomics.h"
 #include "utils/dsa.h"
@@ -46,12 +50,52 @@ typedef enum GpuJoinPhase
 	GJ_DONE
 } GpuJoinPhase;
 
+/* The outer side's Seq Scan, absorbed into the join (outer_scan.c). */
+typedef enum GpuOuterNext
+{
+	OS_TUPLE,					/* a tuple that passed the scan's quals */
+	OS_BATCH_FULL,				/* the batch holds all the pins it may */
+	OS_END
+} GpuOuterNext;
+
+typedef struct GpuOuterScan
+{
+	Relation	rel;
+	TupleDesc	desc;			/* the relation's */
+	Snapshot	snapshot;
+	bool		parallel;		/* a Parallel Seq Scan: blocks from the DSM */
+	struct TableScanDescData *scan;	/* heapam, page mode */
+	ExprState  *qual;			/* the scan's quals, over slot */
+	TupleTableSlot *slot;		/* a tuple for quals and late deforming */
+	AttrNumber *attno;			/* the plan's outer column j: this column */
+	int		   *heap_keep;		/* outer_keep[k]'s column, 0-based */
+	bool		keep_rows;		/* the join emits outer columns: pin pages */
+	Buffer	   *pins;			/* the probe batch's pages */
+	int			n_pins;
+	int			max_pins;
+	bool		page_pinned;	/* the current page is among them */
+	BlockNumber next_block;		/* serial: the next block to read */
+	bool		started;
+	bool		done;
+	int			index;			/* next visible tuple of the current page */
+	int			ntuples;
+	HeapTupleData tup;			/* the tuple handed out last */
+	bool		pending;		/* ... to be handed out again */
+	int			max_keep;		/* columns to deform for the kept ones */
+	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
+	/* EXPLAIN ANALYZE */
+	uint64		pages;
+	uint64		tuples;
+	uint64		filtered;
+} GpuOuterScan;
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
 
 	GpuJoinPlanInfo info;
-	PlanState  *outer_ps;
+	PlanState  *outer_ps;		/* NULL when the outer scan is absorbed */
+	GpuOuterScan *oscan;		/* ... into this; NULL otherwise */
 	PlanState  *inner_ps;
 	int			n_outer_cols;	/* columns of each side in the scan tuple */
 	int			n_inner_cols;
@@ -62,6 +106,7 @@ typedef struct GpuJoinState
 	int			n_inner_keep;
 	GpuKeyEval *outer_keys;
 	GpuKeyEval *inner_keys;
+	bool		outer_keys_plain;	/* every outer key a plain column */
 	ExprState  *qual;			/* join filter: decides a match; or NULL */
 	ExprState  *filter;			/* on joined rows (outer joins' WHERE); or NULL */
 	ExprContext *key_econtext;	/* per-row key evaluation */
@@ -99,6 +144,8 @@ typedef struct GpuJoinState
 	/* outer batch */
 	MemoryContext batch_cxt;
 	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
+	HeapTupleData *batch_tups;	/* absorbed scan: the rows, in pinned pages */
+	bool		batch_heap;		/* the batch's rows are batch_tups */
 	bool	   *batch_nulls;
 	uint64	   *batch_keys;
 	bool	   *batch_nokey;	/* a NULL key: no match (kept to fill outer) */
@@ -201,6 +248,7 @@ extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags
 /* rows.c */
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
+extern bool gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key);
 extern void gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals,
 							 bool *nulls, MemoryContext cxt);
 extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot,
@@ -231,6 +279,18 @@ extern void gpuhash_spill_write(GpuJoinState *gs, BufFile **file, uint64 key, bo
 extern bool gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalTuple *tup,
 							   MemoryContext cxt);
 extern void gpuhash_spill_rewind(BufFile *file);
+
+/* outer_scan.c */
+extern void gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
+									 int eflags);
+extern GpuOuterNext gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup);
+extern void gpuhash_outer_scan_batch_reset(GpuJoinState *gs);
+extern void gpuhash_outer_scan_rescan(GpuJoinState *gs);
+extern void gpuhash_outer_scan_end(GpuJoinState *gs);
+extern Size gpuhash_outer_scan_estimate(GpuJoinState *gs);
+extern void gpuhash_outer_scan_init_dsm(GpuJoinState *gs, void *space);
+extern void gpuhash_outer_scan_reinit_dsm(GpuJoinState *gs, void *space);
+extern void gpuhash_outer_scan_init_worker(GpuJoinState *gs, void *space);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);

@@ -43,6 +43,22 @@ split_index_vars(Node *node, SideMap *map)
 	return expression_tree_mutator(node, split_index_vars, map);
 }
 
+/* An absorbed outer scan: OUTER_VAR column j -> the relation's column. */
+static Node *
+outer_vars_to_heap(Node *node, AttrNumber *attno)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	{
+		Var		   *v = copyObject((Var *) node);
+
+		v->varattno = attno[v->varattno - 1];
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, outer_vars_to_heap, attno);
+}
+
 /* Collects the scan-tuple columns an expression reads (0: the whole row). */
 static bool
 scan_columns_walker(Node *node, Bitmapset **cols)
@@ -152,12 +168,32 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_deform_private(cscan->custom_private, &gs->info);
 	nkeys = gs->info.nkeys;
 
-	gs->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	/* an absorbed outer Seq Scan is read by the node itself (outer_scan.c) */
+	if (gs->info.outer_scan)
+		gpuhash_outer_scan_begin(gs, linitial_node(SeqScan, cscan->custom_plans), estate, eflags);
+	else
+		gs->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	gs->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
-	node->custom_ps = list_make2(gs->outer_ps, gs->inner_ps);
+	node->custom_ps = gs->outer_ps ? list_make2(gs->outer_ps, gs->inner_ps) :
+		list_make1(gs->inner_ps);
 	gs->n_outer_cols = gs->info.n_outer_cols;
 	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
 	choose_kept_columns(gs, cscan);
+	if (gs->oscan)
+	{
+		GpuOuterScan *os = gs->oscan;
+
+		/* a matched row's kept columns are read from its page: pin them */
+		os->keep_rows = gs->n_outer_keep > 0;
+		os->heap_keep = palloc(sizeof(int) * Max(gs->n_outer_keep, 1));
+		os->max_keep = 0;
+		os->slot_row = -1;
+		for (int k = 0; k < gs->n_outer_keep; k++)
+		{
+			os->heap_keep[k] = os->attno[gs->outer_keep[k]] - 1;
+			os->max_keep = Max(os->max_keep, os->heap_keep[k] + 1);
+		}
+	}
 	/* columns never kept are never read: NULL once and for all */
 	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,
 		   sizeof(bool) * (gs->n_outer_cols + gs->n_inner_cols));
@@ -172,11 +208,16 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	map.n_outer = gs->n_outer_cols;
 	outer_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
 																		GPE_OUTER_KEYS), &map);
+	if (gs->oscan)
+		outer_exprs = (List *) outer_vars_to_heap((Node *) outer_exprs, gs->oscan->attno);
 	inner_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
 																		GPE_INNER_KEYS), &map);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
+	gs->outer_keys_plain = true;
+	for (int i = 0; i < nkeys; i++)
+		gs->outer_keys_plain &= gs->outer_keys[i].state == NULL;
 	init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
 
 	/*
@@ -222,7 +263,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	}
 	/* the outer columns as a tuple: spilled outer rows (batch.c) */
 	{
-		TupleDesc	child = ExecGetResultType(gs->outer_ps);
+		TupleDesc	child = gs->outer_ps ? ExecGetResultType(gs->outer_ps) :
+			ExecTypeFromTL(linitial_node(SeqScan, cscan->custom_plans)->scan.plan.targetlist);
 		int			nmax = Max(Max(gs->n_outer_keep, gs->n_inner_keep), 1);
 
 		gs->outer_desc = CreateTemplateTupleDesc(gs->n_outer_keep);
@@ -255,6 +297,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->batch_cap = gpuhash_batch_rows;
 	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
 	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
+	if (gs->oscan && gs->oscan->keep_rows)
+		gs->batch_tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
 	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
 	gs->batch_nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
 	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);

@@ -118,12 +118,23 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 batches;
 	pg_atomic_uint64 outer_rows;
 	pg_atomic_uint64 outer_filtered;
+	pg_atomic_uint64 scan_pages;
+	pg_atomic_uint64 scan_filtered;
+	pg_atomic_uint64 read_us;
+	pg_atomic_uint64 wait_us;
 } GpuJoinShared;
+
+/*
+ * The node's DSM: the shared join state, then an absorbed Parallel Seq
+ * Scan's block allocator (outer_scan.c), if any.
+ */
+#define SCAN_SPACE(coordinate) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared)))
 
 Size
 gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return MAXALIGN(sizeof(GpuJoinShared));
+	return MAXALIGN(sizeof(GpuJoinShared)) +
+		gpuhash_outer_scan_estimate((GpuJoinState *) node);
 }
 
 static void
@@ -144,6 +155,10 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
+	pg_atomic_init_u64(&sh->scan_pages, 0);
+	pg_atomic_init_u64(&sh->scan_filtered, 0);
+	pg_atomic_init_u64(&sh->read_us, 0);
+	pg_atomic_init_u64(&sh->wait_us, 0);
 }
 
 /*
@@ -195,6 +210,7 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	if (sh->in_dsm)
 		on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
 	gs->shared = sh;
+	gpuhash_outer_scan_init_dsm(gs, SCAN_SPACE(coordinate));
 }
 
 static void
@@ -241,6 +257,7 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
 	gs->shared = sh;
+	gpuhash_outer_scan_reinit_dsm(gs, SCAN_SPACE(coordinate));
 }
 
 void
@@ -250,6 +267,7 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	gs->shared = (GpuJoinShared *) coordinate;
 	gs->owns_table = false;		/* only while it builds, if it does */
+	gpuhash_outer_scan_init_worker(gs, SCAN_SPACE(coordinate));
 }
 
 /*
@@ -283,6 +301,10 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.batches = pg_atomic_read_u64(&sh->batches);
 	gs->stats.outer_rows = pg_atomic_read_u64(&sh->outer_rows);
 	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
+	gs->stats.scan_pages = pg_atomic_read_u64(&sh->scan_pages);
+	gs->stats.scan_filtered = pg_atomic_read_u64(&sh->scan_filtered);
+	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
+	gs->stats.wait_ms = pg_atomic_read_u64(&sh->wait_us) / 1000.0;
 	gs->stats.in_service = true;
 }
 
@@ -631,10 +653,20 @@ gpuhash_shared_probe_done(GpuJoinState *gs)
 	return fill;
 }
 
-/* This participant's count of outer rows the key filter let go. */
+/*
+ * This participant's outer side is done: its counts of outer rows the key
+ * filter let go, of the absorbed scan, and its times, into the sums.
+ */
 void
 gpuhash_shared_count_filtered(GpuJoinState *gs)
 {
-	pg_atomic_fetch_add_u64(&gs->shared->outer_filtered, gs->stats.outer_filtered);
-	gs->stats.outer_filtered = 0;
+	GpuJoinShared *sh = gs->shared;
+
+	pg_atomic_fetch_add_u64(&sh->outer_filtered, gs->stats.outer_filtered);
+	pg_atomic_fetch_add_u64(&sh->scan_pages, gs->stats.scan_pages);
+	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
+	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) (gs->stats.read_ms * 1000.0));
+	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) (gs->stats.wait_ms * 1000.0));
+	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
+	gs->stats.read_ms = gs->stats.wait_ms = 0;
 }

@@ -39,6 +39,9 @@
 
 #include <math.h>
 
+#include "access/table.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -49,6 +52,8 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/rel.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static join_search_hook_type prev_join_search_hook = NULL;
@@ -209,7 +214,8 @@ static double parallel_divisor(Path *path);
 
 static void
 cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
-			  Path *inner_path, bool parallel_inner, KeyChoice *kc, double rows)
+			  Path *inner_path, bool parallel_inner, bool outer_scan, KeyChoice *kc,
+			  double rows)
 {
 	QualCost	qc;
 
@@ -235,6 +241,13 @@ cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 
 	run = outer_path->total_cost - outer_path->startup_cost;
 	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * kc->nkeys);
+
+	/*
+	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
+	 * node, slot or copy per row: half a tuple's CPU cost saved per row.
+	 */
+	if (outer_scan)
+		run -= 0.5 * cpu_tuple_cost * outer_rows;
 
 	/*
 	 * Each hash match is checked against the other clauses, then emitted.
@@ -307,7 +320,8 @@ cheapest_parallel_safe(RelOptInfo *rel)
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
-				   bool parallel_inner, bool parallel_aware, KeyChoice *kc, double rows)
+				   bool parallel_inner, bool parallel_aware, bool outer_scan, KeyChoice *kc,
+				   double rows)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	GpuJoinPlanInfo info;
@@ -328,13 +342,14 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	info.fingerprint = kc->fingerprint;
 	info.single_match = single_match;
 	info.parallel_inner = parallel_inner;
+	info.outer_scan = outer_scan;
 	info.nkeys = kc->nkeys;
 	info.keys = kc->keys;
 	cpath->custom_private = gpuhash_form_path_private(kc->hash_rinfos, kc->other_rinfos,
 													  kc->outer_exprs, kc->inner_exprs,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
-	cost_gpu_join(root, cpath, outer_path, inner_path, parallel_inner, kc, rows);
+	cost_gpu_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan, kc, rows);
 	return cpath;
 }
 
@@ -342,10 +357,11 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 static void
 add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 						bool single_match, Path *outer_partial, Path *inner_path,
-						bool parallel_inner, KeyChoice *kc, double rows)
+						bool parallel_inner, bool outer_scan, KeyChoice *kc)
 {
 	CustomPath *cpath;
 	double		participants = parallel_divisor(outer_partial);
+	double		rows = joinrel->rows / participants;
 	double		inner_rows = inner_path->rows *
 		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
 
@@ -359,11 +375,62 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 		return;
 	cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
 							   outer_partial, inner_path, parallel_inner, true,
-							   kc, rows);
+							   outer_scan, kc, rows);
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
 	add_partial_path(joinrel, &cpath->path);
+}
+
+/*
+ * Can the join read rel's pages itself (outer_scan.c)?  A plain heap table
+ * without inheritance or sampling, whose columns the join reads are plain
+ * user columns: no whole-row or system column, no expression evaluated at
+ * the scan.
+ */
+static bool
+outer_scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte;
+	Relation	r;
+	bool		heap;
+	ListCell   *lc;
+
+	if (!gpuhash_absorb_outer_scan || rel->reloptkind != RELOPT_BASEREL ||
+		rel->rtekind != RTE_RELATION)
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return false;
+	foreach(lc, rel->reltarget->exprs)
+	{
+		Var		   *v = lfirst(lc);
+
+		if (!IsA(v, Var) || v->varno != rel->relid || v->varattno <= 0)
+			return false;
+	}
+	/* the planner holds a lock on every table of the query */
+	r = table_open(rte->relid, NoLock);
+	heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
+	table_close(r, NoLock);
+	return heap;
+}
+
+/* rel's partial Seq Scan path, if the planner made one. */
+static Path *
+partial_seqscan(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->pathtype == T_SeqScan && p->param_info == NULL)
+			return p;
+	}
+	return NULL;
 }
 
 static bool
@@ -394,8 +461,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		single_match;
 	JoinType	jt = jointype;
 	Path	   *inner_safe;
-	Path	   *outer_partial;
-	double		rows;
+	Path	   *inner_partial;
+	bool		absorb;
 
 	/* other extensions see the joins core would show them, no more */
 	if (prev_join_pathlist_hook &&
@@ -464,9 +531,27 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		outer_path->parallel_safe && inner_path->parallel_safe;
 
 	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
-							   false, &kc, joinrel->rows);
+							   false, false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
 	add_path(joinrel, &cpath->path);
+
+	/*
+	 * The same over a Seq Scan of a plain outer table that the join reads
+	 * itself (outer_scan.c), even where another scan of the table is its
+	 * cheapest alone: the join reads pages faster than any child hands it
+	 * rows.  A unique-ified outer side stays a child.
+	 */
+	absorb = jointype != JOIN_UNIQUE_OUTER && outer_scan_absorbable(root, outerrel);
+	if (absorb)
+	{
+		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
+			create_seqscan_path(root, outerrel, NULL, 0);
+
+		cpath = make_gpu_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
+								   false, true, &kc, joinrel->rows);
+		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
+		add_path(joinrel, &cpath->path);
+	}
 
 	/*
 	 * A parallel-aware path: every participant probes the one shared table
@@ -475,7 +560,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * Right and full joins too:
 	 * the participants mark matched inner rows in shared memory, and the
 	 * last one to finish probing emits the unmatched ones.  A unique-ified
-	 * outer side cannot be partial.
+	 * outer side cannot be partial.  The outer side is the cheapest partial
+	 * path and, for a plain table, also its Parallel Seq Scan absorbed.
 	 */
 	if (jointype == JOIN_UNIQUE_OUTER ||
 		!joinrel->consider_parallel || !gpuhash_service_ready() ||
@@ -485,26 +571,30 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
 	else
 		inner_safe = cheapest_parallel_safe(innerrel);
-	outer_partial = linitial(outerrel->partial_pathlist);
-	if (outer_partial->param_info != NULL || !outer_partial->parallel_safe)
-		return;
-	rows = joinrel->rows / parallel_divisor(outer_partial);
-	if (inner_safe != NULL)
-		add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-								inner_safe, false, &kc, rows);
-
-	/*
-	 * And with every participant reading a share of a partial inner path,
-	 * as Parallel Hash does (not for a unique-ified inner side: unique
-	 * needs all of it in one place).
-	 */
-	if (jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL)
+	inner_partial = jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL ?
+		linitial(innerrel->partial_pathlist) : NULL;
+	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))
+		inner_partial = NULL;
+	for (int scan = 0; scan < 2; scan++)
 	{
-		Path	   *inner_partial = linitial(innerrel->partial_pathlist);
+		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
+			absorb ? partial_seqscan(outerrel) : NULL;
 
-		if (inner_partial->param_info == NULL && inner_partial->parallel_safe)
+		if (outer_partial == NULL || outer_partial->param_info != NULL ||
+			!outer_partial->parallel_safe)
+			continue;
+		if (inner_safe != NULL)
 			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_partial, true, &kc, rows);
+									inner_safe, false, scan == 1, &kc);
+
+		/*
+		 * And with every participant reading a share of a partial inner
+		 * path, as Parallel Hash does (not for a unique-ified inner side:
+		 * unique needs all of it in one place).
+		 */
+		if (inner_partial != NULL)
+			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+									inner_partial, true, scan == 1, &kc);
 	}
 }
 
@@ -545,6 +635,22 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 
 	gpuhash_deform_private(gpuhash_path_private(priv, GPP_PLAN_INFO), &info);
 	info.n_outer_cols = list_length(outer_plan->targetlist);
+
+	/* an absorbed scan must have become a Seq Scan of plain columns */
+	if (info.outer_scan)
+	{
+		if (!IsA(outer_plan, SeqScan))
+			info.outer_scan = false;
+		else
+			foreach(lc, outer_plan->targetlist)
+		{
+			Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+			if (!IsA(v, Var) || v->varno != ((Scan *) outer_plan)->scanrelid ||
+				v->varattno <= 0)
+				info.outer_scan = false;
+		}
+	}
 
 	/*
 	 * Every clause that is not the hash key is checked per match; an outer

@@ -18,6 +18,23 @@
 #include "utils/memutils.h"
 #include "common/hashfn.h"
 
+/* Folds key column i's value into the row's 64-bit key k. */
+static inline uint64
+fold_key(GpuJoinState *gs, GpuKeyEval *keys, int i, Datum d, bool outer, uint64 k)
+{
+	GpuKeySpec *spec = &gs->info.keys[i];
+
+	if (gs->info.fingerprint)
+	{
+		uint64		h = DatumGetUInt64(FunctionCall2Coll(&keys[i].hashfn, spec->collation,
+														 d, UInt64GetDatum(0)));
+
+		return i == 0 ? h : hash_combine64(k, h);
+	}
+	return gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
+						spec->width, gs->info.nkeys);
+}
+
 /*
  * The 64-bit key of the row in slot: its key columns packed (exact keys) or
  * their combined extended hashes (fingerprints); false if a key column is
@@ -36,7 +53,6 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gs->info.nkeys; i++)
 	{
-		GpuKeySpec *spec = &gs->info.keys[i];
 		Datum		d;
 		bool		isnull;
 
@@ -55,21 +71,41 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 			ok = false;
 			break;
 		}
-		if (gs->info.fingerprint)
-		{
-			uint64		h = DatumGetUInt64(FunctionCall2Coll(&keys[i].hashfn, spec->collation,
-															 d, UInt64GetDatum(0)));
-
-			k = i == 0 ? h : hash_combine64(k, h);
-		}
-		else
-			k = gpuhash_pack(k, gpuhash_encode_datum(d, outer ? spec->outer_conv : spec->inner_conv),
-							 spec->width, gs->info.nkeys);
+		k = fold_key(gs, keys, i, d, outer, k);
 	}
 	MemoryContextSwitchTo(old);
 	ResetExprContext(econtext);
 	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
 	return ok;
+}
+
+/*
+ * The outer key of a heap tuple of an absorbed scan (outer_scan.c): plain
+ * key columns are read in place (heap_getattr: cached offsets where the
+ * tuple allows, missing attributes too), other keys through the scan's slot.
+ */
+bool
+gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key)
+{
+	GpuOuterScan *os = gs->oscan;
+	uint64		k = 0;
+
+	if (!gs->outer_keys_plain || gs->info.fingerprint)
+	{
+		ExecStoreHeapTuple(tup, os->slot, false);
+		return gpuhash_row_key(gs, os->slot, gs->outer_keys, true, key);
+	}
+	for (int i = 0; i < gs->info.nkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, gs->outer_keys[i].attno, os->desc, &isnull);
+
+		if (isnull)
+			return false;
+		k = fold_key(gs, gs->outer_keys, i, d, true, k);
+	}
+	*key = k;
+	return true;
 }
 
 /* Copies the kept columns of the slot; by-reference values into cxt. */

@@ -1,0 +1,168 @@
+--
+-- The outer Seq Scan absorbed into the join (outer_scan.c): the node reads
+-- heap pages itself, with page-mode visibility.  What a page-level scan can
+-- get wrong, each query with the GPU join off and forced on: rows updated
+-- and deleted earlier and by a concurrent transaction (dblink), HOT chains,
+-- aborted inserts, TOASTed and dropped columns, columns added with a default
+-- after the rows were written (missing attributes, as keys too), a cursor
+-- scrolling through the join and one whose snapshot predates an update,
+-- scan quals reading a parameter across rescans, parallel scans.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS dblink;
+SET enable_nestloop = off;
+
+-- does q's GPU join read its outer table itself?
+CREATE FUNCTION gh_absorbed(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (FORMAT JSON, COSTS OFF) ' || q INTO p;
+  RETURN coalesce(jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')->>'Outer Scan',
+                  jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')->>'Parallel Outer Scan',
+                  'not absorbed');
+END;
+$$;
+
+-- fillfactor leaves room on each page for HOT updates
+CREATE TABLE os_t (id int4, k int4, gone text, pad text, big text) WITH (fillfactor = 60);
+ALTER TABLE os_t ALTER COLUMN big SET STORAGE EXTERNAL;
+INSERT INTO os_t SELECT g, g % 500, 'gone' || g, repeat('p', g % 40),
+  CASE WHEN g % 97 = 0 THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 150) i) END
+FROM generate_series(1, 30000) g;
+CREATE TABLE os_i (k int4, w text);
+INSERT INTO os_i SELECT g, 'w' || g FROM generate_series(0, 299) g;
+INSERT INTO os_i SELECT g, 'dup' || g FROM generate_series(0, 49) g;
+ANALYZE os_t;
+ANALYZE os_i;
+SELECT gh_absorbed('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_explain('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 3 = 0');
+
+-- plain, then each join type, with scan quals
+SELECT * FROM gh_check('SELECT t.id, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 3 = 0');
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t LEFT JOIN os_i i ON t.k = i.k WHERE t.id % 5 = 1');
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t FULL JOIN os_i i ON t.k = i.k + 400 WHERE coalesce(t.id, 0) % 5 = 1 OR t.id IS NULL');
+SELECT * FROM gh_check('SELECT t.id FROM os_t t WHERE EXISTS (SELECT 1 FROM os_i i WHERE i.k = t.k)');
+SELECT * FROM gh_check('SELECT t.id FROM os_t t WHERE NOT EXISTS (SELECT 1 FROM os_i i WHERE i.k = t.k) AND t.id < 20000');
+SELECT * FROM gh_check('SELECT count(*), sum(t.id) FROM os_t t JOIN os_i i ON t.k = i.k');
+-- TOASTed values of matched rows, read from their pages
+SELECT * FROM gh_check('SELECT t.id, md5(t.big), i.w FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.big IS NOT NULL');
+
+-- earlier updates: HOT (non-key column) and not, deletes, aborted inserts
+UPDATE os_t SET pad = 'hot' || id WHERE id % 10 = 0;
+UPDATE os_t SET pad = 'hot2' || id WHERE id % 20 = 0;
+UPDATE os_t SET k = k + 1000 WHERE id % 11 = 0;
+DELETE FROM os_t WHERE id % 7 = 0;
+BEGIN;
+INSERT INTO os_t SELECT g, g % 500, 'x', 'aborted', NULL FROM generate_series(100001, 105000) g;
+ROLLBACK;
+SELECT * FROM gh_check('SELECT t.id, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.id, t.pad FROM os_t t LEFT JOIN os_i i ON t.k = i.k WHERE i.k IS NULL');
+
+-- a dropped column, and columns added with a default after the rows: the
+-- rows have no value stored for them (missing attributes), keys included
+ALTER TABLE os_t DROP COLUMN gone;
+ALTER TABLE os_t ADD COLUMN extra int4 DEFAULT 42;
+ALTER TABLE os_t ADD COLUMN k2 int4 DEFAULT 7;
+INSERT INTO os_t SELECT g, g % 500, 'new', NULL, g % 3, g % 13 FROM generate_series(200001, 203000) g;
+ANALYZE os_t;
+SELECT * FROM gh_check('SELECT t.id, t.extra, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.id, t.extra, i.w FROM os_t t JOIN os_i i ON t.k2 = i.k');
+SELECT * FROM gh_check('SELECT t.extra, count(*) FROM os_t t JOIN os_i i ON t.extra = i.k GROUP BY t.extra');
+
+-- a concurrent transaction's uncommitted changes are invisible; committed
+-- ones become visible to a new snapshot, not to an older one
+SELECT dblink_connect('os_other', 'dbname=' || current_database() || ' port=' || current_setting('port')
+  || ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1));
+SELECT dblink_exec('os_other', 'BEGIN');
+SELECT dblink_exec('os_other', 'UPDATE os_t SET k = k + 1 WHERE id % 4 = 0');
+SELECT dblink_exec('os_other', 'DELETE FROM os_t WHERE id % 9 = 0');
+SELECT dblink_exec('os_other', 'INSERT INTO os_t (id, k) SELECT g, g % 500 FROM generate_series(300001, 302000) g');
+SELECT * FROM gh_check('SELECT t.id, t.k, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM gh_check('SELECT t.id, t.k, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT dblink_exec('os_other', 'COMMIT');
+-- the same snapshot: still without them
+SELECT * FROM gh_check('SELECT t.id, t.k, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+COMMIT;
+SELECT * FROM gh_check('SELECT t.id, t.k, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT dblink_disconnect('os_other');
+
+-- a cursor scrolling through the join, forward and back: the rows it moves
+-- over, against the join's count with the GPU join off
+CREATE FUNCTION gh_scroll(OUT fwd1 bigint, OUT back1 bigint, OUT fwd_all bigint, OUT back_all bigint,
+                          OUT native bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor := 'os_c';
+BEGIN
+  PERFORM gh_force_on();
+  OPEN c SCROLL FOR SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k;
+  MOVE FORWARD 100 IN c;
+  GET DIAGNOSTICS fwd1 = ROW_COUNT;
+  MOVE BACKWARD 40 IN c;
+  GET DIAGNOSTICS back1 = ROW_COUNT;
+  MOVE FORWARD ALL IN c;
+  GET DIAGNOSTICS fwd_all = ROW_COUNT;
+  MOVE BACKWARD ALL IN c;
+  GET DIAGNOSTICS back_all = ROW_COUNT;
+  CLOSE c;
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  SELECT count(*) INTO native FROM os_t t JOIN os_i i ON t.k = i.k;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
+END;
+$$;
+SELECT fwd1, back1, fwd_all = native - 60 AS fwd_all_ok, back_all = native AS back_all_ok FROM gh_scroll();
+DROP FUNCTION gh_scroll();
+-- a cursor's snapshot predates an update of its own transaction
+BEGIN;
+SELECT gh_force_on();
+DECLARE os_d CURSOR FOR SELECT count(*), sum(t.id) FROM os_t t JOIN os_i i ON t.k = i.k;
+UPDATE os_t SET k = k + 5000 WHERE id % 2 = 0;
+FETCH ALL FROM os_d;
+SELECT count(*), sum(t.id) FROM os_t t JOIN os_i i ON t.k = i.k;
+ROLLBACK;
+SET enable_gpuhashjoin = off;
+SELECT count(*), sum(t.id) FROM os_t t JOIN os_i i ON t.k = i.k;
+RESET enable_gpuhashjoin;
+
+-- a scan qual reading the outer query's parameter: each rescan starts over
+SELECT * FROM gh_check('SELECT p.d, (SELECT count(*) FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 5 = p.d)
+                        FROM (VALUES (0), (1), (3)) p(d)');
+-- an empty outer table
+CREATE TABLE os_empty (id int4, k int4);
+ANALYZE os_empty;
+SELECT * FROM gh_check('SELECT e.id, i.w FROM os_empty e JOIN os_i i ON e.k = i.k');
+SELECT * FROM gh_check('SELECT e.id, i.w FROM os_empty e RIGHT JOIN os_i i ON e.k = i.k');
+-- serializable: the scan takes its predicate locks as a Seq Scan does
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+COMMIT;
+
+-- parallel plans (gpuhash_parallel_joins.sql has the Parallel Outer Scans of
+-- every join type, where each participant takes blocks from the shared
+-- allocator; here the planner may also put the GPU join over a Gather)
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+SELECT * FROM gh_explain('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 3 = 0');
+SELECT * FROM gh_check('SELECT t.id, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t FULL JOIN os_i i ON t.k = i.k + 400');
+SELECT * FROM gh_check('SELECT t.id FROM os_t t WHERE NOT EXISTS (SELECT 1 FROM os_i i WHERE i.k = t.k) AND t.id % 3 = 0');
+SELECT * FROM gh_check('SELECT p.d, (SELECT count(*) FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 5 = p.d)
+                        FROM (VALUES (0), (1), (3)) p(d)');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- switched off: the join keeps a Seq Scan child
+SET gpuhash.absorb_outer_scan = off;
+SELECT gh_absorbed('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.id, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
+RESET gpuhash.absorb_outer_scan;
+DROP TABLE os_t, os_i, os_empty;
+DROP FUNCTION gh_absorbed(text);

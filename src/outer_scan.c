@@ -1,0 +1,311 @@
+/*-------------------------------------------------------------------------
+ *
+ * outer_scan.c
+ *	  The outer side's Seq Scan, absorbed into the join: the node reads the
+ *	  heap a page at a time and hands out the visible tuples that pass the
+ *	  scan's quals, with no child plan node, no slot per row and no copy.
+ *
+ * Why: pulling each outer row through a Seq Scan node (a slot, a virtual
+ * projection, a copy of the kept columns) cost more CPU per row than the
+ * GPU spends on the whole probe.  Here a tuple is a pointer into a pinned
+ * page: its key columns are read straight from it, and the rest of its
+ * columns only if it matches (late materialisation, executor.c).
+ *
+ * Pages are read with heapam's own page-mode visibility (heapgetpage, as a
+ * Seq Scan does): the visible tuples of a page under the query's snapshot,
+ * with the same pruning, predicate locks and serializable checks.  Blocks
+ * come in order, or from the standard parallel block allocator when the
+ * plan's scan is a Parallel Seq Scan (its descriptor lives in the node's
+ * DSM, parallel.c).  The absorbed plan must be a Seq Scan of a heap table
+ * whose target list is plain columns (planner.c checks).
+ *
+ * The tuples of a probe batch stay valid while it is emitted: every page
+ * that gave the batch a tuple keeps an extra pin until the batch ends, at
+ * most max_pins of them.  When the join emits no outer column, nothing is
+ * pinned beyond the page being read.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+
+/* pins a probe batch may hold: a small share of shared_buffers */
+static int
+max_batch_pins(void)
+{
+	return Max(8, Min(1024, NBuffers / 64));
+}
+
+void
+gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int eflags)
+{
+	GpuOuterScan *os = palloc0(sizeof(GpuOuterScan));
+	ListCell   *lc;
+	int			j = 0;
+
+	os->rel = ExecOpenScanRelation(estate, plan->scan.scanrelid, eflags);
+	os->desc = RelationGetDescr(os->rel);
+	os->parallel = plan->scan.plan.parallel_aware;
+	os->slot = ExecInitExtraTupleSlot(estate, os->desc, &TTSOpsHeapTuple);
+	{
+		/*
+		 * The quals read the heap tuple as their scan tuple, not the join's
+		 * virtual scan slot: compile them for that slot.
+		 */
+		PlanState  *ps = &gs->css.ss.ps;
+		const TupleTableSlotOps *ops = ps->scanops;
+		TupleDesc	desc = ps->scandesc;
+		bool		fixed = ps->scanopsfixed,
+					set = ps->scanopsset;
+
+		ps->scanops = &TTSOpsHeapTuple;
+		ps->scandesc = os->desc;
+		ps->scanopsfixed = ps->scanopsset = true;
+		os->qual = ExecInitQual(plan->scan.plan.qual, ps);
+		ps->scanops = ops;
+		ps->scandesc = desc;
+		ps->scanopsfixed = fixed;
+		ps->scanopsset = set;
+	}
+	os->attno = palloc(sizeof(AttrNumber) * Max(list_length(plan->scan.plan.targetlist), 1));
+	foreach(lc, plan->scan.plan.targetlist)
+	{
+		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		/* planner.c absorbs only plain columns of the scanned relation */
+		if (!IsA(v, Var) || v->varno != plan->scan.scanrelid || v->varattno <= 0)
+			elog(ERROR, "gpuhash: an absorbed outer scan reads only plain columns");
+		os->attno[j++] = v->varattno;
+	}
+	os->max_pins = max_batch_pins();
+	os->pins = palloc(sizeof(Buffer) * os->max_pins);
+	os->snapshot = estate->es_snapshot;
+	gs->oscan = os;
+}
+
+/* The heapam scan, serial; a parallel one starts from the DSM (below). */
+static void
+start_scan(GpuOuterScan *os)
+{
+	if (os->scan == NULL)
+		os->scan = table_beginscan_strat(os->rel, os->snapshot, 0, NULL, true, false);
+	/* heapam keeps page mode for MVCC snapshots, which every query has */
+	if ((os->scan->rs_flags & SO_ALLOW_PAGEMODE) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpuhash: an absorbed outer scan needs an MVCC snapshot"),
+				 errhint("Set gpuhash.absorb_outer_scan to off.")));
+}
+
+/* Releases the pins of the batch that ends. */
+void
+gpuhash_outer_scan_batch_reset(GpuJoinState *gs)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	for (int i = 0; i < os->n_pins; i++)
+		ReleaseBuffer(os->pins[i]);
+	os->n_pins = 0;
+	os->page_pinned = false;
+	os->slot_row = -1;
+}
+
+/* The next block to read, or InvalidBlockNumber at the end. */
+static BlockNumber
+next_block(GpuOuterScan *os)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+
+	if (os->scan->rs_parallel != NULL)
+	{
+		ParallelBlockTableScanDesc pb = (ParallelBlockTableScanDesc) os->scan->rs_parallel;
+
+		if (!os->started)
+			table_block_parallelscan_startblock_init(os->rel, hs->rs_parallelworkerdata, pb);
+		os->started = true;
+		return table_block_parallelscan_nextpage(os->rel, hs->rs_parallelworkerdata, pb);
+	}
+	os->started = true;
+	if (os->next_block >= hs->rs_nblocks)
+		return InvalidBlockNumber;
+	return os->next_block++;
+}
+
+/*
+ * The next visible outer tuple that passes the scan's quals, in *tup
+ * (pointing into a pinned page).  OS_BATCH_FULL: the batch holds as many
+ * pinned pages as it may; the next call, after a batch reset, goes on.
+ */
+GpuOuterNext
+gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
+{
+	GpuOuterScan *os = gs->oscan;
+	ExprContext *econtext = gs->key_econtext;
+	HeapScanDesc hs;
+
+	start_scan(os);
+	hs = (HeapScanDesc) os->scan;
+	for (;;)
+	{
+		HeapTuple	t = &os->tup;
+		Page		page;
+		ItemId		lp;
+		OffsetNumber off;
+
+		if (os->pending)
+		{
+			/* read before the build (executor.c): handed out again */
+			os->pending = false;
+			if (os->keep_rows && !os->page_pinned)
+			{
+				IncrBufferRefCount(hs->rs_cbuf);
+				os->pins[os->n_pins++] = hs->rs_cbuf;
+				os->page_pinned = true;
+			}
+			*tup = t;
+			return OS_TUPLE;
+		}
+		if (os->done)
+			return OS_END;
+		if (os->index >= os->ntuples)
+		{
+			BlockNumber blk;
+
+			/* a new page: it needs a pin of the batch's if rows are kept */
+			if (os->keep_rows && os->n_pins >= os->max_pins)
+				return OS_BATCH_FULL;
+			CHECK_FOR_INTERRUPTS();
+			blk = next_block(os);
+			if (!BlockNumberIsValid(blk))
+			{
+				/* drop the scan's pin now: the batch holds its own */
+				if (BufferIsValid(hs->rs_cbuf))
+					ReleaseBuffer(hs->rs_cbuf);
+				hs->rs_cbuf = InvalidBuffer;
+				hs->rs_cblock = InvalidBlockNumber;
+				os->done = true;
+				return OS_END;
+			}
+			heapgetpage(os->scan, blk);
+			os->ntuples = hs->rs_ntuples;
+			os->index = 0;
+			os->page_pinned = false;
+			os->pages++;
+			continue;
+		}
+
+		off = hs->rs_vistuples[os->index++];
+		page = BufferGetPage(hs->rs_cbuf);
+		lp = PageGetItemId(page, off);
+		t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		t->t_len = ItemIdGetLength(lp);
+		t->t_tableOid = RelationGetRelid(os->rel);
+		ItemPointerSet(&t->t_self, hs->rs_cblock, off);
+		os->tuples++;
+
+		if (os->qual != NULL)
+		{
+			bool		pass;
+
+			ExecStoreHeapTuple(t, os->slot, false);
+			econtext->ecxt_scantuple = os->slot;
+			pass = ExecQual(os->qual, econtext);
+			ResetExprContext(econtext);
+			if (!pass)
+			{
+				os->filtered++;
+				continue;
+			}
+		}
+		if (os->keep_rows && !os->page_pinned)
+		{
+			IncrBufferRefCount(hs->rs_cbuf);
+			os->pins[os->n_pins++] = hs->rs_cbuf;
+			os->page_pinned = true;
+		}
+		*tup = t;
+		return OS_TUPLE;
+	}
+}
+
+/* The scan starts over (a rescan; a parallel one after its DSM was reset). */
+void
+gpuhash_outer_scan_rescan(GpuJoinState *gs)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	gpuhash_outer_scan_batch_reset(gs);
+	if (os->scan)
+		table_rescan(os->scan, NULL);
+	os->next_block = 0;
+	os->started = false;
+	os->done = false;
+	os->pending = false;
+	os->index = os->ntuples = 0;
+}
+
+void
+gpuhash_outer_scan_end(GpuJoinState *gs)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	gpuhash_outer_scan_batch_reset(gs);
+	if (os->scan)
+		table_endscan(os->scan);
+	os->scan = NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * A Parallel Seq Scan's block allocator, in the node's DSM (parallel.c
+ * places it after the shared join state)
+ * --------------------------------------------------------------------- */
+
+Size
+gpuhash_outer_scan_estimate(GpuJoinState *gs)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	if (os == NULL || !os->parallel)
+		return 0;
+	return table_parallelscan_estimate(os->rel, os->snapshot);
+}
+
+void
+gpuhash_outer_scan_init_dsm(GpuJoinState *gs, void *space)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	if (os == NULL || !os->parallel)
+		return;
+	table_parallelscan_initialize(os->rel, (ParallelTableScanDesc) space, os->snapshot);
+	os->scan = table_beginscan_parallel(os->rel, (ParallelTableScanDesc) space);
+}
+
+void
+gpuhash_outer_scan_reinit_dsm(GpuJoinState *gs, void *space)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	if (os == NULL || !os->parallel)
+		return;
+	table_parallelscan_reinitialize(os->rel, (ParallelTableScanDesc) space);
+}
+
+void
+gpuhash_outer_scan_init_worker(GpuJoinState *gs, void *space)
+{
+	GpuOuterScan *os = gs->oscan;
+
+	if (os == NULL || !os->parallel)
+		return;
+	os->scan = table_beginscan_parallel(os->rel, (ParallelTableScanDesc) space);
+}
