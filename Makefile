@@ -71,7 +71,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
+CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh cuda/schemes/*.cuh)
 
 $(shlib): .build-mode
 

@@ -8,7 +8,9 @@
 #define GPUHASH_TABLE_INTERNAL_H
 
 #include "gpuhash_table.h"
-#include "hash.cuh"
+#include "schemes/fks.cuh"
+#include "schemes/gph.cuh"
+#include "schemes/linear.cuh"
 
 #include <stdarg.h>
 
