@@ -71,7 +71,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
+CORE_HEADERS = $(wildcard cuda/*.h cuda/*.cuh cuda/schemes/*.cuh)
 
 $(shlib): .build-mode
 
@@ -80,6 +80,13 @@ cuda/%.o: cuda/%.cu $(CORE_HEADERS)
 
 cuda/%.o: cuda/%.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
+
+# The scheme table names the GPU entry points only where the .cu files are
+# built; it is the one C++ object that differs between the two modes.
+ifneq ($(BUILD_MODE),cuda)
+cuda/scheme_ops.o: CORE_CXXFLAGS += -DGH_NO_CUDA
+endif
+cuda/scheme_ops.o: .build-mode
 
 # every C file sees the shared headers: a changed struct rebuilds them all
 $(C_OBJS): $(wildcard src/*.h) $(CORE_HEADERS)

@@ -7,7 +7,8 @@
  *		saying why: the build has no CUDA in it.
  *
  *		These are exactly the symbols the .cu files give the rest of the
- *		core (table_internal.h's "GPU side" and gpuhash_table.h's GPU calls).
+ *		core (table_internal.h's "GPU side" and gpuhash_table.h's GPU calls);
+ *		the scheme table's GPU entries are null here (scheme_ops.cpp).
  */
 #include "table_internal.h"
 

@@ -4,17 +4,20 @@
  *
  *		key span (min/max) -> (key - base, rowid) -> CUB radix sort on the
  *		span's bits only -> CUB run-length encode -> exclusive scan of the
- *		run lengths -> scheme over the distinct keys (gpu_fks/gph/linear.cu)
+ *		run lengths -> the scheme's GPU builder over the distinct keys
+ *		(scheme_ops.cpp: gpu_fks/gph/linear.cu)
  *
- *		GPH sorts by its mixed key hk = fmix64(key ^ seed_key) over all 64
- *		bits instead (no key span): a bijection, so runs of equal hk are runs
- *		of equal key, and its regions and cells come out as contiguous runs
- *		(hash.cuh).  Its distinct "keys" are then hk values; the builder
- *		recovers each key with the inverse of fmix64.
+ *		A scheme with a sort seed (GPH) sorts by its mixed key
+ *		hk = fmix64(key ^ seed_key) over all 64 bits instead (no key span): a
+ *		bijection, so runs of equal hk are runs of equal key, and its regions
+ *		and cells come out as contiguous runs (schemes/gph.cuh).  Its distinct
+ *		"keys" are then hk values; the builder recovers each key with the
+ *		inverse of fmix64.
  *
  *		The sorted rowids stay on the device as the table's rowid array.
  */
 #include "gpu_common.cuh"
+#include "scheme_ops.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -81,8 +84,8 @@ key_span_kernel(const uint64_t *__restrict__ keys, uint64_t n, span4 *out)
 	}
 }
 
-/* (key - base, or GPH's fmix64(key ^ seed_key); rowid or position): the
- * sort's input, input left intact. */
+/* (key - base, or the mixed key gh_mix_key(seed_key, key); rowid or
+ * position): the sort's input, input left intact. */
 template <typename R>
 __global__ void
 prepare_kernel(const uint64_t *__restrict__ keys, const R *__restrict__ rowids,
@@ -94,7 +97,7 @@ prepare_kernel(const uint64_t *__restrict__ keys, const R *__restrict__ rowids,
 	{
 		uint64_t	k = keys[i];
 
-		k_out[i] = mix ? gh_gph_mix_seeded(seed_key, k) : k - base;
+		k_out[i] = mix ? gh_mix_key(seed_key, k) : k - base;
 		v_out[i] = rowids ? rowids[i] : (R) i;
 	}
 }
@@ -125,13 +128,14 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 	cudaStream_t st = g->stream;
 	double		t0 = gh_now_ms();
 
-	bool		gph = opt->scheme == GH_SCHEME_GPH;
+	const gh_scheme_ops *ops = gh_scheme_ops_of(opt->scheme);
+	bool		mix = ops->sort_seed != nullptr;
 	uint64_t	seed = opt->seed ? opt->seed : GH_DEFAULT_SEED;
-	uint64_t	seed_key = gh_gph_key_seed(seed);
+	uint64_t	seed_key = mix ? ops->sort_seed(seed) : 0;
 	gh_key_span span = {0, 64};
 
-	/* key span: how many low bits the sort must look at (not for GPH) */
-	if (!gph)
+	/* key span: how many low bits the sort must look at (not when mixed) */
+	if (!mix)
 	{
 		gh_dscratch span_buf(t);
 		span4		h_span = {~0ULL, 0, LLONG_MAX, LLONG_MIN};
@@ -162,7 +166,7 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 	GH_CHECK(v1.alloc(n * sizeof(R)));
 	if (n > 0)
 	{
-		prepare_kernel<R><<<grid_for(n, 256), 256, 0, st>>>(d_keys, d_rowids, n, span.base, gph, seed_key,
+		prepare_kernel<R><<<grid_for(n, 256), 256, 0, st>>>(d_keys, d_rowids, n, span.base, mix, seed_key,
 															k0.as<uint64_t>(), (R *) v0);
 		GH_LAUNCHED();
 	}
@@ -231,19 +235,9 @@ build_typed(gh_table *t, const gh_build_options *opt, const uint64_t *d_keys,
 
 	double		t1 = gh_now_ms();
 	double		lf = opt->load_factor > 0 ? opt->load_factor : 0.5;
-	gh_status	s;
+	gh_distinct d = {uniq.as<uint64_t>(), offs.as<uint32_t>(), cnts.as<uint32_t>(), u};
+	gh_status	s = ops->gpu_build(t, d, seed, lf);
 
-	switch (opt->scheme)
-	{
-		case GH_SCHEME_FKS:
-			s = gh_gpu_build_fks(t, uniq.as<uint64_t>(), offs.as<uint32_t>(), cnts.as<uint32_t>(), u, seed);
-			break;
-		case GH_SCHEME_GPH:
-			s = gh_gpu_build_gph(t, uniq.as<uint64_t>(), offs.as<uint32_t>(), cnts.as<uint32_t>(), u, seed, lf);
-			break;
-		default:
-			s = gh_gpu_build_linear(t, uniq.as<uint64_t>(), offs.as<uint32_t>(), cnts.as<uint32_t>(), u, seed, lf);
-	}
 	if (s == GH_OK)
 	{
 		cudaError_t e = cudaStreamSynchronize(st);
@@ -262,6 +256,8 @@ gh_status
 gh_gpu_build_device(gh_table *t, const gh_build_options *opt,
 					const uint64_t *d_keys, const void *d_rowids, size_t n)
 {
+	if (!gh_scheme_ops_of(opt->scheme))
+		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
 	if (!t->gpu)
 		GH_CHECK(gh_gpu_attach(t, opt));
 	GH_TRY(cudaSetDevice(t->gpu->ordinal));

@@ -135,14 +135,6 @@ gh_warp_append(bool keep, uint32_t item, uint32_t *out, uint32_t *count)
 		out[base + __popc(mask & ((1U << lane) - 1))] = item;
 }
 
-/* Scheme builders over distinct keys on the device (gpu_fks.cu, ...). */
-gh_status	gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
-							 const uint32_t *dcnt, uint32_t u, uint64_t seed);
-gh_status	gh_gpu_build_gph(gh_table *t, const uint64_t *dk, const uint32_t *doff,
-							 const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf);
-gh_status	gh_gpu_build_linear(gh_table *t, const uint64_t *dk, const uint32_t *doff,
-								const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf);
-
 /* Device-resident entry points, used by the benchmark and the host API. */
 gh_status	gh_gpu_build_device(gh_table *t, const gh_build_options *opt,
 								const uint64_t *d_keys, const void *d_rowids, size_t n);

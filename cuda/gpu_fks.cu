@@ -17,9 +17,11 @@
  *		  the same round by definition, and so does the host twin;
  *		- a bucket with no injective round among GH_FKS_MAX_ROUNDS redraws
  *		  everything with new seeds; after GH_MAX_ATTEMPTS the build fails
- *		  cleanly.
+ *		  cleanly (the attempt loop is build_driver.h's, shared with the
+ *		  host twin, host_fks.cpp).
  */
-#include "gpu_common.cuh"
+#include "build_driver.h"
+#include "gpu_probe.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -161,7 +163,7 @@ bucket_rounds(gh_fks_view v, const uint64_t *__restrict__ gk, const uint32_t *__
 		atomicMax(&status[1], m);
 }
 
-template <typename T, int SHIFT>
+template <typename T>
 __global__ void
 write_records(const uint64_t *__restrict__ off1, const uint8_t *__restrict__ round_of,
 			  uint32_t n1, T *__restrict__ rec)
@@ -169,7 +171,7 @@ write_records(const uint64_t *__restrict__ off1, const uint8_t *__restrict__ rou
 	uint32_t	b = blockIdx.x * blockDim.x + threadIdx.x;
 
 	if (b <= n1)
-		rec[b] = (T) ((off1[b] << SHIFT) | (b < n1 ? round_of[b] : 0));
+		rec[b] = (T) gh_fks_record(off1[b], b < n1 ? round_of[b] : 0, sizeof(T) == 8);
 }
 
 __global__ void
@@ -189,47 +191,55 @@ place(gh_fks_view v, const uint64_t *__restrict__ dk, const uint32_t *__restrict
 	}
 }
 
-}								/* namespace */
+constexpr unsigned T = 256;
 
-gh_status
-gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
-				 const uint32_t *dcnt, uint32_t u, uint64_t seed)
+/* One attempt on the device: level 1, each bucket's round, records, slots. */
+struct fks_step
 {
-	gh_gpu_state *g = t->gpu;
-	cudaStream_t st = g->stream;
-	uint32_t	n1 = u ? u : 1;
-	const unsigned T = 256;
-	gh_dscratch bkt(t),
-				cnt1(t),
-				off1(t),
-				kstart(t),
-				gk(t),
-				round_of(t),
-				status(t);
-
-	GH_CHECK(bkt.alloc((size_t) u * 4));
-	GH_CHECK(cnt1.alloc((size_t) n1 * 4));
-	GH_CHECK(off1.alloc(((size_t) n1 + 1) * 8));
-	GH_CHECK(kstart.alloc((size_t) n1 * 4));
-	GH_CHECK(gk.alloc((size_t) u * 8));
-	GH_CHECK(round_of.alloc(n1));
-	GH_CHECK(status.alloc(2 * 4));
-
+	gh_table   *t;
+	gh_distinct d;
+	gh_dscratch bkt,
+				cnt1,
+				off1,
+				kstart,
+				gk,
+				round_of,
+				status;
 	int			sms = 0;
 
-	GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->ordinal));
+				fks_step(gh_table *tab, const gh_distinct &keys) :
+				t(tab), d(keys), bkt(tab), cnt1(tab), off1(tab), kstart(tab), gk(tab),
+				round_of(tab), status(tab) {}
 
-	gh_fks_view v;
-
-	memset(&v, 0, sizeof(v));
-	v.n1 = n1;
-	for (int attempt = 0; attempt < GH_MAX_ATTEMPTS; attempt++)
+	gh_status	prepare(const gh_fks_view &v)
 	{
-		uint64_t	sd = gh_attempt_seed(seed, attempt);
+		uint32_t	u = d.n,
+					n1 = v.n1;
 
-		v.l1 = gh_uhash_draw(&sd);
-		for (int r = 0; r < GH_FKS_MAX_ROUNDS; r++)
-			v.l2[r] = gh_uhash_draw(&sd);
+		GH_CHECK(bkt.alloc((size_t) u * 4));
+		GH_CHECK(cnt1.alloc((size_t) n1 * 4));
+		GH_CHECK(off1.alloc(((size_t) n1 + 1) * 8));
+		GH_CHECK(kstart.alloc((size_t) n1 * 4));
+		GH_CHECK(gk.alloc((size_t) u * 8));
+		GH_CHECK(round_of.alloc(n1));
+		GH_CHECK(status.alloc(2 * 4));
+		GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, t->gpu->ordinal));
+		return GH_OK;
+	}
+
+	/* a GPU build is short: asked once, before it starts (gh_build) */
+	bool		cancelled()
+	{
+		return false;
+	}
+
+	gh_status	attempt(gh_fks_view &v, gh_attempt_result *res)
+	{
+		gh_gpu_state *g = t->gpu;
+		cudaStream_t st = g->stream;
+		const uint64_t *dk = d.keys;
+		uint32_t	u = d.n,
+					n1 = v.n1;
 
 		/* level 1: bucket sizes and the exclusive scan of their squares */
 		GH_TRY(cudaMemsetAsync(cnt1.p, 0, (size_t) n1 * 4, st));
@@ -252,8 +262,8 @@ gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 
 		GH_TRY(cudaMemcpyAsync(&space, off1.as<uint64_t>() + n1, 8, cudaMemcpyDeviceToHost, st));
 		GH_TRY(cudaStreamSynchronize(st));
-		if (space > (uint64_t) GH_FKS_MAX_SPACE * n1)
-			continue;			/* level 1 too uneven: redraw it */
+		if (!gh_fks_space_ok(space, n1))
+			return GH_OK;		/* level 1 too uneven: redraw it */
 
 		/* level 2: group the keys by bucket, then each bucket's round */
 		GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp, cnt1.as<uint32_t>(), kstart.as<uint32_t>(),
@@ -287,41 +297,59 @@ gh_gpu_build_fks(gh_table *t, const uint64_t *dk, const uint32_t *doff,
 		GH_TRY(cudaStreamSynchronize(st));
 		bits.release();
 		if (h_status[0])
-			continue;			/* a bucket beyond the round cap: new seeds */
-
-		int			rounds = (int) h_status[1];
+			return GH_OK;		/* a bucket beyond the round cap: new seeds */
 
 		/* level-1 records, then the slots through the probe's arithmetic */
-		bool		rec64 = space + 1 > GH_FKS_REC32_MAX_OFF;
-		size_t		rec_bytes = ((size_t) n1 + 1) * (rec64 ? 8 : 4);
+		v.rec64 = gh_fks_rec64_for(space);
+
+		size_t		rec_bytes = gh_fks_rec_bytes(v);
 
 		GH_CHECK(gh_dmalloc(t, &g->d_rec, rec_bytes));
 		GH_CHECK(gh_dmalloc(t, (void **) &g->d_slots, (space + 1) * sizeof(gh_slot)));
-		if (rec64)
-			write_records<uint64_t, GH_FKS_REC64_SHIFT><<<gh_blocks((uint64_t) n1 + 1, T), T, 0, st>>>(
+		if (v.rec64)
+			write_records<uint64_t><<<gh_blocks((uint64_t) n1 + 1, T), T, 0, st>>>(
 				off1.as<uint64_t>(), round_of.as<uint8_t>(), n1, (uint64_t *) g->d_rec);
 		else
-			write_records<uint32_t, GH_FKS_REC32_SHIFT><<<gh_blocks((uint64_t) n1 + 1, T), T, 0, st>>>(
+			write_records<uint32_t><<<gh_blocks((uint64_t) n1 + 1, T), T, 0, st>>>(
 				off1.as<uint64_t>(), round_of.as<uint8_t>(), n1, (uint32_t *) g->d_rec);
 		GH_LAUNCHED();
 		GH_TRY(cudaMemsetAsync(g->d_slots, 0, (space + 1) * sizeof(gh_slot), st));
 		v.rec = g->d_rec;
-		v.rec64 = rec64;
 		v.slots = g->d_slots;
 		if (u > 0)
 		{
-			place<<<gh_blocks(u, T), T, 0, st>>>(v, dk, doff, dcnt, u, g->d_slots);
+			place<<<gh_blocks(u, T), T, 0, st>>>(v, dk, d.off, d.cnt, u, g->d_slots);
 			GH_LAUNCHED();
 		}
 		gh_gpu_set_l2_window(t, g->d_rec, rec_bytes);
-		t->fks = v;
-		t->seed = seed;
-		t->attempts = attempt + 1;
-		t->rounds = rounds;
-		t->n_slots = space + 1;
-		t->n_cells = n1;
+		res->placed = true;
+		res->rounds = (int) h_status[1];
+		res->n_slots = space + 1;
 		return GH_OK;
 	}
-	return gh_error(GH_ERR_BUILD_FAILED,
-					"FKS build failed after %d seed attempts on %u distinct keys", GH_MAX_ATTEMPTS, u);
+};
+
+struct fks_look
+{
+	__device__ gh_hit operator() (const gh_fks_view &v, uint64_t key) const
+	{
+		return gh_fks_lookup(v, key);
+	}
+};
+
+}								/* namespace */
+
+gh_status
+gh_gpu_build_fks(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
+{
+	fks_step	step(t, d);
+
+	return gh_build_attempts<gh_fks_scheme>(t, &t->fks, step, d.n, seed, lf);
+}
+
+gh_status
+gh_gpu_lookup_fks(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+				  uint32_t *d_counts)
+{
+	return gh_launch_scalar_lookup<gh_fks_view, fks_look>(t, t->fks, d_keys, n, d_ranges, d_counts);
 }

@@ -1,6 +1,6 @@
 /*
  * gpu_gph.cu
- *		GPH bulk build on the GPU, region by region (hash.cuh describes the
+ *		GPH bulk build on the GPU, region by region (schemes/gph.cuh describes the
  *		layout and why).  The paper builds by inserting keys one by one
  *		(lock-free fill, then locked "extended moves", ~0.1 G keys/s); a
  *		join's inner side is static, so here the table is built in bulk:
@@ -26,9 +26,12 @@
  *		  memory);
  *		- a region where some cell fits under no byte fails the attempt:
  *		  new seed_cell/seed_vb and ~11% more buckets (no re-sort), at most
- *		  GH_MAX_ATTEMPTS times, then a clean GH_ERR_BUILD_FAILED.
+ *		  GH_MAX_ATTEMPTS times, then a clean GH_ERR_BUILD_FAILED (the
+ *		  attempt loop is build_driver.h's, shared with host_gph.cpp);
+ *		- the probe: gph_lookup_kernel below.
  */
-#include "gpu_common.cuh"
+#include "build_driver.h"
+#include "gpu_probe.cuh"
 
 namespace
 {
@@ -265,57 +268,107 @@ place_regions(gh_gph_view v, const uint64_t *__restrict__ hk, const uint32_t *__
 	}
 }
 
-}								/* namespace */
+/*
+ * The probe: a 4-lane group per probe reads the probe's one 64-byte bucket,
+ * one 16-byte slot per lane; each lane handles P probes per pass and issues
+ * all P bucket loads before any compare (the paper's Bucket Requester:
+ * memory-level parallelism from ILP).
+ */
+template <int P>
+__global__ void __launch_bounds__(PROBE_THREADS)
+gph_lookup_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n,
+				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned sub = lane & 3;
+	const unsigned gbase = lane & ~3U;
+	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 2;
+	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) >> 2;
+	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
+
+	/* the warp's eight groups move together so that ballots see all lanes */
+	for (uint64_t first = group * P; first - (gbase >> 2) * P < n; first += groups * P)
+	{
+		uint64_t	key[P];
+		ulonglong2	s[P];
+
+#pragma unroll
+		for (int p = 0; p < P; p++)
+			key[p] = first + p < n ? __ldcs(keys + first + p) : 0;
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			if (first + p < n)
+				s[p] = __ldcs(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
+			else
+				s[p] = make_ulonglong2(0, 0);
+		}
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			uint32_t	cnt = (uint32_t) (s[p].y >> 32);
+			bool		match = cnt != 0 && s[p].x == key[p] && first + p < n;
+			unsigned	gm = (__ballot_sync(0xffffffffU, match) >> gbase) & 0xfU;
+
+			if (match)
+				store_hit(ranges, counts, first + p, (uint32_t) s[p].y, cnt);
+			else if (gm == 0 && sub == 0 && first + p < n)
+				store_hit(ranges, counts, first + p, 0, 0);
+		}
+	}
+}
 
 /*
- * hk: the distinct keys' mixed values, ascending, with their rowid ranges
- * (doff, dcnt).  Leaves the table in g->d_cells / g->d_slots and t->gph.
+ * hk: the distinct keys' mixed values, ascending, with their rowid ranges.
+ * Leaves the table in g->d_cells / g->d_slots (the view points at them).
  */
-gh_status
-gh_gpu_build_gph(gh_table *t, const uint64_t *hk, const uint32_t *doff,
-				 const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf)
+struct gph_step
 {
-	gh_gpu_state *g = t->gpu;
-	cudaStream_t st = g->stream;
-	gh_gph_view v;
-
-	memset(&v, 0, sizeof(v));
-	if (!gh_gph_geometry(u, lf, 0, &v))
-		return gh_error(GH_ERR_TOO_LARGE, "GPH over %u keys at load %g needs too many buckets", u, lf);
-	v.seed_key = gh_gph_key_seed(seed);
-
-	gh_dscratch rstart(t),
-				status(t),
-				gfill(t);
+	gh_table   *t;
+	gh_distinct d;
+	gh_dscratch rstart,
+				status,
+				gfill;
 	uint32_t	h_status[ST_WORDS];
-
-	GH_CHECK(rstart.alloc(((size_t) v.n_regions + 1) * 4));
-	GH_CHECK(status.alloc(ST_WORDS * 4));
-	GH_CHECK(gh_dmalloc(t, (void **) &g->d_cells, v.n_cells));
-	GH_TRY(cudaMemsetAsync(status.p, 0, ST_WORDS * 4, st));
-	region_bounds<<<gh_blocks((uint64_t) u + 1, 256), 256, 0, st>>>(v, hk, u, rstart.as<uint32_t>(),
-																	 status.as<uint32_t>());
-	GH_LAUNCHED();
-	GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
-	GH_TRY(cudaStreamSynchronize(st));
-	if (h_status[ST_OVERSIZE])
-		return gh_error(GH_ERR_BUILD_FAILED,
-						"GPH: a cell holds more than %d of %u keys (seed_key collision)",
-						GH_GPH_MAX_CELL, u);
-
 	int			sms = 0;
 
-	GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->ordinal));
+				gph_step(gh_table *tab, const gh_distinct &keys) :
+				t(tab), d(keys), rstart(tab), status(tab), gfill(tab) {}
 
-	for (int attempt = 0; attempt < GH_MAX_ATTEMPTS; attempt++)
+	/* cells, region boundaries; a cell of more than R*M keys fits under no seed */
+	gh_status	prepare(const gh_gph_view &v)
 	{
-		uint64_t	sd = gh_attempt_seed(seed, attempt);
+		gh_gpu_state *g = t->gpu;
+		cudaStream_t st = g->stream;
+		uint32_t	u = d.n;
 
-		if (!gh_gph_geometry(u, lf, attempt, &v))
-			break;
-		v.seed_cell = (uint32_t) gh_splitmix64(&sd);
-		v.seed_vb = (uint32_t) gh_splitmix64(&sd);
+		GH_CHECK(rstart.alloc(((size_t) v.n_regions + 1) * 4));
+		GH_CHECK(status.alloc(ST_WORDS * 4));
+		GH_CHECK(gh_dmalloc(t, (void **) &g->d_cells, v.n_cells));
+		GH_TRY(cudaMemsetAsync(status.p, 0, ST_WORDS * 4, st));
+		region_bounds<<<gh_blocks((uint64_t) u + 1, 256), 256, 0, st>>>(v, d.keys, u, rstart.as<uint32_t>(),
+																		 status.as<uint32_t>());
+		GH_LAUNCHED();
+		GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		if (h_status[ST_OVERSIZE])
+			return gh_error(GH_ERR_BUILD_FAILED,
+							"GPH: a cell holds more than %d of %u keys (seed_key collision)",
+							GH_GPH_MAX_CELL, u);
+		GH_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g->ordinal));
+		return GH_OK;
+	}
 
+	/* a GPU build is short: asked once, before it starts (gh_build) */
+	bool		cancelled()
+	{
+		return false;
+	}
+
+	gh_status	attempt(gh_gph_view &v, gh_attempt_result *res)
+	{
+		gh_gpu_state *g = t->gpu;
+		cudaStream_t st = g->stream;
 		uint64_t	n_slots = (uint64_t) v.n_buckets * GH_GPH_M;
 		size_t		warp_bytes = WARP_FIXED + (((size_t) v.br + 15) & ~(size_t) 15);
 		bool		global_fill = warp_bytes * PLACE_WARPS > SHARED_LIMIT;
@@ -335,11 +388,11 @@ gh_gpu_build_gph(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 
 		if (global_fill)
 			place_regions<true><<<blocks, PLACE_WARPS * 32, shmem, st>>>(
-				v, hk, doff, dcnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
+				v, d.keys, d.off, d.cnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
 				gfill.as<uint8_t>(), (uint32_t) warp_bytes, status.as<uint32_t>());
 		else
 			place_regions<false><<<blocks, PLACE_WARPS * 32, shmem, st>>>(
-				v, hk, doff, dcnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
+				v, d.keys, d.off, d.cnt, rstart.as<uint32_t>(), g->d_cells, g->d_slots,
 				nullptr, (uint32_t) warp_bytes, status.as<uint32_t>());
 		GH_LAUNCHED();
 		GH_TRY(cudaMemcpyAsync(h_status, status.p, sizeof(h_status), cudaMemcpyDeviceToHost, st));
@@ -347,21 +400,42 @@ gh_gpu_build_gph(gh_table *t, const uint64_t *hk, const uint32_t *doff,
 		gfill.release();
 		if (h_status[ST_FAILED])
 		{
+			/* a cell fits nowhere: draw again */
 			gh_dfree(t, g->d_slots, n_slots * sizeof(gh_slot));
 			g->d_slots = nullptr;
-			continue;
+			return GH_OK;
 		}
 		v.cells = g->d_cells;
 		v.slots = g->d_slots;
 		gh_gpu_set_l2_window(t, g->d_cells, v.n_cells);
-		t->gph = v;
-		t->seed = seed;
-		t->attempts = attempt + 1;
-		t->rounds = (int) h_status[ST_ROUNDS];
-		t->n_slots = n_slots;
-		t->n_cells = v.n_cells;
+		res->placed = true;
+		res->rounds = (int) h_status[ST_ROUNDS];
+		res->n_slots = n_slots;
 		return GH_OK;
 	}
-	return gh_error(GH_ERR_BUILD_FAILED,
-					"GPH build failed after %d attempts on %u distinct keys", GH_MAX_ATTEMPTS, u);
+};
+
+}								/* namespace */
+
+gh_status
+gh_gpu_build_gph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
+{
+	gph_step	step(t, d);
+
+	return gh_build_attempts<gh_gph_scheme>(t, &t->gph, step, d.n, seed, lf);
+}
+
+gh_status
+gh_gpu_lookup_gph(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+				  uint32_t *d_counts)
+{
+	cudaStream_t st = t->gpu->stream;
+	const gh_gph_view &v = t->gph;
+
+	return gh_launch_ilp([&](auto p) {
+		constexpr int P = decltype(p)::value;
+
+		gph_lookup_kernel<P><<<gh_probe_grid(n * 4 / P), PROBE_THREADS, 0, st>>>(v, d_keys, n,
+																				 d_ranges, d_counts);
+	});
 }

@@ -5,7 +5,8 @@
  *		so an insert only claims an empty slot: a CAS of the slot's
  *		(off, cnt) word from 0 (empty; cnt >= 1 for every key) to its value.
  */
-#include "gpu_common.cuh"
+#include "build_driver.h"
+#include "gpu_probe.cuh"
 
 namespace
 {
@@ -34,32 +35,65 @@ insert(gh_lin_view v, const uint64_t *__restrict__ dk, const uint32_t *__restric
 	}
 }
 
+struct lin_step
+{
+	gh_table   *t;
+	gh_distinct d;
+
+	gh_status	prepare(const gh_lin_view &v)
+	{
+		gh_gpu_state *g = t->gpu;
+		uint64_t	cap = v.mask + 1;
+
+		GH_CHECK(gh_dmalloc(t, (void **) &g->d_slots, cap * sizeof(gh_slot)));
+		GH_TRY(cudaMemsetAsync(g->d_slots, 0, cap * sizeof(gh_slot), g->stream));
+		return GH_OK;
+	}
+
+	/* a GPU build is short: asked once, before it starts (gh_build) */
+	bool		cancelled()
+	{
+		return false;
+	}
+
+	gh_status	attempt(gh_lin_view &v, gh_attempt_result *res)
+	{
+		gh_gpu_state *g = t->gpu;
+
+		v.slots = g->d_slots;
+		if (d.n > 0)
+		{
+			insert<<<gh_blocks(d.n, 256), 256, 0, g->stream>>>(v, d.keys, d.off, d.cnt, d.n, g->d_slots);
+			GH_LAUNCHED();
+		}
+		res->placed = true;
+		res->rounds = 1;
+		res->n_slots = v.mask + 1;
+		return GH_OK;
+	}
+};
+
+struct lin_look
+{
+	__device__ gh_hit operator() (const gh_lin_view &v, uint64_t key) const
+	{
+		return gh_lin_lookup(v, key);
+	}
+};
+
 }								/* namespace */
 
 gh_status
-gh_gpu_build_linear(gh_table *t, const uint64_t *dk, const uint32_t *doff,
-					const uint32_t *dcnt, uint32_t u, uint64_t seed, double lf)
+gh_gpu_build_linear(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
 {
-	gh_gpu_state *g = t->gpu;
-	uint64_t	cap = gh_lin_capacity_for(u, lf);
-	uint64_t	sd = gh_attempt_seed(seed, 0);
-	gh_lin_view v;
+	lin_step	step = {t, d};
 
-	GH_CHECK(gh_dmalloc(t, (void **) &g->d_slots, cap * sizeof(gh_slot)));
-	GH_TRY(cudaMemsetAsync(g->d_slots, 0, cap * sizeof(gh_slot), g->stream));
-	v.slots = g->d_slots;
-	v.mask = cap - 1;
-	v.seed = gh_splitmix64(&sd);
-	if (u > 0)
-	{
-		insert<<<gh_blocks(u, 256), 256, 0, g->stream>>>(v, dk, doff, dcnt, u, g->d_slots);
-		GH_LAUNCHED();
-	}
-	t->lin = v;
-	t->seed = seed;
-	t->attempts = 1;
-	t->rounds = 1;
-	t->n_slots = cap;
-	t->n_cells = 0;
-	return GH_OK;
+	return gh_build_attempts<gh_lin_scheme>(t, &t->lin, step, d.n, seed, lf);
+}
+
+gh_status
+gh_gpu_lookup_linear(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+					 uint32_t *d_counts)
+{
+	return gh_launch_scalar_lookup<gh_lin_view, lin_look>(t, t->lin, d_keys, n, d_ranges, d_counts);
 }

@@ -1,12 +1,8 @@
 /*
  * gpu_probe.cu
- *		Probe kernels and pair emission.
- *
- *		GPH: a 4-lane group per probe reads the probe's one 64-byte bucket,
- *		one 16-byte slot per lane; each lane handles P probes per pass and
- *		issues all P bucket loads before any compare (the paper's Bucket
- *		Requester: memory-level parallelism from ILP).  FKS and linear: a
- *		thread per probe, P probes in flight per thread.
+ *		Probes and pair emission.  The lookup kernels are the schemes' own
+ *		(gpu_gph.cu; FKS and linear use gpu_probe.cuh's thread-per-probe
+ *		kernel), launched through the scheme table (scheme_ops.cpp).
  *
  *		Memory hints: probe keys, bucket/slot reads and the per-probe outputs
  *		are touched once, so they are loaded and stored evict-first
@@ -20,104 +16,13 @@
  *		stores; each output finds its probe by a 5-step search over the
  *		warp's 32 range ends.
  */
-#include "gpu_common.cuh"
+#include "gpu_probe.cuh"
 
 #include <cub/device/device_scan.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
 namespace
 {
-
-constexpr int PROBE_THREADS = 256;
-
-__device__ __forceinline__ void
-store_hit(gh_range *ranges, uint32_t *counts, uint64_t i, uint32_t off, uint32_t cnt)
-{
-	static_assert(sizeof(gh_range) == 8, "gh_range is stored as one 8-byte word");
-	if (ranges)
-		__stcs(reinterpret_cast<unsigned long long *>(ranges + i),
-			   (unsigned long long) off | ((unsigned long long) cnt << 32));
-	if (counts)
-		__stcs(counts + i, cnt);
-}
-
-template <int P>
-__global__ void __launch_bounds__(PROBE_THREADS)
-gph_lookup_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n,
-				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
-{
-	const unsigned lane = threadIdx.x & 31;
-	const unsigned sub = lane & 3;
-	const unsigned gbase = lane & ~3U;
-	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 2;
-	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) >> 2;
-	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
-
-	/* the warp's eight groups move together so that ballots see all lanes */
-	for (uint64_t first = group * P; first - (gbase >> 2) * P < n; first += groups * P)
-	{
-		uint64_t	key[P];
-		ulonglong2	s[P];
-
-#pragma unroll
-		for (int p = 0; p < P; p++)
-			key[p] = first + p < n ? __ldcs(keys + first + p) : 0;
-#pragma unroll
-		for (int p = 0; p < P; p++)
-		{
-			if (first + p < n)
-				s[p] = __ldcs(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
-			else
-				s[p] = make_ulonglong2(0, 0);
-		}
-#pragma unroll
-		for (int p = 0; p < P; p++)
-		{
-			uint32_t	cnt = (uint32_t) (s[p].y >> 32);
-			bool		match = cnt != 0 && s[p].x == key[p] && first + p < n;
-			unsigned	gm = (__ballot_sync(0xffffffffU, match) >> gbase) & 0xfU;
-
-			if (match)
-				store_hit(ranges, counts, first + p, (uint32_t) s[p].y, cnt);
-			else if (gm == 0 && sub == 0 && first + p < n)
-				store_hit(ranges, counts, first + p, 0, 0);
-		}
-	}
-}
-
-__device__ __forceinline__ gh_hit
-lookup(const gh_fks_view &v, uint64_t key)
-{
-	return gh_fks_lookup(v, key);
-}
-
-__device__ __forceinline__ gh_hit
-lookup(const gh_lin_view &v, uint64_t key)
-{
-	return gh_lin_lookup(v, key);
-}
-
-template <typename View, int P>
-__global__ void __launch_bounds__(PROBE_THREADS)
-scalar_lookup_kernel(View v, const uint64_t *__restrict__ keys, uint64_t n,
-					 gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
-{
-	const uint64_t stride = gridDim.x * (uint64_t) blockDim.x;
-
-	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += stride * P)
-	{
-		gh_hit		h[P];
-
-#pragma unroll
-		for (int p = 0; p < P; p++)
-			if (i + p * stride < n)
-				h[p] = lookup(v, __ldcs(keys + i + p * stride));
-#pragma unroll
-		for (int p = 0; p < P; p++)
-			if (i + p * stride < n)
-				store_hit(ranges, counts, i + p * stride, h[p].off, h[p].cnt);
-	}
-}
 
 struct range_count
 {
@@ -236,19 +141,30 @@ emit_kernel(const gh_range *__restrict__ rg, const uint64_t *__restrict__ pos, u
 	}
 }
 
-unsigned
-probe_grid(uint64_t threads_wanted)
-{
-	int			dev,
-				sms;
+}								/* namespace */
 
-	cudaGetDevice(&dev);
-	cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+unsigned
+gh_probe_grid(uint64_t threads_wanted)
+{
+	int			dev = 0,
+				sms = 0;
+
+	/* a failed query only sizes the grid (the kernels stride): the launch
+	 * itself is checked */
+	if (cudaGetDevice(&dev) != cudaSuccess ||
+		cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0)
+	{
+		cudaGetLastError();
+		sms = 1;
+	}
 	uint64_t	b = (threads_wanted + PROBE_THREADS - 1) / PROBE_THREADS;
 	uint64_t	cap = (uint64_t) sms * 64;	/* enough waves to hide the tail */
 
 	return (unsigned) (b == 0 ? 1 : b < cap ? b : cap);
 }
+
+namespace
+{
 
 gh_status
 grow(gh_table *t, void **p, size_t *have, size_t want_bytes)
@@ -346,10 +262,10 @@ emit_write(gh_table *t, size_t n, uint32_t *d_idx, void *d_rows)
 	if (n == 0)
 		return GH_OK;
 	if (t->rowid_width == 4)
-		emit_kernel<uint32_t><<<probe_grid(n), 256, 0, g->stream>>>(
+		emit_kernel<uint32_t><<<gh_probe_grid(n), 256, 0, g->stream>>>(
 			g->d_ranges, g->d_pos, n, (const uint32_t *) g->d_rowids, d_idx, (uint32_t *) d_rows);
 	else
-		emit_kernel<uint64_t><<<probe_grid(n), 256, 0, g->stream>>>(
+		emit_kernel<uint64_t><<<gh_probe_grid(n), 256, 0, g->stream>>>(
 			g->d_ranges, g->d_pos, n, (const uint64_t *) g->d_rowids, d_idx, (uint64_t *) d_rows);
 	GH_LAUNCHED();
 	return GH_OK;
@@ -359,43 +275,13 @@ emit_write(gh_table *t, size_t n, uint32_t *d_idx, void *d_rows)
 
 int			gh_probe_ilp = 2;
 
-template <int P>
-static void
-launch_lookup(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
-			  uint32_t *d_counts)
-{
-	cudaStream_t st = t->gpu->stream;
-
-	switch (t->scheme)
-	{
-		case GH_SCHEME_GPH:
-			gph_lookup_kernel<P><<<probe_grid(n * 4 / P), PROBE_THREADS, 0, st>>>(t->gph, d_keys, n,
-																				 d_ranges, d_counts);
-			break;
-		case GH_SCHEME_FKS:
-			scalar_lookup_kernel<gh_fks_view, P><<<probe_grid(n / P), PROBE_THREADS, 0, st>>>(
-				t->fks, d_keys, n, d_ranges, d_counts);
-			break;
-		default:
-			scalar_lookup_kernel<gh_lin_view, P><<<probe_grid(n / P), PROBE_THREADS, 0, st>>>(
-				t->lin, d_keys, n, d_ranges, d_counts);
-	}
-}
-
 gh_status
 gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
 					 gh_range *d_ranges, uint32_t *d_counts)
 {
 	if (n == 0)
 		return GH_OK;
-	if (gh_probe_ilp >= 4)
-		launch_lookup<4>(t, d_keys, n, d_ranges, d_counts);
-	else if (gh_probe_ilp == 2)
-		launch_lookup<2>(t, d_keys, n, d_ranges, d_counts);
-	else
-		launch_lookup<1>(t, d_keys, n, d_ranges, d_counts);
-	GH_LAUNCHED();
-	return GH_OK;
+	return gh_scheme_ops_of(t->scheme)->gpu_lookup(t, d_keys, n, d_ranges, d_counts);
 }
 
 gh_status

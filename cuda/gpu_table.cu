@@ -5,6 +5,7 @@
  *		and GPU discovery for gpuhash_info().
  */
 #include "gpu_common.cuh"
+#include "scheme_ops.h"
 
 #include <atomic>
 #include <stdio.h>
@@ -281,94 +282,71 @@ gh_gpu_fetch_rowids(gh_table *t)
 	return GH_OK;
 }
 
-/* Copies the table's arrays to the host and runs the shared validator. */
+/*
+ * Host copies of the table's arrays (scheme_ops.h's order), malloc'd into
+ * h[]; on failure the caller still frees h[] (NULL-initialised).
+ */
+static gh_status
+download_arrays(gh_table *t, const gh_array *a, int n, void *h[GH_MAX_ARRAYS])
+{
+	cudaError_t e = cudaSetDevice(t->gpu->ordinal);
+
+	for (int i = 0; i < n; i++)
+	{
+		h[i] = malloc(a[i].bytes ? a[i].bytes : 1);
+		if (!h[i])
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory copying a table");
+		if (e == cudaSuccess && a[i].bytes)
+			e = cudaMemcpy(h[i], a[i].p, a[i].bytes, cudaMemcpyDeviceToHost);
+	}
+	if (e != cudaSuccess)
+		return gh_cuda_error(e, "table download", __FILE__, __LINE__);
+	return GH_OK;
+}
+
+/* Validates a copy of the table bound to host copies of its arrays. */
 gh_status
 gh_gpu_validate(gh_table *t)
 {
-	gh_gpu_state *g = t->gpu;
-	gh_fks_view fks = t->fks;
-	gh_gph_view gph = t->gph;
-	gh_lin_view lin = t->lin;
-	size_t		slot_bytes = t->n_slots * sizeof(gh_slot);
-	size_t		rec_bytes = t->scheme == GH_SCHEME_FKS ?
-		((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4) : 0;
-	size_t		cell_bytes = t->scheme == GH_SCHEME_GPH ? t->gph.n_cells : 0;
-	void	   *slots = malloc(slot_bytes ? slot_bytes : 1);
-	void	   *rec = malloc(rec_bytes ? rec_bytes : 1);
-	void	   *cells = malloc(cell_bytes ? cell_bytes : 1);
-	gh_status	s = GH_OK;
+	const gh_scheme_ops *ops = gh_scheme_ops_of(t->scheme);
+	gh_array	a[GH_MAX_ARRAYS];
+	void	   *h[GH_MAX_ARRAYS] = {};
+	int			n = ops->arrays(t, a);
+	gh_status	s = download_arrays(t, a, n, h);
 
-	if (!slots || !rec || !cells)
-		s = gh_error(GH_ERR_HOST_MEMORY, "out of host memory validating");
-	else
-	{
-		cudaError_t e = cudaSetDevice(g->ordinal);
-
-		if (e == cudaSuccess)
-			e = cudaMemcpy(slots, g->d_slots, slot_bytes, cudaMemcpyDeviceToHost);
-		if (e == cudaSuccess && rec_bytes)
-			e = cudaMemcpy(rec, g->d_rec, rec_bytes, cudaMemcpyDeviceToHost);
-		if (e == cudaSuccess && cell_bytes)
-			e = cudaMemcpy(cells, g->d_cells, cell_bytes, cudaMemcpyDeviceToHost);
-		if (e != cudaSuccess)
-			s = gh_cuda_error(e, "validate download", __FILE__, __LINE__);
-	}
 	if (s == GH_OK)
 	{
-		fks.slots = gph.slots = lin.slots = (const gh_slot *) slots;
-		fks.rec = rec;
-		gph.cells = (const uint8_t *) cells;
-		s = gh_validate_views(t, &fks, &gph, &lin);
+		gh_table	c = *t;
+
+		ops->bind(&c, h);
+		s = gh_validate_host(&c);
 	}
-	free(slots);
-	free(rec);
-	free(cells);
+	for (int i = 0; i < n; i++)
+		free(h[i]);
 	return s;
 }
 
+/* gh_layout_digest of a GPU table (one whose layout is fixed): 1 or 2 when
+ * the host copy or the download fails. */
 uint64_t
 gh_gpu_layout_digest(gh_table *t)
 {
-	uint64_t	h = 0xcbf29ce484222325ULL;
-	size_t		a = 0,
-				b = 0;
-	const void *da = nullptr,
-			   *db = nullptr;
+	const gh_scheme_ops *ops = gh_scheme_ops_of(t->scheme);
+	uint64_t	d = 0xcbf29ce484222325ULL;
+	gh_array	a[GH_MAX_ARRAYS];
+	void	   *h[GH_MAX_ARRAYS] = {};
+	int			n = ops->arrays(t, a);
+	gh_status	s = download_arrays(t, a, n, h);
 
-	if (t->scheme == GH_SCHEME_FKS)
+	for (int i = 0; i < n; i++)
 	{
-		a = ((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4);
-		da = t->gpu->d_rec;
-		b = t->n_slots * sizeof(gh_slot);
-		db = t->gpu->d_slots;
+		if (s == GH_OK)
+			d = gh_digest_bytes(d, h[i], a[i].bytes);
+		free(h[i]);
 	}
-	else if (t->scheme == GH_SCHEME_GPH)
-	{
-		a = t->gph.n_cells;
-		da = t->gpu->d_cells;
-		b = t->n_slots * sizeof(gh_slot);
-		db = t->gpu->d_slots;
-	}
-	else
-		return 0;
-
-	void	   *buf = malloc(a + b + 1);
-
-	if (!buf)
-		return 1;
-	cudaSetDevice(t->gpu->ordinal);
-	if (cudaMemcpy(buf, da, a, cudaMemcpyDeviceToHost) != cudaSuccess ||
-		(b && cudaMemcpy((char *) buf + a, db, b, cudaMemcpyDeviceToHost) != cudaSuccess))
-	{
-		cudaGetLastError();
-		free(buf);
-		return 2;
-	}
-	h = gh_digest_bytes(h, buf, a);
-	if (b)
-		h = gh_digest_bytes(h, (char *) buf + a, b);
-	free(buf);
-	return h;
+	if (s != GH_OK)
+		return s == GH_ERR_HOST_MEMORY ? 1 : 2;
+	return d;
 }
 
 void

@@ -1,49 +1,18 @@
 /*
  * host_probe.cpp
- *		The host twin's probes: the schemes' own lookup functions (hash.cuh)
- *		in a loop, and emit as count -> exclusive scan -> write.
+ *		The host twin's probes: each scheme's lookup (schemes/) in a
+ *		loop (scheme_ops.cpp), and emit as count -> exclusive scan -> write.
  */
-#include "table_internal.h"
+#include "scheme_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static inline gh_hit
-host_lookup(const gh_table *t, uint64_t key)
-{
-	switch (t->scheme)
-	{
-		case GH_SCHEME_FKS:
-			return gh_fks_lookup(t->fks, key);
-		case GH_SCHEME_GPH:
-			return gh_gph_lookup(t->gph, key);
-		default:
-			return gh_lin_lookup(t->lin, key);
-	}
-}
 
 gh_status
 gh_host_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
 					 gh_range *ranges, uint32_t *counts, uint64_t *total)
 {
-	uint64_t	sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-	{
-		gh_hit		h = host_lookup(t, keys[i]);
-
-		if (ranges)
-		{
-			ranges[i].offset = h.off;
-			ranges[i].count = h.cnt;
-		}
-		if (counts)
-			counts[i] = h.cnt;
-		sum += h.cnt;
-	}
-	if (total)
-		*total = sum;
-	return GH_OK;
+	return gh_scheme_ops_of(t->scheme)->host_probe(t, keys, n, ranges, counts, total);
 }
 
 template <typename R>

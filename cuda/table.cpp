@@ -3,7 +3,7 @@
  *		The C interface: argument checks, dispatch to the host twin or the
  *		GPU, statistics and error text.
  */
-#include "table_internal.h"
+#include "scheme_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,16 +59,9 @@ gh_default_options(gh_build_options *opt)
 const char *
 gh_scheme_name(gh_scheme s)
 {
-	switch (s)
-	{
-		case GH_SCHEME_GPH:
-			return "gph";
-		case GH_SCHEME_FKS:
-			return "fks";
-		case GH_SCHEME_LINEAR:
-			return "linear";
-	}
-	return "?";
+	const gh_scheme_ops *ops = gh_scheme_ops_of(s);
+
+	return ops ? ops->name : "?";
 }
 
 const char *
@@ -119,8 +112,7 @@ gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 	*out = NULL;
 	if (!opt || (n > 0 && !keys) || (rowid_width != 4 && rowid_width != 8))
 		return gh_error(GH_ERR_INVALID, "invalid build arguments");
-	if (opt->scheme != GH_SCHEME_GPH && opt->scheme != GH_SCHEME_FKS &&
-		opt->scheme != GH_SCHEME_LINEAR)
+	if (!gh_scheme_ops_of(opt->scheme))
 		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
 	if (opt->load_factor < 0 || opt->load_factor > 0.95)
 		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
@@ -255,7 +247,7 @@ gh_validate(gh_table *t)
 		return gh_error(GH_ERR_INVALID, "no table");
 	if (t->device == GH_DEVICE_GPU)
 		return gh_gpu_validate(t);
-	return gh_validate_views(t, &t->fks, &t->gph, &t->lin);
+	return gh_validate_host(t);
 }
 
 void
@@ -283,20 +275,14 @@ uint64_t
 gh_layout_digest(gh_table *t)
 {
 	uint64_t	h = 0xcbf29ce484222325ULL;
+	const gh_scheme_ops *ops = gh_scheme_ops_of(t->scheme);
+	gh_array	a[GH_MAX_ARRAYS];
 
+	if (!ops->layout_fixed)
+		return 0;
 	if (t->device == GH_DEVICE_GPU)
 		return gh_gpu_layout_digest(t);
-	if (t->scheme == GH_SCHEME_FKS)
-	{
-		h = gh_digest_bytes(h, t->h_rec, ((size_t) t->fks.n1 + 1) * (t->fks.rec64 ? 8 : 4));
-		h = gh_digest_bytes(h, t->h_slots, t->n_slots * sizeof(gh_slot));
-	}
-	else if (t->scheme == GH_SCHEME_GPH)
-	{
-		h = gh_digest_bytes(h, t->h_cells, t->gph.n_cells);
-		h = gh_digest_bytes(h, t->h_slots, t->n_slots * sizeof(gh_slot));
-	}
-	else
-		h = 0;
+	for (int i = 0, n = ops->arrays(t, a); i < n; i++)
+		h = gh_digest_bytes(h, a[i].p, a[i].bytes);
 	return h;
 }

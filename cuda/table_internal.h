@@ -8,7 +8,9 @@
 #define GPUHASH_TABLE_INTERNAL_H
 
 #include "gpuhash_table.h"
-#include "hash.cuh"
+#include "schemes/fks.cuh"
+#include "schemes/gph.cuh"
+#include "schemes/linear.cuh"
 
 #include <stdarg.h>
 
@@ -71,9 +73,9 @@ struct gh_key_span
 
 gh_key_span gh_key_span_from(uint64_t umin, uint64_t umax, int64_t smin, int64_t smax);
 
-/* Validation over host copies of a table's arrays (validate.cpp). */
-gh_status	gh_validate_views(const gh_table *t, const gh_fks_view *fks,
-							  const gh_gph_view *gph, const gh_lin_view *lin);
+/* Validation of a table whose views point at host memory (validate.cpp);
+ * a GPU table is validated on a copy bound to host copies of its arrays. */
+gh_status	gh_validate_host(const gh_table *t);
 
 /* GPU side (gpu_table.cu). */
 gh_status	gh_gpu_build(gh_table *t, const gh_build_options *opt,

@@ -6,7 +6,7 @@
  *		stored twice), no GPH bucket holds more than M keys, and the ranges
  *		of the occupied slots tile [0, n_rows) exactly, one per distinct key.
  */
-#include "table_internal.h"
+#include "scheme_ops.h"
 
 #include <stdlib.h>
 
@@ -20,23 +20,13 @@ cmp_range(const void *a, const void *b)
 }
 
 gh_status
-gh_validate_views(const gh_table *t, const gh_fks_view *fks,
-				  const gh_gph_view *gph, const gh_lin_view *lin)
+gh_validate_host(const gh_table *t)
 {
-	const gh_slot *slots;
+	const gh_scheme_ops *ops = gh_scheme_ops_of(t->scheme);
+	gh_array	a[GH_MAX_ARRAYS];
+	int			na = ops->arrays(t, a);
+	const gh_slot *slots = (const gh_slot *) a[na - 1].p;	/* the slots come last */
 	uint64_t	n_slots = t->n_slots;
-
-	switch (t->scheme)
-	{
-		case GH_SCHEME_FKS:
-			slots = fks->slots;
-			break;
-		case GH_SCHEME_GPH:
-			slots = gph->slots;
-			break;
-		default:
-			slots = lin->slots;
-	}
 
 	gh_range   *rg = (gh_range *) malloc((t->n_distinct + 1) * sizeof(gh_range));
 	uint64_t	used = 0;
@@ -47,26 +37,10 @@ gh_validate_views(const gh_table *t, const gh_fks_view *fks,
 	for (uint64_t i = 0; i < n_slots; i++)
 	{
 		const gh_slot *s = &slots[i];
-		gh_hit		h;
-		bool		placed;
 
 		if (s->cnt == 0)
 			continue;
-		switch (t->scheme)
-		{
-			case GH_SCHEME_FKS:
-				placed = gh_fks_slot(*fks, s->key) == i;
-				h = gh_fks_lookup(*fks, s->key);
-				break;
-			case GH_SCHEME_GPH:
-				placed = gh_gph_locate(*gph, s->key) == i / GH_GPH_M;
-				h = gh_gph_lookup(*gph, s->key);
-				break;
-			default:
-				placed = true;	/* checked through the lookup below */
-				h = gh_lin_lookup(*lin, s->key);
-		}
-		if (!placed || h.off != s->off || h.cnt != s->cnt)
+		if (!ops->slot_ok(t, i, *s))
 		{
 			free(rg);
 			return gh_error(GH_ERR_BUILD_FAILED,

@@ -8,6 +8,7 @@
  *		same counts, same emitted sequence, same deterministic layout.
  *
  *		usage: core_test [--quick] [--require-gpu] [--host-only] [--verbose]
+ *		       core_test --print-golden (prints the golden fingerprints, below)
  *		       core_test --count-gpus   (prints the number of usable GPUs)
  */
 #include "gpuhash_table.h"
@@ -656,6 +657,195 @@ test_gpu_budget(void)
 	gh_free(t);
 }
 
+/*
+ * Golden layouts: fixed tables per scheme whose fingerprint (layout digest,
+ * or the slots of a host linear table; the key-grouped rowids; seed,
+ * attempts, rounds, slots, cells) was recorded with the code before the
+ * scheme refactor (commit a989252).  A change here is a change of the built
+ * tables, which must stay bit-identical across refactors; the GPU must match
+ * too (linear's GPU layout depends on insertion order: host only).
+ */
+struct golden_case
+{
+	const char *name;
+	gh_scheme	scheme;
+	uint64_t	want;
+};
+
+static const golden_case golden[] = {
+	{"set0", GH_SCHEME_GPH, 0x9f2ae6e9875ae5b6ULL},	/* attempts 1 */
+	{"set0", GH_SCHEME_FKS, 0xcb8a3fdd8913f35bULL},	/* attempts 1 */
+	{"set0", GH_SCHEME_LINEAR, 0x51d12f194e06e214ULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_GPH, 0x26c216c5995798d8ULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_FKS, 0x21626d0ccc00931eULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_LINEAR, 0xcf5e9c71571a81cfULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_GPH, 0x271319dcd03000edULL},	/* attempts 5 */
+	{"set2", GH_SCHEME_FKS, 0x9cd2fabab71e08c2ULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_LINEAR, 0xf6e40733251cbe04ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_GPH, 0x6114316d1cd4b3e6ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_FKS, 0xe2fb883993868f78ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_LINEAR, 0x8a4c2e910c46d2e3ULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_GPH, 0xdc9f74568da3f1acULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_FKS, 0xe0204d70260b361bULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_LINEAR, 0xc9a0470e5442a494ULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_GPH, 0xd3a22befea01b2a5ULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_FKS, 0x58a06a3560351fbfULL},	/* attempts 2 */
+	{"set5", GH_SCHEME_LINEAR, 0xfbe12b35c521d881ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_GPH, 0x350e28dc2c1c8569ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_FKS, 0x07243564eecb5ac9ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_LINEAR, 0xec327586a06b7b65ULL},	/* attempts 1 */
+};
+
+static void
+golden_keys(int which, vector<uint64_t> &k, vector<uint64_t> &rows, int *width,
+			double *lf, uint64_t *seed)
+{
+	rng			r(9000 + which);
+
+	k.clear();
+	rows.clear();
+	*width = 4;
+	*lf = 0.5;
+	*seed = GH_DEFAULT_SEED;
+	switch (which)
+	{
+		case 0:					/* duplicates */
+			for (int i = 0; i < 30000; i++)
+				k.push_back(r.next() % 8000);
+			break;
+		case 1:					/* distinct, 64-bit rowids, high load */
+			for (int i = 0; i < 40000; i++)
+			{
+				k.push_back(r.next());
+				rows.push_back(r.next());
+			}
+			*width = 8;
+			*lf = 0.9;
+			break;
+		case 2:					/* GPH region 0 crowded: several attempts */
+			{
+				gh_gph_view g;
+				uint64_t	seed_key = gh_gph_key_seed(GH_DEFAULT_SEED);
+
+				k = distinct_random(r, 8000);
+				memset(&g, 0, sizeof(g));
+				gh_gph_geometry(9500, 0.5, 0, &g);
+				uint64_t	hi_end = ((uint64_t) 1 << g.cr_log2 << 32) / g.n_cells;
+
+				for (int i = 0; i < 1500; i++)
+					k.push_back(gh_fmix64_inv((r.below(hi_end) << 32) | (r.next() & 0xffffffffULL)) ^ seed_key);
+			}
+			break;
+		case 3:					/* tiny */
+			k = {5, 5, 9};
+			*lf = 0.7;
+			break;
+		case 4:					/* negatives, another seed */
+			for (int i = 0; i < 20000; i++)
+				k.push_back((uint64_t) (-(int64_t) i * 7));
+			*seed = 12345;
+			*lf = 0.6;
+			break;
+		case 5:					/* FKS redraws level 1 once under this seed */
+			{
+				uint64_t	st = 1;
+
+				for (int i = 0; i < 16; i++)
+					k.push_back(gh_splitmix64(&st));
+				*seed = 4907;
+			}
+			break;
+		default:				/* empty */
+			break;
+	}
+}
+
+#define GOLDEN_SETS 7
+
+static uint64_t
+golden_fingerprint(gh_table *t)
+{
+	gh_table_info info;
+	uint64_t	h = 0xcbf29ce484222325ULL;
+	uint64_t	layout = gh_layout_digest(t);
+	const void *rows = gh_sorted_rowids(t);
+
+	gh_table_get_info(t, &info);
+	if (t->scheme == GH_SCHEME_LINEAR && t->device == GH_DEVICE_HOST)
+		layout = gh_digest_bytes(layout, t->h_slots, t->n_slots * sizeof(gh_slot));
+	h = gh_digest_bytes(h, &layout, 8);
+	if (rows)
+		h = gh_digest_bytes(h, rows, info.n_rows * info.rowid_width);
+	uint64_t	f[] = {info.seed, (uint64_t) info.attempts, (uint64_t) info.rounds, info.slots,
+	info.cells, info.n_distinct};
+
+	return gh_digest_bytes(h, f, sizeof(f));
+}
+
+static void
+test_golden(int gpus, bool print)
+{
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	int			i = 0,
+				matched = 0;
+
+	for (int set = 0; set < GOLDEN_SETS; set++)
+	{
+		vector<uint64_t> k,
+					rows;
+		int			width;
+		double		lf;
+		uint64_t	seed;
+
+		golden_keys(set, k, rows, &width, &lf, &seed);
+		for (gh_scheme sc : schemes)
+		{
+			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR ? 2 : 1); dev++)
+			{
+				gh_build_options opt;
+				gh_table   *t = NULL;
+				vector<uint32_t> r32(rows.begin(), rows.end());
+				const void *rp = rows.empty() ? NULL : width == 4 ? (const void *) r32.data() : rows.data();
+
+				gh_default_options(&opt);
+				opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+				opt.scheme = sc;
+				opt.seed = seed;
+				opt.load_factor = lf;
+				gh_status	s = gh_build(&opt, k.data(), rp, width, k.size(), &t);
+
+				CHECK(s == GH_OK, "golden %d/%s/%s: build: %s", set, gh_scheme_name(sc),
+					  gh_device_name(opt.device), gh_last_error());
+				if (s != GH_OK)
+					continue;
+				uint64_t	fp = golden_fingerprint(t);
+
+				if (print && dev == 0)
+					printf("\t{\"set%d\", GH_SCHEME_%s, 0x%016llxULL},\t/* attempts %d */\n", set,
+						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" : "LINEAR",
+						   (unsigned long long) fp, t->attempts);
+				else
+				{
+					const golden_case *g = NULL;
+
+					for (const golden_case &c : golden)
+						if (c.scheme == sc && c.name == "set" + std::to_string(set))
+							g = &c;
+					CHECK(g && g->want == fp, "golden set%d/%s/%s: fingerprint 0x%016llx, recorded 0x%016llx",
+						  set, gh_scheme_name(sc), gh_device_name(opt.device),
+						  (unsigned long long) fp, (unsigned long long) (g ? g->want : 0));
+					matched += g && g->want == fp;
+				}
+				gh_free(t);
+				i++;
+			}
+		}
+	}
+	if (!print)
+		printf("golden layouts: %d of %d tables equal the fingerprints recorded before the scheme refactor\n",
+			   matched, i);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -673,6 +863,11 @@ main(int argc, char **argv)
 			host_only = true;
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = true;
+		else if (!strcmp(argv[i], "--print-golden"))
+		{
+			test_golden(0, true);
+			return 0;
+		}
 		else if (!strcmp(argv[i], "--count-gpus"))
 		{
 			printf("%d\n", gh_gpu_count());
@@ -745,6 +940,7 @@ main(int argc, char **argv)
 	}
 	test_gph_loads(quick ? 100000 : 1000000, gpus);
 	test_gph_oversize(gpus);
+	test_golden(gpus, false);
 	test_build_cancel(gpus);
 	if (gpus > 0)
 		test_gpu_budget();
