@@ -104,4 +104,11 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+-- a probe batch larger than a staging chunk (256 MB / 64 = 524,288 keys)
+-- goes to the service in two requests, and EXPLAIN ANALYZE says so
+SET gpuhash.batch_rows = 1048576;
+SELECT l FROM gh_explain('SELECT count(*) FROM generate_series(1, 600000) o(k) JOIN r ON o.k % 1000 = r.k4',
+                         'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
+WHERE l ~ 'Probe (Batches|Requests)';
+RESET gpuhash.batch_rows;
 SELECT gh_tables_become(0);

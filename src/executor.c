@@ -16,7 +16,9 @@
  *				   [offset, offset + count) indexes them.
  *	  NEED_BATCH:  pull up to gpuhash.batch_rows outer rows of this hash
  *				   batch (columns copied, key encoded), probe them at once
- *				   for rowid ranges.
+ *				   for rowid ranges.  An absorbed outer scan (outer_scan.c)
+ *				   hands out tuples in their pinned pages instead: only the
+ *				   key is read, the kept columns when a row matches.
  *	  NEXT_OUTER:  the next outer row of the probe batch.
  *	  SCAN_RANGE:  each inner row of its range: the join filter (for
  *				   fingerprint keys, first the keys' own equality) decides a

@@ -132,6 +132,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Probe Batches", NULL, st->batches, es);
+	/* batches over a staging chunk went to the service in pieces: say so */
+	if (st->in_service && st->probe_requests > st->batches)
+		ExplainPropertyUInteger("Probe Requests", NULL, st->probe_requests, es);
 	/* as Hash shows them: work_mem batches, and the peak of the kept rows */
 	ExplainPropertyInteger("Hash Batches", NULL, st->hash_batches, es);
 	ExplainPropertyUInteger("Memory Usage", "kB", (st->mem_peak + 1023) / 1024, es);

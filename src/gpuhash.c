@@ -88,7 +88,9 @@ _PG_init(void)
 	/* bounded: any user may set it, and the node sizes its batch arrays by it */
 	DefineCustomIntVariable("gpuhash.batch_rows",
 							"Outer rows probed per batch.",
-							NULL,
+							"Through the GPU service, a batch larger than a staging chunk "
+							"(gpuhash.staging_memory / 64, 8 bytes a row) goes in several "
+							"requests; EXPLAIN ANALYZE then shows Probe Requests.",
 							&gpuhash_batch_rows,
 							65536, 1, GPUHASH_MAX_BATCH_ROWS,
 							PGC_USERSET, 0,

@@ -119,6 +119,16 @@ gpuhash_pack(uint64 key, uint64 value, int width, int nkeys)
 
 /* planner.c */
 extern void gpuhash_planner_init(void);
+
+/* costs.c */
+struct PlannerInfo;
+struct CustomPath;
+struct Path;
+extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath,
+							  struct Path *outer_path, struct Path *inner_path,
+							  bool parallel_inner, bool outer_scan, List *quals, int nkeys,
+							  double rows);
+extern double gpuhash_parallel_divisor(struct Path *path);
 extern CustomScanMethods gpuhash_scan_methods;
 
 /* Plan-time facts the executor reads back from custom_private. */
@@ -191,6 +201,7 @@ typedef struct GhRemoteTable
 	uint32		generation;		/* service generation that owns it */
 	uint64		n_rows;
 	gh_table_info info;
+	uint64		probe_requests; /* requests its probes took (service_client.c) */
 } GhRemoteTable;
 
 typedef struct GpuTable
@@ -253,6 +264,8 @@ typedef struct GpuJoinStats
 	uint64		scan_filtered;	/* rows its quals removed */
 	double		read_ms;		/* reading outer rows and their keys */
 	double		wait_ms;		/* waiting for the probe (GPU or host twin) */
+	uint64		probe_requests; /* service requests of the probes: more than
+								 * batches when a batch exceeds a staging chunk */
 } GpuJoinStats;
 
 /*

@@ -89,6 +89,22 @@ typedef struct GpuOuterScan
 	uint64		filtered;
 } GpuOuterScan;
 
+/*
+ * The kept inner rows of a parallel-aware join, in the query's DSA
+ * (shared_inner.c), inside the shared state of parallel.c.
+ */
+typedef struct SharedInner
+{
+	int			max_chunks;
+	int			n_chunks;		/* (under the shared state's lock) */
+	dsa_pointer chunks;			/* all readers: a share per participant */
+	dsa_pointer rows;			/* one reader: MinimalTuples, back to back */
+	dsa_pointer rowptrs;		/* dsa_pointer per key-grouped position */
+	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
+	dsa_pointer kf;				/* the key filter's words, or invalid */
+	uint64		kf_nwords;
+} SharedInner;
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
@@ -263,6 +279,17 @@ extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
 extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);
 extern dsa_pointer gpuhash_inner_shared_matched(GpuJoinState *gs, dsa_area *area);
+
+/* shared_inner.c */
+extern void gpuhash_shared_inner_init(SharedInner *si, int max_chunks);
+extern void gpuhash_shared_inner_directory(SharedInner *si, dsa_area *area);
+extern void gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area,
+										   int slot);
+extern void gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si,
+												   dsa_area *area);
+extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
+extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);
+extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
 extern void gpuhash_free_table(GpuJoinState *gs);

@@ -266,6 +266,7 @@ gpuhash_probe_batch(GpuJoinState *gs)
 	gh_status	st;
 	gh_table_info before,
 				after;
+	uint64		requests = gs->table.svc.probe_requests;
 
 	gpuhash_table_info(&gs->table, &before);
 	st = probe_keys(gs, gs->batch_keys, gs->batch_n, gs->batch_ranges);
@@ -293,6 +294,8 @@ gpuhash_probe_batch(GpuJoinState *gs)
 	gs->stats.probe_ms += after.probe_ms - before.probe_ms;
 	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
 	gs->stats.batches++;
+	if (gs->table.remote)
+		gs->stats.probe_requests += gs->table.svc.probe_requests - requests;
 	gs->stats.outer_rows += gs->batch_n;
 	gs->stats.device = gs->device;
 }

@@ -4,6 +4,10 @@
  *	  A parallel-aware GpuHashJoin: the inner side is read once and the
  *	  join table built once, in the GPU service; every participant of the
  *	  parallel plan probes it with its share of the (partial) outer side.
+ *	  This file coordinates: the DSM (the shared state, then an absorbed
+ *	  outer scan's block allocator), the election of the builder, the
+ *	  barrier, the table's ownership and the counters.  The rows themselves
+ *	  are shared_inner.c's.
  *
  * Two ways to read the inner side, chosen by the planner:
  *
@@ -19,16 +23,17 @@
  *	 finds nothing left to read: once one participant's partial scan is
  *	 exhausted, every row belongs to a participant attached to the barrier.
  *
- * Either way the kept inner columns are MinimalTuples in the query's DSA,
- * reached through one dsa_pointer per key-grouped position (NULL-key rows of
- * a right/full join after those), so a probe's range indexes them directly.
+ * Either way the kept inner columns are MinimalTuples in the query's DSA
+ * (shared_inner.c), reached through one dsa_pointer per key-grouped
+ * position, so a probe's range indexes them directly.
  * The table is built with the leader as its owner in the service (which
  * frees it when the leader's backend exits, at the latest).  Until the
  * builder publishes it, the builder frees it on error like any table of its
  * own; once published, the leader frees it when no participant can probe it
- * any more: when the query's DSM segment is detached (the workers have
- * finished: normal end, error or cancel alike), or at a rescan (the old
- * workers are gone).  Without a segment there are no workers: the leader
+ * any more: when the query's DSM segment is detached (normal end, error or
+ * cancel alike), or at a rescan (the old workers are gone).  On error the
+ * leader detaches before its workers have exited: a builder that publishes
+ * after that keeps the table as its own (leader_detached).  Without a segment there are no workers: the leader
  * builds the table and keeps it as its own, so its node's cleanup frees it
  * on error too.  Counts of batches and outer rows add up across
  * participants for EXPLAIN ANALYZE.
@@ -47,11 +52,9 @@
 #include "gpuhash.h"
 #include "join_state.h"
 
-#include "access/htup_details.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
-#include "portability/instr_time.h"
 #include "storage/barrier.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
@@ -68,16 +71,6 @@ typedef enum SharedPhase
 #define PHASE_BUILD		1
 #define PHASE_READY		2
 
-/* One participant's share of a partial inner side. */
-typedef struct InnerChunk
-{
-	uint64		n_keyed;		/* rows with a key, then n_null without */
-	uint64		n_null;
-	dsa_pointer keys;			/* uint64 per keyed row */
-	dsa_pointer rows;			/* MinimalTuples, back to back */
-	dsa_pointer offsets;		/* uint64 per row: its tuple in rows */
-} InnerChunk;
-
 typedef struct GpuJoinShared
 {
 	slock_t		mutex;
@@ -85,11 +78,8 @@ typedef struct GpuJoinShared
 	ConditionVariable cv;
 	int			leader_pid;
 
-	/* all readers: the barrier and the participants' shares */
+	/* all readers: the barrier the participants' shares wait at */
 	Barrier		build_barrier;
-	int			max_chunks;
-	int			n_chunks;
-	dsa_pointer chunks;			/* InnerChunk[max_chunks] */
 
 	/* the table, once ready */
 	GpuTable	table;
@@ -101,11 +91,7 @@ typedef struct GpuJoinShared
 	uint64		distinct_keys;
 	double		build_ms;
 	size_t		gpu_bytes;
-	dsa_pointer rows;			/* one reader: MinimalTuples, back to back */
-	dsa_pointer rowptrs;		/* dsa_pointer per key-grouped position */
-	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
-	dsa_pointer kf;				/* the key filter's words, or invalid */
-	uint64		kf_nwords;
+	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
 	bool		in_dsm;			/* the segment's detach frees the table */
 	bool		leader_detached;	/* that detach has run: a builder keeps
@@ -122,6 +108,7 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 scan_filtered;
 	pg_atomic_uint64 read_us;
 	pg_atomic_uint64 wait_us;
+	pg_atomic_uint64 probe_requests;
 } GpuJoinShared;
 
 /*
@@ -144,10 +131,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	ConditionVariableInit(&sh->cv);
 	BarrierInit(&sh->build_barrier, 0);
 	sh->phase = SHARED_EMPTY;
-	sh->max_chunks = nworkers + 1;
-	sh->n_chunks = 0;
-	sh->chunks = sh->rows = sh->rowptrs = sh->matched = sh->kf = InvalidDsaPointer;
-	sh->kf_nwords = 0;
+	gpuhash_shared_inner_init(&sh->inner, nworkers + 1);
 	sh->probing = 0;
 	sh->fill_claimed = false;
 	sh->table_live = false;
@@ -159,6 +143,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->scan_filtered, 0);
 	pg_atomic_init_u64(&sh->read_us, 0);
 	pg_atomic_init_u64(&sh->wait_us, 0);
+	pg_atomic_init_u64(&sh->probe_requests, 0);
 }
 
 /*
@@ -213,36 +198,6 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	gpuhash_outer_scan_init_dsm(gs, SCAN_SPACE(coordinate));
 }
 
-static void
-free_dsa(dsa_area *area, dsa_pointer *p)
-{
-	if (area && DsaPointerIsValid(*p))
-		dsa_free(area, *p);
-	*p = InvalidDsaPointer;
-}
-
-/* Frees the shared rows; the leader frees the table as its own. */
-static void
-release_shared(GpuJoinShared *sh, dsa_area *area)
-{
-	if (area && DsaPointerIsValid(sh->chunks))
-	{
-		InnerChunk *c = dsa_get_address(area, sh->chunks);
-
-		for (int i = 0; i < sh->n_chunks; i++)
-		{
-			free_dsa(area, &c[i].keys);
-			free_dsa(area, &c[i].rows);
-			free_dsa(area, &c[i].offsets);
-		}
-	}
-	free_dsa(area, &sh->chunks);
-	free_dsa(area, &sh->rows);
-	free_dsa(area, &sh->rowptrs);
-	free_dsa(area, &sh->matched);
-	free_dsa(area, &sh->kf);
-}
-
 /* Rescan of a parallel plan: the shared state starts over. */
 void
 gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -253,7 +208,7 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 
 	/* the old workers are gone: their table and rows can go */
 	free_published_table(sh, false);
-	release_shared(sh, node->ss.ps.state->es_query_dsa);
+	gpuhash_shared_inner_release(&sh->inner, node->ss.ps.state->es_query_dsa);
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
 	gs->shared = sh;
@@ -305,6 +260,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.scan_filtered = pg_atomic_read_u64(&sh->scan_filtered);
 	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
 	gs->stats.wait_ms = pg_atomic_read_u64(&sh->wait_us) / 1000.0;
+	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
 	gs->stats.in_service = true;
 }
 
@@ -344,161 +300,6 @@ publish_table(GpuJoinState *gs)
 	sh->gpu_bytes = gs->stats.gpu_bytes;
 }
 
-/* One reader: run the inner plan, build, publish in key-grouped order. */
-static void
-build_one_reader(GpuJoinState *gs, dsa_area *area)
-{
-	GpuJoinShared *sh = gs->shared;
-	dsa_pointer offs;
-
-	gpuhash_build_inner(gs);
-	sh->rows = gpuhash_inner_publish(gs, area, &offs);
-	if (DsaPointerIsValid(sh->rows))
-	{
-		uint64	   *o = dsa_get_address(area, offs);
-		dsa_pointer *ptrs;
-
-		sh->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
-											DSA_ALLOC_HUGE);
-		ptrs = dsa_get_address(area, sh->rowptrs);
-		for (uint64 i = 0; i < gs->n_inner_all; i++)
-			ptrs[i] = sh->rows + o[i];
-		dsa_free(area, offs);
-	}
-	if (gs->fill_inner)
-		sh->matched = gpuhash_inner_shared_matched(gs, area);
-	if (gs->kf_words)
-	{
-		sh->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf_nwords, DSA_ALLOC_HUGE);
-		memcpy(dsa_get_address(area, sh->kf), gs->kf_words, sizeof(uint64) * gs->kf_nwords);
-		sh->kf_nwords = gs->kf_nwords;
-	}
-	publish_table(gs);
-}
-
-/* All readers: this participant's share of the inner side goes to the DSA. */
-static void
-read_share(GpuJoinState *gs, dsa_area *area)
-{
-	GpuJoinShared *sh = gs->shared;
-	InnerChunk	c;
-	int			slot;
-
-	gpuhash_read_inner(gs);
-	memset(&c, 0, sizeof(c));
-	c.n_keyed = gs->n_inner;
-	c.n_null = gs->n_inner_all - gs->n_inner;
-	c.keys = InvalidDsaPointer;
-	if (c.n_keyed > 0)
-	{
-		c.keys = dsa_allocate_extended(area, sizeof(uint64) * c.n_keyed, DSA_ALLOC_HUGE);
-		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
-	}
-	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
-	MemoryContextReset(gs->inner_cxt);
-
-	SpinLockAcquire(&sh->mutex);
-	slot = sh->n_chunks++;
-	SpinLockRelease(&sh->mutex);
-	if (slot >= sh->max_chunks)
-		elog(ERROR, "gpuhash: more inner readers than parallel participants");
-	((InnerChunk *) dsa_get_address(area, sh->chunks))[slot] = c;
-	gs->stats.null_key_rows = c.n_null;
-}
-
-/*
- * All readers, elected by the barrier: concatenate the shares' keys, build
- * the table, and lay the rows out in its order (NULL-key rows last).
- */
-static void
-build_from_shares(GpuJoinState *gs, dsa_area *area)
-{
-	GpuJoinShared *sh = gs->shared;
-	InnerChunk *chunks = dsa_get_address(area, sh->chunks);
-	uint64		n_keyed = 0,
-				n_null = 0,
-				pos = 0;
-	uint64	   *keys;
-	dsa_pointer *local = NULL;	/* concatenation order -> row */
-	dsa_pointer *ptrs = NULL;
-	bool		have_rows = gs->n_inner_keep > 0;
-	instr_time	t0,
-				t1;
-
-	INSTR_TIME_SET_CURRENT(t0);
-	for (int i = 0; i < sh->n_chunks; i++)
-	{
-		n_keyed += chunks[i].n_keyed;
-		n_null += chunks[i].n_null;
-	}
-	MemoryContextReset(gs->inner_cxt);
-	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(n_keyed, 1));
-	if (have_rows)
-		local = MemoryContextAllocHuge(gs->inner_cxt, sizeof(dsa_pointer) * Max(n_keyed, 1));
-	for (int i = 0; i < sh->n_chunks; i++)
-	{
-		InnerChunk *c = &chunks[i];
-		uint64	   *o = have_rows && DsaPointerIsValid(c->offsets) ?
-			dsa_get_address(area, c->offsets) : NULL;
-
-		if (c->n_keyed > 0)
-			memcpy(keys + pos, dsa_get_address(area, c->keys), sizeof(uint64) * c->n_keyed);
-		for (uint64 r = 0; o && r < c->n_keyed; r++)
-			local[pos + r] = c->rows + o[r];
-		pos += c->n_keyed;
-	}
-
-	gs->n_inner = n_keyed;
-	gs->n_inner_all = n_keyed + n_null;
-	gs->inner_keys_arr = keys;
-	gs->inner_vals = NULL;
-	if (have_rows && gs->n_inner_all > 0)
-	{
-		sh->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
-											DSA_ALLOC_HUGE);
-		ptrs = dsa_get_address(area, sh->rowptrs);
-	}
-	if (n_keyed > 0)
-	{
-		const uint32 *order = gpuhash_build_keys(gs, keys, n_keyed);
-
-		for (uint64 i = 0; ptrs && i < n_keyed; i++)
-			ptrs[i] = local[order[i]];
-		if (gpuhash_keyfilter_wanted(gs))
-		{
-			sh->kf_nwords = gpuhash_keyfilter_words(n_keyed);
-			sh->kf = dsa_allocate_extended(area, sizeof(uint64) * sh->kf_nwords, DSA_ALLOC_HUGE);
-			gpuhash_keyfilter_fill(dsa_get_address(area, sh->kf), sh->kf_nwords, keys, n_keyed);
-		}
-	}
-	/* the NULL-key rows of right/full joins, after the table's rows */
-	pos = n_keyed;
-	for (int i = 0; ptrs && i < sh->n_chunks; i++)
-	{
-		InnerChunk *c = &chunks[i];
-		uint64	   *o = DsaPointerIsValid(c->offsets) ? dsa_get_address(area, c->offsets) : NULL;
-
-		for (uint64 r = 0; o && r < c->n_null; r++)
-			ptrs[pos++] = c->rows + o[c->n_keyed + r];
-	}
-	/* keys and offsets have served; rows stay */
-	for (int i = 0; i < sh->n_chunks; i++)
-	{
-		free_dsa(area, &chunks[i].keys);
-		free_dsa(area, &chunks[i].offsets);
-	}
-	if (gs->fill_inner)
-		sh->matched = gpuhash_inner_shared_matched(gs, area);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
-	gs->stats.null_key_rows = n_null;
-	gs->stats.inner_rows = n_keyed;
-	publish_table(gs);
-	MemoryContextReset(gs->inner_cxt);
-	gs->inner_keys_arr = NULL;
-}
-
 /*
  * The table is ready: take it, and count in as a prober.  built: this
  * participant built it (publish_table decided whether it still owns it).
@@ -518,15 +319,9 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	gs->inner_vals = NULL;
 	gs->inner_nulls = NULL;
 	gs->inner_keys_arr = NULL;
-	gs->shared_area = area;
-	gs->shared_rowptrs = DsaPointerIsValid(sh->rowptrs) ?
-		dsa_get_address(area, sh->rowptrs) : NULL;
-	gs->shared_matched = DsaPointerIsValid(sh->matched) ?
-		dsa_get_address(area, sh->matched) : NULL;
+	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
 		gs->owns_table = !sh->in_dsm;	/* else the shared state frees it */
-	gs->kf_words = DsaPointerIsValid(sh->kf) ? dsa_get_address(area, sh->kf) : NULL;
-	gs->kf_nwords = sh->kf_nwords;
 	gs->kf_on = gs->kf_words != NULL;
 	gs->kf_tested = gs->kf_passed = 0;
 	gs->built = true;
@@ -554,16 +349,21 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 		if (phase == PHASE_READ)
 		{
-			/* the chunk directory, made once by whoever comes first */
+			int			slot;
+
+			/* the share directory, made once by whoever comes first; a slot in it */
 			SpinLockAcquire(&sh->mutex);
-			if (!DsaPointerIsValid(sh->chunks))
-				sh->chunks = dsa_allocate0(area, sizeof(InnerChunk) * sh->max_chunks);
+			gpuhash_shared_inner_directory(&sh->inner, area);
+			slot = sh->inner.n_chunks++;
 			SpinLockRelease(&sh->mutex);
-			read_share(gs, area);
+			if (slot >= sh->inner.max_chunks)
+				elog(ERROR, "gpuhash: more inner readers than parallel participants");
+			gpuhash_shared_inner_put_share(gs, &sh->inner, area, slot);
 			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION))
 			{
 				gs->owns_table = true;	/* until published */
-				build_from_shares(gs, area);
+				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
+				publish_table(gs);
 				builder = true;
 			}
 			phase = PHASE_BUILD;
@@ -592,7 +392,8 @@ gpuhash_shared_build(GpuJoinState *gs)
 	if (builder)
 	{
 		gs->owns_table = true;	/* until published */
-		build_one_reader(gs, area);
+		gpuhash_shared_inner_build_one(gs, &sh->inner, area);
+		publish_table(gs);
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
 		sh->phase = SHARED_READY;
@@ -667,6 +468,8 @@ gpuhash_shared_count_filtered(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
 	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) (gs->stats.read_ms * 1000.0));
 	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) (gs->stats.wait_ms * 1000.0));
+	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
+	gs->stats.probe_requests = 0;
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = 0;
 }

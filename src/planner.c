@@ -210,92 +210,6 @@ choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
-static double parallel_divisor(Path *path);
-
-static void
-cost_gpu_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
-			  Path *inner_path, bool parallel_inner, bool outer_scan, KeyChoice *kc,
-			  double rows)
-{
-	QualCost	qc;
-
-	/* a partial inner path's rows are one participant's: the table has all */
-	double		inner_rows = inner_path->rows *
-		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
-	double		outer_rows = outer_path->rows;
-	double		emit_rows;
-	Cost		startup,
-				run;
-
-	cost_qual_eval(&qc, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), root);
-
-	/*
-	 * The inner side is consumed whole before the first row comes out: each
-	 * participant evaluates the keys of the rows it reads, the table is
-	 * built once over all of them.
-	 */
-	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
-	startup += inner_path->rows * cpu_operator_cost * kc->nkeys;
-	startup += inner_rows * gpuhash_build_row_cost;
-	startup += qc.startup;
-
-	run = outer_path->total_cost - outer_path->startup_cost;
-	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * kc->nkeys);
-
-	/*
-	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
-	 * node, slot or copy per row: half a tuple's CPU cost saved per row.
-	 */
-	if (outer_scan)
-		run -= 0.5 * cpu_tuple_cost * outer_rows;
-
-	/*
-	 * Each hash match is checked against the other clauses, then emitted.
-	 * That CPU work is the same as in PostgreSQL's hash join, so it is
-	 * costed as final_cost_hashjoin() does, which counts the matches of a
-	 * parallel hash join against one participant's share of the inner side:
-	 * the planner then weighs the two joins on what differs, the table.
-	 */
-	emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
-	run += emit_rows * (qc.per_tuple + cpu_tuple_cost);
-	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
-
-	/*
-	 * A serial join over more than work_mem x hash_mem_multiplier splits
-	 * into hash batches (batch.c): both sides are written once and read
-	 * once more, as final_cost_hashjoin charges its batches.
-	 */
-	if (cpath->path.parallel_aware == false &&
-		gpuhash_initial_nbatch(inner_rows, inner_path->pathtarget->width) > 1)
-	{
-		double		inner_pages = ceil(inner_rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
-		double		outer_pages = ceil(outer_rows * (outer_path->pathtarget->width + 24) / BLCKSZ);
-
-		startup += seq_page_cost * inner_pages;
-		run += seq_page_cost * (inner_pages + 2 * outer_pages);
-	}
-
-	cpath->path.rows = rows;
-	cpath->path.startup_cost = startup;
-	cpath->path.total_cost = startup + run;
-}
-
-/* Rows per participant of a partial path, as costsize.c divides them. */
-static double
-parallel_divisor(Path *path)
-{
-	double		divisor = path->parallel_workers;
-
-	if (parallel_leader_participation)
-	{
-		double		leader = 1.0 - (0.3 * path->parallel_workers);
-
-		if (leader > 0)
-			divisor += leader;
-	}
-	return divisor > 0 ? divisor : 1.0;
-}
-
 /*
  * The cheapest unparameterized path of rel that may run inside a parallel
  * plan (its cheapest total path is often a Gather, which may not).
@@ -349,7 +263,8 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 													  kc->outer_exprs, kc->inner_exprs,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
-	cost_gpu_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan, kc, rows);
+	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
+					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), kc->nkeys, rows);
 	return cpath;
 }
 
@@ -360,10 +275,10 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 						bool parallel_inner, bool outer_scan, KeyChoice *kc)
 {
 	CustomPath *cpath;
-	double		participants = parallel_divisor(outer_partial);
+	double		participants = gpuhash_parallel_divisor(outer_partial);
 	double		rows = joinrel->rows / participants;
 	double		inner_rows = inner_path->rows *
-		(parallel_inner ? parallel_divisor(inner_path) : 1.0);
+		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
 
 	/*
 	 * Participants share one table whole: no hash batches.  Offered while

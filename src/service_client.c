@@ -374,6 +374,11 @@ gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
 	return release_if_ours(s, st);
 }
 
+/*
+ * Probes n keys.  A batch larger than the slot's staging chunk
+ * (gpuhash.staging_memory / SVC_SLOTS, 8 bytes a key) goes as several
+ * requests, counted in t->probe_requests for EXPLAIN ANALYZE.
+ */
 gh_status
 gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
 {
@@ -390,6 +395,7 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 		s->table_id = t->id;
 		s->n = cnt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		t->probe_requests++;
 		st = submit(s, t->generation);
 		if (st == GH_OK)
 		{

@@ -1,0 +1,106 @@
+/*-------------------------------------------------------------------------
+ *
+ * costs.c
+ *	  The planner's costs of a GpuHashJoin path: the inner side consumed
+ *	  whole and built once, a fixed setup, a cost per inner row kept and per
+ *	  outer row probed, the per-match work costed as PostgreSQL's hash join
+ *	  costs it, hash batches over work_mem, and an absorbed outer scan's
+ *	  saving.  planner.c makes the paths.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+
+#include <math.h>
+
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+
+/*
+ * The costs of a GpuHashJoin path.  quals: the clauses checked per match
+ * (join filter and filter), nkeys: the hash keys.
+ */
+void
+gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
+				  Path *inner_path, bool parallel_inner, bool outer_scan, List *quals,
+				  int nkeys, double rows)
+{
+	QualCost	qc;
+
+	/* a partial inner path's rows are one participant's: the table has all */
+	double		inner_rows = inner_path->rows *
+		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	double		outer_rows = outer_path->rows;
+	double		emit_rows;
+	Cost		startup,
+				run;
+
+	cost_qual_eval(&qc, quals, root);
+
+	/*
+	 * The inner side is consumed whole before the first row comes out: each
+	 * participant evaluates the keys of the rows it reads, the table is
+	 * built once over all of them.
+	 */
+	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
+	startup += inner_path->rows * cpu_operator_cost * nkeys;
+	startup += inner_rows * gpuhash_build_row_cost;
+	startup += qc.startup;
+
+	run = outer_path->total_cost - outer_path->startup_cost;
+	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * nkeys);
+
+	/*
+	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
+	 * node, slot or copy per row: half a tuple's CPU cost saved per row.
+	 */
+	if (outer_scan)
+		run -= 0.5 * cpu_tuple_cost * outer_rows;
+
+	/*
+	 * Each hash match is checked against the other clauses, then emitted.
+	 * That CPU work is the same as in PostgreSQL's hash join, so it is
+	 * costed as final_cost_hashjoin() does, which counts the matches of a
+	 * parallel hash join against one participant's share of the inner side:
+	 * the planner then weighs the two joins on what differs, the table.
+	 */
+	emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
+	run += emit_rows * (qc.per_tuple + cpu_tuple_cost);
+	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
+
+	/*
+	 * A serial join over more than work_mem x hash_mem_multiplier splits
+	 * into hash batches (batch.c): both sides are written once and read
+	 * once more, as final_cost_hashjoin charges its batches.
+	 */
+	if (cpath->path.parallel_aware == false &&
+		gpuhash_initial_nbatch(inner_rows, inner_path->pathtarget->width) > 1)
+	{
+		double		inner_pages = ceil(inner_rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
+		double		outer_pages = ceil(outer_rows * (outer_path->pathtarget->width + 24) / BLCKSZ);
+
+		startup += seq_page_cost * inner_pages;
+		run += seq_page_cost * (inner_pages + 2 * outer_pages);
+	}
+
+	cpath->path.rows = rows;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + run;
+}
+
+/* Rows per participant of a partial path, as costsize.c divides them. */
+double
+gpuhash_parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - (0.3 * path->parallel_workers);
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return divisor > 0 ? divisor : 1.0;
+}
+

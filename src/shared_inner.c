@@ -1,0 +1,241 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared_inner.c
+ *	  The kept inner rows of a parallel-aware GpuHashJoin, in the query's
+ *	  DSA: one reader lays them out after building, or every reader puts its
+ *	  share in a directory and the participant the barrier elects builds
+ *	  from all shares.  Either way every participant then reaches row k of
+ *	  the table's key-grouped order through one dsa_pointer, NULL-key rows
+ *	  of right/full joins after those, with shared match bits and the key
+ *	  filter beside them.  parallel.c coordinates (DSM, barrier, election,
+ *	  the table's ownership); inner_store.c keeps and publishes the rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "join_state.h"
+
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+/* One participant's share of a partial inner side. */
+typedef struct InnerChunk
+{
+	uint64		n_keyed;		/* rows with a key, then n_null without */
+	uint64		n_null;
+	dsa_pointer keys;			/* uint64 per keyed row */
+	dsa_pointer rows;			/* MinimalTuples, back to back */
+	dsa_pointer offsets;		/* uint64 per row: its tuple in rows */
+} InnerChunk;
+
+void
+gpuhash_shared_inner_init(SharedInner *si, int max_chunks)
+{
+	si->max_chunks = max_chunks;
+	si->n_chunks = 0;
+	si->chunks = si->rows = si->rowptrs = si->matched = si->kf = InvalidDsaPointer;
+	si->kf_nwords = 0;
+}
+
+/* The share directory, made once (under the caller's lock). */
+void
+gpuhash_shared_inner_directory(SharedInner *si, dsa_area *area)
+{
+	if (!DsaPointerIsValid(si->chunks))
+		si->chunks = dsa_allocate0(area, sizeof(InnerChunk) * si->max_chunks);
+}
+
+/* A participant reads the shared rows, match bits and key filter. */
+void
+gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+{
+	gs->shared_area = area;
+	gs->shared_rowptrs = DsaPointerIsValid(si->rowptrs) ?
+		dsa_get_address(area, si->rowptrs) : NULL;
+	gs->shared_matched = DsaPointerIsValid(si->matched) ?
+		dsa_get_address(area, si->matched) : NULL;
+	gs->kf_words = DsaPointerIsValid(si->kf) ? dsa_get_address(area, si->kf) : NULL;
+	gs->kf_nwords = si->kf_nwords;
+}
+
+static void
+free_dsa(dsa_area *area, dsa_pointer *p)
+{
+	if (area && DsaPointerIsValid(*p))
+		dsa_free(area, *p);
+	*p = InvalidDsaPointer;
+}
+
+/* Frees the shared rows (a rescan, once the old workers are gone). */
+void
+gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
+{
+	if (area && DsaPointerIsValid(si->chunks))
+	{
+		InnerChunk *c = dsa_get_address(area, si->chunks);
+
+		for (int i = 0; i < si->n_chunks; i++)
+		{
+			free_dsa(area, &c[i].keys);
+			free_dsa(area, &c[i].rows);
+			free_dsa(area, &c[i].offsets);
+		}
+	}
+	free_dsa(area, &si->chunks);
+	free_dsa(area, &si->rows);
+	free_dsa(area, &si->rowptrs);
+	free_dsa(area, &si->matched);
+	free_dsa(area, &si->kf);
+}
+
+/*
+ * One reader: run the inner plan, build the table, and lay the kept rows out
+ * in the DSA in its key-grouped order, with the match bits and the key
+ * filter.  The caller publishes the table.
+ */
+void
+gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+{
+		dsa_pointer offs;
+
+	gpuhash_build_inner(gs);
+	si->rows = gpuhash_inner_publish(gs, area, &offs);
+	if (DsaPointerIsValid(si->rows))
+	{
+		uint64	   *o = dsa_get_address(area, offs);
+		dsa_pointer *ptrs;
+
+		si->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
+											DSA_ALLOC_HUGE);
+		ptrs = dsa_get_address(area, si->rowptrs);
+		for (uint64 i = 0; i < gs->n_inner_all; i++)
+			ptrs[i] = si->rows + o[i];
+		dsa_free(area, offs);
+	}
+	if (gs->fill_inner)
+		si->matched = gpuhash_inner_shared_matched(gs, area);
+	if (gs->kf_words)
+	{
+		si->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf_nwords, DSA_ALLOC_HUGE);
+		memcpy(dsa_get_address(area, si->kf), gs->kf_words, sizeof(uint64) * gs->kf_nwords);
+		si->kf_nwords = gs->kf_nwords;
+	}
+}
+
+/*
+ * All readers: this participant's share of the inner side goes to the DSA,
+ * into the directory's slot `slot` (claimed by the caller).
+ */
+void
+gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area, int slot)
+{
+		InnerChunk	c;
+
+	gpuhash_read_inner(gs);
+	memset(&c, 0, sizeof(c));
+	c.n_keyed = gs->n_inner;
+	c.n_null = gs->n_inner_all - gs->n_inner;
+	c.keys = InvalidDsaPointer;
+	if (c.n_keyed > 0)
+	{
+		c.keys = dsa_allocate_extended(area, sizeof(uint64) * c.n_keyed, DSA_ALLOC_HUGE);
+		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
+	}
+	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
+	MemoryContextReset(gs->inner_cxt);
+
+	((InnerChunk *) dsa_get_address(area, si->chunks))[slot] = c;
+	gs->stats.null_key_rows = c.n_null;
+}
+
+/*
+ * All readers, elected by the barrier: concatenate the shares' keys, build
+ * the table, and lay the rows out in its order (NULL-key rows last).
+ */
+void
+gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+{
+		InnerChunk *chunks = dsa_get_address(area, si->chunks);
+	uint64		n_keyed = 0,
+				n_null = 0,
+				pos = 0;
+	uint64	   *keys;
+	dsa_pointer *local = NULL;	/* concatenation order -> row */
+	dsa_pointer *ptrs = NULL;
+	bool		have_rows = gs->n_inner_keep > 0;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (int i = 0; i < si->n_chunks; i++)
+	{
+		n_keyed += chunks[i].n_keyed;
+		n_null += chunks[i].n_null;
+	}
+	MemoryContextReset(gs->inner_cxt);
+	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(n_keyed, 1));
+	if (have_rows)
+		local = MemoryContextAllocHuge(gs->inner_cxt, sizeof(dsa_pointer) * Max(n_keyed, 1));
+	for (int i = 0; i < si->n_chunks; i++)
+	{
+		InnerChunk *c = &chunks[i];
+		uint64	   *o = have_rows && DsaPointerIsValid(c->offsets) ?
+			dsa_get_address(area, c->offsets) : NULL;
+
+		if (c->n_keyed > 0)
+			memcpy(keys + pos, dsa_get_address(area, c->keys), sizeof(uint64) * c->n_keyed);
+		for (uint64 r = 0; o && r < c->n_keyed; r++)
+			local[pos + r] = c->rows + o[r];
+		pos += c->n_keyed;
+	}
+
+	gs->n_inner = n_keyed;
+	gs->n_inner_all = n_keyed + n_null;
+	gs->inner_keys_arr = keys;
+	gs->inner_vals = NULL;
+	if (have_rows && gs->n_inner_all > 0)
+	{
+		si->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
+											DSA_ALLOC_HUGE);
+		ptrs = dsa_get_address(area, si->rowptrs);
+	}
+	if (n_keyed > 0)
+	{
+		const uint32 *order = gpuhash_build_keys(gs, keys, n_keyed);
+
+		for (uint64 i = 0; ptrs && i < n_keyed; i++)
+			ptrs[i] = local[order[i]];
+		if (gpuhash_keyfilter_wanted(gs))
+		{
+			si->kf_nwords = gpuhash_keyfilter_words(n_keyed);
+			si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
+			gpuhash_keyfilter_fill(dsa_get_address(area, si->kf), si->kf_nwords, keys, n_keyed);
+		}
+	}
+	/* the NULL-key rows of right/full joins, after the table's rows */
+	pos = n_keyed;
+	for (int i = 0; ptrs && i < si->n_chunks; i++)
+	{
+		InnerChunk *c = &chunks[i];
+		uint64	   *o = DsaPointerIsValid(c->offsets) ? dsa_get_address(area, c->offsets) : NULL;
+
+		for (uint64 r = 0; o && r < c->n_null; r++)
+			ptrs[pos++] = c->rows + o[c->n_keyed + r];
+	}
+	/* keys and offsets have served; rows stay */
+	for (int i = 0; i < si->n_chunks; i++)
+	{
+		free_dsa(area, &chunks[i].keys);
+		free_dsa(area, &chunks[i].offsets);
+	}
+	if (gs->fill_inner)
+		si->matched = gpuhash_inner_shared_matched(gs, area);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.null_key_rows = n_null;
+	gs->stats.inner_rows = n_keyed;
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_keys_arr = NULL;
+}
+
