@@ -153,6 +153,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Outer Read Time", "ms", st->read_ms, 3, es);
 		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
 		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
+		/* of which: the table (keys sent, built, in the service or here), the key filter */
+		ExplainPropertyFloat("Table Time", "ms", st->table_ms, 3, es);
+		if (st->filter_ms > 0)
+			ExplainPropertyFloat("Key Filter Time", "ms", st->filter_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
 		if (st->device == GH_DEVICE_GPU)
 			ExplainPropertyFloat("Transfer Time", "ms", st->transfer_ms, 3, es);

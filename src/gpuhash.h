@@ -264,6 +264,8 @@ typedef struct GpuJoinStats
 	uint64		scan_filtered;	/* rows its quals removed */
 	double		read_ms;		/* reading outer rows and their keys */
 	double		wait_ms;		/* waiting for the probe (GPU or host twin) */
+	double		table_ms;		/* of build_ms: the table itself (keys sent, built) */
+	double		filter_ms;		/* of build_ms: the key filter */
 	uint64		probe_requests; /* service requests of the probes: more than
 								 * batches when a batch exceeds a staging chunk */
 } GpuJoinStats;

@@ -322,6 +322,8 @@ extern void gpuhash_outer_scan_init_worker(GpuJoinState *gs, void *space);
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
 extern void gpuhash_keyfilter_fill(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n);
+extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
+									const uint64 *keys, uint64 n);
 extern bool gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key);
 extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
 

@@ -76,8 +76,15 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
 	gs->scheme = gs->info.scheme;
 	for (;;)
 	{
+		instr_time	t0,
+					t1;
+
 		gpuhash_build_options(&opt, gs->device, gs->scheme);
+		INSTR_TIME_SET_CURRENT(t0);
 		st = gpuhash_table_build(&gs->table, &opt, keys, n, gs->table_owner_pid);
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		gs->stats.table_ms += INSTR_TIME_GET_MILLISEC(t1);
 		if (st == GH_OK)
 		{
 			gs->stats.in_service = gs->table.remote;
@@ -215,7 +222,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 		{
 			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
 			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
-			gpuhash_keyfilter_fill(gs->kf_words, gs->kf_nwords, gs->inner_keys_arr, gs->n_inner);
+			gpuhash_keyfilter_build(gs, gs->kf_words, gs->kf_nwords, gs->inner_keys_arr, gs->n_inner);
 		}
 	}
 	gs->kf_on = gs->kf_words != NULL;

@@ -90,6 +90,8 @@ typedef struct GpuJoinShared
 	uint64		null_key_rows;
 	uint64		distinct_keys;
 	double		build_ms;
+	double		table_ms;
+	double		filter_ms;
 	size_t		gpu_bytes;
 	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
@@ -251,6 +253,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.null_key_rows = sh->null_key_rows;
 	gs->stats.distinct_keys = sh->distinct_keys;
 	gs->stats.build_ms = sh->build_ms;
+	gs->stats.table_ms = sh->table_ms;
+	gs->stats.filter_ms = sh->filter_ms;
 	gs->stats.gpu_bytes = sh->gpu_bytes;
 	gs->stats.builds = sh->builds;
 	gs->stats.batches = pg_atomic_read_u64(&sh->batches);
@@ -297,6 +301,8 @@ publish_table(GpuJoinState *gs)
 	sh->null_key_rows = gs->stats.null_key_rows;
 	sh->distinct_keys = gs->stats.distinct_keys;
 	sh->build_ms = gs->stats.build_ms;
+	sh->table_ms = gs->stats.table_ms;
+	sh->filter_ms = gs->stats.filter_ms;
 	sh->gpu_bytes = gs->stats.gpu_bytes;
 }
 

@@ -209,7 +209,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		{
 			si->kf_nwords = gpuhash_keyfilter_words(n_keyed);
 			si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
-			gpuhash_keyfilter_fill(dsa_get_address(area, si->kf), si->kf_nwords, keys, n_keyed);
+			gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, keys, n_keyed);
 		}
 	}
 	/* the NULL-key rows of right/full joins, after the table's rows */
