@@ -145,6 +145,8 @@ typedef struct GpuJoinPlanInfo
 								 * a share of a partial inner plan */
 	bool		outer_scan;		/* the outer Seq Scan is absorbed: the node
 								 * reads its pages (outer_scan.c) */
+	bool		key_filter;		/* outer rows are expected to miss: a Bloom
+								 * filter of the inner keys pays (keyfilter.c) */
 	int			nkeys;
 	GpuKeySpec *keys;
 } GpuJoinPlanInfo;

@@ -98,5 +98,5 @@ gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key)
 bool
 gpuhash_keyfilter_wanted(GpuJoinState *gs)
 {
-	return gpuhash_outer_filter && !gs->fill_outer;
+	return gpuhash_outer_filter && !gs->fill_outer && gs->info.key_filter;
 }

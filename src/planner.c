@@ -92,6 +92,7 @@ typedef struct KeyChoice
 	List	   *outer_exprs;
 	List	   *inner_exprs;
 	bool		fingerprint;
+	bool		key_filter;		/* most outer rows expected to miss */
 	int			nkeys;
 	GpuKeySpec	keys[64];
 } KeyChoice;
@@ -257,6 +258,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	info.single_match = single_match;
 	info.parallel_inner = parallel_inner;
 	info.outer_scan = outer_scan;
+	info.key_filter = kc->key_filter;
 	info.nkeys = kc->nkeys;
 	info.keys = kc->keys;
 	cpath->custom_private = gpuhash_form_path_private(kc->hash_rinfos, kc->other_rinfos,
@@ -348,6 +350,32 @@ partial_seqscan(RelOptInfo *rel)
 	return NULL;
 }
 
+/*
+ * Will a Bloom filter of the inner keys (keyfilter.c) drop outer rows?
+ * Only when the planner expects a quarter of them or more to find no
+ * match: filling it costs a random write per inner key, up front, and
+ * where nearly every row matches (a foreign key join) it drops nothing.
+ * The executor also switches a filter off that lets 3 in 4 rows through.
+ */
+#define KEY_FILTER_MATCH_FRAC 0.75
+
+static bool
+key_filter_pays(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
+{
+	SemiAntiJoinFactors sf;
+
+	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
+		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
+		return false;			/* every outer row comes out: no filter */
+	if (jointype == JOIN_SEMI || extra->inner_unique)
+		sf = extra->semifactors;	/* add_paths_to_joinrel's */
+	else
+		compute_semi_anti_join_factors(root, joinrel, outerrel, innerrel, JOIN_SEMI,
+									   extra->sjinfo, extra->restrictlist, &sf);
+	return sf.outer_match_frac < KEY_FILTER_MATCH_FRAC;
+}
+
 static bool
 has_pseudoconstant(List *restrictlist)
 {
@@ -425,6 +453,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;
+	kc.key_filter = key_filter_pays(root, joinrel, outerrel, innerrel, jointype, extra);
 
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
 	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
