@@ -360,20 +360,33 @@ partial_seqscan(RelOptInfo *rel)
 #define KEY_FILTER_MATCH_FRAC 0.75
 
 static bool
-key_filter_pays(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-				RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
+key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+				JoinType jointype, JoinPathExtraData *extra, List *hash_rinfos)
 {
-	SemiAntiJoinFactors sf;
+	SpecialJoinInfo semi;
+	List	   *clauses = NIL;
+	ListCell   *lc;
+	Selectivity frac;
 
 	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
 		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
 		return false;			/* every outer row comes out: no filter */
-	if (jointype == JOIN_SEMI || extra->inner_unique)
-		sf = extra->semifactors;	/* add_paths_to_joinrel's */
-	else
-		compute_semi_anti_join_factors(root, joinrel, outerrel, innerrel, JOIN_SEMI,
-									   extra->sjinfo, extra->restrictlist, &sf);
-	return sf.outer_match_frac < KEY_FILTER_MATCH_FRAC;
+
+	/*
+	 * The fraction of outer rows whose key has a match is the semi-join
+	 * selectivity of the key clauses, which eqjoinsel gives for a
+	 * SpecialJoinInfo of that type.  Bare clauses, not RestrictInfos: their
+	 * cached non-inner selectivity may be an inner join's (core computes
+	 * semi factors of a unique inner side with the inner join's sjinfo).
+	 */
+	semi = *extra->sjinfo;
+	semi.jointype = JOIN_SEMI;
+	semi.min_lefthand = semi.syn_lefthand = outerrel->relids;
+	semi.min_righthand = semi.syn_righthand = innerrel->relids;
+	foreach(lc, hash_rinfos)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	frac = clauselist_selectivity(root, clauses, 0, JOIN_SEMI, &semi);
+	return frac < KEY_FILTER_MATCH_FRAC;
 }
 
 static bool
@@ -453,7 +466,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;
-	kc.key_filter = key_filter_pays(root, joinrel, outerrel, innerrel, jointype, extra);
+	kc.key_filter = key_filter_pays(root, outerrel, innerrel, jointype, extra, kc.hash_rinfos);
 
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
 	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
