@@ -5,7 +5,7 @@
  *	  whole and built once, a fixed setup, a cost per inner row kept and per
  *	  outer row probed, the per-match work costed as PostgreSQL's hash join
  *	  costs it, hash batches over work_mem, and an absorbed outer scan's
- *	  saving.  planner.c makes the paths.
+ *	  saving; and whether a key filter pays.  planner.c makes the paths.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +15,7 @@
 
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/paths.h"
 
 /*
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
@@ -104,3 +105,42 @@ gpuhash_parallel_divisor(Path *path)
 	return divisor > 0 ? divisor : 1.0;
 }
 
+
+/*
+ * Will a Bloom filter of the inner keys (keyfilter.c) drop outer rows?
+ * Only when the planner expects a quarter of them or more to find no
+ * match: filling it costs a random write per inner key, up front, and
+ * where nearly every row matches (a foreign key join) it drops nothing.
+ * The executor also switches a filter off that lets 3 in 4 rows through.
+ */
+#define KEY_FILTER_MATCH_FRAC 0.75
+
+bool
+gpuhash_key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+						JoinType jointype, JoinPathExtraData *extra, List *hash_rinfos)
+{
+	SpecialJoinInfo semi;
+	List	   *clauses = NIL;
+	ListCell   *lc;
+	Selectivity frac;
+
+	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
+		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
+		return false;			/* every outer row comes out: no filter */
+
+	/*
+	 * The fraction of outer rows whose key has a match is the semi-join
+	 * selectivity of the key clauses, which eqjoinsel gives for a
+	 * SpecialJoinInfo of that type.  Bare clauses, not RestrictInfos: their
+	 * cached non-inner selectivity may be an inner join's (core computes
+	 * semi factors of a unique inner side with the inner join's sjinfo).
+	 */
+	semi = *extra->sjinfo;
+	semi.jointype = JOIN_SEMI;
+	semi.min_lefthand = semi.syn_lefthand = outerrel->relids;
+	semi.min_righthand = semi.syn_righthand = innerrel->relids;
+	foreach(lc, hash_rinfos)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	frac = clauselist_selectivity(root, clauses, 0, JOIN_SEMI, &semi);
+	return frac < KEY_FILTER_MATCH_FRAC;
+}

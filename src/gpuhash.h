@@ -129,6 +129,11 @@ extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath
 							  bool parallel_inner, bool outer_scan, List *quals, int nkeys,
 							  double rows);
 extern double gpuhash_parallel_divisor(struct Path *path);
+struct RelOptInfo;
+struct JoinPathExtraData;
+extern bool gpuhash_key_filter_pays(struct PlannerInfo *root, struct RelOptInfo *outerrel,
+									struct RelOptInfo *innerrel, JoinType jointype,
+									struct JoinPathExtraData *extra, List *hash_rinfos);
 extern CustomScanMethods gpuhash_scan_methods;
 
 /* Plan-time facts the executor reads back from custom_private. */

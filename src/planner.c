@@ -350,45 +350,6 @@ partial_seqscan(RelOptInfo *rel)
 	return NULL;
 }
 
-/*
- * Will a Bloom filter of the inner keys (keyfilter.c) drop outer rows?
- * Only when the planner expects a quarter of them or more to find no
- * match: filling it costs a random write per inner key, up front, and
- * where nearly every row matches (a foreign key join) it drops nothing.
- * The executor also switches a filter off that lets 3 in 4 rows through.
- */
-#define KEY_FILTER_MATCH_FRAC 0.75
-
-static bool
-key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
-				JoinType jointype, JoinPathExtraData *extra, List *hash_rinfos)
-{
-	SpecialJoinInfo semi;
-	List	   *clauses = NIL;
-	ListCell   *lc;
-	Selectivity frac;
-
-	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
-		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
-		return false;			/* every outer row comes out: no filter */
-
-	/*
-	 * The fraction of outer rows whose key has a match is the semi-join
-	 * selectivity of the key clauses, which eqjoinsel gives for a
-	 * SpecialJoinInfo of that type.  Bare clauses, not RestrictInfos: their
-	 * cached non-inner selectivity may be an inner join's (core computes
-	 * semi factors of a unique inner side with the inner join's sjinfo).
-	 */
-	semi = *extra->sjinfo;
-	semi.jointype = JOIN_SEMI;
-	semi.min_lefthand = semi.syn_lefthand = outerrel->relids;
-	semi.min_righthand = semi.syn_righthand = innerrel->relids;
-	foreach(lc, hash_rinfos)
-		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
-	frac = clauselist_selectivity(root, clauses, 0, JOIN_SEMI, &semi);
-	return frac < KEY_FILTER_MATCH_FRAC;
-}
-
 static bool
 has_pseudoconstant(List *restrictlist)
 {
@@ -466,7 +427,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;
-	kc.key_filter = key_filter_pays(root, outerrel, innerrel, jointype, extra, kc.hash_rinfos);
+	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
+											 kc.hash_rinfos);
 
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
 	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
