@@ -128,6 +128,23 @@ SET enable_gpuhashjoin = off;
 SELECT count(*), sum(t.id) FROM os_t t JOIN os_i i ON t.k = i.k;
 RESET enable_gpuhashjoin;
 
+-- hash batches over work_mem: rows of later batches are spilled from their
+-- pages, with the kept columns in the target list's order, not the table's
+CREATE TABLE os_sp_o (a int4, b text, c int4, k int4);
+INSERT INTO os_sp_o SELECT g, 'b' || g, g * 2, g % 5000 FROM generate_series(1, 60000) g;
+CREATE TABLE os_sp_i (k int4, w text);
+INSERT INTO os_sp_i SELECT g, repeat('w', 50) || g FROM generate_series(1, 5000) g;
+ANALYZE os_sp_o;
+ANALYZE os_sp_i;
+SET work_mem = '64kB';
+SELECT gh_absorbed('SELECT o.c, o.b, o.a, i.w FROM os_sp_o o JOIN os_sp_i i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.c, o.b, o.a, i.w FROM os_sp_o o JOIN os_sp_i i ON o.k = i.k');
+SELECT l FROM gh_explain('SELECT o.c, o.b, o.a, i.w FROM os_sp_o o JOIN os_sp_i i ON o.k = i.k',
+                         'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
+WHERE l ~ 'Hash Batches';
+RESET work_mem;
+DROP TABLE os_sp_o, os_sp_i;
+
 -- a scan qual reading the outer query's parameter: each rescan starts over
 SELECT * FROM gh_check('SELECT p.d, (SELECT count(*) FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 5 = p.d)
                         FROM (VALUES (0), (1), (3)) p(d)');

@@ -264,6 +264,7 @@ extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags
 /* rows.c */
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
+extern int	gpuhash_keep_extent(const int *keep, int nkeep);
 extern bool gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key);
 extern void gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals,
 							 bool *nulls, MemoryContext cxt);

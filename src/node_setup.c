@@ -186,13 +186,10 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		/* a matched row's kept columns are read from its page: pin them */
 		os->keep_rows = gs->n_outer_keep > 0;
 		os->heap_keep = palloc(sizeof(int) * Max(gs->n_outer_keep, 1));
-		os->max_keep = 0;
 		os->slot_row = -1;
 		for (int k = 0; k < gs->n_outer_keep; k++)
-		{
 			os->heap_keep[k] = os->attno[gs->outer_keep[k]] - 1;
-			os->max_keep = Max(os->max_keep, os->heap_keep[k] + 1);
-		}
+		os->max_keep = gpuhash_keep_extent(os->heap_keep, gs->n_outer_keep);
 	}
 	/* columns never kept are never read: NULL once and for all */
 	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,

@@ -108,6 +108,21 @@ gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key)
 	return true;
 }
 
+/*
+ * The slot columns to deform for keep[]: its largest entry plus one.  keep
+ * need not ascend: an absorbed scan's heap columns come in the plan's
+ * target list order.
+ */
+int
+gpuhash_keep_extent(const int *keep, int nkeep)
+{
+	int			n = 0;
+
+	for (int k = 0; k < nkeep; k++)
+		n = Max(n, keep[k] + 1);
+	return n;
+}
+
 /* Copies the kept columns of the slot; by-reference values into cxt. */
 void
 gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nulls,
@@ -117,7 +132,7 @@ gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, 
 
 	if (nkeep == 0)
 		return;
-	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	slot_getsomeattrs(slot, gpuhash_keep_extent(keep, nkeep));
 	for (int k = 0; k < nkeep; k++)
 	{
 		int			i = keep[k];
@@ -143,7 +158,7 @@ gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, const int *keep,
 {
 	if (nkeep == 0)
 		return NULL;
-	slot_getsomeattrs(slot, keep[nkeep - 1] + 1);
+	slot_getsomeattrs(slot, gpuhash_keep_extent(keep, nkeep));
 	for (int k = 0; k < nkeep; k++)
 	{
 		gs->spill_vals[k] = slot->tts_values[keep[k]];
