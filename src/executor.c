@@ -83,6 +83,16 @@ gpuhash_create_scan_state(CustomScan *cscan)
 
 
 /*
+ * Are the probe batch's rows heap tuples in pinned pages (batch_tups)?  Those
+ * of hash batch 0 of an absorbed scan whose columns the join emits.
+ */
+static inline bool
+batch_rows_in_pages(GpuJoinState *gs)
+{
+	return gs->oscan && gs->oscan->keep_rows && gs->curbatch == 0;
+}
+
+/*
  * The scan tuple: outer columns, then inner columns.  A side given as -1
  * is NULL (a NULL-extended row of an outer join).
  */
@@ -94,7 +104,7 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 	bool	   *sn = slot->tts_isnull;
 
 	ExecClearTuple(slot);
-	if (outer_row >= 0 && gs->batch_heap)
+	if (outer_row >= 0 && batch_rows_in_pages(gs))
 	{
 		GpuOuterScan *os = gs->oscan;
 		TupleTableSlot *hs = os->slot;
@@ -276,12 +286,9 @@ next_batch(GpuJoinState *gs)
 	INSTR_TIME_SET_CURRENT(t0);
 	MemoryContextReset(gs->batch_cxt);
 	gs->batch_n = 0;
+	/* the last batch's rows are done with: their pages go */
 	if (gs->oscan)
-	{
-		/* the last batch's rows are done with: their pages go */
 		gpuhash_outer_scan_batch_reset(gs);
-		gs->batch_heap = gs->curbatch == 0 && gs->oscan->keep_rows;
-	}
 	while (!gs->outer_done && gs->batch_n < gs->batch_cap)
 	{
 		TupleTableSlot *slot;
@@ -304,7 +311,7 @@ next_batch(GpuJoinState *gs)
 		if (slot != NULL)
 			gpuhash_copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
 					 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
-		else if (htup != NULL && gs->batch_heap)
+		else if (htup != NULL && batch_rows_in_pages(gs))
 			gs->batch_tups[gs->batch_n] = *htup;
 		gs->batch_nokey[gs->batch_n] = nokey;
 		gs->batch_keys[gs->batch_n++] = nokey ? 0 : key;
@@ -415,7 +422,7 @@ end_probe(GpuJoinState *gs)
 	}
 	if (gs->shared)
 	{
-		gpuhash_shared_count_filtered(gs);
+		gpuhash_shared_add_counts(gs);
 		fill = gpuhash_shared_probe_done(gs) && fill;
 	}
 	gs->phase = fill ? GJ_FILL_INNER : batch_done(gs);

@@ -85,7 +85,6 @@ typedef struct GpuOuterScan
 	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
-	uint64		tuples;
 	uint64		filtered;
 } GpuOuterScan;
 
@@ -161,7 +160,6 @@ typedef struct GpuJoinState
 	MemoryContext batch_cxt;
 	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
 	HeapTupleData *batch_tups;	/* absorbed scan: the rows, in pinned pages */
-	bool		batch_heap;		/* the batch's rows are batch_tups */
 	bool	   *batch_nulls;
 	uint64	   *batch_keys;
 	bool	   *batch_nokey;	/* a NULL key: no match (kept to fill outer) */
@@ -337,6 +335,6 @@ extern void gpuhash_shutdown(CustomScanState *node);
 extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
-extern void gpuhash_shared_count_filtered(GpuJoinState *gs);
+extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 
 #endif							/* GPUHASH_JOIN_STATE_H */

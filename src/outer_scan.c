@@ -141,6 +141,23 @@ next_block(GpuOuterScan *os)
 }
 
 /*
+ * Hands out os->tup, in the current page: the batch takes a pin of that
+ * page, once, when its rows' columns are to be read later.
+ */
+static GpuOuterNext
+hand_out(GpuOuterScan *os, HeapScanDesc hs, HeapTuple *tup)
+{
+	if (os->keep_rows && !os->page_pinned)
+	{
+		IncrBufferRefCount(hs->rs_cbuf);
+		os->pins[os->n_pins++] = hs->rs_cbuf;
+		os->page_pinned = true;
+	}
+	*tup = &os->tup;
+	return OS_TUPLE;
+}
+
+/*
  * The next visible outer tuple that passes the scan's quals, in *tup
  * (pointing into a pinned page).  OS_BATCH_FULL: the batch holds as many
  * pinned pages as it may; the next call, after a batch reset, goes on.
@@ -165,14 +182,7 @@ gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
 		{
 			/* read before the build (executor.c): handed out again */
 			os->pending = false;
-			if (os->keep_rows && !os->page_pinned)
-			{
-				IncrBufferRefCount(hs->rs_cbuf);
-				os->pins[os->n_pins++] = hs->rs_cbuf;
-				os->page_pinned = true;
-			}
-			*tup = t;
-			return OS_TUPLE;
+			return hand_out(os, hs, tup);
 		}
 		if (os->done)
 			return OS_END;
@@ -210,7 +220,6 @@ gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
 		t->t_len = ItemIdGetLength(lp);
 		t->t_tableOid = RelationGetRelid(os->rel);
 		ItemPointerSet(&t->t_self, hs->rs_cblock, off);
-		os->tuples++;
 
 		if (os->qual != NULL)
 		{
@@ -226,14 +235,7 @@ gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
 				continue;
 			}
 		}
-		if (os->keep_rows && !os->page_pinned)
-		{
-			IncrBufferRefCount(hs->rs_cbuf);
-			os->pins[os->n_pins++] = hs->rs_cbuf;
-			os->page_pinned = true;
-		}
-		*tup = t;
-		return OS_TUPLE;
+		return hand_out(os, hs, tup);
 	}
 }
 

@@ -465,7 +465,7 @@ gpuhash_shared_probe_done(GpuJoinState *gs)
  * filter let go, of the absorbed scan, and its times, into the sums.
  */
 void
-gpuhash_shared_count_filtered(GpuJoinState *gs)
+gpuhash_shared_add_counts(GpuJoinState *gs)
 {
 	GpuJoinShared *sh = gs->shared;
 
