@@ -39,15 +39,18 @@ SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id 
 RESET gpuhash.use_service;
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
 
--- a join's table lives as long as its query: an open cursor holds it
+-- a join's table lives as long as its query: an open cursor holds it, and
+-- at most the probe of its next batch in flight (one staging chunk, 4 MB);
+-- closed, it holds neither
 SELECT gh_tables_become(0);
 BEGIN;
 SELECT gh_force_on();
 DECLARE c CURSOR FOR SELECT r.id FROM r JOIN s ON r.k4 = s.k4;
 FETCH 1 FROM c;
 SELECT gh_tables_become(1);
-SELECT staging_in_use_mb FROM gpuhash_info() LIMIT 1;
+SELECT staging_in_use_mb <= 4 AS at_most_one_chunk FROM gpuhash_info() LIMIT 1;
 CLOSE c;
+SELECT staging_in_use_mb FROM gpuhash_info() LIMIT 1;
 COMMIT;
 SELECT gh_tables_become(0);
 
@@ -104,8 +107,8 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
--- a probe batch larger than a staging chunk (256 MB / 64 = 524,288 keys)
--- goes to the service in two requests, and EXPLAIN ANALYZE says so
+-- a probe batch is one service request: gpuhash.batch_rows larger than a
+-- staging chunk (256 MB / 64 = 524,288 keys) makes batches of a chunk
 SET gpuhash.batch_rows = 1048576;
 SELECT l FROM gh_explain('SELECT count(*) FROM generate_series(1, 600000) o(k) JOIN r ON o.k % 1000 = r.k4',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l

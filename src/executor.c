@@ -112,7 +112,7 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 		/* late materialisation: the matched row is deformed from its page */
 		if (os->slot_row != outer_row)
 		{
-			ExecStoreHeapTuple(&gs->batch_tups[outer_row], hs, false);
+			ExecStoreHeapTuple(&gs->cb->tups[outer_row], hs, false);
 			slot_getsomeattrs(hs, os->max_keep);
 			os->slot_row = outer_row;
 		}
@@ -124,8 +124,8 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 	}
 	else if (outer_row >= 0)
 	{
-		const Datum *ov = gs->batch_vals + outer_row * gs->n_outer_keep;
-		const bool *on = gs->batch_nulls + outer_row * gs->n_outer_keep;
+		const Datum *ov = gs->cb->vals + outer_row * gs->n_outer_keep;
+		const bool *on = gs->cb->nulls + outer_row * gs->n_outer_keep;
 
 		for (int k = 0; k < gs->n_outer_keep; k++)
 		{
@@ -186,14 +186,14 @@ filter_passes(GpuJoinState *gs, uint64 key)
  * The next outer row of this hash batch, in one of three forms: a slot
  * (batch 0 of an outer plan), a heap tuple in a pinned page (batch 0 of an
  * absorbed scan), or, read back from the batch's file, deformed straight
- * into batch row `row` (both NULL).  Rows of batch 0 of later batches go
+ * into row `row` of probe batch pb (both NULL).  Rows of batch 0 of later batches go
  * to their files.  Rows without a key are never spilled: they match
  * nothing, and batch 0 emits them where unmatched outer rows come out.
  * OS_BATCH_FULL: an absorbed scan's batch holds all the pages it may.
  */
 static GpuOuterNext
-next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, HeapTuple *htup,
-			   uint64 *key, bool *nokey)
+next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **slot,
+			   HeapTuple *htup, uint64 *key, bool *nokey)
 {
 	int			nc = gs->n_outer_keep;
 
@@ -247,7 +247,7 @@ next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, HeapTuple *htup
 			BufFile    *file = gs->outer_files[gs->curbatch];
 
 			/* the tuple lives with the batch: its columns point into it */
-			if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->batch_cxt))
+			if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, pb->cxt))
 				return OS_END;
 			b = gpuhash_batch_of(*key, gs->nbatch);
 			if (b != gs->curbatch)
@@ -262,8 +262,8 @@ next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, HeapTuple *htup
 
 				ht.t_len = tup->t_len + MINIMAL_TUPLE_OFFSET;
 				ht.t_data = (HeapTupleHeader) ((char *) tup - MINIMAL_TUPLE_OFFSET);
-				heap_deform_tuple(&ht, gs->outer_desc, gs->batch_vals + (size_t) row * nc,
-								  gs->batch_nulls + (size_t) row * nc);
+				heap_deform_tuple(&ht, gs->outer_desc, pb->vals + (size_t) row * nc,
+								  pb->nulls + (size_t) row * nc);
 			}
 			return OS_TUPLE;
 		}
@@ -271,31 +271,28 @@ next_outer_row(GpuJoinState *gs, int row, TupleTableSlot **slot, HeapTuple *htup
 }
 
 /*
- * Fills and probes the next outer batch; false when the outer side is done.
- * Outer rows with a NULL key match nothing: they are skipped, unless
- * unmatched outer rows come out (left, full, anti).
+ * Fills probe batch b with up to batch_cap outer rows of this hash batch;
+ * false when none came (the outer side is done).  Outer rows with a NULL
+ * key match nothing: they are skipped, unless unmatched outer rows come out
+ * (left, full, anti).
  */
 static bool
-next_batch(GpuJoinState *gs)
+fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	int			nc = gs->n_outer_keep;
-	bool		any_key = false;
 	instr_time	t0,
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	MemoryContextReset(gs->batch_cxt);
-	gs->batch_n = 0;
-	/* the last batch's rows are done with: their pages go */
 	if (gs->oscan)
-		gpuhash_outer_scan_batch_reset(gs);
-	while (!gs->outer_done && gs->batch_n < gs->batch_cap)
+		gpuhash_outer_scan_fill(gs, b);
+	while (!gs->outer_done && b->n < gs->batch_cap)
 	{
 		TupleTableSlot *slot;
 		HeapTuple	htup;
 		uint64		key;
 		bool		nokey;
-		GpuOuterNext r = next_outer_row(gs, gs->batch_n, &slot, &htup, &key, &nokey);
+		GpuOuterNext r = next_outer_row(gs, b, b->n, &slot, &htup, &key, &nokey);
 
 		if (r == OS_BATCH_FULL)
 			break;
@@ -309,37 +306,110 @@ next_batch(GpuJoinState *gs)
 		if (gs->kf_on && !nokey && !filter_passes(gs, key))
 			continue;
 		if (slot != NULL)
-			gpuhash_copy_row(slot, gs->outer_keep, nc, gs->batch_vals + (size_t) gs->batch_n * nc,
-					 gs->batch_nulls + (size_t) gs->batch_n * nc, gs->batch_cxt);
+			gpuhash_copy_row(slot, gs->outer_keep, nc, b->vals + (size_t) b->n * nc,
+							 b->nulls + (size_t) b->n * nc, b->cxt);
 		else if (htup != NULL && batch_rows_in_pages(gs))
-			gs->batch_tups[gs->batch_n] = *htup;
-		gs->batch_nokey[gs->batch_n] = nokey;
-		gs->batch_keys[gs->batch_n++] = nokey ? 0 : key;
-		any_key |= !nokey;
+			b->tups[b->n] = *htup;
+		b->nokey[b->n] = nokey;
+		b->keys[b->n++] = nokey ? 0 : key;
+		b->any_key |= !nokey;
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);
-	if (gs->batch_n == 0)
-		return false;
-	if (gs->n_inner > 0 && any_key)
+	return b->n > 0;
+}
+
+/* A batch emitted, or dropped: its rows, pins and probe go. */
+static void
+release_batch(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	gpuhash_probe_abandon(gs, b);
+	if (gs->oscan)
+		gpuhash_outer_scan_batch_reset(gs, b);
+	MemoryContextReset(b->cxt);
+	b->n = 0;
+	b->any_key = false;
+	b->state = PB_FREE;
+}
+
+/* Every batch dropped (a rescan, the end of the scan). */
+static void
+release_batches(GpuJoinState *gs)
+{
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+		release_batch(gs, &gs->pb[i]);
+	gs->cb = NULL;
+	gs->pb_head = gs->pb_count = 0;
+}
+
+/* The ring's i-th batch after the oldest one not emitted. */
+static inline GpuProbeBatch *
+ring_batch(GpuJoinState *gs, int i)
+{
+	return &gs->pb[(gs->pb_head + i) % GPUHASH_PIPELINE];
+}
+
+/*
+ * The next probed batch to emit; false when the outer side is done.  The
+ * pipeline: before waiting for the oldest batch's probe, the next batches
+ * are filled and their probes submitted, so the service probes one batch
+ * while this process reads the next.
+ */
+static bool
+next_batch(GpuJoinState *gs)
+{
+	GpuProbeBatch *b;
+	instr_time	t0,
+				t1;
+
+	if (gs->cb)
 	{
+		release_batch(gs, gs->cb);
+		gs->cb = NULL;
+	}
+	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done)
+	{
+		b = ring_batch(gs, gs->pb_count);
+		if (!fill_batch(gs, b))
+		{
+			release_batch(gs, b);
+			break;
+		}
+		gs->pb_count++;
+		if (gs->n_inner > 0 && b->any_key)
+			gpuhash_probe_submit(gs, b);
+		else
+		{
+			/* no table, or no key to look up: nothing matches */
+			memset(b->ranges, 0, sizeof(gh_range) * b->n);
+			gs->stats.outer_rows += b->n;
+			b->state = PB_READY;
+		}
+	}
+	if (gs->pb_count == 0)
+		return false;
+
+	b = ring_batch(gs, 0);
+	gs->pb_head = (gs->pb_head + 1) % GPUHASH_PIPELINE;
+	gs->pb_count--;
+	if (b->state != PB_READY)
+	{
+		/* this batch and those submitted after it */
+		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
-		gpuhash_probe_batch(gs);
+		gpuhash_probe_wait(gs, b);
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
 		gs->stats.wait_ms += INSTR_TIME_GET_MILLISEC(t1);
-		gpuhash_shared_count_batch(gs, gs->batch_n);
-		for (int i = 0; i < gs->batch_n; i++)
-			if (gs->batch_nokey[i])
-				gs->batch_ranges[i].count = 0;
+		gpuhash_shared_count_batch(gs, b->n);
+		for (int i = 0; i < b->n; i++)
+			if (b->nokey[i])
+				b->ranges[i].count = 0;
 	}
-	else
-	{
-		/* no table, or no key to look up: nothing matches */
-		memset(gs->batch_ranges, 0, sizeof(gh_range) * gs->batch_n);
-		gs->stats.outer_rows += gs->batch_n;
-	}
+	gs->cb = b;
+	if (gs->oscan)
+		gs->oscan->slot_row = -1;
 	gs->cur = -1;
 	return true;
 }
@@ -376,7 +446,6 @@ next_hash_batch(GpuJoinState *gs)
 		if (gs->outer_files[gs->curbatch])
 			gpuhash_spill_rewind(gs->outer_files[gs->curbatch]);
 		gs->outer_done = false;
-		gs->batch_n = 0;
 		gs->cur = -1;
 		return true;
 	}
@@ -489,9 +558,9 @@ next_outer(GpuJoinState *gs)
 {
 	do
 		gs->cur++;
-	while (!gs->fill_outer && gs->cur < gs->batch_n &&
-		   gs->batch_ranges[gs->cur].count == 0);
-	if (gs->cur >= gs->batch_n)
+	while (!gs->fill_outer && gs->cur < gs->cb->n &&
+		   gs->cb->ranges[gs->cur].count == 0);
+	if (gs->cur >= gs->cb->n)
 		return GJ_NEED_BATCH;
 	gs->cur_match = 0;
 	gs->cur_matched = false;
@@ -507,7 +576,7 @@ next_outer(GpuJoinState *gs)
 static TupleTableSlot *
 scan_range(GpuJoinState *gs, ExprContext *econtext)
 {
-	gh_range   *r = &gs->batch_ranges[gs->cur];
+	gh_range   *r = &gs->cb->ranges[gs->cur];
 	bool		anti = gs->info.jointype == JOIN_ANTI;
 	TupleTableSlot *out;
 
@@ -559,9 +628,9 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
  * turn of the loop, until a row comes out or the join is done.
  */
 static TupleTableSlot *
-exec_gpu_join(CustomScanState *node)
+exec_gpu_join_steps(GpuJoinState *gs)
 {
-	GpuJoinState *gs = (GpuJoinState *) node;
+	CustomScanState *node = &gs->css;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	TupleTableSlot *out;
 
@@ -607,6 +676,33 @@ exec_gpu_join(CustomScanState *node)
 	}
 }
 
+/*
+ * The node's state machine (join_state.h's GpuJoinPhase), one step per
+ * turn of the loop, until a row comes out or the join is done.  Under
+ * EXPLAIN ANALYZE, the time of a call beyond reading, probing and building
+ * is the emit time: matching ranges, forming rows, the join's quals.
+ */
+static TupleTableSlot *
+exec_gpu_join(CustomScanState *node)
+{
+	GpuJoinState *gs = (GpuJoinState *) node;
+	GpuJoinStats *st = &gs->stats;
+	TupleTableSlot *out;
+	instr_time	t0,
+				t1;
+	double		other;
+
+	if (node->ss.ps.instrument == NULL)
+		return exec_gpu_join_steps(gs);
+	other = st->read_ms + st->wait_ms + st->build_ms;
+	INSTR_TIME_SET_CURRENT(t0);
+	out = exec_gpu_join_steps(gs);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	st->emit_ms += INSTR_TIME_GET_MILLISEC(t1) - (st->read_ms + st->wait_ms + st->build_ms - other);
+	return out;
+}
+
 /* ---------------------------------------------------------------------
  * End and rescan
  * --------------------------------------------------------------------- */
@@ -616,6 +712,7 @@ end_gpu_join(CustomScanState *node)
 {
 	GpuJoinState *gs = (GpuJoinState *) node;
 
+	release_batches(gs);
 	gpuhash_free_table(gs);
 	gpuhash_batch_files_close(gs);
 	if (gs->oscan)
@@ -637,6 +734,8 @@ rescan_gpu_join(CustomScanState *node)
 	GpuJoinState *gs = (GpuJoinState *) node;
 	Bitmapset  *chg = node->ss.ps.chgParam;
 
+	/* the batches of the last scan, and their probes in flight, go */
+	release_batches(gs);
 	if (chg)
 	{
 		if (gs->outer_ps)
@@ -675,7 +774,6 @@ rescan_gpu_join(CustomScanState *node)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	gs->outer_done = false;
 	gs->first_outer = NULL;
-	gs->batch_n = 0;
 	gs->cur = -1;
 	gs->cur_match = 0;
 	gs->cur_matched = false;

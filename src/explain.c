@@ -132,6 +132,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Probe Batches", NULL, st->batches, es);
+	/* the pipeline (executor.c): batches probed or in flight at each wait */
+	if (st->batches > 0 && es->verbose)
+		ExplainPropertyFloat("Batches In Flight", NULL,
+							 (double) st->in_flight_sum / st->batches, 2, es);
 	/* batches over a staging chunk went to the service in pieces: say so */
 	if (st->in_service && st->probe_requests > st->batches)
 		ExplainPropertyUInteger("Probe Requests", NULL, st->probe_requests, es);
@@ -152,6 +156,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyFloat("Outer Read Time", "ms", st->read_ms, 3, es);
 		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
+		ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
 		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
 		/* of which: the table (keys sent, built, in the service or here), the key filter */
 		ExplainPropertyFloat("Table Time", "ms", st->table_ms, 3, es);

@@ -211,6 +211,14 @@ typedef struct GhRemoteTable
 	uint64		probe_requests; /* requests its probes took (service_client.c) */
 } GhRemoteTable;
 
+/* A probe in flight in the service: its slot (-1: none), generation, keys. */
+typedef struct GhProbeTicket
+{
+	int			slot;
+	uint32		generation;
+	uint64		n;
+} GhProbeTicket;
+
 typedef struct GpuTable
 {
 	gh_table   *local;
@@ -275,6 +283,8 @@ typedef struct GpuJoinStats
 	double		filter_ms;		/* of build_ms: the key filter */
 	uint64		probe_requests; /* service requests of the probes: more than
 								 * batches when a batch exceeds a staging chunk */
+	uint64		in_flight_sum;	/* batches in flight at each submit, summed */
+	double		emit_ms;		/* EXPLAIN ANALYZE: forming and handing out rows */
 } GpuJoinStats;
 
 /*

@@ -70,10 +70,8 @@ typedef struct GpuOuterScan
 	AttrNumber *attno;			/* the plan's outer column j: this column */
 	int		   *heap_keep;		/* outer_keep[k]'s column, 0-based */
 	bool		keep_rows;		/* the join emits outer columns: pin pages */
-	Buffer	   *pins;			/* the probe batch's pages */
-	int			n_pins;
-	int			max_pins;
-	bool		page_pinned;	/* the current page is among them */
+	int			max_pins;		/* pages one probe batch may pin */
+	bool		page_pinned;	/* the filling batch pinned the current page */
 	BlockNumber next_block;		/* serial: the next block to read */
 	bool		started;
 	bool		done;
@@ -83,6 +81,7 @@ typedef struct GpuOuterScan
 	bool		pending;		/* ... to be handed out again */
 	int			max_keep;		/* columns to deform for the kept ones */
 	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
+	struct GpuProbeBatch *filling;	/* the batch that takes tuples' pins */
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
 	uint64		filtered;
@@ -103,6 +102,38 @@ typedef struct SharedInner
 	dsa_pointer kf;				/* the key filter's words, or invalid */
 	uint64		kf_nwords;
 } SharedInner;
+
+/*
+ * One probe batch: up to batch_cap outer rows of the current hash batch,
+ * their keys and, once probed, their ranges.  The node keeps
+ * GPUHASH_PIPELINE of them: while one is emitted, the next is probed.
+ */
+#define GPUHASH_PIPELINE 2
+
+typedef enum GpuBatchState
+{
+	PB_FREE,					/* nothing in it */
+	PB_FILLED,					/* rows, not probed yet */
+	PB_IN_FLIGHT,				/* its probe submitted to the service */
+	PB_READY					/* ranges in: being emitted */
+} GpuBatchState;
+
+typedef struct GpuProbeBatch
+{
+	GpuBatchState state;
+	MemoryContext cxt;			/* rows read back from a batch file, copies */
+	Datum	   *vals;			/* batch_cap x n_outer_keep */
+	bool	   *nulls;
+	HeapTupleData *tups;		/* absorbed scan: the rows, in pinned pages */
+	uint64	   *keys;
+	bool	   *nokey;			/* a NULL key: no match (kept to fill outer) */
+	gh_range   *ranges;
+	int			n;
+	bool		any_key;
+	Buffer	   *pins;			/* absorbed scan: the pages of its rows */
+	int			n_pins;
+	GhProbeTicket ticket;		/* PB_IN_FLIGHT */
+} GpuProbeBatch;
 
 typedef struct GpuJoinState
 {
@@ -156,16 +187,12 @@ typedef struct GpuJoinState
 	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
 	bool		built;
 
-	/* outer batch */
-	MemoryContext batch_cxt;
-	Datum	   *batch_vals;		/* batch_rows x n_outer_keep */
-	HeapTupleData *batch_tups;	/* absorbed scan: the rows, in pinned pages */
-	bool	   *batch_nulls;
-	uint64	   *batch_keys;
-	bool	   *batch_nokey;	/* a NULL key: no match (kept to fill outer) */
-	gh_range   *batch_ranges;
+	/* outer probe batches: a ring, pb_head the oldest not emitted yet */
+	GpuProbeBatch pb[GPUHASH_PIPELINE];
+	int			pb_head;
+	int			pb_count;		/* filled or in flight, after pb_head */
+	GpuProbeBatch *cb;			/* the batch being emitted, or NULL */
 	int			batch_cap;
-	int			batch_n;
 	int			cur;			/* current outer row in the batch */
 	uint32		cur_match;		/* next match of that row */
 	bool		cur_matched;	/* that row passed the join filter once */
@@ -294,7 +321,9 @@ extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 extern void gpuhash_free_table(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
 extern void gpuhash_build_inner(GpuJoinState *gs);
-extern void gpuhash_probe_batch(GpuJoinState *gs);
+extern void gpuhash_probe_submit(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_probe_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 
 /* batch.c */
 extern int	gpuhash_batch_of(uint64 key, int nbatch);
@@ -310,7 +339,8 @@ extern void gpuhash_spill_rewind(BufFile *file);
 extern void gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 									 int eflags);
 extern GpuOuterNext gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup);
-extern void gpuhash_outer_scan_batch_reset(GpuJoinState *gs);
+extern void gpuhash_outer_scan_fill(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_outer_scan_batch_reset(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_outer_scan_rescan(GpuJoinState *gs);
 extern void gpuhash_outer_scan_end(GpuJoinState *gs);
 extern Size gpuhash_outer_scan_estimate(GpuJoinState *gs);

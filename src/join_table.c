@@ -266,17 +266,54 @@ probe_keys(GpuJoinState *gs, const uint64 *keys, int n, gh_range *ranges)
 	return st;
 }
 
-/* Probes the batch; after a GPU failure, rebuilds on the host and retries. */
+/*
+ * Submits the batch's probe to the service without waiting (the pipeline,
+ * executor.c); a table in this process, or a service that cannot take it
+ * now, is probed when the batch is waited for.
+ */
 void
-gpuhash_probe_batch(GpuJoinState *gs)
+gpuhash_probe_submit(GpuJoinState *gs, GpuProbeBatch *b)
 {
-	gh_status	st;
+	b->state = PB_FILLED;
+	if (gs->table.remote &&
+		gpuhash_svc_probe_submit(&gs->table.svc, b->keys, b->n, &b->ticket))
+	{
+		b->state = PB_IN_FLIGHT;
+		gs->stats.probe_requests++;
+	}
+}
+
+/* Gives up the batch's probe in flight; the batch is probed again when waited for. */
+void
+gpuhash_probe_abandon(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	if (b->state != PB_IN_FLIGHT)
+		return;
+	gpuhash_svc_probe_abandon(&b->ticket);
+	b->state = PB_FILLED;
+}
+
+/*
+ * The batch's ranges: its probe in flight answered, or the batch probed now.
+ * After a GPU failure the table is rebuilt on the host (the other batches in
+ * flight are given up, to be probed again) and the batch probed there.
+ */
+void
+gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	gh_status	st = GH_ERR_INVALID;
 	gh_table_info before,
 				after;
 	uint64		requests = gs->table.svc.probe_requests;
 
 	gpuhash_table_info(&gs->table, &before);
-	st = probe_keys(gs, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+	if (b->state == PB_IN_FLIGHT)
+	{
+		st = gpuhash_svc_probe_wait(&gs->table.svc, &b->ticket, b->ranges);
+		b->state = PB_FILLED;
+	}
+	if (st != GH_OK)
+		st = probe_keys(gs, b->keys, b->n, b->ranges);
 	if (st != GH_OK && gs->shared)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
@@ -285,25 +322,28 @@ gpuhash_probe_batch(GpuJoinState *gs)
 	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
 	{
 		gpu_failed(gs, "probing the join table");
+		for (int i = 0; i < GPUHASH_PIPELINE; i++)
+			gpuhash_probe_abandon(gs, &gs->pb[i]);
 		gpuhash_free_table(gs);
 		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST, false);
 		/* the kept rows are in this scheme's order already: normally a no-op */
 		if (order_needed(gs))
 			gpuhash_reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
 		gpuhash_table_info(&gs->table, &before);
-		st = gpuhash_table_probe(&gs->table, gs->batch_keys, gs->batch_n, gs->batch_ranges);
+		st = gpuhash_table_probe(&gs->table, b->keys, b->n, b->ranges);
 	}
 	if (st != GH_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpuhash: probing the join table failed: %s", gh_last_error())));
+	b->state = PB_READY;
 	gpuhash_table_info(&gs->table, &after);
 	gs->stats.probe_ms += after.probe_ms - before.probe_ms;
 	gs->stats.transfer_ms += after.transfer_ms - before.transfer_ms;
 	gs->stats.batches++;
 	if (gs->table.remote)
 		gs->stats.probe_requests += gs->table.svc.probe_requests - requests;
-	gs->stats.outer_rows += gs->batch_n;
+	gs->stats.outer_rows += b->n;
 	gs->stats.device = gs->device;
 }
 

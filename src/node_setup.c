@@ -11,6 +11,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "service.h"
 
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
@@ -149,10 +150,19 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState
 
 
 /* Runs when the node's memory goes away, normally or by error/cancel. */
+/*
+ * The node's memory goes (the end, or an error or cancel): probes still in
+ * flight are given up before their table is freed.  Buffer pins are the
+ * resource owner's to release.
+ */
 static void
 cleanup_callback(void *arg)
 {
-	gpuhash_free_table((GpuJoinState *) arg);
+	GpuJoinState *gs = (GpuJoinState *) arg;
+
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+		gpuhash_probe_abandon(gs, &gs->pb[i]);
+	gpuhash_free_table(gs);
 }
 
 void
@@ -240,8 +250,6 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 									ALLOCSET_DEFAULT_SIZES);
 	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
 										  ALLOCSET_DEFAULT_SIZES);
-	gs->batch_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch",
-										  ALLOCSET_DEFAULT_SIZES);
 	gs->cleanup.func = cleanup_callback;
 	gs->cleanup.arg = gs;
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
@@ -291,14 +299,29 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->grow_enabled = gs->can_batch;
 	gpuhash_batch_files_grow(gs, gs->nbatch);
 
+	/* a batch's probe goes to the service as one request: up to a chunk */
 	gs->batch_cap = gpuhash_batch_rows;
-	gs->batch_vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * gs->batch_cap * Max(gs->n_outer_keep, 1));
-	gs->batch_nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap * Max(gs->n_outer_keep, 1));
-	if (gs->oscan && gs->oscan->keep_rows)
-		gs->batch_tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
-	gs->batch_keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
-	gs->batch_nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
-	gs->batch_ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+	if (gpuhash_service_probe_capacity() > 0)
+		gs->batch_cap = Min(gs->batch_cap, gpuhash_service_probe_capacity());
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	{
+		GpuProbeBatch *b = &gs->pb[i];
+		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
+
+		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
+		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
+		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
+		if (gs->oscan && gs->oscan->keep_rows)
+		{
+			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
+			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
+		}
+		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
+		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+		b->ticket.slot = -1;
+		b->state = PB_FREE;
+	}
 	gs->cur = -1;
 	gs->phase = GJ_BUILD;
 }

@@ -19,10 +19,11 @@
  * DSM, parallel.c).  The absorbed plan must be a Seq Scan of a heap table
  * whose target list is plain columns (planner.c checks).
  *
- * The tuples of a probe batch stay valid while it is emitted: every page
- * that gave the batch a tuple keeps an extra pin until the batch ends, at
- * most max_pins of them.  When the join emits no outer column, nothing is
- * pinned beyond the page being read.
+ * The tuples of a probe batch stay valid while it is probed and emitted:
+ * every page that gave the batch a tuple keeps an extra pin, the batch's,
+ * until the batch ends, at most max_pins of them per batch (a page whose
+ * tuples went to two batches has a pin of each).  When the join emits no
+ * outer column, nothing is pinned beyond the page being read.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,11 +39,14 @@
 #include "storage/bufpage.h"
 #include "utils/rel.h"
 
-/* pins a probe batch may hold: a small share of shared_buffers */
+/*
+ * Pins a probe batch may hold: a small share of shared_buffers, for each
+ * of the batches in the pipeline of every participant.
+ */
 static int
 max_batch_pins(void)
 {
-	return Max(8, Min(1024, NBuffers / 64));
+	return Max(8, Min(1024, NBuffers / (64 * GPUHASH_PIPELINE)));
 }
 
 void
@@ -87,7 +91,6 @@ gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int ef
 		os->attno[j++] = v->varattno;
 	}
 	os->max_pins = max_batch_pins();
-	os->pins = palloc(sizeof(Buffer) * os->max_pins);
 	os->snapshot = estate->es_snapshot;
 	gs->oscan = os;
 }
@@ -106,17 +109,28 @@ start_scan(GpuOuterScan *os)
 				 errhint("Set gpuhash.absorb_outer_scan to off.")));
 }
 
-/* Releases the pins of the batch that ends. */
+/* Batch b is filled next: its tuples' pages take its pins. */
 void
-gpuhash_outer_scan_batch_reset(GpuJoinState *gs)
+gpuhash_outer_scan_fill(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	gs->oscan->filling = b;
+	gs->oscan->page_pinned = false;
+}
+
+/* Releases the pins of a batch that ends. */
+void
+gpuhash_outer_scan_batch_reset(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	GpuOuterScan *os = gs->oscan;
 
-	for (int i = 0; i < os->n_pins; i++)
-		ReleaseBuffer(os->pins[i]);
-	os->n_pins = 0;
-	os->page_pinned = false;
-	os->slot_row = -1;
+	for (int i = 0; i < b->n_pins; i++)
+		ReleaseBuffer(b->pins[i]);
+	b->n_pins = 0;
+	if (os->filling == b)
+	{
+		os->filling = NULL;
+		os->page_pinned = false;
+	}
 }
 
 /* The next block to read, or InvalidBlockNumber at the end. */
@@ -141,16 +155,20 @@ next_block(GpuOuterScan *os)
 }
 
 /*
- * Hands out os->tup, in the current page: the batch takes a pin of that
- * page, once, when its rows' columns are to be read later.
+ * Hands out os->tup, in the current page: the filling batch takes a pin of
+ * that page, once, when its rows' columns are to be read later.  (The look
+ * at the first tuple before the build fills no batch: the tuple is handed
+ * out again.)
  */
 static GpuOuterNext
 hand_out(GpuOuterScan *os, HeapScanDesc hs, HeapTuple *tup)
 {
-	if (os->keep_rows && !os->page_pinned)
+	if (os->keep_rows && !os->page_pinned && os->filling != NULL)
 	{
+		GpuProbeBatch *b = os->filling;
+
 		IncrBufferRefCount(hs->rs_cbuf);
-		os->pins[os->n_pins++] = hs->rs_cbuf;
+		b->pins[b->n_pins++] = hs->rs_cbuf;
 		os->page_pinned = true;
 	}
 	*tup = &os->tup;
@@ -159,8 +177,8 @@ hand_out(GpuOuterScan *os, HeapScanDesc hs, HeapTuple *tup)
 
 /*
  * The next visible outer tuple that passes the scan's quals, in *tup
- * (pointing into a pinned page).  OS_BATCH_FULL: the batch holds as many
- * pinned pages as it may; the next call, after a batch reset, goes on.
+ * (pointing into a pinned page).  OS_BATCH_FULL: the filling batch holds as
+ * many pinned pages as it may; the next call, for another batch, goes on.
  */
 GpuOuterNext
 gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
@@ -191,7 +209,8 @@ gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
 			BlockNumber blk;
 
 			/* a new page: it needs a pin of the batch's if rows are kept */
-			if (os->keep_rows && os->n_pins >= os->max_pins)
+			if (os->keep_rows && os->filling != NULL &&
+				os->filling->n_pins >= os->max_pins)
 				return OS_BATCH_FULL;
 			CHECK_FOR_INTERRUPTS();
 			blk = next_block(os);
@@ -245,7 +264,6 @@ gpuhash_outer_scan_rescan(GpuJoinState *gs)
 {
 	GpuOuterScan *os = gs->oscan;
 
-	gpuhash_outer_scan_batch_reset(gs);
 	if (os->scan)
 		table_rescan(os->scan, NULL);
 	os->next_block = 0;
@@ -260,7 +278,6 @@ gpuhash_outer_scan_end(GpuJoinState *gs)
 {
 	GpuOuterScan *os = gs->oscan;
 
-	gpuhash_outer_scan_batch_reset(gs);
 	if (os->scan)
 		table_endscan(os->scan);
 	os->scan = NULL;

@@ -33,6 +33,13 @@ extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *ke
 extern gh_status gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids);
 extern gh_status gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n,
 								   gh_range *ranges);
+/* keys one probe request takes (a staging chunk's worth); 0: no service */
+extern uint64 gpuhash_service_probe_capacity(void);
+extern bool gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n,
+									 GhProbeTicket *tk);
+extern gh_status gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges);
+extern void gpuhash_svc_probe_abandon(GhProbeTicket *tk);
+
 /*
  * Waits, boundedly, until the service has destroyed the table; never
  * throws, so error cleanup and exit callbacks can free.

@@ -49,6 +49,10 @@ static uint32 pending_generation;
 /* The request submit() waits on, for giving it up at exit. */
 static SvcSlot *inflight = NULL;
 static uint32 inflight_generation;
+
+/* Probes in flight (gpuhash_svc_probe_submit): bit i, slot i, and its service */
+static uint64 async_slots = 0;
+static uint32 async_generation[SVC_SLOTS];
 static bool exit_callback_set = false;
 
 static void backend_exit(int code, Datum arg);
@@ -60,34 +64,44 @@ wake_service(void)
 		SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
 }
 
+/* A free slot, claimed; NULL when all are taken. */
 static SvcSlot *
-claim_slot(void)
+try_claim_slot(void)
 {
 	if (!exit_callback_set)
 	{
 		before_shmem_exit(backend_exit, (Datum) 0);
 		exit_callback_set = true;
 	}
-	for (;;)
+	for (int i = 0; i < SVC_SLOTS; i++)
 	{
-		for (int i = 0; i < SVC_SLOTS; i++)
-		{
-			uint32		expected = SLOT_FREE;
-			SvcSlot    *s = &gpuhash_svc->slots[i];
+		uint32		expected = SLOT_FREE;
+		SvcSlot    *s = &gpuhash_svc->slots[i];
 
-			if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
-			{
-				s->owner_pid = MyProcPid;
-				s->owner_procno = MyProc->pgprocno;
-				return s;
-			}
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
+		{
+			s->owner_pid = MyProcPid;
+			s->owner_procno = MyProc->pgprocno;
+			return s;
 		}
-		/* every slot busy: wait for one, interruptibly */
+	}
+	return NULL;
+}
+
+static SvcSlot *
+claim_slot(void)
+{
+	SvcSlot    *s;
+
+	/* every slot busy: wait for one, interruptibly */
+	while ((s = try_claim_slot()) == NULL)
+	{
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
+	return s;
 }
 
 static void
@@ -193,18 +207,16 @@ settle(void)
 }
 
 /*
- * Gives up the request in flight: the service drops it and whatever it was
+ * Gives up a submitted request: the service drops it and whatever it was
  * building.  A request answered meanwhile is ours to clean up.
  */
 static void
-abandon_inflight(void)
+abandon_slot(SvcSlot *s, uint32 generation)
 {
-	SvcSlot    *s = inflight;
 	uint32		expected = SLOT_SUBMITTED;
 	bool		given_up;
 
-	inflight = NULL;
-	if (s == NULL || !same_service(inflight_generation))
+	if (!same_service(generation))
 		return;
 	given_up = pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED);
 	if (!given_up && expected == SLOT_RUNNING)
@@ -212,9 +224,9 @@ abandon_inflight(void)
 												  SLOT_ABANDONED_RUNNING);
 	if (given_up)
 	{
-		if (pending_generation != inflight_generation)
+		if (pending_generation != generation)
 			abandoned_slots = 0;
-		pending_generation = inflight_generation;
+		pending_generation = generation;
 		abandoned_slots |= UINT64CONST(1) << (s - gpuhash_svc->slots);
 		wake_service();
 		return;
@@ -229,12 +241,44 @@ abandon_inflight(void)
 			GhRemoteTable t = {0};
 
 			t.id = s->table_id;
-			t.generation = inflight_generation;
+			t.generation = generation;
 			release_slot(s);
 			gpuhash_svc_free(&t);
 		}
 		else
 			release_slot(s);
+	}
+}
+
+/* Gives up the request that submit() waits on. */
+static void
+abandon_inflight(void)
+{
+	SvcSlot    *s = inflight;
+
+	inflight = NULL;
+	if (s != NULL)
+		abandon_slot(s, inflight_generation);
+}
+
+/* A probe in flight is no longer ours to wait on. */
+static void
+async_forget(int i)
+{
+	async_slots &= ~(UINT64CONST(1) << i);
+	pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+}
+
+/* Gives up every probe in flight (an exit). */
+static void
+abandon_async(void)
+{
+	while (async_slots != 0)
+	{
+		int			i = pg_rightmost_one_pos64(async_slots);
+
+		async_forget(i);
+		abandon_slot(&gpuhash_svc->slots[i], async_generation[i]);
 	}
 }
 
@@ -245,7 +289,41 @@ backend_exit(int code, Datum arg)
 	if (gpuhash_svc == NULL)
 		return;
 	abandon_inflight();
+	abandon_async();
 	settle();
+}
+
+/*
+ * Sleeps until the service answers the submitted slot, or is gone.  A
+ * cancel or timeout throws: the caller gives the request up.
+ */
+static void
+wait_answer(SvcSlot *s, uint32 generation)
+{
+	for (;;)
+	{
+		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+			break;
+		if (pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
+			pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* The answer's status; after a service that died, which reset every slot. */
+static gh_status
+answer_status(SvcSlot *s)
+{
+	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
+		return service_gone();
+	pg_read_barrier();
+	if (s->status != GH_OK)
+		gh_set_last_error(s->err);
+	return s->status;
 }
 
 /*
@@ -269,18 +347,7 @@ submit(SvcSlot *s, uint32 generation)
 
 	PG_TRY();
 	{
-		for (;;)
-		{
-			if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-				break;
-			if (pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
-				pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
-				break;
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
-							 PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-			CHECK_FOR_INTERRUPTS();
-		}
+		wait_answer(s, generation);
 	}
 	PG_CATCH();
 	{
@@ -290,13 +357,7 @@ submit(SvcSlot *s, uint32 generation)
 	}
 	PG_END_TRY();
 	inflight = NULL;
-
-	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
-		return service_gone();	/* the service died: it reset every slot */
-	pg_read_barrier();
-	if (s->status != GH_OK)
-		gh_set_last_error(s->err);
-	return s->status;
+	return answer_status(s);
 }
 
 gh_status
@@ -404,6 +465,108 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 		}
 	}
 	return release_if_ours(s, st);
+}
+
+uint64
+gpuhash_service_probe_capacity(void)
+{
+	if (!gpuhash_service_ready())
+		return 0;
+	return gpuhash_svc->chunk_bytes / Max(sizeof(uint64), sizeof(gh_range));
+}
+
+/*
+ * Submits a probe of n keys without waiting for it (a pipelined join fills
+ * its next batch meanwhile).  False when it cannot go now: more keys than a
+ * slot's chunk, no slot free, or the slots that probes in flight may hold
+ * all held; the caller then probes synchronously.
+ */
+bool
+gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n, GhProbeTicket *tk)
+{
+	SvcSlot    *s;
+	int			i;
+
+	tk->slot = -1;
+	if (n == 0 || n * Max(sizeof(uint64), sizeof(gh_range)) > gpuhash_svc->chunk_bytes ||
+		!same_service(t->generation))
+		return false;
+	if (pg_atomic_add_fetch_u32(&gpuhash_svc->async_held, 1) > SVC_ASYNC_SLOTS)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return false;
+	}
+	if ((s = try_claim_slot()) == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return false;
+	}
+	memcpy(chunk_of(s), keys, n * sizeof(uint64));
+	s->type = REQ_PROBE;
+	s->table_id = t->id;
+	s->n = n;
+	i = s - gpuhash_svc->slots;
+	async_slots |= UINT64CONST(1) << i;
+	async_generation[i] = t->generation;
+	t->probe_requests++;
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
+	wake_service();
+	tk->slot = i;
+	tk->generation = t->generation;
+	tk->n = n;
+	return true;
+}
+
+/* Waits for a submitted probe and copies its n ranges out. */
+gh_status
+gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
+{
+	SvcSlot    *s = &gpuhash_svc->slots[tk->slot];
+	int			i = tk->slot;
+	gh_status	st;
+
+	PG_TRY();
+	{
+		wait_answer(s, tk->generation);
+	}
+	PG_CATCH();
+	{
+		gpuhash_svc_probe_abandon(tk);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	async_forget(i);
+	tk->slot = -1;
+	st = answer_status(s);
+	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
+		return st;				/* the slot went with its service */
+	if (st == GH_OK)
+	{
+		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
+		t->info = s->info;
+	}
+	release_slot(s);
+	return st;
+}
+
+/*
+ * Gives up a submitted probe (a rescan, an error, a rebuilt table) and
+ * waits until the service has dropped it.  Never throws.
+ */
+void
+gpuhash_svc_probe_abandon(GhProbeTicket *tk)
+{
+	int			i = tk->slot;
+
+	if (i < 0)
+		return;
+	tk->slot = -1;
+	if ((async_slots & (UINT64CONST(1) << i)) == 0)
+		return;
+	async_forget(i);
+	abandon_slot(&gpuhash_svc->slots[i], tk->generation);
+	settle();
 }
 
 void

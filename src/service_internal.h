@@ -48,6 +48,14 @@
 #include "port/atomics.h"
 
 #define SVC_SLOTS 64
+
+/*
+ * Probes in flight (a pipelined join submits one batch and fills the next
+ * before it waits) hold their slots until their owner waits on them, which
+ * may be after it has asked for other slots.  They may hold at most half of
+ * the slots, so that requests that are waited on at once always find one.
+ */
+#define SVC_ASYNC_SLOTS (SVC_SLOTS / 2)
 #define SVC_FREE_QUEUE 1024
 #define SVC_MAX_GPUS 8
 
@@ -115,6 +123,7 @@ typedef struct SvcShared
 	int			tables_alive;
 	uint64		device_bytes;
 	pg_atomic_uint64 free_queue[SVC_FREE_QUEUE];	/* see FREE_TAKEN */
+	pg_atomic_uint32 async_held;	/* slots held by probes in flight (below) */
 	SvcSlot		slots[SVC_SLOTS];
 } SvcShared;
 

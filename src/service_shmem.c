@@ -58,6 +58,7 @@ svc_shmem_startup(void)
 		pg_atomic_init_u32(&gpuhash_svc->ready, 0);
 		pg_atomic_init_u32(&gpuhash_svc->generation, 0);
 		pg_atomic_init_u64(&gpuhash_svc->requests, 0);
+		pg_atomic_init_u32(&gpuhash_svc->async_held, 0);
 		for (int i = 0; i < SVC_FREE_QUEUE; i++)
 			pg_atomic_init_u64(&gpuhash_svc->free_queue[i], 0);
 		for (int i = 0; i < SVC_SLOTS; i++)
