@@ -1,5 +1,5 @@
 --
--- The outer Seq Scan absorbed into the join (outer_scan.c): the node reads
+-- The outer Seq Scan absorbed into the join (heap_scan.c): the node reads
 -- heap pages itself, with page-mode visibility.  What a page-level scan can
 -- get wrong, each query with the GPU join off and forced on: rows updated
 -- and deleted earlier and by a concurrent transaction (dblink), HOT chains,

@@ -75,7 +75,8 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 -- how a parallel-aware join read its inner side: 'all' participants a share
--- of a partial plan, or 'one' of them the whole plan (its loops: 1)
+-- of a partial plan, or 'one' of them the whole plan (its loops: 1, or a
+-- Seq Scan the join absorbed)
 CREATE FUNCTION gh_parallel(q text, OUT parallel_aware boolean, OUT inner_readers text,
                             OUT builds integer, OUT inner_rows bigint)
 LANGUAGE plpgsql AS $$
@@ -87,8 +88,10 @@ BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
   parallel_aware := (n->>'Parallel Aware')::boolean;
-  inner_readers := CASE WHEN (n->'Plans'->-1->>'Parallel Aware')::boolean THEN 'all'
-                   ELSE 'one (loops ' || (n->'Plans'->-1->>'Actual Loops') || ')' END;
+  inner_readers := CASE WHEN n ? 'Parallel Inner Scan' THEN 'all'
+                        WHEN n ? 'Inner Scan' THEN 'one (absorbed)'
+                        WHEN (n->'Plans'->-1->>'Parallel Aware')::boolean THEN 'all'
+                        ELSE 'one (loops ' || (n->'Plans'->-1->>'Actual Loops') || ')' END;
   builds := (n->>'Shared Table Builds')::integer;
   inner_rows := (n->>'Inner Rows')::bigint;
 END;

@@ -4,8 +4,8 @@
  *	  The planner's costs of a GpuHashJoin path: the inner side consumed
  *	  whole and built once, a fixed setup, a cost per inner row kept and per
  *	  outer row probed, the per-match work costed as PostgreSQL's hash join
- *	  costs it, hash batches over work_mem, and an absorbed outer scan's
- *	  saving; and whether a key filter pays.  planner.c makes the paths.
+ *	  costs it, hash batches over work_mem, and absorbed scans' savings;
+ *	  and whether a key filter pays.  planner.c makes the paths.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,8 +23,8 @@
  */
 void
 gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
-				  Path *inner_path, bool parallel_inner, bool outer_scan, List *quals,
-				  int nkeys, double rows)
+				  Path *inner_path, bool parallel_inner, bool outer_scan, bool inner_scan,
+				  List *quals, int nkeys, double rows)
 {
 	QualCost	qc;
 
@@ -47,6 +47,9 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup += inner_path->rows * cpu_operator_cost * nkeys;
 	startup += inner_rows * gpuhash_build_row_cost;
 	startup += qc.startup;
+	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
+	if (inner_scan)
+		startup -= 0.5 * cpu_tuple_cost * inner_path->rows;
 
 	run = outer_path->total_cost - outer_path->startup_cost;
 	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * nkeys);

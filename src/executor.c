@@ -16,7 +16,7 @@
  *				   [offset, offset + count) indexes them.
  *	  NEED_BATCH:  pull up to gpuhash.batch_rows outer rows of this hash
  *				   batch (columns copied, key encoded), probe them at once
- *				   for rowid ranges.  An absorbed outer scan (outer_scan.c)
+ *				   for rowid ranges.  An absorbed outer scan (heap_scan.c)
  *				   hands out tuples in their pinned pages instead: only the
  *				   key is read, the kept columns when a row matches.
  *	  NEXT_OUTER:  the next outer row of the probe batch.
@@ -106,7 +106,7 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 	ExecClearTuple(slot);
 	if (outer_row >= 0 && batch_rows_in_pages(gs))
 	{
-		GpuOuterScan *os = gs->oscan;
+		GpuHeapScan *os = gs->oscan;
 		TupleTableSlot *hs = os->slot;
 
 		/* late materialisation: the matched row is deformed from its page */
@@ -191,7 +191,7 @@ filter_passes(GpuJoinState *gs, uint64 key)
  * nothing, and batch 0 emits them where unmatched outer rows come out.
  * OS_BATCH_FULL: an absorbed scan's batch holds all the pages it may.
  */
-static GpuOuterNext
+static GpuScanNext
 next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **slot,
 			   HeapTuple *htup, uint64 *key, bool *nokey)
 {
@@ -206,11 +206,11 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 
 		if (gs->curbatch == 0 && gs->oscan)
 		{
-			GpuOuterNext r = gpuhash_outer_scan_next(gs, htup);
+			GpuScanNext r = gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, htup);
 
 			if (r != OS_TUPLE)
 				return r;
-			*nokey = !gpuhash_heap_key(gs, *htup, key);
+			*nokey = !gpuhash_heap_key(gs, gs->oscan, true, *htup, key);
 			if (*nokey || gs->nbatch == 1 ||
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
@@ -285,14 +285,14 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->oscan)
-		gpuhash_outer_scan_fill(gs, b);
+		gpuhash_heap_scan_fill(gs->oscan, b);
 	while (!gs->outer_done && b->n < gs->batch_cap)
 	{
 		TupleTableSlot *slot;
 		HeapTuple	htup;
 		uint64		key;
 		bool		nokey;
-		GpuOuterNext r = next_outer_row(gs, b, b->n, &slot, &htup, &key, &nokey);
+		GpuScanNext r = next_outer_row(gs, b, b->n, &slot, &htup, &key, &nokey);
 
 		if (r == OS_BATCH_FULL)
 			break;
@@ -326,7 +326,7 @@ release_batch(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	gpuhash_probe_abandon(gs, b);
 	if (gs->oscan)
-		gpuhash_outer_scan_batch_reset(gs, b);
+		gpuhash_heap_scan_batch_reset(gs->oscan, b);
 	MemoryContextReset(b->cxt);
 	b->n = 0;
 	b->any_key = false;
@@ -521,7 +521,7 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 			HeapTuple	first;
 
 			/* the first tuple stays the scan's next one */
-			if (gpuhash_outer_scan_next(gs, &first) == OS_END)
+			if (gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, &first) == OS_END)
 				return GJ_DONE;
 			gs->oscan->pending = true;
 		}
@@ -716,10 +716,13 @@ end_gpu_join(CustomScanState *node)
 	gpuhash_free_table(gs);
 	gpuhash_batch_files_close(gs);
 	if (gs->oscan)
-		gpuhash_outer_scan_end(gs);
+		gpuhash_heap_scan_end(gs->oscan);
 	else
 		ExecEndNode(gs->outer_ps);
-	ExecEndNode(gs->inner_ps);
+	if (gs->iscan)
+		gpuhash_heap_scan_end(gs->iscan);
+	else
+		ExecEndNode(gs->inner_ps);
 }
 
 /*
@@ -740,9 +743,10 @@ rescan_gpu_join(CustomScanState *node)
 	{
 		if (gs->outer_ps)
 			UpdateChangedParamSet(gs->outer_ps, chg);
-		UpdateChangedParamSet(gs->inner_ps, chg);
+		if (gs->inner_ps)
+			UpdateChangedParamSet(gs->inner_ps, chg);
 	}
-	if (gs->inner_ps->chgParam != NULL || gs->shared)
+	if ((gs->inner_ps && gs->inner_ps->chgParam != NULL) || gs->shared)
 	{
 		/* a parallel plan's shared table is rebuilt with its shared state */
 		gpuhash_free_table(gs);
@@ -751,21 +755,25 @@ rescan_gpu_join(CustomScanState *node)
 	else if (!gs->built || gs->nbatch > 1 || bms_overlap(chg, gs->inner_key_params))
 	{
 		/*
-		 * The same inner rows, but keys that read a changed parameter; or a
-		 * table of one batch among several: as nodeHashjoin.c, start over.
+		 * The same inner rows, but keys (or an absorbed inner scan's quals)
+		 * that read a changed parameter; or a table of one batch among
+		 * several: as nodeHashjoin.c, start over.
 		 */
 		gpuhash_free_table(gs);
 		gs->built = false;
-		ExecReScan(gs->inner_ps);
+		if (gs->inner_ps)
+			ExecReScan(gs->inner_ps);
 	}
 	if (!gs->built)
 	{
+		if (gs->iscan)
+			gpuhash_heap_scan_rescan(gs->iscan);
 		gpuhash_batch_files_close(gs);
 		gs->curbatch = 0;
 		gs->grow_enabled = gs->can_batch;
 	}
 	if (gs->oscan)
-		gpuhash_outer_scan_rescan(gs);
+		gpuhash_heap_scan_rescan(gs->oscan);
 	else if (gs->outer_ps->chgParam == NULL)
 		ExecReScan(gs->outer_ps);
 

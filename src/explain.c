@@ -39,6 +39,33 @@ show_quals(CustomScanState *node, List *quals, const char *label, double nfilter
 						 nfiltered / instr->nloops, 0, es);
 }
 
+/*
+ * An absorbed scan: "Outer Scan: lineitem", its quals as "Outer Filter" and,
+ * with ANALYZE, the rows they removed (filtered >= 0).
+ */
+static void
+show_absorbed_scan(SeqScan *scan, bool outer, int64 filtered, List *ancestors,
+				   bool useprefix, ExplainState *es)
+{
+	Index		rti = scan->scan.scanrelid;
+	char	   *relname = get_rel_name(rt_fetch(rti, es->rtable)->relid);
+	char	   *refname = list_nth(es->rtable_names, rti - 1);
+	const char *side = outer ? "Outer" : "Inner";
+	List	   *scan_cxt = set_deparse_context_plan(es->deparse_cxt, &scan->scan.plan, ancestors);
+
+	ExplainPropertyText(psprintf("%s%s Scan", scan->scan.plan.parallel_aware ? "Parallel " : "",
+								 side),
+						refname && strcmp(refname, relname) != 0 ?
+						psprintf("%s %s", relname, refname) : relname, es);
+	if (scan->scan.plan.qual == NIL)
+		return;
+	ExplainPropertyText(psprintf("%s Filter", side),
+						deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
+										   scan_cxt, useprefix, false), es);
+	if (es->analyze && filtered >= 0)
+		ExplainPropertyInteger(psprintf("Rows Removed by %s Filter", side), NULL, filtered, es);
+}
+
 void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -75,31 +102,16 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (info.fingerprint)
 		ExplainPropertyText("Key Match", "fingerprint, rechecked", es);
 
-	/* an absorbed outer Seq Scan (outer_scan.c): its relation and quals */
+	/* absorbed Seq Scans (heap_scan.c): their relations and quals */
 	if (info.outer_scan)
-	{
-		SeqScan    *scan = linitial_node(SeqScan, cscan->custom_plans);
-		Index		rti = scan->scan.scanrelid;
-		char	   *relname = get_rel_name(rt_fetch(rti, es->rtable)->relid);
-		char	   *refname = list_nth(es->rtable_names, rti - 1);
-		List	   *scan_cxt = set_deparse_context_plan(es->deparse_cxt, &scan->scan.plan,
-														ancestors);
-
-		ExplainPropertyText(scan->scan.plan.parallel_aware ? "Parallel Outer Scan" : "Outer Scan",
-							refname && strcmp(refname, relname) != 0 ?
-							psprintf("%s %s", relname, refname) : relname, es);
-		if (scan->scan.plan.qual != NIL)
-		{
-			ExplainPropertyText("Outer Filter",
-								deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
-												   scan_cxt, useprefix, false), es);
-			if (es->analyze && st->built)
-				ExplainPropertyUInteger("Rows Removed by Outer Filter", NULL,
-										st->scan_filtered, es);
-		}
-		/* the context is one object: back to the join */
+		show_absorbed_scan(linitial_node(SeqScan, cscan->custom_plans), true,
+						   st->built ? (int64) st->scan_filtered : -1, ancestors, useprefix, es);
+	if (info.inner_scan)
+		show_absorbed_scan(lsecond_node(SeqScan, cscan->custom_plans), false,
+						   -1, ancestors, useprefix, es);
+	/* the deparse context is one object: back to the join */
+	if (info.outer_scan || info.inner_scan)
 		context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
-	}
 
 	/* executor.c counts the join filter's rejects in nfiltered2, the filter's in 1 */
 	show_quals(node, gpuhash_plan_exprs(cscan->custom_exprs, &info, GPE_JOIN_QUAL), "Join Filter",

@@ -38,6 +38,7 @@ int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
 bool		gpuhash_absorb_outer_scan = true;
+bool		gpuhash_absorb_inner_scan = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -186,6 +187,15 @@ _PG_init(void)
 							 "When the outer side is a plain table, the join scans it a page "
 							 "at a time instead of running a Seq Scan under it.",
 							 &gpuhash_absorb_outer_scan,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.absorb_inner_scan",
+							 "Lets a GPU hash join read its inner table's pages itself.",
+							 "When the inner side is a Seq Scan of a plain table, the join's "
+							 "build scans it a page at a time instead of running the Seq Scan.",
+							 &gpuhash_absorb_inner_scan,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -48,6 +48,7 @@ extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
 extern bool gpuhash_outer_filter;
 extern bool gpuhash_absorb_outer_scan;
+extern bool gpuhash_absorb_inner_scan;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -126,8 +127,8 @@ struct CustomPath;
 struct Path;
 extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath,
 							  struct Path *outer_path, struct Path *inner_path,
-							  bool parallel_inner, bool outer_scan, List *quals, int nkeys,
-							  double rows);
+							  bool parallel_inner, bool outer_scan, bool inner_scan,
+							  List *quals, int nkeys, double rows);
 extern double gpuhash_parallel_divisor(struct Path *path);
 struct RelOptInfo;
 struct JoinPathExtraData;
@@ -149,7 +150,8 @@ typedef struct GpuJoinPlanInfo
 	bool		parallel_inner; /* parallel-aware: every participant reads
 								 * a share of a partial inner plan */
 	bool		outer_scan;		/* the outer Seq Scan is absorbed: the node
-								 * reads its pages (outer_scan.c) */
+								 * reads its pages (heap_scan.c) */
+	bool		inner_scan;		/* the inner Seq Scan likewise */
 	bool		key_filter;		/* outer rows are expected to miss: a Bloom
 								 * filter of the inner keys pays (keyfilter.c) */
 	int			nkeys;
@@ -274,7 +276,7 @@ typedef struct GpuJoinStats
 	int			hash_batches;	/* work_mem batches (batch.c), 1: all in memory */
 	uint64		spilled_rows;	/* rows written to batch files */
 	size_t		mem_peak;		/* most memory the kept inner rows took */
-	/* an absorbed outer scan (outer_scan.c), and where a batch's time goes */
+	/* an absorbed outer scan (heap_scan.c), and where a batch's time goes */
 	uint64		scan_pages;
 	uint64		scan_filtered;	/* rows its quals removed */
 	double		read_ms;		/* reading outer rows and their keys */

@@ -231,10 +231,11 @@ gpuhash_increase_batches(GpuJoinState *gs)
 }
 
 /*
- * The next inner row of this batch's source: the inner plan for batch 0,
- * the batch's file after it.  Rows without a key count once and are
- * dropped unless a right/full join must emit them; those get a made-up key
- * that places them in a batch.
+ * The next inner row of this batch's source: the inner plan (or the
+ * absorbed inner scan's next tuple, in its page) for batch 0, the batch's
+ * file after it.  Rows without a key count once and are dropped unless a
+ * right/full join must emit them; those get a made-up key that places them
+ * in a batch.
  */
 static bool
 next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64 *key,
@@ -244,11 +245,25 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 	{
 		for (;;)
 		{
-			*slot = ExecProcNode(gs->inner_ps);
-			if (TupIsNull(*slot))
-				return false;
-			*keep = gs->inner_keep;
-			*nokey = !gpuhash_row_key(gs, *slot, gs->inner_keys, false, key);
+			if (gs->iscan)
+			{
+				HeapTuple	tup;
+
+				if (gpuhash_heap_scan_next(gs->iscan, gs->key_econtext, &tup) != OS_TUPLE)
+					return false;
+				/* its kept columns are copied from the slot before the page moves on */
+				*slot = ExecStoreHeapTuple(tup, gs->iscan->slot, false);
+				*keep = gs->iscan->heap_keep;
+				*nokey = !gpuhash_heap_key(gs, gs->iscan, false, tup, key);
+			}
+			else
+			{
+				*slot = ExecProcNode(gs->inner_ps);
+				if (TupIsNull(*slot))
+					return false;
+				*keep = gs->inner_keep;
+				*nokey = !gpuhash_row_key(gs, *slot, gs->inner_keys, false, key);
+			}
 			if (!*nokey)
 				return true;
 			gs->stats.null_key_rows++;

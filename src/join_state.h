@@ -2,7 +2,7 @@
  *
  * join_state.h
  *	  The executor state of a GpuHashJoin, shared by the files of the node:
- *	  executor.c (the state machine), rows.c, inner_store.c, join_table.c,
+ *	  executor.c (the state machine), heap_scan.c, rows.c, inner_store.c, join_table.c,
  *	  batch.c and parallel.c (one table for all participants of a parallel
  *	  plan).
  *
@@ -50,15 +50,15 @@ typedef enum GpuJoinPhase
 	GJ_DONE
 } GpuJoinPhase;
 
-/* The outer side's Seq Scan, absorbed into the join (outer_scan.c). */
-typedef enum GpuOuterNext
+/* A side's Seq Scan, absorbed into the join (heap_scan.c). */
+typedef enum GpuScanNext
 {
 	OS_TUPLE,					/* a tuple that passed the scan's quals */
 	OS_BATCH_FULL,				/* the batch holds all the pins it may */
 	OS_END
-} GpuOuterNext;
+} GpuScanNext;
 
-typedef struct GpuOuterScan
+typedef struct GpuHeapScan
 {
 	Relation	rel;
 	TupleDesc	desc;			/* the relation's */
@@ -67,9 +67,9 @@ typedef struct GpuOuterScan
 	struct TableScanDescData *scan;	/* heapam, page mode */
 	ExprState  *qual;			/* the scan's quals, over slot */
 	TupleTableSlot *slot;		/* a tuple for quals and late deforming */
-	AttrNumber *attno;			/* the plan's outer column j: this column */
-	int		   *heap_keep;		/* outer_keep[k]'s column, 0-based */
-	bool		keep_rows;		/* the join emits outer columns: pin pages */
+	AttrNumber *attno;			/* the plan's column j: this column */
+	int		   *heap_keep;		/* the side's keep[k]'s column, 0-based */
+	bool		keep_rows;		/* outer: the join emits its columns: pin pages */
 	int			max_pins;		/* pages one probe batch may pin */
 	bool		page_pinned;	/* the filling batch pinned the current page */
 	BlockNumber next_block;		/* serial: the next block to read */
@@ -85,7 +85,7 @@ typedef struct GpuOuterScan
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
 	uint64		filtered;
-} GpuOuterScan;
+} GpuHeapScan;
 
 /*
  * The kept inner rows of a parallel-aware join, in the query's DSA
@@ -141,8 +141,10 @@ typedef struct GpuJoinState
 
 	GpuJoinPlanInfo info;
 	PlanState  *outer_ps;		/* NULL when the outer scan is absorbed */
-	GpuOuterScan *oscan;		/* ... into this; NULL otherwise */
-	PlanState  *inner_ps;
+	GpuHeapScan *oscan;			/* ... into this; NULL otherwise */
+	PlanState  *inner_ps;		/* NULL when the inner scan is absorbed */
+	GpuHeapScan *iscan;			/* ... into this; NULL otherwise */
+	Plan	   *inner_plan;		/* the inner plan, run or absorbed */
 	int			n_outer_cols;	/* columns of each side in the scan tuple */
 	int			n_inner_cols;
 	/* the columns the join filter and target list read: only these are kept */
@@ -153,6 +155,7 @@ typedef struct GpuJoinState
 	GpuKeyEval *outer_keys;
 	GpuKeyEval *inner_keys;
 	bool		outer_keys_plain;	/* every outer key a plain column */
+	bool		inner_keys_plain;
 	ExprState  *qual;			/* join filter: decides a match; or NULL */
 	ExprState  *filter;			/* on joined rows (outer joins' WHERE); or NULL */
 	ExprContext *key_econtext;	/* per-row key evaluation */
@@ -290,7 +293,8 @@ extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
 extern int	gpuhash_keep_extent(const int *keep, int nkeep);
-extern bool gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key);
+extern bool gpuhash_heap_key(GpuJoinState *gs, GpuHeapScan *scan, bool outer, HeapTuple tup,
+							 uint64 *key);
 extern void gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals,
 							 bool *nulls, MemoryContext cxt);
 extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot,
@@ -335,18 +339,19 @@ extern bool gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalT
 							   MemoryContext cxt);
 extern void gpuhash_spill_rewind(BufFile *file);
 
-/* outer_scan.c */
-extern void gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
-									 int eflags);
-extern GpuOuterNext gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup);
-extern void gpuhash_outer_scan_fill(GpuJoinState *gs, GpuProbeBatch *b);
-extern void gpuhash_outer_scan_batch_reset(GpuJoinState *gs, GpuProbeBatch *b);
-extern void gpuhash_outer_scan_rescan(GpuJoinState *gs);
-extern void gpuhash_outer_scan_end(GpuJoinState *gs);
-extern Size gpuhash_outer_scan_estimate(GpuJoinState *gs);
-extern void gpuhash_outer_scan_init_dsm(GpuJoinState *gs, void *space);
-extern void gpuhash_outer_scan_reinit_dsm(GpuJoinState *gs, void *space);
-extern void gpuhash_outer_scan_init_worker(GpuJoinState *gs, void *space);
+/* heap_scan.c */
+extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
+											int eflags);
+extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext,
+										  HeapTuple *tup);
+extern void gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b);
+extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
+extern void gpuhash_heap_scan_rescan(GpuHeapScan *os);
+extern void gpuhash_heap_scan_end(GpuHeapScan *os);
+extern Size gpuhash_heap_scan_estimate(GpuHeapScan *os);
+extern void gpuhash_heap_scan_init_dsm(GpuHeapScan *os, void *space);
+extern void gpuhash_heap_scan_reinit_dsm(GpuHeapScan *os, void *space);
+extern void gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);

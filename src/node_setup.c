@@ -44,20 +44,46 @@ split_index_vars(Node *node, SideMap *map)
 	return expression_tree_mutator(node, split_index_vars, map);
 }
 
-/* An absorbed outer scan: OUTER_VAR column j -> the relation's column. */
+/* An absorbed scan: column j of the side's Vars -> the relation's column. */
+typedef struct HeapMap
+{
+	int			varno;			/* OUTER_VAR or INNER_VAR */
+	AttrNumber *attno;
+} HeapMap;
+
 static Node *
-outer_vars_to_heap(Node *node, AttrNumber *attno)
+side_vars_to_heap(Node *node, HeapMap *map)
 {
 	if (node == NULL)
 		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varno == OUTER_VAR)
+	if (IsA(node, Var) && ((Var *) node)->varno == map->varno)
 	{
 		Var		   *v = copyObject((Var *) node);
 
-		v->varattno = attno[v->varattno - 1];
+		v->varattno = map->attno[v->varattno - 1];
 		return (Node *) v;
 	}
-	return expression_tree_mutator(node, outer_vars_to_heap, attno);
+	return expression_tree_mutator(node, side_vars_to_heap, map);
+}
+
+static List *
+vars_to_heap(List *exprs, int varno, GpuHeapScan *scan)
+{
+	HeapMap		map;
+
+	map.varno = varno;
+	map.attno = scan->attno;
+	return (List *) side_vars_to_heap((Node *) exprs, &map);
+}
+
+/* Which heap columns hold a side's kept columns. */
+static void
+map_kept_columns(GpuHeapScan *scan, const int *keep, int nkeep)
+{
+	scan->heap_keep = palloc(sizeof(int) * Max(nkeep, 1));
+	for (int k = 0; k < nkeep; k++)
+		scan->heap_keep[k] = scan->attno[keep[k]] - 1;
+	scan->max_keep = gpuhash_keep_extent(scan->heap_keep, nkeep);
 }
 
 /* Collects the scan-tuple columns an expression reads (0: the whole row). */
@@ -178,29 +204,33 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_deform_private(cscan->custom_private, &gs->info);
 	nkeys = gs->info.nkeys;
 
-	/* an absorbed outer Seq Scan is read by the node itself (outer_scan.c) */
+	/* an absorbed Seq Scan is read by the node itself (heap_scan.c) */
 	if (gs->info.outer_scan)
-		gpuhash_outer_scan_begin(gs, linitial_node(SeqScan, cscan->custom_plans), estate, eflags);
+		gs->oscan = gpuhash_heap_scan_begin(gs, linitial_node(SeqScan, cscan->custom_plans),
+											estate, eflags);
 	else
 		gs->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
-	gs->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
-	node->custom_ps = gs->outer_ps ? list_make2(gs->outer_ps, gs->inner_ps) :
-		list_make1(gs->inner_ps);
+	gs->inner_plan = lsecond(cscan->custom_plans);
+	if (gs->info.inner_scan)
+		gs->iscan = gpuhash_heap_scan_begin(gs, castNode(SeqScan, gs->inner_plan), estate, eflags);
+	else
+		gs->inner_ps = ExecInitNode(gs->inner_plan, estate, eflags);
+	node->custom_ps = NIL;
+	if (gs->outer_ps)
+		node->custom_ps = lappend(node->custom_ps, gs->outer_ps);
+	if (gs->inner_ps)
+		node->custom_ps = lappend(node->custom_ps, gs->inner_ps);
 	gs->n_outer_cols = gs->info.n_outer_cols;
 	gs->n_inner_cols = list_length(cscan->custom_scan_tlist) - gs->n_outer_cols;
 	choose_kept_columns(gs, cscan);
 	if (gs->oscan)
 	{
-		GpuOuterScan *os = gs->oscan;
-
 		/* a matched row's kept columns are read from its page: pin them */
-		os->keep_rows = gs->n_outer_keep > 0;
-		os->heap_keep = palloc(sizeof(int) * Max(gs->n_outer_keep, 1));
-		os->slot_row = -1;
-		for (int k = 0; k < gs->n_outer_keep; k++)
-			os->heap_keep[k] = os->attno[gs->outer_keep[k]] - 1;
-		os->max_keep = gpuhash_keep_extent(os->heap_keep, gs->n_outer_keep);
+		gs->oscan->keep_rows = gs->n_outer_keep > 0;
+		map_kept_columns(gs->oscan, gs->outer_keep, gs->n_outer_keep);
 	}
+	if (gs->iscan)
+		map_kept_columns(gs->iscan, gs->inner_keep, gs->n_inner_keep);
 	/* columns never kept are never read: NULL once and for all */
 	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,
 		   sizeof(bool) * (gs->n_outer_cols + gs->n_inner_cols));
@@ -216,9 +246,11 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	outer_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
 																		GPE_OUTER_KEYS), &map);
 	if (gs->oscan)
-		outer_exprs = (List *) outer_vars_to_heap((Node *) outer_exprs, gs->oscan->attno);
+		outer_exprs = vars_to_heap(outer_exprs, OUTER_VAR, gs->oscan);
 	inner_exprs = (List *) split_index_vars((Node *) gpuhash_plan_exprs(cscan->custom_exprs, &gs->info,
 																		GPE_INNER_KEYS), &map);
+	if (gs->iscan)
+		inner_exprs = vars_to_heap(inner_exprs, INNER_VAR, gs->iscan);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
@@ -226,13 +258,19 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	for (int i = 0; i < nkeys; i++)
 		gs->outer_keys_plain &= gs->outer_keys[i].state == NULL;
 	init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
+	gs->inner_keys_plain = true;
+	for (int i = 0; i < nkeys; i++)
+		gs->inner_keys_plain &= gs->inner_keys[i].state == NULL;
 
 	/*
 	 * The inner keys are evaluated here, not in the inner plan: a parameter
 	 * they read (a correlated subquery's, LATERAL's) changes the table, so a
-	 * rescan that changes one rebuilds it (rescan_gpu_join).
+	 * rescan that changes one rebuilds it (rescan_gpu_join).  So do those of
+	 * an absorbed inner scan's quals.
 	 */
 	exec_params_walker((Node *) inner_exprs, &gs->inner_key_params);
+	if (gs->iscan)
+		exec_params_walker((Node *) gs->inner_plan->qual, &gs->inner_key_params);
 	gs->qual = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_JOIN_QUAL),
 							&node->ss.ps);
 	gs->filter = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_FILTER),
@@ -258,7 +296,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->owns_table = true;
 	if (gs->n_inner_keep > 0)
 	{
-		TupleDesc	child = ExecGetResultType(gs->inner_ps);
+		TupleDesc	child = gs->inner_ps ? ExecGetResultType(gs->inner_ps) :
+			ExecTypeFromTL(gs->inner_plan->targetlist);
 
 		gs->inner_desc = CreateTemplateTupleDesc(gs->n_inner_keep);
 		for (int k = 0; k < gs->n_inner_keep; k++)
@@ -295,7 +334,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->can_batch = !node->ss.ps.plan->parallel_aware;
 	gs->mem_limit = gpuhash_memory_limit();
 	gs->nbatch = gs->can_batch ?
-		gpuhash_initial_nbatch(gs->inner_ps->plan->plan_rows, gs->inner_ps->plan->plan_width) : 1;
+		gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width) : 1;
 	gs->grow_enabled = gs->can_batch;
 	gpuhash_batch_files_grow(gs, gs->nbatch);
 

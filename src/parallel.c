@@ -116,16 +116,20 @@ typedef struct GpuJoinShared
 } GpuJoinShared;
 
 /*
- * The node's DSM: the shared join state, then an absorbed Parallel Seq
- * Scan's block allocator (outer_scan.c), if any.
+ * The node's DSM: the shared join state, then the block allocators of an
+ * absorbed outer and inner Parallel Seq Scan (heap_scan.c), if any.
  */
 #define SCAN_SPACE(coordinate) ((char *) (coordinate) + MAXALIGN(sizeof(GpuJoinShared)))
+#define INNER_SCAN_SPACE(gs, coordinate) \
+	(SCAN_SPACE(coordinate) + gpuhash_heap_scan_estimate((gs)->oscan))
 
 Size
 gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return MAXALIGN(sizeof(GpuJoinShared)) +
-		gpuhash_outer_scan_estimate((GpuJoinState *) node);
+	GpuJoinState *gs = (GpuJoinState *) node;
+
+	return MAXALIGN(sizeof(GpuJoinShared)) + gpuhash_heap_scan_estimate(gs->oscan) +
+		gpuhash_heap_scan_estimate(gs->iscan);
 }
 
 static void
@@ -201,7 +205,8 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	if (sh->in_dsm)
 		on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
 	gs->shared = sh;
-	gpuhash_outer_scan_init_dsm(gs, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_init_dsm(gs->oscan, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_init_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
 }
 
 /* Rescan of a parallel plan: the shared state starts over. */
@@ -218,7 +223,8 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
 	gs->shared = sh;
-	gpuhash_outer_scan_reinit_dsm(gs, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_reinit_dsm(gs->oscan, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_reinit_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
 }
 
 void
@@ -228,7 +234,8 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	gs->shared = (GpuJoinShared *) coordinate;
 	gs->owns_table = false;		/* only while it builds, if it does */
-	gpuhash_outer_scan_init_worker(gs, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_init_worker(gs->oscan, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_init_worker(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
 }
 
 /*

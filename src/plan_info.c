@@ -37,6 +37,7 @@ typedef enum GpuPlanPrivate
 	GPV_N_GATE,
 	GPV_PARALLEL_INNER,
 	GPV_OUTER_SCAN,
+	GPV_INNER_SCAN,
 	GPV_KEY_FILTER,
 	GPV_NKEYS,
 	GPV_HEAD					/* the per-key entries start here */
@@ -69,6 +70,7 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 	head[GPV_N_GATE] = info->n_gate;
 	head[GPV_PARALLEL_INNER] = info->parallel_inner;
 	head[GPV_OUTER_SCAN] = info->outer_scan;
+	head[GPV_INNER_SCAN] = info->inner_scan;
 	head[GPV_KEY_FILTER] = info->key_filter;
 	head[GPV_NKEYS] = info->nkeys;
 	for (int i = 0; i < GPV_HEAD; i++)
@@ -108,6 +110,7 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 	info->n_gate = private_int(priv, GPV_N_GATE);
 	info->parallel_inner = private_int(priv, GPV_PARALLEL_INNER) != 0;
 	info->outer_scan = private_int(priv, GPV_OUTER_SCAN) != 0;
+	info->inner_scan = private_int(priv, GPV_INNER_SCAN) != 0;
 	info->key_filter = private_int(priv, GPV_KEY_FILTER) != 0;
 	info->nkeys = private_int(priv, GPV_NKEYS);
 	Assert(list_length(priv) == GPV_HEAD + GKV_PER_KEY * info->nkeys);

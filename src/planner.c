@@ -232,6 +232,20 @@ cheapest_parallel_safe(RelOptInfo *rel)
 	return best;
 }
 
+static bool scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
+
+/*
+ * Does the join read the inner side's pages itself?  When the inner path is
+ * a plain (or Parallel) Seq Scan of an absorbable table: the build then runs
+ * no child plan (heap_scan.c).
+ */
+static bool
+inner_scan_absorbed(PlannerInfo *root, Path *inner_path)
+{
+	return gpuhash_absorb_inner_scan && inner_path->pathtype == T_SeqScan &&
+		inner_path->param_info == NULL && scan_absorbable(root, inner_path->parent);
+}
+
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
@@ -258,6 +272,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	info.single_match = single_match;
 	info.parallel_inner = parallel_inner;
 	info.outer_scan = outer_scan;
+	info.inner_scan = inner_scan_absorbed(root, inner_path);
 	info.key_filter = kc->key_filter;
 	info.nkeys = kc->nkeys;
 	info.keys = kc->keys;
@@ -266,7 +281,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), kc->nkeys, rows);
+					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), kc->nkeys, rows);
 	return cpath;
 }
 
@@ -300,21 +315,20 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 }
 
 /*
- * Can the join read rel's pages itself (outer_scan.c)?  A plain heap table
+ * Can the join read rel's pages itself (heap_scan.c)?  A plain heap table
  * without inheritance or sampling, whose columns the join reads are plain
  * user columns: no whole-row or system column, no expression evaluated at
  * the scan.
  */
 static bool
-outer_scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
+scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
 {
 	RangeTblEntry *rte;
 	Relation	r;
 	bool		heap;
 	ListCell   *lc;
 
-	if (!gpuhash_absorb_outer_scan || rel->reloptkind != RELOPT_BASEREL ||
-		rel->rtekind != RTE_RELATION)
+	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
 		return false;
 	rte = planner_rt_fetch(rel->relid, root);
 	if (rte->inh || rte->tablesample != NULL ||
@@ -456,11 +470,12 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	/*
 	 * The same over a Seq Scan of a plain outer table that the join reads
-	 * itself (outer_scan.c), even where another scan of the table is its
+	 * itself (heap_scan.c), even where another scan of the table is its
 	 * cheapest alone: the join reads pages faster than any child hands it
 	 * rows.  A unique-ified outer side stays a child.
 	 */
-	absorb = jointype != JOIN_UNIQUE_OUTER && outer_scan_absorbable(root, outerrel);
+	absorb = gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
+		scan_absorbable(root, outerrel);
 	if (absorb)
 	{
 		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
@@ -536,6 +551,24 @@ append_tlist(List *dst, List *src)
 	return dst;
 }
 
+/* A Seq Scan whose target list is plain columns of its relation? */
+static bool
+plain_seqscan(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (!IsA(plan, SeqScan))
+		return false;
+	foreach(lc, plan->targetlist)
+	{
+		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (!IsA(v, Var) || v->varno != ((Scan *) plan)->scanrelid || v->varattno <= 0)
+			return false;
+	}
+	return true;
+}
+
 static Plan *
 plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 			  List *tlist, List *clauses, List *custom_plans)
@@ -556,20 +589,8 @@ plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
 	info.n_outer_cols = list_length(outer_plan->targetlist);
 
 	/* an absorbed scan must have become a Seq Scan of plain columns */
-	if (info.outer_scan)
-	{
-		if (!IsA(outer_plan, SeqScan))
-			info.outer_scan = false;
-		else
-			foreach(lc, outer_plan->targetlist)
-		{
-			Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
-
-			if (!IsA(v, Var) || v->varno != ((Scan *) outer_plan)->scanrelid ||
-				v->varattno <= 0)
-				info.outer_scan = false;
-		}
-	}
+	info.outer_scan = info.outer_scan && plain_seqscan(outer_plan);
+	info.inner_scan = info.inner_scan && plain_seqscan(inner_plan);
 
 	/*
 	 * Every clause that is not the hash key is checked per match; an outer

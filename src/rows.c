@@ -80,29 +80,30 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 }
 
 /*
- * The outer key of a heap tuple of an absorbed scan (outer_scan.c): plain
- * key columns are read in place (heap_getattr: cached offsets where the
- * tuple allows, missing attributes too), other keys through the scan's slot.
+ * The key of a heap tuple of an absorbed scan (heap_scan.c), outer or
+ * inner side: plain key columns are read in place (heap_getattr: cached
+ * offsets where the tuple allows, missing attributes too), other keys
+ * through the scan's slot.
  */
 bool
-gpuhash_heap_key(GpuJoinState *gs, HeapTuple tup, uint64 *key)
+gpuhash_heap_key(GpuJoinState *gs, GpuHeapScan *scan, bool outer, HeapTuple tup, uint64 *key)
 {
-	GpuOuterScan *os = gs->oscan;
+	GpuKeyEval *keys = outer ? gs->outer_keys : gs->inner_keys;
 	uint64		k = 0;
 
-	if (!gs->outer_keys_plain || gs->info.fingerprint)
+	if (!(outer ? gs->outer_keys_plain : gs->inner_keys_plain) || gs->info.fingerprint)
 	{
-		ExecStoreHeapTuple(tup, os->slot, false);
-		return gpuhash_row_key(gs, os->slot, gs->outer_keys, true, key);
+		ExecStoreHeapTuple(tup, scan->slot, false);
+		return gpuhash_row_key(gs, scan->slot, keys, outer, key);
 	}
 	for (int i = 0; i < gs->info.nkeys; i++)
 	{
 		bool		isnull;
-		Datum		d = heap_getattr(tup, gs->outer_keys[i].attno, os->desc, &isnull);
+		Datum		d = heap_getattr(tup, keys[i].attno, scan->desc, &isnull);
 
 		if (isnull)
 			return false;
-		k = fold_key(gs, gs->outer_keys, i, d, true, k);
+		k = fold_key(gs, keys, i, d, outer, k);
 	}
 	*key = k;
 	return true;

@@ -1,15 +1,18 @@
 /*-------------------------------------------------------------------------
  *
- * outer_scan.c
- *	  The outer side's Seq Scan, absorbed into the join: the node reads the
- *	  heap a page at a time and hands out the visible tuples that pass the
- *	  scan's quals, with no child plan node, no slot per row and no copy.
+ * heap_scan.c
+ *	  A side's Seq Scan, absorbed into the join: the node reads the heap a
+ *	  page at a time and hands out the visible tuples that pass the scan's
+ *	  quals, with no child plan node, no slot per row and no copy.  The
+ *	  outer side (executor.c) and the inner side's build (inner_store.c)
+ *	  each may have one.
  *
- * Why: pulling each outer row through a Seq Scan node (a slot, a virtual
+ * Why: pulling each row through a Seq Scan node (a slot, a virtual
  * projection, a copy of the kept columns) cost more CPU per row than the
  * GPU spends on the whole probe.  Here a tuple is a pointer into a pinned
- * page: its key columns are read straight from it, and the rest of its
- * columns only if it matches (late materialisation, executor.c).
+ * page: its key columns are read straight from it; an outer row's other
+ * columns only if it matches (late materialisation, executor.c), an inner
+ * row's kept columns as it is kept.
  *
  * Pages are read with heapam's own page-mode visibility (heapgetpage, as a
  * Seq Scan does): the visible tuples of a page under the query's snapshot,
@@ -18,6 +21,9 @@
  * plan's scan is a Parallel Seq Scan (its descriptor lives in the node's
  * DSM, parallel.c).  The absorbed plan must be a Seq Scan of a heap table
  * whose target list is plain columns (planner.c checks).
+ *
+ * Only the outer side pins pages beyond the one being read: the inner
+ * side's rows are copied before the scan moves on.
  *
  * The tuples of a probe batch stay valid while it is probed and emitted:
  * every page that gave the batch a tuple keeps an extra pin, the batch's,
@@ -49,10 +55,14 @@ max_batch_pins(void)
 	return Max(8, Min(1024, NBuffers / (64 * GPUHASH_PIPELINE)));
 }
 
-void
-gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int eflags)
+/*
+ * The scan of plan, absorbed into the join gs: its quals are compiled under
+ * the join's plan state.
+ */
+GpuHeapScan *
+gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int eflags)
 {
-	GpuOuterScan *os = palloc0(sizeof(GpuOuterScan));
+	GpuHeapScan *os = palloc0(sizeof(GpuHeapScan));
 	ListCell   *lc;
 	int			j = 0;
 
@@ -87,17 +97,18 @@ gpuhash_outer_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int ef
 
 		/* planner.c absorbs only plain columns of the scanned relation */
 		if (!IsA(v, Var) || v->varno != plan->scan.scanrelid || v->varattno <= 0)
-			elog(ERROR, "gpuhash: an absorbed outer scan reads only plain columns");
+			elog(ERROR, "gpuhash: an absorbed scan reads only plain columns");
 		os->attno[j++] = v->varattno;
 	}
 	os->max_pins = max_batch_pins();
 	os->snapshot = estate->es_snapshot;
-	gs->oscan = os;
+	os->slot_row = -1;
+	return os;
 }
 
 /* The heapam scan, serial; a parallel one starts from the DSM (below). */
 static void
-start_scan(GpuOuterScan *os)
+start_scan(GpuHeapScan *os)
 {
 	if (os->scan == NULL)
 		os->scan = table_beginscan_strat(os->rel, os->snapshot, 0, NULL, true, false);
@@ -105,24 +116,22 @@ start_scan(GpuOuterScan *os)
 	if ((os->scan->rs_flags & SO_ALLOW_PAGEMODE) == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpuhash: an absorbed outer scan needs an MVCC snapshot"),
-				 errhint("Set gpuhash.absorb_outer_scan to off.")));
+				 errmsg("gpuhash: an absorbed scan needs an MVCC snapshot"),
+				 errhint("Set gpuhash.absorb_outer_scan and gpuhash.absorb_inner_scan to off.")));
 }
 
-/* Batch b is filled next: its tuples' pages take its pins. */
+/* Outer side: batch b is filled next, and its tuples' pages take its pins. */
 void
-gpuhash_outer_scan_fill(GpuJoinState *gs, GpuProbeBatch *b)
+gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b)
 {
-	gs->oscan->filling = b;
-	gs->oscan->page_pinned = false;
+	os->filling = b;
+	os->page_pinned = false;
 }
 
 /* Releases the pins of a batch that ends. */
 void
-gpuhash_outer_scan_batch_reset(GpuJoinState *gs, GpuProbeBatch *b)
+gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	for (int i = 0; i < b->n_pins; i++)
 		ReleaseBuffer(b->pins[i]);
 	b->n_pins = 0;
@@ -135,7 +144,7 @@ gpuhash_outer_scan_batch_reset(GpuJoinState *gs, GpuProbeBatch *b)
 
 /* The next block to read, or InvalidBlockNumber at the end. */
 static BlockNumber
-next_block(GpuOuterScan *os)
+next_block(GpuHeapScan *os)
 {
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
 
@@ -160,8 +169,8 @@ next_block(GpuOuterScan *os)
  * at the first tuple before the build fills no batch: the tuple is handed
  * out again.)
  */
-static GpuOuterNext
-hand_out(GpuOuterScan *os, HeapScanDesc hs, HeapTuple *tup)
+static GpuScanNext
+hand_out(GpuHeapScan *os, HeapScanDesc hs, HeapTuple *tup)
 {
 	if (os->keep_rows && !os->page_pinned && os->filling != NULL)
 	{
@@ -176,15 +185,14 @@ hand_out(GpuOuterScan *os, HeapScanDesc hs, HeapTuple *tup)
 }
 
 /*
- * The next visible outer tuple that passes the scan's quals, in *tup
- * (pointing into a pinned page).  OS_BATCH_FULL: the filling batch holds as
- * many pinned pages as it may; the next call, for another batch, goes on.
+ * The next visible tuple that passes the scan's quals (evaluated in
+ * econtext), in *tup (pointing into a pinned page).  OS_BATCH_FULL: the
+ * filling batch holds as many pinned pages as it may; the next call, for
+ * another batch, goes on.
  */
-GpuOuterNext
-gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
+GpuScanNext
+gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 {
-	GpuOuterScan *os = gs->oscan;
-	ExprContext *econtext = gs->key_econtext;
 	HeapScanDesc hs;
 
 	start_scan(os);
@@ -260,10 +268,8 @@ gpuhash_outer_scan_next(GpuJoinState *gs, HeapTuple *tup)
 
 /* The scan starts over (a rescan; a parallel one after its DSM was reset). */
 void
-gpuhash_outer_scan_rescan(GpuJoinState *gs)
+gpuhash_heap_scan_rescan(GpuHeapScan *os)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os->scan)
 		table_rescan(os->scan, NULL);
 	os->next_block = 0;
@@ -274,10 +280,8 @@ gpuhash_outer_scan_rescan(GpuJoinState *gs)
 }
 
 void
-gpuhash_outer_scan_end(GpuJoinState *gs)
+gpuhash_heap_scan_end(GpuHeapScan *os)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os->scan)
 		table_endscan(os->scan);
 	os->scan = NULL;
@@ -289,20 +293,16 @@ gpuhash_outer_scan_end(GpuJoinState *gs)
  * --------------------------------------------------------------------- */
 
 Size
-gpuhash_outer_scan_estimate(GpuJoinState *gs)
+gpuhash_heap_scan_estimate(GpuHeapScan *os)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os == NULL || !os->parallel)
 		return 0;
-	return table_parallelscan_estimate(os->rel, os->snapshot);
+	return MAXALIGN(table_parallelscan_estimate(os->rel, os->snapshot));
 }
 
 void
-gpuhash_outer_scan_init_dsm(GpuJoinState *gs, void *space)
+gpuhash_heap_scan_init_dsm(GpuHeapScan *os, void *space)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os == NULL || !os->parallel)
 		return;
 	table_parallelscan_initialize(os->rel, (ParallelTableScanDesc) space, os->snapshot);
@@ -310,20 +310,16 @@ gpuhash_outer_scan_init_dsm(GpuJoinState *gs, void *space)
 }
 
 void
-gpuhash_outer_scan_reinit_dsm(GpuJoinState *gs, void *space)
+gpuhash_heap_scan_reinit_dsm(GpuHeapScan *os, void *space)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os == NULL || !os->parallel)
 		return;
 	table_parallelscan_reinitialize(os->rel, (ParallelTableScanDesc) space);
 }
 
 void
-gpuhash_outer_scan_init_worker(GpuJoinState *gs, void *space)
+gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space)
 {
-	GpuOuterScan *os = gs->oscan;
-
 	if (os == NULL || !os->parallel)
 		return;
 	os->scan = table_beginscan_parallel(os->rel, (ParallelTableScanDesc) space);
