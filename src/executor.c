@@ -552,14 +552,77 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 	return GJ_NEED_BATCH;
 }
 
+/*
+ * How many outer rows ahead of the one being emitted the rows it will touch
+ * are prefetched.  A match reads its inner row at a random place in the
+ * kept rows and its outer tuple in a page read a batch ago: without
+ * prefetching, each is a cache miss that the emit loop waits on.
+ */
+#define PREFETCH_AHEAD 12
+
+/*
+ * The address emitting outer row i reads first: its inner row's columns,
+ * or where a shared inner row's pointer is (NULL: nothing to load).
+ */
+static inline const void *
+row_inner_address(GpuJoinState *gs, const gh_range *r)
+{
+	if (r->count == 0 || gs->n_inner_keep == 0)
+		return NULL;
+	if (gs->inner_vals)
+		return gs->inner_vals + (size_t) r->offset * gs->n_inner_keep;
+	return gs->shared_rowptrs ? &gs->shared_rowptrs[r->offset] : NULL;
+}
+
+/*
+ * Starts loading what emitting outer row i will read.  (A statement here,
+ * not a function: GCC deems a function of prefetches alone free of effects
+ * and drops its calls.)
+ */
+#define PREFETCH_ROW(gs, i) \
+	do { \
+		GpuProbeBatch *pb_ = (gs)->cb; \
+		int			i_ = (i); \
+		if (i_ < pb_->n) \
+		{ \
+			const void *a_ = row_inner_address((gs), &pb_->ranges[i_]); \
+			if (a_ != NULL) \
+			{ \
+				gpuhash_prefetch(a_); \
+				if ((gs)->inner_vals) \
+					gpuhash_prefetch((gs)->inner_nulls + \
+									 (size_t) pb_->ranges[i_].offset * (gs)->n_inner_keep); \
+			} \
+			if (batch_rows_in_pages(gs) && (pb_->ranges[i_].count > 0 || (gs)->fill_outer)) \
+				gpuhash_prefetch(pb_->tups[i_].t_data); \
+		} \
+	} while (0)
+
 /* GJ_NEXT_OUTER: the batch's next outer row with matches (any, when filling). */
 static GpuJoinPhase
 next_outer(GpuJoinState *gs)
 {
+	if (gs->cur < 0)
+	{
+		/* a new batch: the first rows' loads start together */
+		for (int i = 0; i < PREFETCH_AHEAD; i++)
+			PREFETCH_ROW(gs, i);
+	}
 	do
+	{
 		gs->cur++;
-	while (!gs->fill_outer && gs->cur < gs->cb->n &&
-		   gs->cb->ranges[gs->cur].count == 0);
+		PREFETCH_ROW(gs, gs->cur + PREFETCH_AHEAD);
+		/* a shared inner row: its pointer is in by now, then the row */
+		if (gs->shared_rowptrs && gs->n_inner_keep > 0 &&
+			gs->cur + PREFETCH_AHEAD / 2 < gs->cb->n)
+		{
+			const gh_range *r = &gs->cb->ranges[gs->cur + PREFETCH_AHEAD / 2];
+
+			if (r->count > 0)
+				gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[r->offset]));
+		}
+	} while (!gs->fill_outer && gs->cur < gs->cb->n &&
+			 gs->cb->ranges[gs->cur].count == 0);
 	if (gs->cur >= gs->cb->n)
 		return GJ_NEED_BATCH;
 	gs->cur_match = 0;

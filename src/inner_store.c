@@ -90,6 +90,13 @@ gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 	{
 		uint64		src = order[i];
 
+		/* a gather from random places: start the loads a few rows ahead */
+		if (i + 16 < gs->n_inner)
+		{
+			gpuhash_prefetch(gs->inner_vals + (size_t) order[i + 16] * nc);
+			gpuhash_prefetch(gs->inner_keys_arr + order[i + 16]);
+		}
+
 		memcpy(vals + i * nc, gs->inner_vals + src * nc, sizeof(Datum) * nc);
 		memcpy(nulls + i * nc, gs->inner_nulls + src * nc, sizeof(bool) * nc);
 		keys[i] = gs->inner_keys_arr[src];

@@ -248,6 +248,13 @@ typedef struct GpuJoinState
 } GpuJoinState;
 
 
+/* A hint to start loading p into the cache (no fault if p is bad). */
+#if defined(__GNUC__) || defined(__clang__)
+#define gpuhash_prefetch(p) __builtin_prefetch(p)
+#else
+#define gpuhash_prefetch(p) ((void) (p))
+#endif
+
 /* Right/full joins: 32-bit words of match bits, one bit per inner row. */
 static inline uint64
 gpuhash_matched_words(const GpuJoinState *gs)
