@@ -15,7 +15,8 @@ CREATE FUNCTION gh_force_on() RETURNS void LANGUAGE sql AS $$
   SELECT set_config('enable_gpuhashjoin', 'on', true),
          set_config('enable_hashjoin', 'off', true),
          set_config('enable_mergejoin', 'off', true),
-         set_config('gpuhash.setup_cost', '0', true);
+         set_config('gpuhash.setup_cost', '0', true),
+         set_config('gpuhash.min_gain', '0', true);
 $$;
 
 CREATE FUNCTION gh_check(q text, force boolean DEFAULT true,

@@ -32,6 +32,7 @@ int			gpuhash_max_gpu_memory_mb = 0;
 int			gpuhash_gpu_ordinal = 0;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
+double		gpuhash_min_gain = 0.1;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
@@ -126,6 +127,16 @@ _PG_init(void)
 							 NULL,
 							 &gpuhash_setup_cost,
 							 100.0, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.min_gain",
+							 "Fraction of a join's estimated cost a GPU join must save to replace PostgreSQL's.",
+							 "A GPU join path is kept only when its estimated cost is below "
+							 "(1 - min_gain) times the cheapest PostgreSQL path of the same join: "
+							 "a smaller gain is within the noise of the cost model.",
+							 &gpuhash_min_gain,
+							 0.1, 0.0, 0.9,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

@@ -285,6 +285,55 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	return cpath;
 }
 
+/*
+ * PostgreSQL's cheapest unparameterized path for this join in paths (a
+ * pathlist or partial_pathlist) so far, or NULL.
+ */
+static Path *
+native_best(List *paths)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->param_info != NULL ||
+			(IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods))
+			continue;
+		if (best == NULL || p->total_cost < best->total_cost)
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * Does a GPU join path gain enough over PostgreSQL's cheapest path of the
+ * same join to be offered (gpuhash.min_gain)?  The gain must exceed that
+ * fraction of the native join's own cost (its total less its inputs'):
+ * within the margin the cost model cannot tell them apart, and
+ * PostgreSQL's plan is kept.  A native path that a setting disabled
+ * (enable_hashjoin = off: disable_cost) is no plan to keep.
+ */
+static bool
+gains_enough(Path *path, List *native_paths)
+{
+	Path	   *native = native_best(native_paths);
+	Cost		own;
+
+	if (native == NULL || native->total_cost >= disable_cost)
+		return true;
+	own = native->total_cost;
+	if (IsA(native, NestPath) || IsA(native, MergePath) || IsA(native, HashPath))
+	{
+		JoinPath   *jp = (JoinPath *) native;
+
+		own -= jp->outerjoinpath->total_cost + jp->innerjoinpath->total_cost;
+	}
+	return path->total_cost < native->total_cost - gpuhash_min_gain * Max(own, 0.0);
+}
+
 /* A partial path whose participants share one table (parallel.c). */
 static void
 add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
@@ -311,7 +360,8 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
-	add_partial_path(joinrel, &cpath->path);
+	if (gains_enough(&cpath->path, joinrel->partial_pathlist))
+		add_partial_path(joinrel, &cpath->path);
 }
 
 /*
@@ -466,7 +516,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
 							   false, false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
-	add_path(joinrel, &cpath->path);
+	if (gains_enough(&cpath->path, joinrel->pathlist))
+		add_path(joinrel, &cpath->path);
 
 	/*
 	 * The same over a Seq Scan of a plain outer table that the join reads
@@ -484,7 +535,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		cpath = make_gpu_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
 								   false, true, &kc, joinrel->rows);
 		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
-		add_path(joinrel, &cpath->path);
+		if (gains_enough(&cpath->path, joinrel->pathlist))
+			add_path(joinrel, &cpath->path);
 	}
 
 	/*

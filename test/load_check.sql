@@ -3,6 +3,7 @@ LOAD 'gpuhash';
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET gpuhash.setup_cost = 0;
+SET gpuhash.min_gain = 0;
 CREATE TEMP TABLE la AS SELECT g AS k, g % 97 AS m FROM generate_series(1, 5000) g;
 CREATE TEMP TABLE lb AS SELECT g AS k, g % 89 AS m FROM generate_series(1, 3000) g;
 ANALYZE la;

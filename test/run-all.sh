@@ -121,7 +121,7 @@ scripts/pg-scratch.sh stop "$pgdir"
 say "TPC-H scale factor 0.01, GPU join off vs on, device $device"
 # correctness, not timing: GPU joins wherever the join type allows
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
-	--set gpuhash.setup_cost=0 --set enable_hashjoin=off --set enable_mergejoin=off \
+	--set gpuhash.setup_cost=0 --set gpuhash.min_gain=0 --set enable_hashjoin=off --set enable_mergejoin=off \
 	--set parallel_setup_cost=0 --set parallel_tuple_cost=0 --set min_parallel_table_scan_size=0
 
 say "all tests passed (device: $device; build: $built)"

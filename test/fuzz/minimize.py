@@ -21,7 +21,7 @@ from runner import unique_schema, side_script
 from schema import ICU_COLLATION, BigTable
 
 ROWS_SHARE = 0.8
-FORCE_ALL = [('gpuhash.setup_cost', '0'), ('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
+FORCE_ALL = [('gpuhash.setup_cost', '0'), ('gpuhash.min_gain', '0'), ('enable_hashjoin', 'off'), ('enable_mergejoin', 'off'),
              ('enable_nestloop', 'off')]
 PARALLEL_NAMES = {'parallel_setup_cost', 'parallel_tuple_cost', 'min_parallel_table_scan_size',
                   'min_parallel_index_scan_size', 'max_parallel_workers_per_gather',
