@@ -60,6 +60,10 @@ def parse_args(argv):
     p.add_argument("--count-node", metavar="TYPE",
                    help="count plan nodes of this Node Type instead of GPU hash joins "
                         "(e.g. 'Hash Join', to test the runner without the extension)")
+    p.add_argument("--plans", metavar="DIR",
+                   help="plan only, run nothing: write each query's off and on plans to "
+                        "DIR/qNN.txt, marking the nodes that changed, and fail when a "
+                        "relation the off plan reads in parallel is read serially when on")
     p.add_argument("--psql", default=shutil.which("psql") or "psql", help="psql binary")
     args = p.parse_args(argv)
     if args.runs < 1 or args.warmup < 0:
@@ -291,13 +295,9 @@ class ModeResult:
         return statistics.median(self.times) if self.status == "ok" and self.times else None
 
 
-def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
-    """Warm-up and timed runs of one query in one mode, in one session."""
+def mode_settings(args, prefix, on, device_ok):
+    """The statements that put a session in one mode."""
     mode = "on" if on else "off"
-    res = ModeResult()
-    tag = f"q{q:02d}_{mode}"
-    plan_file = os.path.join(workdir, tag + "_plan.json")
-    out_files = []
     lines = [prefix.rstrip(), f"SET statement_timeout = '{int(args.timeout * 1000)}ms';",
              f"SET {args.toggle} = {mode};"]
     if on and device_ok:
@@ -308,6 +308,30 @@ def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
             lines.append(f"SET {name.strip()} = '{value.strip()}';")
     if args.workers is not None:
         lines.append(f"SET max_parallel_workers_per_gather = {args.workers};")
+    return lines
+
+
+def plan_only(args, psql, prefix, q, text, on, workdir, device_ok):
+    """The query's plan in one mode (EXPLAIN, not run), or None."""
+    plan_file = os.path.join(workdir, f"q{q:02d}_{'on' if on else 'off'}_plan.json")
+    lines = mode_settings(args, prefix, on, device_ok)
+    lines += ["\\pset tuples_only on", f"\\o {plan_file}", "EXPLAIN (FORMAT JSON)", text, "\\o"]
+    psql.script("\n".join(l for l in lines if l) + "\n", args.timeout + 60)
+    try:
+        with open(plan_file) as f:
+            return json.loads(f.read())[0]["Plan"]
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
+def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
+    """Warm-up and timed runs of one query in one mode, in one session."""
+    mode = "on" if on else "off"
+    res = ModeResult()
+    tag = f"q{q:02d}_{mode}"
+    plan_file = os.path.join(workdir, tag + "_plan.json")
+    out_files = []
+    lines = mode_settings(args, prefix, on, device_ok)
     lines += ["\\echo @@SETUP :ERROR",
               "\\if :ERROR", "\\q", "\\endif",
               "\\pset tuples_only on", f"\\o {plan_file}",
@@ -597,8 +621,46 @@ plot '{dat}' using 0:2:($3 > 0 ? 0x2a9d8f : 0xb0b0b0):xtic(1) with boxes lc rgb 
     return True
 
 
+def plans_all(args):
+    """--plans: each query's off and on plans compared; 1 on a serial regression."""
+    import plans
+    psql = Psql(args.psql, args.db)
+    if psql.scalar("SELECT count(*) FROM lineitem") is None:
+        sys.exit(f"run.py: cannot read table lineitem in database '{args.db}'")
+    prefix, notes = prepare_extension(psql, args.toggle)
+    device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
+    os.makedirs(args.plans, exist_ok=True)
+    is_gpu = gpu_join_matcher(args.count_node)
+    bad = []
+    print("query  GPU nodes  changed nodes  read serially when on")
+    for q in args.query_list:
+        text = load_query(q, args.sf)
+        off = plan_only(args, psql, prefix, q, text, False, args.plans, device_ok)
+        on = plan_only(args, psql, prefix, q, text, True, args.plans, device_ok)
+        if off is None or on is None:
+            print(f"Q{q:02d}   no plan")
+            bad.append(q)
+            continue
+        report, summary = plans.compare(q, off, on, is_gpu, count_nodes)
+        with open(os.path.join(args.plans, f"q{q:02d}.txt"), "w") as f:
+            f.write(report)
+        print(f"Q{q:02d}   {summary['gpu_nodes']:9d}  {summary['changed']:13d}  "
+              + (", ".join(summary["serial"]) or "-"))
+        if summary["serial"]:
+            bad.append(q)
+    for note in notes:
+        print(f"run.py: note: {note}", file=sys.stderr)
+    if bad:
+        print("run.py: plans with a serial subtree the native plan ran in parallel, or none: "
+              + ", ".join(f"Q{q:02d}" for q in bad), file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv):
     args = parse_args(argv)
+    if args.plans:
+        return plans_all(args)
     results, info, notes = run_all(args)
     gm, n = geomean(results)
     for note in notes:

@@ -1,0 +1,111 @@
+"""Plan comparison for run.py --plans: the plans of a query with the GPU join
+off and on, each node of the "on" plan marked when no identical subtree is in
+the "off" plan, and the relations the "off" plan scans in parallel (under a
+Gather) that the "on" plan scans serially.
+
+A plan is EXPLAIN (FORMAT JSON)'s "Plan" object.  A GPU join that absorbed a
+Seq Scan shows it as an "Outer Scan" / "Inner Scan" property (with "Parallel"
+in front when the scan is parallel), not as a child: it counts as a scan of
+that relation at the join's place.
+"""
+
+GATHERS = ("Gather", "Gather Merge")
+ABSORBED = ("Outer Scan", "Parallel Outer Scan", "Inner Scan", "Parallel Inner Scan")
+
+
+def children(node):
+    return node.get("Plans", [])
+
+
+def label(node):
+    """One line for a node, as EXPLAIN's text format would start it."""
+    kind = node.get("Node Type", "?")
+    if kind == "Custom Scan":
+        kind = f"Custom Scan ({node.get('Custom Plan Provider', '?')})"
+    if node.get("Parallel Aware"):
+        kind = "Parallel " + kind
+    parts = [kind]
+    if node.get("Join Type") and kind not in ("Hash",):
+        parts.append(node["Join Type"])
+    if node.get("Relation Name"):
+        rel = node["Relation Name"]
+        alias = node.get("Alias")
+        parts.append(f"on {rel}" + (f" {alias}" if alias and alias != rel else ""))
+    for key in ABSORBED:
+        if key in node:
+            parts.append(f"[{key}: {node[key]}]")
+    if node.get("Workers Planned") is not None:
+        parts.append(f"workers {node['Workers Planned']}")
+    return " ".join(parts)
+
+
+def signature(node):
+    """A subtree's identity: its nodes' labels, children in order."""
+    return "(" + label(node) + "".join(signature(c) for c in children(node)) + ")"
+
+
+def subtree_signatures(node, out=None):
+    out = {} if out is None else out
+    sig = signature(node)
+    out[sig] = out.get(sig, 0) + 1
+    for c in children(node):
+        subtree_signatures(c, out)
+    return out
+
+
+def render(node, known, depth=0, lines=None):
+    """The plan as indented lines; '*' marks a node whose subtree is new."""
+    lines = [] if lines is None else lines
+    new = known is not None and signature(node) not in known
+    lines.append(("* " if new else "  ") + "  " * depth + label(node))
+    for c in children(node):
+        render(c, known, depth + 1, lines)
+    return lines
+
+
+def count_changed(node, known):
+    n = 1 if signature(node) not in known else 0
+    return n + sum(count_changed(c, known) for c in children(node))
+
+
+def scans(node, parallel_above=False, out=None):
+    """(relation with alias, under a Gather) for every scan of the plan."""
+    out = [] if out is None else out
+    here = parallel_above or node.get("Node Type") in GATHERS
+    if node.get("Relation Name"):
+        rel = node["Relation Name"]
+        alias = node.get("Alias") or rel
+        out.append((f"{rel} {alias}", here))
+    for key in ABSORBED:
+        if key in node:
+            words = node[key].split()
+            rel, alias = words[0], words[-1]
+            out.append((f"{rel} {alias}", here))
+    for c in children(node):
+        scans(c, here, out)
+    return out
+
+
+def serial_regressions(off_plan, on_plan):
+    """Relations the 'off' plan reads in parallel and the 'on' plan serially."""
+    off = scans(off_plan)
+    on = scans(on_plan)
+    parallel_off = {r for r, par in off if par}
+    serial_on = {r for r, par in on if not par}
+    parallel_on = {r for r, par in on if par}
+    return sorted(r for r in parallel_off if r in serial_on and r not in parallel_on)
+
+
+def compare(q, off_plan, on_plan, is_gpu_join, count_nodes):
+    """The report text of one query and its summary."""
+    known = subtree_signatures(off_plan)
+    lines = [f"-- Q{q:02d}: GPU join on ('*': a subtree not in the off plan)"]
+    lines += render(on_plan, known)
+    lines += ["", f"-- Q{q:02d}: GPU join off"]
+    lines += render(off_plan, None)
+    regress = serial_regressions(off_plan, on_plan)
+    if regress:
+        lines += ["", "-- read in parallel when off, serially when on: " + ", ".join(regress)]
+    summary = {"q": q, "gpu_nodes": count_nodes(on_plan, is_gpu_join),
+               "changed": count_changed(on_plan, known), "serial": regress}
+    return "\n".join(lines) + "\n", summary
