@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Measure the planner constants of gpuhash on the running server.
+
+On the server the PG* variables point at (gpuhash loaded, its device as
+configured: GPU or host twin), serial plans over synthetic tables, each
+query timed with one warm-up and the median of --runs:
+
+  - the fixed cost of a GPU join: a 1000 x 1000 join, less its two scans;
+  - the cost per inner row built: inner sides of growing size against a
+    small outer side (slope of the time, less the inner scan's);
+  - the cost per outer row probed (scan, key, probe wait): outer sides of
+    growing size whose keys all miss (slope, less the outer scan's);
+  - the cost per match emitted: the same outer side with every key
+    matching, against every key missing.
+
+The same joins run as PostgreSQL's hash join (enable_gpuhashjoin off,
+merge and nested loop joins off) for its figures. Times become cost units
+through PostgreSQL's own hash join: its measured time per inner row against
+what the planner charges it per inner row (cpu_operator_cost per key and
+cpu_tuple_cost), so that the GPU join's constants are on the scale that the
+native join they compete with is costed on. Prints both and the settings
+that match the measurement:
+
+    bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep]
+
+Creates and drops tables calib_*. The defaults in the README come from a
+run on the H100 recorded in bench/RESULTS.md.
+"""
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+SERIAL = ["SET max_parallel_workers_per_gather = 0", "SET jit = off",
+          "SET work_mem = '1GB'", "SET enable_mergejoin = off", "SET enable_nestloop = off"]
+GPU = SERIAL + ["SET enable_gpuhashjoin = on", "SET enable_hashjoin = off",
+                "SET gpuhash.min_gain = 0"]
+NATIVE = SERIAL + ["SET enable_gpuhashjoin = off", "SET enable_hashjoin = on"]
+
+
+class Db:
+    def __init__(self, name):
+        self.name = name
+
+    def run(self, sql, settings=()):
+        script = "".join(s + ";\n" for s in settings) + sql + "\n"
+        r = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", self.name],
+                           input=script, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("calibrate.py: psql failed on %s\n%s" % (sql[:120], r.stderr))
+        return r.stdout
+
+    def plan(self, query, settings):
+        out = self.run("EXPLAIN (FORMAT JSON) " + query, settings)
+        return json.loads(out)[0]["Plan"]
+
+    def ms(self, query, settings, runs):
+        """Median execution time: one warm-up, then runs (EXPLAIN ANALYZE, TIMING OFF)."""
+        times = []
+        for i in range(runs + 1):
+            out = self.run("EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) " + query, settings)
+            if i > 0:
+                times.append(json.loads(out)[0]["Execution Time"])
+        return statistics.median(times)
+
+
+def has_gpu_join(plan):
+    if plan.get("Custom Plan Provider") == "GpuHashJoin":
+        return True
+    return any(has_gpu_join(c) for c in plan.get("Plans", []))
+
+
+def has_hash_join(plan):
+    if plan.get("Node Type") == "Hash Join":
+        return True
+    return any(has_hash_join(c) for c in plan.get("Plans", []))
+
+
+def slope(xs, ys):
+    """Least-squares slope of ys over xs."""
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=2_000_000,
+                    help="largest table (default 2,000,000 rows)")
+    ap.add_argument("--runs", type=int, default=5, help="timed runs per query (default 5)")
+    ap.add_argument("--db", default="postgres")
+    ap.add_argument("--keep", action="store_true", help="keep the calib_* tables")
+    a = ap.parse_args(argv)
+    db = Db(a.db)
+    n = a.rows
+    sizes = [n // 4, n // 2, n]
+
+    print("calibrate.py: loading (largest table %d rows)" % n, flush=True)
+    db.run("CREATE EXTENSION IF NOT EXISTS gpuhash")
+    db.run(f"""
+        DROP TABLE IF EXISTS calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small;
+        CREATE TABLE calib_tiny_a AS SELECT g AS k, g % 10 AS v FROM generate_series(1, 1000) g;
+        CREATE TABLE calib_tiny_b AS SELECT g AS k, g % 7 AS v FROM generate_series(1, 1000) g;
+        -- inner keys 1..n; the outer keys of a "miss" run are negative
+        CREATE TABLE calib_inner AS SELECT g::int4 AS k, (g % 977)::int4 AS p
+          FROM generate_series(1, {n}) g;
+        CREATE TABLE calib_outer AS SELECT (g * 7919::int8 % {n} + 1)::int4 AS k,
+            -(g * 7919::int8 % {n} + 1)::int4 AS km, (g % 1000)::int4 AS v
+          FROM generate_series(1, {n}) g;
+        CREATE TABLE calib_small AS SELECT g::int4 AS k FROM generate_series(1, 1000) g;
+        VACUUM ANALYZE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small;
+    """)
+
+    # ms per cost unit: the server's Seq Scan, timed against its plan
+    scan_q = "SELECT count(*) FROM calib_outer"
+    scan_ms = db.ms(scan_q, SERIAL, a.runs)
+    scan_cost = db.plan(scan_q, SERIAL)["Total Cost"]
+    scan_unit = scan_ms / scan_cost
+
+    def scan_ms_of(table, rows):
+        return db.ms(f"SELECT count(*) FROM {table} WHERE k <= {rows}", SERIAL, a.runs)
+
+    results = {}
+    for mode, settings, check in (("gpuhash", GPU, has_gpu_join), ("native", NATIVE, has_hash_join)):
+        r = {}
+        tiny = "SELECT count(*) FROM calib_tiny_a a JOIN calib_tiny_b b ON a.k = b.k"
+        if not check(db.plan(tiny, settings)):
+            sys.exit(f"calibrate.py: the {mode} plan of the tiny join has no {mode} join")
+        r["fixed"] = db.ms(tiny, settings, a.runs) - 2 * db.ms("SELECT count(*) FROM calib_tiny_a",
+                                                               SERIAL, a.runs)
+
+        # per inner row: the inner rows with k <= size against the whole
+        # outer side, whose keys all miss (km < 0); the inner side stays the
+        # smaller one, so it is the one built
+        xs, ys = [], []
+        for s in (n // 8, n // 4, n // 2):
+            q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
+                 "WHERE i.k <= %d" % s)
+            if not check(db.plan(q, settings)):
+                sys.exit(f"calibrate.py: no {mode} join in: {q}")
+            xs.append(s)
+            ys.append(db.ms(q, settings, a.runs) - scan_ms_of("calib_inner", s))
+        r["inner_row"] = slope(xs, ys)
+
+        # per outer row, every key missing: outer rows with k <= size, joined
+        # on km (< 0) with the small table
+        xs, ys, miss = [], [], {}
+        for s in sizes:
+            q = ("SELECT count(*) FROM calib_outer o JOIN calib_small i ON o.km = i.k "
+                 "WHERE o.k <= %d" % s)
+            if not check(db.plan(q, settings)):
+                sys.exit(f"calibrate.py: no {mode} join in: {q}")
+            xs.append(s)
+            miss[s] = db.ms(q, settings, a.runs)
+            ys.append(miss[s] - scan_ms_of("calib_outer", s))
+        r["outer_row"] = slope(xs, ys)
+
+        # per match: the whole outer side against the whole inner side, every
+        # key matching, against every key missing (same build, same probes)
+        hit = db.ms("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.k = i.k",
+                    settings, a.runs)
+        nohit = db.ms("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k",
+                      settings, a.runs)
+        r["match"] = (hit - nohit) / n
+        results[mode] = r
+
+    # Cost units from PostgreSQL's own hash join: it charges each inner row
+    # cpu_operator_cost per key to hash and cpu_tuple_cost to insert
+    # (final_cost_hashjoin), so its measured time per inner row says what a
+    # unit is worth in a join.  (A Seq Scan's time against its cost is shown
+    # too: page costs assume reads from disk, and the two scales differ.)
+    cpu_operator_cost = float(db.run("SHOW cpu_operator_cost").strip())
+    cpu_tuple_cost = float(db.run("SHOW cpu_tuple_cost").strip())
+    unit = results["native"]["inner_row"] / (cpu_operator_cost + cpu_tuple_cost)
+    print()
+    print("one cost unit: %.6f ms by the native hash join's build, %.6f ms by the Seq Scan"
+          % (unit, scan_unit))
+    print()
+    print("| measure | gpuhash ms | native ms | gpuhash units | native units |")
+    print("|---|---:|---:|---:|---:|")
+    for key, label in (("fixed", "fixed cost of a join"), ("inner_row", "per inner row built"),
+                       ("outer_row", "per outer row probed (no match)"),
+                       ("match", "per match emitted")):
+        g, nv = results["gpuhash"][key], results["native"][key]
+        print(f"| {label} | {g:.6f} | {nv:.6f} | {g / unit:.5f} | {nv / unit:.5f} |")
+
+    # gpuhash's model (src/costs.c): per inner row cpu_operator_cost per key
+    # + build_row_cost; per outer row cpu_operator_cost per key +
+    # probe_row_cost (less half a cpu_tuple_cost for an absorbed scan); per
+    # match cpu_tuple_cost, as a hash join
+    g = results["gpuhash"]
+    setup = max(g["fixed"] / unit, 0.0)
+    build = max(g["inner_row"] / unit - cpu_operator_cost, 0.0)
+    probe = max(g["outer_row"] / unit - cpu_operator_cost + 0.5 * cpu_tuple_cost, 0.0)
+    print()
+    print("-- settings matching this server; a match measured %.5f units (gpuhash) and %.5f "
+          "(native), where both are charged cpu_tuple_cost = %g"
+          % (g["match"] / unit, results["native"]["match"] / unit, cpu_tuple_cost))
+    print(f"SET gpuhash.setup_cost = {setup:.1f};")
+    print(f"SET gpuhash.build_row_cost = {build:.5f};")
+    print(f"SET gpuhash.probe_row_cost = {probe:.5f};")
+    if not a.keep:
+        db.run("DROP TABLE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
