@@ -176,6 +176,26 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
+-- a probe batch pins pages only for rows it keeps: more pages than a batch
+-- may pin (1024 at most) whose rows are all dropped before the batch (NULL
+-- keys; keys the key filter rules out) come before the matching rows
+CREATE TABLE os_nk (id int4, k int4, pad text);
+INSERT INTO os_nk SELECT g, NULL, 'pad' || g FROM generate_series(1, 250000) g;
+INSERT INTO os_nk SELECT g, g % 300, 'hit' || g FROM generate_series(250001, 252000) g;
+CREATE TABLE os_miss (id int4, k int4, pad text);
+INSERT INTO os_miss SELECT g, 1000 + g, 'pad' || g FROM generate_series(1, 250000) g;
+INSERT INTO os_miss SELECT g, g % 300, 'hit' || g FROM generate_series(250001, 252000) g;
+ANALYZE os_nk;
+ANALYZE os_miss;
+SELECT pg_relation_size('os_nk') / 8192 > 1024 AS nk_pages_over_pins,
+       pg_relation_size('os_miss') / 8192 > 1024 AS miss_pages_over_pins;
+SELECT * FROM gh_check('SELECT n.id, n.pad, i.w FROM os_nk n JOIN os_i i ON n.k = i.k');
+SELECT * FROM gh_check('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.k = i.k');
+SELECT l FROM gh_explain('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.k = i.k',
+                         'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
+WHERE l ~ 'Outer (Scan|Rows Filtered)';
+DROP TABLE os_nk, os_miss;
+
 -- switched off: the join keeps a Seq Scan child
 SET gpuhash.absorb_outer_scan = off;
 SELECT gh_absorbed('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k');

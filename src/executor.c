@@ -295,7 +295,11 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 		GpuScanNext r = next_outer_row(gs, b, b->n, &slot, &htup, &key, &nokey);
 
 		if (r == OS_BATCH_FULL)
+		{
+			/* only kept rows pin pages: a full batch has rows */
+			Assert(b->n > 0);
 			break;
+		}
 		if (r == OS_END)
 		{
 			gs->outer_done = true;
@@ -309,7 +313,10 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 			gpuhash_copy_row(slot, gs->outer_keep, nc, b->vals + (size_t) b->n * nc,
 							 b->nulls + (size_t) b->n * nc, b->cxt);
 		else if (htup != NULL && batch_rows_in_pages(gs))
+		{
+			gpuhash_heap_scan_keep_tuple(gs->oscan);
 			b->tups[b->n] = *htup;
+		}
 		b->nokey[b->n] = nokey;
 		b->keys[b->n++] = nokey ? 0 : key;
 		b->any_key |= !nokey;

@@ -108,7 +108,7 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						   st->built ? (int64) st->scan_filtered : -1, ancestors, useprefix, es);
 	if (info.inner_scan)
 		show_absorbed_scan(lsecond_node(SeqScan, cscan->custom_plans), false,
-						   -1, ancestors, useprefix, es);
+						   st->built ? (int64) st->inner_scan_filtered : -1, ancestors, useprefix, es);
 	/* the deparse context is one object: back to the join */
 	if (info.outer_scan || info.inner_scan)
 		context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);

@@ -280,6 +280,7 @@ typedef struct GpuJoinStats
 	/* an absorbed outer scan (heap_scan.c), and where a batch's time goes */
 	uint64		scan_pages;
 	uint64		scan_filtered;	/* rows its quals removed */
+	uint64		inner_scan_filtered;	/* an absorbed inner scan's */
 	double		read_ms;		/* reading outer rows and their keys */
 	double		wait_ms;		/* waiting for the probe (GPU or host twin) */
 	double		table_ms;		/* of build_ms: the table itself (keys sent, built) */

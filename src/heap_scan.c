@@ -163,25 +163,31 @@ next_block(GpuHeapScan *os)
 	return os->next_block++;
 }
 
-/*
- * Hands out os->tup, in the current page: the filling batch takes a pin of
- * that page, once, when its rows' columns are to be read later.  (The look
- * at the first tuple before the build fills no batch: the tuple is handed
- * out again.)
- */
+/* Hands out os->tup, in the current page. */
 static GpuScanNext
-hand_out(GpuHeapScan *os, HeapScanDesc hs, HeapTuple *tup)
+hand_out(GpuHeapScan *os, HeapTuple *tup)
 {
-	if (os->keep_rows && !os->page_pinned && os->filling != NULL)
-	{
-		GpuProbeBatch *b = os->filling;
-
-		IncrBufferRefCount(hs->rs_cbuf);
-		b->pins[b->n_pins++] = hs->rs_cbuf;
-		os->page_pinned = true;
-	}
 	*tup = &os->tup;
 	return OS_TUPLE;
+}
+
+/*
+ * The filling batch keeps the tuple just handed out: it takes a pin of the
+ * tuple's page, once per page.  Only rows the batch keeps pin pages: a batch
+ * whose pins all went to rows dropped after the scan (a NULL key, the key
+ * filter, a later hash batch) would be full and empty at once.
+ */
+void
+gpuhash_heap_scan_keep_tuple(GpuHeapScan *os)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+	GpuProbeBatch *b = os->filling;
+
+	if (!os->keep_rows || os->page_pinned || b == NULL)
+		return;
+	IncrBufferRefCount(hs->rs_cbuf);
+	b->pins[b->n_pins++] = hs->rs_cbuf;
+	os->page_pinned = true;
 }
 
 /*
@@ -208,7 +214,7 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 		{
 			/* read before the build (executor.c): handed out again */
 			os->pending = false;
-			return hand_out(os, hs, tup);
+			return hand_out(os, tup);
 		}
 		if (os->done)
 			return OS_END;
@@ -262,7 +268,7 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 				continue;
 			}
 		}
-		return hand_out(os, hs, tup);
+		return hand_out(os, tup);
 	}
 }
 

@@ -257,7 +257,12 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 				HeapTuple	tup;
 
 				if (gpuhash_heap_scan_next(gs->iscan, gs->key_econtext, &tup) != OS_TUPLE)
+				{
+					/* this read's figures, for EXPLAIN ANALYZE */
+					gs->stats.inner_scan_filtered += gs->iscan->filtered;
+					gs->iscan->filtered = 0;
 					return false;
+				}
 				/* its kept columns are copied from the slot before the page moves on */
 				*slot = ExecStoreHeapTuple(tup, gs->iscan->slot, false);
 				*keep = gs->iscan->heap_keep;

@@ -352,6 +352,7 @@ extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, ESt
 extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext,
 										  HeapTuple *tup);
 extern void gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b);
+extern void gpuhash_heap_scan_keep_tuple(GpuHeapScan *os);
 extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
 extern void gpuhash_heap_scan_rescan(GpuHeapScan *os);
 extern void gpuhash_heap_scan_end(GpuHeapScan *os);

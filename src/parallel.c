@@ -108,6 +108,7 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 outer_filtered;
 	pg_atomic_uint64 scan_pages;
 	pg_atomic_uint64 scan_filtered;
+	pg_atomic_uint64 inner_scan_filtered;
 	pg_atomic_uint64 read_us;
 	pg_atomic_uint64 wait_us;
 	pg_atomic_uint64 emit_us;
@@ -149,6 +150,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
 	pg_atomic_init_u64(&sh->scan_pages, 0);
 	pg_atomic_init_u64(&sh->scan_filtered, 0);
+	pg_atomic_init_u64(&sh->inner_scan_filtered, 0);
 	pg_atomic_init_u64(&sh->read_us, 0);
 	pg_atomic_init_u64(&sh->wait_us, 0);
 	pg_atomic_init_u64(&sh->emit_us, 0);
@@ -273,6 +275,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
 	gs->stats.scan_pages = pg_atomic_read_u64(&sh->scan_pages);
 	gs->stats.scan_filtered = pg_atomic_read_u64(&sh->scan_filtered);
+	gs->stats.inner_scan_filtered = pg_atomic_read_u64(&sh->inner_scan_filtered);
 	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
 	gs->stats.wait_ms = pg_atomic_read_u64(&sh->wait_us) / 1000.0;
 	gs->stats.emit_ms = pg_atomic_read_u64(&sh->emit_us) / 1000.0;
@@ -485,6 +488,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->outer_filtered, gs->stats.outer_filtered);
 	pg_atomic_fetch_add_u64(&sh->scan_pages, gs->stats.scan_pages);
 	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
+	pg_atomic_fetch_add_u64(&sh->inner_scan_filtered, gs->stats.inner_scan_filtered);
 	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) (gs->stats.read_ms * 1000.0));
 	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) (gs->stats.wait_ms * 1000.0));
 	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) (gs->stats.emit_ms * 1000.0));
@@ -492,5 +496,6 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
 	gs->stats.probe_requests = gs->stats.in_flight_sum = 0;
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
+	gs->stats.inner_scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
 }

@@ -538,10 +538,21 @@ gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
 	PG_END_TRY();
 	async_forget(i);
 	tk->slot = -1;
-	st = answer_status(s);
+
+	/*
+	 * A service that restarted reset the slot, and another backend may have
+	 * claimed it since: the slot is ours only while its generation and owner
+	 * are.
+	 */
 	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
-		return st;				/* the slot went with its service */
-	if (st == GH_OK)
+		return service_gone();
+	pg_read_barrier();
+	if (!same_service(tk->generation) || s->owner_pid != MyProcPid)
+		return service_gone();
+	st = s->status;
+	if (st != GH_OK)
+		gh_set_last_error(s->err);
+	else
 	{
 		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
 		t->info = s->info;
