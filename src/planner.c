@@ -334,6 +334,28 @@ gains_enough(Path *path, List *native_paths)
 	return path->total_cost < native->total_cost - gpuhash_min_gain * Max(own, 0.0);
 }
 
+/*
+ * Drops the GPU join paths of joinrel that no longer gain enough over
+ * PostgreSQL's: the hook runs after each ordering of a join's inputs, so a
+ * GPU path made for one ordering meets the native paths of the other only
+ * at a later call.  Nothing refers to a join's paths before the planner
+ * picks its cheapest ones, after the last call.
+ */
+static void
+drop_ungained(List **paths)
+{
+	ListCell   *lc;
+
+	foreach(lc, *paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods &&
+			!gains_enough(p, *paths))
+			*paths = foreach_delete_current(*paths, lc);
+	}
+}
+
 /* A partial path whose participants share one table (parallel.c). */
 static void
 add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
@@ -449,6 +471,10 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (prev_join_pathlist_hook &&
 		!(pseudoconstants_hidden && has_pseudoconstant(extra->restrictlist)))
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+
+	/* GPU paths of an earlier call against the native paths added since */
+	drop_ungained(&joinrel->pathlist);
+	drop_ungained(&joinrel->partial_pathlist);
 
 	if (!enable_gpuhashjoin)
 		return;
