@@ -26,7 +26,7 @@
  * side's rows are copied before the scan moves on.
  *
  * The tuples of a probe batch stay valid while it is probed and emitted:
- * every page that gave the batch a tuple keeps an extra pin, the batch's,
+ * every page that gave the batch a row it keeps has an extra pin, the batch's,
  * until the batch ends, at most max_pins of them per batch (a page whose
  * tuples went to two batches has a pin of each).  When the join emits no
  * outer column, nothing is pinned beyond the page being read.
