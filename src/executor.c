@@ -703,6 +703,8 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	CustomScanState *node = &gs->css;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	TupleTableSlot *out;
+	instr_time	t0,
+				t1;
 
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
@@ -712,7 +714,11 @@ exec_gpu_join_steps(GpuJoinState *gs)
 		switch (gs->phase)
 		{
 			case GJ_BUILD:
+				INSTR_TIME_SET_CURRENT(t0);
 				gs->phase = start_scan(gs, econtext);
+				INSTR_TIME_SET_CURRENT(t1);
+				INSTR_TIME_SUBTRACT(t1, t0);
+				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
 				break;
 			case GJ_NEED_BATCH:
 				if (next_batch(gs))
@@ -738,7 +744,11 @@ exec_gpu_join_steps(GpuJoinState *gs)
 					return out;
 				break;
 			case GJ_NEW_BATCH:
+				INSTR_TIME_SET_CURRENT(t0);
 				gs->phase = next_hash_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+				INSTR_TIME_SET_CURRENT(t1);
+				INSTR_TIME_SUBTRACT(t1, t0);
+				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
 				break;
 			case GJ_DONE:
 				return NULL;
@@ -749,8 +759,9 @@ exec_gpu_join_steps(GpuJoinState *gs)
 /*
  * The node's state machine (join_state.h's GpuJoinPhase), one step per
  * turn of the loop, until a row comes out or the join is done.  Under
- * EXPLAIN ANALYZE, the time of a call beyond reading, probing and building
- * is the emit time: matching ranges, forming rows, the join's quals.
+ * EXPLAIN ANALYZE, the time of a call beyond reading, probing and starting
+ * a scan or hash batch (the build, a parallel plan's barrier) is the emit
+ * time: matching ranges, forming rows, the join's quals.
  */
 static TupleTableSlot *
 exec_gpu_join(CustomScanState *node)
@@ -764,12 +775,12 @@ exec_gpu_join(CustomScanState *node)
 
 	if (node->ss.ps.instrument == NULL)
 		return exec_gpu_join_steps(gs);
-	other = st->read_ms + st->wait_ms + st->build_ms;
+	other = st->read_ms + st->wait_ms + st->start_ms;
 	INSTR_TIME_SET_CURRENT(t0);
 	out = exec_gpu_join_steps(gs);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
-	st->emit_ms += INSTR_TIME_GET_MILLISEC(t1) - (st->read_ms + st->wait_ms + st->build_ms - other);
+	st->emit_ms += INSTR_TIME_GET_MILLISEC(t1) - (st->read_ms + st->wait_ms + st->start_ms - other);
 	return out;
 }
 

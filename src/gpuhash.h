@@ -289,6 +289,9 @@ typedef struct GpuJoinStats
 								 * batches when a batch exceeds a staging chunk */
 	uint64		in_flight_sum;	/* batches in flight at each submit, summed */
 	double		emit_ms;		/* EXPLAIN ANALYZE: forming and handing out rows */
+	double		start_ms;		/* starting a scan or hash batch: the first outer
+								 * row, reading the inner side, the build or
+								 * the wait for a parallel plan's (not emit) */
 } GpuJoinStats;
 
 /*
