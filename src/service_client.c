@@ -314,6 +314,15 @@ wait_answer(SvcSlot *s, uint32 generation)
 	}
 }
 
+/* An answered slot's status, its error message made the last error. */
+static gh_status
+slot_status(SvcSlot *s)
+{
+	if (s->status != GH_OK)
+		gh_set_last_error(s->err);
+	return s->status;
+}
+
 /* The answer's status; after a service that died, which reset every slot. */
 static gh_status
 answer_status(SvcSlot *s)
@@ -321,9 +330,7 @@ answer_status(SvcSlot *s)
 	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
 		return service_gone();
 	pg_read_barrier();
-	if (s->status != GH_OK)
-		gh_set_last_error(s->err);
-	return s->status;
+	return slot_status(s);
 }
 
 /*
@@ -549,10 +556,8 @@ gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
 	pg_read_barrier();
 	if (!same_service(tk->generation) || s->owner_pid != MyProcPid)
 		return service_gone();
-	st = s->status;
-	if (st != GH_OK)
-		gh_set_last_error(s->err);
-	else
+	st = slot_status(s);
+	if (st == GH_OK)
 	{
 		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
 		t->info = s->info;
