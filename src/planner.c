@@ -285,6 +285,13 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	return cpath;
 }
 
+/* One of ours? */
+static bool
+is_gpu_join_path(Path *p)
+{
+	return IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods;
+}
+
 /*
  * PostgreSQL's cheapest unparameterized path for this join in paths (a
  * pathlist or partial_pathlist) so far, or NULL.
@@ -299,8 +306,7 @@ native_best(List *paths)
 	{
 		Path	   *p = lfirst(lc);
 
-		if (p->param_info != NULL ||
-			(IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods))
+		if (p->param_info != NULL || is_gpu_join_path(p))
 			continue;
 		if (best == NULL || p->total_cost < best->total_cost)
 			best = p;
@@ -350,8 +356,7 @@ drop_ungained(List **paths)
 	{
 		Path	   *p = lfirst(lc);
 
-		if (IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods &&
-			!gains_enough(p, *paths))
+		if (is_gpu_join_path(p) && !gains_enough(p, *paths))
 			*paths = foreach_delete_current(*paths, lc);
 	}
 }
