@@ -163,14 +163,6 @@ next_block(GpuHeapScan *os)
 	return os->next_block++;
 }
 
-/* Hands out os->tup, in the current page. */
-static GpuScanNext
-hand_out(GpuHeapScan *os, HeapTuple *tup)
-{
-	*tup = &os->tup;
-	return OS_TUPLE;
-}
-
 /*
  * The filling batch keeps the tuple just handed out: it takes a pin of the
  * tuple's page, once per page.  Only rows the batch keeps pin pages: a batch
@@ -214,7 +206,8 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 		{
 			/* read before the build (executor.c): handed out again */
 			os->pending = false;
-			return hand_out(os, tup);
+			*tup = t;
+			return OS_TUPLE;
 		}
 		if (os->done)
 			return OS_END;
@@ -268,7 +261,8 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 				continue;
 			}
 		}
-		return hand_out(os, tup);
+		*tup = t;
+		return OS_TUPLE;
 	}
 }
 
