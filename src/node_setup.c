@@ -146,11 +146,16 @@ exec_params_walker(Node *node, Bitmapset **params)
 	return expression_tree_walker(node, exec_params_walker, params);
 }
 
-static void
+/*
+ * A side's key evaluators: a plain column is read directly, anything else
+ * evaluated.  True when every key is a plain column.
+ */
+static bool
 init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState *parent)
 {
 	ListCell   *lc;
 	int			i = 0;
+	bool		plain = true;
 
 	foreach(lc, exprs)
 	{
@@ -169,13 +174,16 @@ init_keys(GpuJoinState *gs, List *exprs, GpuKeyEval *keys, bool outer, PlanState
 			keys[i].attno = ((Var *) e)->varattno;
 		}
 		else
+		{
 			keys[i].state = ExecInitExpr(lfirst(lc), parent);
+			plain = false;
+		}
 		i++;
 	}
+	return plain;
 }
 
 
-/* Runs when the node's memory goes away, normally or by error/cancel. */
 /*
  * The node's memory goes (the end, or an error or cancel): probes still in
  * flight are given up before their table is freed.  Buffer pins are the
@@ -253,14 +261,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		inner_exprs = vars_to_heap(inner_exprs, INNER_VAR, gs->iscan);
 	gs->outer_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
-	init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
-	gs->outer_keys_plain = true;
-	for (int i = 0; i < nkeys; i++)
-		gs->outer_keys_plain &= gs->outer_keys[i].state == NULL;
-	init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
-	gs->inner_keys_plain = true;
-	for (int i = 0; i < nkeys; i++)
-		gs->inner_keys_plain &= gs->inner_keys[i].state == NULL;
+	gs->outer_keys_plain = init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
+	gs->inner_keys_plain = init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
 
 	/*
 	 * The inner keys are evaluated here, not in the inner plan: a parameter
@@ -340,8 +342,12 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 
 	/* a batch's probe goes to the service as one request: up to a chunk */
 	gs->batch_cap = gpuhash_batch_rows;
-	if (gpuhash_service_probe_capacity() > 0)
-		gs->batch_cap = Min(gs->batch_cap, gpuhash_service_probe_capacity());
+	{
+		uint64		chunk = gpuhash_service_probe_capacity();
+
+		if (chunk > 0)
+			gs->batch_cap = Min(gs->batch_cap, chunk);
+	}
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
