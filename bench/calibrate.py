@@ -65,16 +65,16 @@ class Db:
         return statistics.median(times)
 
 
+def has_node(plan, pred):
+    return pred(plan) or any(has_node(c, pred) for c in plan.get("Plans", []))
+
+
 def has_gpu_join(plan):
-    if plan.get("Custom Plan Provider") == "GpuHashJoin":
-        return True
-    return any(has_gpu_join(c) for c in plan.get("Plans", []))
+    return has_node(plan, lambda n: n.get("Custom Plan Provider") == "GpuHashJoin")
 
 
 def has_hash_join(plan):
-    if plan.get("Node Type") == "Hash Join":
-        return True
-    return any(has_hash_join(c) for c in plan.get("Plans", []))
+    return has_node(plan, lambda n: n.get("Node Type") == "Hash Join")
 
 
 def slope(xs, ys):
