@@ -104,10 +104,25 @@ claim_slot(void)
 	return s;
 }
 
-static void
-release_slot(SvcSlot *s)
+static bool same_service(uint32 generation);
+
+/*
+ * Is the slot we claimed under this service generation still ours?  A
+ * service that restarted reset every slot (while not ready, before its new
+ * generation), and another backend may have claimed this one since.
+ */
+static bool
+slot_ours(SvcSlot *s, uint32 generation)
 {
-	pg_atomic_write_u32(&s->state, SLOT_FREE);
+	return same_service(generation) && s->owner_pid == MyProcPid;
+}
+
+/* Frees a slot claimed under generation, unless a restarted service took it. */
+static void
+release_slot(SvcSlot *s, uint32 generation)
+{
+	if (slot_ours(s, generation))
+		pg_atomic_write_u32(&s->state, SLOT_FREE);
 }
 
 /*
@@ -115,12 +130,12 @@ release_slot(SvcSlot *s)
  * holds it (a request abandoned while running is dropped by the service).
  */
 static gh_status
-release_if_ours(SvcSlot *s, gh_status st)
+release_if_ours(SvcSlot *s, uint32 generation, gh_status st)
 {
 	uint32		state = pg_atomic_read_u32(&s->state);
 
 	if (state == SLOT_DONE || state == SLOT_CLAIMED)
-		release_slot(s);
+		release_slot(s, generation);
 	return st;
 }
 
@@ -242,11 +257,11 @@ abandon_slot(SvcSlot *s, uint32 generation)
 
 			t.id = s->table_id;
 			t.generation = generation;
-			release_slot(s);
+			release_slot(s, generation);
 			gpuhash_svc_free(&t);
 		}
 		else
-			release_slot(s);
+			release_slot(s, generation);
 	}
 }
 
@@ -323,13 +338,18 @@ slot_status(SvcSlot *s)
 	return s->status;
 }
 
-/* The answer's status; after a service that died, which reset every slot. */
+/*
+ * The answer's status; after a service that died, which reset every slot,
+ * the slot's answer may be another backend's.
+ */
 static gh_status
-answer_status(SvcSlot *s)
+answer_status(SvcSlot *s, uint32 generation)
 {
 	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
 		return service_gone();
 	pg_read_barrier();
+	if (!slot_ours(s, generation))
+		return service_gone();
 	return slot_status(s);
 }
 
@@ -343,7 +363,7 @@ submit(SvcSlot *s, uint32 generation)
 {
 	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
 	{
-		release_slot(s);
+		release_slot(s, generation);
 		return service_gone();
 	}
 	inflight = s;
@@ -364,7 +384,7 @@ submit(SvcSlot *s, uint32 generation)
 	}
 	PG_END_TRY();
 	inflight = NULL;
-	return answer_status(s);
+	return answer_status(s, generation);
 }
 
 gh_status
@@ -386,7 +406,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 	if (st != GH_OK)
 	{
 		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-			release_slot(s);
+			release_slot(s, gen);
 		return st;
 	}
 	t->id = s->table_id;
@@ -413,7 +433,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 		t->info = s->info;
 	}
 	if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-		release_slot(s);
+		release_slot(s, gen);
 	if (st != GH_OK)
 		gpuhash_svc_free(t);
 	return st;
@@ -439,7 +459,7 @@ gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
 		if (st == GH_OK)
 			memcpy(rowids + pos, chunk_of(s), cnt * sizeof(uint32));
 	}
-	return release_if_ours(s, st);
+	return release_if_ours(s, t->generation, st);
 }
 
 /*
@@ -471,7 +491,7 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 			t->info = s->info;
 		}
 	}
-	return release_if_ours(s, st);
+	return release_if_ours(s, t->generation, st);
 }
 
 uint64
@@ -545,24 +565,14 @@ gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
 	PG_END_TRY();
 	async_forget(i);
 	tk->slot = -1;
-
-	/*
-	 * A service that restarted reset the slot, and another backend may have
-	 * claimed it since: the slot is ours only while its generation and owner
-	 * are.
-	 */
-	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
-		return service_gone();
-	pg_read_barrier();
-	if (!same_service(tk->generation) || s->owner_pid != MyProcPid)
-		return service_gone();
-	st = slot_status(s);
+	st = answer_status(s, tk->generation);
 	if (st == GH_OK)
 	{
 		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
 		t->info = s->info;
 	}
-	release_slot(s);
+	if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+		release_slot(s, tk->generation);
 	return st;
 }
 
