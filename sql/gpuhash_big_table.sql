@@ -24,6 +24,7 @@ SELECT pg_relation_size('bt_big') > 1024 * 1024 * 1024 AS more_than_one_segment,
        (SELECT max((ctid::text::point)[0]) FROM bt_big) >= 131072 AS rows_past_it;
 
 -- the big table as the outer side, serial; the rows past block 131072 count
+SET max_parallel_workers_per_gather = 0;
 SELECT * FROM gh_check('SELECT b.id, b.pad, i.w FROM bt_big b JOIN bt_keys i ON b.k = i.k');
 SELECT * FROM gh_check('SELECT count(*), sum(b.id) FROM bt_big b JOIN bt_keys i ON b.k = i.k
                         WHERE b.ctid >= ''(131072,0)''::tid');
@@ -33,6 +34,7 @@ SELECT l FROM gh_explain('SELECT p.k, b.id FROM bt_probe p JOIN bt_big b ON p.k 
 WHERE l ~ '(Outer|Inner) Scan';
 
 -- parallel: blocks of both segments from the shared allocator
+RESET max_parallel_workers_per_gather;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;

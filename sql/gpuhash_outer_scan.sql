@@ -160,12 +160,20 @@ COMMIT;
 
 -- parallel plans (gpuhash_parallel_joins.sql has the Parallel Outer Scans of
 -- every join type, where each participant takes blocks from the shared
--- allocator; here the planner may also put the GPU join over a Gather)
+-- allocator); where a join can run in parallel the planner offers the GPU
+-- join only as a partial path, never a serial one over Gathers
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 SELECT * FROM gh_explain('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 3 = 0');
+-- a join clause that only the leader may run: the join is serial, over
+-- Gathers of its two scans, and so keeps its children
+CREATE FUNCTION os_leader_only(int4) RETURNS int4 LANGUAGE plpgsql IMMUTABLE PARALLEL RESTRICTED
+  AS 'BEGIN RETURN $1; END';
+SELECT * FROM gh_explain('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k AND os_leader_only(t.id) <> i.k + 1 WHERE t.id % 3 = 0');
+SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k AND os_leader_only(t.id) <> i.k + 1 WHERE t.id % 3 = 0');
+DROP FUNCTION os_leader_only(int4);
 SELECT * FROM gh_check('SELECT t.id, t.pad, i.w FROM os_t t JOIN os_i i ON t.k = i.k');
 SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t FULL JOIN os_i i ON t.k = i.k + 400');
 SELECT * FROM gh_check('SELECT t.id FROM os_t t WHERE NOT EXISTS (SELECT 1 FROM os_i i WHERE i.k = t.k) AND t.id % 3 = 0');
@@ -178,7 +186,8 @@ RESET max_parallel_workers_per_gather;
 
 -- a probe batch pins pages only for rows it keeps: more pages than a batch
 -- may pin (1024 at most) whose rows are all dropped before the batch (NULL
--- keys; keys the key filter rules out) come before the matching rows
+-- keys; keys the key filter rules out) come before the matching rows; serial
+SET max_parallel_workers_per_gather = 0;
 CREATE TABLE os_nk (id int4, k int4, pad text);
 INSERT INTO os_nk SELECT g, NULL, 'pad' || g FROM generate_series(1, 250000) g;
 INSERT INTO os_nk SELECT g, g % 300, 'hit' || g FROM generate_series(250001, 252000) g;
@@ -194,6 +203,7 @@ SELECT * FROM gh_check('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.
 SELECT l FROM gh_explain('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.k = i.k',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
 WHERE l ~ 'Outer (Scan|Rows Filtered)';
+RESET max_parallel_workers_per_gather;
 DROP TABLE os_nk, os_miss;
 
 -- switched off: the join keeps a Seq Scan child

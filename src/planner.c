@@ -454,6 +454,85 @@ has_pseudoconstant(List *restrictlist)
 	return false;
 }
 
+/* May the join read its outer table's pages itself (heap_scan.c)? */
+static bool
+outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
+{
+	/* a unique-ified outer side stays a child */
+	return gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
+		scan_absorbable(root, outerrel);
+}
+
+/*
+ * Will the join get a partial GPU path, in this call or in the one with the
+ * sides swapped?  That needs a partial path of the outer side; core offers
+ * inner, left (as right) and full joins both ways, semi and anti joins
+ * only this way (a unique-ified outer side cannot be partial).
+ */
+static bool
+partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+					  JoinType jointype)
+{
+	if (!joinrel->consider_parallel || !gpuhash_service_ready())
+		return false;
+	if (jointype != JOIN_UNIQUE_OUTER && outerrel->partial_pathlist != NIL)
+		return true;
+	return (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_RIGHT ||
+			jointype == JOIN_FULL) && innerrel->partial_pathlist != NIL;
+}
+
+/*
+ * A parallel-aware path: every participant probes the one shared table
+ * with its share of a partial outer path; one of them reads the inner
+ * side and builds the table, or all read a share of it (parallel.c).
+ * Right and full joins too:
+ * the participants mark matched inner rows in shared memory, and the
+ * last one to finish probing emits the unmatched ones.  A unique-ified
+ * outer side cannot be partial.  The outer side is the cheapest partial
+ * path and, for a plain table, also its Parallel Seq Scan absorbed.
+ */
+static void
+add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				  RelOptInfo *innerrel, JoinType jointype, JoinType jt,
+				  bool single_match, Path *inner_path, KeyChoice *kc)
+{
+	Path	   *inner_safe;
+	Path	   *inner_partial;
+	bool		absorb = outer_absorbable(root, outerrel, jointype);
+
+	if (jointype == JOIN_UNIQUE_OUTER || outerrel->partial_pathlist == NIL)
+		return;
+	if (jointype == JOIN_UNIQUE_INNER)
+		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
+	else
+		inner_safe = cheapest_parallel_safe(innerrel);
+	inner_partial = jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL ?
+		linitial(innerrel->partial_pathlist) : NULL;
+	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))
+		inner_partial = NULL;
+	for (int scan = 0; scan < 2; scan++)
+	{
+		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
+			absorb ? partial_seqscan(outerrel) : NULL;
+
+		if (outer_partial == NULL || outer_partial->param_info != NULL ||
+			!outer_partial->parallel_safe)
+			continue;
+		if (inner_safe != NULL)
+			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+									inner_safe, false, scan == 1, kc);
+
+		/*
+		 * And with every participant reading a share of a partial inner
+		 * path, as Parallel Hash does (not for a unique-ified inner side:
+		 * unique needs all of it in one place).
+		 */
+		if (inner_partial != NULL)
+			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+									inner_partial, true, scan == 1, kc);
+	}
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -468,9 +547,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		parallel_ok;
 	bool		single_match;
 	JoinType	jt = jointype;
-	Path	   *inner_safe;
-	Path	   *inner_partial;
-	bool		absorb;
 
 	/* other extensions see the joins core would show them, no more */
 	if (prev_join_pathlist_hook &&
@@ -544,6 +620,20 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
 		outer_path->parallel_safe && inner_path->parallel_safe;
 
+	/*
+	 * Where the join can run in parallel, it is offered only as a partial
+	 * path.  A serial GPU join there would trade a parallel subtree for a
+	 * serial one on a cost that does not pay for it: PostgreSQL charges a
+	 * Parallel Seq Scan all of its pages, so a small per-row saving on one
+	 * CPU outbids the CPUs a Gather brings.
+	 */
+	if (partial_join_possible(joinrel, outerrel, innerrel, jointype))
+	{
+		add_partial_paths(root, joinrel, outerrel, innerrel, jointype, jt, single_match,
+						  inner_path, &kc);
+		return;
+	}
+
 	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
 							   false, false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
@@ -554,11 +644,9 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * The same over a Seq Scan of a plain outer table that the join reads
 	 * itself (heap_scan.c), even where another scan of the table is its
 	 * cheapest alone: the join reads pages faster than any child hands it
-	 * rows.  A unique-ified outer side stays a child.
+	 * rows.
 	 */
-	absorb = gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
-		scan_absorbable(root, outerrel);
-	if (absorb)
+	if (outer_absorbable(root, outerrel, jointype))
 	{
 		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
 			create_seqscan_path(root, outerrel, NULL, 0);
@@ -570,49 +658,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			add_path(joinrel, &cpath->path);
 	}
 
-	/*
-	 * A parallel-aware path: every participant probes the one shared table
-	 * with its share of a partial outer path; one of them reads the inner
-	 * side and builds the table, or all read a share of it (parallel.c).
-	 * Right and full joins too:
-	 * the participants mark matched inner rows in shared memory, and the
-	 * last one to finish probing emits the unmatched ones.  A unique-ified
-	 * outer side cannot be partial.  The outer side is the cheapest partial
-	 * path and, for a plain table, also its Parallel Seq Scan absorbed.
-	 */
-	if (jointype == JOIN_UNIQUE_OUTER ||
-		!joinrel->consider_parallel || !gpuhash_service_ready() ||
-		outerrel->partial_pathlist == NIL)
-		return;
-	if (jointype == JOIN_UNIQUE_INNER)
-		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
-	else
-		inner_safe = cheapest_parallel_safe(innerrel);
-	inner_partial = jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL ?
-		linitial(innerrel->partial_pathlist) : NULL;
-	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))
-		inner_partial = NULL;
-	for (int scan = 0; scan < 2; scan++)
-	{
-		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
-			absorb ? partial_seqscan(outerrel) : NULL;
-
-		if (outer_partial == NULL || outer_partial->param_info != NULL ||
-			!outer_partial->parallel_safe)
-			continue;
-		if (inner_safe != NULL)
-			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_safe, false, scan == 1, &kc);
-
-		/*
-		 * And with every participant reading a share of a partial inner
-		 * path, as Parallel Hash does (not for a unique-ified inner side:
-		 * unique needs all of it in one place).
-		 */
-		if (inner_partial != NULL)
-			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_partial, true, scan == 1, &kc);
-	}
 }
 
 /* ---------------------------------------------------------------------

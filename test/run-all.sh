@@ -7,7 +7,8 @@
 #      same SQL, same expected files), then the service's multi-session checks,
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
-#   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on.
+#   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on,
+#   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans).
 # Before all that it proves the package check (test/install_deps_check.sh).
 # Exits non-zero on the first failure.  Uses nvcc at $CUDA_HOME/bin (default
 # /usr/local/cuda) when there is one; without it (a fresh Debian has none)
@@ -123,5 +124,11 @@ say "TPC-H scale factor 0.01, GPU join off vs on, device $device"
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
 	--set gpuhash.setup_cost=0 --set gpuhash.min_gain=0 --set enable_hashjoin=off --set enable_mergejoin=off \
 	--set parallel_setup_cost=0 --set parallel_tuple_cost=0 --set min_parallel_table_scan_size=0
+
+# ---- 6. plan check: the planner's default costs never make a query serial
+# where PostgreSQL's plan is parallel (issue 13); plans only, no query runs
+say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
+TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.1 --workers 4 --device "$device" \
+	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (plans in $pgdir/plans)"
 
 say "all tests passed (device: $device; build: $built)"

@@ -52,6 +52,9 @@ def parse_args(argv):
     p.add_argument("--seed", help="generator seed")
     p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
+    p.add_argument("--on-first", action="store_true",
+                   help="run each query with the setting on before off (default off first), "
+                        "to see whether the order favours either side")
     p.add_argument("--timeout", type=float, default=600,
                    help="per-statement timeout in seconds (default 600)")
     p.add_argument("--report", help="write a markdown report to FILE.md")
@@ -61,7 +64,7 @@ def parse_args(argv):
                    help="count plan nodes of this Node Type instead of GPU hash joins "
                         "(e.g. 'Hash Join', to test the runner without the extension)")
     p.add_argument("--plans", metavar="DIR",
-                   help="plan only, run nothing: write each query's off and on plans to "
+                   help="plan only, run no query (the data is loaded unless --skip-load): write each query's off and on plans to "
                         "DIR/qNN.txt, marking the nodes that changed, and fail when a "
                         "relation the off plan reads in parallel is read serially when on")
     p.add_argument("--psql", default=shutil.which("psql") or "psql", help="psql binary")
@@ -399,8 +402,8 @@ def fmt_ms(v):
     return "-" if v is None else f"{v:.1f}"
 
 
-def run_all(args):
-    psql = Psql(args.psql, args.db)
+def load_data(args, psql):
+    """Generate and load the data unless --skip-load; exit when lineitem is unreadable."""
     if not args.skip_load:
         cmd = [os.path.join(HERE, "load.sh"), "-s", f"{args.sf:g}", "-d", args.db,
                "-j", str(args.jobs)]
@@ -414,6 +417,10 @@ def run_all(args):
     if psql.scalar("SELECT count(*) FROM lineitem") is None:
         sys.exit(f"run.py: cannot read table lineitem in database '{args.db}'")
 
+
+def run_all(args):
+    psql = Psql(args.psql, args.db)
+    load_data(args, psql)
     prefix, notes = prepare_extension(psql, args.toggle)
     device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
     if not device_ok:
@@ -425,8 +432,12 @@ def run_all(args):
     results = []
     for q in args.query_list:
         text = load_query(q, args.sf)
-        off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
-        on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
+        if args.on_first:
+            on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
+            off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
+        else:
+            off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
+            on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
         row = summarize(q, text, off, on, gpu_join_matcher(args.count_node))
         results.append(row)
         print(f"  Q{q:02d}  native {fmt_ms(row['native'])} ms  gpu {fmt_ms(row['gpu'])} ms  "
@@ -537,7 +548,8 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
         if args.set:
             f.write("- settings of the on runs: " + ", ".join(f"`{kv}`" for kv in args.set) + "\n")
-        f.write(f"- runs: {args.warmup} warm-up + median of {args.runs}; "
+        f.write(f"- runs: {args.warmup} warm-up + median of {args.runs}, "
+                f"{'on' if args.on_first else 'off'} first; "
                 f"timeout {args.timeout:g} s per statement\n")
         f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
                 f"work_mem {info['work_mem']}, max_parallel_workers_per_gather "
@@ -625,8 +637,7 @@ def plans_all(args):
     """--plans: each query's off and on plans compared; 1 on a serial regression."""
     import plans
     psql = Psql(args.psql, args.db)
-    if psql.scalar("SELECT count(*) FROM lineitem") is None:
-        sys.exit(f"run.py: cannot read table lineitem in database '{args.db}'")
+    load_data(args, psql)
     prefix, notes = prepare_extension(psql, args.toggle)
     device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
     os.makedirs(args.plans, exist_ok=True)
