@@ -62,14 +62,15 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 		run -= 0.5 * cpu_tuple_cost * outer_rows;
 
 	/*
-	 * Each hash match is checked against the other clauses, then emitted.
-	 * That CPU work is the same as in PostgreSQL's hash join, so it is
-	 * costed as final_cost_hashjoin() does, which counts the matches of a
-	 * parallel hash join against one participant's share of the inner side:
-	 * the planner then weighs the two joins on what differs, the table.
+	 * Each hash match is checked against the other clauses, as in
+	 * PostgreSQL's hash join, then emitted at match_row_cost where that join
+	 * is charged cpu_tuple_cost: the match is a row of the probe's range,
+	 * with no bucket chain to walk (bench/calibrate.py measures both).  The
+	 * matches are counted as final_cost_hashjoin() counts a parallel hash
+	 * join's, against one participant's share of the inner side.
 	 */
 	emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
-	run += emit_rows * (qc.per_tuple + cpu_tuple_cost);
+	run += emit_rows * (qc.per_tuple + gpuhash_match_row_cost);
 	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
 
 	/*

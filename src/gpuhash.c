@@ -35,6 +35,7 @@ double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
+double		gpuhash_match_row_cost = 0.01;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
@@ -153,6 +154,15 @@ _PG_init(void)
 							 NULL,
 							 &gpuhash_probe_row_cost,
 							 0.0, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.match_row_cost",
+							 "Planner's estimate of the cost of emitting one hash match.",
+							 "Charged per match in place of cpu_tuple_cost, which PostgreSQL's "
+							 "hash join is charged; the clauses checked per match are costed apart.",
+							 &gpuhash_match_row_cost,
+							 0.01, 0.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

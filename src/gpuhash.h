@@ -44,6 +44,7 @@ extern double gpuhash_load_factor;
 extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;
 extern double gpuhash_probe_row_cost;
+extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
 extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
