@@ -33,18 +33,29 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
 	double		outer_rows = outer_path->rows;
 	double		emit_rows;
+	double		inner_share = 1.0;
 	Cost		startup,
 				run;
 
 	cost_qual_eval(&qc, quals, root);
 
 	/*
+	 * A partial inner side runs in the join's participants, as many as the
+	 * outer side's plan has: where its own plan counted on more, each one
+	 * reads a larger share than it was costed for.
+	 */
+	if (parallel_inner)
+		inner_share = Max(gpuhash_parallel_divisor(inner_path) /
+						  gpuhash_parallel_divisor(outer_path), 1.0);
+
+	/*
 	 * The inner side is consumed whole before the first row comes out: each
 	 * participant evaluates the keys of the rows it reads, the table is
 	 * built once over all of them.
 	 */
-	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
-	startup += inner_path->rows * cpu_operator_cost * nkeys;
+	startup = inner_path->total_cost * inner_share + outer_path->startup_cost +
+		gpuhash_setup_cost;
+	startup += inner_path->rows * inner_share * cpu_operator_cost * nkeys;
 	startup += inner_rows * gpuhash_build_row_cost;
 	startup += qc.startup;
 	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
