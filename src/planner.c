@@ -465,9 +465,11 @@ outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
 
 /*
  * Will the join get a partial GPU path, in this call or in the one with the
- * sides swapped?  That needs a partial path of the outer side; core offers
- * inner, left (as right) and full joins both ways, semi and anti joins
- * only this way (a unique-ified outer side cannot be partial).
+ * sides swapped?  That needs a partial path of the outer side, which a
+ * unique-ified outer side never is.  Core offers inner, left (as right) and
+ * full joins both ways; a semi join as itself and as a unique-ified outer
+ * side's join, whose inner side is the semi join's outer one; an anti join
+ * one way only.
  */
 static bool
 partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
@@ -478,7 +480,8 @@ partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *inn
 	if (jointype != JOIN_UNIQUE_OUTER && outerrel->partial_pathlist != NIL)
 		return true;
 	return (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_RIGHT ||
-			jointype == JOIN_FULL) && innerrel->partial_pathlist != NIL;
+			jointype == JOIN_FULL || jointype == JOIN_UNIQUE_OUTER) &&
+		innerrel->partial_pathlist != NIL;
 }
 
 /*
