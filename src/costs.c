@@ -24,7 +24,7 @@
 void
 gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 				  Path *inner_path, bool parallel_inner, bool outer_scan, bool inner_scan,
-				  List *quals, int nkeys, double rows)
+				  List *quals, int nkeys, double rows, double outer_match_frac, bool anti)
 {
 	QualCost	qc;
 
@@ -77,10 +77,18 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * PostgreSQL's hash join, then emitted at match_row_cost where that join
 	 * is charged cpu_tuple_cost: the match is a row of the probe's range,
 	 * with no bucket chain to walk (bench/calibrate.py measures both).  The
-	 * matches are counted as final_cost_hashjoin() counts a parallel hash
-	 * join's, against one participant's share of the inner side.
+	 * matches are counted as final_cost_hashjoin() counts them: by the
+	 * semi-join factor where it uses one (outer_match_frac >= 0), else the
+	 * join's rows against one participant's share of the inner side.
 	 */
-	emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
+	if (outer_match_frac >= 0)
+	{
+		double		matched = rint(outer_rows * outer_match_frac);
+
+		emit_rows = anti ? outer_rows - matched : matched;
+	}
+	else
+		emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
 	run += emit_rows * (qc.per_tuple + gpuhash_match_row_cost);
 	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
 

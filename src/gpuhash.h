@@ -130,7 +130,8 @@ struct Path;
 extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath,
 							  struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_inner, bool outer_scan, bool inner_scan,
-							  List *quals, int nkeys, double rows);
+							  List *quals, int nkeys, double rows,
+							  double outer_match_frac, bool anti);
 extern double gpuhash_parallel_divisor(struct Path *path);
 struct RelOptInfo;
 struct JoinPathExtraData;

@@ -93,6 +93,8 @@ typedef struct KeyChoice
 	List	   *inner_exprs;
 	bool		fingerprint;
 	bool		key_filter;		/* most outer rows expected to miss */
+	double		outer_match_frac;	/* core's, where it costs matches by it; or -1 */
+	bool		anti;
 	int			nkeys;
 	GpuKeySpec	keys[64];
 } KeyChoice;
@@ -281,7 +283,8 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos), kc->nkeys, rows);
+					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
+					  kc->nkeys, rows, kc->outer_match_frac, kc->anti);
 	return cpath;
 }
 
@@ -603,6 +606,16 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
 											 kc.hash_rinfos);
+
+	/*
+	 * Where core costs a hash join's matches by its semi-join factors (a
+	 * semi or anti join, or a unique inner side: final_cost_hashjoin), the
+	 * GPU join's matches are counted the same way, so that the two are
+	 * weighed on the same rows.
+	 */
+	kc.anti = jointype == JOIN_ANTI;
+	kc.outer_match_frac = jointype == JOIN_SEMI || jointype == JOIN_ANTI || extra->inner_unique ?
+		extra->semifactors.outer_match_frac : -1.0;
 
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
 	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
