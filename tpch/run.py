@@ -52,9 +52,10 @@ def parse_args(argv):
     p.add_argument("--seed", help="generator seed")
     p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
-    p.add_argument("--on-first", action="store_true",
-                   help="run each query with the setting on before off (default off first), "
-                        "to see whether the order favours either side")
+    p.add_argument("--order", choices=["off-first", "on-first", "both"], default="off-first",
+                   help="which mode of each query runs first; 'both' runs each query in both "
+                        "orders (twice the time) and takes each mode's median over all its runs, "
+                        "so that neither side gains from running second (default off-first)")
     p.add_argument("--timeout", type=float, default=600,
                    help="per-statement timeout in seconds (default 600)")
     p.add_argument("--report", help="write a markdown report to FILE.md")
@@ -418,6 +419,32 @@ def load_data(args, psql):
         sys.exit(f"run.py: cannot read table lineitem in database '{args.db}'")
 
 
+def merge_modes(a, b):
+    """One mode's runs from both orders: the times of both, or the first failure."""
+    if a.status != "ok":
+        return a
+    if b.status != "ok":
+        return b
+    a.times += b.times
+    return a
+
+
+def run_query(args, psql, prefix, q, text, workdir, device_ok):
+    """The query off and on, in the order --order asks for: (off, on)."""
+    def mode(on):
+        return run_mode(args, psql, prefix, q, text, on, workdir, device_ok)
+
+    if args.order == "on-first":
+        on = mode(True)
+        return mode(False), on
+    off = mode(False)
+    on = mode(True)
+    if args.order == "both":
+        on = merge_modes(on, mode(True))
+        off = merge_modes(off, mode(False))
+    return off, on
+
+
 def run_all(args):
     psql = Psql(args.psql, args.db)
     load_data(args, psql)
@@ -432,12 +459,7 @@ def run_all(args):
     results = []
     for q in args.query_list:
         text = load_query(q, args.sf)
-        if args.on_first:
-            on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
-            off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
-        else:
-            off = run_mode(args, psql, prefix, q, text, False, workdir, device_ok)
-            on = run_mode(args, psql, prefix, q, text, True, workdir, device_ok)
+        off, on = run_query(args, psql, prefix, q, text, workdir, device_ok)
         row = summarize(q, text, off, on, gpu_join_matcher(args.count_node))
         results.append(row)
         print(f"  Q{q:02d}  native {fmt_ms(row['native'])} ms  gpu {fmt_ms(row['gpu'])} ms  "
@@ -548,8 +570,9 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
         if args.set:
             f.write("- settings of the on runs: " + ", ".join(f"`{kv}`" for kv in args.set) + "\n")
-        f.write(f"- runs: {args.warmup} warm-up + median of {args.runs}, "
-                f"{'on' if args.on_first else 'off'} first; "
+        per_mode = args.runs * (2 if args.order == "both" else 1)
+        f.write(f"- runs: {args.warmup} warm-up + median of {per_mode}, "
+                f"order {args.order}; "
                 f"timeout {args.timeout:g} s per statement\n")
         f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
                 f"work_mem {info['work_mem']}, max_parallel_workers_per_gather "
