@@ -102,6 +102,19 @@ SELECT * FROM gh_check('SELECT o.id FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM 
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o FULL JOIN pt_i i ON o.k = i.k AND i.id < 0');
 SELECT * FROM gh_check('SELECT o.id, i.id FROM pt_o o LEFT JOIN (SELECT * FROM pt_i WHERE id < 0) i ON o.k = i.k');
 
+-- participants waiting for the build read their first outer rows meanwhile,
+-- but only when some inner row has a key: here none has, and the outer side
+-- is never read (its filter would divide by zero), as in Parallel Hash
+CREATE TABLE pt_nullk (id int4, k int4);
+INSERT INTO pt_nullk SELECT g, NULL FROM generate_series(1, 2000) g;
+ANALYZE pt_nullk;
+BEGIN;
+SELECT gh_force_on();
+SELECT * FROM gh_explain('SELECT count(*) FROM pt_o o JOIN pt_nullk n ON o.k = n.k WHERE o.id / (o.id - o.id) > 0');
+SELECT count(*) FROM pt_o o JOIN pt_nullk n ON o.k = n.k WHERE o.id / (o.id - o.id) > 0;
+COMMIT;
+DROP TABLE pt_nullk;
+
 -- the shared table is freed once no participant can probe it: after a LIMIT
 -- that stops the workers early, and after an error raised mid-probe
 BEGIN;

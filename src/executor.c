@@ -357,6 +357,44 @@ ring_batch(GpuJoinState *gs, int i)
 	return &gs->pb[(gs->pb_head + i) % GPUHASH_PIPELINE];
 }
 
+/* A filled batch's probe submitted; or, with nothing to look up, its ranges empty. */
+static void
+start_probe(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	if (gs->n_inner > 0 && b->any_key)
+		gpuhash_probe_submit(gs, b);
+	else
+	{
+		/* no table, or no key to look up: nothing matches */
+		memset(b->ranges, 0, sizeof(gh_range) * b->n);
+		gs->stats.outer_rows += b->n;
+		b->state = PB_READY;
+	}
+}
+
+/*
+ * A parallel participant waiting for another to build the shared table
+ * (parallel.c) fills the first probe batches meanwhile, without the key
+ * filter, which comes with the table; next_batch() submits their probes.
+ */
+void
+gpuhash_prefill_batches(GpuJoinState *gs)
+{
+	gs->kf_on = false;
+	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done)
+	{
+		GpuProbeBatch *b = ring_batch(gs, gs->pb_count);
+
+		if (!fill_batch(gs, b))
+		{
+			release_batch(gs, b);
+			break;
+		}
+		b->state = PB_PREFILLED;
+		gs->pb_count++;
+	}
+}
+
 /*
  * The next probed batch to emit; false when the outer side is done.  The
  * pipeline: before waiting for the oldest batch's probe, the next batches
@@ -375,6 +413,12 @@ next_batch(GpuJoinState *gs)
 		release_batch(gs, gs->cb);
 		gs->cb = NULL;
 	}
+	for (int i = 0; i < gs->pb_count; i++)
+	{
+		b = ring_batch(gs, i);
+		if (b->state == PB_PREFILLED)
+			start_probe(gs, b);
+	}
 	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done)
 	{
 		b = ring_batch(gs, gs->pb_count);
@@ -384,15 +428,7 @@ next_batch(GpuJoinState *gs)
 			break;
 		}
 		gs->pb_count++;
-		if (gs->n_inner > 0 && b->any_key)
-			gpuhash_probe_submit(gs, b);
-		else
-		{
-			/* no table, or no key to look up: nothing matches */
-			memset(b->ranges, 0, sizeof(gh_range) * b->n);
-			gs->stats.outer_rows += b->n;
-			b->state = PB_READY;
-		}
+		start_probe(gs, b);
 	}
 	if (gs->pb_count == 0)
 		return false;

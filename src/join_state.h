@@ -113,6 +113,7 @@ typedef struct SharedInner
 typedef enum GpuBatchState
 {
 	PB_FREE,					/* nothing in it */
+	PB_PREFILLED,				/* rows read before the table was built */
 	PB_FILLED,					/* rows, not probed yet */
 	PB_IN_FLIGHT,				/* its probe submitted to the service */
 	PB_READY					/* ranges in: being emitted */
@@ -296,6 +297,9 @@ gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
 /* node_setup.c */
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
+/* executor.c */
+extern void gpuhash_prefill_batches(GpuJoinState *gs);
+
 /* rows.c */
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
@@ -325,6 +329,7 @@ extern void gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, ds
 extern void gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si,
 												   dsa_area *area);
 extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
+extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 

@@ -388,6 +388,16 @@ gpuhash_shared_build(GpuJoinState *gs)
 				publish_table(gs);
 				builder = true;
 			}
+			else if (gpuhash_shared_inner_keyed(&sh->inner, area) > 0)
+			{
+				/*
+				 * While the elected one builds, the others read their first
+				 * outer rows.  Only when some inner row has a key: with
+				 * none, the outer side is never read, as in Parallel Hash
+				 * (its scan quals could raise errors native would not).
+				 */
+				gpuhash_prefill_batches(gs);
+			}
 			phase = PHASE_BUILD;
 		}
 		if (phase == PHASE_BUILD)

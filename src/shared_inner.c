@@ -148,6 +148,21 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	gs->stats.null_key_rows = c.n_null;
 }
 
+/* Rows with a key in all the shares, once every reader has put its own. */
+uint64
+gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area)
+{
+	InnerChunk *chunks;
+	uint64		n = 0;
+
+	if (!DsaPointerIsValid(si->chunks))
+		return 0;
+	chunks = dsa_get_address(area, si->chunks);
+	for (int i = 0; i < si->n_chunks; i++)
+		n += chunks[i].n_keyed;
+	return n;
+}
+
 /*
  * All readers, elected by the barrier: concatenate the shares' keys, build
  * the table, and lay the rows out in its order (NULL-key rows last).
