@@ -372,6 +372,21 @@ start_probe(GpuJoinState *gs, GpuProbeBatch *b)
 	}
 }
 
+/* The ring's next free batch filled and added to it; NULL when no row came. */
+static GpuProbeBatch *
+add_batch(GpuJoinState *gs)
+{
+	GpuProbeBatch *b = ring_batch(gs, gs->pb_count);
+
+	if (!fill_batch(gs, b))
+	{
+		release_batch(gs, b);
+		return NULL;
+	}
+	gs->pb_count++;
+	return b;
+}
+
 /*
  * A parallel participant waiting for another to build the shared table
  * (parallel.c) fills the first probe batches meanwhile, without the key
@@ -380,19 +395,12 @@ start_probe(GpuJoinState *gs, GpuProbeBatch *b)
 void
 gpuhash_prefill_batches(GpuJoinState *gs)
 {
-	gs->kf_on = false;
-	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done)
-	{
-		GpuProbeBatch *b = ring_batch(gs, gs->pb_count);
+	GpuProbeBatch *b;
 
-		if (!fill_batch(gs, b))
-		{
-			release_batch(gs, b);
-			break;
-		}
+	gs->kf_on = false;
+	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
+		   (b = add_batch(gs)) != NULL)
 		b->state = PB_PREFILLED;
-		gs->pb_count++;
-	}
 }
 
 /*
@@ -419,17 +427,9 @@ next_batch(GpuJoinState *gs)
 		if (b->state == PB_PREFILLED)
 			start_probe(gs, b);
 	}
-	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done)
-	{
-		b = ring_batch(gs, gs->pb_count);
-		if (!fill_batch(gs, b))
-		{
-			release_batch(gs, b);
-			break;
-		}
-		gs->pb_count++;
+	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
+		   (b = add_batch(gs)) != NULL)
 		start_probe(gs, b);
-	}
 	if (gs->pb_count == 0)
 		return false;
 

@@ -94,7 +94,6 @@ typedef struct KeyChoice
 	bool		fingerprint;
 	bool		key_filter;		/* most outer rows expected to miss */
 	double		outer_match_frac;	/* core's, where it costs matches by it; or -1 */
-	bool		anti;
 	int			nkeys;
 	GpuKeySpec	keys[64];
 } KeyChoice;
@@ -284,7 +283,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->methods = &gpuhash_path_methods;
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
 					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
-					  kc->nkeys, rows, kc->outer_match_frac, kc->anti);
+					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI);
 	return cpath;
 }
 
@@ -613,7 +612,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * GPU join's matches are counted the same way, so that the two are
 	 * weighed on the same rows.
 	 */
-	kc.anti = jointype == JOIN_ANTI;
 	kc.outer_match_frac = jointype == JOIN_SEMI || jointype == JOIN_ANTI || extra->inner_unique ?
 		extra->semifactors.outer_match_frac : -1.0;
 

@@ -104,7 +104,13 @@ claim_slot(void)
 	return s;
 }
 
-static bool same_service(uint32 generation);
+/* True while the service that took our requests and frees still runs. */
+static bool
+same_service(uint32 generation)
+{
+	return pg_atomic_read_u32(&gpuhash_svc->ready) != 0 &&
+		pg_atomic_read_u32(&gpuhash_svc->generation) == generation;
+}
 
 /*
  * Is the slot we claimed under this service generation still ours?  A
@@ -144,14 +150,6 @@ service_gone(void)
 {
 	gh_set_last_error("the gpuhash GPU service exited; its join tables are gone");
 	return GH_ERR_CUDA;
-}
-
-/* True while the service that took our requests and frees still runs. */
-static bool
-same_service(uint32 generation)
-{
-	return pg_atomic_read_u32(&gpuhash_svc->ready) != 0 &&
-		pg_atomic_read_u32(&gpuhash_svc->generation) == generation;
 }
 
 /*
@@ -404,11 +402,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 	s->table_owner = owner_pid ? owner_pid : MyProcPid;
 	st = submit(s, gen);
 	if (st != GH_OK)
-	{
-		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-			release_slot(s, gen);
-		return st;
-	}
+		return release_if_ours(s, gen, st);
 	t->id = s->table_id;
 	t->n_rows = n;
 	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
@@ -432,8 +426,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 		st = submit(s, gen);
 		t->info = s->info;
 	}
-	if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-		release_slot(s, gen);
+	release_if_ours(s, gen, st);
 	if (st != GH_OK)
 		gpuhash_svc_free(t);
 	return st;
@@ -571,9 +564,7 @@ gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
 		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
 		t->info = s->info;
 	}
-	if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-		release_slot(s, tk->generation);
-	return st;
+	return release_if_ours(s, tk->generation, st);
 }
 
 /*
