@@ -33,29 +33,20 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
 	double		outer_rows = outer_path->rows;
 	double		emit_rows;
-	double		inner_share = 1.0;
 	Cost		startup,
 				run;
 
 	cost_qual_eval(&qc, quals, root);
 
 	/*
-	 * A partial inner side runs in the join's participants, as many as the
-	 * outer side's plan has: where its own plan counted on more, each one
-	 * reads a larger share than it was costed for.
-	 */
-	if (parallel_inner)
-		inner_share = Max(gpuhash_parallel_divisor(inner_path) /
-						  gpuhash_parallel_divisor(outer_path), 1.0);
-
-	/*
 	 * The inner side is consumed whole before the first row comes out: each
 	 * participant evaluates the keys of the rows it reads, the table is
-	 * built once over all of them.
+	 * built once over all of them.  A partial inner side is costed as core
+	 * costs a Parallel Hash's, for the participants its own plan counted on
+	 * (planner.c weighs what that misses: gpuhash_inner_share).
 	 */
-	startup = inner_path->total_cost * inner_share + outer_path->startup_cost +
-		gpuhash_setup_cost;
-	startup += inner_path->rows * inner_share * cpu_operator_cost * nkeys;
+	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
+	startup += inner_path->rows * cpu_operator_cost * nkeys;
 	startup += inner_rows * gpuhash_build_row_cost;
 	startup += qc.startup;
 	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
@@ -110,6 +101,20 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
+}
+
+/*
+ * How many times its planned share each participant of a join reads of a
+ * partial inner side: the join runs in as many participants as its outer
+ * side's plan has, and where the inner side's own plan counted on more,
+ * each reads a larger share than that plan was costed for.  Core's
+ * Parallel Hash joins miss it the same way (Q05 at SF 10 ran 1 worker that
+ * built all 60 M lineitem rows under such a plan).
+ */
+double
+gpuhash_inner_share(Path *outer_path, Path *inner_path)
+{
+	return Max(gpuhash_parallel_divisor(inner_path) / gpuhash_parallel_divisor(outer_path), 1.0);
 }
 
 /* Rows per participant of a partial path, as costsize.c divides them. */

@@ -295,6 +295,29 @@ is_gpu_join_path(Path *p)
 }
 
 /*
+ * What a partial join path's cost misses: the participants of a join are
+ * its outer side's, so a partial inner side planned for more gives each a
+ * larger share than its cost says (gpuhash_inner_share).  Core's Parallel
+ * Hash joins miss it; add_parallel_aware_path puts it into a GPU join's
+ * cost, less what the native join it competes with misses.
+ */
+static Cost
+inner_share_penalty(Path *outer, Path *inner)
+{
+	return (gpuhash_inner_share(outer, inner) - 1.0) * inner->total_cost;
+}
+
+/* The same for a native partial path: only a Parallel Hash has a partial inner side. */
+static Cost
+native_share_penalty(Path *p)
+{
+	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware)
+		return 0;
+	return inner_share_penalty(((JoinPath *) p)->outerjoinpath,
+							   ((JoinPath *) p)->innerjoinpath);
+}
+
+/*
  * PostgreSQL's cheapest unparameterized path for this join in paths (a
  * pathlist or partial_pathlist) so far, or NULL.
  */
@@ -374,6 +397,7 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	double		rows = joinrel->rows / participants;
 	double		inner_rows = inner_path->rows *
 		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	Cost		d;
 
 	/*
 	 * Participants share one table whole: no hash batches.  Offered while
@@ -389,6 +413,19 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
+
+	/*
+	 * What a partial inner side read by fewer participants than planned
+	 * costs, less what the cheapest native path misses of the same: the
+	 * GPU join is then costed in core's frame, and weighed against the
+	 * native join, and against GPU joins of other shapes, on what each
+	 * really costs.  (Without it, a GPU join of 1 worker whose inner side
+	 * was planned for 8 outbids them all.)
+	 */
+	d = (parallel_inner ? inner_share_penalty(outer_partial, inner_path) : 0.0) -
+		native_share_penalty(native_best(joinrel->partial_pathlist));
+	cpath->path.startup_cost = Max(cpath->path.startup_cost + d, 0.0);
+	cpath->path.total_cost = Max(cpath->path.total_cost + d, cpath->path.startup_cost);
 	if (gains_enough(&cpath->path, joinrel->partial_pathlist))
 		add_partial_path(joinrel, &cpath->path);
 }
