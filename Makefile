@@ -5,6 +5,7 @@
 #   make installcheck    pg_regress against a running server
 #   make test-core       unit tests of the hash tables (GPU + host twin)
 #   make bench           build and run the hash-table benchmark (needs a GPU)
+#   make bench-chain     the multi-level probe on TPC-H's snowflake (needs a GPU)
 #
 # The CUDA runtime is linked statically, so the .so loads and works on a
 # machine without a CUDA installation or GPU (the host twin then runs).
@@ -57,7 +58,7 @@ OBJS = $(C_OBJS) $(CORE_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CPPFLAGS = -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o bench/bench_core bench/bench_core.o \
+EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_chain bench/bench_chain.o \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
 
 # The mode of the last build: switching relinks the .so and core_test, whose
@@ -91,10 +92,10 @@ cuda/scheme_ops.o: .build-mode
 # every C file sees the shared headers: a changed struct rebuilds them all
 $(C_OBJS): $(wildcard src/*.h) $(CORE_HEADERS)
 
-test/core_test.o: test/core_test.cpp $(CORE_HEADERS)
+test/%.o: test/%.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
-test/core_test: test/core_test.o $(CORE_OBJS) .build-mode
+test/core_test: test/core_test.o test/core_chain.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
 bench/bench_core.o: bench/bench_core.cu $(CORE_HEADERS)
@@ -103,11 +104,17 @@ bench/bench_core.o: bench/bench_core.cu $(CORE_HEADERS)
 bench/bench_core: bench/bench_core.o $(CORE_OBJS)
 	$(CXX) -o $@ $^ $(CUDA_LIBS)
 
+bench/bench_chain.o: bench/bench_chain.cpp $(CORE_HEADERS)
+	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
+
+bench/bench_chain: bench/bench_chain.o $(CORE_OBJS) .build-mode
+	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
+
 # GPU-only regression tests (device failures, fallbacks): run by
 # test/run-all.sh where a GPU is usable.
 REGRESS_GPU = gpuhash_init gpuhash_gpu
 
-.PHONY: test-core bench installcheck-gpu
+.PHONY: test-core bench bench-chain installcheck-gpu
 installcheck-gpu:
 	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS_GPU)
 
@@ -116,3 +123,6 @@ test-core: test/core_test
 
 bench: bench/bench_core
 	bench/bench_core $(BENCH_ARGS)
+
+bench-chain: bench/bench_chain
+	bench/bench_chain $(BENCH_ARGS)

@@ -97,3 +97,16 @@ gh_host_register(void *, size_t)
 {
 	return no_gpu();
 }
+
+gh_status
+gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t *, int, size_t,
+				   uint32_t *, uint32_t *, uint64_t, uint64_t *)
+{
+	return no_gpu();
+}

@@ -60,6 +60,10 @@ struct gh_gpu_state
 	void	   *d_out_rows;
 	uint64_t	out_cap;
 	uint64_t   *d_total;
+
+	/* gh_set_carried's columns, in key-grouped order (t->n_carried of them) */
+	uint64_t   *d_carried;
+	uint8_t    *d_carried_valid;	/* or NULL: all valid */
 };
 
 /*

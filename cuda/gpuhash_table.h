@@ -146,6 +146,65 @@ gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
 						  uint64_t capacity, uint64_t *total);
 
 /*
+ * Multi-level probe: a chain of join tables probed in one call, level by
+ * level, without the intermediate combinations leaving the device.  Each
+ * level's key comes from a column of the outer keys or from a key column
+ * carried by an earlier level's inner rows (a snowflake: lineitem -> orders
+ * -> customer -> nation).  A combination is an outer row and, per level so
+ * far, a position in that level's key-grouped row order (the order
+ * gh_probe_ranges' ranges index), or GH_NO_ROW.
+ *
+ *   inner: one combination per match; none without a match
+ *   semi:  the combination once if any row matches (position GH_NO_ROW)
+ *   anti:  the combination if none matches (position GH_NO_ROW)
+ *   left:  one per match; without a match, once with GH_NO_ROW
+ *
+ * A key that is NULL (not valid), or read from a level whose position is
+ * GH_NO_ROW, matches nothing.  Other join clauses are the caller's.
+ */
+#define GH_NO_ROW UINT32_MAX
+
+typedef enum gh_level_kind
+{
+	GH_LEVEL_INNER = 0,
+	GH_LEVEL_SEMI,
+	GH_LEVEL_ANTI,
+	GH_LEVEL_LEFT
+} gh_level_kind;
+
+typedef struct gh_chain_level
+{
+	gh_table   *table;
+	gh_level_kind kind;
+	int			from_level;		/* -1: outer key column `column`; else an
+								 * earlier level's carried column `column` */
+	int			column;
+} gh_chain_level;
+
+/*
+ * Gives a table ncols key columns carried by its inner rows, for later
+ * levels of a chain to read: keys[c * n_rows + r] and valid[c * n_rows + r]
+ * (valid NULL: none is NULL) for the row built with rowid r.  The table
+ * must have been built with rowids NULL (rowid = position).  Replaces any
+ * columns given before.
+ */
+gh_status	gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols);
+
+/*
+ * Probes n outer rows through the chain: outer_keys[c * n + i] (valid as
+ * above, may be NULL) for n_outer_cols columns.  All tables must live on
+ * one device.  Writes the final combinations, grouped by outer row in
+ * ascending order, then by each level's position: out_outer[j] and
+ * out_pos[l * capacity + j].  *total is their number; over capacity,
+ * nothing is written and GH_ERR_OUTPUT_FULL is returned.
+ */
+gh_status	gh_chain_probe(const gh_chain_level *levels, int n_levels,
+						   const uint64_t *outer_keys, const uint8_t *outer_valid,
+						   int n_outer_cols, size_t n,
+						   uint32_t *out_outer, uint32_t *out_pos,
+						   uint64_t capacity, uint64_t *total);
+
+/*
  * The table's rowids grouped by key (n_rows values of rowid_width bytes) in
  * host memory; the ranges of gh_probe_ranges index into it.  NULL on error.
  */

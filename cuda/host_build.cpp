@@ -235,6 +235,11 @@ gh_host_free(gh_table *t)
 	free(t->h_rec);
 	free(t->h_slots);
 	free(t->h_cells);
+	free(t->h_carried);
+	free(t->h_carried_valid);
+	t->h_carried = NULL;
+	t->h_carried_valid = NULL;
+	t->n_carried = 0;
 	t->h_rowids = t->h_rec = NULL;
 	t->h_slots = NULL;
 	t->h_cells = NULL;

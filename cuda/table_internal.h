@@ -41,6 +41,11 @@ struct gh_table
 	uint8_t    *h_cells;		/* GPH */
 	size_t		host_bytes;
 
+	/* gh_set_carried's columns, in key-grouped order (host twin) */
+	int			n_carried;
+	uint64_t   *h_carried;		/* n_carried x n_rows */
+	uint8_t    *h_carried_valid;	/* the same, or NULL: all valid */
+
 	gh_gpu_state *gpu;			/* NULL for the host twin */
 
 	gh_table_info stats;		/* timings accumulate here */
@@ -62,6 +67,17 @@ gh_status	gh_host_emit(gh_table *t, const uint64_t *keys, size_t n,
 						 uint32_t *probe_index, void *rowids,
 						 uint64_t capacity, uint64_t *total);
 void		gh_host_free(gh_table *t);
+
+/* Chains (chain.cpp, gpu_chain.cu): the host twin and the GPU. */
+gh_status	gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
+								const uint64_t *outer_keys, const uint8_t *outer_valid,
+								size_t n, uint32_t *out_outer, uint32_t *out_pos,
+								uint64_t capacity, uint64_t *total);
+gh_status	gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols);
+gh_status	gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
+							   const uint64_t *outer_keys, const uint8_t *outer_valid,
+							   int n_outer_cols, size_t n, uint32_t *out_outer,
+							   uint32_t *out_pos, uint64_t capacity, uint64_t *total);
 
 /* Key-range analysis shared by both builders: sort (key - base) on the low
  * `bits` bits only, exact because every key lies in [base, base + 2^bits). */

@@ -25,6 +25,9 @@
 using std::string;
 using std::vector;
 
+/* core_chain.cpp */
+void		test_chain(int gpus, bool quick, int *checks, int *failures);
+
 static int	failures = 0;
 static int	checks = 0;
 static bool verbose = false;
@@ -942,6 +945,7 @@ main(int argc, char **argv)
 	test_gph_oversize(gpus);
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
+	test_chain(gpus, quick, &checks, &failures);
 	if (gpus > 0)
 		test_gpu_budget();
 

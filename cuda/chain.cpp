@@ -1,0 +1,257 @@
+/*
+ * chain.cpp
+ *		Multi-level probes (gpuhash_table.h: gh_chain_probe): argument
+ *		checks, dispatch, and the host twin.  The GPU runs the same steps
+ *		per level (gpu_chain.cu): gather each combination's key, look it up,
+ *		count what each combination becomes by the level's kind, scan, and
+ *		expand.  Both write the combinations in the same order.
+ */
+#include "table_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+
+/* Position p of the table's key-grouped order: the rowid it was built with. */
+static inline uint64_t
+sorted_rowid(const gh_table *t, uint64_t p)
+{
+	return t->rowid_width == 4 ? ((const uint32_t *) t->h_rowids)[p]
+		: ((const uint64_t *) t->h_rowids)[p];
+}
+
+gh_status
+gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+{
+	if (!t || ncols < 0 || (ncols > 0 && t->n_rows > 0 && !keys))
+		return gh_error(GH_ERR_INVALID, "invalid carried columns");
+	if (t->device == GH_DEVICE_GPU)
+		return gh_gpu_set_carried(t, keys, valid, ncols);
+
+	size_t		cells = (size_t) ncols * t->n_rows;
+	uint64_t   *k = (uint64_t *) malloc(cells ? cells * 8 : 1);
+	uint8_t    *v = valid ? (uint8_t *) malloc(cells ? cells : 1) : NULL;
+
+	if (!k || (valid && !v))
+	{
+		free(k);
+		free(v);
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for carried columns");
+	}
+	for (int c = 0; c < ncols; c++)
+		for (uint64_t p = 0; p < t->n_rows; p++)
+		{
+			uint64_t	r = sorted_rowid(t, p);
+
+			if (r >= t->n_rows)
+			{
+				free(k);
+				free(v);
+				return gh_error(GH_ERR_INVALID, "carried columns need a table built with rowid = position");
+			}
+			k[c * t->n_rows + p] = keys[c * t->n_rows + r];
+			if (v)
+				v[c * t->n_rows + p] = valid[c * t->n_rows + r];
+		}
+	free(t->h_carried);
+	free(t->h_carried_valid);
+	t->h_carried = k;
+	t->h_carried_valid = v;
+	t->n_carried = ncols;
+	return GH_OK;
+}
+
+gh_status
+gh_chain_probe(const gh_chain_level *levels, int n_levels,
+			   const uint64_t *outer_keys, const uint8_t *outer_valid,
+			   int n_outer_cols, size_t n, uint32_t *out_outer, uint32_t *out_pos,
+			   uint64_t capacity, uint64_t *total)
+{
+	if (!levels || n_levels < 1 || !total || n_outer_cols < 1 || (n > 0 && !outer_keys))
+		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
+	if ((uint64_t) n >= UINT32_MAX)
+		return gh_error(GH_ERR_TOO_LARGE, "a chain probe takes fewer than %u outer rows", UINT32_MAX);
+	for (int l = 0; l < n_levels; l++)
+	{
+		const gh_chain_level *lv = &levels[l];
+
+		if (!lv->table || lv->table->device != levels[0].table->device ||
+			lv->kind < GH_LEVEL_INNER || lv->kind > GH_LEVEL_LEFT)
+			return gh_error(GH_ERR_INVALID, "chain level %d: no table, another device, or a bad kind", l);
+		if (lv->from_level < 0 ? lv->column >= n_outer_cols || lv->column < 0
+			: lv->from_level >= l || lv->column < 0 ||
+			lv->column >= levels[lv->from_level].table->n_carried)
+			return gh_error(GH_ERR_INVALID, "chain level %d: its key column does not exist", l);
+		if (lv->from_level >= 0 && levels[lv->from_level].kind != GH_LEVEL_INNER &&
+			levels[lv->from_level].kind != GH_LEVEL_LEFT)
+			return gh_error(GH_ERR_INVALID, "chain level %d: level %d keeps no row to read a key from",
+							l, lv->from_level);
+	}
+	if (levels[0].table->device == GH_DEVICE_GPU)
+		return gh_gpu_chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n,
+								  out_outer, out_pos, capacity, total);
+	return gh_host_chain_probe(levels, n_levels, outer_keys, outer_valid, n, out_outer, out_pos,
+							   capacity, total);
+}
+
+/*
+ * Combinations, column-wise: outer row and one position per level.  A set
+ * of them for the current level and one for the next.
+ */
+struct chain_set
+{
+	uint32_t   *outer = NULL;
+	uint32_t   *pos = NULL;		/* n_levels x cap */
+	uint64_t	cap = 0;
+	uint64_t	n = 0;
+
+	bool		reserve(uint64_t want, int n_levels)
+	{
+		free(outer);
+		free(pos);
+		cap = want ? want : 1;
+		outer = (uint32_t *) malloc(cap * 4);
+		pos = (uint32_t *) malloc(cap * 4 * (size_t) n_levels);
+		return outer && pos;
+	}
+	~chain_set()
+	{
+		free(outer);
+		free(pos);
+	}
+};
+
+/* What a combination with cnt matches becomes at a level of this kind. */
+static inline uint32_t
+level_emits(gh_level_kind kind, uint32_t cnt)
+{
+	switch (kind)
+	{
+		case GH_LEVEL_INNER:
+			return cnt;
+		case GH_LEVEL_SEMI:
+			return cnt > 0;
+		case GH_LEVEL_ANTI:
+			return cnt == 0;
+		case GH_LEVEL_LEFT:
+			break;
+	}
+	return cnt > 0 ? cnt : 1;
+}
+
+/* The host twin, level by level. */
+gh_status
+gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
+					const uint64_t *outer_keys, const uint8_t *outer_valid,
+					size_t n, uint32_t *out_outer, uint32_t *out_pos,
+					uint64_t capacity, uint64_t *total)
+{
+	chain_set	sets[2];
+	chain_set  *cur = &sets[0],
+			   *next = &sets[1];
+	uint64_t   *keys = NULL;
+	gh_range   *ranges = NULL;
+	gh_status	st = GH_OK;
+
+	if (!cur->reserve(n, n_levels))
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a chain probe");
+	for (size_t i = 0; i < n; i++)
+		cur->outer[i] = (uint32_t) i;
+	cur->n = n;
+	for (int l = 0; l < n_levels && st == GH_OK; l++)
+	{
+		const gh_chain_level *lv = &levels[l];
+		uint64_t	m = cur->n,
+					sum = 0;
+
+		free(keys);
+		free(ranges);
+		keys = (uint64_t *) malloc(m ? m * 8 : 8);
+		ranges = (gh_range *) malloc(m ? m * sizeof(gh_range) : sizeof(gh_range));
+		if (!keys || !ranges)
+		{
+			st = gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a chain probe");
+			break;
+		}
+
+		/* each combination's key: a NULL one gets an empty range below */
+		for (uint64_t j = 0; j < m; j++)
+		{
+			if (lv->from_level < 0)
+				keys[j] = outer_keys[(size_t) lv->column * n + cur->outer[j]];
+			else
+			{
+				const gh_table *src = levels[lv->from_level].table;
+				uint32_t	p = cur->pos[(size_t) lv->from_level * cur->cap + j];
+
+				keys[j] = p == GH_NO_ROW ? 0 : src->h_carried[(size_t) lv->column * src->n_rows + p];
+			}
+		}
+		if (lv->table->n_rows == 0)
+			memset(ranges, 0, m * sizeof(gh_range));
+		else if (m > 0 && (st = gh_host_probe_ranges(lv->table, keys, m, ranges, NULL, NULL)) != GH_OK)
+			break;
+		for (uint64_t j = 0; j < m; j++)
+		{
+			bool		valid;
+
+			if (lv->from_level < 0)
+				valid = !outer_valid || outer_valid[(size_t) lv->column * n + cur->outer[j]];
+			else
+			{
+				const gh_table *src = levels[lv->from_level].table;
+				uint32_t	p = cur->pos[(size_t) lv->from_level * cur->cap + j];
+
+				valid = p != GH_NO_ROW &&
+					(!src->h_carried_valid ||
+					 src->h_carried_valid[(size_t) lv->column * src->n_rows + p]);
+			}
+			if (!valid)
+				ranges[j].count = 0;
+			sum += level_emits(lv->kind, ranges[j].count);
+		}
+
+		/* what each combination becomes */
+		if (sum >= UINT32_MAX || !next->reserve(sum, n_levels))
+		{
+			st = sum >= UINT32_MAX ?
+				gh_error(GH_ERR_TOO_LARGE, "a chain level yields %llu combinations", (unsigned long long) sum) :
+				gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a chain probe");
+			break;
+		}
+		next->n = 0;
+		for (uint64_t j = 0; j < m; j++)
+		{
+			uint32_t	cnt = ranges[j].count;
+			uint32_t	emit = level_emits(lv->kind, cnt);
+			bool		rows = (lv->kind == GH_LEVEL_INNER || lv->kind == GH_LEVEL_LEFT) && cnt > 0;
+
+			for (uint32_t k = 0; k < emit; k++, next->n++)
+			{
+				next->outer[next->n] = cur->outer[j];
+				for (int q = 0; q < l; q++)
+					next->pos[(size_t) q * next->cap + next->n] = cur->pos[(size_t) q * cur->cap + j];
+				next->pos[(size_t) l * next->cap + next->n] = rows ? ranges[j].offset + k : GH_NO_ROW;
+			}
+		}
+		chain_set  *tmp = cur;
+
+		cur = next;
+		next = tmp;
+	}
+	free(keys);
+	free(ranges);
+	if (st != GH_OK)
+		return st;
+	*total = cur->n;
+	if (*total > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "%llu combinations exceed the capacity of %llu",
+						(unsigned long long) *total, (unsigned long long) capacity);
+	if (*total > 0)
+	{
+		memcpy(out_outer, cur->outer, *total * 4);
+		for (int l = 0; l < n_levels; l++)
+			memcpy(out_pos + (size_t) l * capacity, cur->pos + (size_t) l * cur->cap, *total * 4);
+	}
+	return GH_OK;
+}

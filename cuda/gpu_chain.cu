@@ -1,0 +1,367 @@
+/*
+ * gpu_chain.cu
+ *		Multi-level probes on the GPU (gh_chain_probe; the host twin and the
+ *		semantics are in chain.cpp).  Per level, on the device: gather each
+ *		combination's key (an outer key column, or a column an earlier
+ *		level's inner rows carry), look it up in the level's table, count
+ *		what each combination becomes, scan the counts (CUB), and expand.
+ *		Only the last level's combinations are copied back.
+ *
+ *		The expansion finds each output's combination by a binary search
+ *		over the scanned counts, so a key with a million matches spreads
+ *		over a million threads instead of one.
+ */
+#include "gpu_common.cuh"
+#include "gpu_probe.cuh"
+
+#include <cub/device/device_scan.cuh>
+
+namespace
+{
+
+/* Position p's carried cells: the rows' columns in key-grouped order. */
+template <typename R>
+__global__ void
+carry_kernel(const R *__restrict__ rowids, uint64_t n, int ncols,
+			 const uint64_t *__restrict__ in, const uint8_t *__restrict__ in_valid,
+			 uint64_t *__restrict__ out, uint8_t *__restrict__ out_valid, uint32_t *bad)
+{
+	for (uint64_t p = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; p < n;
+		 p += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	r = rowids[p];
+
+		if (r >= n)
+		{
+			atomicOr(bad, 1U);
+			continue;
+		}
+		for (int c = 0; c < ncols; c++)
+		{
+			out[(uint64_t) c * n + p] = in[(uint64_t) c * n + r];
+			if (out_valid)
+				out_valid[(uint64_t) c * n + p] = in_valid[(uint64_t) c * n + r];
+		}
+	}
+}
+
+__global__ void
+iota_kernel(uint32_t *out, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		out[i] = (uint32_t) i;
+}
+
+/*
+ * Each combination's key: col[idx] with idx its outer row (src_pos NULL) or
+ * its position at the source level; ok[j] = 0 for a NULL key or a source
+ * level without a row.
+ */
+__global__ void
+gather_kernel(uint64_t m, const uint32_t *__restrict__ outer, const uint32_t *__restrict__ src_pos,
+			  const uint64_t *__restrict__ col, const uint8_t *__restrict__ valid,
+			  uint64_t *__restrict__ keys, uint8_t *__restrict__ ok)
+{
+	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
+		 j += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint32_t	idx = src_pos ? src_pos[j] : outer[j];
+
+		if (idx == GH_NO_ROW)
+		{
+			keys[j] = 0;
+			ok[j] = 0;
+		}
+		else
+		{
+			keys[j] = col[idx];
+			ok[j] = valid ? valid[idx] : 1;
+		}
+	}
+}
+
+/* What a combination with cnt matches becomes (chain.cpp's level_emits). */
+__device__ __forceinline__ uint32_t
+emits(int kind, uint32_t cnt)
+{
+	return kind == GH_LEVEL_INNER ? cnt : kind == GH_LEVEL_SEMI ? (cnt > 0)
+		: kind == GH_LEVEL_ANTI ? (cnt == 0) : (cnt > 0 ? cnt : 1);
+}
+
+/* A NULL key's range emptied; then each combination's output count. */
+__global__ void
+count_kernel(uint64_t m, int kind, const uint8_t *__restrict__ ok, gh_range *ranges,
+			 uint64_t *__restrict__ counts)
+{
+	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
+		 j += (uint64_t) gridDim.x * blockDim.x)
+	{
+		if (!ok[j])
+			ranges[j].count = 0;
+		counts[j] = emits(kind, ranges[j].count);
+	}
+}
+
+/*
+ * Output o of the level: its combination i is the last whose scanned start
+ * is <= o; it copies i's outer row and positions and adds this level's.
+ */
+__global__ void
+expand_kernel(uint64_t total, uint64_t m, int level, int kind,
+			  const uint64_t *__restrict__ start, const gh_range *__restrict__ ranges,
+			  const uint32_t *__restrict__ outer, const uint32_t *__restrict__ pos, uint64_t cap,
+			  uint32_t *__restrict__ next_outer, uint32_t *__restrict__ next_pos, uint64_t next_cap)
+{
+	for (uint64_t o = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; o < total;
+		 o += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	lo = 0,
+					hi = m;
+
+		/* the first start > o, less one */
+		while (lo < hi)
+		{
+			uint64_t	mid = (lo + hi) / 2;
+
+			if (start[mid] <= o)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint64_t	i = lo - 1;
+		gh_range	r = ranges[i];
+		bool		rows = (kind == GH_LEVEL_INNER || kind == GH_LEVEL_LEFT) && r.count > 0;
+
+		next_outer[o] = outer[i];
+		for (int q = 0; q < level; q++)
+			next_pos[(uint64_t) q * next_cap + o] = pos[(uint64_t) q * cap + i];
+		next_pos[(uint64_t) level * next_cap + o] =
+			rows ? r.offset + (uint32_t) (o - start[i]) : GH_NO_ROW;
+	}
+}
+
+/* One set of combinations on the device (chain.cpp's chain_set). */
+struct dev_set
+{
+	gh_dscratch outer;
+	gh_dscratch pos;
+	uint64_t	cap = 0;
+	uint64_t	n = 0;
+
+	explicit	dev_set(gh_table *t) : outer(t), pos(t) {}
+	gh_status	reserve(uint64_t want, int n_levels)
+	{
+		cap = want ? want : 1;
+		GH_CHECK(outer.alloc(cap * 4));
+		return pos.alloc(cap * 4 * (uint64_t) n_levels);
+	}
+};
+
+}								/* namespace */
+
+gh_status
+gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+{
+	gh_gpu_state *g = t->gpu;
+	cudaStream_t st = g->stream;
+	uint64_t	cells = (uint64_t) ncols * t->n_rows;
+	gh_dscratch in(t),
+				in_valid(t),
+				bad(t);
+	void	   *out = nullptr,
+			   *out_valid = nullptr;
+	uint32_t	h_bad = 0;
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	gh_dfree(t, g->d_carried, (uint64_t) t->n_carried * t->n_rows * 8);
+	gh_dfree(t, g->d_carried_valid, (uint64_t) t->n_carried * t->n_rows);
+	g->d_carried = nullptr;
+	g->d_carried_valid = nullptr;
+	t->n_carried = 0;
+	if (cells == 0)
+	{
+		t->n_carried = ncols;
+		return GH_OK;
+	}
+	GH_CHECK(in.alloc(cells * 8));
+	GH_CHECK(bad.alloc(4));
+	GH_TRY(cudaMemcpyAsync(in.p, keys, cells * 8, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemsetAsync(bad.p, 0, 4, st));
+	if (valid)
+	{
+		GH_CHECK(in_valid.alloc(cells));
+		GH_TRY(cudaMemcpyAsync(in_valid.p, valid, cells, cudaMemcpyHostToDevice, st));
+	}
+	GH_CHECK(gh_dmalloc(t, &out, cells * 8));
+	if (valid && gh_dmalloc(t, &out_valid, cells) != GH_OK)
+	{
+		gh_dfree(t, out, cells * 8);
+		return GH_ERR_GPU_MEMORY;
+	}
+	g->d_carried = (uint64_t *) out;
+	g->d_carried_valid = (uint8_t *) out_valid;
+	t->n_carried = ncols;
+	if (t->rowid_width == 4)
+		carry_kernel<uint32_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
+			(const uint32_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
+			in_valid.as<uint8_t>(), g->d_carried, g->d_carried_valid, bad.as<uint32_t>());
+	else
+		carry_kernel<uint64_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
+			(const uint64_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
+			in_valid.as<uint8_t>(), g->d_carried, g->d_carried_valid, bad.as<uint32_t>());
+	GH_LAUNCHED();
+	GH_TRY(cudaMemcpyAsync(&h_bad, bad.p, 4, cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	if (h_bad)
+		return gh_error(GH_ERR_INVALID, "carried columns need a table built with rowid = position");
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
+				   const uint64_t *outer_keys, const uint8_t *outer_valid,
+				   int n_outer_cols, size_t n, uint32_t *out_outer, uint32_t *out_pos,
+				   uint64_t capacity, uint64_t *total)
+{
+	gh_table   *t0 = levels[0].table;
+	gh_gpu_state *g = t0->gpu;
+	cudaStream_t st = g->stream;
+	uint64_t	cells = (uint64_t) n_outer_cols * n;
+	gh_dscratch d_okeys(t0),
+				d_ovalid(t0),
+				keys(t0),
+				ok(t0),
+				ranges(t0),
+				counts(t0),
+				starts(t0);
+	dev_set		a(t0),
+				b(t0);
+	dev_set    *cur = &a,
+			   *next = &b;
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	for (int l = 1; l < n_levels; l++)
+		if (levels[l].table->gpu->ordinal != g->ordinal)
+			return gh_error(GH_ERR_INVALID, "chain level %d is on another GPU", l);
+	GH_CHECK(d_okeys.alloc(cells * 8));
+	if (cells)
+		GH_TRY(cudaMemcpyAsync(d_okeys.p, outer_keys, cells * 8, cudaMemcpyHostToDevice, st));
+	if (outer_valid)
+	{
+		GH_CHECK(d_ovalid.alloc(cells));
+		if (cells)
+			GH_TRY(cudaMemcpyAsync(d_ovalid.p, outer_valid, cells, cudaMemcpyHostToDevice, st));
+	}
+	GH_CHECK(cur->reserve(n, n_levels));
+	cur->n = n;
+	if (n)
+	{
+		iota_kernel<<<gh_probe_grid(n), PROBE_THREADS, 0, st>>>(cur->outer.as<uint32_t>(), n);
+		GH_LAUNCHED();
+	}
+
+	for (int l = 0; l < n_levels; l++)
+	{
+		const gh_chain_level *lv = &levels[l];
+		uint64_t	m = cur->n;
+		uint64_t	sum = 0;
+
+		if (m == 0)
+		{
+			cur->n = 0;
+			continue;
+		}
+		GH_CHECK(keys.alloc(m * 8));
+		GH_CHECK(ok.alloc(m));
+		GH_CHECK(ranges.alloc(m * sizeof(gh_range)));
+		GH_CHECK(counts.alloc(m * 8));
+		GH_CHECK(starts.alloc(m * 8));
+
+		const uint64_t *col;
+		const uint8_t *valid;
+		const uint32_t *src_pos = nullptr;
+
+		if (lv->from_level < 0)
+		{
+			col = d_okeys.as<uint64_t>() + (uint64_t) lv->column * n;
+			valid = outer_valid ? d_ovalid.as<uint8_t>() + (uint64_t) lv->column * n : nullptr;
+		}
+		else
+		{
+			gh_table   *src = levels[lv->from_level].table;
+
+			col = src->gpu->d_carried + (uint64_t) lv->column * src->n_rows;
+			valid = src->gpu->d_carried_valid ?
+				src->gpu->d_carried_valid + (uint64_t) lv->column * src->n_rows : nullptr;
+			src_pos = cur->pos.as<uint32_t>() + (uint64_t) lv->from_level * cur->cap;
+		}
+		gather_kernel<<<gh_probe_grid(m), PROBE_THREADS, 0, st>>>(
+			m, cur->outer.as<uint32_t>(), src_pos, col, valid, keys.as<uint64_t>(), ok.as<uint8_t>());
+		GH_LAUNCHED();
+
+		/* the level's table looks them up on its own stream */
+		if (lv->table->n_rows == 0)
+			GH_TRY(cudaMemsetAsync(ranges.p, 0, m * sizeof(gh_range), st));
+		else
+		{
+			GH_TRY(cudaStreamSynchronize(st));
+			GH_CHECK(gh_gpu_lookup_device(lv->table, keys.as<uint64_t>(), m, ranges.as<gh_range>(),
+										  nullptr));
+			GH_TRY(cudaStreamSynchronize(lv->table->gpu->stream));
+			lv->table->stats.probe_batches++;
+			lv->table->stats.probe_keys += m;
+		}
+		count_kernel<<<gh_probe_grid(m), PROBE_THREADS, 0, st>>>(
+			m, lv->kind, ok.as<uint8_t>(), ranges.as<gh_range>(), counts.as<uint64_t>());
+		GH_LAUNCHED();
+
+		size_t		tmp = 0;
+
+		GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp, counts.as<uint64_t>(),
+											 starts.as<uint64_t>(), (int64_t) m, st));
+		GH_CHECK(gh_cub_reserve(t0, tmp));
+		GH_TRY(cub::DeviceScan::ExclusiveSum(g->d_cub, tmp, counts.as<uint64_t>(),
+											 starts.as<uint64_t>(), (int64_t) m, st));
+
+		uint64_t	last_start,
+					last_count;
+
+		GH_TRY(cudaMemcpyAsync(&last_start, starts.as<uint64_t>() + m - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(&last_count, counts.as<uint64_t>() + m - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		sum = last_start + last_count;
+		if (sum >= UINT32_MAX)
+			return gh_error(GH_ERR_TOO_LARGE, "a chain level yields %llu combinations",
+							(unsigned long long) sum);
+		GH_CHECK(next->reserve(sum, n_levels));
+		next->n = sum;
+		if (sum)
+		{
+			expand_kernel<<<gh_probe_grid(sum), PROBE_THREADS, 0, st>>>(
+				sum, m, l, lv->kind, starts.as<uint64_t>(), ranges.as<gh_range>(),
+				cur->outer.as<uint32_t>(), cur->pos.as<uint32_t>(), cur->cap,
+				next->outer.as<uint32_t>(), next->pos.as<uint32_t>(), next->cap);
+			GH_LAUNCHED();
+		}
+		dev_set    *swap = cur;
+
+		cur = next;
+		next = swap;
+	}
+
+	*total = cur->n;
+	if (*total > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "%llu combinations exceed the capacity of %llu",
+						(unsigned long long) *total, (unsigned long long) capacity);
+	if (*total > 0)
+	{
+		GH_TRY(cudaMemcpyAsync(out_outer, cur->outer.p, *total * 4, cudaMemcpyDeviceToHost, st));
+		for (int l = 0; l < n_levels; l++)
+			GH_TRY(cudaMemcpyAsync(out_pos + (uint64_t) l * capacity,
+								   cur->pos.as<uint32_t>() + (uint64_t) l * cur->cap, *total * 4,
+								   cudaMemcpyDeviceToHost, st));
+	}
+	GH_TRY(cudaStreamSynchronize(st));
+	return GH_OK;
+}

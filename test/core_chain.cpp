@@ -1,0 +1,285 @@
+/*
+ * core_chain.cpp
+ *		core_test's checks of multi-level probes (gh_chain_probe): random
+ *		chains of 2 to 5 levels of every kind, with NULL keys, heavy
+ *		duplicates that multiply across levels, empty inner sides and
+ *		outer sides, keys 0 and INT64_MIN/MAX, and keys read from earlier
+ *		levels' carried columns.  Each result is compared, as a multiset of
+ *		(outer row, rowid per level), with a brute-force expansion; on a
+ *		GPU, the GPU's and the host twin's must also be equal.
+ */
+#include "gpuhash_table.h"
+#include "table_internal.h"
+
+#include <algorithm>
+#include <map>
+#include <stdio.h>
+#include <vector>
+
+using std::map;
+using std::vector;
+
+namespace
+{
+
+struct level_data
+{
+	gh_level_kind kind;
+	int			from_level;
+	int			column;
+	vector<uint64_t> keys;		/* by rowid */
+	vector<uint8_t> carried_ok;
+	vector<uint64_t> carried;	/* one carried column, by rowid */
+	uint64_t	cdom;			/* the carried column's key domain */
+};
+
+typedef vector<uint32_t> combo;	/* outer row, then a rowid per level */
+
+uint64_t
+mix(uint64_t *s)
+{
+	uint64_t	z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A key of a domain of d values, with the edge values among them. */
+uint64_t
+domain_key(uint64_t *s, uint64_t d)
+{
+	uint64_t	v = mix(s) % (d ? d : 1);
+
+	if (v == 0)
+		return 0;
+	if (v == 1)
+		return (uint64_t) INT64_MIN;
+	if (v == 2)
+		return (uint64_t) INT64_MAX;
+	return v * 0x10001ULL;
+}
+
+/* The brute-force answer, rowids per level (GH_NO_ROW where none). */
+vector<combo>
+reference(const vector<level_data> &lv, const vector<uint64_t> &okeys, const vector<uint8_t> &ook,
+		  size_t n)
+{
+	vector<combo> cur;
+
+	for (size_t i = 0; i < n; i++)
+		cur.push_back(combo(1, (uint32_t) i));
+	for (size_t l = 0; l < lv.size(); l++)
+	{
+		map<uint64_t, vector<uint32_t>> index;
+		vector<combo> next;
+
+		for (size_t r = 0; r < lv[l].keys.size(); r++)
+			index[lv[l].keys[r]].push_back((uint32_t) r);
+		for (const combo &c : cur)
+		{
+			bool		ok;
+			uint64_t	key = 0;
+
+			if (lv[l].from_level < 0)
+			{
+				size_t		cell = lv[l].column * n + c[0];
+
+				ok = ook[cell];
+				key = okeys[cell];
+			}
+			else
+			{
+				uint32_t	r = c[1 + lv[l].from_level];
+
+				ok = r != GH_NO_ROW && lv[lv[l].from_level].carried_ok[r];
+				key = ok ? lv[lv[l].from_level].carried[r] : 0;
+			}
+			const vector<uint32_t> *m = NULL;
+
+			if (ok && index.count(key))
+				m = &index[key];
+			size_t		cnt = m ? m->size() : 0;
+
+			if ((lv[l].kind == GH_LEVEL_INNER || lv[l].kind == GH_LEVEL_LEFT) && cnt > 0)
+				for (uint32_t r : *m)
+				{
+					combo		d = c;
+
+					d.push_back(r);
+					next.push_back(d);
+				}
+			else if ((lv[l].kind == GH_LEVEL_SEMI && cnt > 0) ||
+					 (lv[l].kind == GH_LEVEL_ANTI && cnt == 0) || lv[l].kind == GH_LEVEL_LEFT)
+			{
+				combo		d = c;
+
+				d.push_back(GH_NO_ROW);
+				next.push_back(d);
+			}
+		}
+		cur.swap(next);
+	}
+	std::sort(cur.begin(), cur.end());
+	return cur;
+}
+
+}								/* namespace */
+
+/* Runs the checks; adds to *checks and *failures. */
+void
+test_chain(int gpus, bool quick, int *checks, int *failures)
+{
+	uint64_t	s = 0x5eedc4a1ULL;
+	int			trials = quick ? 60 : 300;
+	int			before = *failures;
+	uint64_t	combos = 0,
+				from_levels = 0;
+
+	for (int trial = 0; trial < trials; trial++)
+	{
+		int			nl = 2 + (int) (mix(&s) % 4);
+		size_t		n = mix(&s) % 8 == 0 ? 0 : mix(&s) % 300;
+		vector<uint64_t> okeys(2 * n);
+		vector<uint8_t> ook(2 * n);
+		vector<level_data> lv(nl);
+		uint64_t	odom = 1 + mix(&s) % 60;
+
+		for (size_t i = 0; i < 2 * n; i++)
+		{
+			okeys[i] = domain_key(&s, odom);
+			ook[i] = mix(&s) % 10 != 0;
+		}
+		for (int l = 0; l < nl; l++)
+		{
+			level_data &d = lv[l];
+			size_t		rows = mix(&s) % 6 == 0 ? 0 : mix(&s) % 300;
+			/* few distinct keys (duplicates ~3 deep) or many (sparse) */
+			uint64_t	dom = mix(&s) % 2 ? 1 + rows / 3 : 1 + 2 * rows;
+			vector<int> sources;
+
+			d.kind = (gh_level_kind) (mix(&s) % 4);
+			d.from_level = -1;
+			d.column = (int) (mix(&s) % 2);
+			for (int q = 0; q < l; q++)
+				if (lv[q].kind == GH_LEVEL_INNER || lv[q].kind == GH_LEVEL_LEFT)
+					sources.push_back(q);
+			if (!sources.empty() && mix(&s) % 2)
+			{
+				d.from_level = sources[mix(&s) % sources.size()];
+				d.column = 0;
+			}
+			/* keys of the domain of whatever feeds this level, so some match */
+			dom = std::max<uint64_t>(dom, d.from_level < 0 ? odom : lv[d.from_level].cdom);
+			d.cdom = 1 + mix(&s) % 100;
+			for (size_t r = 0; r < rows; r++)
+			{
+				d.keys.push_back(domain_key(&s, dom));
+				d.carried.push_back(domain_key(&s, d.cdom));
+				d.carried_ok.push_back(mix(&s) % 10 != 0);
+			}
+		}
+
+		vector<combo> want = reference(lv, okeys, ook, n);
+
+		combos += want.size();
+		for (const level_data &d : lv)
+			from_levels += d.from_level >= 0;
+		vector<combo> got[2];
+
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			vector<gh_table *> tabs(nl, (gh_table *) NULL);
+			vector<gh_chain_level> cl(nl);
+			bool		ok = true;
+
+			for (int l = 0; l < nl && ok; l++)
+			{
+				gh_build_options opt;
+
+				gh_default_options(&opt);
+				opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+				opt.scheme = (gh_scheme) (trial % 2);	/* GPH, FKS */
+				ok = gh_build(&opt, lv[l].keys.data(), NULL, 4, lv[l].keys.size(), &tabs[l]) == GH_OK &&
+					gh_set_carried(tabs[l], lv[l].carried.data(), lv[l].carried_ok.data(), 1) == GH_OK;
+				cl[l].table = tabs[l];
+				cl[l].kind = lv[l].kind;
+				cl[l].from_level = lv[l].from_level;
+				cl[l].column = lv[l].column;
+			}
+			(*checks)++;
+			if (!ok)
+			{
+				(*failures)++;
+				fprintf(stderr, "FAIL chain trial %d/%s: build: %s\n", trial,
+						dev ? "gpu" : "host", gh_last_error());
+			}
+			uint64_t	cap = want.size() + 1,
+						total = 0;
+			vector<uint32_t> oo(cap),
+						op(cap * nl);
+			gh_status	st = ok ? gh_chain_probe(cl.data(), nl, okeys.data(), ook.data(), 2, n,
+												 oo.data(), op.data(), cap, &total) : GH_ERR_INVALID;
+
+			(*checks)++;
+			if (ok && st != GH_OK)
+			{
+				(*failures)++;
+				fprintf(stderr, "FAIL chain trial %d/%s: %s\n", trial, dev ? "gpu" : "host",
+						gh_last_error());
+			}
+			for (uint64_t j = 0; st == GH_OK && j < total; j++)
+			{
+				combo		c(1, oo[j]);
+
+				for (int l = 0; l < nl; l++)
+				{
+					uint32_t	p = op[l * cap + j];
+
+					c.push_back(p == GH_NO_ROW ? GH_NO_ROW :
+								((const uint32_t *) gh_sorted_rowids(tabs[l]))[p]);
+				}
+				got[dev].push_back(c);
+			}
+			/* the combinations come grouped by outer row */
+			for (uint64_t j = 1; st == GH_OK && j < total; j++)
+				if (oo[j] < oo[j - 1])
+				{
+					(*checks)++;
+					(*failures)++;
+					fprintf(stderr, "FAIL chain trial %d/%s: outer rows out of order\n", trial,
+							dev ? "gpu" : "host");
+					break;
+				}
+			std::sort(got[dev].begin(), got[dev].end());
+			(*checks)++;
+			if (st == GH_OK && got[dev] != want)
+			{
+				(*failures)++;
+				fprintf(stderr, "FAIL chain trial %d/%s: %zu combinations, %zu expected (%d levels)\n",
+						trial, dev ? "gpu" : "host", got[dev].size(), want.size(), nl);
+			}
+
+			/* one short of the answer: nothing written, the total told */
+			if (st == GH_OK && total > 0)
+			{
+				uint64_t	t2 = 0;
+
+				(*checks)++;
+				if (gh_chain_probe(cl.data(), nl, okeys.data(), ook.data(), 2, n, oo.data(),
+								   op.data(), total - 1, &t2) != GH_ERR_OUTPUT_FULL || t2 != total)
+				{
+					(*failures)++;
+					fprintf(stderr, "FAIL chain trial %d/%s: no GH_ERR_OUTPUT_FULL below capacity\n",
+							trial, dev ? "gpu" : "host");
+				}
+			}
+			for (gh_table *t : tabs)
+				gh_free(t);
+		}
+	}
+	printf("chains: %d random chains of 2-5 levels, %llu combinations, %llu levels keyed by an "
+		   "earlier one%s: %s\n", trials, (unsigned long long) combos, (unsigned long long) from_levels,
+		   gpus > 0 ? " (GPU and host twin)" : " (host twin)",
+		   *failures == before ? "ok" : "FAILED");
+}
