@@ -18,10 +18,11 @@ CREATE FUNCTION gpuhash_info(
     OUT staging_mb bigint,
     OUT staging_in_use_mb bigint,
     OUT tables_alive integer,
-    OUT gpu_memory_in_use_mb bigint)
+    OUT gpu_memory_in_use_mb bigint,
+    OUT join_hook text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'gpuhash_info'
 LANGUAGE C VOLATILE STRICT;
 
 COMMENT ON FUNCTION gpuhash_info() IS
-'GPUs in use, the device a GPU hash join in this session would use, and the GPU service''s state (shown to superusers and pg_monitor members)';
+'GPUs in use, the device a GPU hash join in this session would use, and the GPU service''s state (shown to superusers and pg_monitor members), and whether the planner calls gpuhash''s join hook';

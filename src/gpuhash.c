@@ -39,6 +39,7 @@ double		gpuhash_match_row_cost = 0.01;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
+bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -182,6 +183,18 @@ _PG_init(void)
 							 &gpuhash_use_service,
 							 true,
 							 PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * superuser only: a testing knob; the join hook acts as if a library
+	 * loaded later had replaced it without calling it (planner.c's check)
+	 */
+	DefineCustomBoolVariable("gpuhash.test_bypass_join_hook",
+							 "Makes the join hook act as if it were not installed (for testing only).",
+							 NULL,
+							 &gpuhash_test_bypass_join_hook,
+							 false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	/* superuser only: a testing knob; few bits make keys collide on purpose */

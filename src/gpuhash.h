@@ -49,6 +49,7 @@ extern double gpuhash_min_gain;
 extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
 extern bool gpuhash_outer_filter;
+extern bool gpuhash_test_bypass_join_hook;
 extern bool gpuhash_absorb_outer_scan;
 extern bool gpuhash_absorb_inner_scan;
 
@@ -122,6 +123,7 @@ gpuhash_pack(uint64 key, uint64 value, int width, int nkeys)
 
 /* planner.c */
 extern void gpuhash_planner_init(void);
+extern const char *gpuhash_join_hook_state(void);
 
 /* costs.c */
 struct PlannerInfo;

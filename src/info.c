@@ -3,7 +3,8 @@
  * info.c
  *	  gpuhash_info(): the GPUs in use and what a GPU hash join in this
  *	  session would run on; with the GPU service, its state: staging memory
- *	  in use, join tables alive and the GPU memory they hold.
+ *	  in use, join tables alive and the GPU memory they hold; and whether
+ *	  this session's planner calls gpuhash's join hook.
  *
  * The service's state covers the whole cluster, other sessions' joins
  * included: as pg_stat_activity hides other sessions' details, only
@@ -23,7 +24,7 @@
 
 PG_FUNCTION_INFO_V1(gpuhash_info);
 
-#define INFO_COLS 15
+#define INFO_COLS 16
 
 static char *
 version_text(int v)
@@ -127,6 +128,7 @@ gpuhash_info(PG_FUNCTION_ARGS)
 								 gpuhash_device_mode != GPUHASH_DEVICE_HOST);
 		values[9] = CStringGetTextDatum(session_device());
 		service_columns(values, nulls, show_service);
+		values[15] = CStringGetTextDatum(gpuhash_join_hook_state());
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (n == 0)
@@ -143,6 +145,7 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		values[8] = BoolGetDatum(false);
 		values[9] = CStringGetTextDatum(session_device());
 		service_columns(values, nulls, show_service);
+		values[15] = CStringGetTextDatum(gpuhash_join_hook_state());
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -58,6 +58,23 @@
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static join_search_hook_type prev_join_search_hook = NULL;
 
+/*
+ * Is gpuhash's join hook still called?  A library loaded after gpuhash
+ * that sets set_join_pathlist_hook without calling the one it found (Citus
+ * does) leaves gpuhash planning nothing, silently.  gpu_join_search counts
+ * the hook's calls during each join search; a search that joined and never
+ * called it says so, once per session (join_hook_check below).
+ */
+typedef enum JoinHookState
+{
+	JOIN_HOOK_UNCHECKED,		/* no join planned yet in this session */
+	JOIN_HOOK_CALLED,
+	JOIN_HOOK_MISSING
+} JoinHookState;
+
+static JoinHookState join_hook_state = JOIN_HOOK_UNCHECKED;
+static uint64 join_hook_calls = 0;
+
 /* the join search runs with the pseudoconstants hidden (gpu_join_search) */
 static bool pseudoconstants_hidden = false;
 
@@ -590,6 +607,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		single_match;
 	JoinType	jt = jointype;
 
+	if (gpuhash_test_bypass_join_hook)
+	{
+		if (prev_join_pathlist_hook)
+			prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+		return;
+	}
+	join_hook_calls++;
+
 	/* other extensions see the joins core would show them, no more */
 	if (prev_join_pathlist_hook &&
 		!(pseudoconstants_hidden && has_pseudoconstant(extra->restrictlist)))
@@ -838,6 +863,46 @@ has_foreign_rels(PlannerInfo *root)
  * other joins, sees it restored.  FDW join pushdown has the same check and
  * no gate of its own: queries with a foreign table keep the check.
  */
+/*
+ * After a join search of levels_needed relations: every join it formed
+ * went through add_paths_to_joinrel, which calls set_join_pathlist_hook.
+ * None reached gpuhash's: warn, once per session, while GPU joins are on.
+ */
+static void
+join_hook_check(int levels_needed, bool called)
+{
+	if (levels_needed < 2 || join_hook_state == JOIN_HOOK_MISSING)
+		return;
+	if (called)
+	{
+		join_hook_state = JOIN_HOOK_CALLED;
+		return;
+	}
+	join_hook_state = JOIN_HOOK_MISSING;
+	if (enable_gpuhashjoin)
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: its join hook is not called, so no GPU hash join is planned"),
+				 errdetail("A library loaded after gpuhash set set_join_pathlist_hook without calling the hook it replaced."),
+				 errhint("Load that library before gpuhash in shared_preload_libraries; for Citus: shared_preload_libraries = 'citus,gpuhash'.")));
+}
+
+/* For gpuhash_info(): "called", "missing" or "unchecked". */
+const char *
+gpuhash_join_hook_state(void)
+{
+	switch (join_hook_state)
+	{
+		case JOIN_HOOK_CALLED:
+			return "called";
+		case JOIN_HOOK_MISSING:
+			return "missing: load other planner extensions before gpuhash";
+		case JOIN_HOOK_UNCHECKED:
+			break;
+	}
+	return "unchecked: no join planned yet in this session";
+}
+
 static RelOptInfo *
 gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 {
@@ -845,6 +910,7 @@ gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 		!has_foreign_rels(root);
 	bool		was_hidden = pseudoconstants_hidden;
 	RelOptInfo *rel;
+	uint64		calls = join_hook_calls;
 
 	if (hide)
 	{
@@ -868,6 +934,7 @@ gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 		pseudoconstants_hidden = was_hidden;
 	}
 	PG_END_TRY();
+	join_hook_check(levels_needed, join_hook_calls != calls);
 	return rel;
 }
 
