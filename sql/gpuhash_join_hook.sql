@@ -37,12 +37,15 @@ SELECT jh_uses_gpu('SELECT count(*) FROM jh_a JOIN jh_b USING (k)');
 SELECT jh_uses_gpu('SELECT count(*) FROM jh_a JOIN jh_b USING (k)');
 SELECT DISTINCT join_hook FROM gpuhash_info();
 SELECT count(*) FROM jh_a JOIN jh_b USING (k);
--- no WARNING where GPU joins are off
+-- no WARNING while GPU joins are off; it comes once they are on
 \c
 SET enable_gpuhashjoin = off;
 SET gpuhash.test_bypass_join_hook = on;
 SELECT count(*) FROM jh_a JOIN jh_b USING (k);
 SELECT DISTINCT join_hook FROM gpuhash_info();
+SET enable_gpuhashjoin = on;
+SELECT count(*) FROM jh_a JOIN jh_b USING (k);
+SELECT count(*) FROM jh_a JOIN jh_b USING (k);
 -- the knob is a superuser's
 CREATE ROLE jh_user;
 SET ROLE jh_user;

@@ -856,14 +856,6 @@ has_foreign_rels(PlannerInfo *root)
 }
 
 /*
- * The join search, with the query's pseudoconstant quals hidden from
- * add_paths_to_joinrel's check so that set_join_pathlist_hook runs for
- * their joins too (see the file header).  Nothing else reads the flag while
- * join paths are made; createplan.c, which makes the gating Results of the
- * other joins, sees it restored.  FDW join pushdown has the same check and
- * no gate of its own: queries with a foreign table keep the check.
- */
-/*
  * After a join search of levels_needed relations: every join it formed
  * went through add_paths_to_joinrel, which calls set_join_pathlist_hook.
  * None reached gpuhash's: warn, once per session, while GPU joins are on.
@@ -871,7 +863,9 @@ has_foreign_rels(PlannerInfo *root)
 static void
 join_hook_check(int levels_needed, bool called)
 {
-	if (levels_needed < 2 || join_hook_state == JOIN_HOOK_MISSING)
+	static bool warned = false;
+
+	if (levels_needed < 2)
 		return;
 	if (called)
 	{
@@ -879,12 +873,15 @@ join_hook_check(int levels_needed, bool called)
 		return;
 	}
 	join_hook_state = JOIN_HOOK_MISSING;
-	if (enable_gpuhashjoin)
+	if (enable_gpuhashjoin && !warned)
+	{
+		warned = true;
 		ereport(WARNING,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: its join hook is not called, so no GPU hash join is planned"),
 				 errdetail("A library loaded after gpuhash set set_join_pathlist_hook without calling the hook it replaced."),
 				 errhint("Load that library before gpuhash in shared_preload_libraries; for Citus: shared_preload_libraries = 'citus,gpuhash'.")));
+	}
 }
 
 /* For gpuhash_info(): "called", "missing" or "unchecked". */
@@ -903,6 +900,14 @@ gpuhash_join_hook_state(void)
 	return "unchecked: no join planned yet in this session";
 }
 
+/*
+ * The join search, with the query's pseudoconstant quals hidden from
+ * add_paths_to_joinrel's check so that set_join_pathlist_hook runs for
+ * their joins too (see the file header).  Nothing else reads the flag while
+ * join paths are made; createplan.c, which makes the gating Results of the
+ * other joins, sees it restored.  FDW join pushdown has the same check and
+ * no gate of its own: queries with a foreign table keep the check.
+ */
 static RelOptInfo *
 gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 {
