@@ -414,7 +414,6 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	double		rows = joinrel->rows / participants;
 	double		inner_rows = inner_path->rows *
 		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
-	Cost		d;
 
 	/*
 	 * Participants share one table whole: no hash batches.  Offered while
@@ -432,17 +431,25 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
 
 	/*
-	 * What a partial inner side read by fewer participants than planned
-	 * costs, less what the cheapest native path misses of the same: the
-	 * GPU join is then costed in core's frame, and weighed against the
-	 * native join, and against GPU joins of other shapes, on what each
-	 * really costs.  (Without it, a GPU join of 1 worker whose inner side
-	 * was planned for 8 outbids them all.)
+	 * A partial inner side read by fewer participants than its plan
+	 * counted on costs more than it says (gpuhash_inner_share): the GPU
+	 * join pays that, so that a GPU join of 1 worker whose inner side was
+	 * planned for 8 does not outbid the rest.  Core's Parallel Hash misses
+	 * the same cost: where the cheapest native join reads this very inner
+	 * path, both miss it alike, and the GPU join pays only what it misses
+	 * beyond native's.
 	 */
-	d = (parallel_inner ? inner_share_penalty(outer_partial, inner_path) : 0.0) -
-		native_share_penalty(native_best(joinrel->partial_pathlist));
-	cpath->path.startup_cost = Max(cpath->path.startup_cost + d, 0.0);
-	cpath->path.total_cost = Max(cpath->path.total_cost + d, cpath->path.startup_cost);
+	if (parallel_inner)
+	{
+		Path	   *native = native_best(joinrel->partial_pathlist);
+		Cost		d = inner_share_penalty(outer_partial, inner_path);
+
+		if (native != NULL && IsA(native, HashPath) && native->parallel_aware &&
+			((JoinPath *) native)->innerjoinpath == inner_path)
+			d = Max(d - native_share_penalty(native), 0.0);
+		cpath->path.startup_cost += d;
+		cpath->path.total_cost += d;
+	}
 	if (gains_enough(&cpath->path, joinrel->partial_pathlist))
 		add_partial_path(joinrel, &cpath->path);
 }
