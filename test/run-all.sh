@@ -8,13 +8,16 @@
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on,
-#   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans).
+#   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans),
+#   7. where Citus is installed (citus.so in pg_config --pkglibdir; it is never
+#      built here): TPC-H scale factor 0.01 on a scratch Citus cluster, GPU join
+#      off vs on, and the WARNING of the wrong load order 'gpuhash,citus'.
 # Before all that it proves the package check (test/install_deps_check.sh).
 # Exits non-zero on the first failure.  Uses nvcc at $CUDA_HOME/bin (default
 # /usr/local/cuda) when there is one; without it (a fresh Debian has none)
 # the host twin only is built and tested, and this says so.
 # Environment: PG_CONFIG (which PostgreSQL 15), GPUHASH_TEST_PORT (scratch
-# cluster port), TPCH_PGPORT, TPCH_PGDIR, CUDA_HOME.
+# cluster port), TPCH_PGPORT, TPCH_PGDIR, TPCH_CITUSPORT, CUDA_HOME.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,7 +72,11 @@ say "installing the extension"
 $sudo env PATH="$PATH" CUDA_HOME="$CUDA_HOME" HAVE_NVCC=$HAVE_NVCC make install >/dev/null
 pgdir=$(mktemp -d /tmp/gpuhash-test.XXXXXX)
 port=${GPUHASH_TEST_PORT:-55434}
-cleanup() { scripts/pg-scratch.sh stop "$pgdir" >/dev/null 2>&1 || true; rm -rf "$pgdir"; }
+cleanup() {
+	scripts/pg-scratch.sh stop "$pgdir" >/dev/null 2>&1 || true
+	[ ! -d "$pgdir/citus" ] || scripts/citus-scratch.sh stop "$pgdir/citus" >/dev/null 2>&1 || true
+	rm -rf "$pgdir"
+}
 trap cleanup EXIT
 scripts/pg-scratch.sh start "$pgdir" "$port" -c shared_preload_libraries=gpuhash \
 	-c gpuhash.device=$device -c fsync=off
@@ -130,5 +137,35 @@ TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --quer
 say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.1 --workers 4 --device "$device" \
 	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (plans in $pgdir/plans)"
+
+# ---- 7. Citus, only where it is installed: CI has none and does not build it
+if [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
+	citusdir=$pgdir/citus
+	cport=${TPCH_CITUSPORT:-55610}
+	say "Citus: TPC-H scale factor 0.01 on a coordinator and two workers ('citus,gpuhash'), GPU join off vs on, device $device"
+	# forced GPU joins as in step 5; the shard tasks plan them only if the
+	# settings reach the workers. The cluster is kept for the load-order check.
+	TPCH_CITUSDIR=$citusdir TPCH_CITUSPORT=$cport tpch/main.sh --citus --skip-build --keep-cluster \
+		--sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
+		--set gpuhash.setup_cost=0 --set gpuhash.min_gain=0 --set enable_hashjoin=off --set enable_mergejoin=off ||
+		die "Citus TPC-H: a result differs or a query failed (tpch/out/report.md)"
+	# column 7 of the report's table: shard tasks with a GPU join / tasks shown
+	awk -F'|' '$2 ~ /Q[0-9]/ && $7 ~ /^ *[1-9][0-9]*\//' tpch/out/report.md | grep -q . ||
+		die "Citus TPC-H: no shard task planned a GPU join (do the settings reach the workers?)"
+
+	say "Citus: the wrong load order 'gpuhash,citus' warns, and gpuhash_info() says join_hook missing"
+	scripts/citus-scratch.sh stop "$citusdir"
+	CITUS_DB=tpch scripts/citus-scratch.sh start "$citusdir" "$cport" -c shared_preload_libraries=gpuhash,citus >/dev/null
+	out=$(PGHOST=$citusdir/coord PGPORT=$cport PGUSER=postgres PGDATABASE=tpch psql -X -v ON_ERROR_STOP=1 -At \
+		-c "SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey" \
+		-c "SELECT join_hook FROM gpuhash_info()" 2>&1) || die "Citus load-order check failed: $out"
+	scripts/citus-scratch.sh stop "$citusdir"
+	# the workers' backends warn too; Citus relays each of them
+	echo "$out" | grep -m1 "WARNING:  gpuhash: its join hook is not called" ||
+		die "Citus load-order check: no WARNING with 'gpuhash,citus'"
+	echo "$out" | grep -m1 "^missing" || die "Citus load-order check: gpuhash_info() join_hook is not 'missing'"
+else
+	say "Citus step NOT run: Citus is not installed (no citus.so in $("$PG_CONFIG" --pkglibdir))"
+fi
 
 say "all tests passed (device: $device; build: $built)"

@@ -2,7 +2,7 @@
 # Create the TPC-H tables and fill them, in parallel, from tpchgen or from a
 # directory of official dbgen .tbl files; then add primary keys and ANALYZE.
 #
-#   tpch/load.sh [-s SF] [-d DB] [-j JOBS] [-t TBL_DIR] [-S SEED]
+#   tpch/load.sh [-s SF] [-d DB] [-j JOBS] [-t TBL_DIR] [-S SEED] [-x SQL_FILE]
 #
 #   -s SF       scale factor for the generator (default 1)
 #   -d DB       database, created if missing (default $PGDATABASE or tpch)
@@ -10,6 +10,8 @@
 #   -t TBL_DIR  load TABLE.tbl, TABLE.tbl.N (dbgen -C) or TABLE.tbl.gz files
 #               from TBL_DIR instead of generating
 #   -S SEED     generator seed
+#   -x SQL_FILE run SQL_FILE after creating the tables and before loading them
+#               (tpch/citus.sql distributes them over a Citus cluster)
 #
 # Connection settings come from the usual PG* environment variables.
 set -euo pipefail
@@ -20,17 +22,19 @@ db=${PGDATABASE:-tpch}
 jobs=$(nproc 2>/dev/null || echo 2)
 tbl_dir=
 seed=
+extra_sql=
 gen=${TPCHGEN:-$here/build/tpchgen}
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 
-while getopts "s:d:j:t:S:h" opt; do
+while getopts "s:d:j:t:S:x:h" opt; do
 	case $opt in
 	s) sf=$OPTARG ;;
 	d) db=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	t) tbl_dir=$OPTARG ;;
 	S) seed=$OPTARG ;;
+	x) extra_sql=$OPTARG ;;
 	h) usage 0 ;;
 	*) usage ;;
 	esac
@@ -47,6 +51,8 @@ if [ -z "$(psql_q -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$
 	psql_q -d postgres -c "CREATE DATABASE \"$db\""
 fi
 psql_q -d "$db" -f "$here/schema.sql"
+# before the COPY: rows of a distributed table go straight to its shards
+[ -z "$extra_sql" ] || psql_q -d "$db" -f "$extra_sql"
 
 if [ -z "$tbl_dir" ] && [ ! -x "$gen" ]; then
 	make -s -C "$here" >&2

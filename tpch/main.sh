@@ -4,17 +4,22 @@
 # builds the TPC-H generator, starts a scratch PostgreSQL cluster, loads the
 # data and compares every query with the GPU hash join off and on.
 #
-#   tpch/main.sh [--keep-cluster] [--skip-build] [run.py options]
+#   tpch/main.sh [--keep-cluster] [--skip-build] [--citus] [run.py options]
 #
 #   --keep-cluster  leave the cluster's data directory for a later --skip-load run
 #   --skip-build    do not build or install the extension
+#   --citus         a Citus cluster instead (scripts/citus-scratch.sh: a coordinator
+#                   and two workers, 'citus,gpuhash'), the tables distributed as
+#                   tpch/citus.sql says; needs Citus installed (citus-scratch.sh build)
 #   run.py options  --sf, --queries, --workers, --device, --toggle, --runs, ...
 #                   (see tpch/run.py --help)
 #
 # Report, chart and per-query details go to tpch/out/. The exit status is the
 # runner's: non-zero when a result differs or a query fails.
 # Environment: TPCH_PGDIR (cluster directory, default /var/tmp/gpuhash-tpch-pg),
-# TPCH_PGPORT (default 55440), PG_CONFIG (which PostgreSQL 15).
+# TPCH_PGPORT (default 55440), PG_CONFIG (which PostgreSQL 15); with --citus
+# TPCH_CITUSDIR (default /var/tmp/gpuhash-tpch-citus) and TPCH_CITUSPORT (the
+# coordinator's, default 55610; the workers take the next two).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +33,7 @@ die() { echo "main.sh: $*" >&2; exit 1; }
 
 keep=0
 build_ext=1
+citus=0
 workers=
 have_toggle=0
 run_args=()
@@ -35,6 +41,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--keep-cluster) keep=1 ;;
 	--skip-build) build_ext=0 ;;
+	--citus) citus=1; run_args+=(--citus) ;;
 	-h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*)
 		case $1 in
@@ -85,7 +92,12 @@ if [ $build_ext = 1 ]; then
 	fi
 fi
 preload=()
-if [ -f "$pkglibdir/gpuhash.so" ]; then
+if [ $citus = 1 ]; then
+	# citus-scratch.sh preloads 'citus,gpuhash': both must be installed
+	[ -f "$pkglibdir/citus.so" ] || die "--citus: Citus is not installed (no $pkglibdir/citus.so);" \
+		"build a Citus v13.2 checkout with scripts/citus-scratch.sh build SRC_DIR"
+	[ -f "$pkglibdir/gpuhash.so" ] || die "--citus: gpuhash is not installed (no $pkglibdir/gpuhash.so)"
+elif [ -f "$pkglibdir/gpuhash.so" ]; then
 	preload=(-c shared_preload_libraries=gpuhash)
 elif [ $have_toggle = 0 ]; then
 	[ -f "$root/Makefile" ] && [ $build_ext = 1 ] &&
@@ -103,6 +115,12 @@ mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 ncpu=$(nproc)
 shared_mb=$((mem_mb / 4 > 16384 ? 16384 : mem_mb / 4))
 maint_mb=$((mem_mb / 16 > 2048 ? 2048 : mem_mb / 16))
+if [ $citus = 1 ]; then
+	pgdir=${TPCH_CITUSDIR:-/var/tmp/gpuhash-tpch-citus}
+	pgport=${TPCH_CITUSPORT:-55610}
+	# three servers on this machine share the memory a single one would take
+	shared_mb=$((shared_mb / 3))
+fi
 w=${workers:-2}
 settings=(
 	-c shared_buffers=${shared_mb}MB
@@ -119,20 +137,30 @@ settings=(
 	-c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=16GB -c checkpoint_timeout=1h
 	"${preload[@]}"
 )
+scratch=$root/scripts/pg-scratch.sh
+[ $citus = 0 ] || scratch=$root/scripts/citus-scratch.sh
 stop_cluster() {
-	"$root/scripts/pg-scratch.sh" stop "$pgdir" || true
+	"$scratch" stop "$pgdir" || true
 	if [ $keep = 0 ]; then
 		rm -rf "$pgdir"
 	else
-		say "cluster data kept in $pgdir (TPCH_PGDIR); rerun with --keep-cluster --skip-load"
+		say "cluster data kept in $pgdir; rerun with --keep-cluster --skip-load"
 	fi
 }
-"$root/scripts/pg-scratch.sh" stop "$pgdir" 2>/dev/null || true
-say "starting a scratch cluster in $pgdir (port $pgport, shared_buffers ${shared_mb}MB)"
-"$root/scripts/pg-scratch.sh" start "$pgdir" "$pgport" "${settings[@]}" || die "cannot start PostgreSQL"
+"$scratch" stop "$pgdir" 2>/dev/null || true
+if [ $citus = 1 ]; then
+	say "starting a scratch Citus cluster in $pgdir (coordinator port $pgport, workers $((pgport + 1))," \
+		"$((pgport + 2)); shared_buffers ${shared_mb}MB each)"
+	CITUS_DB=tpch "$scratch" start "$pgdir" "$pgport" "${settings[@]}" || die "cannot start the Citus cluster"
+	export PGHOST=$pgdir/coord
+else
+	say "starting a scratch cluster in $pgdir (port $pgport, shared_buffers ${shared_mb}MB)"
+	"$scratch" start "$pgdir" "$pgport" "${settings[@]}" || die "cannot start PostgreSQL"
+	export PGHOST=$pgdir
+fi
 trap stop_cluster EXIT
 trap 'exit 130' INT TERM
-export PGHOST=$pgdir PGPORT=$pgport PGUSER=postgres PGDATABASE=tpch
+export PGPORT=$pgport PGUSER=postgres PGDATABASE=tpch
 
 # ---- load and run
 mkdir -p "$out"

@@ -7,6 +7,9 @@ and optionally writes a markdown report and a bar chart of the speed-ups.
 Exits 1 when a result differs or a query fails (timeouts are only reported).
 
 Connection: the usual PG* environment variables, plus --db.
+With --citus the database is a Citus coordinator: the tables are distributed
+(citus.sql), each mode's settings reach the workers as SET LOCAL in one
+transaction, and the GPU joins of the shard tasks are counted.
 Only the Python standard library is needed; the chart uses matplotlib when it
 is importable, else gnuplot, else it is skipped.
 """
@@ -27,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_PROVIDER = "GpuHashJoin"
 DEVICE_SETTING = "gpuhash.device"
 Q11_FRACTION = "0.0001000000"
+# Citus refuses a query it cannot run distributed with feature_not_supported
+CITUS_UNSUPPORTED = "0A000"
 
 
 def parse_args(argv):
@@ -68,8 +73,13 @@ def parse_args(argv):
                    help="plan only, run no query (the data is loaded unless --skip-load): write each query's off and on plans to "
                         "DIR/qNN.txt, marking the nodes that changed, and fail when a "
                         "relation the off plan reads in parallel is read serially when on")
+    p.add_argument("--citus", action="store_true",
+                   help="the database is a Citus coordinator: load with citus.sql, carry the "
+                        "settings to the workers, count the shard tasks that use a GPU join")
     p.add_argument("--psql", default=shutil.which("psql") or "psql", help="psql binary")
     args = p.parse_args(argv)
+    if args.citus and args.plans:
+        p.error("--plans compares single-node plans; it does not take --citus")
     if args.runs < 1 or args.warmup < 0:
         p.error("--runs must be >= 1 and --warmup >= 0")
     try:
@@ -293,6 +303,7 @@ class ModeResult:
         self.message = ""
         self.rows = None      # result of the last timed run (header first)
         self.plan = None
+        self.sqlstate = None  # of the statement that failed
 
     @property
     def median(self):
@@ -312,7 +323,32 @@ def mode_settings(args, prefix, on, device_ok):
             lines.append(f"SET {name.strip()} = '{value.strip()}';")
     if args.workers is not None:
         lines.append(f"SET max_parallel_workers_per_gather = {args.workers};")
+    if args.citus:
+        lines = citus_mode_settings(lines)
     return lines
+
+
+def citus_mode_settings(lines):
+    """One mode's statements for a Citus coordinator.
+
+    A plain SET stays on the coordinator (citus.propagate_set_commands is
+    'none' by default). With 'local', Citus sends the SET LOCALs of a
+    transaction to every worker connection it opens in that transaction, so the
+    mode's settings open a transaction (closed by citus_end) as SET LOCAL.
+    statement_timeout stays a plain SET: the coordinator cancels the tasks."""
+    out = [lines[0], lines[1],
+           "SET citus.propagate_set_commands = 'local';",
+           # every task's plan in EXPLAIN, to count those with a GPU join
+           "SET citus.explain_all_tasks = on;",
+           # lineitem joins partsupp on part key (Q09): a re-partition join
+           "SET citus.enable_repartition_joins = on;",
+           "BEGIN;"]
+    out += [re.sub(r"^SET ", "SET LOCAL ", l) for l in lines[2:]]
+    return out
+
+
+def citus_end(args):
+    return ["COMMIT;"] if args.citus else []
 
 
 def plan_only(args, psql, prefix, q, text, on, workdir, device_ok):
@@ -320,6 +356,7 @@ def plan_only(args, psql, prefix, q, text, on, workdir, device_ok):
     plan_file = os.path.join(workdir, f"q{q:02d}_{'on' if on else 'off'}_plan.json")
     lines = mode_settings(args, prefix, on, device_ok)
     lines += ["\\pset tuples_only on", f"\\o {plan_file}", "EXPLAIN (FORMAT JSON)", text, "\\o"]
+    lines += citus_end(args)
     psql.script("\n".join(l for l in lines if l) + "\n", args.timeout + 60)
     try:
         with open(plan_file) as f:
@@ -341,12 +378,16 @@ def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
               "\\pset tuples_only on", f"\\o {plan_file}",
               "EXPLAIN (FORMAT JSON)", text, "\\o", "\\pset tuples_only off",
               "\\echo @@PLAN :ERROR :SQLSTATE", "\\timing on"]
+    if args.citus:
+        # the failed EXPLAIN aborted the transaction: the runs would only say so
+        lines += ["\\if :ERROR", "\\q", "\\endif"]
     total = args.warmup + args.runs
     for i in range(total):
         f = os.path.join(workdir, f"{tag}_run{i}.out")
         out_files.append(f)
         lines += [f"\\o {f}", text, "\\o", f"\\echo @@RUN {i} :ERROR :SQLSTATE",
                   "\\if :ERROR", "\\q", "\\endif"]
+    lines += citus_end(args)
     script = "\n".join(l for l in lines if l) + "\n"
     limit = (total + 1) * args.timeout + 120
     try:
@@ -368,10 +409,12 @@ def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
             failed = ("error", "setup failed")
         elif parts[0] == "@@PLAN" and parts[1] == "true":
             failed = ("timeout" if parts[2:] == ["57014"] else "error", "EXPLAIN failed")
+            res.sqlstate = (parts[2:] or [None])[0]
         elif parts[0] == "@@RUN":
             i = int(parts[1])
             if parts[2] == "true":
                 failed = ("timeout" if parts[3:] == ["57014"] else "error", f"run {i} failed")
+                res.sqlstate = (parts[3:] or [None])[0]
             elif i >= args.warmup and last_time is not None:
                 res.times.append(last_time)
             last_time = None
@@ -412,6 +455,8 @@ def load_data(args, psql):
             cmd += ["-t", args.data_dir]
         if args.seed:
             cmd += ["-S", args.seed]
+        if args.citus:
+            cmd += ["-x", os.path.join(HERE, "citus.sql")]
         print("run.py: " + " ".join(cmd), flush=True)
         if subprocess.run(cmd).returncode != 0:
             sys.exit("run.py: loading the data failed")
@@ -460,22 +505,79 @@ def run_all(args):
     for q in args.query_list:
         text = load_query(q, args.sf)
         off, on = run_query(args, psql, prefix, q, text, workdir, device_ok)
-        row = summarize(q, text, off, on, gpu_join_matcher(args.count_node))
+        row = summarize(q, text, off, on, gpu_join_matcher(args.count_node), args.citus)
         results.append(row)
         print(f"  Q{q:02d}  native {fmt_ms(row['native'])} ms  gpu {fmt_ms(row['gpu'])} ms  "
-              f"gpu nodes {row['nodes']}  {row['equal']}"
+              f"gpu nodes {row['nodes']}  "
+              + (f"gpu tasks {row['tasks']}  " if args.citus else "") + row["equal"]
               + (f"  ({row['note']})" if row["note"] else ""), file=sys.stderr, flush=True)
     if not args.save_dir:
         shutil.rmtree(workdir, ignore_errors=True)
     return results, info, notes
 
 
-def summarize(q, text, off, on, is_gpu_join):
+def citus_counts(plan, is_gpu_join):
+    """GPU joins of a Citus coordinator's EXPLAIN (FORMAT JSON) with
+    citus.explain_all_tasks: {"nodes": all GPU join nodes (coordinator's and
+    tasks'), "tasks": tasks shown, "gpu_tasks": tasks with a GPU join,
+    "hidden": tasks EXPLAIN does not show (those of re-partition joins)}.
+
+    A Citus scan node holds "Distributed Query": its "Job" lists "Tasks",
+    each with its worker's plan under "Remote Plan"; "Subplans" (CTEs and
+    subqueries Citus runs first) hold whole plans of their own."""
+    c = {"nodes": 0, "tasks": 0, "gpu_tasks": 0, "hidden": 0}
+
+    def gpu_nodes(x):
+        n = 0
+        if isinstance(x, dict):
+            if "Node Type" in x and is_gpu_join(x):
+                n += 1
+            if isinstance(x.get("Tasks"), list):
+                for task in x["Tasks"]:
+                    k = gpu_nodes(task)
+                    c["tasks"] += 1
+                    c["gpu_tasks"] += k > 0
+                    n += k
+            elif "Task Count" in x:
+                c["hidden"] += int(x["Task Count"])
+            for key, v in x.items():
+                if key != "Tasks":
+                    n += gpu_nodes(v)
+        elif isinstance(x, list):
+            n += sum(gpu_nodes(v) for v in x)
+        return n
+
+    c["nodes"] = gpu_nodes(plan)
+    return c
+
+
+def summarize(q, text, off, on, is_gpu_join, citus=False):
     row = {"q": q, "native": off.median, "gpu": on.median, "ratio": None,
            "nodes": "-", "rows": "-", "equal": "-", "note": "", "ok": True}
-    if on.plan is not None:
+    if citus:
+        row["tasks"] = "-"
+        if on.plan is not None:
+            c = citus_counts(on.plan, is_gpu_join)
+            row["nodes"] = c["nodes"]
+            row["tasks"] = f"{c['gpu_tasks']}/{c['tasks']}"
+            if c["hidden"]:
+                row["tasks"] += f" +{c['hidden']}?"
+                row["note"] = (f"re-partition join: EXPLAIN does not show its {c['hidden']} "
+                               "tasks, so their GPU joins are not counted (+N? in GPU tasks)")
+        if off.plan is not None and citus_counts(off.plan, is_gpu_join)["nodes"]:
+            row["note"] = "; ".join(n for n in ("GPU join in the 'off' plan", row["note"]) if n)
+        if off.status == "error" and off.sqlstate == CITUS_UNSUPPORTED:
+            # Citus's own refusal, with the GPU join off: not gpuhash's to answer
+            same = on.status == "error" and on.sqlstate == off.sqlstate
+            why = re.sub(r"^.*?ERROR:\s*", "", off.message)
+            row["equal"] = "not distributed" if same else "error"
+            row["ok"] = same
+            row["note"] = f"Citus cannot run this query distributed: {why}" + \
+                ("" if same else f"; with the GPU join on: {on.status}: {on.message}")
+            return row
+    elif on.plan is not None:
         row["nodes"] = count_nodes(on.plan, is_gpu_join)
-    if off.plan is not None and count_nodes(off.plan, is_gpu_join):
+    if not citus and off.plan is not None and count_nodes(off.plan, is_gpu_join):
         row["note"] = "GPU join in the 'off' plan"
     if off.rows is not None:
         row["rows"] = len(off.rows) - 1
@@ -516,6 +618,12 @@ def server_info(psql, args):
         if why:
             gpu = f"none found ({why})"
     info["gpu"] = gpu
+    if args.citus:
+        info["citus"] = psql.scalar("SELECT extversion FROM pg_extension WHERE extname = 'citus'") or "?"
+        info["citus_workers"] = psql.scalar(
+            "SELECT count(*) FROM pg_dist_node WHERE noderole = 'primary' AND shouldhaveshards") or "?"
+        info["citus_shards"] = psql.scalar(
+            "SELECT shard_count FROM citus_tables WHERE table_name = 'lineitem'::regclass") or "?"
     return info
 
 
@@ -530,21 +638,30 @@ def geomean(results):
 
 
 HEADERS = ["query", "native ms", "GPU ms", "ratio", "GPU nodes", "rows", "equal"]
+# --citus: shard tasks with a GPU join / tasks shown, after GPU nodes
+CITUS_HEADERS = HEADERS[:5] + ["GPU tasks"] + HEADERS[5:]
+
+
+def headers(results):
+    return CITUS_HEADERS if any("tasks" in r for r in results) else HEADERS
 
 
 def table_rows(results):
     out = []
     for r in results:
-        out.append([f"Q{r['q']:02d}", fmt_ms(r["native"]), fmt_ms(r["gpu"]),
-                    "-" if r["ratio"] is None else f"{r['ratio']:.2f}",
-                    str(r["nodes"]), str(r["rows"]), r["equal"]])
+        cells = [f"Q{r['q']:02d}", fmt_ms(r["native"]), fmt_ms(r["gpu"]),
+                 "-" if r["ratio"] is None else f"{r['ratio']:.2f}", str(r["nodes"])]
+        if "tasks" in r:
+            cells.append(r["tasks"])
+        out.append(cells + [str(r["rows"]), r["equal"]])
     return out
 
 
 def print_table(results, gm, n):
+    cols = headers(results)
     rows = table_rows(results)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS)]
-    line = "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(HEADERS, widths)))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(cols)]
+    line = "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(cols, widths)))
     print(line)
     print("-" * len(line))
     for r in rows:
@@ -562,6 +679,7 @@ def geomean_line(gm, n):
 
 
 def write_report(path, args, results, gm, n, info, notes, chart):
+    cols = headers(results)
     rows = table_rows(results)
     with open(path, "w") as f:
         f.write("# TPC-H: native vs GPU hash join\n\n")
@@ -581,11 +699,22 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- host: {info['cpus']} CPUs; GPU: {info['gpu']}\n")
         f.write("- GPU nodes: plan nodes of type "
                 + (f"`{args.count_node}`" if args.count_node else f"Custom Scan ({GPU_PROVIDER})")
-                + " in the 'on' plan\n")
+                + " in the 'on' plan"
+                + (", the coordinator's and every shard task's" if args.citus else "") + "\n")
+        if args.citus:
+            f.write(f"- Citus {info['citus']}: a coordinator and {info['citus_workers']} workers, "
+                    f"{info['citus_shards']} shards per distributed table; lineitem and orders "
+                    "distributed by order key (co-located), partsupp by part key, the other "
+                    "tables reference tables (tpch/citus.sql); citus.enable_repartition_joins on\n")
+            f.write("- settings reach the workers as SET LOCAL with "
+                    "citus.propagate_set_commands = 'local', one transaction per mode and query\n")
+            f.write("- GPU tasks: shard tasks whose plan has a GPU join / tasks shown by EXPLAIN "
+                    "with citus.explain_all_tasks (main query and subplans); +N? tasks of a "
+                    "re-partition join, which EXPLAIN does not show\n")
         for note in notes:
             f.write(f"- note: {note}\n")
-        f.write("\n| " + " | ".join(HEADERS) + " |\n")
-        f.write("|" + "|".join(["---"] + ["---:"] * (len(HEADERS) - 1)) + "|\n")
+        f.write("\n| " + " | ".join(cols) + " |\n")
+        f.write("|" + "|".join(["---"] + ["---:"] * (len(cols) - 1)) + "|\n")
         for r in rows:
             f.write("| " + " | ".join(r) + " |\n")
         f.write(f"\n{geomean_line(gm, n)}\n")
