@@ -19,6 +19,7 @@
  *		usage: bench_chain [--sf 10] [--batch 4194304] [--reps 5] [--host]
  */
 #include "gpuhash_table.h"
+#include "hash.cuh"
 
 #include <algorithm>
 #include <stdio.h>
@@ -36,16 +37,6 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t
-mix(uint64_t *s)
-{
-	uint64_t	z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 /* dbgen's sparse orderkeys: 8 of every 32 numbers are used. */
@@ -116,20 +107,20 @@ main(int argc, char **argv)
 
 	for (size_t i = 0; i < n_orders; i++)
 	{
-		int			lines = 1 + (int) (mix(&s) % 7);
+		int			lines = 1 + (int) (gh_splitmix64(&s) % 7);
 
 		o_key[i] = orderkey(i);
-		o_cust[i] = 1 + mix(&s) % n_cust;
+		o_cust[i] = 1 + gh_splitmix64(&s) % n_cust;
 		for (int k = 0; k < lines; k++)
 			l_order.push_back(o_key[i]);
 	}
 	/* lineitem is read in its own order, not grouped by order */
 	for (size_t i = l_order.size() - 1; i > 0; i--)
-		std::swap(l_order[i], l_order[mix(&s) % (i + 1)]);
+		std::swap(l_order[i], l_order[gh_splitmix64(&s) % (i + 1)]);
 	for (size_t i = 0; i < n_cust; i++)
 	{
 		c_key[i] = i + 1;
-		c_nation[i] = mix(&s) % 25;
+		c_nation[i] = gh_splitmix64(&s) % 25;
 	}
 	for (size_t i = 0; i < n_nation; i++)
 	{

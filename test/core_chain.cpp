@@ -35,21 +35,11 @@ struct level_data
 
 typedef vector<uint32_t> combo;	/* outer row, then a rowid per level */
 
-uint64_t
-mix(uint64_t *s)
-{
-	uint64_t	z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* A key of a domain of d values, with the edge values among them. */
 uint64_t
 domain_key(uint64_t *s, uint64_t d)
 {
-	uint64_t	v = mix(s) % (d ? d : 1);
+	uint64_t	v = gh_splitmix64(s) % (d ? d : 1);
 
 	if (v == 0)
 		return 0;
@@ -138,45 +128,45 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 
 	for (int trial = 0; trial < trials; trial++)
 	{
-		int			nl = 2 + (int) (mix(&s) % 4);
-		size_t		n = mix(&s) % 8 == 0 ? 0 : mix(&s) % 300;
+		int			nl = 2 + (int) (gh_splitmix64(&s) % 4);
+		size_t		n = gh_splitmix64(&s) % 8 == 0 ? 0 : gh_splitmix64(&s) % 300;
 		vector<uint64_t> okeys(2 * n);
 		vector<uint8_t> ook(2 * n);
 		vector<level_data> lv(nl);
-		uint64_t	odom = 1 + mix(&s) % 60;
+		uint64_t	odom = 1 + gh_splitmix64(&s) % 60;
 
 		for (size_t i = 0; i < 2 * n; i++)
 		{
 			okeys[i] = domain_key(&s, odom);
-			ook[i] = mix(&s) % 10 != 0;
+			ook[i] = gh_splitmix64(&s) % 10 != 0;
 		}
 		for (int l = 0; l < nl; l++)
 		{
 			level_data &d = lv[l];
-			size_t		rows = mix(&s) % 6 == 0 ? 0 : mix(&s) % 300;
+			size_t		rows = gh_splitmix64(&s) % 6 == 0 ? 0 : gh_splitmix64(&s) % 300;
 			/* few distinct keys (duplicates ~3 deep) or many (sparse) */
-			uint64_t	dom = mix(&s) % 2 ? 1 + rows / 3 : 1 + 2 * rows;
+			uint64_t	dom = gh_splitmix64(&s) % 2 ? 1 + rows / 3 : 1 + 2 * rows;
 			vector<int> sources;
 
-			d.kind = (gh_level_kind) (mix(&s) % 4);
+			d.kind = (gh_level_kind) (gh_splitmix64(&s) % 4);
 			d.from_level = -1;
-			d.column = (int) (mix(&s) % 2);
+			d.column = (int) (gh_splitmix64(&s) % 2);
 			for (int q = 0; q < l; q++)
 				if (lv[q].kind == GH_LEVEL_INNER || lv[q].kind == GH_LEVEL_LEFT)
 					sources.push_back(q);
-			if (!sources.empty() && mix(&s) % 2)
+			if (!sources.empty() && gh_splitmix64(&s) % 2)
 			{
-				d.from_level = sources[mix(&s) % sources.size()];
+				d.from_level = sources[gh_splitmix64(&s) % sources.size()];
 				d.column = 0;
 			}
 			/* keys of the domain of whatever feeds this level, so some match */
 			dom = std::max<uint64_t>(dom, d.from_level < 0 ? odom : lv[d.from_level].cdom);
-			d.cdom = 1 + mix(&s) % 100;
+			d.cdom = 1 + gh_splitmix64(&s) % 100;
 			for (size_t r = 0; r < rows; r++)
 			{
 				d.keys.push_back(domain_key(&s, dom));
 				d.carried.push_back(domain_key(&s, d.cdom));
-				d.carried_ok.push_back(mix(&s) % 10 != 0);
+				d.carried_ok.push_back(gh_splitmix64(&s) % 10 != 0);
 			}
 		}
 
