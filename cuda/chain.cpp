@@ -189,8 +189,13 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		}
 		if (lv->table->n_rows == 0)
 			memset(ranges, 0, m * sizeof(gh_range));
-		else if (m > 0 && (st = gh_host_probe_ranges(lv->table, keys, m, ranges, NULL, NULL)) != GH_OK)
-			break;
+		else if (m > 0)
+		{
+			if ((st = gh_host_probe_ranges(lv->table, keys, m, ranges, NULL, NULL)) != GH_OK)
+				break;
+			lv->table->stats.probe_batches++;
+			lv->table->stats.probe_keys += m;
+		}
 		for (uint64_t j = 0; j < m; j++)
 		{
 			bool		valid;

@@ -168,53 +168,51 @@ gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int 
 	uint64_t	cells = (uint64_t) ncols * t->n_rows;
 	gh_dscratch in(t),
 				in_valid(t),
-				bad(t);
-	void	   *out = nullptr,
-			   *out_valid = nullptr;
+				bad(t),
+				out(t),
+				out_valid(t);
 	uint32_t	h_bad = 0;
 
+	/* the new columns are made apart: a rejected call keeps the old ones, as the host twin */
 	GH_TRY(cudaSetDevice(g->ordinal));
+	if (cells > 0)
+	{
+		GH_CHECK(in.alloc(cells * 8));
+		GH_CHECK(bad.alloc(4));
+		GH_CHECK(out.alloc(cells * 8));
+		GH_TRY(cudaMemcpyAsync(in.p, keys, cells * 8, cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemsetAsync(bad.p, 0, 4, st));
+		if (valid)
+		{
+			GH_CHECK(in_valid.alloc(cells));
+			GH_CHECK(out_valid.alloc(cells));
+			GH_TRY(cudaMemcpyAsync(in_valid.p, valid, cells, cudaMemcpyHostToDevice, st));
+		}
+		if (t->rowid_width == 4)
+			carry_kernel<uint32_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
+				(const uint32_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
+				in_valid.as<uint8_t>(), out.as<uint64_t>(), out_valid.as<uint8_t>(),
+				bad.as<uint32_t>());
+		else
+			carry_kernel<uint64_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
+				(const uint64_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
+				in_valid.as<uint8_t>(), out.as<uint64_t>(), out_valid.as<uint8_t>(),
+				bad.as<uint32_t>());
+		GH_LAUNCHED();
+		GH_TRY(cudaMemcpyAsync(&h_bad, bad.p, 4, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		if (h_bad)
+			return gh_error(GH_ERR_INVALID, "carried columns need a table built with rowid = position");
+	}
+
+	/* the old columns go, the new ones pass from the scratch to the table */
 	gh_dfree(t, g->d_carried, (uint64_t) t->n_carried * t->n_rows * 8);
 	gh_dfree(t, g->d_carried_valid, (uint64_t) t->n_carried * t->n_rows);
-	g->d_carried = nullptr;
-	g->d_carried_valid = nullptr;
-	t->n_carried = 0;
-	if (cells == 0)
-	{
-		t->n_carried = ncols;
-		return GH_OK;
-	}
-	GH_CHECK(in.alloc(cells * 8));
-	GH_CHECK(bad.alloc(4));
-	GH_TRY(cudaMemcpyAsync(in.p, keys, cells * 8, cudaMemcpyHostToDevice, st));
-	GH_TRY(cudaMemsetAsync(bad.p, 0, 4, st));
-	if (valid)
-	{
-		GH_CHECK(in_valid.alloc(cells));
-		GH_TRY(cudaMemcpyAsync(in_valid.p, valid, cells, cudaMemcpyHostToDevice, st));
-	}
-	GH_CHECK(gh_dmalloc(t, &out, cells * 8));
-	if (valid && gh_dmalloc(t, &out_valid, cells) != GH_OK)
-	{
-		gh_dfree(t, out, cells * 8);
-		return GH_ERR_GPU_MEMORY;
-	}
-	g->d_carried = (uint64_t *) out;
-	g->d_carried_valid = (uint8_t *) out_valid;
+	g->d_carried = (uint64_t *) out.p;
+	g->d_carried_valid = (uint8_t *) out_valid.p;
+	out.p = nullptr;
+	out_valid.p = nullptr;
 	t->n_carried = ncols;
-	if (t->rowid_width == 4)
-		carry_kernel<uint32_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
-			(const uint32_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
-			in_valid.as<uint8_t>(), g->d_carried, g->d_carried_valid, bad.as<uint32_t>());
-	else
-		carry_kernel<uint64_t><<<gh_probe_grid(t->n_rows), PROBE_THREADS, 0, st>>>(
-			(const uint64_t *) g->d_rowids, t->n_rows, ncols, in.as<uint64_t>(),
-			in_valid.as<uint8_t>(), g->d_carried, g->d_carried_valid, bad.as<uint32_t>());
-	GH_LAUNCHED();
-	GH_TRY(cudaMemcpyAsync(&h_bad, bad.p, 4, cudaMemcpyDeviceToHost, st));
-	GH_TRY(cudaStreamSynchronize(st));
-	if (h_bad)
-		return gh_error(GH_ERR_INVALID, "carried columns need a table built with rowid = position");
 	return GH_OK;
 }
 

@@ -24,6 +24,9 @@ SET enable_nestloop = off;
 SET gpuhash.setup_cost = 0;
 -- a new session has planned no join yet
 SELECT DISTINCT join_hook FROM gpuhash_info();
+-- joins PostgreSQL knows empty never reach any join hook: no conclusion
+SELECT count(*) FROM jh_a JOIN jh_b USING (k) WHERE false;
+SELECT DISTINCT join_hook FROM gpuhash_info();
 SELECT jh_uses_gpu('SELECT count(*) FROM jh_a JOIN jh_b USING (k)');
 SELECT DISTINCT join_hook FROM gpuhash_info();
 \c
@@ -32,6 +35,10 @@ SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SET gpuhash.setup_cost = 0;
 SET gpuhash.test_bypass_join_hook = on;
+-- nor with the hook bypassed: an empty join, a join gated by a pseudoconstant
+SELECT count(*) FROM jh_a JOIN jh_b USING (k) WHERE false;
+SELECT count(*) FROM jh_a JOIN jh_b USING (k) WHERE now() IS NULL;
+SELECT DISTINCT join_hook FROM gpuhash_info();
 -- a join planned without the hook: a WARNING that names the fix, once
 SELECT jh_uses_gpu('SELECT count(*) FROM jh_a JOIN jh_b USING (k)');
 SELECT jh_uses_gpu('SELECT count(*) FROM jh_a JOIN jh_b USING (k)');

@@ -614,18 +614,13 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	bool		single_match;
 	JoinType	jt = jointype;
 
-	if (gpuhash_test_bypass_join_hook)
-	{
-		if (prev_join_pathlist_hook)
-			prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-		return;
-	}
-	join_hook_calls++;
-
 	/* other extensions see the joins core would show them, no more */
 	if (prev_join_pathlist_hook &&
 		!(pseudoconstants_hidden && has_pseudoconstant(extra->restrictlist)))
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+	if (gpuhash_test_bypass_join_hook)
+		return;
+	join_hook_calls++;
 
 	/* GPU paths of an earlier call against the native paths added since */
 	drop_ungained(&joinrel->pathlist);
@@ -863,14 +858,19 @@ has_foreign_rels(PlannerInfo *root)
 }
 
 /*
- * After a join search of levels_needed relations: every join it formed
- * went through add_paths_to_joinrel, which calls set_join_pathlist_hook.
- * None reached gpuhash's: warn, once per session, while GPU joins are on.
+ * After a join search of levels_needed relations that made rel.  Its joins
+ * went through add_paths_to_joinrel, which calls set_join_pathlist_hook,
+ * except those PostgreSQL knew empty (a dummy input, a constant false
+ * qual) or gated by pseudoconstant quals left visible.  When none reached
+ * gpuhash's hook and another hook has taken its place, that one does not
+ * call it: warn, once per session, while GPU joins are on.
  */
 static void
-join_hook_check(int levels_needed, bool called)
+join_hook_check(PlannerInfo *root, int levels_needed, RelOptInfo *rel, bool called)
 {
 	static bool warned = false;
+	bool		replaced = set_join_pathlist_hook != gpu_join_pathlist ||
+		gpuhash_test_bypass_join_hook;
 
 	if (levels_needed < 2)
 		return;
@@ -879,6 +879,8 @@ join_hook_check(int levels_needed, bool called)
 		join_hook_state = JOIN_HOOK_CALLED;
 		return;
 	}
+	if (!replaced || rel == NULL || IS_DUMMY_REL(rel) || root->hasPseudoConstantQuals)
+		return;
 	join_hook_state = JOIN_HOOK_MISSING;
 	if (enable_gpuhashjoin && !warned)
 	{
@@ -946,7 +948,7 @@ gpu_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 		pseudoconstants_hidden = was_hidden;
 	}
 	PG_END_TRY();
-	join_hook_check(levels_needed, join_hook_calls != calls);
+	join_hook_check(root, levels_needed, rel, join_hook_calls != calls);
 	return rel;
 }
 

@@ -29,7 +29,7 @@ struct level_data
 	int			column;
 	vector<uint64_t> keys;		/* by rowid */
 	vector<uint8_t> carried_ok;
-	vector<uint64_t> carried;	/* one carried column, by rowid */
+	vector<uint64_t> carried;	/* two carried columns, by rowid: c * rows + r */
 	uint64_t	cdom;			/* the carried column's key domain */
 };
 
@@ -80,10 +80,12 @@ reference(const vector<level_data> &lv, const vector<uint64_t> &okeys, const vec
 			}
 			else
 			{
+				const level_data &src = lv[lv[l].from_level];
 				uint32_t	r = c[1 + lv[l].from_level];
+				size_t		cell = lv[l].column * src.keys.size() + r;
 
-				ok = r != GH_NO_ROW && lv[lv[l].from_level].carried_ok[r];
-				key = ok ? lv[lv[l].from_level].carried[r] : 0;
+				ok = r != GH_NO_ROW && src.carried_ok[cell];
+				key = ok ? src.carried[cell] : 0;
 			}
 			const vector<uint32_t> *m = NULL;
 
@@ -134,11 +136,14 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 		vector<uint8_t> ook(2 * n);
 		vector<level_data> lv(nl);
 		uint64_t	odom = 1 + gh_splitmix64(&s) % 60;
+		/* a fifth of the chains have no NULL: valid arrays given as NULL */
+		bool		all_valid = gh_splitmix64(&s) % 5 == 0;
+		int			width = trial % 3 == 2 ? 8 : 4;
 
 		for (size_t i = 0; i < 2 * n; i++)
 		{
 			okeys[i] = domain_key(&s, odom);
-			ook[i] = gh_splitmix64(&s) % 10 != 0;
+			ook[i] = all_valid || gh_splitmix64(&s) % 10 != 0;
 		}
 		for (int l = 0; l < nl; l++)
 		{
@@ -157,16 +162,17 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 			if (!sources.empty() && gh_splitmix64(&s) % 2)
 			{
 				d.from_level = sources[gh_splitmix64(&s) % sources.size()];
-				d.column = 0;
+				d.column = (int) (gh_splitmix64(&s) % 2);
 			}
 			/* keys of the domain of whatever feeds this level, so some match */
 			dom = std::max<uint64_t>(dom, d.from_level < 0 ? odom : lv[d.from_level].cdom);
 			d.cdom = 1 + gh_splitmix64(&s) % 100;
 			for (size_t r = 0; r < rows; r++)
-			{
 				d.keys.push_back(domain_key(&s, dom));
+			for (size_t r = 0; r < 2 * rows; r++)
+			{
 				d.carried.push_back(domain_key(&s, d.cdom));
-				d.carried_ok.push_back(gh_splitmix64(&s) % 10 != 0);
+				d.carried_ok.push_back(all_valid || gh_splitmix64(&s) % 10 != 0);
 			}
 		}
 
@@ -189,9 +195,10 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 
 				gh_default_options(&opt);
 				opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
-				opt.scheme = (gh_scheme) (trial % 2);	/* GPH, FKS */
-				ok = gh_build(&opt, lv[l].keys.data(), NULL, 4, lv[l].keys.size(), &tabs[l]) == GH_OK &&
-					gh_set_carried(tabs[l], lv[l].carried.data(), lv[l].carried_ok.data(), 1) == GH_OK;
+				opt.scheme = (gh_scheme) (trial % 3);	/* GPH, FKS, linear */
+				ok = gh_build(&opt, lv[l].keys.data(), NULL, width, lv[l].keys.size(), &tabs[l]) == GH_OK &&
+					gh_set_carried(tabs[l], lv[l].carried.data(),
+								   all_valid ? NULL : lv[l].carried_ok.data(), 2) == GH_OK;
 				cl[l].table = tabs[l];
 				cl[l].kind = lv[l].kind;
 				cl[l].from_level = lv[l].from_level;
@@ -208,8 +215,8 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 						total = 0;
 			vector<uint32_t> oo(cap),
 						op(cap * nl);
-			gh_status	st = ok ? gh_chain_probe(cl.data(), nl, okeys.data(), ook.data(), 2, n,
-												 oo.data(), op.data(), cap, &total) : GH_ERR_INVALID;
+			gh_status	st = ok ? gh_chain_probe(cl.data(), nl, okeys.data(), all_valid ? NULL : ook.data(),
+												 2, n, oo.data(), op.data(), cap, &total) : GH_ERR_INVALID;
 
 			(*checks)++;
 			if (ok && st != GH_OK)
@@ -226,8 +233,10 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 				{
 					uint32_t	p = op[l * cap + j];
 
-					c.push_back(p == GH_NO_ROW ? GH_NO_ROW :
-								((const uint32_t *) gh_sorted_rowids(tabs[l]))[p]);
+					const void *rows = gh_sorted_rowids(tabs[l]);
+
+					c.push_back(p == GH_NO_ROW ? GH_NO_ROW : width == 4 ? ((const uint32_t *) rows)[p]
+								: (uint32_t) ((const uint64_t *) rows)[p]);
 				}
 				got[dev].push_back(c);
 			}
@@ -256,8 +265,8 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 				uint64_t	t2 = 0;
 
 				(*checks)++;
-				if (gh_chain_probe(cl.data(), nl, okeys.data(), ook.data(), 2, n, oo.data(),
-								   op.data(), total - 1, &t2) != GH_ERR_OUTPUT_FULL || t2 != total)
+				if (gh_chain_probe(cl.data(), nl, okeys.data(), all_valid ? NULL : ook.data(), 2, n,
+								   oo.data(), op.data(), total - 1, &t2) != GH_ERR_OUTPUT_FULL || t2 != total)
 				{
 					(*failures)++;
 					fprintf(stderr, "FAIL chain trial %d/%s: no GH_ERR_OUTPUT_FULL below capacity\n",
@@ -267,6 +276,32 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 			for (gh_table *t : tabs)
 				gh_free(t);
 		}
+	}
+	/* carried columns need rowid = position: refused, the old ones kept */
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+	{
+		uint64_t	k[3] = {5, 6, 7},
+					c1[3] = {50, 60, 70},
+					c2[3] = {1, 2, 3};
+		uint32_t	rid[3] = {10, 11, 12};
+		gh_build_options opt;
+		gh_table   *t = NULL,
+				   *u = NULL;
+
+		gh_default_options(&opt);
+		opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+		(*checks)++;
+		if (gh_build(&opt, k, rid, 4, 3, &t) != GH_OK || gh_build(&opt, k, NULL, 4, 3, &u) != GH_OK ||
+			gh_set_carried(t, c1, NULL, 1) != GH_ERR_INVALID || t->n_carried != 0 ||
+			gh_set_carried(u, c1, NULL, 1) != GH_OK || gh_set_carried(u, c2, NULL, 0) != GH_OK ||
+			u->n_carried != 0 || gh_set_carried(u, c1, NULL, 1) != GH_OK || u->n_carried != 1)
+		{
+			(*failures)++;
+			fprintf(stderr, "FAIL chain/%s: gh_set_carried's checks (%s)\n", dev ? "gpu" : "host",
+					gh_last_error());
+		}
+		gh_free(t);
+		gh_free(u);
 	}
 	printf("chains: %d random chains of 2-5 levels, %llu combinations, %llu levels keyed by an "
 		   "earlier one%s: %s\n", trials, (unsigned long long) combos, (unsigned long long) from_levels,
