@@ -324,14 +324,17 @@ inner_share_penalty(Path *outer, Path *inner)
 	return (gpuhash_inner_share(outer, inner) - 1.0) * inner->total_cost;
 }
 
-/* The same for a native partial path: only a Parallel Hash has a partial inner side. */
+/*
+ * The same for a native partial path p that reads this very inner path: only
+ * a Parallel Hash has a partial inner side.  0 for any other path.
+ */
 static Cost
-native_share_penalty(Path *p)
+native_share_penalty(Path *p, Path *inner)
 {
-	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware)
+	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware ||
+		((JoinPath *) p)->innerjoinpath != inner)
 		return 0;
-	return inner_share_penalty(((JoinPath *) p)->outerjoinpath,
-							   ((JoinPath *) p)->innerjoinpath);
+	return inner_share_penalty(((JoinPath *) p)->outerjoinpath, inner);
 }
 
 /*
@@ -441,12 +444,10 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	 */
 	if (parallel_inner)
 	{
-		Path	   *native = native_best(joinrel->partial_pathlist);
-		Cost		d = inner_share_penalty(outer_partial, inner_path);
+		Cost		d = Max(inner_share_penalty(outer_partial, inner_path) -
+							native_share_penalty(native_best(joinrel->partial_pathlist),
+												 inner_path), 0.0);
 
-		if (native != NULL && IsA(native, HashPath) && native->parallel_aware &&
-			((JoinPath *) native)->innerjoinpath == inner_path)
-			d = Max(d - native_share_penalty(native), 0.0);
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
 	}

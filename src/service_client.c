@@ -327,18 +327,10 @@ wait_answer(SvcSlot *s, uint32 generation)
 	}
 }
 
-/* An answered slot's status, its error message made the last error. */
-static gh_status
-slot_status(SvcSlot *s)
-{
-	if (s->status != GH_OK)
-		gh_set_last_error(s->err);
-	return s->status;
-}
-
 /*
- * The answer's status; after a service that died, which reset every slot,
- * the slot's answer may be another backend's.
+ * The answer's status, its error message made the last error; after a
+ * service that died, which reset every slot, the slot's answer may be
+ * another backend's.
  */
 static gh_status
 answer_status(SvcSlot *s, uint32 generation)
@@ -348,7 +340,9 @@ answer_status(SvcSlot *s, uint32 generation)
 	pg_read_barrier();
 	if (!slot_ours(s, generation))
 		return service_gone();
-	return slot_status(s);
+	if (s->status != GH_OK)
+		gh_set_last_error(s->err);
+	return s->status;
 }
 
 /*
