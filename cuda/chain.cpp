@@ -150,6 +150,7 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 	chain_set  *cur = &sets[0],
 			   *next = &sets[1];
 	uint64_t   *keys = NULL;
+	uint8_t    *ok = NULL;
 	gh_range   *ranges = NULL;
 	gh_status	st = GH_OK;
 
@@ -165,10 +166,12 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 					sum = 0;
 
 		free(keys);
+		free(ok);
 		free(ranges);
 		keys = (uint64_t *) malloc(m ? m * 8 : 8);
+		ok = (uint8_t *) malloc(m ? m : 1);
 		ranges = (gh_range *) malloc(m ? m * sizeof(gh_range) : sizeof(gh_range));
-		if (!keys || !ranges)
+		if (!keys || !ok || !ranges)
 		{
 			st = gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a chain probe");
 			break;
@@ -178,13 +181,20 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		for (uint64_t j = 0; j < m; j++)
 		{
 			if (lv->from_level < 0)
-				keys[j] = outer_keys[(size_t) lv->column * n + cur->outer[j]];
+			{
+				size_t		cell = (size_t) lv->column * n + cur->outer[j];
+
+				keys[j] = outer_keys[cell];
+				ok[j] = !outer_valid || outer_valid[cell];
+			}
 			else
 			{
 				const gh_table *src = levels[lv->from_level].table;
 				uint32_t	p = cur->pos[(size_t) lv->from_level * cur->cap + j];
+				size_t		cell = (size_t) lv->column * src->n_rows + p;
 
-				keys[j] = p == GH_NO_ROW ? 0 : src->h_carried[(size_t) lv->column * src->n_rows + p];
+				keys[j] = p == GH_NO_ROW ? 0 : src->h_carried[cell];
+				ok[j] = p != GH_NO_ROW && (!src->h_carried_valid || src->h_carried_valid[cell]);
 			}
 		}
 		if (lv->table->n_rows == 0)
@@ -198,20 +208,7 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		}
 		for (uint64_t j = 0; j < m; j++)
 		{
-			bool		valid;
-
-			if (lv->from_level < 0)
-				valid = !outer_valid || outer_valid[(size_t) lv->column * n + cur->outer[j]];
-			else
-			{
-				const gh_table *src = levels[lv->from_level].table;
-				uint32_t	p = cur->pos[(size_t) lv->from_level * cur->cap + j];
-
-				valid = p != GH_NO_ROW &&
-					(!src->h_carried_valid ||
-					 src->h_carried_valid[(size_t) lv->column * src->n_rows + p]);
-			}
-			if (!valid)
+			if (!ok[j])
 				ranges[j].count = 0;
 			sum += level_emits(lv->kind, ranges[j].count);
 		}
@@ -245,6 +242,7 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		next = tmp;
 	}
 	free(keys);
+	free(ok);
 	free(ranges);
 	if (st != GH_OK)
 		return st;

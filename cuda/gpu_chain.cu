@@ -266,10 +266,7 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		uint64_t	sum = 0;
 
 		if (m == 0)
-		{
-			cur->n = 0;
 			continue;
-		}
 		GH_CHECK(keys.alloc(m * 8));
 		GH_CHECK(ok.alloc(m));
 		GH_CHECK(ranges.alloc(m * sizeof(gh_range)));
