@@ -37,8 +37,13 @@ typedef enum gh_scheme
 {
 	GH_SCHEME_GPH = 0,			/* one bucket read per probe */
 	GH_SCHEME_FKS = 1,			/* two-level perfect hash, two reads */
-	GH_SCHEME_LINEAR = 2		/* open addressing, the in-project baseline */
+	GH_SCHEME_LINEAR = 2,		/* open addressing, the in-project baseline */
+	GH_SCHEME_CUCKOO = 3,		/* bucketed cuckoo (seed 001) */
+	GH_SCHEME_HASHGRAPH = 4,	/* CSR buckets of sorted keys (seed 002) */
+	GH_SCHEME_DYCUCKOO = 5		/* DyCuckoo's cuckoo subtables (seed 004) */
 } gh_scheme;
+
+#define GH_N_SCHEMES 6
 
 typedef enum gh_status
 {

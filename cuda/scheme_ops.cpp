@@ -163,7 +163,7 @@ lin_slot_ok(const gh_table *t, uint64_t, const gh_slot &s)
 
 /* ---------------------------------------------------------------- the table */
 
-/* indexed by gh_scheme (checked below) */
+/* one row per scheme, in any order */
 constexpr gh_scheme_ops ops[] = {
 	{
 		GH_SCHEME_GPH, "gph", gph_sort_seed, gh_host_build_gph, GPU_ONLY(gh_gpu_build_gph),
@@ -183,23 +183,13 @@ constexpr gh_scheme_ops ops[] = {
 	},
 };
 
-constexpr bool
-rows_in_order()
-{
-	for (unsigned i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if ((unsigned) ops[i].scheme != i)
-			return false;
-	return true;
-}
-
-static_assert(rows_in_order(), "ops[] must be indexed by gh_scheme");
-
 }								/* namespace */
 
 const gh_scheme_ops *
 gh_scheme_ops_of(gh_scheme s)
 {
-	if ((unsigned) s >= sizeof(ops) / sizeof(ops[0]))
-		return NULL;
-	return &ops[s];
+	for (const gh_scheme_ops &o : ops)
+		if (o.scheme == s)
+			return &o;
+	return NULL;
 }
