@@ -99,7 +99,8 @@ typedef struct GpuJoinShared
 	bool		leader_detached;	/* that detach has run: a builder keeps
 									 * its table (under mutex) */
 	int			builds;
-	int			probing;		/* participants probing now (under mutex) */
+	int			probing;		/* participants in the join, their outer side
+								 * not done (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
 
 	/* summed over participants */
@@ -365,6 +366,18 @@ gpuhash_shared_build(GpuJoinState *gs)
 	/* the leader's exit, not ours, ends the table's life in the service */
 	gs->table_owner_pid = sh->leader_pid;
 
+	/*
+	 * Counted as probing before reading any outer row: while the table is
+	 * built the others prefill their first batches, and the participant
+	 * that takes the unmatched inner rows (gpuhash_shared_probe_done) must
+	 * not miss one that may still mark some.  Counting only once the
+	 * table was adopted let a participant past the barrier, not yet
+	 * counted, mark rows already emitted as unmatched.
+	 */
+	SpinLockAcquire(&sh->mutex);
+	sh->probing++;
+	SpinLockRelease(&sh->mutex);
+
 	if (gs->info.parallel_inner)
 	{
 		int			phase = BarrierAttach(&sh->build_barrier);
@@ -407,7 +420,6 @@ gpuhash_shared_build(GpuJoinState *gs)
 		if (sh->phase != SHARED_READY)
 			sh->builds++;
 		sh->phase = SHARED_READY;
-		sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		adopt(gs, area, builder);
 		return;
@@ -429,7 +441,6 @@ gpuhash_shared_build(GpuJoinState *gs)
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
 		sh->phase = SHARED_READY;
-		sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		ConditionVariableBroadcast(&sh->cv);
 		adopt(gs, area, builder);
@@ -443,8 +454,6 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 		SpinLockAcquire(&sh->mutex);
 		phase = sh->phase;
-		if (phase == SHARED_READY)
-			sh->probing++;
 		SpinLockRelease(&sh->mutex);
 		if (phase == SHARED_READY)
 			break;
