@@ -226,6 +226,25 @@ gh_status	gh_validate(gh_table *t);
 /* Text of the last error in this thread. */
 const char *gh_last_error(void);
 
+/*
+ * gpuhash.scheme = auto (scheme_choice.cpp): each scheme's estimated GPU
+ * time to build a table over `rows` keys of which `distinct` differ and
+ * to look up `probes` keys, from bench_core's measurements
+ * (scheme_costs.h).  est[] gets the schemes this build has, cheapest
+ * first; the return value is how many.
+ */
+typedef struct gh_scheme_estimate
+{
+	gh_scheme	scheme;
+	double		build_ms;
+	double		probe_ms;
+} gh_scheme_estimate;
+
+int			gh_scheme_estimates(double rows, double distinct, double probes,
+								gh_scheme_estimate est[GH_N_SCHEMES]);
+/* The cheapest of them (GPH when nothing is known). */
+gh_scheme	gh_scheme_auto(double rows, double distinct, double probes);
+
 const char *gh_scheme_name(gh_scheme s);
 const char *gh_device_name(gh_device d);
 const char *gh_status_name(gh_status s);

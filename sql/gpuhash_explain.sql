@@ -5,6 +5,10 @@
 SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4');
 SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4 AND r.k2 = s.k2 AND r.id < s.id');
 SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4 AND r.k2 = s.k2', 'COSTS OFF, VERBOSE');
+-- auto chose the scheme: VERBOSE says why; a fixed scheme needs no reason
+SET gpuhash.scheme = hashgraph;
+SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4', 'COSTS OFF, VERBOSE');
+RESET gpuhash.scheme;
 SET gpuhash.batch_rows = 1000;
 SELECT * FROM gh_explain('SELECT count(*) FROM r JOIN s ON r.k8 = s.k8',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
@@ -29,7 +33,7 @@ RESET ALL;
 -- settings
 SHOW gpuhash.batch_rows;
 SHOW gpuhash.scheme;
-SET gpuhash.scheme = cuckoo;
+SET gpuhash.scheme = robinhood;
 SET gpuhash.batch_rows = 0;
 SET gpuhash.device = tpu;
 SELECT name, CASE WHEN name = 'gpuhash.device' THEN '<set by the test run>' ELSE setting END, context

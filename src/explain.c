@@ -66,6 +66,27 @@ show_absorbed_scan(SeqScan *scan, bool outer, int64 filtered, List *ancestors,
 		ExplainPropertyInteger(psprintf("Rows Removed by %s Filter", side), NULL, filtered, es);
 }
 
+/*
+ * Why gpuhash.scheme = auto chose the scheme: the planner's estimates and
+ * each scheme's estimated build + probe time for them, cheapest first.
+ */
+static void
+show_scheme_choice(const GpuJoinPlanInfo *info, ExplainState *es)
+{
+	gh_scheme_estimate est[GH_N_SCHEMES];
+	int			n = gh_scheme_estimates(info->est_rows, info->est_distinct,
+										info->est_probes, est);
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "auto, for %.0f inner rows, %.0f distinct keys, %.0f probes:",
+					 info->est_rows, info->est_distinct, info->est_probes);
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&buf, "%s %s %.3f ms", i > 0 ? "," : "",
+						 gh_scheme_name(est[i].scheme), est[i].build_ms + est[i].probe_ms);
+	ExplainPropertyText("Scheme Choice", buf.data, es);
+}
+
 void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -127,6 +148,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											   context, useprefix, false),
 							es);
 	ExplainPropertyText("Scheme", gh_scheme_name((gh_scheme) (gs->built ? gs->scheme : gs->info.scheme)), es);
+	if (es->verbose && info.scheme_auto)
+		show_scheme_choice(&info, es);
 
 	/* the device that ran, or the one a run would use now */
 	if (st->built)

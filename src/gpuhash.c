@@ -26,7 +26,7 @@ void		_PG_init(void);
 
 bool		enable_gpuhashjoin = true;
 int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
-int			gpuhash_scheme = GH_SCHEME_GPH;
+int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
 int			gpuhash_batch_rows = 65536;
 int			gpuhash_max_gpu_memory_mb = 0;
 int			gpuhash_gpu_ordinal = 0;
@@ -54,9 +54,13 @@ static const struct config_enum_entry device_options[] = {
 };
 
 static const struct config_enum_entry scheme_options[] = {
+	{"auto", GPUHASH_SCHEME_AUTO, false},
 	{"gph", GH_SCHEME_GPH, false},
 	{"fks", GH_SCHEME_FKS, false},
 	{"linear", GH_SCHEME_LINEAR, false},
+	{"cuckoo", GH_SCHEME_CUCKOO, false},
+	{"hashgraph", GH_SCHEME_HASHGRAPH, false},
+	{"dycuckoo", GH_SCHEME_DYCUCKOO, false},
 	{NULL, 0, false}
 };
 
@@ -82,10 +86,13 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("gpuhash.scheme",
-							 "Hash scheme of the join table: gph, fks or linear.",
-							 NULL,
+							 "Hash scheme of the join table: auto, gph, fks, linear, cuckoo, hashgraph or dycuckoo.",
+							 "auto chooses per join the scheme with the least estimated "
+							 "build and probe time, from the planner's estimates of inner "
+							 "rows, distinct keys and outer rows and the schemes' costs "
+							 "measured on the H100 (EXPLAIN VERBOSE shows them).",
 							 &gpuhash_scheme,
-							 GH_SCHEME_GPH, scheme_options,
+							 GPUHASH_SCHEME_AUTO, scheme_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

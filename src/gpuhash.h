@@ -36,7 +36,8 @@ typedef enum GpuHashDeviceMode
 /* settings (gpuhash.c) */
 extern bool enable_gpuhashjoin;
 extern int	gpuhash_device_mode;
-extern int	gpuhash_scheme;
+extern int	gpuhash_scheme;	/* a gh_scheme, or GPUHASH_SCHEME_AUTO */
+#define GPUHASH_SCHEME_AUTO (-1)
 extern int	gpuhash_batch_rows;
 extern int	gpuhash_max_gpu_memory_mb;
 extern int	gpuhash_gpu_ordinal;
@@ -162,6 +163,11 @@ typedef struct GpuJoinPlanInfo
 								 * filter of the inner keys pays (keyfilter.c) */
 	int			nkeys;
 	GpuKeySpec *keys;
+	/* gpuhash.scheme = auto: the planner's estimates it chose the scheme by */
+	bool		scheme_auto;
+	double		est_rows;		/* inner rows */
+	double		est_distinct;	/* their distinct keys */
+	double		est_probes;		/* outer rows probed in the table */
 } GpuJoinPlanInfo;
 
 extern const char *gpuhash_jointype_name(int jointype);

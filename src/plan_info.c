@@ -10,9 +10,10 @@
  *	  CustomScan.custom_private: a list of Integers, so copyObject and
  *		nodeToString work: the GpuPlanPrivate head (n_outer_cols, scheme,
  *		jointype, fingerprint, single_match, n_filter, n_gate,
- *		parallel_inner, nkeys), then (outer_conv, inner_conv, width,
- *		outer_hashfn, inner_hashfn, collation) per key (OIDs stored as their
- *		int bit pattern).
+ *		parallel_inner, outer_scan, inner_scan, key_filter, scheme_auto,
+ *		nkeys), then (outer_conv, inner_conv, width, outer_hashfn,
+ *		inner_hashfn, collation) per key (OIDs stored as their int bit
+ *		pattern); with scheme_auto, then the estimates it chose by (Floats).
  *	  CustomScan.custom_exprs: the GpuPlanExprs lists one after the other:
  *		nkeys outer keys, nkeys inner keys, the join filter, n_filter
  *		filter clauses on joined rows, n_gate pseudoconstant quals.
@@ -39,6 +40,7 @@ typedef enum GpuPlanPrivate
 	GPV_OUTER_SCAN,
 	GPV_INNER_SCAN,
 	GPV_KEY_FILTER,
+	GPV_SCHEME_AUTO,
 	GPV_NKEYS,
 	GPV_HEAD					/* the per-key entries start here */
 } GpuPlanPrivate;
@@ -54,6 +56,9 @@ typedef enum GpuKeyPrivate
 	GKV_COLLATION,
 	GKV_PER_KEY
 } GpuKeyPrivate;
+
+/* with gpuhash.scheme = auto, after the keys: rows, distinct keys, probes */
+#define GPV_N_ESTIMATES 3
 
 List *
 gpuhash_form_private(const GpuJoinPlanInfo *info)
@@ -72,6 +77,7 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 	head[GPV_OUTER_SCAN] = info->outer_scan;
 	head[GPV_INNER_SCAN] = info->inner_scan;
 	head[GPV_KEY_FILTER] = info->key_filter;
+	head[GPV_SCHEME_AUTO] = info->scheme_auto;
 	head[GPV_NKEYS] = info->nkeys;
 	for (int i = 0; i < GPV_HEAD; i++)
 		l = lappend(l, makeInteger(head[i]));
@@ -88,6 +94,16 @@ gpuhash_form_private(const GpuJoinPlanInfo *info)
 		v[GKV_COLLATION] = (int) k->collation;
 		for (int j = 0; j < GKV_PER_KEY; j++)
 			l = lappend(l, makeInteger(v[j]));
+	}
+	/*
+	 * auto's estimates: Floats, for the row counts exceed an int.  With a
+	 * decimal point, or a parallel worker's nodeRead reads an Integer.
+	 */
+	if (info->scheme_auto)
+	{
+		l = lappend(l, makeFloat(psprintf("%.1f", info->est_rows)));
+		l = lappend(l, makeFloat(psprintf("%.1f", info->est_distinct)));
+		l = lappend(l, makeFloat(psprintf("%.1f", info->est_probes)));
 	}
 	return l;
 }
@@ -112,8 +128,10 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 	info->outer_scan = private_int(priv, GPV_OUTER_SCAN) != 0;
 	info->inner_scan = private_int(priv, GPV_INNER_SCAN) != 0;
 	info->key_filter = private_int(priv, GPV_KEY_FILTER) != 0;
+	info->scheme_auto = private_int(priv, GPV_SCHEME_AUTO) != 0;
 	info->nkeys = private_int(priv, GPV_NKEYS);
-	Assert(list_length(priv) == GPV_HEAD + GKV_PER_KEY * info->nkeys);
+	Assert(list_length(priv) == GPV_HEAD + GKV_PER_KEY * info->nkeys +
+		   (info->scheme_auto ? GPV_N_ESTIMATES : 0));
 	info->keys = palloc(sizeof(GpuKeySpec) * Max(info->nkeys, 1));
 	for (int i = 0; i < info->nkeys; i++)
 	{
@@ -126,6 +144,14 @@ gpuhash_deform_private(List *priv, GpuJoinPlanInfo *info)
 		k->outer_hashfn = (Oid) private_int(priv, base + GKV_OUTER_HASHFN);
 		k->inner_hashfn = (Oid) private_int(priv, base + GKV_INNER_HASHFN);
 		k->collation = (Oid) private_int(priv, base + GKV_COLLATION);
+	}
+	if (info->scheme_auto)
+	{
+		int			base = GPV_HEAD + GKV_PER_KEY * info->nkeys;
+
+		info->est_rows = floatVal(list_nth(priv, base));
+		info->est_distinct = floatVal(list_nth(priv, base + 1));
+		info->est_probes = floatVal(list_nth(priv, base + 2));
 	}
 }
 

@@ -54,6 +54,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
 #include "utils/rel.h"
+#include "utils/selfuncs.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 static join_search_hook_type prev_join_search_hook = NULL;
@@ -264,6 +265,31 @@ inner_scan_absorbed(PlannerInfo *root, Path *inner_path)
 		inner_path->param_info == NULL && scan_absorbable(root, inner_path->parent);
 }
 
+/*
+ * The table's scheme: gpuhash.scheme, or with auto the one with the least
+ * estimated build and probe time (cuda/scheme_choice.cpp) for this join's
+ * inner rows, distinct keys and probes.  A parallel-aware join builds one
+ * table for all participants' probes; any other builds one per participant
+ * for its own share.
+ */
+static void
+choose_scheme(PlannerInfo *root, GpuJoinPlanInfo *info, KeyChoice *kc, Path *outer_path,
+			  Path *inner_path, bool parallel_inner, bool parallel_aware)
+{
+	info->scheme_auto = gpuhash_scheme == GPUHASH_SCHEME_AUTO;
+	if (!info->scheme_auto)
+	{
+		info->scheme = gpuhash_scheme;
+		return;
+	}
+	info->est_rows = inner_path->rows *
+		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	info->est_distinct = estimate_num_groups(root, kc->inner_exprs, info->est_rows, NULL, NULL);
+	info->est_probes = outer_path->rows *
+		(parallel_aware ? gpuhash_parallel_divisor(outer_path) : 1.0);
+	info->scheme = gh_scheme_auto(info->est_rows, info->est_distinct, info->est_probes);
+}
+
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
@@ -284,7 +310,7 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
 	memset(&info, 0, sizeof(info));
-	info.scheme = gpuhash_scheme;
+	choose_scheme(root, &info, kc, outer_path, inner_path, parallel_inner, parallel_aware);
 	info.jointype = jointype;
 	info.fingerprint = kc->fingerprint;
 	info.single_match = single_match;
