@@ -19,13 +19,14 @@
  *		(gh_table_info's build_sort_ms / build_hash_ms, host clock).
  *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
- *		                  [--schemes gph,fks,linear] [--ilp 1|2|4]
+ *		                  [--schemes gph,fks,linear,hashgraph] [--ilp 1|2|4]
  *		                  [--l2-persist 0|1] [--no-join]
  *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
  *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
+#include "scheme_ops.h"
 
 #include <algorithm>
 #include <math.h>
@@ -227,9 +228,33 @@ time_lookup(gh_table *tab, const uint64_t *d_probes, uint64_t np, uint32_t *d_co
 static double
 probe_bytes(gh_scheme s)
 {
-	double		table = s == GH_SCHEME_GPH ? 64 + 1 : s == GH_SCHEME_FKS ? 8 + 16 : 16;
+	double		table = s == GH_SCHEME_GPH ? 64 + 1 : s == GH_SCHEME_FKS ? 8 + 16 :
+		s == GH_SCHEME_HASHGRAPH ? 8 + 16 : 16;	/* HashGraph: offs[b], offs[b+1], a slot */
 
 	return 8 + 4 + table;
+}
+
+/* Bytes of a built table's arrays (the scheme row's, as its view points
+ * at them): the real sizes, not a formula; rowids not included. */
+static size_t
+table_bytes(const gh_table *t)
+{
+	gh_array	a[GH_MAX_ARRAYS];
+	size_t		b = 0;
+
+	for (int i = 0, n = gh_scheme_ops_of(t->scheme)->arrays(t, a); i < n; i++)
+		b += a[i].bytes;
+	return b;
+}
+
+/* The scheme called name (gh_scheme_name), or -1. */
+static int
+scheme_by_name(const char *name)
+{
+	for (int s = 0; s < GH_N_SCHEMES; s++)
+		if (gh_scheme_ops_of((gh_scheme) s) && !strcmp(gh_scheme_name((gh_scheme) s), name))
+			return s;
+	return -1;
 }
 
 struct row
@@ -242,7 +267,7 @@ int
 main(int argc, char **argv)
 {
 	std::vector<uint64_t> sizes = {1ULL << 20, 1ULL << 24, 10000000ULL, 100000000ULL};
-	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
 	bool		join = true;
 
 	for (int i = 1; i < argc; i++)
@@ -265,11 +290,20 @@ main(int argc, char **argv)
 		{
 			schemes.clear();
 			for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(NULL, ","))
-				schemes.push_back(!strcmp(tok, "fks") ? GH_SCHEME_FKS : !strcmp(tok, "linear") ? GH_SCHEME_LINEAR : GH_SCHEME_GPH);
+			{
+				int			sc = scheme_by_name(tok);
+
+				if (sc < 0)
+				{
+					fprintf(stderr, "bench_core: no scheme called \"%s\"\n", tok);
+					return 2;
+				}
+				schemes.push_back((gh_scheme) sc);
+			}
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear] [--ilp 1|2|4]\n"
+			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,hashgraph] [--ilp 1|2|4]\n"
 					"          [--l2-persist 0|1] [--no-join]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
 					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);
@@ -292,9 +326,10 @@ main(int argc, char **argv)
 	printf("# measured device copy bandwidth (read + write): %.0f GB/s\n", bw);
 	printf("# probe ILP %d, L2 persisting window %s, median of %d after one warm-up\n", gh_probe_ilp,
 		   gh_l2_persist ? "on" : "off", reps);
-	printf("# build ms = sort+dedup ms + scheme ms (+ small host overhead); attempts/rounds of the scheme\n\n");
-	printf("| scheme | rows | distinct | build ms | sort+dedup ms | scheme ms | build Grows/s | attempts | rounds | table MB | probes | hits | dist | probe ms | G lookups/s | GB/s (min bytes) | of copy bw |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("# build ms = sort+dedup ms + scheme ms (+ small host overhead); attempts/rounds of the scheme\n");
+	printf("# table MB / B/key: the table's arrays (rowids not included); rounds: HashGraph's longest bucket\n\n");
+	printf("| scheme | rows | distinct | build ms | sort+dedup ms | scheme ms | build Grows/s | attempts | rounds | table MB | B/key | probes | hits | dist | probe ms | G lookups/s | GB/s (min bytes) | of copy bw |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 
 	for (uint64_t n : sizes)
 	{
@@ -344,11 +379,11 @@ main(int argc, char **argv)
 					double		gps = np / (ms * 1e-3) / 1e9;
 					double		gbs = np * probe_bytes(sc) / (ms * 1e-3) / 1e9;
 
-					printf("| %s | %llu | %llu | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f | %llu | %d%% | %s | %.3f | %.2f | %.0f | %.0f%% |\n",
+					printf("| %s | %llu | %llu | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f | %.1f | %llu | %d%% | %s | %.3f | %.2f | %.0f | %.0f%% |\n",
 						   gh_scheme_name(sc), (unsigned long long) n, (unsigned long long) info.n_distinct,
 						   build_ms, bsplit.sort_ms, bsplit.hash_ms, n / (build_ms * 1e-3) / 1e9,
 						   info.attempts, info.rounds,
-						   (info.slots * sizeof(gh_slot) + info.cells) / 1e6,
+						   table_bytes(tab) / 1e6, (double) table_bytes(tab) / (double) info.n_distinct,
 						   (unsigned long long) np, (int) (m.hit * 100), m.zipf ? "zipf" : "unif",
 						   ms, gps, gbs, 100 * gbs / bw);
 					fflush(stdout);

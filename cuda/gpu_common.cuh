@@ -44,7 +44,7 @@ struct gh_gpu_state
 
 	/* the table */
 	void	   *d_rowids;		/* n_rows, grouped by key */
-	void	   *d_rec;			/* FKS level 1 */
+	void	   *d_rec;			/* FKS level 1, HashGraph offsets */
 	gh_slot    *d_slots;
 	uint8_t    *d_cells;		/* GPH */
 

@@ -94,9 +94,10 @@ typedef struct gh_table_info
 	int			rowid_width;	/* 4 or 8 bytes */
 	uint64_t	seed;			/* seed of the successful attempt */
 	int			attempts;		/* build attempts (1 = no redraw) */
-	int			rounds;			/* FKS level-2 rounds / GPH placement rounds */
+	int			rounds;			/* FKS level-2 rounds / GPH placement rounds /
+								 * HashGraph's longest bucket */
 	uint64_t	slots;			/* hash slots (all schemes) */
-	uint64_t	cells;			/* GPH cells / FKS level-1 buckets */
+	uint64_t	cells;			/* GPH cells / FKS level-1 / HashGraph buckets */
 	size_t		device_bytes;	/* GPU memory held by the table */
 	size_t		host_bytes;		/* host memory held by the table */
 	/* accumulated timings in milliseconds */

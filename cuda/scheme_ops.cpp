@@ -129,6 +129,49 @@ fks_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
 
 }								/* namespace */
 
+/* ---------------------------------------------------------- HashGraph */
+
+gh_status	gh_host_build_hashgraph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_build_hashgraph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_lookup_hashgraph(gh_table *t, const uint64_t *d_keys, size_t n,
+									gh_range *d_ranges, uint32_t *d_counts);
+
+namespace
+{
+
+int
+hg_arrays(const gh_table *t, gh_array a[GH_MAX_ARRAYS])
+{
+	a[0] = gh_array{t->hg.offs, gh_hg_offs_bytes(t->hg)};
+	a[1] = slot_array(t, t->hg.slots);
+	return 2;
+}
+
+void
+hg_bind(gh_table *t, void *const p[GH_MAX_ARRAYS])
+{
+	t->hg.offs = (const uint32_t *) p[0];
+	t->hg.slots = (const gh_slot *) p[1];
+}
+
+/* slot i lies in its key's bucket, and a probe of the key finds it */
+bool
+hg_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
+{
+	uint32_t	b = gh_hg_bucket(t->hg, s.key);
+	gh_hit		h = gh_hg_lookup(t->hg, s.key);
+
+	return t->hg.offs[b] <= i && i < t->hg.offs[b + 1] && h.off == s.off && h.cnt == s.cnt;
+}
+
+uint64_t
+hg_sort_seed(uint64_t seed)
+{
+	return gh_hg_key_seed(seed);
+}
+
+}								/* namespace */
+
 /* ------------------------------------------------------------- linear */
 
 gh_status	gh_host_build_linear(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
@@ -180,6 +223,12 @@ constexpr gh_scheme_ops ops[] = {
 		GH_SCHEME_LINEAR, "linear", nullptr, gh_host_build_linear, GPU_ONLY(gh_gpu_build_linear),
 		host_probe<gh_lin_view, gh_lin_lookup, &gh_table::lin>, GPU_ONLY(gh_gpu_lookup_linear),
 		lin_arrays, lin_bind, lin_slot_ok, false
+	},
+	{
+		GH_SCHEME_HASHGRAPH, "hashgraph", hg_sort_seed, gh_host_build_hashgraph,
+		GPU_ONLY(gh_gpu_build_hashgraph),
+		host_probe<gh_hg_view, gh_hg_lookup, &gh_table::hg>, GPU_ONLY(gh_gpu_lookup_hashgraph),
+		hg_arrays, hg_bind, hg_slot_ok, true
 	},
 };
 

@@ -10,6 +10,7 @@
 #include "gpuhash_table.h"
 #include "schemes/fks.cuh"
 #include "schemes/gph.cuh"
+#include "schemes/hashgraph.cuh"
 #include "schemes/linear.cuh"
 
 #include <stdarg.h>
@@ -33,10 +34,11 @@ struct gh_table
 	gh_fks_view fks;
 	gh_gph_view gph;
 	gh_lin_view lin;
+	gh_hg_view	hg;
 
 	/* Host twin storage (NULL on the GPU except rowids, filled lazily). */
 	void	   *h_rowids;		/* n_rows values, grouped by key */
-	void	   *h_rec;			/* FKS level 1 */
+	void	   *h_rec;			/* FKS level 1, HashGraph offsets */
 	gh_slot    *h_slots;
 	uint8_t    *h_cells;		/* GPH */
 	size_t		host_bytes;

@@ -568,6 +568,100 @@ test_gph_oversize(int gpus)
 	printf("gph oversize cell (40 crafted keys): build refused cleanly, FKS builds them\n");
 }
 
+/*
+ * HashGraph's buckets: over n random keys (B = n) the bucket sizes are
+ * about Poisson(1), so the longest (rounds) stays small; keys crafted
+ * (through the inverse of fmix64 and the default seed) into the first and
+ * the last bucket make two long buckets, which must still build in one
+ * attempt and answer every probe.  With a GPU, its table equals the host
+ * twin's bit for bit.
+ */
+static void
+test_hashgraph_buckets(size_t n, int gpus)
+{
+	rng			r(2019);
+
+	for (int crowd = 0; crowd < 2; crowd++)
+	{
+		size_t		extra = crowd ? 1000 : 0;
+		vector<uint64_t> k = distinct_random(r, crowd ? 5000 : n);
+		uint64_t	seed_key = gh_hg_key_seed(GH_DEFAULT_SEED);
+		uint64_t	width = ~0ULL / (k.size() + 2 * extra);	/* hk below it: bucket 0 */
+
+		for (size_t i = 0; i < extra; i++)
+		{
+			k.push_back(gh_fmix64_inv(r.below(width)) ^ seed_key);
+			k.push_back(gh_fmix64_inv(~0ULL - r.below(width)) ^ seed_key);
+		}
+
+		vector<uint64_t> probes = make_probes(r, k, crowd ? 20000 : 2 * n, 0.5);
+		vector<uint64_t> sorted(k);
+		uint64_t	digest[2] = {0, 0};
+		int			rounds[2] = {0, 0};
+
+		std::sort(sorted.begin(), sorted.end());
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+			const char *what = crowd ? "hashgraph crowded buckets" : "hashgraph buckets";
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_HASHGRAPH;
+
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+			CHECK(s == GH_OK, "%s/%s: build: %s", what, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			s = gh_validate(t);
+			CHECK(s == GH_OK, "%s/%s: validate: %s", what, gh_device_name(opt.device), gh_last_error());
+			CHECK(info.attempts == 1 && info.cells == info.n_distinct && info.slots == info.n_distinct,
+				  "%s/%s: attempts %d, %llu buckets, %llu slots for %llu keys", what,
+				  gh_device_name(opt.device), info.attempts, (unsigned long long) info.cells,
+				  (unsigned long long) info.slots, (unsigned long long) info.n_distinct);
+			if (crowd)
+				CHECK(info.rounds >= (int) extra, "%s/%s: longest bucket %d, want >= %zu", what,
+					  gh_device_name(opt.device), info.rounds, extra);
+			else
+				CHECK(info.rounds >= 2 && info.rounds <= 16, "%s/%s: longest bucket %d of Poisson(1)",
+					  what, gh_device_name(opt.device), info.rounds);
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			s = gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(s == GH_OK && bad == 0, "%s/%s: %zu wrong counts", what, gh_device_name(opt.device), bad);
+
+			/* empty buckets: about 1/e of them with one bucket per key */
+			size_t		empty = 0;
+
+			if (dev == 0)
+			{
+				for (uint64_t b = 0; b < info.cells; b++)
+					empty += t->hg.offs[b] == t->hg.offs[b + 1];
+			}
+			digest[dev] = gh_layout_digest(t);
+			rounds[dev] = info.rounds;
+			if (dev == 0)
+				printf("%s on %llu keys (%-4s): longest bucket %d, %.1f%% buckets empty, %.1f B/key\n",
+					   what, (unsigned long long) info.n_distinct, gh_device_name(opt.device), info.rounds,
+					   100.0 * (double) empty / (double) info.cells,
+					   (double) (info.slots * sizeof(gh_slot) + (info.cells + 1) * 4) / (double) info.n_distinct);
+			gh_free(t);
+		}
+		if (gpus > 0)
+			CHECK(digest[0] == digest[1] && rounds[0] == rounds[1], "hashgraph buckets%s: GPU and host layouts differ",
+				  crowd ? " (crowded)" : "");
+	}
+}
+
 /* Says stop at its stop_at'th question. */
 struct cancel_counter
 {
@@ -593,7 +687,7 @@ test_build_cancel(int gpus)
 {
 	rng			r(11);
 	vector<uint64_t> k(300000);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
 	int			stopped = 0;
 
 	for (auto &x : k)
@@ -697,6 +791,14 @@ static const golden_case golden[] = {
 	{"set6", GH_SCHEME_GPH, 0x350e28dc2c1c8569ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_FKS, 0x07243564eecb5ac9ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_LINEAR, 0xec327586a06b7b65ULL},	/* attempts 1 */
+	/* HashGraph: recorded when it came (host twin; its layout is fixed) */
+	{"set0", GH_SCHEME_HASHGRAPH, 0x09c69b4e3f7edccbULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_HASHGRAPH, 0xf9468a21bc806d28ULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_HASHGRAPH, 0xd3016e61aa1d80e2ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_HASHGRAPH, 0x142eebd8ae4ecad3ULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_HASHGRAPH, 0x2373420052dd73daULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_HASHGRAPH, 0xf14dc4b738515208ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_HASHGRAPH, 0xd787c688e53c4dbeULL},	/* attempts 1 */
 };
 
 static void
@@ -788,7 +890,7 @@ golden_fingerprint(gh_table *t)
 static void
 test_golden(int gpus, bool print)
 {
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
 	int			i = 0,
 				matched = 0;
 
@@ -825,7 +927,8 @@ test_golden(int gpus, bool print)
 
 				if (print && dev == 0)
 					printf("\t{\"set%d\", GH_SCHEME_%s, 0x%016llxULL},\t/* attempts %d */\n", set,
-						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" : "LINEAR",
+						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" :
+						   sc == GH_SCHEME_HASHGRAPH ? "HASHGRAPH" : "LINEAR",
 						   (unsigned long long) fp, t->attempts);
 				else
 				{
@@ -904,7 +1007,7 @@ main(int argc, char **argv)
 			   host_only ? "--host-only" : gh_last_error());
 
 	vector<dataset> cases = make_cases(quick);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
 	double		t0 = gh_now_ms();
 
 	for (const dataset &d : cases)
@@ -943,6 +1046,7 @@ main(int argc, char **argv)
 	}
 	test_gph_loads(quick ? 100000 : 1000000, gpus);
 	test_gph_oversize(gpus);
+	test_hashgraph_buckets(quick ? 100000 : 1000000, gpus);
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
 	test_chain(gpus, quick, &checks, &failures);
