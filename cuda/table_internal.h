@@ -11,6 +11,7 @@
 #include "schemes/fks.cuh"
 #include "schemes/gph.cuh"
 #include "schemes/linear.cuh"
+#include "schemes/dycuckoo.cuh"
 
 #include <stdarg.h>
 
@@ -33,6 +34,7 @@ struct gh_table
 	gh_fks_view fks;
 	gh_gph_view gph;
 	gh_lin_view lin;
+	gh_dyc_view dyc;
 
 	/* Host twin storage (NULL on the GPU except rowids, filled lazily). */
 	void	   *h_rowids;		/* n_rows values, grouped by key */
