@@ -1000,8 +1000,9 @@ test_dyc_incremental(int gpus, bool quick)
 }
 
 /*
- * Static DyCuckoo builds with no evictions allowed at load 0.9: inserts run
- * out, attempts redraw seeds over a bigger table until one holds every key.
+ * Static DyCuckoo builds with at most 4 evictions per insert at load 0.9:
+ * inserts run out, attempts redraw seeds over a bigger table until one
+ * holds every key (the host twin needs 3 here).
  */
 static void
 test_dyc_attempts(int gpus)
@@ -1009,7 +1010,7 @@ test_dyc_attempts(int gpus)
 	rng			r(99);
 	vector<uint64_t> k = distinct_random(r, 50000);
 
-	gh_dyc_max_evict = 0;
+	gh_dyc_max_evict = 4;
 	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 	{
 		gh_build_options opt;
@@ -1027,9 +1028,9 @@ test_dyc_attempts(int gpus)
 		if (s != GH_OK)
 			continue;
 		gh_table_get_info(t, &info);
-		CHECK(info.attempts > 1, "dyc attempts/%s: no eviction allowed, yet one attempt",
+		CHECK(info.attempts > 1, "dyc attempts/%s: 4 evictions at most, yet one attempt",
 			  gh_device_name(opt.device));
-		printf("dyc attempts (%-4s): no evictions at load 0.9: %d attempts, fill %.2f, valid\n",
+		printf("dyc attempts (%-4s): <= 4 evictions at load 0.9: %d attempts, fill %.2f, valid\n",
 			   gh_device_name(opt.device), info.attempts, (double) info.n_distinct / (double) info.slots);
 		gh_free(t);
 	}
