@@ -18,15 +18,20 @@
  *		The build is also split into sort + dedup and the scheme's own part
  *		(gh_table_info's build_sort_ms / build_hash_ms, host clock).
  *
+ *		Then the chunked inner side (--chunks, default 8; 0 skips it): the
+ *		inner keys arrive in chunks, DyCuckoo grows in place (cuda/
+ *		dycuckoo.h) while GPH is rebuilt over all rows so far after each.
+ *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
- *		                  [--schemes gph,fks,linear,hashgraph] [--ilp 1|2|4]
- *		                  [--l2-persist 0|1] [--no-join]
+ *		                  [--schemes gph,fks,linear,hashgraph,dycuckoo] [--ilp 1|2|4]
+ *		                  [--l2-persist 0|1] [--no-join] [--chunks 8]
  *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
  *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
 #include "scheme_ops.h"
+#include "dycuckoo.h"
 
 #include <algorithm>
 #include <math.h>
@@ -231,6 +236,9 @@ probe_bytes(gh_scheme s)
 	double		table = s == GH_SCHEME_GPH ? 64 + 1 : s == GH_SCHEME_FKS ? 8 + 16 :
 		s == GH_SCHEME_HASHGRAPH ? 8 + 16 : 16;	/* HashGraph: offs[b], offs[b+1], a slot */
 
+	if (s == GH_SCHEME_DYCUCKOO)
+		table = 128;			/* one 128-B bucket (a miss reads two) */
+
 	return 8 + 4 + table;
 }
 
@@ -263,12 +271,185 @@ struct row
 	double		value;
 };
 
+/* Ranges of distinct keys in arrival order: key i owns row i. */
+__global__ void
+gen_ranges(uint32_t *off, uint32_t *cnt, uint64_t n)
+{
+	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		off[i] = (uint32_t) i;
+		cnt[i] = 1;
+	}
+}
+
+/* Hits among np probes (counts summed on the host, outside any timing). */
+static uint64_t
+hits_of(gh_table *tab, const uint64_t *d_probes, uint64_t np, uint32_t *d_counts)
+{
+	std::vector<uint32_t> c(np);
+	uint64_t	sum = 0;
+
+	GK(gh_gpu_lookup_device(tab, d_probes, np, nullptr, d_counts));
+	CK(cudaStreamSynchronize(tab->gpu->stream));
+	CK(cudaMemcpy(c.data(), d_counts, np * 4, cudaMemcpyDeviceToHost));
+	for (uint32_t x : c)
+		sum += x;
+	return sum;
+}
+
+/*
+ * The chunked inner side: n distinct keys (rowid = position) arrive in
+ * `chunks` chunks.  DyCuckoo is built from the first chunk and grows in
+ * place: each later chunk's keys go through the incremental path with
+ * their ranges (distinct keys in arrival order are key-grouped already:
+ * key i owns row i; the table's own rowid array stays the first chunk's,
+ * only the hash part is timed).  GPH is rebuilt from scratch over all rows
+ * so far after every chunk, sort and dedup included.  The builds
+ * synchronize (host clock, as time_build); DyCuckoo's inserts are timed
+ * with CUDA events on the table's stream.  Both final tables then answer
+ * 2n probes at 50% hits (the hit totals must agree).
+ */
+static void
+chunked_inner(uint64_t n, int chunks)
+{
+	uint64_t	np = 2 * n;
+	uint64_t   *d_keys,
+			   *d_probes;
+	uint32_t   *d_off,
+			   *d_cnt,
+			   *d_counts;
+
+	CK(cudaMalloc(&d_keys, n * 8));
+	CK(cudaMalloc(&d_off, n * 4));
+	CK(cudaMalloc(&d_cnt, n * 4));
+	CK(cudaMalloc(&d_probes, np * 8));
+	CK(cudaMalloc(&d_counts, np * 4));
+	gen_inner<<<4096, 256>>>(d_keys, n, n);
+	gen_ranges<<<4096, 256>>>(d_off, d_cnt, n);
+	gen_probes<<<4096, 256>>>(d_probes, np, n, 0.5, 0, 31);
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+
+	std::vector<double> dyc_total,
+				dyc_first,
+				dyc_chunk,
+				gph_total,
+				gph_last;
+	gh_table_info dinfo,
+				ginfo;
+	double		dyc_probe_ms = 0,
+				gph_probe_ms = 0;
+	uint64_t	dyc_hits = 0,
+				gph_hits = 0;
+
+	for (int r = 0; r <= reps; r++)
+	{
+		gh_build_options opt;
+		gh_table   *dyc,
+				   *gph = nullptr;
+		timer		tm;
+		uint64_t	c0 = n / chunks;
+		double		tot = 0;
+
+		gh_default_options(&opt);
+		opt.device = GH_DEVICE_GPU;
+
+		/* DyCuckoo: the first chunk built, the others inserted */
+		opt.scheme = GH_SCHEME_DYCUCKOO;
+		opt.load_factor = GH_DYC_DEFAULT_FILL;
+		CK(cudaDeviceSynchronize());
+		double		t0 = gh_now_ms();
+
+		GK(gh_build_from_device(&opt, d_keys, nullptr, 4, c0, &dyc));
+		CK(cudaDeviceSynchronize());
+		double		first = gh_now_ms() - t0;
+
+		tot = first;
+		for (int c = 1; c < chunks; c++)
+		{
+			uint64_t	lo = n * c / chunks,
+						hi = n * (c + 1) / chunks;
+
+			tm.start(dyc->gpu->stream);
+			GK(gh_dyc_insert_device(dyc, d_keys + lo, d_off + lo, d_cnt + lo, (uint32_t) (hi - lo), 0));
+			double		ms = tm.stop(dyc->gpu->stream);
+
+			tot += ms;
+			if (r > 0)
+				dyc_chunk.push_back(ms);
+		}
+		if (r > 0)
+		{
+			dyc_total.push_back(tot);
+			dyc_first.push_back(first);
+		}
+
+		/* GPH: rebuilt over the rows so far after every chunk */
+		opt.scheme = GH_SCHEME_GPH;
+		opt.load_factor = 0;
+		tot = 0;
+		double		last = 0;
+
+		for (int c = 0; c < chunks; c++)
+		{
+			uint64_t	hi = n * (c + 1) / chunks;
+
+			gh_free(gph);
+			CK(cudaDeviceSynchronize());
+			t0 = gh_now_ms();
+			GK(gh_build_from_device(&opt, d_keys, nullptr, 4, hi, &gph));
+			CK(cudaDeviceSynchronize());
+			last = gh_now_ms() - t0;
+			tot += last;
+		}
+		if (r > 0)
+		{
+			gph_total.push_back(tot);
+			gph_last.push_back(last);
+		}
+		if (r == reps)
+		{
+			gh_table_get_info(dyc, &dinfo);
+			gh_table_get_info(gph, &ginfo);
+			dyc_probe_ms = time_lookup(dyc, d_probes, np, d_counts);
+			gph_probe_ms = time_lookup(gph, d_probes, np, d_counts);
+			dyc_hits = hits_of(dyc, d_probes, np, d_counts);
+			gph_hits = hits_of(gph, d_probes, np, d_counts);
+		}
+		gh_free(dyc);
+		gh_free(gph);
+	}
+
+	printf("\n# chunked inner side: %llu distinct keys in %d chunks; DyCuckoo grows in place (fill bound %.2f), "
+		   "GPH rebuilt after each chunk (load %.2f); final tables probed with %llu keys at 50%% hits: %s\n",
+		   (unsigned long long) n, chunks, GH_DYC_DEFAULT_FILL, 0.5, (unsigned long long) np,
+		   dyc_hits == gph_hits ? "hit totals agree" : "HIT TOTALS DIFFER");
+	printf("| scheme | keys | chunks | first chunk ms | per later chunk ms (median) | all chunks ms | upsizes | slots | fill | table MB (slots) | device MB held | probe ms | G lookups/s |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	printf("| dycuckoo (grow) | %llu | %d | %.2f | %.2f | %.2f | %d | %llu | %.3f | %.1f | %.1f | %.3f | %.2f |\n",
+		   (unsigned long long) n, chunks, median(dyc_first), median(dyc_chunk), median(dyc_total),
+		   dinfo.rounds - 1, (unsigned long long) dinfo.slots, (double) dinfo.n_distinct / (double) dinfo.slots,
+		   dinfo.slots * sizeof(gh_slot) / 1e6, dinfo.device_bytes / 1e6, dyc_probe_ms, np / (dyc_probe_ms * 1e-3) / 1e9);
+	printf("| gph (rebuild) | %llu | %d | - | %.2f (last rebuild) | %.2f | - | %llu | %.3f | %.1f | %.1f | %.3f | %.2f |\n",
+		   (unsigned long long) n, chunks, median(gph_last), median(gph_total),
+		   (unsigned long long) ginfo.slots, (double) ginfo.n_distinct / (double) ginfo.slots,
+		   (ginfo.slots * sizeof(gh_slot) + ginfo.cells) / 1e6, ginfo.device_bytes / 1e6, gph_probe_ms,
+		   np / (gph_probe_ms * 1e-3) / 1e9);
+	fflush(stdout);
+	CK(cudaFree(d_keys));
+	CK(cudaFree(d_off));
+	CK(cudaFree(d_cnt));
+	CK(cudaFree(d_probes));
+	CK(cudaFree(d_counts));
+}
+
 int
 main(int argc, char **argv)
 {
 	std::vector<uint64_t> sizes = {1ULL << 20, 1ULL << 24, 10000000ULL, 100000000ULL};
-	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
+	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
 	bool		join = true;
+	int			chunks = 8;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -286,6 +467,8 @@ main(int argc, char **argv)
 			gh_l2_persist = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-join"))
 			join = false;
+		else if (!strcmp(argv[i], "--chunks") && i + 1 < argc)
+			chunks = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--schemes") && i + 1 < argc)
 		{
 			schemes.clear();
@@ -303,8 +486,8 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,hashgraph] [--ilp 1|2|4]\n"
-					"          [--l2-persist 0|1] [--no-join]\n"
+			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,hashgraph,dycuckoo] [--ilp 1|2|4]\n"
+					"          [--l2-persist 0|1] [--no-join] [--chunks N]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
 					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);
 			return 2;
@@ -395,6 +578,10 @@ main(int argc, char **argv)
 			CK(cudaFree(d_counts));
 		}
 	}
+
+	if (chunks > 0)
+		for (uint64_t n : sizes)
+			chunked_inner(n, chunks);
 
 	if (!join)
 		return 0;

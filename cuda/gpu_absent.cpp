@@ -11,6 +11,7 @@
  *		the scheme table's GPU entries are null here (scheme_ops.cpp).
  */
 #include "table_internal.h"
+#include "dycuckoo.h"
 
 #include <string.h>
 
@@ -107,6 +108,12 @@ gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int)
 gh_status
 gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t *, int, size_t,
 				   uint32_t *, uint32_t *, uint64_t, uint64_t *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_dyc_insert(gh_table *, const uint64_t *, const uint32_t *, const uint32_t *, uint32_t, double)
 {
 	return no_gpu();
 }

@@ -204,6 +204,45 @@ lin_slot_ok(const gh_table *t, uint64_t, const gh_slot &s)
 	return h.off == s.off && h.cnt == s.cnt;
 }
 
+}								/* namespace */
+
+/* ----------------------------------------------------------- DyCuckoo */
+
+gh_status	gh_host_build_dycuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_build_dycuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_lookup_dycuckoo(gh_table *t, const uint64_t *d_keys, size_t n,
+								   gh_range *d_ranges, uint32_t *d_counts);
+
+namespace
+{
+
+int
+dyc_arrays(const gh_table *t, gh_array a[GH_MAX_ARRAYS])
+{
+	a[0] = slot_array(t, t->dyc.slots);
+	return 1;
+}
+
+void
+dyc_bind(gh_table *t, void *const p[GH_MAX_ARRAYS])
+{
+	t->dyc.slots = (const gh_slot *) p[0];
+}
+
+/* in one of the key's two buckets, and the one a probe finds */
+bool
+dyc_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
+{
+	uint32_t	f,
+				sc;
+	gh_hit		h = gh_dyc_lookup(t->dyc, s.key);
+
+	gh_dyc_choices(t->dyc, s.key, &f, &sc);
+	return (i / GH_DYC_B == gh_dyc_bucket(t->dyc, f, s.key) ||
+			i / GH_DYC_B == gh_dyc_bucket(t->dyc, sc, s.key)) &&
+		h.off == s.off && h.cnt == s.cnt;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* one row per scheme, in any order */
@@ -229,6 +268,12 @@ constexpr gh_scheme_ops ops[] = {
 		GPU_ONLY(gh_gpu_build_hashgraph),
 		host_probe<gh_hg_view, gh_hg_lookup, &gh_table::hg>, GPU_ONLY(gh_gpu_lookup_hashgraph),
 		hg_arrays, hg_bind, hg_slot_ok, true
+	},
+	/* the GPU inserts concurrently (locked buckets): thread-order layout */
+	{
+		GH_SCHEME_DYCUCKOO, "dycuckoo", nullptr, gh_host_build_dycuckoo, GPU_ONLY(gh_gpu_build_dycuckoo),
+		host_probe<gh_dyc_view, gh_dyc_lookup, &gh_table::dyc>, GPU_ONLY(gh_gpu_lookup_dycuckoo),
+		dyc_arrays, dyc_bind, dyc_slot_ok, false
 	},
 };
 

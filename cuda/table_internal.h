@@ -12,6 +12,7 @@
 #include "schemes/gph.cuh"
 #include "schemes/hashgraph.cuh"
 #include "schemes/linear.cuh"
+#include "schemes/dycuckoo.cuh"
 
 #include <stdarg.h>
 
@@ -35,6 +36,7 @@ struct gh_table
 	gh_gph_view gph;
 	gh_lin_view lin;
 	gh_hg_view	hg;
+	gh_dyc_view dyc;
 
 	/* Host twin storage (NULL on the GPU except rowids, filled lazily). */
 	void	   *h_rowids;		/* n_rows values, grouped by key */

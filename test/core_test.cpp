@@ -13,6 +13,7 @@
  */
 #include "gpuhash_table.h"
 #include "table_internal.h"
+#include "dycuckoo.h"
 
 #include <algorithm>
 #include <math.h>
@@ -687,7 +688,7 @@ test_build_cancel(int gpus)
 {
 	rng			r(11);
 	vector<uint64_t> k(300000);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
 	int			stopped = 0;
 
 	for (auto &x : k)
@@ -799,6 +800,14 @@ static const golden_case golden[] = {
 	{"set4", GH_SCHEME_HASHGRAPH, 0x2373420052dd73daULL},	/* attempts 1 */
 	{"set5", GH_SCHEME_HASHGRAPH, 0xf14dc4b738515208ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_HASHGRAPH, 0xd787c688e53c4dbeULL},	/* attempts 1 */
+	/* DyCuckoo's host twin, recorded when the scheme was added */
+	{"set0", GH_SCHEME_DYCUCKOO, 0x0be7d9b067371b14ULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_DYCUCKOO, 0xbe2e96c8ae476d5aULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_DYCUCKOO, 0xc562e9277f547307ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_DYCUCKOO, 0x9809e9ece9597777ULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_DYCUCKOO, 0xa1959d21fd0f6ea7ULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_DYCUCKOO, 0xa349360b64ab48c4ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_DYCUCKOO, 0x0e76ef75c87c9c47ULL},	/* attempts 1 */
 };
 
 static void
@@ -876,7 +885,7 @@ golden_fingerprint(gh_table *t)
 	const void *rows = gh_sorted_rowids(t);
 
 	gh_table_get_info(t, &info);
-	if (t->scheme == GH_SCHEME_LINEAR && t->device == GH_DEVICE_HOST)
+	if ((t->scheme == GH_SCHEME_LINEAR || t->scheme == GH_SCHEME_DYCUCKOO) && t->device == GH_DEVICE_HOST)
 		layout = gh_digest_bytes(layout, t->h_slots, t->n_slots * sizeof(gh_slot));
 	h = gh_digest_bytes(h, &layout, 8);
 	if (rows)
@@ -890,7 +899,7 @@ golden_fingerprint(gh_table *t)
 static void
 test_golden(int gpus, bool print)
 {
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
 	int			i = 0,
 				matched = 0;
 
@@ -905,7 +914,7 @@ test_golden(int gpus, bool print)
 		golden_keys(set, k, rows, &width, &lf, &seed);
 		for (gh_scheme sc : schemes)
 		{
-			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR ? 2 : 1); dev++)
+			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR && sc != GH_SCHEME_DYCUCKOO ? 2 : 1); dev++)
 			{
 				gh_build_options opt;
 				gh_table   *t = NULL;
@@ -928,7 +937,7 @@ test_golden(int gpus, bool print)
 				if (print && dev == 0)
 					printf("\t{\"set%d\", GH_SCHEME_%s, 0x%016llxULL},\t/* attempts %d */\n", set,
 						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" :
-						   sc == GH_SCHEME_HASHGRAPH ? "HASHGRAPH" : "LINEAR",
+						   sc == GH_SCHEME_HASHGRAPH ? "HASHGRAPH" : sc == GH_SCHEME_DYCUCKOO ? "DYCUCKOO" : "LINEAR",
 						   (unsigned long long) fp, t->attempts);
 				else
 				{
@@ -950,6 +959,184 @@ test_golden(int gpus, bool print)
 	if (!print)
 		printf("golden layouts: %d of %d tables equal the fingerprints recorded before the scheme refactor\n",
 			   matched, i);
+}
+
+/*
+ * DyCuckoo's incremental path (cuda/dycuckoo.h): distinct keys (with
+ * 1-3 rows each, the corners of the key domain among them) arrive in 8
+ * chunks; the table is built from the first chunk's rows (or from none)
+ * and the other chunks are inserted one by one, the table growing a
+ * subtable at a time.  Then every key is found with its range, misses
+ * miss, the table validates, and a chunk holding a key already in the
+ * table is refused with the table unchanged.  Variant 2 caps evictions at
+ * 1, so inserts run out and the table upsizes beyond its fill bound,
+ * losing nothing.  With a GPU, the GPU table answers as the host twin's.
+ */
+static void
+test_dyc_incremental(int gpus, bool quick)
+{
+	const int	chunks = 8;
+	size_t		n = quick ? 100000 : 400000;
+	rng			r(31337);
+	vector<uint64_t> k = distinct_random(r, n);
+	vector<uint64_t> probes = make_probes(r, k, n, 0.5);
+	vector<uint64_t> sorted(k);
+
+	k[0] = 0;
+	k[n / 2] = ~0ULL;
+	k[n - 1] = 1ULL << 63;
+	sorted = k;
+	std::sort(sorted.begin(), sorted.end());
+	CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), "dyc incremental: keys not distinct");
+
+	vector<vector<uint64_t>> answers[2];	/* (offset << 32 | count) per key */
+
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		for (int variant = 0; variant < 3; variant++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			string		tag = string("dyc incremental/") + (dev ? "gpu" : "host") + "/v" + std::to_string(variant);
+			size_t		c0 = variant == 1 ? 0 : n / chunks;
+			vector<uint64_t> rows0;
+			vector<uint32_t> off(n),
+						cnt(n);
+
+			gh_dyc_max_evict = variant == 2 ? 1 : GH_DYC_MAX_EVICT;
+			for (size_t i = 0; i < n; i++)
+				cnt[i] = 1 + (uint32_t) (i % 3);
+			for (size_t i = 0; i < c0; i++)
+				for (uint32_t j = 0; j < cnt[i]; j++)
+					rows0.push_back(k[i]);
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_DYCUCKOO;
+			gh_status	s = gh_build(&opt, rows0.data(), NULL, 4, rows0.size(), &t);
+
+			CHECK(s == GH_OK, "%s: build: %s", tag.c_str(), gh_last_error());
+			if (s != GH_OK)
+				continue;
+
+			/* the first chunk's ranges are the build's; the rest follow them */
+			vector<gh_range> rg(n);
+			uint64_t	total = 0,
+						rows = rows0.size();
+
+			gh_probe_ranges(t, k.data(), c0, rg.data(), &total);
+			for (size_t i = 0; i < c0; i++)
+				off[i] = rg[i].offset;
+			for (size_t i = c0; i < n; i++)
+			{
+				off[i] = (uint32_t) rows;
+				rows += cnt[i];
+			}
+			for (int c = c0 ? 1 : 0; c < chunks; c++)
+			{
+				size_t		lo = n * c / chunks,
+							hi = n * (c + 1) / chunks;
+
+				s = gh_dyc_insert(t, k.data() + lo, off.data() + lo, cnt.data() + lo, (uint32_t) (hi - lo), 0);
+				CHECK(s == GH_OK, "%s: chunk %d: %s", tag.c_str(), c, gh_last_error());
+			}
+			gh_table_info info;
+
+			gh_table_get_info(t, &info);
+			CHECK(info.n_distinct == n, "%s: %llu distinct, want %zu", tag.c_str(),
+				  (unsigned long long) info.n_distinct, n);
+			CHECK((double) n <= GH_DYC_DEFAULT_FILL * (double) info.slots + 1e-9 || variant == 2,
+				  "%s: fill %.3f above the bound", tag.c_str(), (double) n / (double) info.slots);
+			t->n_rows = rows;	/* the ranges now tile [0, rows) */
+			s = gh_validate(t);
+			CHECK(s == GH_OK, "%s: validate: %s", tag.c_str(), gh_last_error());
+
+			size_t		bad = 0;
+
+			s = gh_probe_ranges(t, k.data(), n, rg.data(), &total);
+			for (size_t i = 0; i < n; i++)
+				bad += rg[i].offset != off[i] || rg[i].count != cnt[i];
+			CHECK(s == GH_OK && bad == 0 && total == rows, "%s: %zu keys not found with their range",
+				  tag.c_str(), bad);
+
+			vector<uint32_t> pc(probes.size());
+
+			gh_probe_count(t, probes.data(), probes.size(), pc.data(), &total);
+			bad = 0;
+			for (size_t i = 0; i < probes.size(); i++)
+			{
+				bool		in = std::binary_search(sorted.begin(), sorted.end(), probes[i]);
+
+				bad += (pc[i] != 0) != in;
+			}
+			CHECK(bad == 0, "%s: %zu probes answered wrongly", tag.c_str(), bad);
+
+			/* a chunk with one key present: refused, nothing changes */
+			uint64_t	dup[2] = {k[n / 3], 0x0123456789abcdefULL};
+			uint32_t	doff[2] = {(uint32_t) rows, (uint32_t) rows + 1},
+						dcnt[2] = {1, 1};
+			uint64_t	slots_before = info.slots;
+			uint32_t	c1 = 7;
+
+			if (!std::binary_search(sorted.begin(), sorted.end(), dup[1]))
+			{
+				s = gh_dyc_insert(t, dup, doff, dcnt, 2, 0);
+				gh_table_get_info(t, &info);
+				gh_probe_count(t, dup + 1, 1, &c1, &total);
+				CHECK(s == GH_ERR_INVALID && info.n_distinct == n && info.slots == slots_before && c1 == 0,
+					  "%s: a present key not refused cleanly (%s)", tag.c_str(), gh_status_name(s));
+			}
+			printf("dyc incremental (%-4s, %s): %zu keys in %d chunks, %d upsizes, %llu slots, fill %.2f: ok\n",
+				   gh_device_name(opt.device),
+				   variant == 0 ? "from chunk 0  " : variant == 1 ? "from empty    " : "evictions <= 1",
+				   n, chunks, info.rounds - 1, (unsigned long long) info.slots,
+				   (double) n / (double) info.slots);
+			vector<uint64_t> ans(n);
+
+			for (size_t i = 0; i < n; i++)
+				ans[i] = (uint64_t) rg[i].offset << 32 | rg[i].count;
+			answers[dev].push_back(ans);
+			gh_free(t);
+		}
+	gh_dyc_max_evict = GH_DYC_MAX_EVICT;
+	if (gpus > 0)
+		CHECK(answers[0] == answers[1], "dyc incremental: GPU and host ranges differ");
+}
+
+/*
+ * Static DyCuckoo builds with at most 4 evictions per insert at load 0.9:
+ * inserts run out, attempts redraw seeds over a bigger table until one
+ * holds every key (the host twin needs 3 here).
+ */
+static void
+test_dyc_attempts(int gpus)
+{
+	rng			r(99);
+	vector<uint64_t> k = distinct_random(r, 50000);
+
+	gh_dyc_max_evict = 4;
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+	{
+		gh_build_options opt;
+		gh_table   *t = NULL;
+		gh_table_info info;
+
+		gh_default_options(&opt);
+		opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+		opt.scheme = GH_SCHEME_DYCUCKOO;
+		opt.load_factor = 0.9;
+		gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+		CHECK(s == GH_OK && gh_validate(t) == GH_OK, "dyc attempts/%s: %s", gh_device_name(opt.device),
+			  gh_last_error());
+		if (s != GH_OK)
+			continue;
+		gh_table_get_info(t, &info);
+		CHECK(info.attempts > 1, "dyc attempts/%s: 4 evictions at most, yet one attempt",
+			  gh_device_name(opt.device));
+		printf("dyc attempts (%-4s): <= 4 evictions at load 0.9: %d attempts, fill %.2f, valid\n",
+			   gh_device_name(opt.device), info.attempts, (double) info.n_distinct / (double) info.slots);
+		gh_free(t);
+	}
+	gh_dyc_max_evict = GH_DYC_MAX_EVICT;
 }
 
 int
@@ -1007,7 +1194,7 @@ main(int argc, char **argv)
 			   host_only ? "--host-only" : gh_last_error());
 
 	vector<dataset> cases = make_cases(quick);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
 	double		t0 = gh_now_ms();
 
 	for (const dataset &d : cases)
@@ -1049,6 +1236,8 @@ main(int argc, char **argv)
 	test_hashgraph_buckets(quick ? 100000 : 1000000, gpus);
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
+	test_dyc_incremental(gpus, quick);
+	test_dyc_attempts(gpus);
 	test_chain(gpus, quick, &checks, &failures);
 	if (gpus > 0)
 		test_gpu_budget();
