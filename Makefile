@@ -6,6 +6,8 @@
 #   make test-core       unit tests of the hash tables (GPU + host twin)
 #   make bench           build and run the hash-table benchmark (needs a GPU)
 #   make bench-chain     the multi-level probe on TPC-H's snowflake (needs a GPU)
+#   make bench-cuco CUCO_DIR=.../include
+#                        bench's grid on cuCollections, to compare (needs a GPU)
 #
 # The CUDA runtime is linked statically, so the .so loads and works on a
 # machine without a CUDA installation or GPU (the host twin then runs).
@@ -58,7 +60,7 @@ OBJS = $(C_OBJS) $(CORE_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CPPFLAGS = -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_chain bench/bench_chain.o \
+EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_chain bench/bench_chain.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
 
 # The mode of the last build: switching relinks the .so and core_test, whose
@@ -114,7 +116,18 @@ bench/bench_chain: bench/bench_chain.o $(CORE_OBJS) .build-mode
 # test/run-all.sh where a GPU is usable.
 REGRESS_GPU = gpuhash_init gpuhash_gpu
 
-.PHONY: test-core bench bench-chain installcheck-gpu
+# cuCollections is not part of gpuhash: only this target reads it, from the
+# include directory CUCO_DIR names.  Its own flags: cuCollections throws, and
+# its bulk operations take device lambdas.
+CUCO_NVCCFLAGS = -O3 -std=c++17 $(GENCODE) --expt-relaxed-constexpr --expt-extended-lambda \
+	-Xcudafe --diag_suppress=20012 -Icuda -I$(CUCO_DIR)
+
+bench/bench_cuco: bench/bench_cuco.cu cuda/hash.cuh
+	$(if $(CUCO_DIR),,$(error bench-cuco: set CUCO_DIR to cuCollections' include directory, e.g. make bench-cuco CUCO_DIR=.device/cuco/include))
+	@test -f $(CUCO_DIR)/cuco/static_map.cuh || { echo "bench-cuco: no cuco/static_map.cuh under CUCO_DIR=$(CUCO_DIR)" >&2; exit 1; }
+	$(NVCC) $(CUCO_NVCCFLAGS) $< -o $@
+
+.PHONY: test-core bench bench-chain bench-cuco installcheck-gpu
 installcheck-gpu:
 	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS_GPU)
 
@@ -126,3 +139,6 @@ bench: bench/bench_core
 
 bench-chain: bench/bench_chain
 	bench/bench_chain $(BENCH_ARGS)
+
+bench-cuco: bench/bench_cuco
+	bench/bench_cuco $(BENCH_ARGS)
