@@ -85,6 +85,42 @@ SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k2 = s.k2 AND r.b =
 RESET gpuhash.batch_rows;
 RESET gpuhash.scheme;
 
+-- every scheme gives PostgreSQL's rows: duplicates, a hot key, NULLs,
+-- 8-byte and two-column keys, an outer join, small batches
+SET gpuhash.scheme = gph;
+SELECT 'gph' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'gph' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'gph' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = fks;
+SELECT 'fks' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'fks' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'fks' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = linear;
+SELECT 'linear' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'linear' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'linear' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = cuckoo;
+SELECT 'cuckoo' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'cuckoo' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'cuckoo' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = hashgraph;
+SELECT 'hashgraph' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'hashgraph' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'hashgraph' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = dycuckoo;
+SELECT 'dycuckoo' AS scheme, * FROM gh_check('SELECT few.tag, hot.n FROM few JOIN hot ON few.k = hot.k');
+SELECT 'dycuckoo' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k8 = s.k8 AND r.k2 = s.k2');
+SELECT 'dycuckoo' AS scheme, * FROM gh_check('SELECT r.id, s.id FROM r FULL JOIN s ON r.k4 = s.k4');
+SET gpuhash.batch_rows = 7;
+SET gpuhash.scheme = hashgraph;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r LEFT JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = dycuckoo;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r LEFT JOIN s ON r.k4 = s.k4');
+SET gpuhash.scheme = cuckoo;
+SELECT * FROM gh_check('SELECT r.id, s.id FROM r LEFT JOIN s ON r.k4 = s.k4');
+RESET gpuhash.batch_rows;
+RESET gpuhash.scheme;
+
 -- LIMIT stops early; the cursor is closed cleanly
 BEGIN;
 SELECT gh_force_on();
