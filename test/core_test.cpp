@@ -568,6 +568,140 @@ test_gph_oversize(int gpus)
 	printf("gph oversize cell (40 crafted keys): build refused cleanly, FKS builds them\n");
 }
 
+/*
+ * Cuckoo at fills 0.85 (the default), 0.9 and 0.95 over n random distinct
+ * keys: builds, validates, answers probes on every device.
+ */
+static void
+test_cuckoo_loads(size_t n, int gpus)
+{
+	rng			r(4343);
+	vector<uint64_t> k = distinct_random(r, n);
+	vector<uint64_t> probes = make_probes(r, k, 20000, 0.5);
+	vector<uint64_t> sorted(k);
+
+	std::sort(sorted.begin(), sorted.end());
+	for (double lf : {0.5, 0.9, 0.95})
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_CUCKOO;
+			opt.load_factor = lf;
+
+			double		t0 = gh_now_ms();
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+			double		ms = gh_now_ms() - t0;
+
+			CHECK(s == GH_OK, "cuckoo load %.2f/%s: build: %s", lf, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			s = gh_validate(t);
+			CHECK(s == GH_OK, "cuckoo load %.2f/%s: validate: %s", lf, gh_device_name(opt.device), gh_last_error());
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(bad == 0, "cuckoo load %.2f/%s: %zu wrong counts", lf, gh_device_name(opt.device), bad);
+			printf("cuckoo fill %.2f on %zu keys (%-4s)  attempts %d, stash %u, %.1f%% slots used, %5.1f B/key, %7.1f ms\n",
+				   gh_cuckoo_fill(lf), n, gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash,
+				   100.0 * (double) info.n_distinct / (double) info.slots,
+				   (double) info.slots * sizeof(gh_slot) / (double) info.n_distinct, ms);
+			gh_free(t);
+		}
+}
+
+/*
+ * Keys crafted (by search, under the default seed's first attempt) so that
+ * `crowd` of them have all their buckets among the first two: 2 * B fit
+ * there, the rest must go to the stash (the lookup finds them there after
+ * full buckets only), and beyond the stash's size the attempt fails and
+ * the build redraws.  Both devices, validated and probed.
+ */
+static void
+test_cuckoo_stash(int gpus)
+{
+	for (int crowd : {2 * GH_CUCKOO_B + 5, 2 * GH_CUCKOO_B + GH_CUCKOO_STASH + 8})
+	{
+		rng			r(31 + crowd);
+		vector<uint64_t> k = distinct_random(r, 1000);
+		gh_cuckoo_view v;
+		uint64_t	st = gh_attempt_seed(GH_DEFAULT_SEED, 0);
+
+		memset(&v, 0, sizeof(v));
+		gh_cuckoo_geometry(k.size() + crowd, 0.5, 0, &v);
+		for (int j = 0; j < GH_CUCKOO_H; j++)
+			v.h[j] = gh_uhash_draw(&st);
+		for (int found = 0; found < crowd;)
+		{
+			uint64_t	x = r.next();
+			bool		in = true;
+
+			for (int j = 0; j < GH_CUCKOO_H; j++)
+				in = in && gh_cuckoo_bucket(v, j, x) < 2;
+			if (in)
+			{
+				k.push_back(x);
+				found++;
+			}
+		}
+		vector<uint64_t> probes(k);
+
+		for (int i = 0; i < 1000; i++)
+			probes.push_back(r.next());
+
+		vector<uint64_t> sorted(k);
+
+		std::sort(sorted.begin(), sorted.end());
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_CUCKOO;
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+			CHECK(s == GH_OK, "cuckoo stash %d/%s: build: %s", crowd, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			CHECK(gh_validate(t) == GH_OK, "cuckoo stash %d/%s: validate: %s", crowd,
+				  gh_device_name(opt.device), gh_last_error());
+			if (crowd <= 2 * GH_CUCKOO_B + GH_CUCKOO_STASH)
+				CHECK(info.attempts == 1 && t->cuckoo.n_stash >= (uint32_t) (crowd - 2 * GH_CUCKOO_B),
+					  "cuckoo stash %d/%s: attempts %d, stash %u", crowd, gh_device_name(opt.device),
+					  info.attempts, t->cuckoo.n_stash);
+			else
+				CHECK(info.attempts >= 2, "cuckoo stash %d/%s: an overfull stash did not redraw",
+					  crowd, gh_device_name(opt.device));
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(bad == 0, "cuckoo stash %d/%s: %zu wrong counts", crowd, gh_device_name(opt.device), bad);
+			printf("cuckoo stash: %d keys crowding 2 buckets (%-4s): attempts %d, stash %u\n", crowd,
+				   gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash);
+			gh_free(t);
+		}
+	}
+}
+
 /* Says stop at its stop_at'th question. */
 struct cancel_counter
 {
@@ -593,7 +727,7 @@ test_build_cancel(int gpus)
 {
 	rng			r(11);
 	vector<uint64_t> k(300000);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_CUCKOO};
 	int			stopped = 0;
 
 	for (auto &x : k)
@@ -666,7 +800,8 @@ test_gpu_budget(void)
  * attempts, rounds, slots, cells) was recorded with the code before the
  * scheme refactor (commit a989252).  A change here is a change of the built
  * tables, which must stay bit-identical across refactors; the GPU must match
- * too (linear's GPU layout depends on insertion order: host only).
+ * too (linear's and cuckoo's GPU layouts depend on insertion order: host
+ * only; cuckoo's were recorded when it was added).
  */
 struct golden_case
 {
@@ -679,24 +814,31 @@ static const golden_case golden[] = {
 	{"set0", GH_SCHEME_GPH, 0x9f2ae6e9875ae5b6ULL},	/* attempts 1 */
 	{"set0", GH_SCHEME_FKS, 0xcb8a3fdd8913f35bULL},	/* attempts 1 */
 	{"set0", GH_SCHEME_LINEAR, 0x51d12f194e06e214ULL},	/* attempts 1 */
+	{"set0", GH_SCHEME_CUCKOO, 0xf94bf4053a486876ULL},	/* attempts 1 */
 	{"set1", GH_SCHEME_GPH, 0x26c216c5995798d8ULL},	/* attempts 1 */
 	{"set1", GH_SCHEME_FKS, 0x21626d0ccc00931eULL},	/* attempts 1 */
 	{"set1", GH_SCHEME_LINEAR, 0xcf5e9c71571a81cfULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_CUCKOO, 0xbb902efb6c81ef6bULL},	/* attempts 1 */
 	{"set2", GH_SCHEME_GPH, 0x271319dcd03000edULL},	/* attempts 5 */
 	{"set2", GH_SCHEME_FKS, 0x9cd2fabab71e08c2ULL},	/* attempts 1 */
 	{"set2", GH_SCHEME_LINEAR, 0xf6e40733251cbe04ULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_CUCKOO, 0x2b5d5fec613b241eULL},	/* attempts 1 */
 	{"set3", GH_SCHEME_GPH, 0x6114316d1cd4b3e6ULL},	/* attempts 1 */
 	{"set3", GH_SCHEME_FKS, 0xe2fb883993868f78ULL},	/* attempts 1 */
 	{"set3", GH_SCHEME_LINEAR, 0x8a4c2e910c46d2e3ULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_CUCKOO, 0x436a7aa51eb42fd4ULL},	/* attempts 1 */
 	{"set4", GH_SCHEME_GPH, 0xdc9f74568da3f1acULL},	/* attempts 1 */
 	{"set4", GH_SCHEME_FKS, 0xe0204d70260b361bULL},	/* attempts 1 */
 	{"set4", GH_SCHEME_LINEAR, 0xc9a0470e5442a494ULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_CUCKOO, 0x30963ce637642b3cULL},	/* attempts 1 */
 	{"set5", GH_SCHEME_GPH, 0xd3a22befea01b2a5ULL},	/* attempts 1 */
 	{"set5", GH_SCHEME_FKS, 0x58a06a3560351fbfULL},	/* attempts 2 */
 	{"set5", GH_SCHEME_LINEAR, 0xfbe12b35c521d881ULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_CUCKOO, 0x6a3a85024da3ab05ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_GPH, 0x350e28dc2c1c8569ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_FKS, 0x07243564eecb5ac9ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_LINEAR, 0xec327586a06b7b65ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_CUCKOO, 0x24da34bebfbfda82ULL},	/* attempts 1 */
 };
 
 static void
@@ -774,7 +916,7 @@ golden_fingerprint(gh_table *t)
 	const void *rows = gh_sorted_rowids(t);
 
 	gh_table_get_info(t, &info);
-	if (t->scheme == GH_SCHEME_LINEAR && t->device == GH_DEVICE_HOST)
+	if ((t->scheme == GH_SCHEME_LINEAR || t->scheme == GH_SCHEME_CUCKOO) && t->device == GH_DEVICE_HOST)
 		layout = gh_digest_bytes(layout, t->h_slots, t->n_slots * sizeof(gh_slot));
 	h = gh_digest_bytes(h, &layout, 8);
 	if (rows)
@@ -788,7 +930,7 @@ golden_fingerprint(gh_table *t)
 static void
 test_golden(int gpus, bool print)
 {
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_CUCKOO};
 	int			i = 0,
 				matched = 0;
 
@@ -803,7 +945,7 @@ test_golden(int gpus, bool print)
 		golden_keys(set, k, rows, &width, &lf, &seed);
 		for (gh_scheme sc : schemes)
 		{
-			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR ? 2 : 1); dev++)
+			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR && sc != GH_SCHEME_CUCKOO ? 2 : 1); dev++)
 			{
 				gh_build_options opt;
 				gh_table   *t = NULL;
@@ -825,7 +967,8 @@ test_golden(int gpus, bool print)
 
 				if (print && dev == 0)
 					printf("\t{\"set%d\", GH_SCHEME_%s, 0x%016llxULL},\t/* attempts %d */\n", set,
-						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" : "LINEAR",
+						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" :
+						   sc == GH_SCHEME_CUCKOO ? "CUCKOO" : "LINEAR",
 						   (unsigned long long) fp, t->attempts);
 				else
 				{
@@ -904,7 +1047,7 @@ main(int argc, char **argv)
 			   host_only ? "--host-only" : gh_last_error());
 
 	vector<dataset> cases = make_cases(quick);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_CUCKOO};
 	double		t0 = gh_now_ms();
 
 	for (const dataset &d : cases)
@@ -943,6 +1086,8 @@ main(int argc, char **argv)
 	}
 	test_gph_loads(quick ? 100000 : 1000000, gpus);
 	test_gph_oversize(gpus);
+	test_cuckoo_loads(quick ? 100000 : 1000000, gpus);
+	test_cuckoo_stash(gpus);
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
 	test_chain(gpus, quick, &checks, &failures);
