@@ -56,12 +56,13 @@ __global__ void
 insert(gh_cuckoo_view v, const uint64_t *__restrict__ dk, uint32_t u, uint32_t *items,
 	   uint32_t *n_stash)
 {
-	uint32_t	i = blockIdx.x * blockDim.x + threadIdx.x;
+	uint64_t	i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
 
 	if (i >= u)
 		return;
 
-	uint32_t	x = i + 1;
+	/* 64-bit index: near u = 2^32 a 32-bit one would wrap onto key 0 */
+	uint32_t	x = (uint32_t) i + 1;
 	uint64_t	key = dk[i];
 	uint32_t	b = gh_cuckoo_bucket(v, 0, key);
 
@@ -90,7 +91,7 @@ insert(gh_cuckoo_view v, const uint64_t *__restrict__ dk, uint32_t u, uint32_t *
 			return;				/* not reached: a full slot stays full */
 		x = y;
 		key = dk[x - 1];
-		b = gh_cuckoo_bucket(v, (gh_cuckoo_choice_of(v, key, b) + 1) % GH_CUCKOO_H, key);
+		b = gh_cuckoo_next_bucket(v, key, b);
 	}
 }
 

@@ -74,7 +74,7 @@ struct cuckoo_step
 			*vp = x;
 			x = y;
 			key = d.keys[x - 1];
-			b = gh_cuckoo_bucket(v, (gh_cuckoo_choice_of(v, key, b) + 1) % GH_CUCKOO_H, key);
+			b = gh_cuckoo_next_bucket(v, key, b);
 		}
 	}
 

@@ -16,6 +16,9 @@
  * but need 1.56 dependent round trips per hit and chains of 0.68
  * evictions per key; where DRAM is read 64 bytes at a time they also move
  * more bytes.  -DGH_CUCKOO_B=2 -DGH_CUCKOO_H=3 builds that variant.
+ * Chains: the longest was 55 at fill 0.85 over 30 M keys, 98 at 0.9 over
+ * 10 M, ~250 at 0.95 over 1 M; a bound of 250 stashes next to nothing
+ * up to 0.95, and only a few threads ever run that long.
  * Inserting (both builders): a key tries b_0 and takes its first empty
  * slot; a full bucket gives up a pseudo-random victim for it, and the
  * victim goes on to its next choice (b_{j+1 mod H} after b_j); after
@@ -57,7 +60,7 @@
 #define GH_CUCKOO_FILL 0.85		/* slots filled when the caller asks <= 0.5 */
 #endif
 #ifndef GH_CUCKOO_MAX_CHAIN
-#define GH_CUCKOO_MAX_CHAIN 100	/* evictions before a key is stashed */
+#define GH_CUCKOO_MAX_CHAIN 250	/* evictions before a key is stashed */
 #endif
 #ifndef GH_CUCKOO_STASH
 #define GH_CUCKOO_STASH 32		/* stash slots after the buckets */
@@ -78,15 +81,37 @@ gh_cuckoo_bucket(const gh_cuckoo_view &v, int j, uint64_t key)
 }
 
 /* The choice a key sitting in bucket b was placed by (the first that
- * names b; H when none does). */
+ * names b; H when none does).  Loops of constant trip count, so that the
+ * GPU keeps the view's hashes in registers. */
 GH_HD int
 gh_cuckoo_choice_of(const gh_cuckoo_view &v, uint64_t key, uint32_t b)
 {
-	int			j = 0;
+	int			c = GH_CUCKOO_H;
 
-	while (j < GH_CUCKOO_H && gh_cuckoo_bucket(v, j, key) != b)
-		j++;
-	return j;
+	for (int j = GH_CUCKOO_H - 1; j >= 0; j--)
+		if (gh_cuckoo_bucket(v, j, key) == b)
+			c = j;
+	return c;
+}
+
+/* Where a key evicted from bucket b goes: its choice after b's. */
+GH_HD uint32_t
+gh_cuckoo_next_bucket(const gh_cuckoo_view &v, uint64_t key, uint32_t b)
+{
+	uint32_t	bk[GH_CUCKOO_H];
+	int			c = GH_CUCKOO_H;
+	uint32_t	next = 0;
+
+	for (int j = GH_CUCKOO_H - 1; j >= 0; j--)
+	{
+		bk[j] = gh_cuckoo_bucket(v, j, key);
+		if (bk[j] == b)
+			c = j;
+	}
+	for (int j = 0; j < GH_CUCKOO_H; j++)
+		if (j == (c + 1) % GH_CUCKOO_H)
+			next = bk[j];
+	return next;
 }
 
 /* Bucket slot an insert evicts on its chain'th eviction: pseudo-random in
