@@ -19,7 +19,7 @@
  *		(gh_table_info's build_sort_ms / build_hash_ms, host clock).
  *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
- *		                  [--schemes gph,fks,linear] [--ilp 1|2|4]
+ *		                  [--schemes gph,fks,linear,cuckoo] [--ilp 1|2|4]
  *		                  [--l2-persist 0|1] [--no-join]
  *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
  *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
@@ -227,9 +227,29 @@ time_lookup(gh_table *tab, const uint64_t *d_probes, uint64_t np, uint32_t *d_co
 static double
 probe_bytes(gh_scheme s)
 {
-	double		table = s == GH_SCHEME_GPH ? 64 + 1 : s == GH_SCHEME_FKS ? 8 + 16 : 16;
+	double		table = s == GH_SCHEME_GPH ? 64 + 1 : s == GH_SCHEME_FKS ? 8 + 16 :
+		s == GH_SCHEME_CUCKOO ? 64 : 16;
 
 	return 8 + 4 + table;
+}
+
+/* The table's own device bytes: all it holds after the build but its
+ * rowids and the CUB scratch it keeps for probes. */
+static double
+table_bytes(const gh_table *t, const gh_table_info &info)
+{
+	return (double) info.device_bytes - (double) info.n_rows * info.rowid_width -
+		(double) t->gpu->cub_bytes;
+}
+
+/* --schemes names as gh_scheme_name() spells them; GPH for none. */
+static gh_scheme
+scheme_named(const char *name)
+{
+	for (int s = 0; s < GH_N_SCHEMES; s++)
+		if (!strcmp(name, gh_scheme_name((gh_scheme) s)))
+			return (gh_scheme) s;
+	return GH_SCHEME_GPH;
 }
 
 struct row
@@ -242,7 +262,7 @@ int
 main(int argc, char **argv)
 {
 	std::vector<uint64_t> sizes = {1ULL << 20, 1ULL << 24, 10000000ULL, 100000000ULL};
-	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR};
+	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_CUCKOO};
 	bool		join = true;
 
 	for (int i = 1; i < argc; i++)
@@ -265,11 +285,11 @@ main(int argc, char **argv)
 		{
 			schemes.clear();
 			for (char *tok = strtok(argv[++i], ","); tok; tok = strtok(NULL, ","))
-				schemes.push_back(!strcmp(tok, "fks") ? GH_SCHEME_FKS : !strcmp(tok, "linear") ? GH_SCHEME_LINEAR : GH_SCHEME_GPH);
+				schemes.push_back(scheme_named(tok));
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear] [--ilp 1|2|4]\n"
+			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,cuckoo] [--ilp 1|2|4]\n"
 					"          [--l2-persist 0|1] [--no-join]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
 					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);
@@ -348,7 +368,7 @@ main(int argc, char **argv)
 						   gh_scheme_name(sc), (unsigned long long) n, (unsigned long long) info.n_distinct,
 						   build_ms, bsplit.sort_ms, bsplit.hash_ms, n / (build_ms * 1e-3) / 1e9,
 						   info.attempts, info.rounds,
-						   (info.slots * sizeof(gh_slot) + info.cells) / 1e6,
+						   table_bytes(tab, info) / 1e6,
 						   (unsigned long long) np, (int) (m.hit * 100), m.zipf ? "zipf" : "unif",
 						   ms, gps, gbs, 100 * gbs / bw);
 					fflush(stdout);
