@@ -23,7 +23,7 @@
  *		dycuckoo.h) while GPH is rebuilt over all rows so far after each.
  *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
- *		                  [--schemes gph,fks,linear,hashgraph,dycuckoo] [--ilp 1|2|4]
+ *		                  [--schemes gph,fks,linear,cuckoo,hashgraph,dycuckoo] [--ilp 1|2|4]
  *		                  [--l2-persist 0|1] [--no-join] [--chunks 8]
  *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
  *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
@@ -238,6 +238,8 @@ probe_bytes(gh_scheme s)
 
 	if (s == GH_SCHEME_DYCUCKOO)
 		table = 128;			/* one 128-B bucket (a miss reads two) */
+	if (s == GH_SCHEME_CUCKOO)
+		table = 64;				/* one 64-B bucket (a miss reads two) */
 
 	return 8 + 4 + table;
 }
@@ -447,7 +449,7 @@ int
 main(int argc, char **argv)
 {
 	std::vector<uint64_t> sizes = {1ULL << 20, 1ULL << 24, 10000000ULL, 100000000ULL};
-	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
+	std::vector<gh_scheme> schemes = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_CUCKOO, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
 	bool		join = true;
 	int			chunks = 8;
 
@@ -486,7 +488,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,hashgraph,dycuckoo] [--ilp 1|2|4]\n"
+			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,cuckoo,hashgraph,dycuckoo] [--ilp 1|2|4]\n"
 					"          [--l2-persist 0|1] [--no-join] [--chunks N]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
 					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);

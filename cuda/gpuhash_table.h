@@ -67,7 +67,8 @@ typedef struct gh_build_options
 	gh_device	device;
 	gh_scheme	scheme;
 	uint64_t	seed;			/* 0 picks the fixed default seed */
-	double		load_factor;	/* GPH and linear; 0 picks 0.5 */
+	double		load_factor;	/* GPH and linear; 0 picks 0.5; cuckoo:
+								 * its fill if above 0.5, else 0.85 */
 	size_t		max_device_bytes;	/* GPU memory budget; 0 = no limit */
 	int			gpu_ordinal;	/* which GPU; < 0 picks device 0 */
 

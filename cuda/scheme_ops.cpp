@@ -243,6 +243,45 @@ dyc_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
 		h.off == s.off && h.cnt == s.cnt;
 }
 
+}								/* namespace */
+
+/* ------------------------------------------------------------- cuckoo */
+
+gh_status	gh_host_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
+gh_status	gh_gpu_lookup_cuckoo(gh_table *t, const uint64_t *d_keys, size_t n,
+								 gh_range *d_ranges, uint32_t *d_counts);
+
+namespace
+{
+
+int
+cuckoo_arrays(const gh_table *t, gh_array a[GH_MAX_ARRAYS])
+{
+	a[0] = slot_array(t, t->cuckoo.slots);
+	return 1;
+}
+
+void
+cuckoo_bind(gh_table *t, void *const p[GH_MAX_ARRAYS])
+{
+	t->cuckoo.slots = (const gh_slot *) p[0];
+}
+
+/* in one of the key's buckets, or in the stash's used part; and found */
+bool
+cuckoo_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
+{
+	const gh_cuckoo_view &v = t->cuckoo;
+	uint64_t	nbs = (uint64_t) v.n_buckets * GH_CUCKOO_B;
+	gh_hit		h = gh_cuckoo_lookup(v, s.key);
+
+	if (i < nbs ? gh_cuckoo_choice_of(v, s.key, (uint32_t) (i / GH_CUCKOO_B)) == GH_CUCKOO_H
+		: i - nbs >= v.n_stash)
+		return false;
+	return h.off == s.off && h.cnt == s.cnt;
+}
+
 /* ---------------------------------------------------------------- the table */
 
 /* one row per scheme, in any order */
@@ -274,6 +313,12 @@ constexpr gh_scheme_ops ops[] = {
 		GH_SCHEME_DYCUCKOO, "dycuckoo", nullptr, gh_host_build_dycuckoo, GPU_ONLY(gh_gpu_build_dycuckoo),
 		host_probe<gh_dyc_view, gh_dyc_lookup, &gh_table::dyc>, GPU_ONLY(gh_gpu_lookup_dycuckoo),
 		dyc_arrays, dyc_bind, dyc_slot_ok, false
+	},
+	/* the GPU inserts concurrently: its layout depends on thread order */
+	{
+		GH_SCHEME_CUCKOO, "cuckoo", nullptr, gh_host_build_cuckoo, GPU_ONLY(gh_gpu_build_cuckoo),
+		host_probe<gh_cuckoo_view, gh_cuckoo_lookup, &gh_table::cuckoo>, GPU_ONLY(gh_gpu_lookup_cuckoo),
+		cuckoo_arrays, cuckoo_bind, cuckoo_slot_ok, false
 	},
 };
 

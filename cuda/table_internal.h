@@ -8,6 +8,7 @@
 #define GPUHASH_TABLE_INTERNAL_H
 
 #include "gpuhash_table.h"
+#include "schemes/cuckoo.cuh"
 #include "schemes/fks.cuh"
 #include "schemes/gph.cuh"
 #include "schemes/hashgraph.cuh"
@@ -37,6 +38,7 @@ struct gh_table
 	gh_lin_view lin;
 	gh_hg_view	hg;
 	gh_dyc_view dyc;
+	gh_cuckoo_view cuckoo;
 
 	/* Host twin storage (NULL on the GPU except rowids, filled lazily). */
 	void	   *h_rowids;		/* n_rows values, grouped by key */

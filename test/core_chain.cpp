@@ -195,7 +195,7 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 
 				gh_default_options(&opt);
 				opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
-				opt.scheme = (gh_scheme) (trial % 3);	/* GPH, FKS, linear */
+				opt.scheme = (gh_scheme) (trial % GH_N_SCHEMES);	/* every scheme in turn */
 				ok = gh_build(&opt, lv[l].keys.data(), NULL, width, lv[l].keys.size(), &tabs[l]) == GH_OK &&
 					gh_set_carried(tabs[l], lv[l].carried.data(),
 								   all_valid ? NULL : lv[l].carried_ok.data(), 2) == GH_OK;

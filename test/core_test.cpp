@@ -570,6 +570,140 @@ test_gph_oversize(int gpus)
 }
 
 /*
+ * Cuckoo at fills 0.85 (the default), 0.9 and 0.95 over n random distinct
+ * keys: builds, validates, answers probes on every device.
+ */
+static void
+test_cuckoo_loads(size_t n, int gpus)
+{
+	rng			r(4343);
+	vector<uint64_t> k = distinct_random(r, n);
+	vector<uint64_t> probes = make_probes(r, k, 20000, 0.5);
+	vector<uint64_t> sorted(k);
+
+	std::sort(sorted.begin(), sorted.end());
+	for (double lf : {0.5, 0.9, 0.95})
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_CUCKOO;
+			opt.load_factor = lf;
+
+			double		t0 = gh_now_ms();
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+			double		ms = gh_now_ms() - t0;
+
+			CHECK(s == GH_OK, "cuckoo load %.2f/%s: build: %s", lf, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			s = gh_validate(t);
+			CHECK(s == GH_OK, "cuckoo load %.2f/%s: validate: %s", lf, gh_device_name(opt.device), gh_last_error());
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(bad == 0, "cuckoo load %.2f/%s: %zu wrong counts", lf, gh_device_name(opt.device), bad);
+			printf("cuckoo fill %.2f on %zu keys (%-4s)  attempts %d, stash %u, %.1f%% slots used, %5.1f B/key, %7.1f ms\n",
+				   gh_cuckoo_fill(lf), n, gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash,
+				   100.0 * (double) info.n_distinct / (double) info.slots,
+				   (double) info.slots * sizeof(gh_slot) / (double) info.n_distinct, ms);
+			gh_free(t);
+		}
+}
+
+/*
+ * Keys crafted (by search, under the default seed's first attempt) so that
+ * `crowd` of them have all their buckets among the first two: 2 * B fit
+ * there, the rest must go to the stash (the lookup finds them there after
+ * full buckets only), and beyond the stash's size the attempt fails and
+ * the build redraws.  Both devices, validated and probed.
+ */
+static void
+test_cuckoo_stash(int gpus)
+{
+	for (int crowd : {2 * GH_CUCKOO_B + 5, 2 * GH_CUCKOO_B + GH_CUCKOO_STASH + 8})
+	{
+		rng			r(31 + crowd);
+		vector<uint64_t> k = distinct_random(r, 1000);
+		gh_cuckoo_view v;
+		uint64_t	st = gh_attempt_seed(GH_DEFAULT_SEED, 0);
+
+		memset(&v, 0, sizeof(v));
+		gh_cuckoo_geometry(k.size() + crowd, 0.5, 0, &v);
+		for (int j = 0; j < GH_CUCKOO_H; j++)
+			v.h[j] = gh_uhash_draw(&st);
+		for (int found = 0; found < crowd;)
+		{
+			uint64_t	x = r.next();
+			bool		in = true;
+
+			for (int j = 0; j < GH_CUCKOO_H; j++)
+				in = in && gh_cuckoo_bucket(v, j, x) < 2;
+			if (in)
+			{
+				k.push_back(x);
+				found++;
+			}
+		}
+		vector<uint64_t> probes(k);
+
+		for (int i = 0; i < 1000; i++)
+			probes.push_back(r.next());
+
+		vector<uint64_t> sorted(k);
+
+		std::sort(sorted.begin(), sorted.end());
+		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+		{
+			gh_build_options opt;
+			gh_table   *t = NULL;
+			gh_table_info info;
+
+			gh_default_options(&opt);
+			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+			opt.scheme = GH_SCHEME_CUCKOO;
+			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+			CHECK(s == GH_OK, "cuckoo stash %d/%s: build: %s", crowd, gh_device_name(opt.device), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			gh_table_get_info(t, &info);
+			CHECK(gh_validate(t) == GH_OK, "cuckoo stash %d/%s: validate: %s", crowd,
+				  gh_device_name(opt.device), gh_last_error());
+			if (crowd <= 2 * GH_CUCKOO_B + GH_CUCKOO_STASH)
+				CHECK(info.attempts == 1 && t->cuckoo.n_stash >= (uint32_t) (crowd - 2 * GH_CUCKOO_B),
+					  "cuckoo stash %d/%s: attempts %d, stash %u", crowd, gh_device_name(opt.device),
+					  info.attempts, t->cuckoo.n_stash);
+			else
+				CHECK(info.attempts >= 2, "cuckoo stash %d/%s: an overfull stash did not redraw",
+					  crowd, gh_device_name(opt.device));
+
+			vector<uint32_t> counts(probes.size());
+			uint64_t	total = 0;
+			size_t		bad = 0;
+
+			gh_probe_count(t, probes.data(), probes.size(), counts.data(), &total);
+			for (size_t i = 0; i < probes.size(); i++)
+				bad += counts[i] != (std::binary_search(sorted.begin(), sorted.end(), probes[i]) ? 1U : 0U);
+			CHECK(bad == 0, "cuckoo stash %d/%s: %zu wrong counts", crowd, gh_device_name(opt.device), bad);
+			printf("cuckoo stash: %d keys crowding 2 buckets (%-4s): attempts %d, stash %u\n", crowd,
+				   gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash);
+			gh_free(t);
+		}
+	}
+}
+
+/*
  * HashGraph's buckets: over n random keys (B = n) the bucket sizes are
  * about Poisson(1), so the longest (rounds) stays small; keys crafted
  * (through the inverse of fmix64 and the default seed) into the first and
@@ -688,7 +822,7 @@ test_build_cancel(int gpus)
 {
 	rng			r(11);
 	vector<uint64_t> k(300000);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO, GH_SCHEME_CUCKOO};
 	int			stopped = 0;
 
 	for (auto &x : k)
@@ -808,6 +942,13 @@ static const golden_case golden[] = {
 	{"set4", GH_SCHEME_DYCUCKOO, 0xa1959d21fd0f6ea7ULL},	/* attempts 1 */
 	{"set5", GH_SCHEME_DYCUCKOO, 0xa349360b64ab48c4ULL},	/* attempts 1 */
 	{"set6", GH_SCHEME_DYCUCKOO, 0x0e76ef75c87c9c47ULL},	/* attempts 1 */
+	{"set0", GH_SCHEME_CUCKOO, 0xf94bf4053a486876ULL},	/* attempts 1 */
+	{"set1", GH_SCHEME_CUCKOO, 0xbb902efb6c81ef6bULL},	/* attempts 1 */
+	{"set2", GH_SCHEME_CUCKOO, 0x2b5d5fec613b241eULL},	/* attempts 1 */
+	{"set3", GH_SCHEME_CUCKOO, 0x436a7aa51eb42fd4ULL},	/* attempts 1 */
+	{"set4", GH_SCHEME_CUCKOO, 0x30963ce637642b3cULL},	/* attempts 1 */
+	{"set5", GH_SCHEME_CUCKOO, 0x6a3a85024da3ab05ULL},	/* attempts 1 */
+	{"set6", GH_SCHEME_CUCKOO, 0x24da34bebfbfda82ULL},	/* attempts 1 */
 };
 
 static void
@@ -885,7 +1026,7 @@ golden_fingerprint(gh_table *t)
 	const void *rows = gh_sorted_rowids(t);
 
 	gh_table_get_info(t, &info);
-	if ((t->scheme == GH_SCHEME_LINEAR || t->scheme == GH_SCHEME_DYCUCKOO) && t->device == GH_DEVICE_HOST)
+	if ((t->scheme == GH_SCHEME_LINEAR || t->scheme == GH_SCHEME_DYCUCKOO || t->scheme == GH_SCHEME_CUCKOO) && t->device == GH_DEVICE_HOST)
 		layout = gh_digest_bytes(layout, t->h_slots, t->n_slots * sizeof(gh_slot));
 	h = gh_digest_bytes(h, &layout, 8);
 	if (rows)
@@ -899,7 +1040,7 @@ golden_fingerprint(gh_table *t)
 static void
 test_golden(int gpus, bool print)
 {
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO, GH_SCHEME_CUCKOO};
 	int			i = 0,
 				matched = 0;
 
@@ -914,7 +1055,7 @@ test_golden(int gpus, bool print)
 		golden_keys(set, k, rows, &width, &lf, &seed);
 		for (gh_scheme sc : schemes)
 		{
-			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR && sc != GH_SCHEME_DYCUCKOO ? 2 : 1); dev++)
+			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR && sc != GH_SCHEME_DYCUCKOO && sc != GH_SCHEME_CUCKOO ? 2 : 1); dev++)
 			{
 				gh_build_options opt;
 				gh_table   *t = NULL;
@@ -937,7 +1078,8 @@ test_golden(int gpus, bool print)
 				if (print && dev == 0)
 					printf("\t{\"set%d\", GH_SCHEME_%s, 0x%016llxULL},\t/* attempts %d */\n", set,
 						   sc == GH_SCHEME_GPH ? "GPH" : sc == GH_SCHEME_FKS ? "FKS" :
-						   sc == GH_SCHEME_HASHGRAPH ? "HASHGRAPH" : sc == GH_SCHEME_DYCUCKOO ? "DYCUCKOO" : "LINEAR",
+						   sc == GH_SCHEME_HASHGRAPH ? "HASHGRAPH" : sc == GH_SCHEME_DYCUCKOO ? "DYCUCKOO" :
+						   sc == GH_SCHEME_CUCKOO ? "CUCKOO" : "LINEAR",
 						   (unsigned long long) fp, t->attempts);
 				else
 				{
@@ -1194,7 +1336,7 @@ main(int argc, char **argv)
 			   host_only ? "--host-only" : gh_last_error());
 
 	vector<dataset> cases = make_cases(quick);
-	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
+	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO, GH_SCHEME_CUCKOO};
 	double		t0 = gh_now_ms();
 
 	for (const dataset &d : cases)
@@ -1234,6 +1376,8 @@ main(int argc, char **argv)
 	test_gph_loads(quick ? 100000 : 1000000, gpus);
 	test_gph_oversize(gpus);
 	test_hashgraph_buckets(quick ? 100000 : 1000000, gpus);
+	test_cuckoo_loads(quick ? 100000 : 1000000, gpus);
+	test_cuckoo_stash(gpus);
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
 	test_dyc_incremental(gpus, quick);
