@@ -32,6 +32,7 @@
 #include "gpu_common.cuh"
 #include "scheme_ops.h"
 #include "dycuckoo.h"
+#include "scheme_costs.h"
 
 #include <algorithm>
 #include <math.h>
@@ -445,6 +446,95 @@ chunked_inner(uint64_t n, int chunks)
 	CK(cudaFree(d_counts));
 }
 
+/* A grid point at 50% uniform hits: what gpuhash.scheme = auto weighs. */
+struct grid_point
+{
+	uint64_t	rows;
+	uint64_t	distinct;
+	uint64_t	probes;
+	gh_scheme	scheme;
+	double		build_ms;
+	double		probe_ms;
+};
+
+static std::vector<grid_point> grid;
+
+/*
+ * gpuhash.scheme = auto against the grid: each scheme's points (n rows of
+ * n distinct keys) printed as scheme_costs.h wants them; then per grid
+ * point the fastest scheme (build + probe, measured), and what auto picks
+ * from the costs just measured and from the ones built in, with how much
+ * slower its pick was measured to be.
+ */
+static void
+scheme_choice(const std::vector<grid_point> &g, const std::vector<gh_scheme> &schemes)
+{
+	std::vector<gh_scheme_costs> fresh;
+
+	printf("\n# scheme_costs.h: measured points (distinct, build ms, probe ns per lookup)\n");
+	for (gh_scheme sc : schemes)
+	{
+		gh_scheme_costs c;
+		std::string up = gh_scheme_name(sc);
+
+		memset(&c, 0, sizeof(c));
+		c.scheme = sc;
+		for (const grid_point &p : g)
+			if (p.scheme == sc && p.distinct == p.rows && c.n < GH_MAX_COST_POINTS)
+				c.p[c.n++] = {(double) p.distinct, p.build_ms, p.probe_ms * 1e6 / (double) p.probes};
+		std::sort(c.p, c.p + c.n, [](const gh_cost_point &a, const gh_cost_point &b) {
+			return a.distinct < b.distinct;
+		});
+		for (char &ch : up)
+			ch = (char) toupper(ch);
+		printf("\t{GH_SCHEME_%s, %d, {", up.c_str(), c.n);
+		for (int i = 0; i < c.n; i++)
+			printf("%s{%.0f, %.4g, %.4g}", i ? ", " : "", c.p[i].distinct, c.p[i].build_ms, c.p[i].probe_ns);
+		printf("}},\n");
+		fresh.push_back(c);
+	}
+
+	printf("\n# auto against the fastest scheme (build + probe at 50%% uniform hits, measured)\n");
+	printf("| rows | distinct | probes | fastest | ms | auto (these costs) | ms | of fastest | auto (built in) | ms | of fastest |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < g.size(); i++)
+	{
+		if (i > 0 && g[i].rows == g[i - 1].rows && g[i].distinct == g[i - 1].distinct)
+			continue;			/* one line per grid point */
+
+		const grid_point *best = nullptr;
+		auto		measured = [&](gh_scheme sc) -> const grid_point * {
+			for (const grid_point &p : g)
+				if (p.rows == g[i].rows && p.distinct == g[i].distinct && p.scheme == sc)
+					return &p;
+			return nullptr;
+		};
+
+		for (gh_scheme sc : schemes)
+		{
+			const grid_point *p = measured(sc);
+
+			if (p && (!best || p->build_ms + p->probe_ms < best->build_ms + best->probe_ms))
+				best = p;
+		}
+
+		gh_scheme_estimate est[GH_N_SCHEMES];
+		int			ne = gh_scheme_estimates_from(fresh.data(), (int) fresh.size(), (double) g[i].rows,
+												  (double) g[i].distinct, (double) g[i].probes, est);
+		const grid_point *a = ne > 0 ? measured(est[0].scheme) : nullptr;
+		const grid_point *b = measured(gh_scheme_auto((double) g[i].rows, (double) g[i].distinct,
+													  (double) g[i].probes));
+		double		bt = best->build_ms + best->probe_ms;
+
+		printf("| %llu | %llu | %llu | %s | %.3f | %s | %.3f | %.2f | %s | %.3f | %.2f |\n",
+			   (unsigned long long) g[i].rows, (unsigned long long) g[i].distinct,
+			   (unsigned long long) g[i].probes, gh_scheme_name(best->scheme), bt,
+			   a ? gh_scheme_name(a->scheme) : "-", a ? a->build_ms + a->probe_ms : 0, a ? (a->build_ms + a->probe_ms) / bt : 0,
+			   b ? gh_scheme_name(b->scheme) : "-", b ? b->build_ms + b->probe_ms : 0, b ? (b->build_ms + b->probe_ms) / bt : 0);
+	}
+	fflush(stdout);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -564,6 +654,8 @@ main(int argc, char **argv)
 					double		gps = np / (ms * 1e-3) / 1e9;
 					double		gbs = np * probe_bytes(sc) / (ms * 1e-3) / 1e9;
 
+					if (m.hit == 0.5 && !m.zipf)
+						grid.push_back({n, info.n_distinct, np, sc, build_ms, ms});
 					printf("| %s | %llu | %llu | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f | %.1f | %llu | %d%% | %s | %.3f | %.2f | %.0f | %.0f%% |\n",
 						   gh_scheme_name(sc), (unsigned long long) n, (unsigned long long) info.n_distinct,
 						   build_ms, bsplit.sort_ms, bsplit.hash_ms, n / (build_ms * 1e-3) / 1e9,
@@ -580,6 +672,8 @@ main(int argc, char **argv)
 			CK(cudaFree(d_counts));
 		}
 	}
+
+	scheme_choice(grid, schemes);
 
 	if (chunks > 0)
 		for (uint64_t n : sizes)

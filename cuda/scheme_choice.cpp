@@ -27,7 +27,7 @@ void
 interpolate(const gh_scheme_costs &c, double d, double *build_ms, double *probe_ns)
 {
 	const gh_cost_point *p = c.p;
-	const int	last = GH_COST_POINTS - 1;
+	const int	last = c.n - 1;
 
 	if (d <= p[0].distinct)
 	{
@@ -54,21 +54,22 @@ interpolate(const gh_scheme_costs &c, double d, double *build_ms, double *probe_
 }								/* namespace */
 
 int
-gh_scheme_estimates(double rows, double distinct, double probes,
-					gh_scheme_estimate est[GH_N_SCHEMES])
+gh_scheme_estimates_from(const gh_scheme_costs *costs, int n_costs, double rows,
+						 double distinct, double probes, gh_scheme_estimate est[GH_N_SCHEMES])
 {
 	int			n = 0;
 
 	distinct = std::max(distinct, 1.0);
 	rows = std::max(rows, distinct);
 	probes = std::max(probes, 0.0);
-	for (const gh_scheme_costs &c : gh_measured_costs)
+	for (int k = 0; k < n_costs; k++)
 	{
+		const gh_scheme_costs &c = costs[k];
 		double		build_ms,
 					probe_ns;
 
-		if (gh_scheme_ops_of(c.scheme) == NULL || n == GH_N_SCHEMES)
-			continue;			/* not in this build */
+		if (gh_scheme_ops_of(c.scheme) == NULL || c.n < 1 || n == GH_N_SCHEMES)
+			continue;			/* not in this build, or not measured */
 		interpolate(c, distinct, &build_ms, &probe_ns);
 		est[n].scheme = c.scheme;
 		est[n].build_ms = build_ms + (rows - distinct) * GH_COST_SORT_NS_PER_ROW * 1e-6;
@@ -79,6 +80,15 @@ gh_scheme_estimates(double rows, double distinct, double probes,
 		return a.build_ms + a.probe_ms < b.build_ms + b.probe_ms;
 	});
 	return n;
+}
+
+int
+gh_scheme_estimates(double rows, double distinct, double probes,
+					gh_scheme_estimate est[GH_N_SCHEMES])
+{
+	return gh_scheme_estimates_from(gh_measured_costs,
+									sizeof(gh_measured_costs) / sizeof(gh_measured_costs[0]),
+									rows, distinct, probes, est);
 }
 
 gh_scheme
