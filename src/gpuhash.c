@@ -124,7 +124,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.load_factor",
-							 "Target load factor of GPH and linear join tables.",
+							 "Target load factor of GPH and linear join tables; DyCuckoo's fill bound, cuckoo's fill above 0.5.",
 							 NULL,
 							 &gpuhash_load_factor,
 							 0.5, 0.05, 0.9,
