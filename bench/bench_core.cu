@@ -30,6 +30,7 @@
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
+#include "bench_keys.cuh"
 #include "scheme_ops.h"
 #include "dycuckoo.h"
 #include "scheme_costs.h"
@@ -59,58 +60,6 @@
 			exit(1); \
 		} \
 	} while (0)
-
-static const uint64_t SEED = 0x5eed5eed12345ULL;
-
-__device__ __forceinline__ uint64_t
-key_of(uint64_t idx)
-{
-	return gh_fmix64(idx ^ SEED);
-}
-
-/* Inner keys: n rows, row i has key index i % distinct. */
-__global__ void
-gen_inner(uint64_t *k, uint64_t n, uint64_t distinct)
-{
-	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += (uint64_t) gridDim.x * blockDim.x)
-		k[i] = key_of(i % distinct);
-}
-
-/*
- * Probes: with probability hit a key index below `distinct` (uniform, or
- * Zipf-like: index = distinct^u - 1, the inverse CDF of a 1/x density),
- * otherwise an index beyond it (a miss).
- */
-__global__ void
-gen_probes(uint64_t *p, uint64_t n, uint64_t distinct, double hit, int zipf, uint64_t salt)
-{
-	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += (uint64_t) gridDim.x * blockDim.x)
-	{
-		uint64_t	r1 = gh_fmix64(i * 2 + salt),
-					r2 = gh_fmix64(i * 2 + 1 + salt);
-		double		u = (r1 >> 11) * (1.0 / 9007199254740992.0);
-		uint64_t	idx;
-
-		if (u < hit)
-		{
-			if (zipf)
-			{
-				double		v = (r2 >> 11) * (1.0 / 9007199254740992.0);
-
-				idx = (uint64_t) (exp(v * log((double) distinct + 1.0)) - 1.0);
-				if (idx >= distinct)
-					idx = distinct - 1;
-				/* scatter ranks over the key space */
-				idx = (idx * 0x9e3779b97f4a7c15ULL) % distinct;
-			}
-			else
-				idx = r2 % distinct;
-		}
-		else
-			idx = distinct + (r2 % (1ULL << 40));
-		p[i] = key_of(idx);
-	}
-}
 
 struct timer
 {

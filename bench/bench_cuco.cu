@@ -71,6 +71,7 @@ struct identity<void>
 #include <thrust/iterator/zip_iterator.h>
 
 #include "hash.cuh"
+#include "bench_keys.cuh"
 
 #include <algorithm>
 #include <chrono>
@@ -91,56 +92,8 @@ struct identity<void>
 		} \
 	} while (0)
 
-static const uint64_t SEED = 0x5eed5eed12345ULL;
-
 /* indexes the generator can draw: hits below distinct, misses up to 2^40 past it */
 static const uint64_t INDEX_LIMIT = 1ULL << 41;
-
-__device__ __forceinline__ uint64_t
-key_of(uint64_t idx)
-{
-	return gh_fmix64(idx ^ SEED);
-}
-
-/* Inner keys: n rows, row i has key index i % distinct (as bench_core). */
-__global__ void
-gen_inner(uint64_t *k, uint64_t n, uint64_t distinct)
-{
-	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += (uint64_t) gridDim.x * blockDim.x)
-		k[i] = key_of(i % distinct);
-}
-
-/* Probes: bench_core's gen_probes, unchanged. */
-__global__ void
-gen_probes(uint64_t *p, uint64_t n, uint64_t distinct, double hit, int zipf, uint64_t salt)
-{
-	for (uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; i < n; i += (uint64_t) gridDim.x * blockDim.x)
-	{
-		uint64_t	r1 = gh_fmix64(i * 2 + salt),
-					r2 = gh_fmix64(i * 2 + 1 + salt);
-		double		u = (r1 >> 11) * (1.0 / 9007199254740992.0);
-		uint64_t	idx;
-
-		if (u < hit)
-		{
-			if (zipf)
-			{
-				double		v = (r2 >> 11) * (1.0 / 9007199254740992.0);
-
-				idx = (uint64_t) (exp(v * log((double) distinct + 1.0)) - 1.0);
-				if (idx >= distinct)
-					idx = distinct - 1;
-				/* scatter ranks over the key space */
-				idx = (idx * 0x9e3779b97f4a7c15ULL) % distinct;
-			}
-			else
-				idx = r2 % distinct;
-		}
-		else
-			idx = distinct + (r2 % (1ULL << 40));
-		p[i] = key_of(idx);
-	}
-}
 
 typedef cuco::pair<uint64_t, uint64_t> kv;
 typedef cuco::static_map<uint64_t, uint64_t> map_t;
