@@ -100,7 +100,7 @@ test/%.o: test/%.cpp $(CORE_HEADERS)
 test/core_test: test/core_test.o test/core_chain.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
-bench/bench_core.o: bench/bench_core.cu bench/bench_keys.cuh $(CORE_HEADERS)
+bench/bench_core.o: bench/bench_core.cu bench/bench_common.cuh $(CORE_HEADERS)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 bench/bench_core: bench/bench_core.o $(CORE_OBJS)
@@ -122,7 +122,7 @@ REGRESS_GPU = gpuhash_init gpuhash_gpu
 CUCO_NVCCFLAGS = -O3 -std=c++17 $(GENCODE) --expt-relaxed-constexpr --expt-extended-lambda \
 	-Xcudafe --diag_suppress=20012 -Icuda -I$(CUCO_DIR)
 
-bench/bench_cuco: bench/bench_cuco.cu bench/bench_keys.cuh cuda/hash.cuh
+bench/bench_cuco: bench/bench_cuco.cu bench/bench_common.cuh cuda/hash.cuh
 	$(if $(CUCO_DIR),,$(error bench-cuco: set CUCO_DIR to cuCollections' include directory, e.g. make bench-cuco CUCO_DIR=.device/cuco/include))
 	@test -f $(CUCO_DIR)/cuco/static_map.cuh || { echo "bench-cuco: no cuco/static_map.cuh under CUCO_DIR=$(CUCO_DIR)" >&2; exit 1; }
 	$(NVCC) $(CUCO_NVCCFLAGS) $< -o $@

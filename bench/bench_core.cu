@@ -30,7 +30,7 @@
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
-#include "bench_keys.cuh"
+#include "bench_common.cuh"
 #include "scheme_ops.h"
 #include "dycuckoo.h"
 #include "scheme_costs.h"
@@ -43,14 +43,6 @@
 #include <string>
 #include <vector>
 
-#define CK(call) \
-	do { \
-		cudaError_t e_ = (call); \
-		if (e_ != cudaSuccess) { \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-			exit(1); \
-		} \
-	} while (0)
 
 #define GK(call) \
 	do { \
@@ -61,62 +53,8 @@
 		} \
 	} while (0)
 
-struct timer
-{
-	cudaEvent_t a,
-				b;
-	timer()
-	{
-		CK(cudaEventCreate(&a));
-		CK(cudaEventCreate(&b));
-	}
-	void		start(cudaStream_t s)
-	{
-		CK(cudaEventRecord(a, s));
-	}
-	float		stop(cudaStream_t s)
-	{
-		float		ms;
 
-		CK(cudaEventRecord(b, s));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		return ms;
-	}
-};
 
-static double
-median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	return v.empty() ? 0 : v[v.size() / 2];
-}
-
-static double
-copy_bandwidth(void)
-{
-	size_t		bytes = (size_t) 2 << 30;
-	void	   *a,
-			   *b;
-	timer		tm;
-	std::vector<double> t;
-
-	CK(cudaMalloc(&a, bytes));
-	CK(cudaMalloc(&b, bytes));
-	CK(cudaMemset(a, 1, bytes));
-	for (int i = 0; i < 6; i++)
-	{
-		tm.start(0);
-		CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
-		double		ms = tm.stop(0);
-
-		if (i > 0)
-			t.push_back(ms);
-	}
-	CK(cudaFree(a));
-	CK(cudaFree(b));
-	return 2.0 * bytes / (median(t) * 1e-3) / 1e9;	/* read + write */
-}
 
 static int	reps = 5;
 

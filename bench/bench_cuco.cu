@@ -71,7 +71,7 @@ struct identity<void>
 #include <thrust/iterator/zip_iterator.h>
 
 #include "hash.cuh"
-#include "bench_keys.cuh"
+#include "bench_common.cuh"
 
 #include <algorithm>
 #include <chrono>
@@ -83,14 +83,6 @@ struct identity<void>
 #include <string>
 #include <vector>
 
-#define CK(call) \
-	do { \
-		cudaError_t e_ = (call); \
-		if (e_ != cudaSuccess) { \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-			exit(1); \
-		} \
-	} while (0)
 
 /* indexes the generator can draw: hits below distinct, misses up to 2^40 past it */
 static const uint64_t INDEX_LIMIT = 1ULL << 41;
@@ -127,35 +119,6 @@ struct key_equal
 	}
 };
 
-struct timer
-{
-	cudaEvent_t a,
-				b;
-	timer()
-	{
-		CK(cudaEventCreate(&a));
-		CK(cudaEventCreate(&b));
-	}
-	~timer()
-	{
-		/* one per build: free them, the grid makes hundreds */
-		CK(cudaEventDestroy(a));
-		CK(cudaEventDestroy(b));
-	}
-	void		start(cudaStream_t s)
-	{
-		CK(cudaEventRecord(a, s));
-	}
-	float		stop(cudaStream_t s)
-	{
-		float		ms;
-
-		CK(cudaEventRecord(b, s));
-		CK(cudaEventSynchronize(b));
-		CK(cudaEventElapsedTime(&ms, a, b));
-		return ms;
-	}
-};
 
 static double
 now_ms(void)
@@ -163,38 +126,7 @@ now_ms(void)
 	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-static double
-median(std::vector<double> v)
-{
-	std::sort(v.begin(), v.end());
-	return v.empty() ? 0 : v[v.size() / 2];
-}
 
-static double
-copy_bandwidth(void)
-{
-	size_t		bytes = (size_t) 2 << 30;
-	void	   *a,
-			   *b;
-	timer		tm;
-	std::vector<double> t;
-
-	CK(cudaMalloc(&a, bytes));
-	CK(cudaMalloc(&b, bytes));
-	CK(cudaMemset(a, 1, bytes));
-	for (int i = 0; i < 6; i++)
-	{
-		tm.start(0);
-		CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
-		double		ms = tm.stop(0);
-
-		if (i > 0)
-			t.push_back(ms);
-	}
-	CK(cudaFree(a));
-	CK(cudaFree(b));
-	return 2.0 * bytes / (median(t) * 1e-3) / 1e9;	/* read + write */
-}
 
 static int	reps = 5;
 static cudaStream_t stream;
