@@ -17,7 +17,8 @@
  *		  then the exclusive scan of the sizes in place: offs[b], and
  *		  offs[B] = u.  Integer sums do not depend on thread order, so the
  *		  arrays equal the host twin's (host_hashgraph.cpp) byte for byte;
- *		- one attempt, which cannot fail (build_driver.h runs it);
+ *		- one attempt (build_driver.h runs it), failed by a bucket longer
+ *		  than GH_HG_MAX_BUCKET;
  *		- the probe: a thread per probe (gpu_probe.cuh), gh_hg_lookup.
  */
 #include "build_driver.h"
@@ -120,7 +121,7 @@ struct hg_step
 		v.offs = offs;
 		v.slots = g->d_slots;
 		gh_gpu_set_l2_window(t, offs, offs_bytes);
-		res->placed = true;
+		res->placed = h_longest <= GH_HG_MAX_BUCKET;
 		res->rounds = (int) (h_longest < INT32_MAX ? h_longest : INT32_MAX);
 		res->n_slots = u;
 		return GH_OK;

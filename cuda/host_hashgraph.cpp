@@ -71,7 +71,7 @@ struct hg_step
 		}
 		v.offs = offs;
 		v.slots = slots;
-		res->placed = true;
+		res->placed = longest <= GH_HG_MAX_BUCKET;
 		res->rounds = (int) (longest < INT32_MAX ? longest : INT32_MAX);
 		res->n_slots = u;
 		return GH_OK;

@@ -104,6 +104,15 @@ gh_hg_lookup(const gh_hg_view &v, uint64_t key)
  * Geometry and attempt policy, shared by both builders.
  * --------------------------------------------------------------------- */
 
+/*
+ * The longest bucket a build accepts.  Over random keys (Poisson(1)) it is
+ * about 12 at 10^8 keys; keys crafted into one bucket (the seed is fixed)
+ * would make every probe scan them all, so such a build fails cleanly
+ * (GH_ERR_BUILD_FAILED) and the join takes the next scheme, as GPH does
+ * with an oversize cell.
+ */
+#define GH_HG_MAX_BUCKET 64
+
 /* One bucket per distinct key (one when there are none). */
 GH_HD uint32_t
 gh_hg_n_buckets(uint64_t u)
@@ -118,10 +127,10 @@ gh_hg_offs_bytes(const gh_hg_view &v)
 }
 
 /*
- * Attempt policy (build_driver.h): one attempt, which cannot fail: every
- * key goes to its bucket however long the bucket gets (a long bucket only
- * slows its probes; rounds reports the longest).  Nothing is drawn per
- * attempt: the one seed, seed_key, already fixed the sort.
+ * Attempt policy (build_driver.h): one attempt; every key goes to its
+ * bucket, and rounds reports the longest, which fails the attempt beyond
+ * GH_HG_MAX_BUCKET.  Nothing is drawn per attempt: the one seed, seed_key,
+ * already fixed the sort, so there is no second attempt.
  */
 struct gh_hg_scheme
 {
