@@ -145,7 +145,12 @@ insert_kernel(gh_dyc_view v, gh_slot *slots, uint32_t *locks,
 				it.key = key;
 				it.off = off;
 				it.cnt = cnt;
-				left[atomicAdd(n_left, 1ULL)] = it;
+
+				/* a static build only counts them: its attempt fails */
+				unsigned long long at = atomicAdd(n_left, 1ULL);
+
+				if (left)
+					left[at] = it;
 				active = false;
 			}
 			else
@@ -268,7 +273,7 @@ dyc_lookup_kernel(gh_dyc_view v, const uint64_t *__restrict__ keys, uint64_t n,
 /*
  * One insert kernel over the table t->gpu->d_slots as view v: lock words
  * for its buckets (zeroed, freed after), then the count of items left over
- * (*failed), in left[].
+ * (*failed), in left[] unless left is NULL.
  */
 gh_status
 run_insert(gh_table *t, const gh_dyc_view &v, const uint64_t *dk, const uint32_t *doff,
@@ -361,16 +366,15 @@ struct dyc_step
 {
 	gh_table   *t;
 	gh_distinct d;
-	gh_dscratch left,
-				n_left;
+	gh_dscratch n_left;
 	size_t		held = 0;		/* bytes of g->d_slots from a failed attempt */
 
 				dyc_step(gh_table *tab, const gh_distinct &keys) :
-				t(tab), d(keys), left(tab), n_left(tab) {}
+				t(tab), d(keys), n_left(tab) {}
 
 	gh_status	prepare(const gh_dyc_view &)
 	{
-		GH_CHECK(left.alloc((size_t) d.n * sizeof(gh_slot)));
+		/* no room for handed-back items: a static attempt only counts them */
 		GH_CHECK(n_left.alloc(sizeof(unsigned long long)));
 		return GH_OK;
 	}
@@ -397,7 +401,7 @@ struct dyc_step
 		held = ns * sizeof(gh_slot);
 		GH_TRY(cudaMemsetAsync(g->d_slots, 0, ns * sizeof(gh_slot), g->stream));
 		v.slots = g->d_slots;
-		GH_CHECK(run_insert(t, v, d.keys, d.off, d.cnt, nullptr, d.n, left.as<gh_slot>(),
+		GH_CHECK(run_insert(t, v, d.keys, d.off, d.cnt, nullptr, d.n, nullptr,
 							n_left.as<unsigned long long>(), &failed));
 		if (failed)
 			return GH_OK;		/* out of evictions: a bigger table, new seeds */
