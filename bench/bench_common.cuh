@@ -145,4 +145,25 @@ copy_bandwidth(void)
 }
 
 
+
+/*
+ * The join shape of the cuCollections anchor: 10^8 rows, 8 per key, 2x10^8
+ * probes at 50% hits; its keys and probes in device memory (the caller
+ * frees them).
+ */
+static const uint64_t JOIN_ROWS = 100000000ULL;
+static const uint64_t JOIN_DISTINCT = JOIN_ROWS / 8;
+static const uint64_t JOIN_PROBES = 2 * JOIN_ROWS;
+
+static void
+join_shape_data(uint64_t **d_keys, uint64_t **d_probes)
+{
+	CK(cudaMalloc(d_keys, JOIN_ROWS * 8));
+	CK(cudaMalloc(d_probes, JOIN_PROBES * 8));
+	gen_inner<<<4096, 256>>>(*d_keys, JOIN_ROWS, JOIN_DISTINCT);
+	gen_probes<<<4096, 256>>>(*d_probes, JOIN_PROBES, JOIN_DISTINCT, 0.5, 0, 7);
+	CK(cudaGetLastError());
+	CK(cudaDeviceSynchronize());
+}
+
 #endif							/* GPUHASH_BENCH_COMMON_CUH */

@@ -423,19 +423,13 @@ run(int argc, char **argv)
 	if (!join)
 		return 0;
 
-	/* the join shape: 10^8 rows, 8 per key, 2x10^8 probes at 50% hits */
-	uint64_t	n = 100000000ULL,
-				distinct = n / 8,
-				np = 2 * n;
+	uint64_t	n = JOIN_ROWS,
+				distinct = JOIN_DISTINCT,
+				np = JOIN_PROBES;
 	uint64_t   *d_keys,
 			   *d_probes;
 
-	CK(cudaMalloc(&d_keys, n * 8));
-	CK(cudaMalloc(&d_probes, np * 8));
-	gen_inner<<<4096, 256>>>(d_keys, n, distinct);
-	gen_probes<<<4096, 256>>>(d_probes, np, distinct, 0.5, 0, 7);
-	CK(cudaGetLastError());
-	CK(cudaDeviceSynchronize());
+	join_shape_data(&d_keys, &d_probes);
 
 	printf("\n# join shape: %llu rows of %llu keys, %llu probes at 50%% hits; build + probe + emit\n",
 		   (unsigned long long) n, (unsigned long long) distinct, (unsigned long long) np);
