@@ -321,6 +321,33 @@ wrong_counts(gh_table *t, const vector<uint64_t> &probes, const vector<uint64_t>
 	return bad;
 }
 
+/*
+ * A table of k built with opt (4-byte rowids), validated, and its counts
+ * of probes checked against sorted; what names the case in failures.
+ * NULL when the build failed.  *ms: the build's time.
+ */
+static gh_table *
+build_checked(const gh_build_options &opt, const vector<uint64_t> &k, const vector<uint64_t> &probes,
+			  const vector<uint64_t> &sorted, const char *what, gh_table_info *info, double *ms)
+{
+	gh_table   *t = NULL;
+	double		t0 = gh_now_ms();
+	gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+
+	*ms = gh_now_ms() - t0;
+	CHECK(s == GH_OK, "%s/%s: build: %s", what, gh_device_name(opt.device), gh_last_error());
+	if (s != GH_OK)
+		return NULL;
+	gh_table_get_info(t, info);
+	s = gh_validate(t);
+	CHECK(s == GH_OK, "%s/%s: validate: %s", what, gh_device_name(opt.device), gh_last_error());
+
+	size_t		bad = wrong_counts(t, probes, sorted);
+
+	CHECK(bad == 0, "%s/%s: %zu wrong counts", what, gh_device_name(opt.device), bad);
+	return t;
+}
+
 static void
 add(vector<dataset> &v, const string &name, vector<uint64_t> keys, rng &r,
 	size_t n_probes, double hit)
@@ -515,27 +542,19 @@ test_gph_loads(size_t n, int gpus)
 		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 		{
 			gh_build_options opt;
-			gh_table   *t = NULL;
 			gh_table_info info;
+			double		ms;
+			char		what[32];
 
 			gh_default_options(&opt);
 			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
 			opt.load_factor = lf;
+			snprintf(what, sizeof(what), "gph load %.1f", lf);
 
-			double		t0 = gh_now_ms();
-			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
-			double		ms = gh_now_ms() - t0;
+			gh_table   *t = build_checked(opt, k, probes, sorted, what, &info, &ms);
 
-			CHECK(s == GH_OK, "gph load %.1f/%s: build: %s", lf, gh_device_name(opt.device), gh_last_error());
-			if (s != GH_OK)
+			if (t == NULL)
 				continue;
-			gh_table_get_info(t, &info);
-			s = gh_validate(t);
-			CHECK(s == GH_OK, "gph load %.1f/%s: validate: %s", lf, gh_device_name(opt.device), gh_last_error());
-
-			size_t		bad = wrong_counts(t, probes, sorted);
-
-			CHECK(bad == 0, "gph load %.1f/%s: %zu wrong counts", lf, gh_device_name(opt.device), bad);
 			digest[dev] = gh_layout_digest(t);
 			attempts[dev] = info.attempts;
 			rounds[dev] = info.rounds;
@@ -601,28 +620,20 @@ test_cuckoo_loads(size_t n, int gpus)
 		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 		{
 			gh_build_options opt;
-			gh_table   *t = NULL;
 			gh_table_info info;
+			double		ms;
+			char		what[32];
 
 			gh_default_options(&opt);
 			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
 			opt.scheme = GH_SCHEME_CUCKOO;
 			opt.load_factor = lf;
+			snprintf(what, sizeof(what), "cuckoo load %.2f", lf);
 
-			double		t0 = gh_now_ms();
-			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
-			double		ms = gh_now_ms() - t0;
+			gh_table   *t = build_checked(opt, k, probes, sorted, what, &info, &ms);
 
-			CHECK(s == GH_OK, "cuckoo load %.2f/%s: build: %s", lf, gh_device_name(opt.device), gh_last_error());
-			if (s != GH_OK)
+			if (t == NULL)
 				continue;
-			gh_table_get_info(t, &info);
-			s = gh_validate(t);
-			CHECK(s == GH_OK, "cuckoo load %.2f/%s: validate: %s", lf, gh_device_name(opt.device), gh_last_error());
-
-			size_t		bad = wrong_counts(t, probes, sorted);
-
-			CHECK(bad == 0, "cuckoo load %.2f/%s: %zu wrong counts", lf, gh_device_name(opt.device), bad);
 			printf("cuckoo fill %.2f on %zu keys (%-4s)  attempts %d, stash %u, %.1f%% slots used, %5.1f B/key, %7.1f ms\n",
 				   gh_cuckoo_fill(lf), n, gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash,
 				   100.0 * (double) info.n_distinct / (double) info.slots,
@@ -676,20 +687,19 @@ test_cuckoo_stash(int gpus)
 		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 		{
 			gh_build_options opt;
-			gh_table   *t = NULL;
 			gh_table_info info;
+			double		ms;
+			char		what[32];
 
 			gh_default_options(&opt);
 			opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
 			opt.scheme = GH_SCHEME_CUCKOO;
-			gh_status	s = gh_build(&opt, k.data(), NULL, 4, k.size(), &t);
+			snprintf(what, sizeof(what), "cuckoo stash %d", crowd);
 
-			CHECK(s == GH_OK, "cuckoo stash %d/%s: build: %s", crowd, gh_device_name(opt.device), gh_last_error());
-			if (s != GH_OK)
+			gh_table   *t = build_checked(opt, k, probes, sorted, what, &info, &ms);
+
+			if (t == NULL)
 				continue;
-			gh_table_get_info(t, &info);
-			CHECK(gh_validate(t) == GH_OK, "cuckoo stash %d/%s: validate: %s", crowd,
-				  gh_device_name(opt.device), gh_last_error());
 			if (crowd <= 2 * GH_CUCKOO_B + GH_CUCKOO_STASH)
 				CHECK(info.attempts == 1 && t->cuckoo.n_stash >= (uint32_t) (crowd - 2 * GH_CUCKOO_B),
 					  "cuckoo stash %d/%s: attempts %d, stash %u", crowd, gh_device_name(opt.device),
@@ -697,10 +707,6 @@ test_cuckoo_stash(int gpus)
 			else
 				CHECK(info.attempts >= 2, "cuckoo stash %d/%s: an overfull stash did not redraw",
 					  crowd, gh_device_name(opt.device));
-
-			size_t		bad = wrong_counts(t, probes, sorted);
-
-			CHECK(bad == 0, "cuckoo stash %d/%s: %zu wrong counts", crowd, gh_device_name(opt.device), bad);
 			printf("cuckoo stash: %d keys crowding 2 buckets (%-4s): attempts %d, stash %u\n", crowd,
 				   gh_device_name(opt.device), info.attempts, t->cuckoo.n_stash);
 			gh_free(t);
