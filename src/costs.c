@@ -28,9 +28,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 {
 	QualCost	qc;
 
-	/* a partial inner path's rows are one participant's: the table has all */
-	double		inner_rows = inner_path->rows *
-		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	double		inner_rows = gpuhash_table_rows(inner_path, parallel_inner);
 	double		outer_rows = outer_path->rows;
 	double		emit_rows;
 	Cost		startup,
@@ -115,6 +113,16 @@ double
 gpuhash_inner_share(Path *outer_path, Path *inner_path)
 {
 	return Max(gpuhash_parallel_divisor(inner_path) / gpuhash_parallel_divisor(outer_path), 1.0);
+}
+
+/*
+ * The inner rows the table is built over: a partial inner path's rows are
+ * one participant's, the table has all of them.
+ */
+double
+gpuhash_table_rows(Path *inner_path, bool parallel_inner)
+{
+	return inner_path->rows * (parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
 }
 
 /* Rows per participant of a partial path, as costsize.c divides them. */

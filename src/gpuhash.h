@@ -136,6 +136,7 @@ extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath
 							  List *quals, int nkeys, double rows,
 							  double outer_match_frac, bool anti);
 extern double gpuhash_parallel_divisor(struct Path *path);
+extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);
 extern double gpuhash_inner_share(struct Path *outer_path, struct Path *inner_path);
 struct RelOptInfo;
 struct JoinPathExtraData;

@@ -282,8 +282,7 @@ choose_scheme(PlannerInfo *root, GpuJoinPlanInfo *info, KeyChoice *kc, Path *out
 		info->scheme = gpuhash_scheme;
 		return;
 	}
-	info->est_rows = inner_path->rows *
-		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	info->est_rows = gpuhash_table_rows(inner_path, parallel_inner);
 	info->est_distinct = estimate_num_groups(root, kc->inner_exprs, info->est_rows, NULL, NULL);
 	info->est_probes = outer_path->rows *
 		(parallel_aware ? gpuhash_parallel_divisor(outer_path) : 1.0);
@@ -441,8 +440,7 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	CustomPath *cpath;
 	double		participants = gpuhash_parallel_divisor(outer_partial);
 	double		rows = joinrel->rows / participants;
-	double		inner_rows = inner_path->rows *
-		(parallel_inner ? gpuhash_parallel_divisor(inner_path) : 1.0);
+	double		inner_rows = gpuhash_table_rows(inner_path, parallel_inner);
 
 	/*
 	 * Participants share one table whole: no hash batches.  Offered while
