@@ -19,12 +19,14 @@
 
 /*
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
- * (join filter and filter), nkeys: the hash keys.
+ * (join filter and filter), nkeys: the hash keys; chained: the join and
+ * the GpuHashJoin below it run as one chain.
  */
 void
 gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 				  Path *inner_path, bool parallel_inner, bool outer_scan, bool inner_scan,
-				  List *quals, int nkeys, double rows, double outer_match_frac, bool anti)
+				  List *quals, int nkeys, double rows, double outer_match_frac, bool anti,
+				  bool chained)
 {
 	QualCost	qc;
 
@@ -60,6 +62,16 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 */
 	if (outer_scan)
 		run -= 0.5 * cpu_tuple_cost * outer_rows;
+
+	/*
+	 * A chain (chain.c): the GpuHashJoin below and this one are probed
+	 * together.  Its rows are not handed up, copied and keyed one by one:
+	 * their keys are gathered on the device, and only the rows that match
+	 * here are formed.  As one node, the outer rows cost what an absorbed
+	 * scan's do, without the keys.
+	 */
+	if (chained)
+		run -= outer_rows * (0.5 * cpu_tuple_cost + cpu_operator_cost * nkeys);
 
 	/*
 	 * Each hash match is checked against the other clauses, as in

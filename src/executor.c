@@ -81,6 +81,14 @@ gpuhash_create_scan_state(CustomScan *cscan)
 	return (Node *) gs;
 }
 
+/* Is this plan state a GpuHashJoin's? */
+bool
+gpuhash_is_join_state(PlanState *ps)
+{
+	return ps != NULL && IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &gpuhash_exec_methods;
+}
+
 
 /*
  * Are the probe batch's rows heap tuples in pinned pages (batch_tups)?  Those
@@ -92,12 +100,43 @@ batch_rows_in_pages(GpuJoinState *gs)
 	return gs->oscan && gs->oscan->keep_rows && gs->curbatch == 0;
 }
 
+bool
+gpuhash_batch_rows_in_pages(GpuJoinState *gs)
+{
+	return batch_rows_in_pages(gs);
+}
+
+/* The inner columns of the scan tuple: inner row `inner`, or NULL (-1). */
+static inline void
+store_inner_columns(GpuJoinState *gs, Datum *sv, bool *sn, int64 inner)
+{
+	sv += gs->n_outer_cols;
+	sn += gs->n_outer_cols;
+	if (inner >= 0 && gs->n_inner_keep > 0)
+	{
+		const Datum *iv;
+		const bool *in;
+
+		gpuhash_inner_row(gs, (uint64) inner, &iv, &in);
+		for (int k = 0; k < gs->n_inner_keep; k++)
+		{
+			sv[gs->inner_keep[k]] = iv[k];
+			sn[gs->inner_keep[k]] = in[k];
+		}
+	}
+	else if (inner < 0)
+	{
+		for (int k = 0; k < gs->n_inner_keep; k++)
+			sn[gs->inner_keep[k]] = true;
+	}
+}
+
 /*
  * The scan tuple: outer columns, then inner columns.  A side given as -1
  * is NULL (a NULL-extended row of an outer join).
  */
-static void
-store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
+void
+gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 {
 	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
 	Datum	   *sv = slot->tts_values;
@@ -138,25 +177,30 @@ store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 		for (int k = 0; k < gs->n_outer_keep; k++)
 			sn[gs->outer_keep[k]] = true;
 	}
-	sv += gs->n_outer_cols;
-	sn += gs->n_outer_cols;
-	if (inner >= 0 && gs->n_inner_keep > 0)
-	{
-		const Datum *iv;
-		const bool *in;
+	store_inner_columns(gs, sv, sn, inner);
+	ExecStoreVirtualTuple(slot);
+}
 
-		gpuhash_inner_row(gs, (uint64) inner, &iv, &in);
-		for (int k = 0; k < gs->n_inner_keep; k++)
-		{
-			sv[gs->inner_keep[k]] = iv[k];
-			sn[gs->inner_keep[k]] = in[k];
-		}
-	}
-	else if (inner < 0)
+/*
+ * The same, with the outer columns taken from a row of the level below
+ * (a chain: chain.c).
+ */
+void
+gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner)
+{
+	TupleTableSlot *slot = gs->css.ss.ss_ScanTupleSlot;
+	Datum	   *sv = slot->tts_values;
+	bool	   *sn = slot->tts_isnull;
+
+	ExecClearTuple(slot);
+	if (gs->n_outer_keep > 0)
+		slot_getsomeattrs(outer, gs->outer_keep[gs->n_outer_keep - 1] + 1);
+	for (int k = 0; k < gs->n_outer_keep; k++)
 	{
-		for (int k = 0; k < gs->n_inner_keep; k++)
-			sn[gs->inner_keep[k]] = true;
+		sv[gs->outer_keep[k]] = outer->tts_values[gs->outer_keep[k]];
+		sn[gs->outer_keep[k]] = outer->tts_isnull[gs->outer_keep[k]];
 	}
+	store_inner_columns(gs, sv, sn, inner);
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -397,6 +441,9 @@ gpuhash_prefill_batches(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
 
+	/* a chain's level above the bottom: its outer side is a level below */
+	if (gs->no_prefill)
+		return;
 	gs->kf_on = false;
 	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
 		   (b = add_batch(gs)) != NULL)
@@ -520,8 +567,8 @@ batch_done(GpuJoinState *gs)
 }
 
 /* The end of this participant's outer side: on to the unmatched inner rows? */
-static void
-end_probe(GpuJoinState *gs)
+void
+gpuhash_end_probe(GpuJoinState *gs)
 {
 	bool		fill = gs->fill_inner;
 
@@ -589,10 +636,51 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 	 */
 	if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
 	{
-		end_probe(gs);
+		gpuhash_end_probe(gs);
 		return gs->phase;
 	}
 	return GJ_NEED_BATCH;
+}
+
+GpuJoinPhase
+gpuhash_start_scan(GpuJoinState *gs)
+{
+	return start_scan(gs, gs->css.ss.ps.ps_ExprContext);
+}
+
+/*
+ * A chain (chain.c) takes the bottom level's probe batches one at a time,
+ * without its probes: the ring's oldest batch (filled while a parallel
+ * table was built, or now); NULL when the outer side is done.
+ */
+GpuProbeBatch *
+gpuhash_next_filled_batch(GpuJoinState *gs)
+{
+	GpuProbeBatch *b;
+
+	if (gs->pb_count == 0 && add_batch(gs) == NULL)
+		return NULL;
+	b = ring_batch(gs, 0);
+	b->state = PB_FILLED;
+	gs->cb = b;
+	if (gs->oscan)
+		gs->oscan->slot_row = -1;
+	return b;
+}
+
+/* ... and is done with it. */
+void
+gpuhash_batch_emitted(GpuJoinState *gs)
+{
+	GpuProbeBatch *b = gs->cb;
+
+	gs->stats.batches++;
+	gs->stats.outer_rows += b->n;
+	gpuhash_shared_count_batch(gs, b->n);
+	release_batch(gs, b);
+	gs->cb = NULL;
+	gs->pb_head = (gs->pb_head + 1) % GPUHASH_PIPELINE;
+	gs->pb_count--;
 }
 
 /*
@@ -692,7 +780,7 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 
 		/* a key can have millions of rows: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
-		store_row(gs, gs->cur, (int64) row);
+		gpuhash_store_row(gs, gs->cur, (int64) row);
 		if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
 		{
 			InstrCountFiltered2(&gs->css, 1);
@@ -725,7 +813,7 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 		gs->phase = batch_done(gs);
 		return NULL;
 	}
-	store_row(gs, -1, (int64) gs->fill_pos++);
+	gpuhash_store_row(gs, -1, (int64) gs->fill_pos++);
 	return emit(gs, econtext);
 }
 
@@ -742,6 +830,9 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	instr_time	t0,
 				t1;
 
+	/* the top of a chain: fused, the chain forms the rows (chain.c) */
+	if (gs->chain && gpuhash_chain_step(gs, &out))
+		return out;
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
 	for (;;)
@@ -760,7 +851,7 @@ exec_gpu_join_steps(GpuJoinState *gs)
 				if (next_batch(gs))
 					gs->phase = GJ_NEXT_OUTER;
 				else
-					end_probe(gs);
+					gpuhash_end_probe(gs);
 				break;
 			case GJ_NEXT_OUTER:
 				gs->phase = next_outer(gs);
@@ -771,7 +862,7 @@ exec_gpu_join_steps(GpuJoinState *gs)
 				break;
 			case GJ_FILL_OUTER:
 				gs->phase = GJ_NEXT_OUTER;
-				store_row(gs, gs->cur, -1);
+				gpuhash_store_row(gs, gs->cur, -1);
 				if ((out = emit(gs, econtext)) != NULL)
 					return out;
 				break;
@@ -856,6 +947,8 @@ rescan_gpu_join(CustomScanState *node)
 
 	/* the batches of the last scan, and their probes in flight, go */
 	release_batches(gs);
+	if (gs->chain)
+		gpuhash_chain_rescan(gs);
 	if (chg)
 	{
 		if (gs->outer_ps)
@@ -889,9 +982,14 @@ rescan_gpu_join(CustomScanState *node)
 		gs->curbatch = 0;
 		gs->grow_enabled = gs->can_batch;
 	}
+	/*
+	 * A chain's level below is never pulled through ExecProcNode while the
+	 * chain runs fused, which would rescan it for changed parameters: it is
+	 * rescanned now.
+	 */
 	if (gs->oscan)
 		gpuhash_heap_scan_rescan(gs->oscan);
-	else if (gs->outer_ps->chgParam == NULL)
+	else if (gs->outer_ps->chgParam == NULL || gs->outer_is_level)
 		ExecReScan(gs->outer_ps);
 
 	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */

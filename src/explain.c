@@ -160,6 +160,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			GH_DEVICE_GPU : GH_DEVICE_HOST;
 	}
 	ExplainPropertyText("Device", gh_device_name((gh_device) device), es);
+	/* a stack of GPU joins probed together (chain.c) */
+	gpuhash_chain_explain(gs, es);
 
 	if (!es->analyze || !st->built)
 		return;

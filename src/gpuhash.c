@@ -42,6 +42,7 @@ bool		gpuhash_outer_filter = true;
 bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
+bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -237,6 +238,16 @@ _PG_init(void)
 							 "When the inner side is a Seq Scan of a plain table, the join's "
 							 "build scans it a page at a time instead of running the Seq Scan.",
 							 &gpuhash_absorb_inner_scan,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.chain",
+							 "Runs a stack of GPU hash joins as one multi-level probe.",
+							 "When a GPU hash join's outer side is another one, the levels' "
+							 "tables are probed together per outer batch and only the final "
+							 "rows are formed (chain.c).",
+							 &gpuhash_chain_joins,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

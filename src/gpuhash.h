@@ -53,6 +53,7 @@ extern bool gpuhash_outer_filter;
 extern bool gpuhash_test_bypass_join_hook;
 extern bool gpuhash_absorb_outer_scan;
 extern bool gpuhash_absorb_inner_scan;
+extern bool gpuhash_chain_joins;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -134,7 +135,7 @@ extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath
 							  struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_inner, bool outer_scan, bool inner_scan,
 							  List *quals, int nkeys, double rows,
-							  double outer_match_frac, bool anti);
+							  double outer_match_frac, bool anti, bool chained);
 extern double gpuhash_parallel_divisor(struct Path *path);
 extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);
 extern double gpuhash_inner_share(struct Path *outer_path, struct Path *inner_path);

@@ -23,6 +23,7 @@
 #include "utils/dsa.h"
 
 struct GpuJoinShared;
+struct GpuChain;
 
 typedef struct GpuKeyEval
 {
@@ -246,6 +247,18 @@ typedef struct GpuJoinState
 	dsa_pointer *shared_rowptrs;	/* per key-grouped position, its MinimalTuple */
 	Datum	   *row_vals;		/* one deformed shared row */
 	bool	   *row_nulls;
+
+	/*
+	 * A stack of GpuHashJoins run as one multi-level probe (chain.c): the
+	 * top node holds the chain; the levels below it are members, whose
+	 * outer side (above the bottom) is the level below, never pulled
+	 * through ExecProcNode while the chain runs fused.
+	 */
+	struct GpuChain *chain;		/* the top of a chain; NULL otherwise */
+	bool		chain_member;	/* a level below the top of a chain */
+	bool		outer_is_level; /* outer_ps is this chain's level below */
+	bool		no_prefill;		/* a parallel build must not read the outer side */
+	uint64		table_version;	/* tables freed: a chain's carried columns are stale */
 } GpuJoinState;
 
 
@@ -299,8 +312,24 @@ extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags
 
 /* executor.c */
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
+extern bool gpuhash_is_join_state(PlanState *ps);
+extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
+extern void gpuhash_end_probe(GpuJoinState *gs);
+extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
+extern void gpuhash_batch_emitted(GpuJoinState *gs);
+extern void gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner);
+extern void gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner);
+extern bool gpuhash_batch_rows_in_pages(GpuJoinState *gs);
+
+/* chain.c */
+extern void gpuhash_chain_init(GpuJoinState *top);
+extern bool gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out);
+extern void gpuhash_chain_rescan(GpuJoinState *top);
+extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
 
 /* rows.c */
+extern bool gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull,
+							   uint64 *key);
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
 extern int	gpuhash_keep_extent(const int *keep, int nkeep);
@@ -384,5 +413,7 @@ extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
+extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
+extern void gpuhash_shared_carry_done(GpuJoinState *gs);
 
 #endif							/* GPUHASH_JOIN_STATE_H */

@@ -28,6 +28,7 @@
 void
 gpuhash_free_table(GpuJoinState *gs)
 {
+	gs->table_version++;
 	if (gs->owns_table)
 		gpuhash_table_free(&gs->table);
 	else

@@ -369,4 +369,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	}
 	gs->cur = -1;
 	gs->phase = GJ_BUILD;
+
+	/* a GpuHashJoin below: perhaps one chain with it (chain.c) */
+	gpuhash_chain_init(gs);
 }

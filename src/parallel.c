@@ -71,6 +71,11 @@ typedef enum SharedPhase
 #define PHASE_BUILD		1
 #define PHASE_READY		2
 
+/* A chain's carried columns of a shared table (chain.c), set once per build. */
+#define CARRY_NONE		0
+#define CARRY_SETTING	1
+#define CARRY_SET		2
+
 typedef struct GpuJoinShared
 {
 	slock_t		mutex;
@@ -102,6 +107,7 @@ typedef struct GpuJoinShared
 	int			probing;		/* participants in the join, their outer side
 								 * not done (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
+	int			carry;			/* a chain's carried columns (chain.c): CARRY_* */
 
 	/* summed over participants */
 	pg_atomic_uint64 batches;
@@ -144,6 +150,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	gpuhash_shared_inner_init(&sh->inner, nworkers + 1);
 	sh->probing = 0;
 	sh->fill_claimed = false;
+	sh->carry = CARRY_NONE;
 	sh->table_live = false;
 	sh->leader_detached = false;
 	pg_atomic_init_u64(&sh->batches, 0);
@@ -517,4 +524,47 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.inner_scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
+}
+
+/*
+ * A chain's carried columns of the shared table (chain.c) are set once per
+ * build, by the first participant to ask: true for that one, which then
+ * calls gpuhash_shared_carry_done.  The others wait until they are set.
+ */
+bool
+gpuhash_shared_carry_begin(GpuJoinState *gs)
+{
+	GpuJoinShared *sh = gs->shared;
+	bool		mine = false;
+
+	ConditionVariablePrepareToSleep(&sh->cv);
+	for (;;)
+	{
+		int			carry;
+
+		SpinLockAcquire(&sh->mutex);
+		carry = sh->carry;
+		if (carry == CARRY_NONE)
+		{
+			sh->carry = CARRY_SETTING;
+			mine = true;
+		}
+		SpinLockRelease(&sh->mutex);
+		if (carry != CARRY_SETTING)
+			break;
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return mine;
+}
+
+void
+gpuhash_shared_carry_done(GpuJoinState *gs)
+{
+	GpuJoinShared *sh = gs->shared;
+
+	SpinLockAcquire(&sh->mutex);
+	sh->carry = CARRY_SET;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
 }

@@ -289,6 +289,66 @@ choose_scheme(PlannerInfo *root, GpuJoinPlanInfo *info, KeyChoice *kc, Path *out
 	info->scheme = gh_scheme_auto(info->est_rows, info->est_distinct, info->est_probes);
 }
 
+static bool is_gpu_join_path(Path *p);
+
+/* A join a chain (chain.c) takes as a level: the probe alone decides its matches. */
+static bool
+chain_level_kind(JoinType jointype, bool has_join_filter)
+{
+	if (jointype == JOIN_INNER)
+		return true;
+	return (jointype == JOIN_SEMI || jointype == JOIN_ANTI || jointype == JOIN_LEFT) &&
+		!has_join_filter;
+}
+
+/* Does the join over inner_path fit one hash batch (a chain needs it to)? */
+static bool
+one_hash_batch(Path *inner_path, bool parallel_aware, bool parallel_inner)
+{
+	return parallel_aware ||
+		gpuhash_initial_nbatch(gpuhash_table_rows(inner_path, parallel_inner),
+							   inner_path->pathtarget->width) <= 1;
+}
+
+/*
+ * Will the executor run this join and the GpuHashJoin below it as one
+ * chain?  Then the rows between them are never handed out, copied and
+ * keyed one by one.  The executor decides for good at each scan; this is
+ * its test on paths: both joins of kinds a chain takes, each within one
+ * hash batch, and this join's outer keys plain columns.
+ */
+static bool
+chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inner_path,
+				  bool parallel_aware, bool parallel_inner)
+{
+	CustomPath *below;
+	GpuJoinPlanInfo binfo;
+	ListCell   *lc;
+
+	if (!gpuhash_chain_joins || !is_gpu_join_path(outer_path) ||
+		!chain_level_kind(jointype, kc->other_rinfos != NIL || kc->fingerprint) ||
+		!one_hash_batch(inner_path, parallel_aware, parallel_inner))
+		return false;
+	below = (CustomPath *) outer_path;
+	gpuhash_deform_private(gpuhash_path_private(below->custom_private, GPP_PLAN_INFO), &binfo);
+	if (!chain_level_kind(binfo.jointype,
+						  gpuhash_path_private(below->custom_private, GPP_OTHER_RINFOS) != NIL ||
+						  binfo.fingerprint) ||
+		!one_hash_batch(lsecond(below->custom_paths), below->path.parallel_aware,
+						binfo.parallel_inner))
+		return false;
+	foreach(lc, kc->outer_exprs)
+	{
+		Node	   *e = lfirst(lc);
+
+		while (IsA(e, RelabelType))
+			e = (Node *) ((RelabelType *) e)->arg;
+		if (!IsA(e, Var))
+			return false;
+	}
+	return true;
+}
+
 static CustomPath *
 make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
@@ -325,7 +385,9 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->methods = &gpuhash_path_methods;
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
 					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
-					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI);
+					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
+					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
+										parallel_inner));
 	return cpath;
 }
 

@@ -80,6 +80,29 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 }
 
 /*
+ * The outer-side key of given key column values (a chain's level whose key
+ * comes from another level's rows: chain.c); false if one is NULL.
+ */
+bool
+gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, uint64 *key)
+{
+	ExprContext *econtext = gs->key_econtext;
+	MemoryContext old;
+	uint64		k = 0;
+
+	for (int i = 0; i < gs->info.nkeys; i++)
+		if (isnull[i])
+			return false;
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < gs->info.nkeys; i++)
+		k = fold_key(gs, gs->outer_keys, i, values[i], true, k);
+	MemoryContextSwitchTo(old);
+	ResetExprContext(econtext);
+	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
+	return true;
+}
+
+/*
  * The key of a heap tuple of an absorbed scan (heap_scan.c), outer or
  * inner side: plain key columns are read in place (heap_getattr: cached
  * offsets where the tuple allows, missing attributes too), other keys
