@@ -1,10 +1,11 @@
 /*
  * chain.cpp
- *		Multi-level probes (gpuhash_table.h: gh_chain_probe): argument
- *		checks, dispatch, and the host twin.  The GPU runs the same steps
- *		per level (gpu_chain.cu): gather each combination's key, look it up,
- *		count what each combination becomes by the level's kind, scan, and
- *		expand.  Both write the combinations in the same order.
+ *		Multi-level probes (gpuhash_table.h: gh_chain_probe and its windows,
+ *		carried columns): argument checks, dispatch, and the host twin.  The
+ *		GPU runs the same steps per level (gpu_chain.cu): gather each
+ *		combination's key, look it up, count what each combination becomes
+ *		by the level's kind, scan, and expand.  Both write the combinations
+ *		in the same order.
  */
 #include "table_internal.h"
 
@@ -20,13 +21,18 @@ sorted_rowid(const gh_table *t, uint64_t p)
 		: ((const uint64_t *) t->h_rowids)[p];
 }
 
-gh_status
-gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+/*
+ * gh_set_carried and gh_set_carried_ordered: the cells by rowid, mapped to
+ * key-grouped order here, or in that order already (ordered).  The new
+ * columns are made apart, so that a refused call keeps the old ones.
+ */
+static gh_status
+set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols, bool ordered)
 {
 	if (!t || ncols < 0 || (ncols > 0 && t->n_rows > 0 && !keys))
 		return gh_error(GH_ERR_INVALID, "invalid carried columns");
 	if (t->device == GH_DEVICE_GPU)
-		return gh_gpu_set_carried(t, keys, valid, ncols);
+		return gh_gpu_set_carried(t, keys, valid, ncols, ordered);
 
 	size_t		cells = (size_t) ncols * t->n_rows;
 	uint64_t   *k = (uint64_t *) malloc(cells ? cells * 8 : 1);
@@ -38,7 +44,13 @@ gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncol
 		free(v);
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for carried columns");
 	}
-	for (int c = 0; c < ncols; c++)
+	if (ordered && cells > 0)
+	{
+		memcpy(k, keys, cells * 8);
+		if (v)
+			memcpy(v, valid, cells);
+	}
+	for (int c = 0; c < ncols && !ordered; c++)
 		for (uint64_t p = 0; p < t->n_rows; p++)
 		{
 			uint64_t	r = sorted_rowid(t, p);
@@ -53,6 +65,8 @@ gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncol
 			if (v)
 				v[c * t->n_rows + p] = valid[c * t->n_rows + r];
 		}
+	t->host_bytes -= (size_t) t->n_carried * t->n_rows * (t->h_carried_valid ? 9 : 8);
+	t->host_bytes += cells * (v ? 9 : 8);
 	free(t->h_carried);
 	free(t->h_carried_valid);
 	t->h_carried = k;
@@ -62,13 +76,47 @@ gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncol
 }
 
 gh_status
-gh_chain_probe(const gh_chain_level *levels, int n_levels,
-			   const uint64_t *outer_keys, const uint8_t *outer_valid,
-			   int n_outer_cols, size_t n, uint32_t *out_outer, uint32_t *out_pos,
-			   uint64_t capacity, uint64_t *total)
+gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+{
+	return set_carried(t, keys, valid, ncols, false);
+}
+
+gh_status
+gh_set_carried_ordered(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+{
+	return set_carried(t, keys, valid, ncols, true);
+}
+
+/*
+ * What a probe of total combinations writes: with whole (gh_chain_probe)
+ * all or, over capacity, none; else the window from skip.
+ */
+gh_status
+gh_chain_window(uint64_t total, uint64_t skip, bool whole, uint64_t capacity, uint64_t *count)
+{
+	*count = 0;
+	if (whole && total > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "%llu combinations exceed the capacity of %llu",
+						(unsigned long long) total, (unsigned long long) capacity);
+	if (skip > total)
+		return gh_error(GH_ERR_INVALID, "a chain probe window starts at %llu of %llu combinations",
+						(unsigned long long) skip, (unsigned long long) total);
+	*count = total - skip < capacity ? total - skip : capacity;
+	return GH_OK;
+}
+
+/* Both probes: the arguments checked, then the device's probe. */
+static gh_status
+chain_probe(const gh_chain_level *levels, int n_levels,
+			const uint64_t *outer_keys, const uint8_t *outer_valid,
+			int n_outer_cols, size_t n, uint64_t skip, bool whole,
+			uint32_t *out_outer, uint32_t *out_pos,
+			uint64_t capacity, uint64_t *total, uint64_t *written)
 {
 	if (!levels || n_levels < 1 || !total || n_outer_cols < 1 || (n > 0 && !outer_keys))
 		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
+	if (n_levels > GH_MAX_CHAIN_LEVELS)
+		return gh_error(GH_ERR_INVALID, "a chain has at most %d levels", GH_MAX_CHAIN_LEVELS);
 	if ((uint64_t) n >= UINT32_MAX)
 		return gh_error(GH_ERR_TOO_LARGE, "a chain probe takes fewer than %u outer rows", UINT32_MAX);
 	for (int l = 0; l < n_levels; l++)
@@ -89,9 +137,35 @@ gh_chain_probe(const gh_chain_level *levels, int n_levels,
 	}
 	if (levels[0].table->device == GH_DEVICE_GPU)
 		return gh_gpu_chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n,
-								  out_outer, out_pos, capacity, total);
-	return gh_host_chain_probe(levels, n_levels, outer_keys, outer_valid, n, out_outer, out_pos,
-							   capacity, total);
+								  skip, whole, out_outer, out_pos, capacity, total, written);
+	return gh_host_chain_probe(levels, n_levels, outer_keys, outer_valid, n, skip, whole,
+							   out_outer, out_pos, capacity, total, written);
+}
+
+gh_status
+gh_chain_probe(const gh_chain_level *levels, int n_levels,
+			   const uint64_t *outer_keys, const uint8_t *outer_valid,
+			   int n_outer_cols, size_t n, uint32_t *out_outer, uint32_t *out_pos,
+			   uint64_t capacity, uint64_t *total)
+{
+	uint64_t	written;
+
+	return chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, 0, true,
+					   out_outer, out_pos, capacity, total, &written);
+}
+
+gh_status
+gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
+					  const uint64_t *outer_keys, const uint8_t *outer_valid,
+					  int n_outer_cols, size_t n, uint64_t skip,
+					  uint32_t *out_outer, uint32_t *out_pos,
+					  uint64_t capacity, uint64_t *total, uint64_t *written)
+{
+	if (!written)
+		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
+	*written = 0;
+	return chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip, false,
+					   out_outer, out_pos, capacity, total, written);
 }
 
 /*
@@ -143,8 +217,9 @@ level_emits(gh_level_kind kind, uint32_t cnt)
 gh_status
 gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 					const uint64_t *outer_keys, const uint8_t *outer_valid,
-					size_t n, uint32_t *out_outer, uint32_t *out_pos,
-					uint64_t capacity, uint64_t *total)
+					size_t n, uint64_t skip, bool whole,
+					uint32_t *out_outer, uint32_t *out_pos,
+					uint64_t capacity, uint64_t *total, uint64_t *written)
 {
 	chain_set	sets[2];
 	chain_set  *cur = &sets[0],
@@ -247,14 +322,14 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 	if (st != GH_OK)
 		return st;
 	*total = cur->n;
-	if (*total > capacity)
-		return gh_error(GH_ERR_OUTPUT_FULL, "%llu combinations exceed the capacity of %llu",
-						(unsigned long long) *total, (unsigned long long) capacity);
-	if (*total > 0)
+	if ((st = gh_chain_window(cur->n, skip, whole, capacity, written)) != GH_OK)
+		return st;
+	if (*written > 0)
 	{
-		memcpy(out_outer, cur->outer, *total * 4);
+		memcpy(out_outer, cur->outer + skip, *written * 4);
 		for (int l = 0; l < n_levels; l++)
-			memcpy(out_pos + (size_t) l * capacity, cur->pos + (size_t) l * cur->cap, *total * 4);
+			memcpy(out_pos + (size_t) l * capacity, cur->pos + (size_t) l * cur->cap + skip,
+				   *written * 4);
 	}
 	return GH_OK;
 }

@@ -100,14 +100,14 @@ gh_host_register(void *, size_t)
 }
 
 gh_status
-gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int)
+gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int, bool)
 {
 	return no_gpu();
 }
 
 gh_status
 gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t *, int, size_t,
-				   uint32_t *, uint32_t *, uint64_t, uint64_t *)
+				   uint64_t, bool, uint32_t *, uint32_t *, uint64_t, uint64_t *, uint64_t *)
 {
 	return no_gpu();
 }

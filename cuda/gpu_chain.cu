@@ -1,11 +1,12 @@
 /*
  * gpu_chain.cu
- *		Multi-level probes on the GPU (gh_chain_probe; the host twin and the
- *		semantics are in chain.cpp).  Per level, on the device: gather each
- *		combination's key (an outer key column, or a column an earlier
- *		level's inner rows carry), look it up in the level's table, count
- *		what each combination becomes, scan the counts (CUB), and expand.
- *		Only the last level's combinations are copied back.
+ *		Multi-level probes on the GPU (gh_chain_probe and its windows; the
+ *		host twin and the semantics are in chain.cpp).  Per level, on the
+ *		device: gather each combination's key (an outer key column, or a
+ *		column an earlier level's inner rows carry), look it up in the
+ *		level's table, count what each combination becomes, scan the counts
+ *		(CUB), and expand.  Only the last level's combinations (or the
+ *		window of them asked for) are copied back.
  *
  *		The expansion finds each output's combination by a binary search
  *		over the scanned counts, so a key with a million matches spreads
@@ -160,8 +161,14 @@ struct dev_set
 
 }								/* namespace */
 
+/*
+ * The new columns are made apart (a rejected call keeps the old ones, as
+ * the host twin): in key-grouped order already (ordered), they are copied
+ * as they are; else the carry kernel maps each position's rowid.
+ */
 gh_status
-gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols)
+gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols,
+				   bool ordered)
 {
 	gh_gpu_state *g = t->gpu;
 	cudaStream_t st = g->stream;
@@ -173,9 +180,19 @@ gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int 
 				out_valid(t);
 	uint32_t	h_bad = 0;
 
-	/* the new columns are made apart: a rejected call keeps the old ones, as the host twin */
 	GH_TRY(cudaSetDevice(g->ordinal));
-	if (cells > 0)
+	if (cells > 0 && ordered)
+	{
+		GH_CHECK(out.alloc(cells * 8));
+		GH_TRY(cudaMemcpyAsync(out.p, keys, cells * 8, cudaMemcpyHostToDevice, st));
+		if (valid)
+		{
+			GH_CHECK(out_valid.alloc(cells));
+			GH_TRY(cudaMemcpyAsync(out_valid.p, valid, cells, cudaMemcpyHostToDevice, st));
+		}
+		GH_TRY(cudaStreamSynchronize(st));
+	}
+	else if (cells > 0)
 	{
 		GH_CHECK(in.alloc(cells * 8));
 		GH_CHECK(bad.alloc(4));
@@ -219,8 +236,9 @@ gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int 
 gh_status
 gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 				   const uint64_t *outer_keys, const uint8_t *outer_valid,
-				   int n_outer_cols, size_t n, uint32_t *out_outer, uint32_t *out_pos,
-				   uint64_t capacity, uint64_t *total)
+				   int n_outer_cols, size_t n, uint64_t skip, bool whole,
+				   uint32_t *out_outer, uint32_t *out_pos,
+				   uint64_t capacity, uint64_t *total, uint64_t *written)
 {
 	gh_table   *t0 = levels[0].table;
 	gh_gpu_state *g = t0->gpu;
@@ -346,16 +364,15 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 	}
 
 	*total = cur->n;
-	if (*total > capacity)
-		return gh_error(GH_ERR_OUTPUT_FULL, "%llu combinations exceed the capacity of %llu",
-						(unsigned long long) *total, (unsigned long long) capacity);
-	if (*total > 0)
+	GH_CHECK(gh_chain_window(cur->n, skip, whole, capacity, written));
+	if (*written > 0)
 	{
-		GH_TRY(cudaMemcpyAsync(out_outer, cur->outer.p, *total * 4, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(out_outer, cur->outer.as<uint32_t>() + skip, *written * 4,
+							   cudaMemcpyDeviceToHost, st));
 		for (int l = 0; l < n_levels; l++)
 			GH_TRY(cudaMemcpyAsync(out_pos + (uint64_t) l * capacity,
-								   cur->pos.as<uint32_t>() + (uint64_t) l * cur->cap, *total * 4,
-								   cudaMemcpyDeviceToHost, st));
+								   cur->pos.as<uint32_t>() + (uint64_t) l * cur->cap + skip,
+								   *written * 4, cudaMemcpyDeviceToHost, st));
 	}
 	GH_TRY(cudaStreamSynchronize(st));
 	return GH_OK;

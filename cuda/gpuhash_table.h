@@ -179,6 +179,9 @@ typedef enum gh_level_kind
 	GH_LEVEL_LEFT
 } gh_level_kind;
 
+/* Most levels a chain has (the GPU service's chain request carries them). */
+#define GH_MAX_CHAIN_LEVELS 8
+
 typedef struct gh_chain_level
 {
 	gh_table   *table;
@@ -198,18 +201,43 @@ typedef struct gh_chain_level
 gh_status	gh_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols);
 
 /*
- * Probes n outer rows through the chain: outer_keys[c * n + i] (valid as
- * above, may be NULL) for n_outer_cols columns.  All tables must live on
- * one device.  Writes the final combinations, grouped by outer row in
- * ascending order, then by each level's position: out_outer[j] and
- * out_pos[l * capacity + j].  *total is their number; over capacity,
- * nothing is written and GH_ERR_OUTPUT_FULL is returned.
+ * The same, with the cells given in the table's key-grouped order:
+ * keys[c * n_rows + p] for position p of gh_sorted_rowids() (the order
+ * probe ranges and chain positions index).  No rowid is looked at, so the
+ * table may have been built with any rowids.  A refused call keeps the
+ * columns given before.
+ */
+gh_status	gh_set_carried_ordered(gh_table *t, const uint64_t *keys, const uint8_t *valid,
+								   int ncols);
+
+/*
+ * Probes n outer rows through the chain of 1 to GH_MAX_CHAIN_LEVELS levels:
+ * outer_keys[c * n + i] (valid as above, may be NULL) for n_outer_cols
+ * columns.  All tables must live on one device.  Writes the final
+ * combinations, grouped by outer row in ascending order, then by each
+ * level's position: out_outer[j] and out_pos[l * capacity + j].  *total is
+ * their number; over capacity, nothing is written and GH_ERR_OUTPUT_FULL is
+ * returned.
  */
 gh_status	gh_chain_probe(const gh_chain_level *levels, int n_levels,
 						   const uint64_t *outer_keys, const uint8_t *outer_valid,
 						   int n_outer_cols, size_t n,
 						   uint32_t *out_outer, uint32_t *out_pos,
 						   uint64_t capacity, uint64_t *total);
+
+/*
+ * The same probe, its answer read in windows: of the whole ordered list of
+ * combinations (gh_chain_probe's order), entries [skip, skip + capacity)
+ * are written, fewer at its end: out_outer[j], out_pos[l * capacity + j].
+ * *total is the list's length, *written how many were written.  Never
+ * GH_ERR_OUTPUT_FULL; skip > *total is GH_ERR_INVALID.  Each call probes
+ * the whole chain again: a caller reads the list by skip += *written.
+ */
+gh_status	gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
+								  const uint64_t *outer_keys, const uint8_t *outer_valid,
+								  int n_outer_cols, size_t n, uint64_t skip,
+								  uint32_t *out_outer, uint32_t *out_pos,
+								  uint64_t capacity, uint64_t *total, uint64_t *written);
 
 /*
  * The table's rowids grouped by key (n_rows values of rowid_width bytes) in

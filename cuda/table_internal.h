@@ -74,16 +74,27 @@ gh_status	gh_host_emit(gh_table *t, const uint64_t *keys, size_t n,
 						 uint64_t capacity, uint64_t *total);
 void		gh_host_free(gh_table *t);
 
-/* Chains (chain.cpp, gpu_chain.cu): the host twin and the GPU. */
+/*
+ * Chains (chain.cpp, gpu_chain.cu): the host twin and the GPU.  The probes
+ * write the window [skip, skip + capacity) of the combinations, or with
+ * whole, all of them or (over capacity) none; ordered: the carried cells
+ * come in key-grouped order, else by rowid.
+ */
 gh_status	gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 								const uint64_t *outer_keys, const uint8_t *outer_valid,
-								size_t n, uint32_t *out_outer, uint32_t *out_pos,
-								uint64_t capacity, uint64_t *total);
-gh_status	gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols);
+								size_t n, uint64_t skip, bool whole,
+								uint32_t *out_outer, uint32_t *out_pos,
+								uint64_t capacity, uint64_t *total, uint64_t *written);
+/* How many of total combinations a probe writes from skip, or why none. */
+gh_status	gh_chain_window(uint64_t total, uint64_t skip, bool whole, uint64_t capacity,
+							uint64_t *count);
+gh_status	gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols,
+							   bool ordered);
 gh_status	gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 							   const uint64_t *outer_keys, const uint8_t *outer_valid,
-							   int n_outer_cols, size_t n, uint32_t *out_outer,
-							   uint32_t *out_pos, uint64_t capacity, uint64_t *total);
+							   int n_outer_cols, size_t n, uint64_t skip, bool whole,
+							   uint32_t *out_outer, uint32_t *out_pos,
+							   uint64_t capacity, uint64_t *total, uint64_t *written);
 
 /* Key-range analysis shared by both builders: sort (key - base) on the low
  * `bits` bits only, exact because every key lies in [base, base + 2^bits). */

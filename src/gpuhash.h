@@ -248,6 +248,13 @@ extern gh_status gpuhash_table_build(GpuTable *t, const gh_build_options *opt,
 extern const uint32 *gpuhash_table_rowids(GpuTable *t, MemoryContext cxt);
 extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
 									 gh_range *ranges);
+extern gh_status gpuhash_table_set_carried(GpuTable *t, const uint64 *keys, const uint8 *valid,
+										   int ncols);
+extern gh_status gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels,
+										   int n_levels, const uint64 *outer_keys,
+										   const uint8 *outer_valid, int n_outer_cols, uint64 n,
+										   uint64 skip, uint32 *out_outer, uint32 *out_pos,
+										   uint64 capacity, uint64 *total, uint64 *written);
 extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
 extern bool gpuhash_table_exists(const GpuTable *t);
 extern void gpuhash_table_free(GpuTable *t);

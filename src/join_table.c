@@ -452,6 +452,73 @@ gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
 	return gh_probe_ranges(t->local, keys, n, ranges, &total);
 }
 
+/*
+ * Carried key columns for later levels of a chain (issue 14), in the
+ * table's key-grouped order: keys[c * rows + p] for position p of
+ * gpuhash_table_rowids().  Returns the status; the caller raises errors.
+ */
+gh_status
+gpuhash_table_set_carried(GpuTable *t, const uint64 *keys, const uint8 *valid, int ncols)
+{
+	if (t->remote)
+		return gpuhash_svc_set_carried(&t->svc, keys, valid, ncols);
+	if (t->local == NULL)
+	{
+		gh_set_last_error("no join table to carry columns");
+		return GH_ERR_INVALID;
+	}
+	return gh_set_carried_ordered(t->local, keys, valid, ncols);
+}
+
+/*
+ * A chain probe over tables[l] for level l (levels[l].table is not read),
+ * answered by windows as gh_chain_probe_window is.  The tables must all be
+ * in this process or all in the GPU service: one request probes them
+ * together.  Returns the status; the caller raises errors.
+ */
+gh_status
+gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels, int n_levels,
+						  const uint64 *outer_keys, const uint8 *outer_valid, int n_outer_cols,
+						  uint64 n, uint64 skip, uint32 *out_outer, uint32 *out_pos,
+						  uint64 capacity, uint64 *total, uint64 *written)
+{
+	gh_chain_level local[GH_MAX_CHAIN_LEVELS];
+	GhRemoteTable *remote[GH_MAX_CHAIN_LEVELS];
+	int			n_remote = 0;
+
+	if (tables == NULL || levels == NULL || n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS)
+	{
+		gh_set_last_error("a chain probe needs 1 to " CppAsString2(GH_MAX_CHAIN_LEVELS) " levels");
+		return GH_ERR_INVALID;
+	}
+	for (int l = 0; l < n_levels; l++)
+	{
+		if (tables[l] == NULL || !gpuhash_table_exists(tables[l]))
+		{
+			gh_set_last_error("a chain level has no join table");
+			return GH_ERR_INVALID;
+		}
+		if (tables[l]->remote)
+			remote[n_remote++] = &tables[l]->svc;
+	}
+	if (n_remote == n_levels)
+		return gpuhash_svc_chain_probe(remote, levels, n_levels, outer_keys, outer_valid,
+									   n_outer_cols, n, skip, out_outer, out_pos, capacity,
+									   total, written);
+	if (n_remote > 0)
+	{
+		gh_set_last_error("a chain's join tables are partly in the GPU service and partly in this backend");
+		return GH_ERR_INVALID;
+	}
+	for (int l = 0; l < n_levels; l++)
+	{
+		local[l] = levels[l];
+		local[l].table = tables[l]->local;
+	}
+	return gh_chain_probe_window(local, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip,
+								 out_outer, out_pos, capacity, total, written);
+}
+
 void
 gpuhash_table_info(const GpuTable *t, gh_table_info *info)
 {

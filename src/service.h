@@ -40,6 +40,18 @@ extern bool gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint6
 extern gh_status gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges);
 extern void gpuhash_svc_probe_abandon(GhProbeTicket *tk);
 
+/* multi-level joins (issue 14): carried columns, chain probes by windows */
+extern gh_status gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys,
+										 const uint8 *valid, int ncols);
+extern gh_status gpuhash_svc_chain_probe(GhRemoteTable *const *tables,
+										 const gh_chain_level *levels, int n_levels,
+										 const uint64 *outer_keys, const uint8 *outer_valid,
+										 int n_outer_cols, uint64 n, uint64 skip,
+										 uint32 *out_outer, uint32 *out_pos,
+										 uint64 capacity, uint64 *total, uint64 *written);
+/* outer rows one chain request takes, with room for as many combinations; 0: no service */
+extern uint64 gpuhash_service_chain_rows(int n_outer_cols, int n_levels);
+
 /*
  * Waits, boundedly, until the service has destroyed the table; never
  * throws, so error cleanup and exit callbacks can free.

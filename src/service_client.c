@@ -490,6 +490,176 @@ gpuhash_service_probe_capacity(void)
 }
 
 /*
+ * Gives the table ncols carried key columns in its key-grouped order
+ * (gh_set_carried_ordered): keys[c * n_rows + p], valid likewise or NULL.
+ * They go in chunks of one column's keys and validity bytes into a buffer
+ * in the service, which hands them to the table at FINISH.
+ */
+gh_status
+gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid, int ncols)
+{
+	uint64		per = gpuhash_svc->chunk_bytes / (sizeof(uint64) + (valid ? 1 : 0));
+	SvcSlot    *s;
+	gh_status	st;
+
+	if (t->id == 0 || ncols < 0 || (ncols > 0 && t->n_rows > 0 && keys == NULL))
+	{
+		gh_set_last_error("invalid carried columns");
+		return GH_ERR_INVALID;
+	}
+	s = claim_slot();
+	s->type = REQ_CARRY_BEGIN;
+	s->table_id = t->id;
+	s->ncols = ncols;
+	s->has_valid = valid != NULL;
+	st = submit(s, t->generation);
+	for (int c = 0; c < ncols && st == GH_OK; c++)
+	{
+		for (uint64 pos = 0; pos < t->n_rows && st == GH_OK; pos += per)
+		{
+			uint64		cnt = Min(per, t->n_rows - pos);
+			uint64		cell = (uint64) c * t->n_rows + pos;
+
+			memcpy(chunk_of(s), keys + cell, cnt * sizeof(uint64));
+			if (valid)
+				memcpy(chunk_of(s) + cnt * sizeof(uint64), valid + cell, cnt);
+			s->type = REQ_CARRY_APPEND;
+			s->table_id = t->id;
+			s->column = c;
+			s->pos = pos;
+			s->n = cnt;
+			pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+			st = submit(s, t->generation);
+		}
+	}
+	if (st == GH_OK)
+	{
+		s->type = REQ_CARRY_FINISH;
+		s->table_id = t->id;
+		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+		st = submit(s, t->generation);
+		if (st == GH_OK)
+			t->info = s->info;	/* device_bytes now counts the columns */
+	}
+	return release_if_ours(s, t->generation, st);
+}
+
+/*
+ * Probes n outer rows through a chain of the service's tables (tables[l]
+ * for level l; levels[l].table is not read) in one request, and copies
+ * the window of combinations from skip that fits both the caller's
+ * capacity and the chunk: *written of them, of *total.  The caller reads
+ * the rest by skip += *written.  n may be up to what chain_layout lets
+ * into a chunk with room for one combination (gpuhash_service_chain_rows()
+ * sizes batches so that as many combinations as rows fit).
+ */
+gh_status
+gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *levels,
+						int n_levels, const uint64 *outer_keys, const uint8 *outer_valid,
+						int n_outer_cols, uint64 n, uint64 skip, uint32 *out_outer,
+						uint32 *out_pos, uint64 capacity, uint64 *total, uint64 *written)
+{
+	SvcChainLayout lay;
+	uint64		cells = (uint64) Max(n_outer_cols, 0) * n;
+	uint32		gen;
+	SvcSlot    *s;
+	SvcChainLevel *lv;
+	gh_status	st;
+
+	if (written != NULL)
+		*written = 0;
+	if (tables == NULL || levels == NULL || n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS ||
+		n_outer_cols < 1 || total == NULL || written == NULL || (n > 0 && outer_keys == NULL))
+	{
+		gh_set_last_error("invalid chain probe arguments");
+		return GH_ERR_INVALID;
+	}
+	if (!chain_layout(gpuhash_svc->chunk_bytes, n_levels, n_outer_cols, n, outer_valid != NULL,
+					  &lay))
+	{
+		gh_set_last_error("a chain probe's outer rows do not fit a staging chunk of the GPU service");
+		return GH_ERR_TOO_LARGE;
+	}
+	gen = tables[0]->generation;
+	for (int l = 0; l < n_levels; l++)
+	{
+		if (tables[l] == NULL || tables[l]->id == 0)
+		{
+			gh_set_last_error("a chain level has no join table");
+			return GH_ERR_INVALID;
+		}
+		/* an id of an earlier service may name another table now */
+		if (tables[l]->generation != gen)
+			return service_gone();
+	}
+
+	s = claim_slot();
+	lv = (SvcChainLevel *) chunk_of(s);
+	for (int l = 0; l < n_levels; l++)
+	{
+		lv[l].table_id = tables[l]->id;
+		lv[l].kind = levels[l].kind;
+		lv[l].from_level = levels[l].from_level;
+		lv[l].column = levels[l].column;
+	}
+	if (cells > 0)
+		memcpy(chunk_of(s) + lay.keys, outer_keys, cells * sizeof(uint64));
+	if (cells > 0 && outer_valid != NULL)
+		memcpy(chunk_of(s) + lay.valid, outer_valid, cells);
+	s->type = REQ_CHAIN;
+	s->table_id = tables[0]->id;
+	s->n = n;
+	s->ncols = n_outer_cols;
+	s->n_levels = n_levels;
+	s->has_valid = outer_valid != NULL;
+	s->skip = skip;
+	s->capacity = capacity;
+	st = submit(s, gen);
+	if (st == GH_OK)
+	{
+		const uint32 *out = (const uint32 *) (chunk_of(s) + lay.out);
+		uint64		stride = s->capacity;
+		uint64		w = Min(s->written, capacity);
+
+		if (w > 0)
+		{
+			memcpy(out_outer, out, w * sizeof(uint32));
+			for (int l = 0; l < n_levels; l++)
+				memcpy(out_pos + l * capacity, out + (1 + l) * stride, w * sizeof(uint32));
+		}
+		*total = s->total;
+		*written = w;
+	}
+	return release_if_ours(s, gen, st);
+}
+
+/*
+ * The most outer rows one chain request takes (n_levels levels, n_outer_cols
+ * key columns with validity bytes) with room for as many combinations
+ * behind them; 0 without a service.
+ */
+uint64
+gpuhash_service_chain_rows(int n_outer_cols, int n_levels)
+{
+	SvcChainLayout lay;
+	uint64		fixed = sizeof(SvcChainLevel) * Max(n_levels, 0) + sizeof(uint64);
+	uint64		per_row = (uint64) Max(n_outer_cols, 0) * (sizeof(uint64) + 1) +
+		sizeof(uint32) * (1 + Max(n_levels, 0));
+	uint64		rows;
+
+	if (!gpuhash_service_ready() || n_outer_cols < 1 || n_levels < 1 ||
+		n_levels > GH_MAX_CHAIN_LEVELS || gpuhash_svc->chunk_bytes <= fixed)
+		return 0;
+	rows = Min((gpuhash_svc->chunk_bytes - fixed) / per_row, (uint64) UINT32_MAX - 1);
+	/* the layout's alignment is within fixed; this only guards the sum */
+	while (rows > 0 &&
+		   (!chain_layout(gpuhash_svc->chunk_bytes, n_levels, n_outer_cols, rows, true, &lay) ||
+			lay.room < rows))
+		rows--;
+	return rows;
+}
+
+/*
  * Submits a probe of n keys without waiting for it (a pipelined join fills
  * its next batch meanwhile).  False when it cannot go now: more keys than a
  * slot's chunk, no slot free, or the slots that probes in flight may hold

@@ -23,6 +23,11 @@
  * answers DONE and sets the backend's latch.  A build is BEGIN (rows),
  * APPEND (key chunks), FINISH (options); its key-grouped row order comes
  * back by ROWIDS chunks; probes go one chunk at a time, answered in place.
+ * A chain's carried columns (issue 14) are CARRY_BEGIN (columns; a buffer
+ * in the service), CARRY_APPEND (a column's keys, then validity bytes) and
+ * CARRY_FINISH; a chain probe is one CHAIN request: level descriptors,
+ * outer keys and validity bytes in, a window of combinations out behind
+ * them (chain_layout below), run under every level's table lock.
  * Frees need no slot: table ids go through a lock-free queue, so error
  * cleanup can free tables.
  *
@@ -86,7 +91,11 @@ typedef enum RequestType
 	REQ_BUILD_APPEND,
 	REQ_BUILD_FINISH,
 	REQ_ROWIDS,
-	REQ_PROBE
+	REQ_PROBE,
+	REQ_CARRY_BEGIN,
+	REQ_CARRY_APPEND,
+	REQ_CARRY_FINISH,
+	REQ_CHAIN
 } RequestType;
 
 typedef struct SvcSlot
@@ -100,10 +109,63 @@ typedef struct SvcSlot
 	uint64		n;				/* rows (BEGIN) or items in the chunk */
 	uint64		pos;			/* first row of an APPEND / ROWIDS chunk */
 	gh_build_options opt;
+	/* carried columns and chain probes */
+	int			ncols;			/* CARRY_BEGIN: carried columns; CHAIN: outer
+								 * key columns */
+	int			column;			/* CARRY_APPEND: the chunk's column */
+	int			n_levels;		/* CHAIN */
+	bool		has_valid;		/* CARRY_BEGIN, CHAIN: validity bytes come too */
+	uint64		skip;			/* CHAIN: the window's first combination */
+	uint64		capacity;		/* CHAIN: the caller's room; answered: the
+								 * window's stride in the chunk */
+	uint64		total;			/* CHAIN answer: all combinations */
+	uint64		written;		/* CHAIN answer: combinations in the chunk */
 	gh_status	status;
 	char		err[256];
 	gh_table_info info;
 } SvcSlot;
+
+/* A chain level as REQ_CHAIN's chunk carries it. */
+typedef struct SvcChainLevel
+{
+	uint32		table_id;
+	int32		kind;			/* gh_level_kind */
+	int32		from_level;
+	int32		column;
+} SvcChainLevel;
+
+/*
+ * REQ_CHAIN's chunk: n_levels SvcChainLevel, the outer keys (ncols x n,
+ * column by column), their validity bytes (has_valid); then, 8-aligned,
+ * the answer: outer rows [stride], positions [n_levels x stride], with
+ * stride the caller's capacity or what fits, the lesser.
+ */
+typedef struct SvcChainLayout
+{
+	Size		keys;			/* offsets in the chunk */
+	Size		valid;
+	Size		out;
+	uint64		room;			/* combinations that fit behind the input */
+} SvcChainLayout;
+
+/* False when the input does not fit with room for one combination. */
+static inline bool
+chain_layout(uint64 chunk_bytes, int n_levels, int ncols, uint64 n, bool has_valid,
+			 SvcChainLayout *lay)
+{
+	uint64		cells = (uint64) ncols * n;
+
+	if (n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS || ncols < 1 ||
+		n >= chunk_bytes || cells >= chunk_bytes)
+		return false;
+	lay->keys = sizeof(SvcChainLevel) * n_levels;
+	lay->valid = lay->keys + cells * sizeof(uint64);
+	lay->out = TYPEALIGN(sizeof(uint64), lay->valid + (has_valid ? cells : 0));
+	if (lay->out >= chunk_bytes)
+		return false;
+	lay->room = (chunk_bytes - lay->out) / (sizeof(uint32) * (1 + n_levels));
+	return lay->room > 0;
+}
 
 typedef struct SvcShared
 {

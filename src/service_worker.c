@@ -49,9 +49,17 @@ typedef struct SvcTable
 	uint64		n_rows;
 	uint64		filled;
 	uint64		device_bytes;	/* for gpuhash_info(), set after the build */
+	/* carried columns while they come (CARRY_BEGIN to FINISH), key-grouped */
+	uint64	   *carry_keys;		/* NULL: none coming */
+	uint8	   *carry_valid;	/* NULL: all valid */
+	int			carry_ncols;
+	uint64		carry_filled;	/* cells received */
 	pthread_mutex_t lock;		/* one request on a table at a time */
 	int			users;			/* requests running on it (registry lock) */
 	bool		doomed;			/* freed while in use: the last user drops it */
+	bool		carry_dropped;	/* (registry lock) a CARRY_* request was
+								 * given up while the table was in use: its
+								 * last user frees the carried columns */
 } SvcTable;
 
 /*
@@ -115,6 +123,21 @@ ack_free(int i, uint64 taken)
 		SetLatch(&GetPGProcByNumber(FREE_PROCNO(taken))->procLatch);
 }
 
+/*
+ * Frees carried columns that were coming.  Under the table's lock, or the
+ * registry lock while the table has no users (none can hold its lock then).
+ */
+static void
+free_carry(SvcTable *t)
+{
+	free(t->carry_keys);
+	free(t->carry_valid);
+	t->carry_keys = NULL;
+	t->carry_valid = NULL;
+	t->carry_ncols = 0;
+	t->carry_filled = 0;
+}
+
 /* registry lock held; the table has no users */
 static void
 destroy_table(SvcTable *t)
@@ -129,6 +152,7 @@ destroy_table(SvcTable *t)
 		}
 	gh_free(t->table);
 	free(t->keys);
+	free_carry(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	publish_locked();
@@ -152,6 +176,54 @@ drop_table(SvcTable *t)
 		t->doomed = true;
 	else
 		destroy_table(t);
+}
+
+/* registry lock held: a request takes the table (NULL: gone or doomed) */
+static SvcTable *
+use_table(uint32 id)
+{
+	SvcTable   *t = find_table(id);
+
+	if (t == NULL || t->doomed)
+		return NULL;
+	t->users++;
+	return t;
+}
+
+/* registry lock held: a request is done with the table */
+static void
+unuse_table(SvcTable *t)
+{
+	if (--t->users > 0)
+		return;
+	if (t->doomed)
+		destroy_table(t);
+	else if (t->carry_dropped)
+	{
+		free_carry(t);
+		t->carry_dropped = false;
+	}
+}
+
+/*
+ * A CARRY_* request given up: the columns it was sending will not finish.
+ * They go now when nothing uses the table, else with its last user; the
+ * main thread never waits for a table's lock.
+ */
+static void
+drop_carry_id(uint32 id)
+{
+	SvcTable   *t;
+
+	pthread_mutex_lock(&registry);
+	if ((t = find_table(id)) != NULL)
+	{
+		if (t->users == 0)
+			free_carry(t);
+		else
+			t->carry_dropped = true;
+	}
+	pthread_mutex_unlock(&registry);
 }
 
 /* False when no such table exists (freed already). */
@@ -308,9 +380,165 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 				gh_table_get_info(t->table, &s->info);
 				return GH_OK;
 			}
+		case REQ_CARRY_BEGIN:
+			{
+				uint64		cells = (uint64) Max(s->ncols, 0) * t->n_rows;
+
+				/* columns that were coming and never finished go */
+				free_carry(t);
+				if (t->table == NULL || s->ncols < 0)
+					return fail(s, GH_ERR_INVALID, "GPU service: bad carried columns");
+				t->carry_keys = malloc(Max(cells, 1) * sizeof(uint64));
+				t->carry_valid = s->has_valid ? malloc(Max(cells, 1)) : NULL;
+				if (t->carry_keys == NULL || (s->has_valid && t->carry_valid == NULL))
+				{
+					free_carry(t);
+					return fail(s, GH_ERR_HOST_MEMORY,
+								"GPU service: out of memory for carried columns");
+				}
+				t->carry_ncols = s->ncols;
+				return GH_OK;
+			}
+		case REQ_CARRY_APPEND:
+			{
+				Size		per = sizeof(uint64) + (t->carry_valid ? 1 : 0);
+				uint64		cell = (uint64) s->column * t->n_rows + s->pos;
+
+				if (t->carry_keys == NULL || s->column < 0 || s->column >= t->carry_ncols ||
+					s->pos + s->n > t->n_rows || s->n * per > gpuhash_svc->chunk_bytes)
+				{
+					free_carry(t);
+					return fail(s, GH_ERR_INVALID, "GPU service: bad carried column chunk");
+				}
+				/* the chunk: n keys, then n validity bytes */
+				memcpy(t->carry_keys + cell, chunk, s->n * sizeof(uint64));
+				if (t->carry_valid)
+					memcpy(t->carry_valid + cell, chunk + s->n * sizeof(uint64), s->n);
+				t->carry_filled += s->n;
+				return GH_OK;
+			}
+		case REQ_CARRY_FINISH:
+			{
+				gh_status	st;
+
+				if (t->carry_keys == NULL ||
+					t->carry_filled != (uint64) t->carry_ncols * t->n_rows)
+				{
+					free_carry(t);
+					return fail(s, GH_ERR_INVALID,
+								"GPU service: carried columns finished before all came");
+				}
+				st = gh_set_carried_ordered(t->table, t->carry_keys, t->carry_valid,
+											t->carry_ncols);
+				free_carry(t);
+				if (st != GH_OK)
+					return fail(s, st, gh_last_error());
+				/* a GPU table's carried columns are device memory too */
+				gh_table_get_info(t->table, &s->info);
+				t->device_bytes = s->info.device_bytes;
+				return GH_OK;
+			}
 		default:
 			return fail(s, GH_ERR_INVALID, "GPU service: unknown request");
 	}
+}
+
+/*
+ * A chain probe (REQ_CHAIN; the chunk's layout is chain_layout's).  Every
+ * level's table is taken (users counted, as serve() does) and locked, each
+ * once, in ascending id order: chains and single-table requests then never
+ * wait for each other in a cycle.
+ */
+static gh_status
+serve_chain(SvcSlot *s)
+{
+	char	   *chunk = chunk_of(s);
+	SvcChainLayout lay;
+	SvcChainLevel lv[GH_MAX_CHAIN_LEVELS];
+	gh_chain_level levels[GH_MAX_CHAIN_LEVELS];
+	SvcTable   *held[GH_MAX_CHAIN_LEVELS];
+	uint32		ids[GH_MAX_CHAIN_LEVELS];
+	int			n_ids = 0,
+				n_held = 0;
+	gh_status	st = GH_OK;
+
+	if (!chain_layout(gpuhash_svc->chunk_bytes, s->n_levels, s->ncols, s->n, s->has_valid, &lay))
+		return fail(s, GH_ERR_INVALID, "GPU service: bad chain request");
+	memcpy(lv, chunk, sizeof(SvcChainLevel) * s->n_levels);
+
+	/* the distinct table ids, ascending (insertion sort: a few levels) */
+	for (int l = 0; l < s->n_levels; l++)
+	{
+		int			i = n_ids;
+
+		while (i > 0 && ids[i - 1] > lv[l].table_id)
+			i--;
+		if (i > 0 && ids[i - 1] == lv[l].table_id)
+			continue;
+		memmove(ids + i + 1, ids + i, sizeof(uint32) * (n_ids - i));
+		ids[i] = lv[l].table_id;
+		n_ids++;
+	}
+
+	pthread_mutex_lock(&registry);
+	while (n_held < n_ids && (held[n_held] = use_table(ids[n_held])) != NULL)
+		n_held++;
+	if (n_held < n_ids)
+	{
+		while (n_held > 0)
+			unuse_table(held[--n_held]);
+		publish_locked();
+	}
+	pthread_mutex_unlock(&registry);
+	if (n_held < n_ids)
+		return fail(s, GH_ERR_INVALID,
+					"unknown join table in a chain (freed, or of an earlier service)");
+
+	for (int i = 0; i < n_held; i++)
+		pthread_mutex_lock(&held[i]->lock);
+	/* given up while it waited for the tables: nobody wants the answer */
+	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+		st = fail(s, GH_ERR_INVALID, "request given up");
+	for (int l = 0; l < s->n_levels && st == GH_OK; l++)
+	{
+		SvcTable   *t = NULL;
+
+		for (int i = 0; i < n_held; i++)
+			if (held[i]->id == lv[l].table_id)
+				t = held[i];
+		if (t->table == NULL)
+			st = fail(s, GH_ERR_INVALID, "GPU service: a chain level's table is not built");
+		levels[l].table = t->table;
+		levels[l].kind = (gh_level_kind) lv[l].kind;
+		levels[l].from_level = lv[l].from_level;
+		levels[l].column = lv[l].column;
+	}
+	if (st == GH_OK)
+	{
+		uint64		cap = Min(s->capacity, lay.room);
+		uint32	   *out = (uint32 *) (chunk + lay.out);
+		uint64		total = 0,
+					written = 0;
+
+		st = gh_chain_probe_window(levels, s->n_levels, (const uint64 *) (chunk + lay.keys),
+								   s->has_valid ? (const uint8 *) (chunk + lay.valid) : NULL,
+								   s->ncols, s->n, s->skip, out, out + cap, cap,
+								   &total, &written);
+		if (st != GH_OK)
+			fail(s, st, gh_last_error());
+		s->capacity = cap;
+		s->total = total;
+		s->written = written;
+	}
+	for (int i = n_held - 1; i >= 0; i--)
+		pthread_mutex_unlock(&held[i]->lock);
+
+	pthread_mutex_lock(&registry);
+	for (int i = 0; i < n_held; i++)
+		unuse_table(held[i]);
+	publish_locked();
+	pthread_mutex_unlock(&registry);
+	return st;
 }
 
 /*
@@ -326,13 +554,11 @@ serve(SvcSlot *s)
 
 	if (s->type == REQ_BUILD_BEGIN)
 		return begin_build(s);
+	if (s->type == REQ_CHAIN)
+		return serve_chain(s);
 
 	pthread_mutex_lock(&registry);
-	t = find_table(s->table_id);
-	if (t && !t->doomed)
-		t->users++;
-	else
-		t = NULL;
+	t = use_table(s->table_id);
 	pthread_mutex_unlock(&registry);
 	if (t == NULL)
 		return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
@@ -346,18 +572,16 @@ serve(SvcSlot *s)
 	pthread_mutex_unlock(&t->lock);
 
 	pthread_mutex_lock(&registry);
-	if (--t->users == 0 && t->doomed)
-		destroy_table(t);
-	else
-		publish_locked();
+	unuse_table(t);
+	publish_locked();
 	pthread_mutex_unlock(&registry);
 	return st;
 }
 
 /*
  * After an abandoned request: drop what it was building (table_id is 0 for
- * a BEGIN that made nothing); free the slot and tell the requester, who
- * waits for that.
+ * a BEGIN that made nothing; carried columns that were coming go too);
+ * free the slot and tell the requester, who waits for that.
  */
 static void
 discard(SvcSlot *s)
@@ -366,6 +590,9 @@ discard(SvcSlot *s)
 
 	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND || s->type == REQ_BUILD_FINISH)
 		(void) drop_table_id(s->table_id);
+	else if (s->type == REQ_CARRY_BEGIN || s->type == REQ_CARRY_APPEND ||
+			 s->type == REQ_CARRY_FINISH)
+		drop_carry_id(s->table_id);
 	pg_atomic_write_u32(&s->state, SLOT_FREE);
 	SetLatch(&GetPGProcByNumber(procno)->procLatch);
 }

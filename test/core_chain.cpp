@@ -6,7 +6,11 @@
  *		outer sides, keys 0 and INT64_MIN/MAX, and keys read from earlier
  *		levels' carried columns.  Each result is compared, as a multiset of
  *		(outer row, rowid per level), with a brute-force expansion; on a
- *		GPU, the GPU's and the host twin's must also be equal.
+ *		GPU, the GPU's and the host twin's lists must also be equal, in
+ *		order.  The same list read by windows of random sizes
+ *		(gh_chain_probe_window) must put together to it, and tables built
+ *		with other rowids, given the carried columns in key-grouped order
+ *		(gh_set_carried_ordered), must answer it too.
  */
 #include "gpuhash_table.h"
 #include "table_internal.h"
@@ -116,13 +120,96 @@ reference(const vector<level_data> &lv, const vector<uint64_t> &okeys, const vec
 	return cur;
 }
 
+/* A list of combinations in its order: outer row, then a position per level. */
+typedef vector<uint32_t> flat;
+
+void
+append_combos(flat *f, const uint32_t *oo, const uint32_t *op, uint64_t stride, uint64_t cnt,
+			  int nl)
+{
+	for (uint64_t j = 0; j < cnt; j++)
+	{
+		f->push_back(oo[j]);
+		for (int l = 0; l < nl; l++)
+			f->push_back(op[l * stride + j]);
+	}
+}
+
+/*
+ * Reads the chain's list by windows of random sizes (1, past the end, and
+ * between) into *got; NULL if every window answered as it should, else
+ * what went wrong.
+ */
+const char *
+read_windows(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint8_t *ook,
+			 size_t n, uint64_t want_total, uint64_t *ws, flat *got)
+{
+	int			nl = (int) cl.size();
+	uint64_t	skip = 0;
+
+	do
+	{
+		uint64_t	r = gh_splitmix64(ws) % 4;
+		uint64_t	cap = r == 0 ? 1 : r == 1 ? want_total + 3 : 1 + gh_splitmix64(ws) % (want_total / 3 + 2);
+		vector<uint32_t> oo(cap),
+					op(cap * nl);
+		uint64_t	total = ~0ULL,
+					written = ~0ULL;
+
+		if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, skip, oo.data(), op.data(), cap,
+								  &total, &written) != GH_OK)
+			return "a window failed";
+		if (total != want_total)
+			return "a window's total differs";
+		if (written != std::min(cap, total - skip))
+			return "a window wrote too few or too many";
+		append_combos(got, oo.data(), op.data(), cap, written, nl);
+		skip += written;
+	} while (skip < want_total);
+	return NULL;
+}
+
+/* The windows at the list's end, and one of capacity 0 that writes nowhere. */
+const char *
+edge_windows(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint8_t *ook,
+			 size_t n, const flat &whole)
+{
+	int			nl = (int) cl.size();
+	uint64_t	want = whole.size() / (1 + nl),
+				total = 0,
+				written = 1;
+	vector<uint32_t> oo(5),
+				op(5 * nl);
+	flat		last;
+
+	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, 0, NULL, NULL, 0, &total,
+							  &written) != GH_OK || total != want || written != 0)
+		return "capacity 0 did not answer with the total alone";
+	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want, oo.data(), op.data(), 1, &total,
+							  &written) != GH_OK || total != want || written != 0)
+		return "a window at the end was not empty";
+	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want + 1, oo.data(), op.data(), 1,
+							  &total, &written) != GH_ERR_INVALID)
+		return "a window past the end was not refused";
+	if (want == 0)
+		return NULL;
+	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want - 1, oo.data(), op.data(), 5,
+							  &total, &written) != GH_OK || total != want || written != 1)
+		return "the last window did not write the last combination alone";
+	append_combos(&last, oo.data(), op.data(), 5, 1, nl);
+	if (!std::equal(last.begin(), last.end(), whole.end() - (1 + nl)))
+		return "the last window wrote another combination";
+	return NULL;
+}
+
 }								/* namespace */
 
 /* Runs the checks; adds to *checks and *failures. */
 void
 test_chain(int gpus, bool quick, int *checks, int *failures)
 {
-	uint64_t	s = 0x5eedc4a1ULL;
+	uint64_t	s = 0x5eedc4a1ULL,
+				ws = 0x3e1d0c5ULL;	/* the windows' sizes: s's chains stay as they were */
 	int			trials = quick ? 60 : 300;
 	int			before = *failures;
 	uint64_t	combos = 0,
@@ -182,6 +269,7 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 		for (const level_data &d : lv)
 			from_levels += d.from_level >= 0;
 		vector<combo> got[2];
+		flat		full[2];
 
 		for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 		{
@@ -259,6 +347,95 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 						trial, dev ? "gpu" : "host", got[dev].size(), want.size(), nl);
 			}
 
+			if (st == GH_OK)
+				append_combos(&full[dev], oo.data(), op.data(), cap, total, nl);
+
+			/* the list read in windows, put together, is the list */
+			if (st == GH_OK)
+			{
+				const uint8_t *valid = all_valid ? NULL : ook.data();
+				flat		pieces;
+				const char *why = read_windows(cl, okeys.data(), valid, n, total, &ws, &pieces);
+
+				if (why == NULL && pieces != full[dev])
+					why = "the windows put together differ from the list";
+				if (why == NULL)
+					why = edge_windows(cl, okeys.data(), valid, n, full[dev]);
+				(*checks)++;
+				if (why != NULL)
+				{
+					(*failures)++;
+					fprintf(stderr, "FAIL chain trial %d/%s: %s (%s)\n", trial, dev ? "gpu" : "host",
+							why, gh_last_error());
+				}
+			}
+
+			/*
+			 * Carried columns given in key-grouped order, to tables built
+			 * with rowids that are not positions: the same list.
+			 */
+			if (st == GH_OK)
+			{
+				vector<gh_table *> ot(nl, (gh_table *) NULL);
+				vector<gh_chain_level> ocl = cl;
+				const uint64_t off = width == 4 ? 1000 : 1ULL << 40;
+				bool		ook2 = true;
+				uint64_t	t3 = 0;
+				flat		same;
+
+				for (int l = 0; l < nl && ook2; l++)
+				{
+					size_t		rows = lv[l].keys.size();
+					vector<uint32_t> r4(rows);
+					vector<uint64_t> r8(rows),
+								ck(2 * rows);
+					vector<uint8_t> cv(2 * rows);
+					gh_build_options opt;
+
+					for (size_t r = 0; r < rows; r++)
+					{
+						r4[r] = (uint32_t) (r + off);
+						r8[r] = r + off;
+					}
+					gh_default_options(&opt);
+					opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+					opt.scheme = (gh_scheme) (trial % GH_N_SCHEMES);
+					ook2 = gh_build(&opt, lv[l].keys.data(),
+									width == 4 ? (const void *) r4.data() : (const void *) r8.data(),
+									width, rows, &ot[l]) == GH_OK;
+					const void *sr = ook2 ? gh_sorted_rowids(ot[l]) : NULL;
+
+					ook2 = ook2 && (rows == 0 || sr != NULL);
+					for (size_t p = 0; p < rows && ook2; p++)
+					{
+						uint64_t	r = (width == 4 ? ((const uint32_t *) sr)[p]
+										 : ((const uint64_t *) sr)[p]) - off;
+
+						for (int c = 0; c < 2; c++)
+						{
+							ck[c * rows + p] = lv[l].carried[c * rows + r];
+							cv[c * rows + p] = lv[l].carried_ok[c * rows + r];
+						}
+					}
+					ook2 = ook2 && gh_set_carried_ordered(ot[l], ck.data(),
+														  all_valid ? NULL : cv.data(), 2) == GH_OK;
+					ocl[l].table = ot[l];
+				}
+				ook2 = ook2 && gh_chain_probe(ocl.data(), nl, okeys.data(), all_valid ? NULL : ook.data(),
+											  2, n, oo.data(), op.data(), cap, &t3) == GH_OK;
+				if (ook2)
+					append_combos(&same, oo.data(), op.data(), cap, t3, nl);
+				(*checks)++;
+				if (!ook2 || same != full[dev])
+				{
+					(*failures)++;
+					fprintf(stderr, "FAIL chain trial %d/%s: carried columns in key-grouped order: %s\n",
+							trial, dev ? "gpu" : "host", ook2 ? "another list" : gh_last_error());
+				}
+				for (gh_table *t : ot)
+					gh_free(t);
+			}
+
 			/* one short of the answer: nothing written, the total told */
 			if (st == GH_OK && total > 0)
 			{
@@ -276,8 +453,19 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 			for (gh_table *t : tabs)
 				gh_free(t);
 		}
+		/* both devices write the same list, in the same order */
+		if (gpus > 0)
+		{
+			(*checks)++;
+			if (full[0] != full[1])
+			{
+				(*failures)++;
+				fprintf(stderr, "FAIL chain trial %d: the GPU's list differs from the host twin's\n",
+						trial);
+			}
+		}
 	}
-	/* carried columns need rowid = position: refused, the old ones kept */
+	/* carried columns by rowid need rowid = position: refused, the old ones kept */
 	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
 	{
 		uint64_t	k[3] = {5, 6, 7},
@@ -300,11 +488,38 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 			fprintf(stderr, "FAIL chain/%s: gh_set_carried's checks (%s)\n", dev ? "gpu" : "host",
 					gh_last_error());
 		}
+
+		/*
+		 * In key-grouped order, any rowids do; refused (no keys), the old
+		 * columns are kept; the table's memory counts them.
+		 */
+		uint8_t		v1[3] = {1, 0, 1};
+		gh_table_info i0,
+					i1;
+
+		gh_table_get_info(t, &i0);
+		(*checks)++;
+		if (gh_set_carried_ordered(t, c1, v1, 1) != GH_OK || t->n_carried != 1 ||
+			gh_set_carried_ordered(t, NULL, NULL, 1) != GH_ERR_INVALID || t->n_carried != 1)
+		{
+			(*failures)++;
+			fprintf(stderr, "FAIL chain/%s: gh_set_carried_ordered's checks (%s)\n",
+					dev ? "gpu" : "host", gh_last_error());
+		}
+		gh_table_get_info(t, &i1);
+		(*checks)++;
+		if ((dev ? i1.device_bytes - i0.device_bytes : i1.host_bytes - i0.host_bytes) != 3 * 9)
+		{
+			(*failures)++;
+			fprintf(stderr, "FAIL chain/%s: carried columns take %zu bytes more, not 27\n",
+					dev ? "gpu" : "host",
+					dev ? i1.device_bytes - i0.device_bytes : i1.host_bytes - i0.host_bytes);
+		}
 		gh_free(t);
 		gh_free(u);
 	}
 	printf("chains: %d random chains of 2-5 levels, %llu combinations, %llu levels keyed by an "
-		   "earlier one%s: %s\n", trials, (unsigned long long) combos, (unsigned long long) from_levels,
+		   "earlier one, read whole and by windows%s: %s\n", trials, (unsigned long long) combos, (unsigned long long) from_levels,
 		   gpus > 0 ? " (GPU and host twin)" : " (host twin)",
 		   *failures == before ? "ok" : "FAILED");
 }
