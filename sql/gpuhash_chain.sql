@@ -701,6 +701,117 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 RESET enable_nestloop;
+
+--
+-- The chain (chain.c): the top of each stack probes its levels together.
+-- ch_fused(q) runs q forced on under EXPLAIN ANALYZE and lists each chain's
+-- top: its levels, whether it ran fused (chain requests made) and, if a
+-- scan ran the nodes one by one, why.  gh_check above compared the fused
+-- rows with PostgreSQL's; here the same rows with gpuhash.chain off, with
+-- one-row probe batches and small requests (several windows of
+-- combinations per batch), and with the levels' tables carrying keys.
+--
+CREATE FUNCTION ch_fused(q text) RETURNS TABLE (levels integer, fused boolean, unfused text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  RETURN QUERY
+    SELECT (n->>'Chain Levels')::integer, coalesce((n->>'Chain Requests')::bigint > 0, false),
+           n->>'Chain Unfused'
+    FROM jsonb_path_query(p, 'strict $.**') n
+    WHERE n ? 'Chain Levels';
+END;
+$$;
+-- chain on against chain off, both forced on: the same rows
+CREATE FUNCTION ch_onoff(q text, OUT rows bigint, OUT same boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  d1 bigint;
+  d2 bigint;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.chain', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE ch_off AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM set_config('gpuhash.chain', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE ch_on AS SELECT r__::text AS t FROM (' || q || ') r__';
+  SELECT count(*) INTO rows FROM ch_on;
+  SELECT count(*) INTO d1 FROM (SELECT * FROM ch_off EXCEPT ALL SELECT * FROM ch_on) x;
+  SELECT count(*) INTO d2 FROM (SELECT * FROM ch_on EXCEPT ALL SELECT * FROM ch_off) y;
+  same := d1 = 0 AND d2 = 0 AND rows = (SELECT count(*) FROM ch_off);
+  DROP TABLE ch_off;
+  DROP TABLE ch_on;
+END;
+$$;
+SET join_collapse_limit = 1;
+-- a snowflake: customer's key carried by orders, nation's by customer
+SELECT * FROM ch_fused('SELECT count(*), sum(l_qty) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey
+                        JOIN ch_region ON r_key = n_rkey');
+-- a star: every key read from the outer rows, a two-column one among them
+SELECT * FROM ch_fused('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_part ON p_key = l_pkey JOIN ch_psupp ON ps_pkey = l_pkey AND ps_skey = l_skey');
+-- semi, anti and left levels; a left level keyed by a NULL-extended column
+SELECT * FROM ch_fused('SELECT l_id, c_key, n_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        AND EXISTS (SELECT 1 FROM ch_part WHERE p_key = l_pkey)
+                        LEFT JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_nation ON n_key = c_nkey
+                        WHERE NOT EXISTS (SELECT 1 FROM ch_region WHERE r_key = n_rkey)');
+-- a join filter at an inner level: checked when the rows are formed
+SELECT * FROM ch_fused('SELECT l_id, o_key FROM ch_item JOIN ch_orders ON o_key = l_okey AND l_day < o_day
+                        JOIN ch_cust ON c_key = o_ckey');
+-- a join filter at a left level (kept left: nothing above is strict on
+-- its columns) ends the chain: part and supp above it form one of 2 levels
+SELECT * FROM ch_fused('SELECT l_id, o_key, c_key, p_size, s_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        LEFT JOIN ch_cust ON c_key = o_ckey AND c_bal > l_qty
+                        JOIN ch_part ON p_key = l_pkey JOIN ch_supp ON s_key = l_skey');
+SELECT * FROM ch_onoff('SELECT l_id, o_key, c_key, p_size, s_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        LEFT JOIN ch_cust ON c_key = o_ckey AND c_bal > l_qty
+                        JOIN ch_part ON p_key = l_pkey JOIN ch_supp ON s_key = l_skey');
+-- an empty level: the nodes run one by one
+SELECT * FROM ch_fused('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        LEFT JOIN ch_empty e ON e.k = o_ckey JOIN ch_cust ON c_key = o_ckey');
+-- rescans: the level whose inner key reads the parameter is rebuilt, its
+-- carried keys set again
+SELECT * FROM ch_fused('SELECT p.id, (SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                          JOIN ch_cust ON c_key + coalesce(p.d, 0) = o_ckey JOIN ch_nation ON n_key = c_nkey) FROM ch_p p');
+SELECT * FROM ch_onoff('SELECT p.id, (SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                          JOIN ch_cust ON c_key + coalesce(p.d, 0) = o_ckey JOIN ch_nation ON n_key = c_nkey) FROM ch_p p');
+SELECT * FROM ch_onoff('SELECT l_id, c_key, n_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        AND EXISTS (SELECT 1 FROM ch_part WHERE p_key = l_pkey)
+                        LEFT JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_nation ON n_key = c_nkey
+                        WHERE NOT EXISTS (SELECT 1 FROM ch_region WHERE r_key = n_rkey)');
+-- duplicates that multiply: 20 x 20 x 20 per key, in one-row and seven-row
+-- batches (a batch's combinations then take several requests)
+SET gpuhash.batch_rows = 1;
+SELECT * FROM ch_onoff('SELECT df.id, a.id, b.id, c.id FROM ch_df df JOIN ch_d1 a ON a.k = df.k
+                        JOIN ch_d2 b ON b.k = df.k JOIN ch_d3 c ON c.k = df.k');
+SET gpuhash.batch_rows = 7;
+SELECT * FROM ch_onoff('SELECT df.id, a.id, b.id, c.id FROM ch_df df JOIN ch_d1 a ON a.k = df.k
+                        JOIN ch_d2 b ON b.k = df.k JOIN ch_d3 c ON c.k = df.k');
+SELECT * FROM ch_fused('SELECT count(*) FROM ch_df df JOIN ch_d1 a ON a.k = df.k
+                        JOIN ch_d2 b ON b.k = df.k JOIN ch_d3 c ON c.k = df.k');
+RESET gpuhash.batch_rows;
+-- parallel: shared tables, carried keys set once for all participants
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT * FROM ch_fused('SELECT count(*), sum(l_qty) FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey');
+SELECT * FROM ch_onoff('SELECT l_id, o_key, c_key, n_name FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_nation ON n_key = c_nkey');
+SELECT * FROM ch_onoff('SELECT p.id, (SELECT count(*) + p.id FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
+                          JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey) FROM ch_p p');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET join_collapse_limit;
+DROP FUNCTION ch_fused(text);
+DROP FUNCTION ch_onoff(text);
+
 DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp, ch_cal, ch_item,
   ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p;
 DROP FUNCTION ch_check(text);

@@ -327,6 +327,8 @@ gpuhash_chain_init(GpuJoinState *top)
  * The start of a scan
  * --------------------------------------------------------------------- */
 
+static void count_level_rows(GpuChain *ch, bool run);
+
 /*
  * Sets level j's carried columns: the keys of the upper levels that read
  * its inner rows, per row in the table's key-grouped order.
@@ -445,6 +447,8 @@ chain_start(GpuChain *ch)
 		ch->unfused_why = why;
 		ch->unfused_scans++;
 		ch->phase = CH_UNFUSED;
+		/* the bottom ran its start here, not through ExecProcNode: a loop */
+		count_level_rows(ch, true);
 		return;
 	}
 	for (int j = 0; j < ch->n; j++)
@@ -643,16 +647,19 @@ request_done(GpuChain *ch)
 	ch->phase = CH_NEXT_BATCH;
 }
 
-/* Rows formed at each level below the top, for EXPLAIN ANALYZE's row counts. */
+/*
+ * Rows formed at each level below the top, for EXPLAIN ANALYZE's row
+ * counts.  With run, even none: the level ran (a loop, as for a node pulled).
+ */
 static void
-count_level_rows(GpuChain *ch)
+count_level_rows(GpuChain *ch, bool run)
 {
 	for (int k = 0; k < ch->n - 1; k++)
 	{
 		ChainLevel *l = &ch->lv[k];
 		Instrumentation *instr = l->gs->css.ss.ps.instrument;
 
-		if (instr && l->rows_out > 0)
+		if (instr && (run || l->rows_out > 0))
 		{
 			InstrStartNode(instr);
 			InstrStopNode(instr, l->rows_out);
@@ -669,7 +676,7 @@ chain_next_batch(GpuChain *ch, GpuJoinState *top)
 	instr_time	t0,
 				t1;
 
-	count_level_rows(ch);
+	count_level_rows(ch, true);
 	INSTR_TIME_SET_CURRENT(t0);
 	ch->b = gpuhash_next_filled_batch(bottom);
 	if (ch->b != NULL)
@@ -810,7 +817,7 @@ gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out)
 				request_done(ch);
 				break;
 			case CH_DONE:
-				count_level_rows(ch);
+				count_level_rows(ch, true);
 				*out = NULL;
 				return true;
 		}
@@ -823,7 +830,7 @@ gpuhash_chain_rescan(GpuJoinState *top)
 {
 	GpuChain   *ch = top->chain;
 
-	count_level_rows(ch);
+	count_level_rows(ch, false);
 	ch->b = NULL;
 	ch->last_outer = -1;
 	ch->phase = CH_START;

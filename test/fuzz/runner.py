@@ -196,6 +196,8 @@ def plan_features(plan):
                 feats.add('plan:gpu_' + text.split(':', 1)[1].strip().lower())
             elif text.startswith('Key Match: fingerprint'):
                 feats.add('plan:gpu_fingerprint')
+            elif text.startswith('Chain Levels:'):
+                feats.add('plan:gpu_chain')
             continue
         while stack and stack[-1][0] >= ind:
             stack.pop()
