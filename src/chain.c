@@ -233,6 +233,10 @@ level_key(GpuChain *ch, ChainLevel *l)
 			return false;
 		if (from != -2 && level != from)
 			return false;
+		/* a semi or anti level's inner columns are never a row's (NULL above it) */
+		if (level >= 0 && ch->lv[level].kind != GH_LEVEL_INNER &&
+			ch->lv[level].kind != GH_LEVEL_LEFT)
+			return false;
 		from = level;
 		if (level >= 0)
 			idx = keep_index(ch->lv[level].gs->inner_keep, ch->lv[level].gs->n_inner_keep, col);
@@ -548,14 +552,15 @@ batch_keys(GpuChain *ch, GpuProbeBatch *b)
 /*
  * The request failed before any row of the batch came out: the nodes take
  * over, one by one, from this batch on (each then falls back as a single
- * join does), or with gpuhash.device = gpu, an ERROR.
+ * join does).  An ERROR with gpuhash.device = gpu, and on the host twin,
+ * where a failure is no GPU's condition but a bug to show.
  */
 static void
 unfuse_now(GpuChain *ch, GpuJoinState *top)
 {
 	GpuJoinState *bottom = ch->lv[0].gs;
 
-	if (gpuhash_device_mode == GPUHASH_DEVICE_GPU)
+	if (gpuhash_device_mode == GPUHASH_DEVICE_GPU || bottom->device != GH_DEVICE_GPU)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("gpuhash: probing a chain of GPU joins failed: %s", gh_last_error())));
