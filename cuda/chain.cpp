@@ -289,9 +289,9 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		}
 
 		/* what each combination becomes */
-		if (sum >= UINT32_MAX || !next->reserve(sum, n_levels))
+		if (sum > GH_CHAIN_MAX_COMBINATIONS || !next->reserve(sum, n_levels))
 		{
-			st = sum >= UINT32_MAX ?
+			st = sum > GH_CHAIN_MAX_COMBINATIONS ?
 				gh_error(GH_ERR_TOO_LARGE, "a chain level yields %llu combinations", (unsigned long long) sum) :
 				gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a chain probe");
 			break;

@@ -344,7 +344,7 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		GH_TRY(cudaMemcpyAsync(&last_count, counts.as<uint64_t>() + m - 1, 8, cudaMemcpyDeviceToHost, st));
 		GH_TRY(cudaStreamSynchronize(st));
 		sum = last_start + last_count;
-		if (sum >= UINT32_MAX)
+		if (sum > GH_CHAIN_MAX_COMBINATIONS)
 			return gh_error(GH_ERR_TOO_LARGE, "a chain level yields %llu combinations",
 							(unsigned long long) sum);
 		GH_CHECK(next->reserve(sum, n_levels));

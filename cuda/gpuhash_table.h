@@ -181,6 +181,14 @@ typedef enum gh_level_kind
 
 /* Most levels a chain has (the GPU service's chain request carries them). */
 #define GH_MAX_CHAIN_LEVELS 8
+/*
+ * The most combinations a chain probe holds at any level: over it the probe
+ * is GH_ERR_TOO_LARGE, and its caller asks for fewer outer rows at once.
+ * The bound keeps a request's memory (about 4 bytes per level and
+ * combination, twice) within a few hundred MB, on the GPU and in the
+ * service alike.
+ */
+#define GH_CHAIN_MAX_COMBINATIONS (UINT64_C(1) << 25)
 
 typedef struct gh_chain_level
 {

@@ -99,6 +99,7 @@ typedef struct GpuChain
 	uint8	   *ovalid;
 	/* a request: rows [lo, hi) of the batch, combinations [skip, skip + written) */
 	int			req_rows;		/* rows a request takes at most */
+	int			req_n;			/* ... and now: fewer where rows fan out */
 	uint64	   *req_keys;
 	uint8	   *req_valid;
 	int			lo;
@@ -500,6 +501,7 @@ chain_start(GpuChain *ch)
 		ch->out_outer = MemoryContextAllocHuge(nodecxt, sizeof(uint32) * ch->cap);
 		ch->out_pos = MemoryContextAllocHuge(nodecxt, sizeof(uint32) * ch->cap * ch->n);
 	}
+	ch->req_n = ch->req_rows;
 	ch->ever_fused = true;
 	ch->fused_scans++;
 	ch->phase = CH_NEXT_BATCH;
@@ -549,32 +551,69 @@ batch_keys(GpuChain *ch, GpuProbeBatch *b)
 	}
 }
 
+/* Drops the batch's first `lo` rows, emitted already; the rest move up. */
+static void
+drop_emitted_rows(GpuJoinState *bottom, GpuProbeBatch *b, int lo)
+{
+	int			nc = bottom->n_outer_keep;
+	int			rest = b->n - lo;
+
+	memmove(b->keys, b->keys + lo, sizeof(uint64) * rest);
+	memmove(b->nokey, b->nokey + lo, sizeof(bool) * rest);
+	if (nc > 0)
+	{
+		memmove(b->vals, b->vals + (size_t) lo * nc, sizeof(Datum) * rest * nc);
+		memmove(b->nulls, b->nulls + (size_t) lo * nc, sizeof(bool) * rest * nc);
+	}
+	/* their pages stay pinned by the batch until it goes */
+	if (b->tups)
+		memmove(b->tups, b->tups + lo, sizeof(HeapTupleData) * rest);
+	b->n = rest;
+	b->any_key = false;
+	for (int i = 0; i < rest; i++)
+		b->any_key |= !b->nokey[i];
+}
+
 /*
- * The request failed before any row of the batch came out: the nodes take
- * over, one by one, from this batch on (each then falls back as a single
- * join does).  An ERROR with gpuhash.device = gpu, and on the host twin,
- * where a failure is no GPU's condition but a bug to show.
+ * A request failed at a row boundary of the batch: the nodes take over,
+ * one by one, from that row on (each then falls back as a single join
+ * does).  A request too large for the chain (a row whose combinations
+ * alone exceed GH_CHAIN_MAX_COMBINATIONS, or the GPU's memory) is no
+ * failure: the nodes just run apart.  Any other failure is an ERROR with
+ * gpuhash.device = gpu, and on the host twin, where it is no GPU's
+ * condition but a bug to show.
  */
 static void
-unfuse_now(GpuChain *ch, GpuJoinState *top)
+unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 {
 	GpuJoinState *bottom = ch->lv[0].gs;
+	bool		too_large = st == GH_ERR_TOO_LARGE || st == GH_ERR_GPU_MEMORY;
 
-	if (gpuhash_device_mode == GPUHASH_DEVICE_GPU || bottom->device != GH_DEVICE_GPU)
+	if (!too_large &&
+		(gpuhash_device_mode == GPUHASH_DEVICE_GPU || bottom->device != GH_DEVICE_GPU))
 		ereport(ERROR,
-				(errcode(ERRCODE_SYSTEM_ERROR),
+				(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
 				 errmsg("gpuhash: probing a chain of GPU joins failed: %s", gh_last_error())));
-	ereport(NOTICE,
-			(errmsg("gpuhash: probing a chain of GPU joins failed, its joins continue one by one: %s",
-					gh_last_error())));
-	top->stats.fallbacks++;
-	/* the batch stays the bottom's next one, to be probed as a single join */
+	if (!too_large)
+	{
+		ereport(NOTICE,
+				(errmsg("gpuhash: probing a chain of GPU joins failed, its joins continue one by one: %s",
+						gh_last_error())));
+		top->stats.fallbacks++;
+	}
+	/* the batch's rows not emitted stay the bottom's next ones, probed as a single join */
+	count_level_rows(ch, false);
+	if (ch->lo > 0)
+		drop_emitted_rows(bottom, ch->b, ch->lo);
+	ch->b->state = PB_FILLED;
 	bottom->cb = NULL;
 	bottom->phase = GJ_NEED_BATCH;
 	for (int k = 1; k < ch->n; k++)
 		ch->lv[k].gs->phase = GJ_BUILD;
 	ch->b = NULL;
-	ch->unfused_why = "a chain probe failed";
+	ch->unfused_why = too_large ? "a row's combinations exceed a chain probe" :
+		"a chain probe failed";
+	ch->unfused_scans++;
 	ch->phase = CH_UNFUSED;
 }
 
@@ -609,20 +648,48 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 		ch->requests++;
 		if (st == GH_OK)
 			break;
-		if (st == GH_ERR_GPU_MEMORY && n > 1 && ch->skip == 0)
+		if ((st == GH_ERR_GPU_MEMORY || st == GH_ERR_TOO_LARGE) && n > 1 && ch->skip == 0)
 		{
 			ch->hi = ch->lo + n / 2;
+			ch->req_n = n / 2;
 			continue;
 		}
-		if (ch->lo == 0 && ch->skip == 0)
+		if (ch->skip == 0)
 		{
-			unfuse_now(ch, top);
+			unfuse_now(ch, top, st);
 			return;
 		}
 		ereport(ERROR,
 				(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
 				 errmsg("gpuhash: probing a chain of GPU joins failed: %s", gh_last_error())));
 	}
+
+	/*
+	 * More combinations than one answer holds.  Those of the rows before
+	 * the last one answered are complete: they are formed, and the next
+	 * request starts at that row, with as many rows as fitted.  Asking for
+	 * the rest by windows would probe all the rows again for each window:
+	 * windows are for one row whose combinations alone overflow.
+	 */
+	if (ch->skip == 0 && ch->total > ch->written && n > 1)
+	{
+		uint32		last = ch->out_outer[ch->written - 1];
+
+		if (last == 0)
+		{
+			ch->hi = ch->lo + 1;
+			ch->req_n = 1;
+			ch->phase = CH_REQUEST;
+			return;
+		}
+		while (ch->written > 0 && ch->out_outer[ch->written - 1] == last)
+			ch->written--;
+		ch->total = ch->written;
+		ch->hi = ch->lo + (int) last;
+		ch->req_n = (int) last;
+	}
+	else if (ch->skip == 0 && ch->total < ch->cap / 2)
+		ch->req_n = Min(ch->req_rows, ch->req_n * 2);
 	ch->combinations += ch->written;
 	ch->cur = 0;
 	ch->last_outer = -1;
@@ -643,7 +710,7 @@ request_done(GpuChain *ch)
 	ch->lo = ch->hi;
 	if (ch->lo < ch->b->n)
 	{
-		ch->hi = Min(ch->b->n, ch->lo + ch->req_rows);
+		ch->hi = Min(ch->b->n, ch->lo + ch->req_n);
 		ch->phase = CH_REQUEST;
 		return;
 	}
@@ -701,7 +768,7 @@ chain_next_batch(GpuChain *ch, GpuJoinState *top)
 	top->stats.batches++;
 	top->stats.outer_rows += ch->b->n;
 	ch->lo = 0;
-	ch->hi = Min(ch->b->n, ch->req_rows);
+	ch->hi = Min(ch->b->n, ch->req_n);
 	ch->skip = 0;
 	ch->phase = CH_REQUEST;
 }

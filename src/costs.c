@@ -53,8 +53,15 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	if (inner_scan)
 		startup -= 0.5 * cpu_tuple_cost * inner_path->rows;
 
+	/*
+	 * Each outer row's keys are computed and it is probed.  In a chain
+	 * (chain.c: the GpuHashJoin below and this one probed together) the
+	 * keys of the rows between them are gathered on the device instead:
+	 * only the probe is charged.  Nothing else is taken off: the rows the
+	 * chain forms are the lower levels' emitted rows, charged there.
+	 */
 	run = outer_path->total_cost - outer_path->startup_cost;
-	run += outer_rows * (gpuhash_probe_row_cost + cpu_operator_cost * nkeys);
+	run += outer_rows * (gpuhash_probe_row_cost + (chained ? 0.0 : cpu_operator_cost * nkeys));
 
 	/*
 	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
@@ -62,16 +69,6 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 */
 	if (outer_scan)
 		run -= 0.5 * cpu_tuple_cost * outer_rows;
-
-	/*
-	 * A chain (chain.c): the GpuHashJoin below and this one are probed
-	 * together.  Its rows are not handed up, copied and keyed one by one:
-	 * their keys are gathered on the device, and only the rows that match
-	 * here are formed.  As one node, the outer rows cost what an absorbed
-	 * scan's do, without the keys.
-	 */
-	if (chained)
-		run -= outer_rows * (0.5 * cpu_tuple_cost + cpu_operator_cost * nkeys);
 
 	/*
 	 * Each hash match is checked against the other clauses, as in
