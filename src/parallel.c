@@ -515,9 +515,10 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->scan_pages, gs->stats.scan_pages);
 	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
 	pg_atomic_fetch_add_u64(&sh->inner_scan_filtered, gs->stats.inner_scan_filtered);
-	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) (gs->stats.read_ms * 1000.0));
-	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) (gs->stats.wait_ms * 1000.0));
-	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) (gs->stats.emit_ms * 1000.0));
+	/* emit time is a difference of clocks: never below zero in the sum */
+	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) Max(gs->stats.read_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) Max(gs->stats.wait_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) Max(gs->stats.emit_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
 	gs->stats.probe_requests = gs->stats.in_flight_sum = 0;

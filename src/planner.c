@@ -337,13 +337,17 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 		!one_hash_batch(lsecond(below->custom_paths), below->path.parallel_aware,
 						binfo.parallel_inner))
 		return false;
+	/*
+	 * The executor gathers a level's key from one source: the chain's outer
+	 * rows or one level's inner rows.  Keys of one relation are.
+	 */
 	foreach(lc, kc->outer_exprs)
 	{
 		Node	   *e = lfirst(lc);
 
 		while (IsA(e, RelabelType))
 			e = (Node *) ((RelabelType *) e)->arg;
-		if (!IsA(e, Var))
+		if (!IsA(e, Var) || ((Var *) e)->varno != ((Var *) linitial(kc->outer_exprs))->varno)
 			return false;
 	}
 	return true;
