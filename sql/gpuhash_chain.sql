@@ -171,14 +171,17 @@ INSERT INTO ch_cal VALUES (NULL, 99);
 -- like l_pkey), l_okey8 an int8 copy of l_okey
 CREATE TABLE ch_item (l_id int4, l_okey int4, l_okey8 int8, l_pkey int4, l_skey int4, l_ptag text,
                       l_qty int4, l_day int4);
-INSERT INTO ch_item
+-- the fact rows 1..n (ch_bigitem below takes 50000 of them)
+CREATE FUNCTION ch_items(n int) RETURNS SETOF ch_item LANGUAGE sql AS $$
 SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE 1 + (g * 13) % 3300 END,
        CASE WHEN g % 97 = 0 THEN NULL ELSE 1 + (g * 13) % 3300 END,
        CASE WHEN g % 89 = 0 THEN NULL ELSE 1 + (g * 17) % 450 END,
        CASE WHEN g % 83 = 0 THEN NULL ELSE 1 + (g * 3) % 55 END,
        CASE WHEN g % 79 = 0 THEN NULL ELSE 'part#' || (1 + (g * 17) % 450) END,
        1 + g % 50, (g * 11) % 365
-FROM generate_series(1, 8000) g;
+FROM generate_series(1, n) g
+$$;
+INSERT INTO ch_item SELECT * FROM ch_items(8000);
 CREATE INDEX ch_item_id ON ch_item (l_id);
 -- heavy duplicates: 20 rows of each key 0..9 in ch_d1..ch_d3, so that one
 -- ch_df row meets 20 x 20 x 20 rows over three levels; NULL keys on both
@@ -644,16 +647,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-CREATE TABLE ch_bigitem (l_id int4, l_okey int4, l_okey8 int8, l_pkey int4, l_skey int4, l_ptag text,
-                         l_qty int4, l_day int4);
-INSERT INTO ch_bigitem
-SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE 1 + (g * 13) % 3300 END,
-       CASE WHEN g % 97 = 0 THEN NULL ELSE 1 + (g * 13) % 3300 END,
-       CASE WHEN g % 89 = 0 THEN NULL ELSE 1 + (g * 17) % 450 END,
-       CASE WHEN g % 83 = 0 THEN NULL ELSE 1 + (g * 3) % 55 END,
-       CASE WHEN g % 79 = 0 THEN NULL ELSE 'part#' || (1 + (g * 17) % 450) END,
-       1 + g % 50, (g * 11) % 365
-FROM generate_series(1, 50000) g;
+CREATE TABLE ch_bigitem (LIKE ch_item);
+INSERT INTO ch_bigitem SELECT * FROM ch_items(50000);
 -- a sample of every row: the same statistics, and plans, at each run
 ALTER TABLE ch_bigitem ALTER COLUMN l_okey SET STATISTICS 200;
 ANALYZE ch_bigitem;
@@ -812,6 +807,7 @@ RESET join_collapse_limit;
 DROP FUNCTION ch_fused(text);
 DROP FUNCTION ch_onoff(text);
 
+DROP FUNCTION ch_items(int);
 DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp, ch_cal, ch_item,
   ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p;
 DROP FUNCTION ch_check(text);
