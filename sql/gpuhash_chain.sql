@@ -111,23 +111,26 @@ BEGIN
   shape := ch_shape(p->0->'Plan');
 END;
 $$;
--- each GpuHashJoin of q run forced on (EXPLAIN ANALYZE), top down in plan
--- order: its join type, loops and table builds (what a rescan rebuilds); a
--- parallel-aware node's loops depend on the workers launched: not shown
-CREATE FUNCTION ch_builds(q text) RETURNS TABLE (node integer, join_type text, loops bigint, builds bigint)
-LANGUAGE plpgsql AS $$
+-- every object of q's plan, run forced on under EXPLAIN ANALYZE, in plan order
+CREATE FUNCTION ch_analyze(q text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
 BEGIN
   PERFORM gh_force_on();
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  RETURN QUERY
-    SELECT row_number() OVER ()::integer, n->>'Join Type',
-           CASE WHEN NOT (n->>'Parallel Aware')::boolean THEN (n->>'Actual Loops')::bigint END,
-           coalesce((n->>'Builds')::bigint, (n->>'Shared Table Builds')::bigint, CASE WHEN (n->>'Actual Loops')::bigint > 0 THEN 1 ELSE 0 END)
-    FROM jsonb_path_query(p, 'strict $.**') n
-    WHERE n->>'Custom Plan Provider' = 'GpuHashJoin';
+  RETURN QUERY SELECT jsonb_path_query(p, 'strict $.**');
 END;
+$$;
+-- each GpuHashJoin of q, top down in plan order: its join type, loops and
+-- table builds (what a rescan rebuilds); a parallel-aware node's loops
+-- depend on the workers launched: not shown
+CREATE FUNCTION ch_builds(q text) RETURNS TABLE (node integer, join_type text, loops bigint, builds bigint)
+LANGUAGE sql AS $$
+  SELECT row_number() OVER ()::integer, n->>'Join Type',
+         CASE WHEN NOT (n->>'Parallel Aware')::boolean THEN (n->>'Actual Loops')::bigint END,
+         coalesce((n->>'Builds')::bigint, (n->>'Shared Table Builds')::bigint, CASE WHEN (n->>'Actual Loops')::bigint > 0 THEN 1 ELSE 0 END)
+  FROM ch_analyze(q) n
+  WHERE n->>'Custom Plan Provider' = 'GpuHashJoin';
 $$;
 
 -- a TPC-H-like snowflake: NULL keys and keys that match nothing on both
@@ -707,18 +710,11 @@ RESET enable_nestloop;
 -- combinations per batch), and with the levels' tables carrying keys.
 --
 CREATE FUNCTION ch_fused(q text) RETURNS TABLE (levels integer, fused boolean, unfused text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  p jsonb;
-BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  RETURN QUERY
-    SELECT (n->>'Chain Levels')::integer, coalesce((n->>'Chain Requests')::bigint > 0, false),
-           n->>'Chain Unfused'
-    FROM jsonb_path_query(p, 'strict $.**') n
-    WHERE n ? 'Chain Levels';
-END;
+LANGUAGE sql AS $$
+  SELECT (n->>'Chain Levels')::integer, coalesce((n->>'Chain Requests')::bigint > 0, false),
+         n->>'Chain Unfused'
+  FROM ch_analyze(q) n
+  WHERE n ? 'Chain Levels';
 $$;
 -- chain on against chain off, both forced on: the same rows
 CREATE FUNCTION ch_onoff(q text, OUT rows bigint, OUT same boolean)
@@ -812,6 +808,7 @@ DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp,
   ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p;
 DROP FUNCTION ch_check(text);
 DROP FUNCTION ch_builds(text);
+DROP FUNCTION ch_analyze(text);
 DROP FUNCTION ch_shape(jsonb);
 DROP FUNCTION ch_stack(jsonb);
 DROP FUNCTION ch_levels(jsonb);
