@@ -704,8 +704,8 @@ RESET enable_nestloop;
 -- The chain (chain.c): the top of each stack probes its levels together.
 -- ch_fused(q) runs q forced on under EXPLAIN ANALYZE and lists each chain's
 -- top: its levels, whether it ran fused (chain requests made) and, if a
--- scan ran the nodes one by one, why.  gh_check above compared the fused
--- rows with PostgreSQL's; here the same rows with gpuhash.chain off, with
+-- scan ran the nodes one by one, why.  ch_onoff(q) compares q's rows with
+-- PostgreSQL's with gpuhash.chain on and off, here with
 -- one-row probe batches and small requests (several windows of
 -- combinations per batch), and with the levels' tables carrying keys.
 --
@@ -716,24 +716,19 @@ LANGUAGE sql AS $$
   FROM ch_analyze(q) n
   WHERE n ? 'Chain Levels';
 $$;
--- chain on against chain off, both forced on: the same rows
+-- q forced on with the chain on and with it off, each compared with
+-- PostgreSQL's own rows (gh_check): the same rows both ways
 CREATE FUNCTION ch_onoff(q text, OUT rows bigint, OUT same boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-  d1 bigint;
-  d2 bigint;
+  off_rows bigint;
+  off_same boolean;
 BEGIN
-  PERFORM gh_force_on();
   PERFORM set_config('gpuhash.chain', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE ch_off AS SELECT r__::text AS t FROM (' || q || ') r__';
+  SELECT c.rows, c.same INTO off_rows, off_same FROM gh_check(q) c;
   PERFORM set_config('gpuhash.chain', 'on', true);
-  EXECUTE 'CREATE TEMP TABLE ch_on AS SELECT r__::text AS t FROM (' || q || ') r__';
-  SELECT count(*) INTO rows FROM ch_on;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM ch_off EXCEPT ALL SELECT * FROM ch_on) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM ch_on EXCEPT ALL SELECT * FROM ch_off) y;
-  same := d1 = 0 AND d2 = 0 AND rows = (SELECT count(*) FROM ch_off);
-  DROP TABLE ch_off;
-  DROP TABLE ch_on;
+  SELECT c.rows, c.same INTO rows, same FROM gh_check(q) c;
+  same := same AND off_same AND rows = off_rows;
 END;
 $$;
 SET join_collapse_limit = 1;
