@@ -5,7 +5,9 @@
 -- temporary files; each batch is built and probed in turn.  Every join type,
 -- NULL keys, duplicates, a key too common to split, rescans and fingerprint
 -- keys; then an inner side the planner thinks has 125 rows and that has
--- 5 million.
+-- 5 million; then the same in parallel plans, where the participants
+-- together keep at most the limit times their number and the join splits
+-- into shared batches that each participant joins whole.
 --
 SET client_min_messages = warning;
 
@@ -86,3 +88,100 @@ SELECT * FROM gh_check('SELECT count(*), sum(length(b.pad)) FROM mb_probe p JOIN
 RESET work_mem;
 RESET hash_mem_multiplier;
 DROP TABLE mb_big;
+
+-- Parallel-aware joins: the planner thinks the inner side (sp_iv) has one
+-- row; it has 40,530 (duplicates, a key on 500 rows, NULL keys).  The participants
+-- keep at most 512 kB each, together 2.5 MB (5 participants planned): over
+-- that the join splits into shared batches (parallel_split.c).
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+SET parallel_leader_participation = on;
+CREATE TABLE sp_o (id int4, k int4, t text) WITH (autovacuum_enabled = off);
+INSERT INTO sp_o SELECT g, CASE WHEN g % 97 = 0 THEN NULL ELSE g % 45000 END, 'o' || (g % 45000)
+FROM generate_series(1, 60000) g;
+CREATE TABLE sp_i (id int4, k int4, t text, pad text, f int4) WITH (autovacuum_enabled = off);
+INSERT INTO sp_i SELECT g, g, 'o' || g, 'p' || g, 0 FROM generate_series(1, 100) g;
+ANALYZE sp_o;
+ANALYZE sp_i;
+-- rows of f = 1, which the statistics have never seen
+INSERT INTO sp_i SELECT g, (g * 7) % 40000, 'o' || ((g * 7) % 40000), repeat('p', 30) || g, 1
+FROM generate_series(101, 40000) g;
+INSERT INTO sp_i SELECT 40000 + g, 7, 'o7', 'skew' || g, 1 FROM generate_series(1, 500) g;
+INSERT INTO sp_i SELECT 40500 + g, NULL, NULL, 'n' || g, 1 FROM generate_series(1, 30) g;
+CREATE VIEW sp_iv AS SELECT id, k, t, pad FROM sp_i WHERE f = 1;
+
+-- parallel-aware, split (and a batch split again by the participant that
+-- joined it), and what one participant kept stayed within the
+-- participants' limit together
+CREATE FUNCTION gh_split(q text, OUT parallel_aware boolean, OUT split boolean,
+                         OUT split_again boolean, OUT within_limit boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  parallel_aware := (n->>'Parallel Aware')::boolean;
+  split := coalesce((n->>'Shared Hash Batches')::int, 0) > 1;
+  split_again := (n->>'Hash Batches')::int > 1;
+  within_limit := (n->>'Memory Usage')::bigint * 1024 <=
+    5 * pg_size_bytes(current_setting('work_mem')) * current_setting('hash_mem_multiplier')::float8;
+END;
+$$;
+SET work_mem = '256kB';
+SET hash_mem_multiplier = 2;
+SET enable_nestloop = off;
+SELECT * FROM gh_split('SELECT count(*), sum(length(i.pad)) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, i.pad FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT count(*) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o JOIN sp_iv i ON o.k = i.k AND o.id % 3 <> i.id % 3');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o LEFT JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o RIGHT JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k AND i.id % 5 <> 0');
+SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k AND i.id % 3 = 0)');
+SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE NOT EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k)');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o LEFT JOIN sp_iv i ON o.k = i.k WHERE i.id IS NULL OR i.id % 7 = 0');
+-- fingerprint keys
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o JOIN sp_iv i ON o.t = i.t');
+-- a batch still over one participant's limit splits again in its own files
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM gh_split('SELECT count(*), sum(length(i.pad)) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k');
+SET work_mem = '256kB';
+SET hash_mem_multiplier = 2;
+-- one reader: an inner side without a partial plan
+ALTER TABLE sp_i SET (parallel_workers = 0);
+SELECT * FROM gh_split('SELECT count(*), sum(length(i.pad)) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, i.pad FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE NOT EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k)');
+ALTER TABLE sp_i RESET (parallel_workers);
+-- rescans (each rebuilds, and may split again), and a LIMIT that stops early
+SELECT * FROM gh_check('SELECT f.x, (SELECT count(*) FROM sp_o o JOIN sp_iv i ON o.k = i.k WHERE i.id % 4 = f.x)
+                        FROM (VALUES (0), (1), (2)) f(x)');
+BEGIN;
+SELECT gh_force_on();
+SELECT count(*) FROM (SELECT o.id FROM sp_o o JOIN sp_iv i ON o.k = i.k LIMIT 5) x;
+SELECT count(*) FROM (SELECT o.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k LIMIT 5) x;
+COMMIT;
+-- no batch file and no join table is left behind
+SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false) f
+WHERE f LIKE '%sharedfileset%';
+SELECT gh_tables_become(0);
+RESET enable_nestloop;
+RESET work_mem;
+RESET hash_mem_multiplier;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+DROP VIEW sp_iv;
+DROP TABLE sp_o;
+DROP TABLE sp_i;

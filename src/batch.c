@@ -34,22 +34,43 @@ typedef struct SpillHeader
 } SpillHeader;
 
 /*
- * The batch of a key.  The table hashes the key with the build's seed;
- * a different mix here keeps a batch's keys spread over the table.
+ * A key's hash for placing it in a batch.  The table hashes the key with
+ * the build's seed; a different mix here keeps a batch's keys spread over
+ * the table.
  */
-int
-gpuhash_batch_of(uint64 key, int nbatch)
+static inline uint64
+batch_hash(uint64 key)
 {
 	uint64		h = key;
 
-	if (nbatch <= 1)
-		return 0;
 	h ^= h >> 33;
 	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
 	h ^= h >> 29;
 	h *= UINT64CONST(0xff51afd7ed558ccd);
 	h ^= h >> 32;
-	return (int) ((h >> 20) & (uint64) (nbatch - 1));
+	return h;
+}
+
+/* The hash batch of a key: bits 20 and up of its hash. */
+int
+gpuhash_batch_of(uint64 key, int nbatch)
+{
+	if (nbatch <= 1)
+		return 0;
+	return (int) ((batch_hash(key) >> 20) & (uint64) (nbatch - 1));
+}
+
+/*
+ * The shared batch of a key in a split parallel join (parallel_split.c):
+ * bits 44 and up, apart from those of the hash batches a participant may
+ * split its batch into further (at most GPUHASH_MAX_BATCHES, bits 20-35).
+ */
+int
+gpuhash_split_batch_of(uint64 key, int nbatch)
+{
+	if (nbatch <= 1)
+		return 0;
+	return (int) ((batch_hash(key) >> 44) & (uint64) (nbatch - 1));
 }
 
 /*

@@ -395,6 +395,8 @@ why_unfused(GpuChain *ch)
 	{
 		GpuJoinState *gs = ch->lv[k].gs;
 
+		if (gs->split)
+			return "a level's inner side was split into shared batches";
 		if (gs->nbatch > 1)
 			return "a level's inner side took several hash batches";
 		if (gs->n_inner == 0 || !gpuhash_table_exists(&gs->table))

@@ -97,7 +97,7 @@ gpuhash_is_join_state(PlanState *ps)
 static inline bool
 batch_rows_in_pages(GpuJoinState *gs)
 {
-	return gs->oscan && gs->oscan->keep_rows && gs->curbatch == 0;
+	return gs->oscan && gs->oscan->keep_rows && gs->curbatch == 0 && gs->split == NULL;
 }
 
 bool
@@ -229,10 +229,11 @@ filter_passes(GpuJoinState *gs, uint64 key)
 /*
  * The next outer row of this hash batch, in one of three forms: a slot
  * (batch 0 of an outer plan), a heap tuple in a pinned page (batch 0 of an
- * absorbed scan), or, read back from the batch's file, deformed straight
- * into row `row` of probe batch pb (both NULL).  Rows of batch 0 of later batches go
- * to their files.  Rows without a key are never spilled: they match
- * nothing, and batch 0 emits them where unmatched outer rows come out.
+ * absorbed scan), or, read back from the batch's file or from the shared
+ * batch of a split parallel join (parallel_split.c), deformed straight into
+ * row `row` of probe batch pb (both NULL).  Rows of later batches go to
+ * their files.  Rows without a key are never spilled: they match nothing,
+ * and batch 0 emits them where unmatched outer rows come out.
  * OS_BATCH_FULL: an absorbed scan's batch holds all the pages it may.
  */
 static GpuScanNext
@@ -240,6 +241,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			   HeapTuple *htup, uint64 *key, bool *nokey)
 {
 	int			nc = gs->n_outer_keep;
+	bool		read_back = gs->curbatch > 0 || gpuhash_split_joining(gs);
 
 	*slot = NULL;
 	*htup = NULL;
@@ -248,7 +250,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 		int			b;
 		MinimalTuple tup;
 
-		if (gs->curbatch == 0 && gs->oscan)
+		if (!read_back && gs->oscan)
 		{
 			GpuScanNext r = gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, htup);
 
@@ -266,7 +268,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			if (tup)
 				pfree(tup);
 		}
-		else if (gs->curbatch == 0)
+		else if (!read_back)
 		{
 			if (gs->first_outer != NULL)
 			{
@@ -288,16 +290,26 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 		}
 		else
 		{
-			BufFile    *file = gs->outer_files[gs->curbatch];
-
 			/* the tuple lives with the batch: its columns point into it */
-			if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, pb->cxt))
-				return OS_END;
-			b = gpuhash_batch_of(*key, gs->nbatch);
+			if (gs->curbatch == 0)
+			{
+				if (!gpuhash_split_next_outer(gs, pb->cxt, &tup, key, nokey))
+					return OS_END;
+			}
+			else
+			{
+				BufFile    *file = gs->outer_files[gs->curbatch];
+
+				if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, pb->cxt))
+					return OS_END;
+			}
+			b = *nokey ? gs->curbatch : gpuhash_batch_of(*key, gs->nbatch);
 			if (b != gs->curbatch)
 			{
 				/* the batches doubled since it was written */
 				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+				if (tup)
+					pfree(tup);
 				continue;
 			}
 			if (tup)
@@ -563,7 +575,10 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 static GpuJoinPhase
 batch_done(GpuJoinState *gs)
 {
-	return gs->curbatch + 1 < gs->nbatch ? GJ_NEW_BATCH : GJ_DONE;
+	if (gs->curbatch + 1 < gs->nbatch)
+		return GJ_NEW_BATCH;
+	/* a split parallel join: the next shared batch */
+	return gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
 }
 
 /* The end of this participant's outer side: on to the unmatched inner rows? */
@@ -582,7 +597,9 @@ gpuhash_end_probe(GpuJoinState *gs)
 	if (gs->shared)
 	{
 		gpuhash_shared_add_counts(gs);
-		fill = gpuhash_shared_probe_done(gs) && fill;
+		/* one table for all: the last participant to probe it fills */
+		if (gpuhash_shares_table(gs))
+			fill = gpuhash_shared_probe_done(gs) && fill;
 	}
 	gs->phase = fill ? GJ_FILL_INNER : batch_done(gs);
 	gs->fill_pos = 0;
@@ -604,7 +621,7 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 		ResetExprContext(econtext);
 		return GJ_DONE;
 	}
-	if (!gs->built)
+	if (!gs->built && gs->split == NULL)
 	{
 		if (!gs->fill_inner && gs->shared == NULL && gs->oscan)
 		{
@@ -629,6 +646,9 @@ start_scan(GpuJoinState *gs, ExprContext *econtext)
 		else
 			gpuhash_build_inner(gs);
 	}
+	/* too large for all participants: split into shared batches */
+	if (gs->split)
+		return GJ_SPLIT_OUTER;
 
 	/*
 	 * An empty inner side joins nothing: then the outer side need not be
@@ -818,6 +838,51 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 }
 
 /*
+ * GJ_SPLIT_OUTER: a split parallel join (parallel_split.c).  This
+ * participant's share of the outer side goes to the shared batches, unless
+ * the others have written theirs already (then the outer side is done);
+ * then everyone's is waited for.  Outer rows without a key go too where
+ * they come out unmatched.
+ */
+static GpuJoinPhase
+split_outer(GpuJoinState *gs)
+{
+	int			nc = gs->n_outer_keep;
+
+	if (!gpuhash_split_outer_begin(gs))
+		return GJ_NEXT_SPLIT;
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		HeapTuple	htup;
+		uint64		key;
+		bool		nokey;
+		MinimalTuple tup;
+
+		/* no probe batch takes pins: the scan never says OS_BATCH_FULL */
+		if (next_outer_row(gs, NULL, 0, &slot, &htup, &key, &nokey) != OS_TUPLE)
+			break;
+		if (nokey && !gs->fill_outer)
+			continue;
+		if (htup != NULL)
+		{
+			ExecStoreHeapTuple(htup, gs->oscan->slot, false);
+			gs->oscan->slot_row = -1;
+			tup = gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep, nc,
+										  gs->outer_desc);
+		}
+		else
+			tup = gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, nc, gs->outer_desc);
+		gpuhash_split_put_outer(gs, tup, key, nokey);
+		if (tup)
+			pfree(tup);
+	}
+	gs->outer_done = true;
+	gpuhash_split_outer_done(gs);
+	return GJ_NEXT_SPLIT;
+}
+
+/*
  * The node's state machine (join_state.h's GpuJoinPhase), one step per
  * turn of the loop, until a row comes out or the join is done.
  */
@@ -872,7 +937,24 @@ exec_gpu_join_steps(GpuJoinState *gs)
 				break;
 			case GJ_NEW_BATCH:
 				INSTR_TIME_SET_CURRENT(t0);
-				gs->phase = next_hash_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+				if (next_hash_batch(gs))
+					gs->phase = GJ_NEED_BATCH;
+				else
+					gs->phase = gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
+				INSTR_TIME_SET_CURRENT(t1);
+				INSTR_TIME_SUBTRACT(t1, t0);
+				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
+				break;
+			case GJ_SPLIT_OUTER:
+				INSTR_TIME_SET_CURRENT(t0);
+				gs->phase = split_outer(gs);
+				INSTR_TIME_SET_CURRENT(t1);
+				INSTR_TIME_SUBTRACT(t1, t0);
+				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
+				break;
+			case GJ_NEXT_SPLIT:
+				INSTR_TIME_SET_CURRENT(t0);
+				gs->phase = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
 				INSTR_TIME_SET_CURRENT(t1);
 				INSTR_TIME_SUBTRACT(t1, t0);
 				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
@@ -961,6 +1043,8 @@ rescan_gpu_join(CustomScanState *node)
 		/* a parallel plan's shared table is rebuilt with its shared state */
 		gpuhash_free_table(gs);
 		gs->built = false;
+		/* ... and a split one's batches (parallel.c deletes their files) */
+		gpuhash_split_forget(gs);
 	}
 	else if (!gs->built || gs->nbatch > 1 || bms_overlap(chg, gs->inner_key_params))
 	{

@@ -178,6 +178,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyUInteger("Probe Requests", NULL, st->probe_requests, es);
 	/* as Hash shows them: work_mem batches, and the peak of the kept rows */
 	ExplainPropertyInteger("Hash Batches", NULL, st->hash_batches, es);
+	/* a parallel join split at run time: batches joined whole by one participant each */
+	if (st->split_batches > 0)
+		ExplainPropertyInteger("Shared Hash Batches", NULL, st->split_batches, es);
 	ExplainPropertyUInteger("Memory Usage", "kB", (st->mem_peak + 1023) / 1024, es);
 	if (st->outer_filtered > 0)
 		ExplainPropertyUInteger("Outer Rows Filtered", NULL, st->outer_filtered, es);

@@ -312,6 +312,8 @@ typedef struct GpuJoinStats
 	double		start_ms;		/* starting a scan or hash batch: the first outer
 								 * row, reading the inner side, the build or
 								 * the wait for a parallel plan's (not emit) */
+	int			split_batches;	/* a parallel join split at run time: its
+								 * shared batches; 0: not split */
 } GpuJoinStats;
 
 /*

@@ -248,6 +248,12 @@ static bool
 next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64 *key,
 			   bool *nokey)
 {
+	if (gs->curbatch == 0 && gpuhash_split_joining(gs))
+	{
+		/* the batch of a split parallel join this participant joins */
+		*keep = gs->ident_keep;
+		return gpuhash_split_next_inner(gs, slot, key, nokey);
+	}
 	if (gs->curbatch == 0)
 	{
 		for (;;)
@@ -315,6 +321,7 @@ start_inner(GpuJoinState *gs)
 	gs->inner_cap = gs->nk_cap = 1024;
 	gs->n_inner = gs->n_nk = 0;
 	gs->mem_used = 0;
+	gs->split_reported = 0;
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
 	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
@@ -343,6 +350,17 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 
 		if (!next_inner_row(gs, &slot, &keep, &key, &nokey))
 			break;
+		if (gpuhash_split_writing(gs))
+		{
+			/* a parallel join split into shared batches: the row goes to its own */
+			MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
+															  gs->inner_desc) : NULL;
+
+			gpuhash_split_put_inner(gs, tup, key, nokey);
+			if (tup)
+				pfree(tup);
+			continue;
+		}
 		b = gpuhash_batch_of(key, gs->nbatch);
 		if (b != gs->curbatch)
 		{
@@ -357,7 +375,42 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 		keep_inner_row(gs, slot, keep, key, nokey);
 		if (gs->can_batch && gs->mem_used > gs->mem_limit)
 			gpuhash_increase_batches(gs);
+		else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
+			gpuhash_split_begin(gs);
 	}
+}
+
+/*
+ * A parallel join splits (parallel_split.c): the rows this participant kept
+ * so far, not finished yet (NULL-key rows still apart), go to their shared
+ * batches.
+ */
+void
+gpuhash_inner_rows_to_split(GpuJoinState *gs)
+{
+	int			nc = gs->n_inner_keep;
+	uint64		null_key_rows = gs->stats.null_key_rows;
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		bool		nokey = pass == 1;
+		uint64		n = nokey ? gs->n_nk : gs->n_inner;
+		Datum	   *vals = nokey ? gs->nk_vals : gs->inner_vals;
+		bool	   *nulls = nokey ? gs->nk_nulls : gs->inner_nulls;
+		uint64	   *keys = nokey ? gs->nk_keys : gs->inner_keys_arr;
+
+		for (uint64 i = 0; i < n; i++)
+		{
+			MinimalTuple tup = nc > 0 ?
+				heap_form_minimal_tuple(gs->inner_desc, vals + i * nc, nulls + i * nc) : NULL;
+
+			gpuhash_split_put_inner(gs, tup, keys[i], nokey);
+			if (tup)
+				pfree(tup);
+		}
+	}
+	start_inner(gs);
+	gs->stats.null_key_rows = null_key_rows;
 }
 
 /* The NULL-key rows go behind the keyed ones: never in the table. */
@@ -379,18 +432,6 @@ gpuhash_finish_inner(GpuJoinState *gs)
 		memcpy(gs->inner_nulls + gs->n_inner * nc, gs->nk_nulls, sizeof(bool) * n_nk * nc);
 	}
 	gs->n_nk = 0;
-}
-
-/*
- * Runs the inner plan to its end: the kept columns of rows with a key, in
- * arrival order, then (right/full) those of rows with a NULL key.  Parallel
- * plans (one batch) share them.
- */
-void
-gpuhash_read_inner(GpuJoinState *gs)
-{
-	gpuhash_read_inner_rows(gs);
-	gpuhash_finish_inner(gs);
 }
 
 /*

@@ -20,10 +20,15 @@
 #include "utils/snapshot.h"
 #include "storage/buffile.h"
 #include "port/atomics.h"
+#include "storage/barrier.h"
+#include "storage/condition_variable.h"
+#include "storage/sharedfileset.h"
+#include "storage/spin.h"
 #include "utils/dsa.h"
 
 struct GpuJoinShared;
 struct GpuChain;
+struct GpuSplit;
 
 typedef struct GpuKeyEval
 {
@@ -38,6 +43,8 @@ typedef struct GpuKeyEval
  *
  *   BUILD -> NEED_BATCH -> NEXT_OUTER -> SCAN_RANGE -> (FILL_OUTER) -> NEXT_OUTER ...
  *   NEED_BATCH, outer side done -> (FILL_INNER) -> NEW_BATCH -> NEED_BATCH ... -> DONE
+ *   A parallel join split at run time (parallel_split.c):
+ *   BUILD -> SPLIT_OUTER -> NEXT_SPLIT -> NEED_BATCH ... -> NEXT_SPLIT ... -> DONE
  */
 typedef enum GpuJoinPhase
 {
@@ -48,6 +55,8 @@ typedef enum GpuJoinPhase
 	GJ_FILL_OUTER,				/* left/full/anti: the row had no match */
 	GJ_FILL_INNER,				/* right/full: the unmatched inner rows */
 	GJ_NEW_BATCH,				/* on to the next hash batch (batch.c) */
+	GJ_SPLIT_OUTER,				/* split: the outer rows to the shared batches */
+	GJ_NEXT_SPLIT,				/* split: claim and build a shared batch */
 	GJ_DONE
 } GpuJoinPhase;
 
@@ -103,6 +112,30 @@ typedef struct SharedInner
 	dsa_pointer kf;				/* the key filter's words, or invalid */
 	uint64		kf_nwords;
 } SharedInner;
+
+/*
+ * A parallel-aware join whose inner side outgrew the memory of all its
+ * participants at run time is split (parallel_split.c): inner and outer
+ * rows go by key hash to shared batch files, and each batch is then joined
+ * whole by one participant.  This part lives in parallel.c's shared state.
+ */
+typedef struct GpuSplitShared
+{
+	SharedFileSet fileset;		/* the batches' files, deleted at the last detach */
+	int			participants;	/* planned: the workers and the leader */
+	size_t		mem_limit;		/* the kept inner rows of all participants */
+	pg_atomic_uint64 inner_bytes;	/* ... as reported so far */
+	pg_atomic_uint32 state;		/* SPLIT_NONE, SPLIT_STARTING, SPLIT_READY */
+	ConditionVariable cv;		/* SPLIT_READY reached */
+	int			nbatch;			/* set before SPLIT_READY */
+	dsa_pointer stores;			/* SharedTuplestores: nbatch inner, nbatch outer */
+	dsa_pointer counts;			/* pg_atomic_uint64 rows written to each */
+	Barrier		barrier;		/* outer rows written by all, then batches joined */
+	pg_atomic_uint32 next_batch;	/* the next batch to claim */
+	/* summed over participants for EXPLAIN ANALYZE (under mutex) */
+	slock_t		mutex;
+	GpuJoinStats sums;
+} GpuSplitShared;
 
 /*
  * One probe batch: up to batch_cap outer rows of the current hash batch,
@@ -259,6 +292,15 @@ typedef struct GpuJoinState
 	bool		outer_is_level; /* outer_ps is this chain's level below */
 	bool		no_prefill;		/* a parallel build must not read the outer side */
 	uint64		table_version;	/* tables freed: a chain's carried columns are stale */
+
+	/*
+	 * A parallel-aware join split into shared batches at run time
+	 * (parallel_split.c): split_shared is in the DSM; split, this
+	 * participant's part, once the split has begun.
+	 */
+	GpuSplitShared *split_shared;	/* NULL: not parallel-aware */
+	struct GpuSplit *split;		/* NULL: not split (yet) */
+	size_t		split_reported; /* of mem_used, added to the shared sum */
 } GpuJoinState;
 
 
@@ -268,6 +310,16 @@ typedef struct GpuJoinState
 #else
 #define gpuhash_prefetch(p) ((void) (p))
 #endif
+
+/*
+ * Do the participants of a parallel plan share this join's table?  Not
+ * once the join has split into batches that each participant joins alone.
+ */
+static inline bool
+gpuhash_shares_table(const GpuJoinState *gs)
+{
+	return gs->shared != NULL && gs->split == NULL;
+}
 
 /* Right/full joins: 32-bit words of match bits, one bit per inner row. */
 static inline uint64
@@ -343,8 +395,8 @@ extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *sl
 /* inner_store.c */
 extern void gpuhash_read_inner_rows(GpuJoinState *gs);
 extern void gpuhash_finish_inner(GpuJoinState *gs);
-extern void gpuhash_read_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
+extern void gpuhash_inner_rows_to_split(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
 extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);
@@ -372,6 +424,7 @@ extern void gpuhash_probe_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 
 /* batch.c */
 extern int	gpuhash_batch_of(uint64 key, int nbatch);
+extern int	gpuhash_split_batch_of(uint64 key, int nbatch);
 extern void gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch);
 extern void gpuhash_batch_files_close(GpuJoinState *gs);
 extern void gpuhash_spill_write(GpuJoinState *gs, BufFile **file, uint64 key, bool nokey,
@@ -415,5 +468,27 @@ extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
 extern void gpuhash_shared_carry_done(GpuJoinState *gs);
+
+/* parallel_split.c */
+extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);
+extern void gpuhash_split_shared_reset(GpuSplitShared *ss, dsa_area *area);
+extern bool gpuhash_split_wanted(GpuJoinState *gs);
+extern bool gpuhash_split_is_on(GpuJoinState *gs);
+extern void gpuhash_split_begin(GpuJoinState *gs);
+extern bool gpuhash_split_writing(GpuJoinState *gs);
+extern void gpuhash_split_put_inner(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nokey);
+extern void gpuhash_split_inner_done(GpuJoinState *gs);
+extern bool gpuhash_split_outer_begin(GpuJoinState *gs);
+extern void gpuhash_split_put_outer(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nokey);
+extern void gpuhash_split_outer_done(GpuJoinState *gs);
+extern bool gpuhash_split_next_batch(GpuJoinState *gs);
+extern bool gpuhash_split_next_inner(GpuJoinState *gs, TupleTableSlot **slot, uint64 *key,
+									 bool *nokey);
+extern bool gpuhash_split_next_outer(GpuJoinState *gs, MemoryContext cxt, MinimalTuple *tup,
+									 uint64 *key, bool *nokey);
+extern bool gpuhash_split_joining(GpuJoinState *gs);
+extern void gpuhash_split_close(GpuJoinState *gs);
+extern void gpuhash_split_forget(GpuJoinState *gs);
+extern void gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st);
 
 #endif							/* GPUHASH_JOIN_STATE_H */

@@ -196,6 +196,9 @@ gpuhash_build_inner(GpuJoinState *gs)
 				t1;
 
 	gpuhash_read_inner_rows(gs);
+	/* a parallel join split while reading: the rows went to shared batches */
+	if (gpuhash_split_writing(gs))
+		return;
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_free_table(gs);
 
@@ -228,7 +231,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 	}
 	gs->kf_on = gs->kf_words != NULL;
 	gs->kf_tested = gs->kf_passed = 0;
-	if (gs->fill_inner && gs->shared == NULL)
+	if (gs->fill_inner && !gpuhash_shares_table(gs))
 		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
 											 sizeof(uint32) * gpuhash_matched_words(gs));
 	if (gs->matched)
@@ -315,7 +318,7 @@ gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	}
 	if (st != GH_OK)
 		st = probe_keys(gs, b->keys, b->n, b->ranges);
-	if (st != GH_OK && gs->shared)
+	if (st != GH_OK && gpuhash_shares_table(gs))
 		ereport(ERROR,
 				(errcode(ERRCODE_SYSTEM_ERROR),
 				 errmsg("gpuhash: probing the shared join table of a parallel plan failed: %s",

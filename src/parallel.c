@@ -16,8 +16,9 @@
  *	 condition variable until the table is ready.
  * - all readers (a partial inner plan, as Parallel Hash reads it): every
  *	 participant that arrives while the inner side is being read takes its
- *	 share and publishes its keys and rows in the DSA, then waits at a
- *	 barrier; the one the barrier elects concatenates the keys, builds the
+ *	 share and waits at a barrier, after which all know whether the join
+ *	 split; then each publishes its keys and rows in the DSA and waits
+ *	 again; the one the barrier elects concatenates the keys, builds the
  *	 table and lays out the rows; a participant arriving later waits for the
  *	 table or finds it ready.  A participant that never read the inner side
  *	 finds nothing left to read: once one participant's partial scan is
@@ -33,10 +34,15 @@
  * any more: when the query's DSM segment is detached (normal end, error or
  * cancel alike), or at a rescan (the old workers are gone).  On error the
  * leader detaches before its workers have exited: a builder that publishes
- * after that keeps the table as its own (leader_detached).  Without a segment there are no workers: the leader
- * builds the table and keeps it as its own, so its node's cleanup frees it
- * on error too.  Counts of batches and outer rows add up across
+ * after that keeps the table as its own (leader_detached).  Without a
+ * segment no worker can start: the leader runs the join as a serial one,
+ * without shared state.  Counts of batches and outer rows add up across
  * participants for EXPLAIN ANALYZE.
+ *
+ * An inner side that outgrows what all participants may keep together
+ * splits the join into shared batches instead (parallel_split.c): the
+ * readers find out while reading, and the shared state's phase becomes
+ * SHARED_SPLIT instead of SHARED_READY.
  *
  * Right and full joins keep one match bit per inner row in the DSA, set
  * atomically by whichever participant matches the row.  Each participant
@@ -56,6 +62,7 @@
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "storage/barrier.h"
+#include "storage/dsm.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 
@@ -63,13 +70,15 @@ typedef enum SharedPhase
 {
 	SHARED_EMPTY,				/* no builder yet */
 	SHARED_BUILDING,
-	SHARED_READY
+	SHARED_READY,
+	SHARED_SPLIT				/* no shared table: split (parallel_split.c) */
 } SharedPhase;
 
 /* Phases of the all-readers build barrier. */
-#define PHASE_READ		0
-#define PHASE_BUILD		1
-#define PHASE_READY		2
+#define PHASE_READ		0		/* each reads its share, keeping it */
+#define PHASE_SHARE		1		/* each puts its share in the DSA, or its batches */
+#define PHASE_BUILD		2
+#define PHASE_READY		3
 
 /* A chain's carried columns of a shared table (chain.c), set once per build. */
 #define CARRY_NONE		0
@@ -100,7 +109,7 @@ typedef struct GpuJoinShared
 	size_t		gpu_bytes;
 	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
-	bool		in_dsm;			/* the segment's detach frees the table */
+	bool		in_dsm;			/* a segment: workers, shared state; else serial */
 	bool		leader_detached;	/* that detach has run: a builder keeps
 									 * its table (under mutex) */
 	int			builds;
@@ -108,6 +117,10 @@ typedef struct GpuJoinShared
 								 * not done (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
 	int			carry;			/* a chain's carried columns (chain.c): CARRY_* */
+
+	/* an inner side too large for all participants: split (parallel_split.c) */
+	GpuSplitShared split;
+	dsm_handle	seg_handle;		/* the segment, for workers' file set attach */
 
 	/* summed over participants */
 	pg_atomic_uint64 batches;
@@ -153,6 +166,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	sh->carry = CARRY_NONE;
 	sh->table_live = false;
 	sh->leader_detached = false;
+	gpuhash_split_shared_init(&sh->split, nworkers + 1);
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
@@ -210,13 +224,24 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	memset(sh, 0, sizeof(*sh));
 	init_shared(sh, pcxt->nworkers);
 	sh->leader_pid = MyProcPid;
-	/* without a segment (no workers can start) the leader keeps the table */
 	sh->in_dsm = pcxt->seg != NULL;
-	if (sh->in_dsm)
-		on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
-	gs->shared = sh;
 	gpuhash_heap_scan_init_dsm(gs->oscan, SCAN_SPACE(coordinate));
 	gpuhash_heap_scan_init_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
+	if (!sh->in_dsm)
+	{
+		/*
+		 * Without a segment no worker can start: the leader runs the join
+		 * alone, as a serial one (its own table, hash batches in its files).
+		 */
+		gs->can_batch = gs->grow_enabled = true;
+		return;
+	}
+	on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
+	/* the split's files, deleted when the last participant detaches */
+	SharedFileSetInit(&sh->split.fileset, pcxt->seg);
+	sh->seg_handle = dsm_segment_handle(pcxt->seg);
+	gs->shared = sh;
+	gs->split_shared = &sh->split;
 }
 
 /* Rescan of a parallel plan: the shared state starts over. */
@@ -225,25 +250,36 @@ gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinat
 {
 	GpuJoinState *gs = (GpuJoinState *) node;
 	GpuJoinShared *sh = (GpuJoinShared *) coordinate;
+	dsa_area   *area = node->ss.ps.state->es_query_dsa;
 	int			builds = sh->builds;
 
-	/* the old workers are gone: their table and rows can go */
+	gpuhash_heap_scan_reinit_dsm(gs->oscan, SCAN_SPACE(coordinate));
+	gpuhash_heap_scan_reinit_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
+	if (!sh->in_dsm)
+		return;					/* the leader alone, serial */
+	/* the old workers are gone: their table, rows and files can go */
 	free_published_table(sh, false);
-	gpuhash_shared_inner_release(&sh->inner, node->ss.ps.state->es_query_dsa);
+	gpuhash_shared_inner_release(&sh->inner, area);
+	gpuhash_split_shared_reset(&sh->split, area);
 	init_shared(sh, pcxt->nworkers);
 	sh->builds = builds;
 	gs->shared = sh;
-	gpuhash_heap_scan_reinit_dsm(gs->oscan, SCAN_SPACE(coordinate));
-	gpuhash_heap_scan_reinit_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
+	gs->split_shared = &sh->split;
 }
 
 void
 gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuJoinState *gs = (GpuJoinState *) node;
+	GpuJoinShared *sh = (GpuJoinShared *) coordinate;
+	dsm_segment *seg = dsm_find_mapping(sh->seg_handle);
 
-	gs->shared = (GpuJoinShared *) coordinate;
+	if (seg == NULL)
+		elog(ERROR, "gpuhash: a parallel worker without its query's DSM segment");
+	gs->shared = sh;
+	gs->split_shared = &sh->split;
 	gs->owns_table = false;		/* only while it builds, if it does */
+	SharedFileSetAttach(&sh->split.fileset, seg);
 	gpuhash_heap_scan_init_worker(gs->oscan, SCAN_SPACE(coordinate));
 	gpuhash_heap_scan_init_worker(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
 }
@@ -261,23 +297,33 @@ gpuhash_shutdown(CustomScanState *node)
 	GpuJoinState *gs = (GpuJoinState *) node;
 	GpuJoinShared *sh = gs->shared;
 
+	gpuhash_split_close(gs);
 	gs->shared = NULL;
+	gs->split_shared = NULL;
 	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
 	gs->kf_words = NULL;
 	gs->kf_on = false;
-	if (sh == NULL || sh->phase != SHARED_READY)
+	if (sh == NULL)
 		return;
-	gs->stats.built = true;
-	gs->stats.device = sh->device;
-	gs->stats.inner_rows = sh->n_inner;
-	gs->stats.null_key_rows = sh->null_key_rows;
-	gs->stats.distinct_keys = sh->distinct_keys;
-	gs->stats.build_ms = sh->build_ms;
-	gs->stats.table_ms = sh->table_ms;
-	gs->stats.filter_ms = sh->filter_ms;
-	gs->stats.gpu_bytes = sh->gpu_bytes;
-	gs->stats.builds = sh->builds;
+	if (sh->phase == SHARED_READY)
+	{
+		gs->stats.built = true;
+		gs->stats.device = sh->device;
+		gs->stats.inner_rows = sh->n_inner;
+		gs->stats.null_key_rows = sh->null_key_rows;
+		gs->stats.distinct_keys = sh->distinct_keys;
+		gs->stats.build_ms = sh->build_ms;
+		gs->stats.table_ms = sh->table_ms;
+		gs->stats.filter_ms = sh->filter_ms;
+		gs->stats.gpu_bytes = sh->gpu_bytes;
+		gs->stats.builds = sh->builds;
+		gs->stats.in_service = true;
+	}
+	else if (sh->phase == SHARED_SPLIT)
+		gpuhash_split_stats(&sh->split, &gs->stats);
+	else
+		return;
 	gs->stats.batches = pg_atomic_read_u64(&sh->batches);
 	gs->stats.outer_rows = pg_atomic_read_u64(&sh->outer_rows);
 	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
@@ -289,7 +335,6 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.emit_ms = pg_atomic_read_u64(&sh->emit_us) / 1000.0;
 	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
 	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
-	gs->stats.in_service = true;
 }
 
 /* The table's figures, for every participant to adopt. */
@@ -304,15 +349,13 @@ publish_table(GpuJoinState *gs)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
 	/*
-	 * From here on the shared state owns the table, not the builder; but
-	 * without a segment nothing would free it on error (the shutdown does
-	 * not run then), and the builder is the leader, alone: it keeps it.  A
+	 * From here on the shared state owns the table, not the builder; but a
 	 * builder that finds the leader detached (the query is ending in error)
-	 * keeps it too.
+	 * keeps it.
 	 */
 	SpinLockAcquire(&sh->mutex);
 	sh->table = gs->table;
-	handed = sh->in_dsm && !sh->leader_detached;
+	handed = !sh->leader_detached;
 	sh->table_live = handed && gpuhash_table_exists(&gs->table);
 	SpinLockRelease(&sh->mutex);
 	gs->owns_table = !handed;
@@ -351,7 +394,7 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	gs->inner_keys_arr = NULL;
 	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
-		gs->owns_table = !sh->in_dsm;	/* else the shared state frees it */
+		gs->owns_table = false; /* the shared state frees it */
 	gs->kf_on = gs->kf_words != NULL;
 	gs->kf_tested = gs->kf_passed = 0;
 	gs->built = true;
@@ -388,27 +431,43 @@ gpuhash_shared_build(GpuJoinState *gs)
 	if (gs->info.parallel_inner)
 	{
 		int			phase = BarrierAttach(&sh->build_barrier);
+		bool		split;
 
 		if (phase == PHASE_READ)
 		{
-			int			slot;
+			/* this participant's share, kept (or in the split's batches) */
+			gpuhash_read_inner_rows(gs);
+			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			phase = PHASE_SHARE;
+			if (!gpuhash_split_is_on(gs))
+			{
+				int			slot;
 
-			/* the share directory, made once by whoever comes first; a slot in it */
-			SpinLockAcquire(&sh->mutex);
-			gpuhash_shared_inner_directory(&sh->inner, area);
-			slot = sh->inner.n_chunks++;
-			SpinLockRelease(&sh->mutex);
-			if (slot >= sh->inner.max_chunks)
-				elog(ERROR, "gpuhash: more inner readers than parallel participants");
-			gpuhash_shared_inner_put_share(gs, &sh->inner, area, slot);
-			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION))
+				/* the share directory, made once by whoever comes first; a slot in it */
+				SpinLockAcquire(&sh->mutex);
+				gpuhash_shared_inner_directory(&sh->inner, area);
+				slot = sh->inner.n_chunks++;
+				SpinLockRelease(&sh->mutex);
+				if (slot >= sh->inner.max_chunks)
+					elog(ERROR, "gpuhash: more inner readers than parallel participants");
+				gpuhash_shared_inner_put_share(gs, &sh->inner, area, slot);
+			}
+		}
+		/* every reader has read its share: whether the join split is known */
+		split = gpuhash_split_is_on(gs);
+		if (phase == PHASE_SHARE)
+		{
+			/* split: the kept rows to their batches, before anyone joins one */
+			if (split)
+				gpuhash_split_inner_done(gs);
+			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION) && !split)
 			{
 				gs->owns_table = true;	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
 				publish_table(gs);
 				builder = true;
 			}
-			else if (gpuhash_shared_inner_keyed(&sh->inner, area) > 0)
+			else if (!split && gpuhash_shared_inner_keyed(&sh->inner, area) > 0)
 			{
 				/*
 				 * While the elected one builds, the others read their first
@@ -423,6 +482,16 @@ gpuhash_shared_build(GpuJoinState *gs)
 		if (phase == PHASE_BUILD)
 			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
 		BarrierDetach(&sh->build_barrier);
+		if (split)
+		{
+			/* a participant that read no inner row joins the split now */
+			if (gs->split == NULL)
+				gpuhash_split_inner_done(gs);
+			SpinLockAcquire(&sh->mutex);
+			sh->phase = SHARED_SPLIT;
+			SpinLockRelease(&sh->mutex);
+			return;
+		}
 		SpinLockAcquire(&sh->mutex);
 		if (sh->phase != SHARED_READY)
 			sh->builds++;
@@ -444,6 +513,16 @@ gpuhash_shared_build(GpuJoinState *gs)
 	{
 		gs->owns_table = true;	/* until published */
 		gpuhash_shared_inner_build_one(gs, &sh->inner, area);
+		if (gs->split)
+		{
+			/* it split while reading: every inner row is in the batches now */
+			gpuhash_split_inner_done(gs);
+			SpinLockAcquire(&sh->mutex);
+			sh->phase = SHARED_SPLIT;
+			SpinLockRelease(&sh->mutex);
+			ConditionVariableBroadcast(&sh->cv);
+			return;
+		}
 		publish_table(gs);
 		SpinLockAcquire(&sh->mutex);
 		sh->builds++;
@@ -462,11 +541,16 @@ gpuhash_shared_build(GpuJoinState *gs)
 		SpinLockAcquire(&sh->mutex);
 		phase = sh->phase;
 		SpinLockRelease(&sh->mutex);
-		if (phase == SHARED_READY)
+		if (phase == SHARED_READY || phase == SHARED_SPLIT)
 			break;
 		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
+	if (gpuhash_split_is_on(gs))
+	{
+		gpuhash_split_inner_done(gs);
+		return;
+	}
 	adopt(gs, area, false);
 }
 

@@ -96,9 +96,12 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 void
 gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 {
-		dsa_pointer offs;
+	dsa_pointer offs;
 
 	gpuhash_build_inner(gs);
+	/* the join split while the rows were read (parallel_split.c): no table */
+	if (gs->split)
+		return;
 	si->rows = gpuhash_inner_publish(gs, area, &offs);
 	if (DsaPointerIsValid(si->rows))
 	{
@@ -123,15 +126,15 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 }
 
 /*
- * All readers: this participant's share of the inner side goes to the DSA,
- * into the directory's slot `slot` (claimed by the caller).
+ * All readers: this participant's share of the inner side, read already,
+ * goes to the DSA, into the directory's slot `slot` (claimed by the caller).
  */
 void
 gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area, int slot)
 {
-		InnerChunk	c;
+	InnerChunk	c;
 
-	gpuhash_read_inner(gs);
+	gpuhash_finish_inner(gs);
 	memset(&c, 0, sizeof(c));
 	c.n_keyed = gs->n_inner;
 	c.n_null = gs->n_inner_all - gs->n_inner;
@@ -170,7 +173,7 @@ gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area)
 void
 gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 {
-		InnerChunk *chunks = dsa_get_address(area, si->chunks);
+	InnerChunk *chunks = dsa_get_address(area, si->chunks);
 	uint64		n_keyed = 0,
 				n_null = 0,
 				pos = 0;

@@ -1084,6 +1084,9 @@ def stress_settings(rng):
         s += PARALLEL
         if rng.random() < 0.5:
             s.append(('force_parallel_mode', 'on'))
+        if rng.random() < 0.4:
+            # little memory: a parallel join whose inner side outgrows it splits
+            s += [('work_mem', '64kB'), ('hash_mem_multiplier', '1')]
     return s
 
 
