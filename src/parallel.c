@@ -319,6 +319,7 @@ gpuhash_shutdown(CustomScanState *node)
 		gs->stats.gpu_bytes = sh->gpu_bytes;
 		gs->stats.builds = sh->builds;
 		gs->stats.in_service = true;
+		gs->stats.hash_batches = 1;
 	}
 	else if (sh->phase == SHARED_SPLIT)
 		gpuhash_split_stats(&sh->split, &gs->stats);
