@@ -883,6 +883,44 @@ split_outer(GpuJoinState *gs)
 }
 
 /*
+ * The phases that start a scan or a batch: BUILD, NEW_BATCH, and a split
+ * parallel join's SPLIT_OUTER and NEXT_SPLIT.  Their time is start time
+ * under EXPLAIN ANALYZE, not emit time.
+ */
+static GpuJoinPhase
+start_step(GpuJoinState *gs, ExprContext *econtext)
+{
+	GpuJoinPhase next;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	switch (gs->phase)
+	{
+		case GJ_BUILD:
+			next = start_scan(gs, econtext);
+			break;
+		case GJ_NEW_BATCH:
+			if (next_hash_batch(gs))
+				next = GJ_NEED_BATCH;
+			else
+				next = gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
+			break;
+		case GJ_SPLIT_OUTER:
+			next = split_outer(gs);
+			break;
+		default:
+			Assert(gs->phase == GJ_NEXT_SPLIT);
+			next = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+			break;
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
+	return next;
+}
+
+/*
  * The node's state machine (join_state.h's GpuJoinPhase), one step per
  * turn of the loop, until a row comes out or the join is done.
  */
@@ -892,8 +930,6 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	CustomScanState *node = &gs->css;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	TupleTableSlot *out;
-	instr_time	t0,
-				t1;
 
 	/* the top of a chain: fused, the chain forms the rows (chain.c) */
 	if (gs->chain && gpuhash_chain_step(gs, &out))
@@ -906,11 +942,10 @@ exec_gpu_join_steps(GpuJoinState *gs)
 		switch (gs->phase)
 		{
 			case GJ_BUILD:
-				INSTR_TIME_SET_CURRENT(t0);
-				gs->phase = start_scan(gs, econtext);
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
+			case GJ_NEW_BATCH:
+			case GJ_SPLIT_OUTER:
+			case GJ_NEXT_SPLIT:
+				gs->phase = start_step(gs, econtext);
 				break;
 			case GJ_NEED_BATCH:
 				if (next_batch(gs))
@@ -934,30 +969,6 @@ exec_gpu_join_steps(GpuJoinState *gs)
 			case GJ_FILL_INNER:
 				if ((out = fill_inner(gs, econtext)) != NULL)
 					return out;
-				break;
-			case GJ_NEW_BATCH:
-				INSTR_TIME_SET_CURRENT(t0);
-				if (next_hash_batch(gs))
-					gs->phase = GJ_NEED_BATCH;
-				else
-					gs->phase = gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
-				break;
-			case GJ_SPLIT_OUTER:
-				INSTR_TIME_SET_CURRENT(t0);
-				gs->phase = split_outer(gs);
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
-				break;
-			case GJ_NEXT_SPLIT:
-				INSTR_TIME_SET_CURRENT(t0);
-				gs->phase = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
 				break;
 			case GJ_DONE:
 				return NULL;
