@@ -9,17 +9,6 @@ SHOW gpuhash.device;
 SELECT name IS NOT NULL AS named, memory_mb > 0 AS has_memory, in_use, session_device
 FROM gpuhash_info() WHERE gpu = 0;
 
--- the GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q
-CREATE FUNCTION gh_node(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  p jsonb;
-BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
-END;
-$$;
-
 CREATE TABLE g_outer AS SELECT g AS id, g % 50000 AS k FROM generate_series(1, 200000) g;
 CREATE TABLE g_inner AS SELECT g AS id, g AS k FROM generate_series(1, 100000) g;
 ANALYZE g_outer;

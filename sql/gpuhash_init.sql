@@ -19,6 +19,17 @@ CREATE FUNCTION gh_force_on() RETURNS void LANGUAGE sql AS $$
          set_config('gpuhash.min_gain', '0', true);
 $$;
 
+-- the (first) GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q
+CREATE FUNCTION gh_node(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+END;
+$$;
+
 CREATE FUNCTION gh_check(q text, force boolean DEFAULT true,
                          OUT rows bigint, OUT same boolean, OUT gpu_nodes integer)
 LANGUAGE plpgsql AS $$

@@ -119,12 +119,8 @@ CREATE FUNCTION gh_split(q text, OUT parallel_aware boolean, OUT split boolean,
                          OUT split_again boolean, OUT within_limit boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
-  p jsonb;
-  n jsonb;
+  n jsonb := gh_node(q);
 BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
   parallel_aware := (n->>'Parallel Aware')::boolean;
   split := coalesce((n->>'Shared Hash Batches')::int, 0) > 1;
   split_again := (n->>'Hash Batches')::int > 1;

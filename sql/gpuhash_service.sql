@@ -81,12 +81,8 @@ CREATE FUNCTION gh_parallel(q text, OUT parallel_aware boolean, OUT inner_reader
                             OUT builds integer, OUT inner_rows bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-  p jsonb;
-  n jsonb;
+  n jsonb := gh_node(q);
 BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
   parallel_aware := (n->>'Parallel Aware')::boolean;
   inner_readers := CASE WHEN n ? 'Parallel Inner Scan' THEN 'all'
                         WHEN n ? 'Inner Scan' THEN 'one (absorbed)'
