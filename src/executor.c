@@ -1056,6 +1056,8 @@ rescan_gpu_join(CustomScanState *node)
 		gs->built = false;
 		/* ... and a split one's batches (parallel.c deletes their files) */
 		gpuhash_split_forget(gs);
+		if (gs->shared)
+			gpuhash_inner_forget(gs);
 	}
 	else if (!gs->built || gs->nbatch > 1 || bms_overlap(chg, gs->inner_key_params))
 	{

@@ -413,6 +413,32 @@ gpuhash_inner_rows_to_split(GpuJoinState *gs)
 	gs->stats.null_key_rows = null_key_rows;
 }
 
+/*
+ * A parallel plan's rescan: nothing of the last scan's inner rows stays,
+ * neither this participant's own (a batch of a split join) nor its view of
+ * the shared ones (freed with the old shared state).  Its next scan may
+ * split without reading an inner row, and must then move none.
+ */
+void
+gpuhash_inner_forget(GpuJoinState *gs)
+{
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_vals = NULL;
+	gs->inner_nulls = NULL;
+	gs->inner_keys_arr = NULL;
+	gs->nk_vals = NULL;
+	gs->nk_nulls = NULL;
+	gs->nk_keys = NULL;
+	gs->n_inner = gs->n_nk = gs->n_inner_all = 0;
+	gs->inner_cap = gs->nk_cap = 0;
+	gs->mem_used = 0;
+	gs->matched = NULL;
+	gs->kf_words = NULL;
+	gs->kf_on = false;
+	gs->shared_rowptrs = NULL;
+	gs->shared_matched = NULL;
+}
+
 /* The NULL-key rows go behind the keyed ones: never in the table. */
 void
 gpuhash_finish_inner(GpuJoinState *gs)

@@ -397,6 +397,7 @@ extern void gpuhash_read_inner_rows(GpuJoinState *gs);
 extern void gpuhash_finish_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
 extern void gpuhash_inner_rows_to_split(GpuJoinState *gs);
+extern void gpuhash_inner_forget(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
 extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);

@@ -331,13 +331,14 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	/*
 	 * Within work_mem x hash_mem_multiplier, as a hash join: start with the
 	 * batches the planner's estimate calls for, split further when the real
-	 * inner side outgrows it.  Parallel-aware plans share one table whole.
+	 * inner side outgrows it.  A parallel-aware plan that gets its DSM
+	 * shares one table instead, or splits into shared batches (parallel.c
+	 * turns this off); one run without a parallel context is serial.
 	 */
-	gs->can_batch = !node->ss.ps.plan->parallel_aware;
+	gs->can_batch = true;
 	gs->mem_limit = gpuhash_memory_limit();
-	gs->nbatch = gs->can_batch ?
-		gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width) : 1;
-	gs->grow_enabled = gs->can_batch;
+	gs->nbatch = gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width);
+	gs->grow_enabled = true;
 	gpuhash_batch_files_grow(gs, gs->nbatch);
 
 	/* a batch's probe goes to the service as one request: up to a chunk */

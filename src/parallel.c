@@ -215,6 +215,19 @@ on_detach_free_table(dsm_segment *seg, Datum arg)
 	free_published_table((GpuJoinShared *) DatumGetPointer(arg), true);
 }
 
+/*
+ * The node's setup prepared a serial join (as it runs without a parallel
+ * context); with one, the participants share a table or split together.
+ */
+static void
+not_serial(GpuJoinState *gs)
+{
+	gs->can_batch = false;
+	gs->grow_enabled = false;
+	gs->nbatch = 1;
+	gs->curbatch = 0;
+}
+
 void
 gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
@@ -227,15 +240,13 @@ gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	sh->in_dsm = pcxt->seg != NULL;
 	gpuhash_heap_scan_init_dsm(gs->oscan, SCAN_SPACE(coordinate));
 	gpuhash_heap_scan_init_dsm(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
+	/*
+	 * Without a segment no worker can start: the leader runs the join alone,
+	 * as a serial one (its own table, hash batches in its files).
+	 */
 	if (!sh->in_dsm)
-	{
-		/*
-		 * Without a segment no worker can start: the leader runs the join
-		 * alone, as a serial one (its own table, hash batches in its files).
-		 */
-		gs->can_batch = gs->grow_enabled = true;
 		return;
-	}
+	not_serial(gs);
 	on_dsm_detach(pcxt->seg, on_detach_free_table, PointerGetDatum(sh));
 	/* the split's files, deleted when the last participant detaches */
 	SharedFileSetInit(&sh->split.fileset, pcxt->seg);
@@ -278,6 +289,7 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		elog(ERROR, "gpuhash: a parallel worker without its query's DSM segment");
 	gs->shared = sh;
 	gs->split_shared = &sh->split;
+	not_serial(gs);
 	gs->owns_table = false;		/* only while it builds, if it does */
 	SharedFileSetAttach(&sh->split.fileset, seg);
 	gpuhash_heap_scan_init_worker(gs->oscan, SCAN_SPACE(coordinate));

@@ -169,6 +169,7 @@ make_batches(GpuJoinState *gs, GpuSplit *sp)
 	int			n = 1;
 	char	   *base;
 	pg_atomic_uint64 *counts;
+	MemoryContext old;
 
 	while (n < want && n < SPLIT_MAX_BATCHES)
 		n <<= 1;
@@ -176,15 +177,20 @@ make_batches(GpuJoinState *gs, GpuSplit *sp)
 	ss->counts = dsa_allocate(area, sizeof(pg_atomic_uint64) * 2 * n);
 	base = dsa_get_address(area, ss->stores);
 	counts = dsa_get_address(area, ss->counts);
+	/* the maker's accessors are the ones sts_initialize returns */
+	old = MemoryContextSwitchTo(sp->cxt);
+	sp->acc = palloc(sizeof(SharedTuplestoreAccessor *) * 2 * n);
 	for (int i = 0; i < 2 * n; i++)
 	{
 		char		name[NAMEDATALEN];
 
 		snprintf(name, sizeof(name), "%c%d", i < n ? 'i' : 'o', i % n);
 		pg_atomic_init_u64(&counts[i], 0);
-		sts_initialize(store_at(ss, base, i), ss->participants, participant_number(),
-					   sizeof(SplitMeta), SHARED_TUPLESTORE_SINGLE_PASS, &ss->fileset, name);
+		sp->acc[i] = sts_initialize(store_at(ss, base, i), ss->participants,
+									participant_number(), sizeof(SplitMeta),
+									SHARED_TUPLESTORE_SINGLE_PASS, &ss->fileset, name);
 	}
+	MemoryContextSwitchTo(old);
 	SpinLockAcquire(&ss->mutex);
 	ss->nbatch = n;
 	pg_atomic_write_u32(&ss->state, SPLIT_READY);
@@ -211,17 +217,20 @@ wait_ready(GpuSplitShared *ss)
 	ConditionVariableCancelSleep();
 }
 
-/* This participant's accessors of the batches' stores. */
+/* This participant's accessors of the batches' stores (the maker has its own). */
 static void
 attach(GpuJoinState *gs, GpuSplit *sp)
 {
 	GpuSplitShared *ss = sp->ss;
 	dsa_area   *area = gs->css.ss.ps.state->es_query_dsa;
 	char	   *base = dsa_get_address(area, ss->stores);
-	MemoryContext old = MemoryContextSwitchTo(sp->cxt);
+	MemoryContext old;
 
 	sp->nbatch = ss->nbatch;
 	sp->counts = dsa_get_address(area, ss->counts);
+	if (sp->acc != NULL)
+		return;					/* made them: has its accessors */
+	old = MemoryContextSwitchTo(sp->cxt);
 	sp->acc = palloc(sizeof(SharedTuplestoreAccessor *) * 2 * sp->nbatch);
 	for (int i = 0; i < 2 * sp->nbatch; i++)
 		sp->acc[i] = sts_attach(store_at(ss, base, i), participant_number(), &ss->fileset);
