@@ -227,6 +227,24 @@ filter_passes(GpuJoinState *gs, uint64 key)
 }
 
 /*
+ * The kept columns of an outer row read from the outer side (a heap tuple
+ * of an absorbed scan, or the outer plan's slot) as a tuple for a batch
+ * file; NULL when the join keeps no outer column.
+ */
+static MinimalTuple
+outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
+{
+	if (htup != NULL)
+	{
+		ExecStoreHeapTuple(htup, gs->oscan->slot, false);
+		gs->oscan->slot_row = -1;
+		return gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep,
+									   gs->n_outer_keep, gs->outer_desc);
+	}
+	return gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, gs->n_outer_keep, gs->outer_desc);
+}
+
+/*
  * The next outer row of this hash batch, in one of three forms: a slot
  * (batch 0 of an outer plan), a heap tuple in a pinned page (batch 0 of an
  * absorbed scan), or, read back from the batch's file or from the shared
@@ -260,10 +278,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			if (*nokey || gs->nbatch == 1 ||
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
-			ExecStoreHeapTuple(*htup, gs->oscan->slot, false);
-			gs->oscan->slot_row = -1;
-			tup = gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep, nc,
-										  gs->outer_desc);
+			tup = outer_kept_tuple(gs, NULL, *htup);
 			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
@@ -283,7 +298,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			if (*nokey || gs->nbatch == 1 ||
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
-			tup = gpuhash_form_kept_tuple(gs, *slot, gs->outer_keep, nc, gs->outer_desc);
+			tup = outer_kept_tuple(gs, *slot, NULL);
 			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
@@ -571,14 +586,18 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 	return NULL;
 }
 
+/* The last hash batch is over: a split parallel join's next shared batch, or the end. */
+static inline GpuJoinPhase
+after_last_batch(GpuJoinState *gs)
+{
+	return gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
+}
+
 /* A hash batch is over: the next one, or the end. */
 static GpuJoinPhase
 batch_done(GpuJoinState *gs)
 {
-	if (gs->curbatch + 1 < gs->nbatch)
-		return GJ_NEW_BATCH;
-	/* a split parallel join: the next shared batch */
-	return gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
+	return gs->curbatch + 1 < gs->nbatch ? GJ_NEW_BATCH : after_last_batch(gs);
 }
 
 /* The end of this participant's outer side: on to the unmatched inner rows? */
@@ -847,8 +866,6 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 static GpuJoinPhase
 split_outer(GpuJoinState *gs)
 {
-	int			nc = gs->n_outer_keep;
-
 	if (!gpuhash_split_outer_begin(gs))
 		return GJ_NEXT_SPLIT;
 	for (;;)
@@ -864,15 +881,7 @@ split_outer(GpuJoinState *gs)
 			break;
 		if (nokey && !gs->fill_outer)
 			continue;
-		if (htup != NULL)
-		{
-			ExecStoreHeapTuple(htup, gs->oscan->slot, false);
-			gs->oscan->slot_row = -1;
-			tup = gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep, nc,
-										  gs->outer_desc);
-		}
-		else
-			tup = gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, nc, gs->outer_desc);
+		tup = outer_kept_tuple(gs, slot, htup);
 		gpuhash_split_put_outer(gs, tup, key, nokey);
 		if (tup)
 			pfree(tup);
@@ -901,10 +910,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			next = start_scan(gs, econtext);
 			break;
 		case GJ_NEW_BATCH:
-			if (next_hash_batch(gs))
-				next = GJ_NEED_BATCH;
-			else
-				next = gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
+			next = next_hash_batch(gs) ? GJ_NEED_BATCH : after_last_batch(gs);
 			break;
 		case GJ_SPLIT_OUTER:
 			next = split_outer(gs);
