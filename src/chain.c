@@ -88,7 +88,6 @@ typedef struct GpuChain
 	int			outer_col_level[GH_MAX_CHAIN_LEVELS];
 
 	ChainPhase	phase;
-	bool		ever_fused;
 	const char *unfused_why;	/* the last scan that ran unfused: why */
 	MemoryContext cxt;
 
@@ -119,7 +118,6 @@ typedef struct GpuChain
 	uint64		requests;
 	uint64		combinations;
 	uint64		fused_scans;
-	uint64		unfused_scans;
 } GpuChain;
 
 /* ---------------------------------------------------------------------
@@ -452,7 +450,6 @@ chain_start(GpuChain *ch)
 	{
 		/* the nodes run one by one, their tables built: no level starts over */
 		ch->unfused_why = why;
-		ch->unfused_scans++;
 		ch->phase = CH_UNFUSED;
 		/* the bottom ran its start here, not through ExecProcNode: a loop */
 		count_level_rows(ch, true);
@@ -504,7 +501,6 @@ chain_start(GpuChain *ch)
 		ch->out_pos = MemoryContextAllocHuge(nodecxt, sizeof(uint32) * ch->cap * ch->n);
 	}
 	ch->req_n = ch->req_rows;
-	ch->ever_fused = true;
 	ch->fused_scans++;
 	ch->phase = CH_NEXT_BATCH;
 }
@@ -615,7 +611,6 @@ unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 	ch->b = NULL;
 	ch->unfused_why = too_large ? "a row's combinations exceed a chain probe" :
 		"a chain probe failed";
-	ch->unfused_scans++;
 	ch->phase = CH_UNFUSED;
 }
 
@@ -934,6 +929,6 @@ gpuhash_chain_explain(GpuJoinState *gs, ExplainState *es)
 		ExplainPropertyUInteger("Chain Requests", NULL, ch->requests, es);
 		ExplainPropertyUInteger("Chain Combinations", NULL, ch->combinations, es);
 	}
-	if (ch->unfused_scans > 0 || ch->unfused_why)
-		ExplainPropertyText("Chain Unfused", ch->unfused_why ? ch->unfused_why : "", es);
+	if (ch->unfused_why)
+		ExplainPropertyText("Chain Unfused", ch->unfused_why, es);
 }
