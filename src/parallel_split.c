@@ -565,28 +565,14 @@ gpuhash_split_forget(GpuJoinState *gs)
 	gs->curbatch = 0;
 }
 
-/* The shared sums of a split join, for EXPLAIN ANALYZE (parallel.c's shutdown). */
+/*
+ * The shared sums of a split join, for EXPLAIN ANALYZE (parallel.c's
+ * shutdown, which then reads the counters every participant added).
+ */
 void
 gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st)
 {
 	SpinLockAcquire(&ss->mutex);
-	st->built = ss->sums.built;
-	st->device = ss->sums.device;
-	st->in_service = ss->sums.in_service;
-	st->split_batches = ss->sums.split_batches;
-	st->inner_rows = ss->sums.inner_rows;
-	st->distinct_keys = ss->sums.distinct_keys;
-	st->null_key_rows = ss->sums.null_key_rows;
-	st->builds = ss->sums.builds;
-	st->spilled_rows = ss->sums.spilled_rows;
-	st->fallbacks = ss->sums.fallbacks;
-	st->build_ms = ss->sums.build_ms;
-	st->table_ms = ss->sums.table_ms;
-	st->filter_ms = ss->sums.filter_ms;
-	st->probe_ms = ss->sums.probe_ms;
-	st->transfer_ms = ss->sums.transfer_ms;
-	st->hash_batches = ss->sums.hash_batches;
-	st->mem_peak = ss->sums.mem_peak;
-	st->gpu_bytes = ss->sums.gpu_bytes;
+	*st = ss->sums;
 	SpinLockRelease(&ss->mutex);
 }
