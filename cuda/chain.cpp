@@ -31,6 +31,9 @@ set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols, 
 {
 	if (!t || ncols < 0 || (ncols > 0 && t->n_rows > 0 && !keys))
 		return gh_error(GH_ERR_INVALID, "invalid carried columns");
+	if (t->n_parts > 0)
+		return gh_error(GH_ERR_INVALID,
+						"a table partitioned over GPUs carries no columns: a chain needs its tables on one GPU");
 	if (t->device == GH_DEVICE_GPU)
 		return gh_gpu_set_carried(t, keys, valid, ncols, ordered);
 
@@ -126,6 +129,9 @@ chain_probe(const gh_chain_level *levels, int n_levels,
 		if (!lv->table || lv->table->device != levels[0].table->device ||
 			lv->kind < GH_LEVEL_INNER || lv->kind > GH_LEVEL_LEFT)
 			return gh_error(GH_ERR_INVALID, "chain level %d: no table, another device, or a bad kind", l);
+		if (lv->table->n_parts > 0 || lv->table->ordinal != levels[0].table->ordinal)
+			return gh_error(GH_ERR_INVALID,
+							"chain level %d: its table is partitioned over GPUs, or on another GPU than level 0's", l);
 		if (lv->from_level < 0 ? lv->column >= n_outer_cols || lv->column < 0
 			: lv->from_level >= l || lv->column < 0 ||
 			lv->column >= levels[lv->from_level].table->n_carried)

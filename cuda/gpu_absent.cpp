@@ -50,6 +50,12 @@ gh_gpu_fetch_rowids(gh_table *)
 }
 
 gh_status
+gh_gpu_replicate(const gh_table *, int, size_t, gh_table *)
+{
+	return no_gpu();
+}
+
+gh_status
 gh_gpu_validate(gh_table *)
 {
 	return no_gpu();

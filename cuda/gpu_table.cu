@@ -189,7 +189,8 @@ gh_host_register(void *ptr, size_t bytes)
 {
 	if (gh_gpu_count() == 0)
 		return gh_error(GH_ERR_NO_GPU, "no GPU to register host memory with");
-	GH_TRY(cudaHostRegister(ptr, bytes, cudaHostRegisterDefault));
+	/* portable: every GPU's copies use it */
+	GH_TRY(cudaHostRegister(ptr, bytes, cudaHostRegisterPortable));
 	return GH_OK;
 }
 
@@ -246,6 +247,7 @@ gh_gpu_attach(gh_table *t, const gh_build_options *opt)
 	if (!g)
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
 	t->gpu = g;
+	t->ordinal = ordinal;
 	g->ordinal = ordinal;
 	g->budget = opt->max_device_bytes;
 	GH_TRY(cudaSetDevice(ordinal));
@@ -279,6 +281,84 @@ gh_gpu_fetch_rowids(gh_table *t)
 	t->h_rowids = h;
 	t->host_bytes += bytes;
 	t->stats.transfer_ms += gh_now_ms() - t0;
+	return GH_OK;
+}
+
+/*
+ * gh_replicate: t (zeroed) becomes a copy of src on GPU ordinal.  The
+ * copies go GPU to GPU (peer to peer where the GPUs allow it, through the
+ * host otherwise: cudaMemcpyPeerAsync chooses) on the copy's own stream;
+ * src is only read.  Each allocation is owned by t as soon as it is made,
+ * so that gh_free(t) cleans up after a failure.
+ */
+gh_status
+gh_gpu_replicate(const gh_table *src, int ordinal, size_t budget, gh_table *t)
+{
+	const gh_scheme_ops *ops = gh_scheme_ops_of(src->scheme);
+	const gh_gpu_state *sg = src->gpu;
+	gh_array	a[GH_MAX_ARRAYS];
+	void	   *p[GH_MAX_ARRAYS] = {};
+	int			n = ops->arrays(src, a);
+	gh_build_options opt;
+	gh_gpu_state *g;
+
+	/* the scalars and the views; no host memory and no GPU state of src's */
+	*t = *src;
+	t->gpu = nullptr;
+	t->h_rowids = t->h_rec = nullptr;
+	t->h_slots = nullptr;
+	t->h_cells = nullptr;
+	t->h_carried = nullptr;
+	t->h_carried_valid = nullptr;
+	t->host_bytes = 0;
+	memset(&t->stats, 0, sizeof(t->stats));
+	gh_default_options(&opt);
+	opt.device = GH_DEVICE_GPU;
+	opt.gpu_ordinal = ordinal;
+	opt.max_device_bytes = budget;
+	GH_CHECK(gh_gpu_attach(t, &opt));
+	g = t->gpu;
+
+	/* the scheme's arrays: the slots last, GPH's cells or FKS's and
+	 * HashGraph's records first (the fields gh_gpu_free frees) */
+	void	  **own[GH_MAX_ARRAYS] = {(void **) &g->d_slots};
+
+	if (n == 2)
+	{
+		own[0] = src->scheme == GH_SCHEME_GPH ? (void **) &g->d_cells : &g->d_rec;
+		own[1] = (void **) &g->d_slots;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		GH_CHECK(gh_dmalloc(t, own[i], a[i].bytes));
+		p[i] = *own[i];
+		if (a[i].bytes)
+			GH_TRY(cudaMemcpyPeerAsync(p[i], ordinal, a[i].p, sg->ordinal, a[i].bytes, g->stream));
+	}
+	ops->bind(t, p);
+
+	size_t		rowid_bytes = t->n_rows * t->rowid_width;
+	size_t		carried = (size_t) t->n_carried * t->n_rows;
+
+	GH_CHECK(gh_dmalloc(t, &g->d_rowids, rowid_bytes));
+	if (rowid_bytes)
+		GH_TRY(cudaMemcpyPeerAsync(g->d_rowids, ordinal, sg->d_rowids, sg->ordinal, rowid_bytes,
+								   g->stream));
+	if (sg->d_carried)
+	{
+		GH_CHECK(gh_dmalloc(t, (void **) &g->d_carried, carried * sizeof(uint64_t)));
+		if (carried)
+			GH_TRY(cudaMemcpyPeerAsync(g->d_carried, ordinal, sg->d_carried, sg->ordinal,
+									   carried * sizeof(uint64_t), g->stream));
+	}
+	if (sg->d_carried_valid)
+	{
+		GH_CHECK(gh_dmalloc(t, (void **) &g->d_carried_valid, carried));
+		if (carried)
+			GH_TRY(cudaMemcpyPeerAsync(g->d_carried_valid, ordinal, sg->d_carried_valid,
+									   sg->ordinal, carried, g->stream));
+	}
+	GH_TRY(cudaStreamSynchronize(g->stream));
 	return GH_OK;
 }
 

@@ -109,6 +109,9 @@ typedef struct gh_table_info
 	double		transfer_ms;	/* host <-> device copies during probes */
 	uint64_t	probe_batches;
 	uint64_t	probe_keys;
+	int			gpu_ordinal;	/* the GPU a table lives on; -1: the host
+								 * twin, or partitioned over several */
+	int			parts;			/* 1, or the parts of a partitioned table */
 } gh_table_info;
 
 /* Per probe: matches are rowids[offset .. offset + count - 1]. */
@@ -246,6 +249,32 @@ gh_status	gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
 								  int n_outer_cols, size_t n, uint64_t skip,
 								  uint32_t *out_outer, uint32_t *out_pos,
 								  uint64_t capacity, uint64_t *total, uint64_t *written);
+
+/*
+ * Several GPUs.  A table partitioned over n parts holds, in part p, the
+ * inner rows whose key has gh_part_of(key, n) == p (hash.cuh), built on
+ * GPU ordinals[p] (or on the host, device GH_DEVICE_HOST: the host twin
+ * runs the same split, for tests).  It answers every call a single table
+ * does, with the same ranges: a probe splits its keys by the same
+ * function, probes each part on its GPU at once, and adds to each range
+ * the rows of the parts before it; its key-grouped row order is the
+ * parts' orders one after the other.  Each part has its own budget
+ * (opt->max_device_bytes).  Rowids are positions (width 4).  A chain
+ * needs its tables on one GPU, so a partitioned table carries no columns.
+ */
+#define GH_MAX_PARTS 8
+
+gh_status	gh_build_partitioned(const gh_build_options *opt, const int *ordinals, int n_parts,
+								 const uint64_t *keys, size_t n, gh_table **out);
+
+/*
+ * A copy of a GPU table (its carried columns too) on GPU `ordinal`, within
+ * max_device_bytes (0: no limit); the copy answers as the original does.
+ * Only reads the original, so the original may be probed meanwhile from
+ * another thread.  A partitioned or host table is GH_ERR_INVALID.
+ */
+gh_status	gh_replicate(const gh_table *t, int ordinal, size_t max_device_bytes,
+						 gh_table **out);
 
 /*
  * The table's rowids grouped by key (n_rows values of rowid_width bytes) in

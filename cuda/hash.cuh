@@ -176,6 +176,19 @@ gh_mix_key(uint64_t seed_key, uint64_t key)
 	return gh_fmix64(key ^ seed_key);
 }
 
+/*
+ * The part that holds a key in a table partitioned over n parts (GPUs):
+ * its own seeded mix, so that the parts are independent of every scheme's
+ * placement, and the host and the GPUs split keys alike.
+ */
+#define GH_PART_SEED 0x7061727469746e73ULL	/* "partitns" */
+
+GH_HD uint32_t
+gh_part_of(uint64_t key, uint32_t n_parts)
+{
+	return gh_reduce((uint32_t) (gh_fmix64(key ^ GH_PART_SEED) >> 32), n_parts);
+}
+
 /* ---------------------------------------------------------------------
  * Build attempts (build_driver.h runs them): attempt a draws its seeds from
  * gh_attempt_seed(seed, a), independent of the key data, so the GPU and

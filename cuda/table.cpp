@@ -129,6 +129,7 @@ gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 	t->scheme = opt->scheme;
 	t->n_rows = n;
 	t->rowid_width = rowid_width;
+	t->ordinal = -1;
 
 	if (opt->device == GH_DEVICE_GPU)
 		st = gh_gpu_build(t, opt, keys, rowids, n);
@@ -163,6 +164,8 @@ probe(gh_table *t, const uint64_t *keys, size_t n, gh_range *ranges,
 
 	if (st != GH_OK)
 		return st;
+	if (t->n_parts > 0)
+		return gh_part_probe(t, keys, n, ranges, counts, total);
 	if (t->device == GH_DEVICE_GPU)
 		st = gh_gpu_probe_ranges(t, keys, n, ranges, counts, total);
 	else
@@ -201,6 +204,8 @@ gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
 		return st;
 	if (!total)
 		return gh_error(GH_ERR_INVALID, "emit needs a total pointer");
+	if (t->n_parts > 0)
+		return gh_part_emit(t, keys, n, probe_index, rowids, capacity, total);
 	if (t->device == GH_DEVICE_GPU)
 		st = gh_gpu_emit(t, keys, n, probe_index, rowids, capacity, total);
 	else
@@ -218,6 +223,8 @@ gh_sorted_rowids(gh_table *t)
 {
 	if (!t)
 		return NULL;
+	if (t->n_parts > 0)
+		return gh_part_rowids(t);
 	if (!t->h_rowids && t->device == GH_DEVICE_GPU && gh_gpu_fetch_rowids(t) != GH_OK)
 		return NULL;
 	return t->h_rowids;
@@ -226,7 +233,14 @@ gh_sorted_rowids(gh_table *t)
 void
 gh_table_get_info(const gh_table *t, gh_table_info *info)
 {
+	if (t->n_parts > 0)
+	{
+		gh_part_info(t, info);
+		return;
+	}
 	*info = t->stats;
+	info->gpu_ordinal = t->ordinal;
+	info->parts = 1;
 	info->device = t->device;
 	info->scheme = t->scheme;
 	info->n_rows = t->n_rows;
@@ -245,6 +259,8 @@ gh_validate(gh_table *t)
 {
 	if (!t)
 		return gh_error(GH_ERR_INVALID, "no table");
+	if (t->n_parts > 0)
+		return gh_part_validate(t);
 	if (t->device == GH_DEVICE_GPU)
 		return gh_gpu_validate(t);
 	return gh_validate_host(t);
@@ -255,6 +271,8 @@ gh_free(gh_table *t)
 {
 	if (!t)
 		return;
+	if (t->n_parts > 0)
+		gh_part_free(t);
 	if (t->gpu)
 		gh_gpu_free(t);
 	gh_host_free(t);
@@ -278,11 +296,37 @@ gh_layout_digest(gh_table *t)
 	const gh_scheme_ops *ops = gh_scheme_ops_of(t->scheme);
 	gh_array	a[GH_MAX_ARRAYS];
 
-	if (!ops->layout_fixed)
+	if (!ops->layout_fixed || t->n_parts > 0)
 		return 0;
 	if (t->device == GH_DEVICE_GPU)
 		return gh_gpu_layout_digest(t);
 	for (int i = 0, n = ops->arrays(t, a); i < n; i++)
 		h = gh_digest_bytes(h, a[i].p, a[i].bytes);
 	return h;
+}
+
+gh_status
+gh_replicate(const gh_table *t, int ordinal, size_t max_device_bytes, gh_table **out)
+{
+	gh_table   *c;
+	gh_status	st;
+	double		t0 = gh_now_ms();
+
+	if (!out)
+		return gh_error(GH_ERR_INVALID, "no output pointer");
+	*out = NULL;
+	if (!t || t->device != GH_DEVICE_GPU || t->n_parts > 0 || ordinal < 0)
+		return gh_error(GH_ERR_INVALID, "only a single GPU table can be copied to a GPU");
+	c = (gh_table *) calloc(1, sizeof(gh_table));
+	if (!c)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+	st = gh_gpu_replicate(t, ordinal, max_device_bytes, c);
+	if (st != GH_OK)
+	{
+		gh_free(c);
+		return st;
+	}
+	c->stats.build_ms = gh_now_ms() - t0;
+	*out = c;
+	return GH_OK;
 }

@@ -53,6 +53,12 @@ struct gh_table
 	uint8_t    *h_carried_valid;	/* the same, or NULL: all valid */
 
 	gh_gpu_state *gpu;			/* NULL for the host twin */
+	int			ordinal;		/* the GPU it lives on; -1: the host twin */
+
+	/* a partitioned table (partitioned.cpp): its parts, no view of its own */
+	int			n_parts;		/* 0: a single table */
+	gh_table  **parts;
+	uint64_t   *part_base;		/* rows of the parts before part p */
 
 	gh_table_info stats;		/* timings accumulate here */
 };
@@ -96,6 +102,17 @@ gh_status	gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 							   uint32_t *out_outer, uint32_t *out_pos,
 							   uint64_t capacity, uint64_t *total, uint64_t *written);
 
+/* Partitioned tables (partitioned.cpp): what table.cpp hands them. */
+gh_status	gh_part_probe(gh_table *t, const uint64_t *keys, size_t n,
+						  gh_range *ranges, uint32_t *counts, uint64_t *total);
+gh_status	gh_part_emit(gh_table *t, const uint64_t *keys, size_t n,
+						 uint32_t *probe_index, void *rowids,
+						 uint64_t capacity, uint64_t *total);
+const void *gh_part_rowids(gh_table *t);
+void		gh_part_info(const gh_table *t, gh_table_info *info);
+gh_status	gh_part_validate(gh_table *t);
+void		gh_part_free(gh_table *t);
+
 /* Key-range analysis shared by both builders: sort (key - base) on the low
  * `bits` bits only, exact because every key lies in [base, base + 2^bits). */
 struct gh_key_span
@@ -119,6 +136,7 @@ gh_status	gh_gpu_emit(gh_table *t, const uint64_t *keys, size_t n,
 						uint32_t *probe_index, void *rowids,
 						uint64_t capacity, uint64_t *total);
 gh_status	gh_gpu_fetch_rowids(gh_table *t);
+gh_status	gh_gpu_replicate(const gh_table *src, int ordinal, size_t budget, gh_table *t);
 gh_status	gh_gpu_validate(gh_table *t);
 void		gh_gpu_free(gh_table *t);
 

@@ -130,13 +130,31 @@ rowid_at(const void *p, int width, size_t i)
 	return width == 4 ? ((const uint32_t *) p)[i] : ((const uint64_t *) p)[i];
 }
 
+/*
+ * How a case's table is made: one table; partitioned over `parts` parts
+ * (part p on GPU p % gpus, or on the host); or built on GPU 0 and copied
+ * to GPU `copy_to`, the copy then tested alone.
+ */
+struct table_form
+{
+	int			parts = 0;
+	int			gpus = 0;
+	int			copy_to = -1;
+};
+
 static outcome
-run_case(const dataset &d, const reference &ref, gh_scheme scheme, gh_device dev)
+run_case(const dataset &d, const reference &ref, gh_scheme scheme, gh_device dev,
+		 table_form form = table_form())
 {
 	outcome		o;
 	gh_build_options opt;
 	gh_table   *t = NULL;
 	string		tag = d.name + "/" + gh_scheme_name(scheme) + "/" + gh_device_name(dev);
+
+	if (form.parts > 0)
+		tag += "/" + std::to_string(form.parts) + " parts";
+	if (form.copy_to >= 0)
+		tag += "/copied to GPU " + std::to_string(form.copy_to);
 
 	gh_default_options(&opt);
 	opt.device = dev;
@@ -156,17 +174,43 @@ run_case(const dataset &d, const reference &ref, gh_scheme scheme, gh_device dev
 		else
 			rowids = d.rowids.data();
 	}
-	gh_status	s = gh_build(&opt, d.keys.data(), rowids, d.width, d.keys.size(), &t);
+	gh_status	s;
 
+	if (form.parts > 0)
+	{
+		int			ordinals[GH_MAX_PARTS];
+
+		/* its rowids are positions, 4 bytes wide: cases without rowids only */
+		for (int p = 0; p < form.parts; p++)
+			ordinals[p] = form.gpus > 0 ? p % form.gpus : -1;
+		s = gh_build_partitioned(&opt, ordinals, form.parts, d.keys.data(), d.keys.size(), &t);
+	}
+	else
+		s = gh_build(&opt, d.keys.data(), rowids, d.width, d.keys.size(), &t);
 	CHECK(s == GH_OK, "%s: build: %s", tag.c_str(), gh_last_error());
 	if (s != GH_OK)
 		return o;
+	if (form.copy_to >= 0)
+	{
+		gh_table   *c = NULL;
+
+		s = gh_replicate(t, form.copy_to, 0, &c);
+		gh_free(t);
+		t = c;
+		CHECK(s == GH_OK, "%s: copy: %s", tag.c_str(), gh_last_error());
+		if (s != GH_OK)
+			return o;
+	}
 
 	gh_table_info info;
 
 	gh_table_get_info(t, &info);
 	CHECK(info.n_distinct == ref.distinct(), "%s: %llu distinct, want %zu", tag.c_str(),
 		  (unsigned long long) info.n_distinct, ref.distinct());
+	CHECK(info.parts == (form.parts > 0 ? form.parts : 1) &&
+		  info.gpu_ordinal == (form.parts > 0 || dev == GH_DEVICE_HOST ? -1 :
+							   form.copy_to >= 0 ? form.copy_to : 0),
+		  "%s: %d parts on GPU %d", tag.c_str(), info.parts, info.gpu_ordinal);
 	s = gh_validate(t);
 	CHECK(s == GH_OK, "%s: validate: %s", tag.c_str(), gh_last_error());
 	if (verbose)
@@ -1298,6 +1342,55 @@ test_dyc_attempts(int gpus)
 	gh_dyc_max_evict = GH_DYC_MAX_EVICT;
 }
 
+/*
+ * A partitioned table: empty parts and an empty table work; it carries no
+ * columns and no chain takes it (a chain's tables share one GPU).
+ */
+static void
+test_partitioned_limits(int gpus)
+{
+	for (int dev = 0; dev < (gpus > 0 ? 2 : 1); dev++)
+	{
+		gh_build_options opt;
+		int			ordinals[GH_MAX_PARTS] = {0, gpus > 1 ? 1 : 0, 0, 0};
+		uint64_t	keys[3] = {5, 5, 9};
+		uint64_t	probe[2] = {5, 7};
+		gh_range	r[2];
+		uint64_t	total = 0;
+		gh_table   *t = NULL,
+				   *e = NULL;
+		const char *d = dev ? "gpu" : "host";
+
+		gh_default_options(&opt);
+		opt.device = dev ? GH_DEVICE_GPU : GH_DEVICE_HOST;
+		CHECK(gh_build_partitioned(&opt, ordinals, 4, keys, 3, &t) == GH_OK &&
+			  gh_validate(t) == GH_OK, "partitioned/%s: 3 rows in 4 parts: %s", d, gh_last_error());
+		CHECK(gh_build_partitioned(&opt, ordinals, 2, NULL, 0, &e) == GH_OK &&
+			  gh_probe_ranges(e, probe, 2, r, &total) == GH_OK && total == 0,
+			  "partitioned/%s: empty: %s", d, gh_last_error());
+		if (t)
+		{
+			const uint32_t *rows = (const uint32_t *) gh_sorted_rowids(t);
+			gh_chain_level lv = {t, GH_LEVEL_INNER, -1, 0};
+			uint32_t	oo[4],
+						op[4];
+
+			CHECK(gh_probe_ranges(t, probe, 2, r, &total) == GH_OK && total == 2 && rows &&
+				  r[0].count == 2 && r[1].count == 0 &&
+				  rows[r[0].offset] + rows[r[0].offset + 1] == 1,
+				  "partitioned/%s: key 5's rows", d);
+			CHECK(gh_set_carried_ordered(t, keys, NULL, 1) == GH_ERR_INVALID,
+				  "partitioned/%s: carried columns taken", d);
+			CHECK(gh_chain_probe(&lv, 1, probe, NULL, 1, 2, oo, op, 4, &total) == GH_ERR_INVALID,
+				  "partitioned/%s: a chain took it", d);
+		}
+		gh_free(t);
+		gh_free(e);
+	}
+	CHECK(gh_replicate(NULL, 0, 0, NULL) == GH_ERR_INVALID, "replicate: no output pointer taken");
+	printf("partitioned tables: empty parts, no carried columns, no chains: ok\n");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1386,6 +1479,31 @@ main(int argc, char **argv)
 				}
 			}
 		}
+		/* partitioned tables (and on a GPU, copies) answer as one table does */
+		for (gh_scheme sc : {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR})
+		{
+			if (!d.rowids.empty())
+				break;
+			for (int parts : {1, 2, 3})
+			{
+				table_form	f;
+
+				f.parts = parts;
+				run_case(d, ref, sc, GH_DEVICE_HOST, f);
+				if (gpus > 0)
+				{
+					f.gpus = gpus;
+					run_case(d, ref, sc, GH_DEVICE_GPU, f);
+				}
+			}
+			if (gpus > 0)
+			{
+				table_form	f;
+
+				f.copy_to = gpus - 1;
+				run_case(d, ref, sc, GH_DEVICE_GPU, f);
+			}
+		}
 		printf("%-32s rows %8zu probes %8zu  gph attempts %d %7.2f s  %s\n", d.name.c_str(), d.keys.size(),
 			   d.probes.size(), gph_attempts, (gh_now_ms() - tc) / 1000.0, failures == before ? "ok" : "FAILED");
 		fflush(stdout);
@@ -1400,6 +1518,7 @@ main(int argc, char **argv)
 	test_dyc_incremental(gpus, quick);
 	test_dyc_attempts(gpus);
 	test_chain(gpus, quick, &checks, &failures);
+	test_partitioned_limits(gpus);
 	if (gpus > 0)
 		test_gpu_budget();
 
