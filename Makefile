@@ -5,6 +5,7 @@
 #   make installcheck    pg_regress against a running server
 #   make test-core       unit tests of the hash tables (GPU + host twin)
 #   make bench           build and run the hash-table benchmark (needs a GPU)
+#   make bench-multi-gpu probing a table partitioned over the GPUs (needs GPUs)
 #   make bench-chain     the multi-level probe on TPC-H's snowflake (needs a GPU)
 #   make bench-cuco CUCO_DIR=.../include
 #                        bench's grid on cuCollections, to compare (needs a GPU)
@@ -18,11 +19,11 @@
 
 MODULE_big = gpuhash
 EXTENSION = gpuhash
-DATA = sql/gpuhash--1.0.sql
+DATA = sql/gpuhash--1.0.sql sql/gpuhash--1.1.sql sql/gpuhash--1.0--1.1.sql
 PGFILEDESC = "gpuhash - GPU hash joins"
 
 # Run in this order; every file runs unchanged on the GPU and on the host twin.
-REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_join_hook gpuhash_big_table
+REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_join_hook gpuhash_gpus gpuhash_big_table
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash --encoding=UTF8
 
 CUDA_HOME ?= /usr/local/cuda
@@ -60,7 +61,7 @@ OBJS = $(C_OBJS) $(CORE_OBJS)
 SHLIB_LINK += $(CUDA_LIBS)
 PG_CPPFLAGS = -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_chain bench/bench_chain.o bench/bench_cuco \
+EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
 
 # The mode of the last build: switching relinks the .so and core_test, whose
@@ -106,6 +107,12 @@ bench/bench_core.o: bench/bench_core.cu bench/bench_common.cuh $(CORE_HEADERS)
 bench/bench_core: bench/bench_core.o $(CORE_OBJS)
 	$(CXX) -o $@ $^ $(CUDA_LIBS)
 
+bench/bench_multi_gpu.o: bench/bench_multi_gpu.cu bench/bench_common.cuh $(CORE_HEADERS)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+bench/bench_multi_gpu: bench/bench_multi_gpu.o $(CORE_OBJS)
+	$(CXX) -o $@ $^ $(CUDA_LIBS)
+
 bench/bench_chain.o: bench/bench_chain.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
@@ -127,7 +134,7 @@ bench/bench_cuco: bench/bench_cuco.cu bench/bench_common.cuh cuda/hash.cuh
 	@test -f $(CUCO_DIR)/cuco/static_map.cuh || { echo "bench-cuco: no cuco/static_map.cuh under CUCO_DIR=$(CUCO_DIR)" >&2; exit 1; }
 	$(NVCC) $(CUCO_NVCCFLAGS) $< -o $@
 
-.PHONY: test-core bench bench-chain bench-cuco installcheck-gpu
+.PHONY: test-core bench bench-multi-gpu bench-chain bench-cuco installcheck-gpu
 installcheck-gpu:
 	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS_GPU)
 
@@ -136,6 +143,9 @@ test-core: test/core_test
 
 bench: bench/bench_core
 	bench/bench_core $(BENCH_ARGS)
+
+bench-multi-gpu: bench/bench_multi_gpu
+	bench/bench_multi_gpu $(BENCH_ARGS)
 
 bench-chain: bench/bench_chain
 	bench/bench_chain $(BENCH_ARGS)

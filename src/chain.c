@@ -388,6 +388,7 @@ static const char *
 why_unfused(GpuChain *ch)
 {
 	GpuJoinState *bottom = ch->lv[0].gs;
+	gh_table_info ti;
 
 	for (int k = 0; k < ch->n; k++)
 	{
@@ -401,6 +402,9 @@ why_unfused(GpuChain *ch)
 			return "a level's inner side is empty";
 		if (gs->table.remote != bottom->table.remote || gs->device != bottom->device)
 			return "the levels' tables live in different places";
+		gpuhash_table_info(&gs->table, &ti);
+		if (ti.parts > 1)
+			return "a level's table is partitioned over GPUs";
 	}
 	return NULL;
 }

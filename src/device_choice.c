@@ -24,6 +24,22 @@ static int	gpu_state = -1;		/* -1 unknown, 0 unusable, 1 usable */
 static char gpu_reason[512];
 static char svc_reason[512];	/* apart: the service may come and go */
 
+/*
+ * Without the service: the first GPU of gpuhash.gpus that this machine has
+ * (-1: none).  A backend's own tables use that one GPU; spreading tables
+ * over several GPUs is the service's work.
+ */
+int
+gpuhash_local_gpu(int present)
+{
+	if (gpuhash_gpu_list_n < 0)
+		return present > 0 ? 0 : -1;
+	for (int i = 0; i < gpuhash_gpu_list_n; i++)
+		if (gpuhash_gpu_list[i] < present)
+			return gpuhash_gpu_list[i];
+	return -1;
+}
+
 bool
 gpuhash_gpu_usable(const char **reason)
 {
@@ -31,20 +47,15 @@ gpuhash_gpu_usable(const char **reason)
 	{
 		int			n = gpuhash_service_gpu_count();
 
-		if (reason && n > gpuhash_gpu_ordinal)
+		if (reason && n > 0)
 			*reason = NULL;
 		else if (reason)
 		{
-			if (n == 0)
-				snprintf(svc_reason, sizeof(svc_reason), "the GPU service found no usable GPU: %s",
-						 gpuhash_service_no_gpu_reason());
-			else
-				snprintf(svc_reason, sizeof(svc_reason),
-						 "gpuhash.gpu_ordinal is %d but the GPU service has only %d GPU(s)",
-						 gpuhash_gpu_ordinal, n);
+			snprintf(svc_reason, sizeof(svc_reason), "the GPU service found no usable GPU: %s",
+					 gpuhash_service_no_gpu_reason());
 			*reason = svc_reason;
 		}
-		return n > gpuhash_gpu_ordinal;
+		return n > 0;
 	}
 	if (gpu_state < 0)
 	{
@@ -52,7 +63,7 @@ gpuhash_gpu_usable(const char **reason)
 
 		Assert(IsUnderPostmaster || !IsPostmasterEnvironment);
 		n = gh_gpu_count();
-		if (n > gpuhash_gpu_ordinal)
+		if (gpuhash_local_gpu(n) >= 0)
 			gpu_state = 1;
 		else
 		{
@@ -61,8 +72,8 @@ gpuhash_gpu_usable(const char **reason)
 				snprintf(gpu_reason, sizeof(gpu_reason), "%s", gh_last_error());
 			else
 				snprintf(gpu_reason, sizeof(gpu_reason),
-						 "gpuhash.gpu_ordinal is %d but only %d GPU(s) present",
-						 gpuhash_gpu_ordinal, n);
+						 "gpuhash.gpus is \"%s\" but only %d GPU(s) present",
+						 gpuhash_gpus, n);
 		}
 	}
 	if (reason)
@@ -163,6 +174,8 @@ gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme)
 	opt->scheme = (gh_scheme) scheme;
 	opt->load_factor = gpuhash_load_factor;
 	opt->max_device_bytes = gpuhash_gpu_budget();
-	opt->gpu_ordinal = gpuhash_gpu_ordinal;
+	/* the service places tables itself; a backend's own go to its GPU */
+	opt->gpu_ordinal = device != GH_DEVICE_GPU || gpuhash_service_ready() ? -1 :
+		gpuhash_local_gpu(gh_gpu_count());
 }
 

@@ -181,6 +181,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	/* a parallel join split at run time: batches joined whole by one participant each */
 	if (st->split_batches > 0)
 		ExplainPropertyInteger("Shared Hash Batches", NULL, st->split_batches, es);
+	/* partitioned by key: over several GPUs, or (tests) host twin parts */
+	if (st->table_parts > 1)
+		ExplainPropertyInteger("Table Parts", NULL, st->table_parts, es);
 	ExplainPropertyUInteger("Memory Usage", "kB", (st->mem_peak + 1023) / 1024, es);
 	if (st->outer_filtered > 0)
 		ExplainPropertyUInteger("Outer Rows Filtered", NULL, st->outer_filtered, es);

@@ -29,7 +29,11 @@ int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
 int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
 int			gpuhash_batch_rows = 65536;
 int			gpuhash_max_gpu_memory_mb = 0;
-int			gpuhash_gpu_ordinal = 0;
+char	   *gpuhash_gpus = NULL;
+int			gpuhash_gpu_list[GPUHASH_MAX_GPUS];
+int			gpuhash_gpu_list_n = -1;
+int			gpuhash_host_partitions = 1;
+int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
@@ -64,6 +68,67 @@ static const struct config_enum_entry scheme_options[] = {
 	{"dycuckoo", GH_SCHEME_DYCUCKOO, false},
 	{NULL, 0, false}
 };
+
+/*
+ * gpuhash.gpus: "all" (or empty), or distinct CUDA device numbers separated
+ * by commas.  The parsed list goes to gpuhash_gpu_list (n -1: all).
+ */
+static bool
+parse_gpus(const char *v, int *list, int *n)
+{
+	const char *p = v;
+
+	*n = -1;
+	while (*p == ' ')
+		p++;
+	if (*p == '\0' || pg_strcasecmp(p, "all") == 0)
+		return true;
+	*n = 0;
+	while (*p)
+	{
+		char	   *end;
+		long		d = strtol(p, &end, 10);
+
+		if (end == p || d < 0 || d > 63 || *n == GPUHASH_MAX_GPUS)
+			return false;
+		for (int i = 0; i < *n; i++)
+			if (list[i] == d)
+				return false;
+		list[(*n)++] = (int) d;
+		p = end;
+		while (*p == ' ')
+			p++;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			return false;
+		while (*p == ' ')
+			p++;
+	}
+	return *n > 0;
+}
+
+static bool
+check_gpus(char **newval, void **extra, GucSource source)
+{
+	int			list[GPUHASH_MAX_GPUS];
+	int			n;
+
+	if (!parse_gpus(*newval, list, &n))
+	{
+		GUC_check_errdetail("gpuhash.gpus is \"all\" or up to %d distinct GPU numbers (0 to 63) separated by commas.",
+							GPUHASH_MAX_GPUS);
+		return false;
+	}
+	return true;
+}
+
+static void
+assign_gpus(const char *newval, void *extra)
+{
+	if (!parse_gpus(newval, gpuhash_gpu_list, &gpuhash_gpu_list_n))
+		gpuhash_gpu_list_n = -1;
+}
 
 void
 _PG_init(void)
@@ -116,11 +181,28 @@ _PG_init(void)
 							PGC_SUSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 
-	DefineCustomIntVariable("gpuhash.gpu_ordinal",
-							"Which GPU this server's GPU joins use.",
+	DefineCustomStringVariable("gpuhash.gpus",
+							   "The GPUs GPU joins use: \"all\" (the default), or CUDA device numbers, as in \"0,1\".",
+							   "The GPU service spreads tables over them, copies small tables to "
+							   "several of them, and partitions a table too large for one of them.",
+							   &gpuhash_gpus,
+							   "all",
+							   PGC_POSTMASTER, 0,
+							   check_gpus, assign_gpus, NULL);
+
+	DefineCustomIntVariable("gpuhash.host_partitions",
+							"For tests: the host twin builds each join table partitioned over this many parts, as the GPU service does over several GPUs.",
 							NULL,
-							&gpuhash_gpu_ordinal,
-							0, 0, 63,
+							&gpuhash_host_partitions,
+							1, 1, GPUHASH_MAX_GPUS,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.debug_fail_gpu",
+							"For tests: the GPU service treats this GPU's next build or probe as a CUDA failure (-1: none).",
+							NULL,
+							&gpuhash_debug_fail_gpu,
+							-1, -1, 63,
 							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 

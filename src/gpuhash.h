@@ -40,7 +40,13 @@ extern int	gpuhash_scheme;	/* a gh_scheme, or GPUHASH_SCHEME_AUTO */
 #define GPUHASH_SCHEME_AUTO (-1)
 extern int	gpuhash_batch_rows;
 extern int	gpuhash_max_gpu_memory_mb;
-extern int	gpuhash_gpu_ordinal;
+/* gpuhash.gpus, parsed: CUDA device numbers, n -1 for all */
+#define GPUHASH_MAX_GPUS 8
+extern char *gpuhash_gpus;
+extern int	gpuhash_gpu_list[GPUHASH_MAX_GPUS];
+extern int	gpuhash_gpu_list_n;
+extern int	gpuhash_host_partitions;
+extern int	gpuhash_debug_fail_gpu;
 extern double gpuhash_load_factor;
 extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;
@@ -225,6 +231,8 @@ typedef struct GhRemoteTable
 	uint64		n_rows;
 	gh_table_info info;
 	uint64		probe_requests; /* requests its probes took (service_client.c) */
+	char		note[192];		/* the build's placement, when the service had
+								 * to move it (a GPU failed or was full) */
 } GhRemoteTable;
 
 /* A probe in flight in the service: its slot (-1: none), generation, keys. */
@@ -272,6 +280,7 @@ typedef enum GpuhashWhere
 extern GpuhashWhere gpuhash_effective_device(const char **reason);
 extern int	gpuhash_plan_device(void);
 extern gh_device gpuhash_exec_device(void);
+extern int	gpuhash_local_gpu(int present);
 extern bool gpuhash_gpu_usable(const char **reason);
 extern void gpuhash_build_options(gh_build_options *opt, gh_device device, int scheme);
 extern size_t gpuhash_gpu_budget(void);
@@ -291,6 +300,7 @@ typedef struct GpuJoinStats
 	double		probe_ms;
 	double		transfer_ms;
 	size_t		gpu_bytes;
+	int			table_parts;	/* >1: the table was partitioned (GPUs) */
 	int			fallbacks;		/* GPU failures answered by the host twin */
 	bool		in_service;		/* the table lived in the GPU service */
 	int			builds;			/* table builds (rescans with new inner params) */

@@ -24,7 +24,7 @@
 
 PG_FUNCTION_INFO_V1(gpuhash_info);
 
-#define INFO_COLS 16
+#define INFO_COLS 20
 
 static char *
 version_text(int v)
@@ -66,7 +66,7 @@ service_columns(Datum *values, bool *nulls, bool shown)
 
 	if (!shown)
 	{
-		for (int c = 10; c < INFO_COLS; c++)
+		for (int c = 10; c <= 14; c++)
 			nulls[c] = true;
 		return;
 	}
@@ -74,7 +74,7 @@ service_columns(Datum *values, bool *nulls, bool shown)
 	if (!st.running)
 	{
 		set_text(values, nulls, 10, gpuhash_use_service ? "not running" : "not used (gpuhash.use_service is off)");
-		for (int c = 11; c < INFO_COLS; c++)
+		for (int c = 11; c <= 14; c++)
 			nulls[c] = true;
 		return;
 	}
@@ -85,6 +85,43 @@ service_columns(Datum *values, bool *nulls, bool shown)
 	values[12] = Int64GetDatum((int64) (st.staging_in_use >> 20));
 	values[13] = Int32GetDatum(st.tables_alive);
 	values[14] = Int64GetDatum((int64) (st.device_bytes >> 20));
+}
+
+/*
+ * A GPU's own columns: in_use (8), and what the service keeps on it
+ * (16-18, shown as the service's state is) and its state (19).
+ */
+static void
+gpu_columns(Datum *values, bool *nulls, int i, const gh_gpu_info *gi, bool via_service,
+			bool shown)
+{
+	GhGpuUse	u;
+	bool		host = gpuhash_device_mode == GPUHASH_DEVICE_HOST;
+
+	if (via_service && gpuhash_service_gpu_use(i, &u))
+	{
+		values[8] = BoolGetDatum(!host && !u.failed);
+		values[16] = Int32GetDatum(u.tables);
+		values[17] = Int64GetDatum((int64) (u.bytes >> 20));
+		values[18] = Int64GetDatum((int64) u.requests);
+		for (int c = 16; c <= 18; c++)
+			nulls[c] = !shown;
+		values[19] = CStringGetTextDatum(u.failed ? psprintf("failed: %s", u.failure) :
+										 "in use by the GPU service");
+		return;
+	}
+	for (int c = 16; c <= 18; c++)
+		nulls[c] = true;
+	if (via_service)
+	{
+		values[8] = BoolGetDatum(false);
+		nulls[19] = true;
+		return;
+	}
+	/* without the service, a backend's tables go to one GPU */
+	values[8] = BoolGetDatum(!host && gi->ordinal == gpuhash_local_gpu(gh_gpu_count()));
+	values[19] = CStringGetTextDatum(DatumGetBool(values[8]) ? "in use by this backend" :
+									 "not used by this backend");
 }
 
 Datum
@@ -116,7 +153,6 @@ gpuhash_info(PG_FUNCTION_ARGS)
 			ereport(WARNING, (errmsg("gpuhash: GPU %d: no information", i)));
 			continue;
 		}
-		values[0] = Int32GetDatum(i);
 		values[1] = CStringGetTextDatum(gi.name);
 		values[2] = Int64GetDatum((int64) (gi.total_memory >> 20));
 		values[3] = Int64GetDatum((int64) (gi.free_memory >> 20));
@@ -124,11 +160,11 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		values[5] = Int32GetDatum(gi.multiprocessors);
 		set_text(values, nulls, 6, version_text(driver));
 		set_text(values, nulls, 7, version_text(runtime));
-		values[8] = BoolGetDatum(i == gpuhash_gpu_ordinal &&
-								 gpuhash_device_mode != GPUHASH_DEVICE_HOST);
+		values[0] = Int32GetDatum(gi.ordinal);
 		values[9] = CStringGetTextDatum(session_device());
 		service_columns(values, nulls, show_service);
 		values[15] = CStringGetTextDatum(gpuhash_join_hook_state());
+		gpu_columns(values, nulls, i, &gi, via_service, show_service);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	if (n == 0)
@@ -146,6 +182,8 @@ gpuhash_info(PG_FUNCTION_ARGS)
 		values[9] = CStringGetTextDatum(session_device());
 		service_columns(values, nulls, show_service);
 		values[15] = CStringGetTextDatum(gpuhash_join_hook_state());
+		for (int c = 16; c < INFO_COLS; c++)
+			nulls[c] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -48,6 +48,22 @@ gpu_failed(GpuJoinState *gs, const char *what)
 	gs->stats.fallbacks++;
 }
 
+/*
+ * A probe failed on one of the service's GPUs, which leaves that GPU out:
+ * asked again, the probe goes to another.  False when there is no other.
+ */
+static bool
+gpu_moved(GpuJoinState *gs)
+{
+	if (!gs->table.remote || gs->device != GH_DEVICE_GPU || gpuhash_service_gpu_count() < 2)
+		return false;
+	ereport(NOTICE,
+			(errmsg("gpuhash: probing on a GPU failed, the probe moves to another GPU: %s",
+					gh_last_error())));
+	gs->stats.fallbacks++;
+	return true;
+}
+
 static void
 raise_build_error(gh_status st)
 {
@@ -89,6 +105,12 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
 		if (st == GH_OK)
 		{
 			gs->stats.in_service = gs->table.remote;
+			/* the service moved the table off a GPU that failed or had no room */
+			if (gs->table.remote && gs->table.svc.note[0] != '\0')
+			{
+				ereport(NOTICE, (errmsg("gpuhash: %s", gs->table.svc.note)));
+				gs->stats.fallbacks++;
+			}
 			return true;
 		}
 		if (st == GH_ERR_BUILD_FAILED && gs->scheme != GH_SCHEME_LINEAR)
@@ -157,6 +179,7 @@ table_built(GpuJoinState *gs, const uint64 *keys, uint64 n)
 	gpuhash_table_info(&gs->table, &ti);
 	gs->stats.distinct_keys = ti.n_distinct;
 	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
+	gs->stats.table_parts = Max(gs->stats.table_parts, ti.parts);
 	return order;
 }
 
@@ -185,7 +208,8 @@ leaves_probe_room(GpuJoinState *gs)
 	if (gs->device != GH_DEVICE_GPU || budget == 0)
 		return true;
 	gpuhash_table_info(&gs->table, &ti);
-	return ti.device_bytes <= budget / 4 * 3;
+	/* the budget is each GPU's: a partitioned table's parts each have it */
+	return ti.device_bytes / Max(ti.parts, 1) <= budget / 4 * 3;
 }
 
 /* Reads this batch's inner rows and builds its table. */
@@ -315,8 +339,12 @@ gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	{
 		st = gpuhash_svc_probe_wait(&gs->table.svc, &b->ticket, b->ranges);
 		b->state = PB_FILLED;
+		if (st == GH_ERR_CUDA)
+			gpu_moved(gs);
 	}
 	if (st != GH_OK)
+		st = probe_keys(gs, b->keys, b->n, b->ranges);
+	if (st == GH_ERR_CUDA && gpu_moved(gs))
 		st = probe_keys(gs, b->keys, b->n, b->ranges);
 	if (st != GH_OK && gpuhash_shares_table(gs))
 		ereport(ERROR,
@@ -412,7 +440,11 @@ gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys
 
 	memset(t, 0, sizeof(*t));
 	if (!gpuhash_service_ready())
+	{
+		if (opt->device == GH_DEVICE_HOST && gpuhash_host_partitions > 1)
+			return gh_build_partitioned(opt, NULL, gpuhash_host_partitions, keys, n, &t->local);
 		return gh_build(opt, keys, NULL, 4, n, &t->local);
+	}
 	t->remote = true;
 	st = gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
 	if (st == GH_OK && owner_pid != 0 && owner_pid != MyProcPid && n_held < MAX_HELD)
@@ -559,7 +591,7 @@ gpuhash_table_free(GpuTable *t)
 		gh_table_get_info(t->local, &info);
 		gh_free(t->local);
 		if (info.device == GH_DEVICE_GPU)
-			gh_gpu_trim(gpuhash_gpu_ordinal);
+			gh_gpu_trim(info.gpu_ordinal);
 	}
 	memset(t, 0, sizeof(*t));
 }

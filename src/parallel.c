@@ -107,6 +107,7 @@ typedef struct GpuJoinShared
 	double		table_ms;
 	double		filter_ms;
 	size_t		gpu_bytes;
+	int			table_parts;
 	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
 	bool		in_dsm;			/* a segment: workers, shared state; else serial */
@@ -329,6 +330,7 @@ gpuhash_shutdown(CustomScanState *node)
 		gs->stats.table_ms = sh->table_ms;
 		gs->stats.filter_ms = sh->filter_ms;
 		gs->stats.gpu_bytes = sh->gpu_bytes;
+		gs->stats.table_parts = sh->table_parts;
 		gs->stats.builds = sh->builds;
 		gs->stats.in_service = true;
 		gs->stats.hash_batches = 1;
@@ -384,6 +386,7 @@ publish_table(GpuJoinState *gs)
 	sh->table_ms = gs->stats.table_ms;
 	sh->filter_ms = gs->stats.filter_ms;
 	sh->gpu_bytes = gs->stats.gpu_bytes;
+	sh->table_parts = gs->stats.table_parts;
 }
 
 /*

@@ -75,4 +75,16 @@ typedef struct GhServiceStatus
 extern void gpuhash_service_status(GhServiceStatus *st);
 extern bool gpuhash_service_gpu_info(int i, gh_gpu_info *info, int *driver, int *runtime);
 
+/* per GPU of the service (read without a lock: figures of a moment) */
+typedef struct GhGpuUse
+{
+	int			tables;			/* join tables and copies of them on it */
+	uint64		bytes;			/* their GPU memory */
+	uint64		requests;		/* requests it served */
+	bool		failed;			/* left out after a CUDA failure */
+	char		failure[160];
+} GhGpuUse;
+
+extern bool gpuhash_service_gpu_use(int i, GhGpuUse *use);
+
 #endif							/* GPUHASH_SERVICE_H */

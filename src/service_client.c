@@ -82,6 +82,9 @@ try_claim_slot(void)
 		{
 			s->owner_pid = MyProcPid;
 			s->owner_procno = MyProc->pgprocno;
+			s->host_parts = gpuhash_host_partitions;
+			s->fail_gpu = gpuhash_debug_fail_gpu;
+			s->note[0] = '\0';
 			return s;
 		}
 	}
@@ -419,6 +422,7 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
 		st = submit(s, gen);
 		t->info = s->info;
+		strlcpy(t->note, s->note, sizeof(t->note));
 	}
 	release_if_ours(s, gen, st);
 	if (st != GH_OK)

@@ -120,10 +120,28 @@ typedef struct SvcSlot
 								 * window's stride in the chunk */
 	uint64		total;			/* CHAIN answer: all combinations */
 	uint64		written;		/* CHAIN answer: combinations in the chunk */
+	int			host_parts;		/* gpuhash.host_partitions (tests) */
+	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
 	gh_status	status;
 	char		err[256];
+	char		note[192];		/* BUILD_FINISH: the build moved (a GPU failed
+								 * or was full) */
 	gh_table_info info;
 } SvcSlot;
+
+/*
+ * What the service does on each of its GPUs, for gpuhash_info(): written
+ * under the service's registry lock, read without it.
+ */
+typedef struct SvcGpuUse
+{
+	int			tables;			/* tables and copies of tables on it */
+	uint64		bytes;			/* their device memory */
+	int			busy;			/* requests running on it now */
+	uint64		requests;		/* requests it served */
+	bool		failed;			/* left out after a CUDA failure */
+	char		failure[160];
+} SvcGpuUse;
 
 /* A chain level as REQ_CHAIN's chunk carries it. */
 typedef struct SvcChainLevel
@@ -176,7 +194,8 @@ typedef struct SvcShared
 	int			gpus;
 	char		no_gpu_reason[256];	/* why gpus is 0 (gh_last_error()) */
 	bool		pinned;
-	gh_gpu_info gpu[SVC_MAX_GPUS];
+	gh_gpu_info gpu[SVC_MAX_GPUS];	/* the service's GPUs (gpuhash.gpus) */
+	SvcGpuUse	gpu_use[SVC_MAX_GPUS];
 	int			driver_version;
 	int			runtime_version;
 	uint64		staging_bytes;

@@ -144,3 +144,21 @@ gpuhash_service_gpu_info(int i, gh_gpu_info *info, int *driver, int *runtime)
 	*runtime = gpuhash_svc->runtime_version;
 	return true;
 }
+
+/* What the service does on its GPU i (gpuhash_info()); false when not running. */
+bool
+gpuhash_service_gpu_use(int i, GhGpuUse *use)
+{
+	SvcGpuUse  *u;
+
+	if (gpuhash_svc == NULL || pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
+		i >= gpuhash_svc->gpus)
+		return false;
+	u = &gpuhash_svc->gpu_use[i];
+	use->tables = u->tables;
+	use->bytes = u->bytes;
+	use->requests = u->requests;
+	use->failed = u->failed;
+	strlcpy(use->failure, u->failure, sizeof(use->failure));
+	return true;
+}

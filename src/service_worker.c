@@ -19,6 +19,7 @@
  */
 #include "gpuhash.h"
 #include "service_internal.h"
+#include "service_gpus.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -54,8 +55,26 @@ typedef struct SvcTable
 	uint8	   *carry_valid;	/* NULL: all valid */
 	int			carry_ncols;
 	uint64		carry_filled;	/* cells received */
-	pthread_mutex_t lock;		/* one request on a table at a time */
+	pthread_mutex_t lock;		/* its build, row order and carried columns,
+								 * and making copies: one at a time */
 	int			users;			/* requests running on it (registry lock) */
+
+	/*
+	 * Where it lives.  home: the GPU it was built on (-1: the host twin, or
+	 * partitioned over GPUs); copy[g]: the table on GPU g, copy[home] being
+	 * table itself.  A probe runs on one copy, holding its copy_lock (the
+	 * host or partitioned table: copy_lock[0]); copies are made under lock
+	 * and their copy_lock, set and dropped under the registry lock too.
+	 * Lock order: lock, then copy locks by GPU; tables by id.  The registry
+	 * lock comes last, and is never held while waiting for another.
+	 */
+	int			home;
+	gh_table   *copy[SVC_MAX_GPUS];
+	pthread_mutex_t copy_lock[SVC_MAX_GPUS];
+	uint64		on_gpu[SVC_MAX_GPUS];	/* bytes counted on each GPU */
+	uint64		budget;			/* the build's GPU memory budget, for copies */
+	gh_table_info probes;		/* the probes' figures over all copies
+								 * (registry lock) */
 	bool		doomed;			/* freed while in use: the last user drops it */
 	bool		carry_dropped;	/* (registry lock) a CARRY_* request was
 								 * given up while the table was in use: its
@@ -63,9 +82,10 @@ typedef struct SvcTable
 } SvcTable;
 
 /*
- * The registry of tables, shared by the service's threads.  Lock order:
- * registry, then a table's lock; the main thread never takes a table lock,
- * so frees and sweeps never wait behind a long build.
+ * The registry of tables, shared by the service's threads.  Its lock is
+ * taken last and held briefly: nobody waits for a table's lock while
+ * holding it, and the main thread never takes a table lock, so frees and
+ * sweeps never wait behind a long build.
  */
 static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
 static SvcTable **tables = NULL;
@@ -108,8 +128,9 @@ publish_locked(void)
 {
 	uint64		bytes = 0;
 
-	for (int i = 0; i < n_tables; i++)
-		bytes += tables[i]->device_bytes;
+	/* the tables, their copies and their parts, on every GPU */
+	for (int g = 0; g < SVC_MAX_GPUS; g++)
+		bytes += gpuhash_svc->gpu_use[g].bytes;
 	gpuhash_svc->tables_alive = n_tables;
 	gpuhash_svc->device_bytes = bytes;
 }
@@ -150,6 +171,14 @@ destroy_table(SvcTable *t)
 			tables[i] = tables[--n_tables];
 			break;
 		}
+	for (int g = 0; g < SVC_MAX_GPUS; g++)
+	{
+		if (t->copy[g] != NULL && t->copy[g] != t->table)
+			gh_free(t->copy[g]);
+		if (t->on_gpu[g] > 0 || t->copy[g] != NULL)
+			svc_gpu_holds(g, -1, t->on_gpu[g]);
+		pthread_mutex_destroy(&t->copy_lock[g]);
+	}
 	gh_free(t->table);
 	free(t->keys);
 	free_carry(t);
@@ -267,6 +296,9 @@ begin_build(SvcSlot *s)
 		return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
 	}
 	pthread_mutex_init(&t->lock, NULL);
+	for (int g = 0; g < SVC_MAX_GPUS; g++)
+		pthread_mutex_init(&t->copy_lock[g], NULL);
+	t->home = -1;
 	t->owner_pid = s->table_owner;
 	t->keys = keys;
 	t->n_rows = s->n;
@@ -281,6 +313,8 @@ begin_build(SvcSlot *s)
 		{
 			pthread_mutex_unlock(&registry);
 			pthread_mutex_destroy(&t->lock);
+			for (int g = 0; g < SVC_MAX_GPUS; g++)
+				pthread_mutex_destroy(&t->copy_lock[g]);
 			free(t);
 			free(keys);
 			return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
@@ -319,6 +353,122 @@ build_unwanted(void *arg)
 		((volatile SvcTable *) w->table)->doomed;
 }
 
+/* A failure gpuhash.debug_fail_gpu asks for on GPU g (tests). */
+static bool
+injected(SvcSlot *s, int g)
+{
+	return s->fail_gpu >= 0 && s->fail_gpu == svc_gpu_ordinal(g);
+}
+
+static gh_status
+injected_failure(void)
+{
+	gh_set_last_error("a CUDA failure injected by gpuhash.debug_fail_gpu");
+	return GH_ERR_CUDA;
+}
+
+/* Under the table's lock and all its copy locks: only the table stays. */
+static void
+drop_copies(SvcTable *t)
+{
+	pthread_mutex_lock(&registry);
+	for (int g = 0; g < SVC_MAX_GPUS; g++)
+		if (t->copy[g] != NULL && g != t->home)
+		{
+			gh_free(t->copy[g]);
+			t->copy[g] = NULL;
+			svc_gpu_holds(g, -1, t->on_gpu[g]);
+			t->on_gpu[g] = 0;
+		}
+	publish_locked();
+	pthread_mutex_unlock(&registry);
+}
+
+/*
+ * REQ_BUILD_FINISH on the GPUs (under the table's lock): on the least busy
+ * GPU that builds it.  A GPU that fails is left out and the next one
+ * tried, as is the next after one without room; the slot's note then says
+ * where the table went.  When no GPU had room for it alone, it is
+ * partitioned over those that had none.
+ */
+static gh_status
+build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
+{
+	int			order[SVC_MAX_GPUS],
+				full[SVC_MAX_GPUS];
+	int			n,
+				n_full = 0;
+	gh_status	st = GH_ERR_NO_GPU;
+	char		moved[160] = "";
+
+	pthread_mutex_lock(&registry);
+	n = svc_gpus_by_load(order);
+	pthread_mutex_unlock(&registry);
+	if (n == 0)
+		return fail(s, GH_ERR_NO_GPU, "every GPU of the GPU service failed lately");
+	for (int i = 0; i < n; i++)
+	{
+		int			g = order[i];
+
+		pthread_mutex_lock(&registry);
+		svc_gpu_busy(g, 1);
+		pthread_mutex_unlock(&registry);
+		opt->gpu_ordinal = svc_gpu_ordinal(g);
+		st = injected(s, g) ? injected_failure() :
+			gh_build(opt, t->keys, NULL, 4, t->n_rows, &t->table);
+		pthread_mutex_lock(&registry);
+		svc_gpu_busy(g, -1);
+		if (st == GH_OK)
+		{
+			gh_table_info ti;
+
+			gh_table_get_info(t->table, &ti);
+			t->home = g;
+			t->copy[g] = t->table;
+			t->on_gpu[g] = ti.device_bytes;
+			svc_gpu_holds(g, 1, ti.device_bytes);
+		}
+		else if (st == GH_ERR_CUDA || st == GH_ERR_NO_GPU)
+			svc_gpu_failed(g, gh_last_error());
+		pthread_mutex_unlock(&registry);
+
+		if (st == GH_OK)
+		{
+			if (moved[0])
+				snprintf(s->note, sizeof(s->note), "%s; the join table went to GPU %d",
+						 moved, svc_gpu_ordinal(g));
+			return GH_OK;
+		}
+		if (st == GH_ERR_GPU_MEMORY)
+			full[n_full++] = svc_gpu_ordinal(g);
+		else if (st != GH_ERR_CUDA && st != GH_ERR_NO_GPU)
+			return fail(s, st, gh_last_error());
+		if (!moved[0])
+			snprintf(moved, sizeof(moved), "GPU %d %s", svc_gpu_ordinal(g),
+					 st == GH_ERR_GPU_MEMORY ? "had no room for the join table" : "failed");
+	}
+	if (n_full > 1)
+	{
+		gh_table_info ti;
+
+		st = gh_build_partitioned(opt, full, n_full, t->keys, t->n_rows, &t->table);
+		if (st != GH_OK)
+			return fail(s, st, gh_last_error());
+		gh_table_get_info(t->table, &ti);
+		pthread_mutex_lock(&registry);
+		for (int g = 0; g < svc_gpu_count(); g++)
+			for (int i = 0; i < n_full; i++)
+				if (svc_gpu_ordinal(g) == full[i])
+				{
+					t->on_gpu[g] = Max(ti.device_bytes / n_full, 1);
+					svc_gpu_holds(g, 1, t->on_gpu[g]);
+				}
+		pthread_mutex_unlock(&registry);
+		return GH_OK;
+	}
+	return fail(s, st, gh_last_error());
+}
+
 /* One request on an existing table, under that table's lock. */
 static gh_status
 serve_on_table(SvcSlot *s, SvcTable *t)
@@ -344,18 +494,30 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 					return fail(s, GH_ERR_INVALID, "GPU service: build finished before all keys came");
 				opt.cancelled = build_unwanted;
 				opt.cancel_arg = &watch;
-				st = gh_build(&opt, t->keys, NULL, 4, t->n_rows, &t->table);
+				t->budget = opt.max_device_bytes;
+				if (opt.device == GH_DEVICE_GPU)
+					st = build_on_gpus(s, t, &opt);
+				else if (s->host_parts > 1)
+					st = gh_build_partitioned(&opt, NULL, s->host_parts, t->keys, t->n_rows, &t->table);
+				else
+					st = gh_build(&opt, t->keys, NULL, 4, t->n_rows, &t->table);
 				free(t->keys);
 				t->keys = NULL;
 				if (st != GH_OK)
-					return fail(s, st, gh_last_error());
+					/* build_on_gpus said why already */
+					return opt.device == GH_DEVICE_GPU ? st : fail(s, st, gh_last_error());
 				gh_table_get_info(t->table, &s->info);
 				t->device_bytes = s->info.device_bytes;
 				return GH_OK;
 			}
 		case REQ_ROWIDS:
 			{
-				const uint32 *rows = t->table ? gh_sorted_rowids(t->table) : NULL;
+				const uint32 *rows;
+
+				/* a GPU table fetches them once, on its stream */
+				pthread_mutex_lock(&t->copy_lock[Max(t->home, 0)]);
+				rows = t->table ? gh_sorted_rowids(t->table) : NULL;
+				pthread_mutex_unlock(&t->copy_lock[Max(t->home, 0)]);
 
 				if (rows == NULL)
 					return fail(s, GH_ERR_CUDA, gh_last_error());
@@ -363,21 +525,6 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 					s->n * sizeof(uint32) > gpuhash_svc->chunk_bytes)
 					return fail(s, GH_ERR_INVALID, "GPU service: bad rowid chunk");
 				memcpy(chunk, rows + s->pos, s->n * sizeof(uint32));
-				return GH_OK;
-			}
-		case REQ_PROBE:
-			{
-				gh_status	st;
-				uint64		total;
-
-				if (t->table == NULL || s->n * sizeof(uint64) > gpuhash_svc->chunk_bytes)
-					return fail(s, GH_ERR_INVALID, "GPU service: bad probe");
-				/* keys in, ranges out, in place: both 8 bytes per probe */
-				st = gh_probe_ranges(t->table, (const uint64 *) chunk, s->n,
-									 (gh_range *) chunk, &total);
-				if (st != GH_OK)
-					return fail(s, st, gh_last_error());
-				gh_table_get_info(t->table, &s->info);
 				return GH_OK;
 			}
 		case REQ_CARRY_BEGIN:
@@ -428,19 +575,195 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 					return fail(s, GH_ERR_INVALID,
 								"GPU service: carried columns finished before all came");
 				}
+				/* copies made before lack the columns: they go */
+				for (int g = 0; g < SVC_MAX_GPUS; g++)
+					pthread_mutex_lock(&t->copy_lock[g]);
+				drop_copies(t);
 				st = gh_set_carried_ordered(t->table, t->carry_keys, t->carry_valid,
 											t->carry_ncols);
+				for (int g = SVC_MAX_GPUS - 1; g >= 0; g--)
+					pthread_mutex_unlock(&t->copy_lock[g]);
 				free_carry(t);
 				if (st != GH_OK)
 					return fail(s, st, gh_last_error());
 				/* a GPU table's carried columns are device memory too */
 				gh_table_get_info(t->table, &s->info);
 				t->device_bytes = s->info.device_bytes;
+				if (t->home >= 0)
+				{
+					pthread_mutex_lock(&registry);
+					svc_gpu_holds(t->home, -1, t->on_gpu[t->home]);
+					t->on_gpu[t->home] = t->device_bytes;
+					svc_gpu_holds(t->home, 1, t->device_bytes);
+					publish_locked();
+					pthread_mutex_unlock(&registry);
+				}
 				return GH_OK;
 			}
 		default:
 			return fail(s, GH_ERR_INVALID, "GPU service: unknown request");
 	}
+}
+
+/*
+ * (registry lock) The GPU a chain runs on: all its levels' tables must be
+ * there, so the one where the fewest bytes are missing, then the least busy.
+ */
+static int
+chain_gpu(SvcTable **held, int n_held)
+{
+	int			best = held[0]->home;
+	uint64		best_missing = UINT64_MAX;
+
+	for (int g = 0; g < svc_gpu_count(); g++)
+	{
+		uint64		missing = 0;
+
+		if (!svc_gpu_ok(g))
+			continue;
+		for (int i = 0; i < n_held; i++)
+			if (held[i]->copy[g] == NULL)
+				missing += held[i]->on_gpu[held[i]->home];
+		if (missing < best_missing ||
+			(missing == best_missing &&
+			 gpuhash_svc->gpu_use[g].busy < gpuhash_svc->gpu_use[best].busy))
+		{
+			best = g;
+			best_missing = missing;
+		}
+	}
+	return best;
+}
+
+/*
+ * Takes the copy lock of table t's copy on GPU g (g -1: its slot 0, the
+ * host twin's), making the copy first when there is none.  The lock is
+ * held on return, also when making the copy failed.
+ */
+static gh_status
+lock_copy(SvcSlot *s, SvcTable *t, int g)
+{
+	gh_status	st = GH_OK;
+	gh_table   *c = NULL;
+
+	if (g < 0 || t->copy[g] != NULL)
+	{
+		pthread_mutex_lock(&t->copy_lock[Max(g, 0)]);
+		return GH_OK;
+	}
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&t->copy_lock[g]);
+	if (t->copy[g] == NULL)
+	{
+		st = gh_replicate(t->table, svc_gpu_ordinal(g), t->budget, &c);
+		pthread_mutex_lock(&registry);
+		if (st == GH_OK)
+		{
+			gh_table_info ti;
+
+			gh_table_get_info(c, &ti);
+			t->copy[g] = c;
+			t->on_gpu[g] = ti.device_bytes;
+			svc_gpu_holds(g, 1, ti.device_bytes);
+		}
+		pthread_mutex_unlock(&registry);
+		if (st != GH_OK)
+			fail(s, st, gh_last_error());
+	}
+	pthread_mutex_unlock(&t->lock);
+	return st;
+}
+
+/*
+ * REQ_PROBE, keys in and ranges out in place (both 8 bytes per probe), on
+ * the GPU svc_gpu_for_probe picks; a copy of the table is made there first
+ * when it has none.  A GPU that fails is left out: the backend asks again,
+ * and the probe goes to another.  Takes no table lock but to make a copy,
+ * so probes of one table on distinct GPUs run at once.
+ */
+static gh_status
+serve_probe(SvcSlot *s, SvcTable *t)
+{
+	char	   *chunk = chunk_of(s);
+	gh_table   *c;
+	gh_table_info before,
+				after;
+	gh_status	st;
+	uint64		total;
+	int			g;
+
+	if (t->table == NULL || s->n * sizeof(uint64) > gpuhash_svc->chunk_bytes)
+		return fail(s, GH_ERR_INVALID, "GPU service: bad probe");
+	if (t->home < 0)
+	{
+		/* the host twin, or partitioned over the GPUs (each part's own) */
+		pthread_mutex_lock(&t->copy_lock[0]);
+		st = gh_probe_ranges(t->table, (const uint64 *) chunk, s->n, (gh_range *) chunk, &total);
+		if (st == GH_OK)
+			gh_table_get_info(t->table, &s->info);
+		pthread_mutex_unlock(&t->copy_lock[0]);
+		return st == GH_OK ? GH_OK : fail(s, st, gh_last_error());
+	}
+
+	pthread_mutex_lock(&registry);
+	{
+		bool		has[SVC_MAX_GPUS];
+
+		for (int i = 0; i < SVC_MAX_GPUS; i++)
+			has[i] = t->copy[i] != NULL;
+		g = svc_gpu_for_probe(t->home, has, t->on_gpu[t->home], t->budget);
+	}
+	svc_gpu_busy(g, 1);
+	c = t->copy[g];
+	pthread_mutex_unlock(&registry);
+
+	if (c != NULL)
+		pthread_mutex_lock(&t->copy_lock[g]);
+	else if ((st = lock_copy(s, t, g)) != GH_OK)
+	{
+		/* no copy there: the table's own GPU probes it */
+		pthread_mutex_unlock(&t->copy_lock[g]);
+		pthread_mutex_lock(&registry);
+		if (st != GH_ERR_GPU_MEMORY)
+			svc_gpu_failed(g, s->err);
+		svc_gpu_busy(g, -1);
+		g = t->home;
+		svc_gpu_busy(g, 1);
+		pthread_mutex_unlock(&registry);
+		pthread_mutex_lock(&t->copy_lock[g]);
+	}
+
+	c = t->copy[g];
+	gh_table_get_info(c, &before);
+	st = injected(s, g) ? injected_failure() :
+		gh_probe_ranges(c, (const uint64 *) chunk, s->n, (gh_range *) chunk, &total);
+	if (st == GH_OK)
+		gh_table_get_info(c, &after);
+	else
+		fail(s, st, gh_last_error());
+	pthread_mutex_unlock(&t->copy_lock[g]);
+
+	pthread_mutex_lock(&registry);
+	if (st == GH_OK)
+	{
+		/* the figures a backend sees add up over the copies it probed */
+		t->probes.probe_ms += after.probe_ms - before.probe_ms;
+		t->probes.transfer_ms += after.transfer_ms - before.transfer_ms;
+		t->probes.probe_batches += after.probe_batches - before.probe_batches;
+		t->probes.probe_keys += after.probe_keys - before.probe_keys;
+		s->info = after;
+		s->info.probe_ms = t->probes.probe_ms;
+		s->info.transfer_ms = t->probes.transfer_ms;
+		s->info.probe_batches = t->probes.probe_batches;
+		s->info.probe_keys = t->probes.probe_keys;
+		s->info.device_bytes = t->device_bytes;
+		s->info.gpu_ordinal = svc_gpu_ordinal(t->home);
+	}
+	else if (st == GH_ERR_CUDA || st == GH_ERR_NO_GPU)
+		svc_gpu_failed(g, s->err);
+	svc_gpu_busy(g, -1);
+	pthread_mutex_unlock(&registry);
+	return st;
 }
 
 /*
@@ -459,7 +782,10 @@ serve_chain(SvcSlot *s)
 	SvcTable   *held[GH_MAX_CHAIN_LEVELS];
 	uint32		ids[GH_MAX_CHAIN_LEVELS];
 	int			n_ids = 0,
-				n_held = 0;
+				n_held = 0,
+				n_locked = 0,
+				g = -1;
+	bool		on_gpus = true;
 	gh_status	st = GH_OK;
 
 	if (!chain_layout(gpuhash_svc->chunk_bytes, s->n_levels, s->ncols, s->n, s->has_valid, &lay))
@@ -494,10 +820,20 @@ serve_chain(SvcSlot *s)
 		return fail(s, GH_ERR_INVALID,
 					"unknown join table in a chain (freed, or of an earlier service)");
 
+	/* one GPU for all levels, or the host twin (slot 0 of each table) */
 	for (int i = 0; i < n_held; i++)
-		pthread_mutex_lock(&held[i]->lock);
+		on_gpus &= held[i]->home >= 0;
+	if (on_gpus)
+	{
+		pthread_mutex_lock(&registry);
+		g = chain_gpu(held, n_held);
+		svc_gpu_busy(g, 1);
+		pthread_mutex_unlock(&registry);
+	}
+	for (int i = 0; i < n_held && st == GH_OK; i++, n_locked++)
+		st = lock_copy(s, held[i], on_gpus ? g : -1);
 	/* given up while it waited for the tables: nobody wants the answer */
-	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+	if (st == GH_OK && pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
 		st = fail(s, GH_ERR_INVALID, "request given up");
 	for (int l = 0; l < s->n_levels && st == GH_OK; l++)
 	{
@@ -508,7 +844,7 @@ serve_chain(SvcSlot *s)
 				t = held[i];
 		if (t->table == NULL)
 			st = fail(s, GH_ERR_INVALID, "GPU service: a chain level's table is not built");
-		levels[l].table = t->table;
+		levels[l].table = on_gpus ? t->copy[g] : t->table;
 		levels[l].kind = (gh_level_kind) lv[l].kind;
 		levels[l].from_level = lv[l].from_level;
 		levels[l].column = lv[l].column;
@@ -530,10 +866,16 @@ serve_chain(SvcSlot *s)
 		s->total = total;
 		s->written = written;
 	}
-	for (int i = n_held - 1; i >= 0; i--)
-		pthread_mutex_unlock(&held[i]->lock);
+	for (int i = n_locked - 1; i >= 0; i--)
+		pthread_mutex_unlock(&held[i]->copy_lock[on_gpus ? g : 0]);
 
 	pthread_mutex_lock(&registry);
+	if (on_gpus)
+	{
+		if (st == GH_ERR_CUDA)
+			svc_gpu_failed(g, s->err);
+		svc_gpu_busy(g, -1);
+	}
 	for (int i = 0; i < n_held; i++)
 		unuse_table(held[i]);
 	publish_locked();
@@ -563,13 +905,18 @@ serve(SvcSlot *s)
 	if (t == NULL)
 		return fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
 
-	pthread_mutex_lock(&t->lock);
-	/* given up while it waited for the table: nobody wants the answer */
-	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
-		st = fail(s, GH_ERR_INVALID, "request given up");
+	if (s->type == REQ_PROBE)
+		st = serve_probe(s, t);
 	else
-		st = serve_on_table(s, t);
-	pthread_mutex_unlock(&t->lock);
+	{
+		pthread_mutex_lock(&t->lock);
+		/* given up while it waited for the table: nobody wants the answer */
+		if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+			st = fail(s, GH_ERR_INVALID, "request given up");
+		else
+			st = serve_on_table(s, t);
+		pthread_mutex_unlock(&t->lock);
+	}
 
 	pthread_mutex_lock(&registry);
 	unuse_table(t);
@@ -726,6 +1073,7 @@ void
 gpuhash_service_main(Datum arg)
 {
 	TimestampTz last_sweep = GetCurrentTimestamp();
+	const char *why;
 	int			n;
 
 	pqsignal(SIGTERM, svc_sigterm);
@@ -749,14 +1097,11 @@ gpuhash_service_main(Datum arg)
 	gpuhash_svc->tables_alive = 0;
 	gpuhash_svc->device_bytes = 0;
 
-	/* the CUDA context is created here, once, never in the postmaster */
-	n = Min(gh_gpu_count(), SVC_MAX_GPUS);
+	/* the CUDA contexts are created here, once, never in the postmaster */
+	n = svc_gpus_start(&why);
 	gpuhash_svc->gpus = n;
-	strlcpy(gpuhash_svc->no_gpu_reason, n > 0 ? "" : gh_last_error(),
-			sizeof(gpuhash_svc->no_gpu_reason));
+	strlcpy(gpuhash_svc->no_gpu_reason, why, sizeof(gpuhash_svc->no_gpu_reason));
 	gh_cuda_versions(&gpuhash_svc->driver_version, &gpuhash_svc->runtime_version);
-	for (int i = 0; i < n; i++)
-		gh_gpu_get_info(i, &gpuhash_svc->gpu[i]);
 	gpuhash_svc->pinned = n > 0 &&
 		gh_host_register(gpuhash_staging, gpuhash_svc->staging_bytes) == GH_OK;
 	if (n > 0 && !gpuhash_svc->pinned)
@@ -796,8 +1141,7 @@ gpuhash_service_main(Datum arg)
 		{
 			sweep(true);
 			publish_stats();
-			for (int i = 0; i < n; i++)
-				gh_gpu_get_info(i, &gpuhash_svc->gpu[i]);
+			svc_gpus_refresh();
 			last_sweep = GetCurrentTimestamp();
 		}
 	}

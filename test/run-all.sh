@@ -6,6 +6,7 @@
 #      GPU when one is usable, otherwise on the host twin inside the service;
 #      same SQL, same expected files), then the service's multi-session checks,
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
+#      and with two GPUs or more, the multi-GPU checks (test/multi_gpu_check.sh),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on,
 #   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans),
@@ -113,6 +114,12 @@ if [ "$device" = gpu ]; then
 	fi
 else
 	say "GPU-only regression tests NOT run: no GPU here (they run on the GPU machine; see bench/RESULTS.md)"
+fi
+if [ "$gpus" -ge 2 ] && [ "$device" = gpu ]; then
+	say "several GPUs ($gpus): spread, copies, a chain across GPUs, a partitioned table, GPU failures"
+	test/multi_gpu_check.sh || die "multi-GPU checks failed"
+else
+	say "multi-GPU checks NOT run: $gpus GPU(s) here (they need two; see bench/RESULTS.md)"
 fi
 
 # ---- 4. LOAD without shared_preload_libraries
