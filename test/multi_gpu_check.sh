@@ -14,7 +14,7 @@
 #      failed GPU stays out for a minute.
 set -euo pipefail
 db=contrib_regression
-q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
 fail() { echo "multi_gpu_check: FAILED: $*" >&2; exit 1; }
 
 n=$(q "SELECT count(*) FROM gpuhash_info() WHERE in_use")
@@ -41,7 +41,7 @@ wait
 bad=$(cat "$tmp"/*.out | grep -cvx t || true)
 rm -rf "$tmp"
 [ "$bad" = 0 ] || fail "concurrent sessions: $bad results wrong or failed"
-out=$(psql -X -At -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
+out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" <<'SQL'
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET max_parallel_workers_per_gather = 4;
 SET gpuhash.batch_rows = 8192;
 SELECT same FROM gh_check('SELECT o.id, i.id FROM mg_o o JOIN mg_i i ON o.k = i.k');
@@ -67,12 +67,16 @@ unfused=$(q "SELECT gh_node('SELECT count(*) FROM mg_o o JOIN mg_c n ON n.c = o.
 echo "a chain of two levels: results equal, fused"
 
 # ---- 4. a table over one GPU's budget, partitioned over two
-kb=$(q "SELECT (gh_node('SELECT count(*) FROM mg_o o JOIN mg_big b ON o.k = b.k')->>'GPU Memory')")
+# one table, serial: work_mem holds it whole, and no nested loop stands in
+one="SET work_mem = '1GB'; SET max_parallel_workers_per_gather = 0; SET enable_nestloop = off;"
+kb=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$one" \
+	-c "SELECT (gh_node('SELECT count(*) FROM mg_o o JOIN mg_big b ON o.k = b.k')->>'GPU Memory')")
 echo "the table alone: $kb kB on one GPU"
 parts=
 for pct in 95 90 85 80 75 70 65 60 55 50; do
 	mb=$((kb * pct / 100 / 1024))
-	parts=$(psql -X -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
+	parts=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
+$one
 SET gpuhash.max_gpu_memory = '${mb}MB';
 SELECT same FROM gh_check('SELECT o.id, b.id FROM mg_o o JOIN mg_big b ON o.k = b.k');
 SELECT coalesce(n->>'Table Parts', '1') || ' ' || (n->>'Device') || ' ' || coalesce(n->>'GPU Fallbacks', '0')
@@ -89,7 +93,7 @@ echo "a table over one GPU's budget: partitioned over 2 GPUs, results equal"
 
 # ---- 5. failures (last: a failed GPU stays out for a minute)
 # device auto: with "gpu", a join with no GPU left is an ERROR, not a move to the host twin
-out=$(psql -X -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
+out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
 SET gpuhash.device = auto;
 SET gpuhash.debug_fail_gpu = $g0;
 SELECT same FROM gh_check('SELECT o.id, i.id FROM mg_o o JOIN mg_i i ON o.k = i.k');
@@ -100,7 +104,7 @@ echo "$out" | grep -qx t || fail "GPU $g0 failing: results wrong"
 echo "$out" | grep -q "NOTICE:  gpuhash: .*GPU $g0 failed" || fail "GPU $g0 failing: no NOTICE"
 state=$(q "SELECT gpu_state FROM gpuhash_info() WHERE gpu = $g0")
 echo "$state" | grep -q "^failed: " || fail "gpuhash_info() does not show GPU $g0 failed: $state"
-out=$(psql -X -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
+out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
 SET gpuhash.device = auto;
 SET gpuhash.debug_fail_gpu = $g1;
 SELECT same FROM gh_check('SELECT o.id, i.id FROM mg_o o JOIN mg_i i ON o.k = i.k');
