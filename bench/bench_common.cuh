@@ -1,6 +1,6 @@
 /*
  * bench_common.cuh
- *		What bench_core and bench_cuco share, so that both measure the same
+ *		What bench_core, bench_multi_gpu and bench_cuco share, so that both measure the same
  *		data the same way: the keys (key_of(index) = fmix64(index ^ SEED), a
  *		bijection, so distinct indexes give distinct keys and a miss is an
  *		index beyond the inner side's), CUDA event timing, medians and the
@@ -26,6 +26,18 @@
 			exit(1); \
 		} \
 	} while (0)
+
+#ifdef GPUHASH_TABLE_H
+/* gpuhash's own calls (included after gpuhash_table.h; bench_cuco makes none) */
+#define GK(call) \
+	do { \
+		gh_status s_ = (call); \
+		if (s_ != GH_OK) { \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, gh_last_error()); \
+			exit(1); \
+		} \
+	} while (0)
+#endif
 
 static const uint64_t SEED = 0x5eed5eed12345ULL;
 

@@ -30,8 +30,8 @@
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
 #include "gpu_common.cuh"
-#include "bench_common.cuh"
 #include "scheme_ops.h"
+#include "bench_common.cuh"
 #include "dycuckoo.h"
 #include "scheme_costs.h"
 
@@ -44,14 +44,6 @@
 #include <vector>
 
 
-#define GK(call) \
-	do { \
-		gh_status s_ = (call); \
-		if (s_ != GH_OK) { \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, gh_last_error()); \
-			exit(1); \
-		} \
-	} while (0)
 
 
 

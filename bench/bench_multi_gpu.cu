@@ -26,8 +26,8 @@
  *		                       [--hit h] [--scheme gph|fks] [--gpus G] [--reps R]
  */
 #include "gpu_common.cuh"
-#include "bench_common.cuh"
 #include "scheme_ops.h"
+#include "bench_common.cuh"
 
 #include <cub/device/device_histogram.cuh>
 #include <cub/device/device_partition.cuh>
@@ -41,14 +41,6 @@
 #include <vector>
 
 
-#define GK(call) \
-	do { \
-		gh_status s_ = (call); \
-		if (s_ != GH_OK) { \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, gh_last_error()); \
-			exit(1); \
-		} \
-	} while (0)
 
 static int	reps = 10;
 

@@ -735,8 +735,15 @@ serve_probe(SvcSlot *s, SvcTable *t)
 
 	c = t->copy[g];
 	gh_table_get_info(c, &before);
-	st = injected(s, g) ? injected_failure() :
-		gh_probe_ranges(c, (const uint64 *) chunk, s->n, (gh_range *) chunk, &total);
+	/* given up while it waited for the copy: nobody wants the answer */
+	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+	{
+		gh_set_last_error("request given up");
+		st = GH_ERR_INVALID;
+	}
+	else
+		st = injected(s, g) ? injected_failure() :
+			gh_probe_ranges(c, (const uint64 *) chunk, s->n, (gh_range *) chunk, &total);
 	if (st == GH_OK)
 		gh_table_get_info(c, &after);
 	else

@@ -92,26 +92,23 @@ done
 echo "a table over one GPU's budget: partitioned over 2 GPUs, results equal"
 
 # ---- 5. failures (last: a failed GPU stays out for a minute)
-# device auto: with "gpu", a join with no GPU left is an ERROR, not a move to the host twin
-out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
+# failing GPU WHAT NOTICE-PATTERN: a join with that GPU failing is right and says so.
+# Device auto: with "gpu", a join with no GPU left is an ERROR, not a move to the host twin.
+failing() {
+	local out
+	out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
 SET gpuhash.device = auto;
-SET gpuhash.debug_fail_gpu = $g0;
+SET gpuhash.debug_fail_gpu = $1;
 SELECT same FROM gh_check('SELECT o.id, i.id FROM mg_o o JOIN mg_i i ON o.k = i.k');
 SQL
-)
-echo "$out"
-echo "$out" | grep -qx t || fail "GPU $g0 failing: results wrong"
-echo "$out" | grep -q "NOTICE:  gpuhash: .*GPU $g0 failed" || fail "GPU $g0 failing: no NOTICE"
+	)
+	echo "$out"
+	echo "$out" | grep -qx t || fail "$2: results wrong"
+	echo "$out" | grep -q "$3" || fail "$2: no NOTICE matching '$3'"
+}
+failing "$g0" "GPU $g0 failing" "NOTICE:  gpuhash: .*GPU $g0 failed"
 state=$(q "SELECT gpu_state FROM gpuhash_info() WHERE gpu = $g0")
 echo "$state" | grep -q "^failed: " || fail "gpuhash_info() does not show GPU $g0 failed: $state"
-out=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" 2>&1 <<SQL
-SET gpuhash.device = auto;
-SET gpuhash.debug_fail_gpu = $g1;
-SELECT same FROM gh_check('SELECT o.id, i.id FROM mg_o o JOIN mg_i i ON o.k = i.k');
-SQL
-)
-echo "$out"
-echo "$out" | grep -qx t || fail "every GPU failing: results wrong"
-echo "$out" | grep -q "continues on the host" || fail "every GPU failing: no move to the host twin"
+failing "$g1" "every GPU failing" "continues on the host"
 echo "GPU failures: the build moved to the other GPU, then to the host twin; results equal"
 q "DROP TABLE mg_o, mg_i, mg_c, mg_big" >/dev/null
