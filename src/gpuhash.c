@@ -29,7 +29,7 @@ int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
 int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
 int			gpuhash_batch_rows = 65536;
 int			gpuhash_max_gpu_memory_mb = 0;
-char	   *gpuhash_gpus = NULL;
+char	   *gpuhash_gpus = "all";
 int			gpuhash_gpu_list[GPUHASH_MAX_GPUS];
 int			gpuhash_gpu_list_n = -1;
 int			gpuhash_host_partitions = 1;
@@ -180,15 +180,6 @@ _PG_init(void)
 							0, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
-
-	DefineCustomStringVariable("gpuhash.gpus",
-							   "The GPUs GPU joins use: \"all\" (the default), or CUDA device numbers, as in \"0,1\".",
-							   "The GPU service spreads tables over them, copies small tables to "
-							   "several of them, and partitions a table too large for one of them.",
-							   &gpuhash_gpus,
-							   "all",
-							   PGC_POSTMASTER, 0,
-							   check_gpus, assign_gpus, NULL);
 
 	DefineCustomIntVariable("gpuhash.host_partitions",
 							"For tests: the host twin builds each join table partitioned over this many parts, as the GPU service does over several GPUs.",
@@ -353,7 +344,28 @@ _PG_init(void)
 								PGC_POSTMASTER, 0,
 								NULL, NULL, NULL);
 
+		DefineCustomStringVariable("gpuhash.gpus",
+								   "The GPUs GPU joins use: \"all\" (the default), or CUDA device numbers, as in \"0,1\".",
+								   "The GPU service spreads tables over them, copies small tables to "
+								   "several of them, and partitions a table too large for one of them.",
+								   &gpuhash_gpus,
+								   "all",
+								   PGC_POSTMASTER, 0,
+								   check_gpus, assign_gpus, NULL);
+
 		gpuhash_service_register();
+	}
+	else
+	{
+		/*
+		 * LOAD: a PGC_POSTMASTER setting cannot be defined after startup.
+		 * The backend's own tables still go to the first GPU of the
+		 * configured list (left as a placeholder; "all" when unset or bad).
+		 */
+		const char *gpus = GetConfigOption("gpuhash.gpus", true, false);
+
+		if (gpus == NULL || !parse_gpus(gpus, gpuhash_gpu_list, &gpuhash_gpu_list_n))
+			gpuhash_gpu_list_n = -1;
 	}
 
 	MarkGUCPrefixReserved("gpuhash");
