@@ -64,11 +64,12 @@ each_part(int n_parts, F fn)
 
 /*
  * Groups n keys by part: order[] gets the positions of part 0's keys, then
- * part 1's..., start[p] where part p begins (start[n_parts] = n).
+ * part 1's..., and pkeys[] those keys in that order; start[p] is where part
+ * p begins (start[n_parts] = n).
  */
 void
 split_by_part(const uint64_t *keys, size_t n, int n_parts, uint32_t *order,
-			  size_t start[GH_MAX_PARTS + 1])
+			  uint64_t *pkeys, size_t start[GH_MAX_PARTS + 1])
 {
 	size_t		fill[GH_MAX_PARTS] = {};
 
@@ -79,7 +80,12 @@ split_by_part(const uint64_t *keys, size_t n, int n_parts, uint32_t *order,
 		start[p + 1] = start[p] + fill[p];
 	memcpy(fill, start, sizeof(size_t) * n_parts);
 	for (size_t i = 0; i < n; i++)
-		order[fill[gh_part_of(keys[i], n_parts)]++] = (uint32_t) i;
+	{
+		size_t		j = fill[gh_part_of(keys[i], n_parts)]++;
+
+		order[j] = (uint32_t) i;
+		pkeys[j] = keys[i];
+	}
 }
 
 }								/* namespace */
@@ -134,9 +140,7 @@ gh_build_partitioned(const gh_build_options *opt, const int *ordinals, int n_par
 	t->n_parts = n_parts;
 
 	/* each part's keys, with their positions in keys[] as rowids */
-	split_by_part(keys, n, n_parts, order, start);
-	for (size_t i = 0; i < n; i++)
-		pkeys[i] = keys[order[i]];
+	split_by_part(keys, n, n_parts, order, pkeys, start);
 	for (int p = 0; p <= n_parts; p++)
 		t->part_base[p] = start[p];
 
@@ -187,9 +191,7 @@ gh_part_probe(gh_table *t, const uint64_t *keys, size_t n,
 		free(pr);
 		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a partitioned probe");
 	}
-	split_by_part(keys, n, np, order, start);
-	for (size_t i = 0; i < n; i++)
-		pkeys[i] = keys[order[i]];
+	split_by_part(keys, n, np, order, pkeys, start);
 
 	each_part(np, [&](int p) {
 		size_t		m = start[p + 1] - start[p];

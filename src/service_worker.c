@@ -49,7 +49,6 @@ typedef struct SvcTable
 	uint64	   *keys;			/* while being built */
 	uint64		n_rows;
 	uint64		filled;
-	uint64		device_bytes;	/* for gpuhash_info(), set after the build */
 	/* carried columns while they come (CARRY_BEGIN to FINISH), key-grouped */
 	uint64	   *carry_keys;		/* NULL: none coming */
 	uint8	   *carry_valid;	/* NULL: all valid */
@@ -71,7 +70,9 @@ typedef struct SvcTable
 	int			home;
 	gh_table   *copy[SVC_MAX_GPUS];
 	pthread_mutex_t copy_lock[SVC_MAX_GPUS];
-	uint64		on_gpu[SVC_MAX_GPUS];	/* bytes counted on each GPU */
+	uint64		on_gpu[SVC_MAX_GPUS];	/* bytes it keeps on each GPU (its table,
+										 * a copy or a part; 0: none), as
+										 * counted in gpu_use */
 	uint64		budget;			/* the build's GPU memory budget, for copies */
 	gh_table_info probes;		/* the probes' figures over all copies
 								 * (registry lock) */
@@ -135,6 +136,31 @@ publish_locked(void)
 	gpuhash_svc->device_bytes = bytes;
 }
 
+/* (registry lock) Table t keeps nothing on GPU g any more. */
+static void
+uncount_on_gpu(SvcTable *t, int g)
+{
+	if (t->on_gpu[g] > 0)
+		svc_gpu_holds(g, -1, t->on_gpu[g]);
+	t->on_gpu[g] = 0;
+}
+
+/* (registry lock) Table t keeps `bytes` on GPU g now: its table, a copy or a part. */
+static void
+count_on_gpu(SvcTable *t, int g, uint64 bytes)
+{
+	uncount_on_gpu(t, g);
+	t->on_gpu[g] = Max(bytes, 1);
+	svc_gpu_holds(g, 1, t->on_gpu[g]);
+}
+
+/* A status that means the GPU itself failed (not a lack of memory, not a bad request). */
+static bool
+gpu_fault(gh_status st)
+{
+	return st == GH_ERR_CUDA || st == GH_ERR_NO_GPU;
+}
+
 /* Empties a taken free queue entry: the requester's table is gone. */
 static void
 ack_free(int i, uint64 taken)
@@ -175,8 +201,7 @@ destroy_table(SvcTable *t)
 	{
 		if (t->copy[g] != NULL && t->copy[g] != t->table)
 			gh_free(t->copy[g]);
-		if (t->on_gpu[g] > 0 || t->copy[g] != NULL)
-			svc_gpu_holds(g, -1, t->on_gpu[g]);
+		uncount_on_gpu(t, g);
 		pthread_mutex_destroy(&t->copy_lock[g]);
 	}
 	gh_free(t->table);
@@ -377,8 +402,7 @@ drop_copies(SvcTable *t)
 		{
 			gh_free(t->copy[g]);
 			t->copy[g] = NULL;
-			svc_gpu_holds(g, -1, t->on_gpu[g]);
-			t->on_gpu[g] = 0;
+			uncount_on_gpu(t, g);
 		}
 	publish_locked();
 	pthread_mutex_unlock(&registry);
@@ -395,7 +419,8 @@ static gh_status
 build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 {
 	int			order[SVC_MAX_GPUS],
-				full[SVC_MAX_GPUS];
+				full[SVC_MAX_GPUS],
+				ordinals[SVC_MAX_GPUS];
 	int			n,
 				n_full = 0;
 	gh_status	st = GH_ERR_NO_GPU;
@@ -425,10 +450,9 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 			gh_table_get_info(t->table, &ti);
 			t->home = g;
 			t->copy[g] = t->table;
-			t->on_gpu[g] = ti.device_bytes;
-			svc_gpu_holds(g, 1, ti.device_bytes);
+			count_on_gpu(t, g, ti.device_bytes);
 		}
-		else if (st == GH_ERR_CUDA || st == GH_ERR_NO_GPU)
+		else if (gpu_fault(st))
 			svc_gpu_failed(g, gh_last_error());
 		pthread_mutex_unlock(&registry);
 
@@ -440,8 +464,8 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 			return GH_OK;
 		}
 		if (st == GH_ERR_GPU_MEMORY)
-			full[n_full++] = svc_gpu_ordinal(g);
-		else if (st != GH_ERR_CUDA && st != GH_ERR_NO_GPU)
+			full[n_full++] = g;
+		else if (!gpu_fault(st))
 			return fail(s, st, gh_last_error());
 		if (!moved[0])
 			snprintf(moved, sizeof(moved), "GPU %d %s", svc_gpu_ordinal(g),
@@ -451,18 +475,15 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 	{
 		gh_table_info ti;
 
-		st = gh_build_partitioned(opt, full, n_full, t->keys, t->n_rows, &t->table);
+		for (int i = 0; i < n_full; i++)
+			ordinals[i] = svc_gpu_ordinal(full[i]);
+		st = gh_build_partitioned(opt, ordinals, n_full, t->keys, t->n_rows, &t->table);
 		if (st != GH_OK)
 			return fail(s, st, gh_last_error());
 		gh_table_get_info(t->table, &ti);
 		pthread_mutex_lock(&registry);
-		for (int g = 0; g < svc_gpu_count(); g++)
-			for (int i = 0; i < n_full; i++)
-				if (svc_gpu_ordinal(g) == full[i])
-				{
-					t->on_gpu[g] = Max(ti.device_bytes / n_full, 1);
-					svc_gpu_holds(g, 1, t->on_gpu[g]);
-				}
+		for (int i = 0; i < n_full; i++)
+			count_on_gpu(t, full[i], ti.device_bytes / n_full);
 		pthread_mutex_unlock(&registry);
 		return GH_OK;
 	}
@@ -507,7 +528,6 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 					/* build_on_gpus said why already */
 					return opt.device == GH_DEVICE_GPU ? st : fail(s, st, gh_last_error());
 				gh_table_get_info(t->table, &s->info);
-				t->device_bytes = s->info.device_bytes;
 				return GH_OK;
 			}
 		case REQ_ROWIDS:
@@ -588,13 +608,10 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 					return fail(s, st, gh_last_error());
 				/* a GPU table's carried columns are device memory too */
 				gh_table_get_info(t->table, &s->info);
-				t->device_bytes = s->info.device_bytes;
 				if (t->home >= 0)
 				{
 					pthread_mutex_lock(&registry);
-					svc_gpu_holds(t->home, -1, t->on_gpu[t->home]);
-					t->on_gpu[t->home] = t->device_bytes;
-					svc_gpu_holds(t->home, 1, t->device_bytes);
+					count_on_gpu(t, t->home, s->info.device_bytes);
 					publish_locked();
 					pthread_mutex_unlock(&registry);
 				}
@@ -663,8 +680,7 @@ lock_copy(SvcSlot *s, SvcTable *t, int g)
 
 			gh_table_get_info(c, &ti);
 			t->copy[g] = c;
-			t->on_gpu[g] = ti.device_bytes;
-			svc_gpu_holds(g, 1, ti.device_bytes);
+			count_on_gpu(t, g, ti.device_bytes);
 		}
 		pthread_mutex_unlock(&registry);
 		if (st != GH_OK)
@@ -724,7 +740,7 @@ serve_probe(SvcSlot *s, SvcTable *t)
 		/* no copy there: the table's own GPU probes it */
 		pthread_mutex_unlock(&t->copy_lock[g]);
 		pthread_mutex_lock(&registry);
-		if (st != GH_ERR_GPU_MEMORY)
+		if (gpu_fault(st))
 			svc_gpu_failed(g, s->err);
 		svc_gpu_busy(g, -1);
 		g = t->home;
@@ -737,17 +753,16 @@ serve_probe(SvcSlot *s, SvcTable *t)
 	gh_table_get_info(c, &before);
 	/* given up while it waited for the copy: nobody wants the answer */
 	if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
-	{
-		gh_set_last_error("request given up");
-		st = GH_ERR_INVALID;
-	}
+		st = fail(s, GH_ERR_INVALID, "request given up");
 	else
+	{
 		st = injected(s, g) ? injected_failure() :
 			gh_probe_ranges(c, (const uint64 *) chunk, s->n, (gh_range *) chunk, &total);
-	if (st == GH_OK)
-		gh_table_get_info(c, &after);
-	else
-		fail(s, st, gh_last_error());
+		if (st == GH_OK)
+			gh_table_get_info(c, &after);
+		else
+			fail(s, st, gh_last_error());
+	}
 	pthread_mutex_unlock(&t->copy_lock[g]);
 
 	pthread_mutex_lock(&registry);
@@ -763,10 +778,10 @@ serve_probe(SvcSlot *s, SvcTable *t)
 		s->info.transfer_ms = t->probes.transfer_ms;
 		s->info.probe_batches = t->probes.probe_batches;
 		s->info.probe_keys = t->probes.probe_keys;
-		s->info.device_bytes = t->device_bytes;
+		s->info.device_bytes = t->on_gpu[t->home];
 		s->info.gpu_ordinal = svc_gpu_ordinal(t->home);
 	}
-	else if (st == GH_ERR_CUDA || st == GH_ERR_NO_GPU)
+	else if (gpu_fault(st))
 		svc_gpu_failed(g, s->err);
 	svc_gpu_busy(g, -1);
 	pthread_mutex_unlock(&registry);
@@ -879,7 +894,7 @@ serve_chain(SvcSlot *s)
 	pthread_mutex_lock(&registry);
 	if (on_gpus)
 	{
-		if (st == GH_ERR_CUDA)
+		if (gpu_fault(st))
 			svc_gpu_failed(g, s->err);
 		svc_gpu_busy(g, -1);
 	}
