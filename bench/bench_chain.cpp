@@ -153,9 +153,9 @@ main(int argc, char **argv)
 		c_nation_sorted[p] = c_nation[crow[p]];
 
 	gh_chain_level lv[3] = {
-		{orders, GH_LEVEL_INNER, -1, 0},
-		{cust, GH_LEVEL_INNER, 0, 0},
-		{nation, GH_LEVEL_INNER, 1, 0},
+		{orders, GH_LEVEL_INNER, 1, {{-1, 0}}},
+		{cust, GH_LEVEL_INNER, 1, {{0, 0}}},
+		{nation, GH_LEVEL_INNER, 1, {{1, 0}}},
 	};
 	size_t		n = l_order.size();
 	uint64_t	cap = batch * 2;

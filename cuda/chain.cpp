@@ -114,7 +114,7 @@ chain_probe(const gh_chain_level *levels, int n_levels,
 			const uint64_t *outer_keys, const uint8_t *outer_valid,
 			int n_outer_cols, size_t n, uint64_t skip, bool whole,
 			uint32_t *out_outer, uint32_t *out_pos,
-			uint64_t capacity, uint64_t *total, uint64_t *written)
+			uint64_t capacity, uint64_t *total, uint64_t *written, double *level_ms)
 {
 	if (!levels || n_levels < 1 || !total || n_outer_cols < 1 || (n > 0 && !outer_keys))
 		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
@@ -132,20 +132,29 @@ chain_probe(const gh_chain_level *levels, int n_levels,
 		if (lv->table->n_parts > 0 || lv->table->ordinal != levels[0].table->ordinal)
 			return gh_error(GH_ERR_INVALID,
 							"chain level %d: its table is partitioned over GPUs, or on another GPU than level 0's", l);
-		if (lv->from_level < 0 ? lv->column >= n_outer_cols || lv->column < 0
-			: lv->from_level >= l || lv->column < 0 ||
-			lv->column >= levels[lv->from_level].table->n_carried)
-			return gh_error(GH_ERR_INVALID, "chain level %d: its key column does not exist", l);
-		if (lv->from_level >= 0 && levels[lv->from_level].kind != GH_LEVEL_INNER &&
-			levels[lv->from_level].kind != GH_LEVEL_LEFT)
-			return gh_error(GH_ERR_INVALID, "chain level %d: level %d keeps no row to read a key from",
-							l, lv->from_level);
+		if (lv->n_parts < 1 || lv->n_parts > GH_CHAIN_KEY_PARTS)
+			return gh_error(GH_ERR_INVALID, "chain level %d: a key has 1 to %d parts", l,
+							GH_CHAIN_KEY_PARTS);
+		for (int q = 0; q < lv->n_parts; q++)
+		{
+			const gh_chain_key_part *kp = &lv->part[q];
+
+			if (kp->from_level < 0 ? kp->column >= n_outer_cols || kp->column < 0
+				: kp->from_level >= l || kp->column < 0 ||
+				kp->column >= levels[kp->from_level].table->n_carried)
+				return gh_error(GH_ERR_INVALID, "chain level %d: its key column does not exist", l);
+			if (kp->from_level >= 0 && levels[kp->from_level].kind != GH_LEVEL_INNER &&
+				levels[kp->from_level].kind != GH_LEVEL_LEFT)
+				return gh_error(GH_ERR_INVALID, "chain level %d: level %d keeps no row to read a key from",
+								l, kp->from_level);
+		}
 	}
 	if (levels[0].table->device == GH_DEVICE_GPU)
 		return gh_gpu_chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n,
-								  skip, whole, out_outer, out_pos, capacity, total, written);
+								  skip, whole, out_outer, out_pos, capacity, total, written,
+								  level_ms);
 	return gh_host_chain_probe(levels, n_levels, outer_keys, outer_valid, n, skip, whole,
-							   out_outer, out_pos, capacity, total, written);
+							   out_outer, out_pos, capacity, total, written, level_ms);
 }
 
 gh_status
@@ -157,7 +166,7 @@ gh_chain_probe(const gh_chain_level *levels, int n_levels,
 	uint64_t	written;
 
 	return chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, 0, true,
-					   out_outer, out_pos, capacity, total, &written);
+					   out_outer, out_pos, capacity, total, &written, NULL);
 }
 
 gh_status
@@ -165,13 +174,14 @@ gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
 					  const uint64_t *outer_keys, const uint8_t *outer_valid,
 					  int n_outer_cols, size_t n, uint64_t skip,
 					  uint32_t *out_outer, uint32_t *out_pos,
-					  uint64_t capacity, uint64_t *total, uint64_t *written)
+					  uint64_t capacity, uint64_t *total, uint64_t *written,
+					  double *level_ms)
 {
 	if (!written)
 		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
 	*written = 0;
 	return chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip, false,
-					   out_outer, out_pos, capacity, total, written);
+					   out_outer, out_pos, capacity, total, written, level_ms);
 }
 
 /*
@@ -225,7 +235,8 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 					const uint64_t *outer_keys, const uint8_t *outer_valid,
 					size_t n, uint64_t skip, bool whole,
 					uint32_t *out_outer, uint32_t *out_pos,
-					uint64_t capacity, uint64_t *total, uint64_t *written)
+					uint64_t capacity, uint64_t *total, uint64_t *written,
+					double *level_ms)
 {
 	chain_set	sets[2];
 	chain_set  *cur = &sets[0],
@@ -245,6 +256,7 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 		const gh_chain_level *lv = &levels[l];
 		uint64_t	m = cur->n,
 					sum = 0;
+		double		t0 = gh_now_ms();
 
 		free(keys);
 		free(ok);
@@ -258,25 +270,34 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 			break;
 		}
 
-		/* each combination's key: a NULL one gets an empty range below */
+		/* each combination's key, its parts OR'd: a NULL one gets an empty range below */
 		for (uint64_t j = 0; j < m; j++)
 		{
-			if (lv->from_level < 0)
+			keys[j] = 0;
+			ok[j] = 1;
+			for (int q = 0; q < lv->n_parts; q++)
 			{
-				size_t		cell = (size_t) lv->column * n + cur->outer[j];
+				const gh_chain_key_part *kp = &lv->part[q];
 
-				keys[j] = outer_keys[cell];
-				ok[j] = !outer_valid || outer_valid[cell];
-			}
-			else
-			{
-				const gh_table *src = levels[lv->from_level].table;
-				uint32_t	p = cur->pos[(size_t) lv->from_level * cur->cap + j];
-				size_t		cell = (size_t) lv->column * src->n_rows + p;
+				if (kp->from_level < 0)
+				{
+					size_t		cell = (size_t) kp->column * n + cur->outer[j];
 
-				keys[j] = p == GH_NO_ROW ? 0 : src->h_carried[cell];
-				ok[j] = p != GH_NO_ROW && (!src->h_carried_valid || src->h_carried_valid[cell]);
+					keys[j] |= outer_keys[cell];
+					ok[j] &= !outer_valid || outer_valid[cell];
+				}
+				else
+				{
+					const gh_table *src = levels[kp->from_level].table;
+					uint32_t	p = cur->pos[(size_t) kp->from_level * cur->cap + j];
+					size_t		cell = (size_t) kp->column * src->n_rows + p;
+
+					keys[j] |= p == GH_NO_ROW ? 0 : src->h_carried[cell];
+					ok[j] &= p != GH_NO_ROW && (!src->h_carried_valid || src->h_carried_valid[cell]);
+				}
 			}
+			if (!ok[j])
+				keys[j] = 0;
 		}
 		if (lv->table->n_rows == 0)
 			memset(ranges, 0, m * sizeof(gh_range));
@@ -321,6 +342,8 @@ gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 
 		cur = next;
 		next = tmp;
+		if (level_ms)
+			level_ms[l] += gh_now_ms() - t0;
 	}
 	free(keys);
 	free(ok);

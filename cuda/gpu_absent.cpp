@@ -113,7 +113,7 @@ gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int, bool)
 
 gh_status
 gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t *, int, size_t,
-				   uint64_t, bool, uint32_t *, uint32_t *, uint64_t, uint64_t *, uint64_t *)
+				   uint64_t, bool, uint32_t *, uint32_t *, uint64_t, uint64_t *, uint64_t *, double *)
 {
 	return no_gpu();
 }

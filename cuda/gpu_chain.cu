@@ -54,33 +54,75 @@ iota_kernel(uint32_t *out, uint64_t n)
 		out[i] = (uint32_t) i;
 }
 
+/* Where a key part's cells are: idx is the outer row (src_pos NULL) or the source level's position. */
+struct gather_part
+{
+	const uint64_t *col;
+	const uint8_t *valid;
+	const uint32_t *src_pos;
+};
+
+struct gather_parts
+{
+	int			n;
+	gather_part p[GH_CHAIN_KEY_PARTS];
+};
+
 /*
- * Each combination's key: col[idx] with idx its outer row (src_pos NULL) or
- * its position at the source level; ok[j] = 0 for a NULL key or a source
- * level without a row.
+ * Each combination's key, its parts' cells OR'd; ok[j] = 0 for a NULL part
+ * or a source level without a row.
  */
 __global__ void
-gather_kernel(uint64_t m, const uint32_t *__restrict__ outer, const uint32_t *__restrict__ src_pos,
-			  const uint64_t *__restrict__ col, const uint8_t *__restrict__ valid,
+gather_kernel(uint64_t m, const uint32_t *__restrict__ outer, gather_parts parts,
 			  uint64_t *__restrict__ keys, uint8_t *__restrict__ ok)
 {
 	for (uint64_t j = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x; j < m;
 		 j += (uint64_t) gridDim.x * blockDim.x)
 	{
-		uint32_t	idx = src_pos ? src_pos[j] : outer[j];
+		uint64_t	key = 0;
+		uint8_t		good = 1;
 
-		if (idx == GH_NO_ROW)
+		for (int q = 0; q < parts.n; q++)
 		{
-			keys[j] = 0;
-			ok[j] = 0;
+			const gather_part &gp = parts.p[q];
+			uint32_t	idx = gp.src_pos ? gp.src_pos[j] : outer[j];
+
+			if (idx == GH_NO_ROW)
+				good = 0;
+			else
+			{
+				key |= gp.col[idx];
+				good &= gp.valid ? gp.valid[idx] : 1;
+			}
 		}
-		else
-		{
-			keys[j] = col[idx];
-			ok[j] = valid ? valid[idx] : 1;
-		}
+		keys[j] = good ? key : 0;
+		ok[j] = good;
 	}
 }
+
+/* The events that time a chain's levels, destroyed however the probe ends. */
+struct level_events
+{
+	cudaEvent_t e[GH_MAX_CHAIN_LEVELS + 1];
+	int			n = 0;
+
+	cudaError_t create(int count)
+	{
+		for (; n < count; n++)
+		{
+			cudaError_t err = cudaEventCreate(&e[n]);
+
+			if (err != cudaSuccess)
+				return err;
+		}
+		return cudaSuccess;
+	}
+	~level_events()
+	{
+		for (int i = 0; i < n; i++)
+			cudaEventDestroy(e[i]);
+	}
+};
 
 /* What a combination with cnt matches becomes (chain.cpp's level_emits). */
 __device__ __forceinline__ uint32_t
@@ -238,7 +280,8 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 				   const uint64_t *outer_keys, const uint8_t *outer_valid,
 				   int n_outer_cols, size_t n, uint64_t skip, bool whole,
 				   uint32_t *out_outer, uint32_t *out_pos,
-				   uint64_t capacity, uint64_t *total, uint64_t *written)
+				   uint64_t capacity, uint64_t *total, uint64_t *written,
+				   double *level_ms)
 {
 	gh_table   *t0 = levels[0].table;
 	gh_gpu_state *g = t0->gpu;
@@ -255,8 +298,11 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 				b(t0);
 	dev_set    *cur = &a,
 			   *next = &b;
+	level_events ev;
 
 	GH_TRY(cudaSetDevice(g->ordinal));
+	if (level_ms)
+		GH_TRY(ev.create(n_levels + 1));
 	for (int l = 1; l < n_levels; l++)
 		if (levels[l].table->gpu->ordinal != g->ordinal)
 			return gh_error(GH_ERR_INVALID, "chain level %d is on another GPU", l);
@@ -283,6 +329,8 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		uint64_t	m = cur->n;
 		uint64_t	sum = 0;
 
+		if (level_ms)
+			GH_TRY(cudaEventRecord(ev.e[l], st));
 		if (m == 0)
 			continue;
 		GH_CHECK(keys.alloc(m * 8));
@@ -291,26 +339,32 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		GH_CHECK(counts.alloc(m * 8));
 		GH_CHECK(starts.alloc(m * 8));
 
-		const uint64_t *col;
-		const uint8_t *valid;
-		const uint32_t *src_pos = nullptr;
+		gather_parts parts;
 
-		if (lv->from_level < 0)
+		parts.n = lv->n_parts;
+		for (int q = 0; q < lv->n_parts; q++)
 		{
-			col = d_okeys.as<uint64_t>() + (uint64_t) lv->column * n;
-			valid = outer_valid ? d_ovalid.as<uint8_t>() + (uint64_t) lv->column * n : nullptr;
-		}
-		else
-		{
-			gh_table   *src = levels[lv->from_level].table;
+			const gh_chain_key_part *kp = &lv->part[q];
+			gather_part *gp = &parts.p[q];
 
-			col = src->gpu->d_carried + (uint64_t) lv->column * src->n_rows;
-			valid = src->gpu->d_carried_valid ?
-				src->gpu->d_carried_valid + (uint64_t) lv->column * src->n_rows : nullptr;
-			src_pos = cur->pos.as<uint32_t>() + (uint64_t) lv->from_level * cur->cap;
+			if (kp->from_level < 0)
+			{
+				gp->col = d_okeys.as<uint64_t>() + (uint64_t) kp->column * n;
+				gp->valid = outer_valid ? d_ovalid.as<uint8_t>() + (uint64_t) kp->column * n : nullptr;
+				gp->src_pos = nullptr;
+			}
+			else
+			{
+				gh_table   *src = levels[kp->from_level].table;
+
+				gp->col = src->gpu->d_carried + (uint64_t) kp->column * src->n_rows;
+				gp->valid = src->gpu->d_carried_valid ?
+					src->gpu->d_carried_valid + (uint64_t) kp->column * src->n_rows : nullptr;
+				gp->src_pos = cur->pos.as<uint32_t>() + (uint64_t) kp->from_level * cur->cap;
+			}
 		}
 		gather_kernel<<<gh_probe_grid(m), PROBE_THREADS, 0, st>>>(
-			m, cur->outer.as<uint32_t>(), src_pos, col, valid, keys.as<uint64_t>(), ok.as<uint8_t>());
+			m, cur->outer.as<uint32_t>(), parts, keys.as<uint64_t>(), ok.as<uint8_t>());
 		GH_LAUNCHED();
 
 		/* the level's table looks them up on its own stream */
@@ -363,6 +417,8 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		next = swap;
 	}
 
+	if (level_ms)
+		GH_TRY(cudaEventRecord(ev.e[n_levels], st));
 	*total = cur->n;
 	GH_CHECK(gh_chain_window(cur->n, skip, whole, capacity, written));
 	if (*written > 0)
@@ -375,5 +431,12 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 								   *written * 4, cudaMemcpyDeviceToHost, st));
 	}
 	GH_TRY(cudaStreamSynchronize(st));
+	for (int l = 0; level_ms && l < n_levels; l++)
+	{
+		float		ms = 0;
+
+		GH_TRY(cudaEventElapsedTime(&ms, ev.e[l], ev.e[l + 1]));
+		level_ms[l] += ms;
+	}
 	return GH_OK;
 }

@@ -169,8 +169,15 @@ gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
  *   anti:  the combination if none matches (position GH_NO_ROW)
  *   left:  one per match; without a match, once with GH_NO_ROW
  *
- * A key that is NULL (not valid), or read from a level whose position is
- * GH_NO_ROW, matches nothing.  Other join clauses are the caller's.
+ * A level's key may also be put together from up to GH_CHAIN_KEY_PARTS
+ * parts of different sources (lineitem -> orders -> customer -> supplier
+ * keyed by l_suppkey and c_nationkey): the key is the bitwise OR of its
+ * parts' cells, each packed with the other parts' bits zero (exact keys
+ * only; a fingerprint does not split so).
+ *
+ * A key with a part that is NULL (not valid), or read from a level whose
+ * position is GH_NO_ROW, matches nothing.  Other join clauses are the
+ * caller's.
  */
 #define GH_NO_ROW UINT32_MAX
 
@@ -193,13 +200,21 @@ typedef enum gh_level_kind
  */
 #define GH_CHAIN_MAX_COMBINATIONS (UINT64_C(1) << 25)
 
+#define GH_CHAIN_KEY_PARTS 4
+
+typedef struct gh_chain_key_part
+{
+	int			from_level;		/* -1: outer key column `column`; else an
+								 * earlier level's carried column `column` */
+	int			column;
+} gh_chain_key_part;
+
 typedef struct gh_chain_level
 {
 	gh_table   *table;
 	gh_level_kind kind;
-	int			from_level;		/* -1: outer key column `column`; else an
-								 * earlier level's carried column `column` */
-	int			column;
+	int			n_parts;		/* 1 to GH_CHAIN_KEY_PARTS */
+	gh_chain_key_part part[GH_CHAIN_KEY_PARTS];
 } gh_chain_level;
 
 /*
@@ -243,12 +258,16 @@ gh_status	gh_chain_probe(const gh_chain_level *levels, int n_levels,
  * *total is the list's length, *written how many were written.  Never
  * GH_ERR_OUTPUT_FULL; skip > *total is GH_ERR_INVALID.  Each call probes
  * the whole chain again: a caller reads the list by skip += *written.
+ * level_ms (NULL: not timed) gets each level's time added, in ms: on the
+ * GPU its kernels' time between CUDA events (gather, lookup, count, scan,
+ * expand), on the host twin the level's loop.
  */
 gh_status	gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
 								  const uint64_t *outer_keys, const uint8_t *outer_valid,
 								  int n_outer_cols, size_t n, uint64_t skip,
 								  uint32_t *out_outer, uint32_t *out_pos,
-								  uint64_t capacity, uint64_t *total, uint64_t *written);
+								  uint64_t capacity, uint64_t *total, uint64_t *written,
+								  double *level_ms);
 
 /*
  * Several GPUs.  A table partitioned over n parts holds, in part p, the

@@ -90,7 +90,8 @@ gh_status	gh_host_chain_probe(const gh_chain_level *levels, int n_levels,
 								const uint64_t *outer_keys, const uint8_t *outer_valid,
 								size_t n, uint64_t skip, bool whole,
 								uint32_t *out_outer, uint32_t *out_pos,
-								uint64_t capacity, uint64_t *total, uint64_t *written);
+								uint64_t capacity, uint64_t *total, uint64_t *written,
+								double *level_ms);
 /* How many of total combinations a probe writes from skip, or why none. */
 gh_status	gh_chain_window(uint64_t total, uint64_t skip, bool whole, uint64_t capacity,
 							uint64_t *count);
@@ -100,7 +101,8 @@ gh_status	gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 							   const uint64_t *outer_keys, const uint8_t *outer_valid,
 							   int n_outer_cols, size_t n, uint64_t skip, bool whole,
 							   uint32_t *out_outer, uint32_t *out_pos,
-							   uint64_t capacity, uint64_t *total, uint64_t *written);
+							   uint64_t capacity, uint64_t *total, uint64_t *written,
+							   double *level_ms);
 
 /* Partitioned tables (partitioned.cpp): what table.cpp hands them. */
 gh_status	gh_part_probe(gh_table *t, const uint64_t *keys, size_t n,

@@ -716,6 +716,16 @@ LANGUAGE sql AS $$
   FROM ch_analyze(q) n
   WHERE n ? 'Chain Levels';
 $$;
+-- q's plan forced on under EXPLAIN ANALYZE with timing
+CREATE FUNCTION ch_plan_analyzed(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, SUMMARY OFF) ' || q INTO p;
+  RETURN p;
+END;
+$$;
 -- q forced on with the chain on and with it off, each compared with
 -- PostgreSQL's own rows (gh_check): the same rows both ways
 CREATE FUNCTION ch_onoff(q text, OUT rows bigint, OUT same boolean)
@@ -736,9 +746,58 @@ SET join_collapse_limit = 1;
 SELECT * FROM ch_fused('SELECT count(*), sum(l_qty) FROM ch_item JOIN ch_orders ON o_key = l_okey
                         JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey
                         JOIN ch_region ON r_key = n_rkey');
--- a star: every key read from the outer rows, a two-column one among them
+-- a star: keys read from the outer rows; the two-column one takes p_key
+-- (equal to l_pkey) from the part level and l_skey from the outer rows
 SELECT * FROM ch_fused('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
                         JOIN ch_part ON p_key = l_pkey JOIN ch_psupp ON ps_pkey = l_pkey AND ps_skey = l_skey');
+-- a level keyed by columns of two sources (TPC-H Q5's supplier: l_skey
+-- from the outer rows, c_nkey carried by customer), the key's parts OR'd
+-- in the probe; NULL keys in either part on both sides
+SELECT * FROM ch_fused('SELECT count(*), sum(l_qty) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey
+                        JOIN ch_nation ON n_key = s_nkey');
+SELECT * FROM ch_onoff('SELECT l_id, o_key, c_key, s_name, n_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey
+                        JOIN ch_nation ON n_key = s_nkey');
+-- a LEFT level keyed by a part from a NULL-extended level and one from the outer rows
+SELECT * FROM ch_fused('SELECT l_id, o_key, c_key, s_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        LEFT JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey');
+SELECT * FROM ch_onoff('SELECT l_id, o_key, c_key, s_name FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        LEFT JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey');
+-- three sources (the outer rows and two levels), int2 columns so that the
+-- three pack into 64 bits; duplicates and NULLs in every part
+CREATE TABLE ch_t0 (id int4, a int2);
+INSERT INTO ch_t0 SELECT g, CASE WHEN g % 13 = 0 THEN NULL ELSE g % 20 END FROM generate_series(1, 300) g;
+CREATE TABLE ch_t1 (b_key int2, b int2);
+INSERT INTO ch_t1 SELECT g % 20, CASE WHEN g = 7 THEN NULL ELSE g % 5 END FROM generate_series(1, 40) g;
+CREATE TABLE ch_t2 (c_key int2, c int2);
+INSERT INTO ch_t2 SELECT g % 20, g % 3 FROM generate_series(1, 20) g;
+CREATE TABLE ch_t3 (x int2, y int2, z int2, id int4);
+INSERT INTO ch_t3 SELECT x, y, z, x * 100 + y * 10 + z FROM generate_series(0, 19) x, generate_series(0, 4) y,
+  generate_series(0, 2) z WHERE (x + y + z) % 2 = 0;
+INSERT INTO ch_t3 VALUES (NULL, 1, 1, -1), (2, NULL, 0, -2), (4, 0, NULL, -3);
+ANALYZE ch_t0;
+ANALYZE ch_t1;
+ANALYZE ch_t2;
+ANALYZE ch_t3;
+SELECT * FROM ch_fused('SELECT count(*) FROM ch_t0 JOIN ch_t1 ON b_key = a JOIN ch_t2 ON c_key = a
+                        JOIN ch_t3 ON x = a AND y = b AND z = c');
+SELECT * FROM ch_onoff('SELECT ch_t0.id, b, c, ch_t3.id FROM ch_t0 JOIN ch_t1 ON b_key = a JOIN ch_t2 ON c_key = a
+                        JOIN ch_t3 ON x = a AND y = b AND z = c');
+SELECT * FROM ch_onoff('SELECT ch_t0.id, b, c, ch_t3.id FROM ch_t0 LEFT JOIN ch_t1 ON b_key = a LEFT JOIN ch_t2 ON c_key = a
+                        LEFT JOIN ch_t3 ON x = a AND y = b AND z = c');
+-- a fingerprint (text) key does not split into parts: no chain over two levels
+SELECT * FROM ch_fused('SELECT count(*) FROM ch_df df JOIN ch_d1 a ON a.k = df.k
+                        JOIN ch_d2 b ON b.t = df.t AND b.k2 = a.k2');
+SELECT * FROM ch_onoff('SELECT df.id, a.id, b.id FROM ch_df df JOIN ch_d1 a ON a.k = df.k
+                        JOIN ch_d2 b ON b.t = df.t AND b.k2 = a.k2');
+-- EXPLAIN ANALYZE: each level's time in the chain's probes (Chain Level
+-- Time), on every level of a fused chain
+SELECT count(*) AS joins, count(*) FILTER (WHERE (n->>'Chain Level Time')::float8 > 0) AS timed
+FROM jsonb_path_query((SELECT ch_plan_analyzed('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                        JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey')),
+                      'strict $.**') n
+WHERE n->>'Custom Plan Provider' = 'GpuHashJoin';
 -- semi, anti and left levels; a left level keyed by a NULL-extended column
 SELECT * FROM ch_fused('SELECT l_id, c_key, n_name FROM ch_item JOIN ch_orders ON o_key = l_okey
                         AND EXISTS (SELECT 1 FROM ch_part WHERE p_key = l_pkey)
@@ -797,10 +856,11 @@ RESET max_parallel_workers_per_gather;
 RESET join_collapse_limit;
 DROP FUNCTION ch_fused(text);
 DROP FUNCTION ch_onoff(text);
+DROP FUNCTION ch_plan_analyzed(text);
 
 DROP FUNCTION ch_items(int);
 DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp, ch_cal, ch_item,
-  ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p;
+  ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p, ch_t0, ch_t1, ch_t2, ch_t3;
 DROP FUNCTION ch_check(text);
 DROP FUNCTION ch_builds(text);
 DROP FUNCTION ch_analyze(text);

@@ -10,8 +10,9 @@
  *	  takes the levels below it into its chain, where each level's semantics
  *	  allow a probe without the rows in between: inner, semi, anti and left
  *	  joins (the last three without other join clauses), and each upper
- *	  level's keys plain columns of the chain's outer rows or of one lower
- *	  level's inner rows.
+ *	  level's keys plain columns of the chain's outer rows or of lower
+ *	  levels' inner rows (of several sources only for exact keys: the key
+ *	  is then put together from parts, one per source, OR'd on the probe).
  *
  *	  At the start of a scan the bottom level starts as always (its first
  *	  outer row, its table) and the upper levels build their tables.  The
@@ -20,9 +21,10 @@
  *	  one by one as always, already built.
  *
  *	  Fused, the bottom level fills its probe batches as always.  The keys
- *	  of upper levels that come from the outer rows are read with them;
- *	  those that come from inner rows are carried by their level's table,
- *	  set once per build.  One request per batch (or per part of a batch,
+ *	  (or key parts) of upper levels that come from the outer rows are read
+ *	  with them; those that come from inner rows are carried by their
+ *	  level's table, set once per build.  Each request's answer adds each
+ *	  level's probe time to its node (EXPLAIN ANALYZE: Chain Level Time).  One request per batch (or per part of a batch,
  *	  within a staging chunk) returns the combinations: an outer row and a
  *	  position per level, grouped by outer row.  Only they are formed into
  *	  rows, level by level, with each level's join filter, filter and
@@ -60,15 +62,23 @@ typedef struct ChainLevel
 {
 	GpuJoinState *gs;
 	gh_level_kind kind;
-	/* the key: the outer rows' key column `column`, or level from's carried one */
-	int			from_level;		/* -1: the outer rows */
-	int			column;
+	/*
+	 * The key, in parts by source: part q's key columns (mask: bit i for
+	 * key column i) come from the outer rows (from_level -1, the chain's
+	 * outer key column `column`) or from a lower level's rows (its carried
+	 * column `column`).  More than one part only for exact keys, which pack
+	 * so that the parts OR together (gh_chain_level).
+	 */
+	int			n_parts;
+	gh_chain_key_part part[GH_CHAIN_KEY_PARTS];
+	uint32		part_mask[GH_CHAIN_KEY_PARTS];
 	int		   *src;			/* per key column, the source's kept column index
 								 * (outer rows: bottom's outer_keep, or with its
 								 * rows in pages, a heap column) */
-	/* the keys of upper levels this level's inner rows carry */
+	/* the key parts of upper levels this level's inner rows carry */
 	int			n_carry;
 	int			carry_for[GH_MAX_CHAIN_LEVELS];
+	uint32		carry_mask[GH_MAX_CHAIN_LEVELS];
 	uint64		carried_version;	/* the table they were set for (serial:
 									 * its table_version) */
 	/* the row formed last at this level, for the combination's prefix */
@@ -83,9 +93,10 @@ typedef struct GpuChain
 	ChainLevel	lv[GH_MAX_CHAIN_LEVELS];
 	gh_chain_level levels[GH_MAX_CHAIN_LEVELS];
 	GpuTable   *tables[GH_MAX_CHAIN_LEVELS];
-	/* columns of the outer keys: 0 the bottom's own key, then upper levels' */
+	/* columns of the outer keys: 0 the bottom's own key, then upper levels' parts */
 	int			n_outer_cols;
 	int			outer_col_level[GH_MAX_CHAIN_LEVELS];
+	uint32		outer_col_mask[GH_MAX_CHAIN_LEVELS];
 
 	ChainPhase	phase;
 	const char *unfused_why;	/* the last scan that ran unfused: why */
@@ -209,8 +220,9 @@ resolve_column(GpuChain *ch, int k, AttrNumber a, int *level, int *col)
 
 /*
  * The new level's key (the level at ch->n - 1, over the one below it):
- * each key column resolved to one source, found in what that source keeps.
- * False when the level cannot join the chain.
+ * each key column resolved to one source, found in what that source keeps,
+ * and the columns grouped by source into the key's parts.  False when the
+ * level cannot join the chain.
  */
 static bool
 level_key(GpuChain *ch, ChainLevel *l)
@@ -218,25 +230,25 @@ level_key(GpuChain *ch, ChainLevel *l)
 	GpuJoinState *gs = l->gs;
 	GpuJoinState *bottom = ch->lv[0].gs;
 	int			nkeys = gs->info.nkeys;
-	int			from = -2;
 
-	l->src = palloc(sizeof(int) * Max(nkeys, 1));
+	if (nkeys < 1 || nkeys > 32)
+		return false;
+	l->src = palloc(sizeof(int) * nkeys);
+	l->n_parts = 0;
 	for (int i = 0; i < nkeys; i++)
 	{
 		int			level,
 					col,
-					idx;
+					idx,
+					q;
 
 		if (gs->outer_keys[i].state != NULL ||
 			!resolve_column(ch, ch->n - 2, gs->outer_keys[i].attno, &level, &col))
-			return false;
-		if (from != -2 && level != from)
 			return false;
 		/* a semi or anti level's inner columns are never a row's (NULL above it) */
 		if (level >= 0 && ch->lv[level].kind != GH_LEVEL_INNER &&
 			ch->lv[level].kind != GH_LEVEL_LEFT)
 			return false;
-		from = level;
 		if (level >= 0)
 			idx = keep_index(ch->lv[level].gs->inner_keep, ch->lv[level].gs->n_inner_keep, col);
 		else if (gpuhash_batch_rows_in_pages(bottom))
@@ -246,9 +258,20 @@ level_key(GpuChain *ch, ChainLevel *l)
 		if (idx < 0)
 			return false;
 		l->src[i] = idx;
+		for (q = 0; q < l->n_parts && l->part[q].from_level != level; q++)
+			;
+		if (q == l->n_parts)
+		{
+			if (q == GH_CHAIN_KEY_PARTS)
+				return false;
+			l->part[q].from_level = level;
+			l->part_mask[q] = 0;
+			l->n_parts++;
+		}
+		l->part_mask[q] |= UINT32_C(1) << i;
 	}
-	l->from_level = from;
-	return nkeys > 0;
+	/* a fingerprint combines its columns' hashes in order: it does not split */
+	return l->n_parts == 1 || !gs->info.fingerprint;
 }
 
 /*
@@ -280,11 +303,14 @@ gpuhash_chain_init(GpuJoinState *top)
 		ch->n = 1;
 		ch->lv[0].gs = below;
 		ch->lv[0].kind = below_kind;
-		ch->lv[0].from_level = -1;
-		ch->lv[0].column = 0;
+		ch->lv[0].n_parts = 1;
+		ch->lv[0].part[0].from_level = -1;
+		ch->lv[0].part[0].column = 0;
+		ch->lv[0].part_mask[0] = ~UINT32_C(0);
 		ch->lv[0].carried_version = PG_UINT64_MAX;
 		ch->n_outer_cols = 1;
 		ch->outer_col_level[0] = 0;
+		ch->outer_col_mask[0] = ~UINT32_C(0);
 	}
 	if (ch->n >= GH_MAX_CHAIN_LEVELS)
 		return;
@@ -300,17 +326,23 @@ gpuhash_chain_init(GpuJoinState *top)
 			pfree(ch);
 		return;
 	}
-	if (l->from_level < 0)
+	/* each part a column: of the outer keys, or carried by its level's rows */
+	for (int q = 0; q < l->n_parts; q++)
 	{
-		l->column = ch->n_outer_cols;
-		ch->outer_col_level[ch->n_outer_cols++] = ch->n - 1;
-	}
-	else
-	{
-		ChainLevel *src = &ch->lv[l->from_level];
+		if (l->part[q].from_level < 0)
+		{
+			l->part[q].column = ch->n_outer_cols;
+			ch->outer_col_level[ch->n_outer_cols] = ch->n - 1;
+			ch->outer_col_mask[ch->n_outer_cols++] = l->part_mask[q];
+		}
+		else
+		{
+			ChainLevel *src = &ch->lv[l->part[q].from_level];
 
-		l->column = src->n_carry;
-		src->carry_for[src->n_carry++] = ch->n - 1;
+			l->part[q].column = src->n_carry;
+			src->carry_for[src->n_carry] = ch->n - 1;
+			src->carry_mask[src->n_carry++] = l->part_mask[q];
+		}
 	}
 
 	/* the chain moves up: the levels below are members */
@@ -365,10 +397,12 @@ set_carried(GpuChain *ch, int j)
 
 			for (int i = 0; i < up->gs->info.nkeys; i++)
 			{
+				if (!(l->carry_mask[c] & (UINT32_C(1) << i)))
+					continue;
 				d[i] = iv[up->src[i]];
 				isnull[i] = in[up->src[i]];
 			}
-			valid[c * n + p] = gpuhash_datums_key(up->gs, d, isnull, &key);
+			valid[c * n + p] = gpuhash_datums_key_part(up->gs, d, isnull, l->carry_mask[c], &key);
 			keys[c * n + p] = valid[c * n + p] ? key : 0;
 		}
 	}
@@ -483,8 +517,8 @@ chain_start(GpuChain *ch)
 		ch->tables[k] = &l->gs->table;
 		ch->levels[k].table = NULL;
 		ch->levels[k].kind = l->kind;
-		ch->levels[k].from_level = l->from_level;
-		ch->levels[k].column = l->column;
+		ch->levels[k].n_parts = l->n_parts;
+		memcpy(ch->levels[k].part, l->part, sizeof(l->part));
 		l->gs->css.ss.ps.ps_ExprContext->ecxt_scantuple = l->gs->css.ss.ss_ScanTupleSlot;
 	}
 	if (ch->okeys == NULL)
@@ -539,14 +573,16 @@ batch_keys(GpuChain *ch, GpuProbeBatch *b)
 	for (int c = 1; c < ch->n_outer_cols; c++)
 	{
 		ChainLevel *l = &ch->lv[ch->outer_col_level[c]];
+		uint32		mask = ch->outer_col_mask[c];
 		uint64	   *keys = ch->okeys + (size_t) c * ch->batch_cap;
 		uint8	   *valid = ch->ovalid + (size_t) c * ch->batch_cap;
 
 		for (int i = 0; i < b->n; i++)
 		{
 			for (int k = 0; k < l->gs->info.nkeys; k++)
-				d[k] = outer_value(bottom, b, i, l->src[k], &isnull[k]);
-			valid[i] = gpuhash_datums_key(l->gs, d, isnull, &keys[i]);
+				if (mask & (UINT32_C(1) << k))
+					d[k] = outer_value(bottom, b, i, l->src[k], &isnull[k]);
+			valid[i] = gpuhash_datums_key_part(l->gs, d, isnull, mask, &keys[i]);
 			if (!valid[i])
 				keys[i] = 0;
 		}
@@ -629,6 +665,7 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 	gh_status	st;
 	instr_time	t0,
 				t1;
+	double		level_ms[GH_MAX_CHAIN_LEVELS] = {0};
 
 	for (;;)
 	{
@@ -642,11 +679,16 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 		INSTR_TIME_SET_CURRENT(t0);
 		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys, ch->req_valid,
 									   ch->n_outer_cols, n, ch->skip, ch->out_outer, ch->out_pos,
-									   ch->cap, &ch->total, &ch->written);
+									   ch->cap, &ch->total, &ch->written, level_ms);
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
 		top->stats.wait_ms += INSTR_TIME_GET_MILLISEC(t1);
 		ch->requests++;
+		for (int k = 0; k < ch->n; k++)
+		{
+			ch->lv[k].gs->stats.chain_ms += level_ms[k];
+			level_ms[k] = 0;
+		}
 		if (st == GH_OK)
 			break;
 		if ((st == GH_ERR_GPU_MEMORY || st == GH_ERR_TOO_LARGE) && n > 1 && ch->skip == 0)

@@ -206,6 +206,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (st->filter_ms > 0)
 			ExplainPropertyFloat("Key Filter Time", "ms", st->filter_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
+		/* a level of a fused chain: its part of the chain's probes */
+		if (st->chain_ms > 0)
+			ExplainPropertyFloat("Chain Level Time", "ms", st->chain_ms, 3, es);
 		if (st->device == GH_DEVICE_GPU)
 			ExplainPropertyFloat("Transfer Time", "ms", st->transfer_ms, 3, es);
 	}

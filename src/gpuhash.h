@@ -262,7 +262,8 @@ extern gh_status gpuhash_table_chain_probe(GpuTable *const *tables, const gh_cha
 										   int n_levels, const uint64 *outer_keys,
 										   const uint8 *outer_valid, int n_outer_cols, uint64 n,
 										   uint64 skip, uint32 *out_outer, uint32 *out_pos,
-										   uint64 capacity, uint64 *total, uint64 *written);
+										   uint64 capacity, uint64 *total, uint64 *written,
+										   double *level_ms);
 extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
 extern bool gpuhash_table_exists(const GpuTable *t);
 extern void gpuhash_table_free(GpuTable *t);
@@ -324,6 +325,7 @@ typedef struct GpuJoinStats
 								 * the wait for a parallel plan's (not emit) */
 	int			split_batches;	/* a parallel join split at run time: its
 								 * shared batches; 0: not split */
+	double		chain_ms;		/* a chain's level: its probe's time (chain.c) */
 } GpuJoinStats;
 
 /*

@@ -515,7 +515,7 @@ gh_status
 gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels, int n_levels,
 						  const uint64 *outer_keys, const uint8 *outer_valid, int n_outer_cols,
 						  uint64 n, uint64 skip, uint32 *out_outer, uint32 *out_pos,
-						  uint64 capacity, uint64 *total, uint64 *written)
+						  uint64 capacity, uint64 *total, uint64 *written, double *level_ms)
 {
 	gh_chain_level local[GH_MAX_CHAIN_LEVELS];
 	GhRemoteTable *remote[GH_MAX_CHAIN_LEVELS];
@@ -539,7 +539,7 @@ gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels,
 	if (n_remote == n_levels)
 		return gpuhash_svc_chain_probe(remote, levels, n_levels, outer_keys, outer_valid,
 									   n_outer_cols, n, skip, out_outer, out_pos, capacity,
-									   total, written);
+									   total, written, level_ms);
 	if (n_remote > 0)
 	{
 		gh_set_last_error("a chain's join tables are partly in the GPU service and partly in this backend");
@@ -551,7 +551,7 @@ gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels,
 		local[l].table = tables[l]->local;
 	}
 	return gh_chain_probe_window(local, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip,
-								 out_outer, out_pos, capacity, total, written);
+								 out_outer, out_pos, capacity, total, written, level_ms);
 }
 
 void

@@ -338,16 +338,25 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 						binfo.parallel_inner))
 		return false;
 	/*
-	 * The executor gathers a level's key from one source: the chain's outer
-	 * rows or one level's inner rows.  Keys of one relation are.
+	 * The executor gathers a level's key from plain columns: of the chain's
+	 * outer rows or of levels' inner rows.  Columns of several relations
+	 * only for exact keys (their parts OR together; a fingerprint does not
+	 * split), and from at most GH_CHAIN_KEY_PARTS of them.
 	 */
-	foreach(lc, kc->outer_exprs)
 	{
-		Node	   *e = lfirst(lc);
+		Relids		rels = NULL;
 
-		while (IsA(e, RelabelType))
-			e = (Node *) ((RelabelType *) e)->arg;
-		if (!IsA(e, Var) || ((Var *) e)->varno != ((Var *) linitial(kc->outer_exprs))->varno)
+		foreach(lc, kc->outer_exprs)
+		{
+			Node	   *e = lfirst(lc);
+
+			while (IsA(e, RelabelType))
+				e = (Node *) ((RelabelType *) e)->arg;
+			if (!IsA(e, Var))
+				return false;
+			rels = bms_add_member(rels, ((Var *) e)->varno);
+		}
+		if (bms_num_members(rels) > (kc->fingerprint ? 1 : GH_CHAIN_KEY_PARTS))
 			return false;
 	}
 	return true;

@@ -103,6 +103,41 @@ gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, ui
 }
 
 /*
+ * A part of the outer-side key (a chain's level keyed by columns of several
+ * sources: chain.c): the key columns in mask packed as gpuhash_datums_key
+ * packs them, the others' bits zero, so the parts OR into the key.  Only
+ * values[i] and isnull[i] of the columns in mask are read.  Exact keys
+ * only, unless mask holds every column.  False if one of them is NULL.
+ */
+bool
+gpuhash_datums_key_part(GpuJoinState *gs, const Datum *values, const bool *isnull, uint32 mask,
+						uint64 *key)
+{
+	uint64		k = 0;
+	int			nkeys = gs->info.nkeys;
+	uint32		all = nkeys >= 32 ? ~UINT32_C(0) : (UINT32_C(1) << nkeys) - 1;
+
+	if ((mask & all) == all)
+		return gpuhash_datums_key(gs, values, isnull, key);
+	Assert(!gs->info.fingerprint);
+	for (int i = 0; i < nkeys; i++)
+	{
+		GpuKeySpec *spec = &gs->info.keys[i];
+		uint64		v = 0;
+
+		if (mask & (UINT32_C(1) << i))
+		{
+			if (isnull[i])
+				return false;
+			v = gpuhash_encode_datum(values[i], spec->outer_conv);
+		}
+		k = gpuhash_pack(k, v, spec->width, nkeys);
+	}
+	*key = k;
+	return true;
+}
+
+/*
  * The key of a heap tuple of an absorbed scan (heap_scan.c), outer or
  * inner side: plain key columns are read in place (heap_getattr: cached
  * offsets where the tuple allows, missing attributes too), other keys

@@ -48,7 +48,8 @@ extern gh_status gpuhash_svc_chain_probe(GhRemoteTable *const *tables,
 										 const uint64 *outer_keys, const uint8 *outer_valid,
 										 int n_outer_cols, uint64 n, uint64 skip,
 										 uint32 *out_outer, uint32 *out_pos,
-										 uint64 capacity, uint64 *total, uint64 *written);
+										 uint64 capacity, uint64 *total, uint64 *written,
+										 double *level_ms);
 /* outer rows one chain request takes, with room for as many combinations; 0: no service */
 extern uint64 gpuhash_service_chain_rows(int n_outer_cols, int n_levels);
 

@@ -555,13 +555,15 @@ gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid
  * capacity and the chunk: *written of them, of *total.  The caller reads
  * the rest by skip += *written.  n may be up to what chain_layout lets
  * into a chunk with room for one combination (gpuhash_service_chain_rows()
- * sizes batches so that as many combinations as rows fit).
+ * sizes batches so that as many combinations as rows fit).  level_ms as
+ * gh_chain_probe_window's.
  */
 gh_status
 gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *levels,
 						int n_levels, const uint64 *outer_keys, const uint8 *outer_valid,
 						int n_outer_cols, uint64 n, uint64 skip, uint32 *out_outer,
-						uint32 *out_pos, uint64 capacity, uint64 *total, uint64 *written)
+						uint32 *out_pos, uint64 capacity, uint64 *total, uint64 *written,
+						double *level_ms)
 {
 	SvcChainLayout lay;
 	uint64		cells = (uint64) Max(n_outer_cols, 0) * n;
@@ -603,8 +605,8 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 	{
 		lv[l].table_id = tables[l]->id;
 		lv[l].kind = levels[l].kind;
-		lv[l].from_level = levels[l].from_level;
-		lv[l].column = levels[l].column;
+		lv[l].n_parts = levels[l].n_parts;
+		memcpy(lv[l].part, levels[l].part, sizeof(lv[l].part));
 	}
 	if (cells > 0)
 		memcpy(chunk_of(s) + lay.keys, outer_keys, cells * sizeof(uint64));
@@ -633,6 +635,8 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 		}
 		*total = s->total;
 		*written = w;
+		for (int l = 0; level_ms != NULL && l < n_levels; l++)
+			level_ms[l] += s->level_ms[l];
 	}
 	return release_if_ours(s, gen, st);
 }

@@ -120,6 +120,7 @@ typedef struct SvcSlot
 								 * window's stride in the chunk */
 	uint64		total;			/* CHAIN answer: all combinations */
 	uint64		written;		/* CHAIN answer: combinations in the chunk */
+	double		level_ms[GH_MAX_CHAIN_LEVELS];	/* CHAIN answer: each level's time */
 	int			host_parts;		/* gpuhash.host_partitions (tests) */
 	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
 	gh_status	status;
@@ -148,8 +149,8 @@ typedef struct SvcChainLevel
 {
 	uint32		table_id;
 	int32		kind;			/* gh_level_kind */
-	int32		from_level;
-	int32		column;
+	int32		n_parts;
+	gh_chain_key_part part[GH_CHAIN_KEY_PARTS];
 } SvcChainLevel;
 
 /*

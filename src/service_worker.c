@@ -868,8 +868,8 @@ serve_chain(SvcSlot *s)
 			st = fail(s, GH_ERR_INVALID, "GPU service: a chain level's table is not built");
 		levels[l].table = on_gpus ? t->copy[g] : t->table;
 		levels[l].kind = (gh_level_kind) lv[l].kind;
-		levels[l].from_level = lv[l].from_level;
-		levels[l].column = lv[l].column;
+		levels[l].n_parts = lv[l].n_parts;
+		memcpy(levels[l].part, lv[l].part, sizeof(levels[l].part));
 	}
 	if (st == GH_OK)
 	{
@@ -878,10 +878,11 @@ serve_chain(SvcSlot *s)
 		uint64		total = 0,
 					written = 0;
 
+		memset(s->level_ms, 0, sizeof(s->level_ms));
 		st = gh_chain_probe_window(levels, s->n_levels, (const uint64 *) (chunk + lay.keys),
 								   s->has_valid ? (const uint8 *) (chunk + lay.valid) : NULL,
 								   s->ncols, s->n, s->skip, out, out + cap, cap,
-								   &total, &written);
+								   &total, &written, s->level_ms);
 		if (st != GH_OK)
 			fail(s, st, gh_last_error());
 		s->capacity = cap;

@@ -29,8 +29,10 @@ namespace
 struct level_data
 {
 	gh_level_kind kind;
-	int			from_level;
-	int			column;
+	/* the key's parts, OR'd: part 0, and for some levels a second of another source */
+	int			n_parts;
+	int			from_level[2];
+	int			column[2];
 	vector<uint64_t> keys;		/* by rowid */
 	vector<uint8_t> carried_ok;
 	vector<uint64_t> carried;	/* two carried columns, by rowid: c * rows + r */
@@ -72,24 +74,30 @@ reference(const vector<level_data> &lv, const vector<uint64_t> &okeys, const vec
 			index[lv[l].keys[r]].push_back((uint32_t) r);
 		for (const combo &c : cur)
 		{
-			bool		ok;
+			bool		ok = true;
 			uint64_t	key = 0;
 
-			if (lv[l].from_level < 0)
+			for (int q = 0; q < lv[l].n_parts; q++)
 			{
-				size_t		cell = lv[l].column * n + c[0];
+				int			from = lv[l].from_level[q],
+							col = lv[l].column[q];
 
-				ok = ook[cell];
-				key = okeys[cell];
-			}
-			else
-			{
-				const level_data &src = lv[lv[l].from_level];
-				uint32_t	r = c[1 + lv[l].from_level];
-				size_t		cell = lv[l].column * src.keys.size() + r;
+				if (from < 0)
+				{
+					size_t		cell = col * n + c[0];
 
-				ok = r != GH_NO_ROW && src.carried_ok[cell];
-				key = ok ? src.carried[cell] : 0;
+					ok = ok && ook[cell];
+					key |= okeys[cell];
+				}
+				else
+				{
+					const level_data &src = lv[from];
+					uint32_t	r = c[1 + from];
+					size_t		cell = col * src.keys.size() + r;
+
+					ok = ok && r != GH_NO_ROW && src.carried_ok[cell];
+					key |= r != GH_NO_ROW ? src.carried[cell] : 0;
+				}
 			}
 			const vector<uint32_t> *m = NULL;
 
@@ -156,9 +164,23 @@ read_windows(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint
 		uint64_t	total = ~0ULL,
 					written = ~0ULL;
 
+		double		ms[GH_MAX_CHAIN_LEVELS] = {0};
+		double		sum = 0;
+
 		if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, skip, oo.data(), op.data(), cap,
-								  &total, &written) != GH_OK)
+								  &total, &written, ms) != GH_OK)
 			return "a window failed";
+		for (int l = 0; l < nl; l++)
+		{
+			if (!(ms[l] >= 0 && ms[l] < 60e3))
+				return "a level's time is not a time";
+			sum += ms[l];
+		}
+		if (n > 0 && sum <= 0)
+			return "the levels took no time at all";
+		for (int l = nl; l < GH_MAX_CHAIN_LEVELS; l++)
+			if (ms[l] != 0)
+				return "a time was written past the last level";
 		if (total != want_total)
 			return "a window's total differs";
 		if (written != std::min(cap, total - skip))
@@ -183,18 +205,18 @@ edge_windows(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint
 	flat		last;
 
 	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, 0, NULL, NULL, 0, &total,
-							  &written) != GH_OK || total != want || written != 0)
+							  &written, NULL) != GH_OK || total != want || written != 0)
 		return "capacity 0 did not answer with the total alone";
 	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want, oo.data(), op.data(), 1, &total,
-							  &written) != GH_OK || total != want || written != 0)
+							  &written, NULL) != GH_OK || total != want || written != 0)
 		return "a window at the end was not empty";
 	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want + 1, oo.data(), op.data(), 1,
-							  &total, &written) != GH_ERR_INVALID)
+							  &total, &written, NULL) != GH_ERR_INVALID)
 		return "a window past the end was not refused";
 	if (want == 0)
 		return NULL;
 	if (gh_chain_probe_window(cl.data(), nl, okeys, ook, 2, n, want - 1, oo.data(), op.data(), 5,
-							  &total, &written) != GH_OK || total != want || written != 1)
+							  &total, &written, NULL) != GH_OK || total != want || written != 1)
 		return "the last window did not write the last combination alone";
 	append_combos(&last, oo.data(), op.data(), 5, 1, nl);
 	if (!std::equal(last.begin(), last.end(), whole.end() - (1 + nl)))
@@ -213,7 +235,8 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 	int			trials = quick ? 60 : 300;
 	int			before = *failures;
 	uint64_t	combos = 0,
-				from_levels = 0;
+				from_levels = 0,
+				two_parts = 0;
 
 	for (int trial = 0; trial < trials; trial++)
 	{
@@ -241,21 +264,40 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 			vector<int> sources;
 
 			d.kind = (gh_level_kind) (gh_splitmix64(&s) % 4);
-			d.from_level = -1;
-			d.column = (int) (gh_splitmix64(&s) % 2);
+			d.n_parts = 1;
+			d.from_level[0] = -1;
+			d.column[0] = (int) (gh_splitmix64(&s) % 2);
 			for (int q = 0; q < l; q++)
 				if (lv[q].kind == GH_LEVEL_INNER || lv[q].kind == GH_LEVEL_LEFT)
 					sources.push_back(q);
 			if (!sources.empty() && gh_splitmix64(&s) % 2)
 			{
-				d.from_level = sources[gh_splitmix64(&s) % sources.size()];
-				d.column = (int) (gh_splitmix64(&s) % 2);
+				d.from_level[0] = sources[gh_splitmix64(&s) % sources.size()];
+				d.column[0] = (int) (gh_splitmix64(&s) % 2);
 			}
 			/* keys of the domain of whatever feeds this level, so some match */
-			dom = std::max<uint64_t>(dom, d.from_level < 0 ? odom : lv[d.from_level].cdom);
+			dom = std::max<uint64_t>(dom, d.from_level[0] < 0 ? odom : lv[d.from_level[0]].cdom);
 			d.cdom = 1 + gh_splitmix64(&s) % 100;
+
+			/*
+			 * Every fourth chain: a level keyed by two sources (outer rows
+			 * and a level, or two levels), its keys ORs of both domains'.
+			 */
+			uint64_t	dom2 = 0;
+
+			if (trial % 4 == 3 && !sources.empty() && gh_splitmix64(&s) % 2)
+			{
+				int			from = sources[gh_splitmix64(&s) % sources.size()];
+
+				if (from == d.from_level[0])
+					from = -1;
+				d.n_parts = 2;
+				d.from_level[1] = from;
+				d.column[1] = (int) (gh_splitmix64(&s) % 2);
+				dom2 = from < 0 ? odom : lv[from].cdom;
+			}
 			for (size_t r = 0; r < rows; r++)
-				d.keys.push_back(domain_key(&s, dom));
+				d.keys.push_back(domain_key(&s, dom) | (dom2 ? domain_key(&s, dom2) : 0));
 			for (size_t r = 0; r < 2 * rows; r++)
 			{
 				d.carried.push_back(domain_key(&s, d.cdom));
@@ -267,7 +309,10 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 
 		combos += want.size();
 		for (const level_data &d : lv)
-			from_levels += d.from_level >= 0;
+		{
+			from_levels += d.from_level[0] >= 0;
+			two_parts += d.n_parts > 1;
+		}
 		vector<combo> got[2];
 		flat		full[2];
 
@@ -289,8 +334,12 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 								   all_valid ? NULL : lv[l].carried_ok.data(), 2) == GH_OK;
 				cl[l].table = tabs[l];
 				cl[l].kind = lv[l].kind;
-				cl[l].from_level = lv[l].from_level;
-				cl[l].column = lv[l].column;
+				cl[l].n_parts = lv[l].n_parts;
+				for (int q = 0; q < lv[l].n_parts; q++)
+				{
+					cl[l].part[q].from_level = lv[l].from_level[q];
+					cl[l].part[q].column = lv[l].column[q];
+				}
 			}
 			(*checks)++;
 			if (!ok)
@@ -519,7 +568,9 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 		gh_free(u);
 	}
 	printf("chains: %d random chains of 2-5 levels, %llu combinations, %llu levels keyed by an "
-		   "earlier one, read whole and by windows%s: %s\n", trials, (unsigned long long) combos, (unsigned long long) from_levels,
+		   "earlier one, %llu by two sources, read whole and by windows%s: %s\n", trials,
+		   (unsigned long long) combos, (unsigned long long) from_levels,
+		   (unsigned long long) two_parts,
 		   gpus > 0 ? " (GPU and host twin)" : " (host twin)",
 		   *failures == before ? "ok" : "FAILED");
 }
