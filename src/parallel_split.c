@@ -51,6 +51,15 @@
 #define SPLIT_BATCHES_PER_PARTICIPANT	2
 #define SPLIT_MAX_BATCHES	128
 
+/*
+ * What a participant holds per batch it writes to: the shared tuplestore
+ * accessor's write chunk (STS_CHUNK_PAGES, 4 pages, in sharedtuplestore.c)
+ * and its BufFile's page.  It writes to all batches at once (inner rows,
+ * later outer rows), so the batches are no more than its memory limit
+ * holds of these.
+ */
+#define SPLIT_WRITE_BUFFER	(5 * BLCKSZ)
+
 /* What goes with each row written to a batch. */
 typedef struct SplitMeta
 {
@@ -157,7 +166,11 @@ gpuhash_split_is_on(GpuJoinState *gs)
 /*
  * The first participant to split makes the batches: nbatch of them, a
  * power of two, enough for every participant to have some and for each to
- * hold what one participant may keep, as far as the rows read so far tell.
+ * hold what one participant may keep, as far as the rows read so far tell;
+ * but past two, no more than the write buffers of one participant fit its
+ * memory limit (SPLIT_WRITE_BUFFER), so that writing stays within it too.
+ * A batch then over the limit is split again by the participant that
+ * joins it, in its own files.
  */
 static void
 make_batches(GpuJoinState *gs, GpuSplit *sp)
@@ -171,7 +184,8 @@ make_batches(GpuJoinState *gs, GpuSplit *sp)
 	pg_atomic_uint64 *counts;
 	MemoryContext old;
 
-	while (n < want && n < SPLIT_MAX_BATCHES)
+	while (n < want && n < SPLIT_MAX_BATCHES &&
+		   (n < 2 || (size_t) 2 * n * SPLIT_WRITE_BUFFER <= gs->mem_limit))
 		n <<= 1;
 	ss->stores = dsa_allocate(area, (Size) 2 * n * MAXALIGN(sts_estimate(ss->participants)));
 	ss->counts = dsa_allocate(area, sizeof(pg_atomic_uint64) * 2 * n);
@@ -228,6 +242,8 @@ attach(GpuJoinState *gs, GpuSplit *sp)
 
 	sp->nbatch = ss->nbatch;
 	sp->counts = dsa_get_address(area, ss->counts);
+	/* writing to every batch at once: its buffers count as kept memory */
+	gs->stats.mem_peak = Max(gs->stats.mem_peak, (size_t) sp->nbatch * SPLIT_WRITE_BUFFER);
 	if (sp->acc != NULL)
 		return;					/* made them: has its accessors */
 	old = MemoryContextSwitchTo(sp->cxt);
