@@ -184,7 +184,94 @@ struct cuckoo_look
 	}
 };
 
+/*
+ * The probe, cooperative: a group of B lanes per probe reads a bucket, one
+ * 16-byte slot per lane, so that a bucket is one coalesced 64-byte request
+ * instead of four loads of one thread; each lane handles P probes per pass
+ * and issues all P loads before any compare (as GPH's probe).  A probe
+ * whose bucket holds its key is answered; one whose bucket has an empty
+ * slot is a miss (gh_cuckoo_lookup's early exit); the rest read their next
+ * choice.  After H full buckets, one lane reads the stash.
+ */
+constexpr int CK_G = GH_CUCKOO_B;	/* lanes per probe */
+
+template <int P>
+__global__ void __launch_bounds__(PROBE_THREADS)
+cuckoo_group_lookup_kernel(gh_cuckoo_view v, const uint64_t *__restrict__ keys, uint64_t n,
+						   gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned sub = lane % CK_G;
+	const unsigned gbase = lane - sub;
+	const unsigned gmask = (CK_G == 32 ? 0xffffffffU : (1U << CK_G) - 1) << gbase;
+	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) / CK_G;
+	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) / CK_G;
+	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
+
+	/* the warp's groups move together so that ballots see all lanes */
+	for (uint64_t first = group * P; first - (gbase / CK_G) * P < n; first += groups * P)
+	{
+		uint64_t	key[P];
+		ulonglong2	s[P];
+		bool		open[P];	/* not answered yet (the same in the group) */
+
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			open[p] = first + p < n;
+			key[p] = open[p] ? __ldcs(keys + first + p) : 0;
+		}
+#pragma unroll
+		for (int j = 0; j < GH_CUCKOO_H; j++)
+		{
+#pragma unroll
+			for (int p = 0; p < P; p++)
+				if (open[p])
+					s[p] = __ldcs(slots + (uint64_t) gh_cuckoo_bucket(v, j, key[p]) * CK_G + sub);
+#pragma unroll
+			for (int p = 0; p < P; p++)
+			{
+				uint32_t	cnt = (uint32_t) (s[p].y >> 32);
+				bool		match = open[p] && cnt != 0 && s[p].x == key[p];
+				unsigned	hit = __ballot_sync(0xffffffffU, match) & gmask;
+				unsigned	used = __ballot_sync(0xffffffffU, open[p] && cnt != 0) & gmask;
+
+				if (match)
+					store_hit(ranges, counts, first + p, (uint32_t) s[p].y, cnt);
+				if (hit)
+					open[p] = false;
+				else if (open[p] && used != gmask)
+				{
+					/* an empty slot: the key is in no later bucket */
+					if (sub == 0)
+						store_hit(ranges, counts, first + p, 0, 0);
+					open[p] = false;
+				}
+			}
+		}
+		/* all H buckets full: the stash, if anything is in it */
+#pragma unroll
+		for (int p = 0; p < P; p++)
+			if (open[p] && sub == 0)
+			{
+				gh_hit		h = {0, 0};
+				const gh_slot *st = v.slots + (uint64_t) v.n_buckets * GH_CUCKOO_B;
+
+				for (uint32_t i = 0; i < v.n_stash; i++)
+					if (st[i].key == key[p])
+					{
+						h.off = st[i].off;
+						h.cnt = st[i].cnt;
+						break;
+					}
+				store_hit(ranges, counts, first + p, h.off, h.cnt);
+			}
+	}
+}
+
 }								/* namespace */
+
+int			gh_cuckoo_scalar_probe = 0;
 
 gh_status
 gh_gpu_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
@@ -198,5 +285,15 @@ gh_status
 gh_gpu_lookup_cuckoo(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 					 uint32_t *d_counts)
 {
-	return gh_launch_scalar_lookup<gh_cuckoo_view, cuckoo_look>(t, t->cuckoo, d_keys, n, d_ranges, d_counts);
+	if (32 % CK_G != 0 || gh_cuckoo_scalar_probe)
+		return gh_launch_scalar_lookup<gh_cuckoo_view, cuckoo_look>(t, t->cuckoo, d_keys, n,
+																	d_ranges, d_counts);
+	cudaStream_t st = t->gpu->stream;
+
+	return gh_launch_ilp([&](auto p) {
+		constexpr int P = decltype(p)::value;
+
+		cuckoo_group_lookup_kernel<P><<<gh_probe_grid(n * CK_G / P), PROBE_THREADS, 0, st>>>(
+			t->cuckoo, d_keys, n, d_ranges, d_counts);
+	});
 }
