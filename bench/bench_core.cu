@@ -24,10 +24,11 @@
  *
  *		usage: bench_core [--sizes 1048576,16777216,...] [--reps 5]
  *		                  [--schemes gph,fks,linear,cuckoo,hashgraph,dycuckoo] [--ilp 1|2|4]
- *		                  [--l2-persist 0|1] [--no-join] [--chunks 8] [--cuckoo-scalar]
+ *		                  [--l2-persist 0|1] [--no-join] [--chunks 8]
+ *		                  [--cuckoo-probe auto|thread|group]
  *		--ilp: probes in flight per thread; sweep it by running 1, 2 and 4.
- *		--cuckoo-scalar: cuckoo probes a thread per key (the kernel before
- *		the 4-lane group probe), for the comparison.
+ *		--cuckoo-probe: cuckoo's probe kernel, a thread or a 4-lane group
+ *		per key (auto, the default: by the table's size).
  *		--l2-persist: L2 persisting window over the GPH cells / FKS level 1
  *		(default 1); 0 leaves only the evict-first slot loads.
  */
@@ -436,8 +437,12 @@ main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--ilp") && i + 1 < argc)
 			gh_probe_ilp = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--cuckoo-scalar"))
-			gh_cuckoo_scalar_probe = 1;
+		else if (!strcmp(argv[i], "--cuckoo-probe") && i + 1 < argc)
+		{
+			i++;
+			gh_cuckoo_probe = !strcmp(argv[i], "thread") ? GH_CUCKOO_PROBE_THREAD :
+				!strcmp(argv[i], "group") ? GH_CUCKOO_PROBE_GROUP : GH_CUCKOO_PROBE_AUTO;
+		}
 		else if (!strcmp(argv[i], "--l2-persist") && i + 1 < argc)
 			gh_l2_persist = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--no-join"))
@@ -462,7 +467,7 @@ main(int argc, char **argv)
 		else
 		{
 			fprintf(stderr, "usage: %s [--sizes a,b] [--reps N] [--schemes gph,fks,linear,cuckoo,hashgraph,dycuckoo] [--ilp 1|2|4]\n"
-					"          [--l2-persist 0|1] [--no-join] [--chunks N] [--cuckoo-scalar]\n"
+					"          [--l2-persist 0|1] [--no-join] [--chunks N] [--cuckoo-probe auto|thread|group]\n"
 					"  --ilp: probes in flight per thread (sweep: run once each with 1, 2, 4)\n"
 					"  --l2-persist: L2 persisting window over GPH cells / FKS level 1 (default 0)\n", argv[0]);
 			return 2;
@@ -484,7 +489,8 @@ main(int argc, char **argv)
 	printf("# measured device copy bandwidth (read + write): %.0f GB/s\n", bw);
 	printf("# probe ILP %d, L2 persisting window %s, cuckoo probe %s, median of %d after one warm-up\n",
 		   gh_probe_ilp, gh_l2_persist ? "on" : "off",
-		   gh_cuckoo_scalar_probe ? "a thread per key" : "4-lane groups", reps);
+		   gh_cuckoo_probe == GH_CUCKOO_PROBE_THREAD ? "a thread per key" :
+		   gh_cuckoo_probe == GH_CUCKOO_PROBE_GROUP ? "4-lane groups" : "by table size", reps);
 	printf("# build ms = sort+dedup ms + scheme ms (+ small host overhead); attempts/rounds of the scheme\n");
 	printf("# table MB / B/key: the table's arrays (rowids not included); rounds: HashGraph's longest bucket\n\n");
 	printf("| scheme | rows | distinct | build ms | sort+dedup ms | scheme ms | build Grows/s | attempts | rounds | table MB | B/key | probes | hits | dist | probe ms | G lookups/s | GB/s (min bytes) | of copy bw |\n");

@@ -158,9 +158,6 @@ gh_status	gh_build_from_device(const gh_build_options *opt, const uint64_t *d_ke
 /* Probes in flight per thread (GPH, cuckoo: per 4-lane group): 1, 2 or 4. */
 extern int	gh_probe_ilp;
 
-/* 1: cuckoo probes a thread per key (the kernel before the group probe; benchmarks). */
-extern int	gh_cuckoo_scalar_probe;
-
 /*
  * 1 (default): after a GPH or FKS build, an L2 persisting access-policy
  * window over the table's small hot array (GPH cells, FKS level 1) is set

@@ -185,7 +185,8 @@ struct cuckoo_look
 };
 
 /*
- * The probe, cooperative: a group of B lanes per probe reads a bucket, one
+ * The probe, cooperative (large tables: CK_GROUP_MIN_BUCKETS below): a
+ * group of B lanes per probe reads a bucket, one
  * 16-byte slot per lane, so that a bucket is one coalesced 64-byte request
  * instead of four loads of one thread; each lane handles P probes per pass
  * and issues all P loads before any compare (as GPH's probe).  A probe
@@ -269,9 +270,18 @@ cuckoo_group_lookup_kernel(gh_cuckoo_view v, const uint64_t *__restrict__ keys, 
 	}
 }
 
-}								/* namespace */
+/*
+ * Where the group probe wins (bench_core on the H100, 50% hits, fill
+ * 0.85): it reads a bucket in one coalesced request, which pays where the
+ * table is far larger than L2 and every bucket comes from DRAM (10^8 keys,
+ * 1.5 GB: 18.4 against 15.5 G lookups/s; 5 x 10^7: 18.7 against 17.2);
+ * below, a thread's four loads of one bucket do as well and need no
+ * ballots (3 x 10^7 keys: 19.0 against 19.4; 10^7: 20.3 against 21.4).
+ * The crossover lies between 565 and 941 MB of buckets: 768 MB.
+ */
+constexpr uint64_t CK_GROUP_MIN_BUCKETS = (768ULL << 20) / (GH_CUCKOO_B * sizeof(gh_slot));
 
-int			gh_cuckoo_scalar_probe = 0;
+}								/* namespace */
 
 gh_status
 gh_gpu_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
@@ -285,7 +295,10 @@ gh_status
 gh_gpu_lookup_cuckoo(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 					 uint32_t *d_counts)
 {
-	if (32 % CK_G != 0 || gh_cuckoo_scalar_probe)
+	bool		group = gh_cuckoo_probe == GH_CUCKOO_PROBE_GROUP ||
+		(gh_cuckoo_probe == GH_CUCKOO_PROBE_AUTO && t->cuckoo.n_buckets >= CK_GROUP_MIN_BUCKETS);
+
+	if (32 % CK_G != 0 || !group)
 		return gh_launch_scalar_lookup<gh_cuckoo_view, cuckoo_look>(t, t->cuckoo, d_keys, n,
 																	d_ranges, d_counts);
 	cudaStream_t st = t->gpu->stream;

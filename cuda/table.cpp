@@ -35,6 +35,8 @@ gh_last_error(void)
 	return gh_errbuf;
 }
 
+int			gh_cuckoo_probe = GH_CUCKOO_PROBE_AUTO;
+
 double
 gh_now_ms(void)
 {

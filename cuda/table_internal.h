@@ -142,6 +142,18 @@ gh_status	gh_gpu_replicate(const gh_table *src, int ordinal, size_t budget, gh_t
 gh_status	gh_gpu_validate(gh_table *t);
 void		gh_gpu_free(gh_table *t);
 
+/*
+ * The cuckoo probe the GPU runs (gpu_cuckoo.cu): GH_CUCKOO_PROBE_AUTO by
+ * the table's size, or one of the two kernels forced (tests, benchmarks).
+ */
+enum
+{
+	GH_CUCKOO_PROBE_AUTO = 0,
+	GH_CUCKOO_PROBE_THREAD,		/* a thread per key */
+	GH_CUCKOO_PROBE_GROUP		/* a 4-lane group per key */
+};
+extern int	gh_cuckoo_probe;
+
 double		gh_now_ms(void);
 
 /*

@@ -1479,6 +1479,13 @@ main(int argc, char **argv)
 				}
 			}
 		}
+		/* cuckoo's group probe, which the size rule keeps for tables of 768 MB and more */
+		if (gpus > 0)
+		{
+			gh_cuckoo_probe = GH_CUCKOO_PROBE_GROUP;
+			run_case(d, ref, GH_SCHEME_CUCKOO, GH_DEVICE_GPU);
+			gh_cuckoo_probe = GH_CUCKOO_PROBE_AUTO;
+		}
 		/*
 		 * Partitioned tables (and on a GPU, copies) answer as one table
 		 * does.  A part is a table of its scheme like any other: three
@@ -1518,6 +1525,13 @@ main(int argc, char **argv)
 	test_hashgraph_buckets(quick ? 100000 : 1000000, gpus);
 	test_cuckoo_loads(quick ? 100000 : 1000000, gpus);
 	test_cuckoo_stash(gpus);
+	if (gpus > 0)
+	{
+		printf("cuckoo stash again, the GPU probing by 4-lane groups:\n");
+		gh_cuckoo_probe = GH_CUCKOO_PROBE_GROUP;
+		test_cuckoo_stash(gpus);
+		gh_cuckoo_probe = GH_CUCKOO_PROBE_AUTO;
+	}
 	test_golden(gpus, false);
 	test_build_cancel(gpus);
 	test_dyc_incremental(gpus, quick);
