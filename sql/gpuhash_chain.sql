@@ -111,13 +111,14 @@ BEGIN
   shape := ch_shape(p->0->'Plan');
 END;
 $$;
--- every object of q's plan, run forced on under EXPLAIN ANALYZE, in plan order
-CREATE FUNCTION ch_analyze(q text) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
+-- every object of q's plan, run forced on under EXPLAIN ANALYZE (with
+-- timing: its times too), in plan order
+CREATE FUNCTION ch_analyze(q text, timing boolean DEFAULT false) RETURNS SETOF jsonb LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
 BEGIN
   PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  EXECUTE format('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING %s, SUMMARY OFF) ', CASE WHEN timing THEN 'ON' ELSE 'OFF' END) || q INTO p;
   RETURN QUERY SELECT jsonb_path_query(p, 'strict $.**');
 END;
 $$;
@@ -716,16 +717,6 @@ LANGUAGE sql AS $$
   FROM ch_analyze(q) n
   WHERE n ? 'Chain Levels';
 $$;
--- q's plan forced on under EXPLAIN ANALYZE with timing
-CREATE FUNCTION ch_plan_analyzed(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  p jsonb;
-BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, SUMMARY OFF) ' || q INTO p;
-  RETURN p;
-END;
-$$;
 -- q forced on with the chain on and with it off, each compared with
 -- PostgreSQL's own rows (gh_check): the same rows both ways
 CREATE FUNCTION ch_onoff(q text, OUT rows bigint, OUT same boolean)
@@ -794,9 +785,8 @@ SELECT * FROM ch_onoff('SELECT df.id, a.id, b.id FROM ch_df df JOIN ch_d1 a ON a
 -- EXPLAIN ANALYZE: each level's time in the chain's probes (Chain Level
 -- Time), on every level of a fused chain
 SELECT count(*) AS joins, count(*) FILTER (WHERE (n->>'Chain Level Time')::float8 > 0) AS timed
-FROM jsonb_path_query((SELECT ch_plan_analyzed('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
-                        JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey')),
-                      'strict $.**') n
+FROM ch_analyze('SELECT count(*) FROM ch_item JOIN ch_orders ON o_key = l_okey
+                  JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey', true) n
 WHERE n->>'Custom Plan Provider' = 'GpuHashJoin';
 -- semi, anti and left levels; a left level keyed by a NULL-extended column
 SELECT * FROM ch_fused('SELECT l_id, c_key, n_name FROM ch_item JOIN ch_orders ON o_key = l_okey
@@ -856,14 +846,13 @@ RESET max_parallel_workers_per_gather;
 RESET join_collapse_limit;
 DROP FUNCTION ch_fused(text);
 DROP FUNCTION ch_onoff(text);
-DROP FUNCTION ch_plan_analyzed(text);
 
 DROP FUNCTION ch_items(int);
 DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp, ch_cal, ch_item,
   ch_bigitem, ch_df, ch_d1, ch_d2, ch_d3, ch_empty, ch_p, ch_t0, ch_t1, ch_t2, ch_t3;
 DROP FUNCTION ch_check(text);
 DROP FUNCTION ch_builds(text);
-DROP FUNCTION ch_analyze(text);
+DROP FUNCTION ch_analyze(text, boolean);
 DROP FUNCTION ch_shape(jsonb);
 DROP FUNCTION ch_stack(jsonb);
 DROP FUNCTION ch_levels(jsonb);
