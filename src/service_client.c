@@ -650,7 +650,7 @@ uint64
 gpuhash_service_chain_rows(int n_outer_cols, int n_levels)
 {
 	SvcChainLayout lay;
-	uint64		fixed = sizeof(SvcChainLevel) * Max(n_levels, 0) + sizeof(uint64);
+	uint64		fixed = sizeof(SvcChainLevel) * Max(n_levels, 0) + 2 * sizeof(uint64);
 	uint64		per_row = (uint64) Max(n_outer_cols, 0) * (sizeof(uint64) + 1) +
 		sizeof(uint32) * (1 + Max(n_levels, 0));
 	uint64		rows;

@@ -154,7 +154,7 @@ typedef struct SvcChainLevel
 } SvcChainLevel;
 
 /*
- * REQ_CHAIN's chunk: n_levels SvcChainLevel, the outer keys (ncols x n,
+ * REQ_CHAIN's chunk: n_levels SvcChainLevel, 8-aligned the outer keys (ncols x n,
  * column by column), their validity bytes (has_valid); then, 8-aligned,
  * the answer: outer rows [stride], positions [n_levels x stride], with
  * stride the caller's capacity or what fits, the lesser.
@@ -177,7 +177,8 @@ chain_layout(uint64 chunk_bytes, int n_levels, int ncols, uint64 n, bool has_val
 	if (n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS || ncols < 1 ||
 		n >= chunk_bytes || cells >= chunk_bytes)
 		return false;
-	lay->keys = sizeof(SvcChainLevel) * n_levels;
+	/* the levels take 44 bytes each: the keys after them start 8-aligned */
+	lay->keys = TYPEALIGN(sizeof(uint64), sizeof(SvcChainLevel) * n_levels);
 	lay->valid = lay->keys + cells * sizeof(uint64);
 	lay->out = TYPEALIGN(sizeof(uint64), lay->valid + (has_valid ? cells : 0));
 	if (lay->out >= chunk_bytes)
