@@ -23,11 +23,12 @@
  *	  Fused, the bottom level fills its probe batches as always.  The keys
  *	  (or key parts) of upper levels that come from the outer rows are read
  *	  with them; those that come from inner rows are carried by their
- *	  level's table, set once per build.  Each request's answer adds each
- *	  level's probe time to its node (EXPLAIN ANALYZE: Chain Level Time).  One request per batch (or per part of a batch,
- *	  within a staging chunk) returns the combinations: an outer row and a
- *	  position per level, grouped by outer row.  Only they are formed into
- *	  rows, level by level, with each level's join filter, filter and
+ *	  level's table, set once per build.  One request per batch (or per
+ *	  part of a batch, within a staging chunk) returns the combinations,
+ *	  and each level's probe time for its node (EXPLAIN ANALYZE: Chain
+ *	  Level Time).  A combination is an outer row and a position per
+ *	  level, grouped by outer row.  Only they are formed into rows, level
+ *	  by level, with each level's join filter, filter and
  *	  projection, as that node would; a combination whose lower levels are
  *	  the previous one's reuses their rows.  Nothing in between goes through
  *	  ExecProcNode, the upper levels' keys are never computed from rows,
@@ -402,7 +403,7 @@ set_carried(GpuChain *ch, int j)
 				d[i] = iv[up->src[i]];
 				isnull[i] = in[up->src[i]];
 			}
-			valid[c * n + p] = gpuhash_datums_key_part(up->gs, d, isnull, l->carry_mask[c], &key);
+			valid[c * n + p] = gpuhash_datums_key(up->gs, d, isnull, l->carry_mask[c], &key);
 			keys[c * n + p] = valid[c * n + p] ? key : 0;
 		}
 	}
@@ -582,7 +583,7 @@ batch_keys(GpuChain *ch, GpuProbeBatch *b)
 			for (int k = 0; k < l->gs->info.nkeys; k++)
 				if (mask & (UINT32_C(1) << k))
 					d[k] = outer_value(bottom, b, i, l->src[k], &isnull[k]);
-			valid[i] = gpuhash_datums_key_part(l->gs, d, isnull, mask, &keys[i]);
+			valid[i] = gpuhash_datums_key(l->gs, d, isnull, mask, &keys[i]);
 			if (!valid[i])
 				keys[i] = 0;
 		}

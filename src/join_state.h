@@ -381,9 +381,7 @@ extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
 
 /* rows.c */
 extern bool gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull,
-							   uint64 *key);
-extern bool gpuhash_datums_key_part(GpuJoinState *gs, const Datum *values, const bool *isnull,
-									uint32 mask, uint64 *key);
+							   uint32 mask, uint64 *key);
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
 							bool outer, uint64 *key);
 extern int	gpuhash_keep_extent(const int *keep, int nkeep);

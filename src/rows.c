@@ -80,60 +80,36 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 }
 
 /*
- * The outer-side key of given key column values (a chain's level whose key
- * comes from another level's rows: chain.c); false if one is NULL.
+ * The outer-side key, or a part of it, of given key column values (a
+ * chain's level whose key comes from lower levels' rows: chain.c): the key
+ * columns in mask (bit i: key column i) folded as gpuhash_row_key folds
+ * them, the others packed as zero, so that the parts of a key keyed by
+ * several sources OR into it.  Only values[i] and isnull[i] of the columns
+ * in mask are read.  A mask short of some column only for exact keys (a
+ * fingerprint hashes its columns in order).  False if one of them is NULL.
  */
 bool
-gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, uint64 *key)
+gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, uint32 mask,
+				   uint64 *key)
 {
 	ExprContext *econtext = gs->key_econtext;
 	MemoryContext old;
 	uint64		k = 0;
+	int			nkeys = gs->info.nkeys;
 
-	for (int i = 0; i < gs->info.nkeys; i++)
-		if (isnull[i])
+	for (int i = 0; i < nkeys; i++)
+	{
+		Assert(!gs->info.fingerprint || (mask & (UINT32_C(1) << i)));
+		if ((mask & (UINT32_C(1) << i)) && isnull[i])
 			return false;
+	}
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	for (int i = 0; i < gs->info.nkeys; i++)
-		k = fold_key(gs, gs->outer_keys, i, values[i], true, k);
+	for (int i = 0; i < nkeys; i++)
+		k = (mask & (UINT32_C(1) << i)) ? fold_key(gs, gs->outer_keys, i, values[i], true, k) :
+			gpuhash_pack(k, 0, gs->info.keys[i].width, nkeys);
 	MemoryContextSwitchTo(old);
 	ResetExprContext(econtext);
 	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
-	return true;
-}
-
-/*
- * A part of the outer-side key (a chain's level keyed by columns of several
- * sources: chain.c): the key columns in mask packed as gpuhash_datums_key
- * packs them, the others' bits zero, so the parts OR into the key.  Only
- * values[i] and isnull[i] of the columns in mask are read.  Exact keys
- * only, unless mask holds every column.  False if one of them is NULL.
- */
-bool
-gpuhash_datums_key_part(GpuJoinState *gs, const Datum *values, const bool *isnull, uint32 mask,
-						uint64 *key)
-{
-	uint64		k = 0;
-	int			nkeys = gs->info.nkeys;
-	uint32		all = nkeys >= 32 ? ~UINT32_C(0) : (UINT32_C(1) << nkeys) - 1;
-
-	if ((mask & all) == all)
-		return gpuhash_datums_key(gs, values, isnull, key);
-	Assert(!gs->info.fingerprint);
-	for (int i = 0; i < nkeys; i++)
-	{
-		GpuKeySpec *spec = &gs->info.keys[i];
-		uint64		v = 0;
-
-		if (mask & (UINT32_C(1) << i))
-		{
-			if (isnull[i])
-				return false;
-			v = gpuhash_encode_datum(values[i], spec->outer_conv);
-		}
-		k = gpuhash_pack(k, v, spec->width, nkeys);
-	}
-	*key = k;
 	return true;
 }
 

@@ -123,6 +123,23 @@ gh_cuckoo_victim(uint32_t item, uint32_t chain)
 	return gh_reduce(gh_fmix32(item * 0x9e3779b9U + chain), GH_CUCKOO_B);
 }
 
+/* The stash's answer for a key all of whose buckets are full. */
+GH_HD gh_hit
+gh_cuckoo_stash_lookup(const gh_cuckoo_view &v, uint64_t key)
+{
+	gh_hit		h = {0, 0};
+	const gh_slot *st = v.slots + (uint64_t) v.n_buckets * GH_CUCKOO_B;
+
+	for (uint32_t i = 0; i < v.n_stash; i++)
+		if (st[i].key == key)
+		{
+			h.off = st[i].off;
+			h.cnt = st[i].cnt;
+			break;
+		}
+	return h;
+}
+
 GH_HD gh_hit
 gh_cuckoo_lookup(const gh_cuckoo_view &v, uint64_t key)
 {
@@ -156,17 +173,7 @@ gh_cuckoo_lookup(const gh_cuckoo_view &v, uint64_t key)
 		if (!full)
 			return h;
 	}
-
-	const gh_slot *st = v.slots + (uint64_t) v.n_buckets * GH_CUCKOO_B;
-
-	for (uint32_t i = 0; i < v.n_stash; i++)
-		if (st[i].key == key)
-		{
-			h.off = st[i].off;
-			h.cnt = st[i].cnt;
-			break;
-		}
-	return h;
+	return gh_cuckoo_stash_lookup(v, key);
 }
 
 /* ---------------------------------------------------------------------
