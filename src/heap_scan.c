@@ -183,6 +183,32 @@ gpuhash_heap_scan_keep_tuple(GpuHeapScan *os)
 }
 
 /*
+ * How many visible tuples ahead of the one handed out their headers are
+ * prefetched.  A page of shared buffers is rarely in the CPU's caches: the
+ * first read of each tuple (its header, then the key next to it) waited on
+ * memory, about a third of the backend's time in a count(*) of lineitem JOIN
+ * orders on the host twin.  Loads started this far ahead overlap.
+ */
+#define TUPLE_PREFETCH_AHEAD 8
+
+/*
+ * Starts loading visible tuple i of the current page: its first 64 bytes,
+ * the header and the leading columns (usually the key), which may straddle
+ * two cache lines.  (A statement, not a function: GCC deems a function of
+ * prefetches alone free of effects and drops its calls.)
+ */
+#define PREFETCH_TUPLE(hs, page, i) \
+	do { \
+		if ((i) < (hs)->rs_ntuples) \
+		{ \
+			const char *t_ = PageGetItem((page), \
+										 PageGetItemId((page), (hs)->rs_vistuples[(i)])); \
+			gpuhash_prefetch(t_); \
+			gpuhash_prefetch(t_ + 63); \
+		} \
+	} while (0)
+
+/*
  * The next visible tuple that passes the scan's quals (evaluated in
  * econtext), in *tup (pointing into a pinned page).  OS_BATCH_FULL: the
  * filling batch holds as many pinned pages as it may; the next call, for
@@ -236,11 +262,16 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 			os->index = 0;
 			os->page_pinned = false;
 			os->pages++;
+			/* the page's first tuples: their loads start together */
+			page = BufferGetPage(hs->rs_cbuf);
+			for (int i = 0; i < TUPLE_PREFETCH_AHEAD; i++)
+				PREFETCH_TUPLE(hs, page, i);
 			continue;
 		}
 
-		off = hs->rs_vistuples[os->index++];
 		page = BufferGetPage(hs->rs_cbuf);
+		PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
+		off = hs->rs_vistuples[os->index++];
 		lp = PageGetItemId(page, off);
 		t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
 		t->t_len = ItemIdGetLength(lp);
