@@ -588,20 +588,36 @@ scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
 	return heap;
 }
 
-/* rel's partial Seq Scan path, if the planner made one. */
+/*
+ * A partial Seq Scan path of rel to absorb, with as many workers as rel's
+ * cheapest partial path has, or as core gives a Parallel Seq Scan of its
+ * pages, whichever is more.  Not only the one in rel's partial paths: where
+ * an index-only scan is cheaper alone, core drops its Parallel Seq Scan (TPC-H
+ * lineitem with its primary key), yet absorbed the join reads the pages
+ * faster than that scan hands it rows.  And core sizes a Parallel Seq Scan's
+ * workers by the table's pages where an index scan's count the index too
+ * (lineitem at SF 10: 7 against 8); absorbed, the scan is the join's CPU
+ * work, which a further worker shares.
+ */
 static Path *
-partial_seqscan(RelOptInfo *rel)
+partial_seqscan(PlannerInfo *root, RelOptInfo *rel)
 {
 	ListCell   *lc;
+	int			workers;
 
+	workers = Max(((Path *) linitial(rel->partial_pathlist))->parallel_workers,
+				  compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather));
+	if (workers <= 0)
+		return NULL;
 	foreach(lc, rel->partial_pathlist)
 	{
 		Path	   *p = lfirst(lc);
 
-		if (p->pathtype == T_SeqScan && p->param_info == NULL)
+		if (p->pathtype == T_SeqScan && p->param_info == NULL &&
+			p->parallel_workers >= workers)
 			return p;
 	}
-	return NULL;
+	return create_seqscan_path(root, rel, NULL, workers);
 }
 
 static bool
@@ -679,7 +695,7 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	for (int scan = 0; scan < 2; scan++)
 	{
 		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
-			absorb ? partial_seqscan(outerrel) : NULL;
+			absorb ? partial_seqscan(root, outerrel) : NULL;
 
 		if (outer_partial == NULL || outer_partial->param_info != NULL ||
 			!outer_partial->parallel_safe)
