@@ -179,6 +179,26 @@ SELECT * FROM gh_check('SELECT t.id, i.w FROM os_t t FULL JOIN os_i i ON t.k = i
 SELECT * FROM gh_check('SELECT t.id FROM os_t t WHERE NOT EXISTS (SELECT 1 FROM os_i i WHERE i.k = t.k) AND t.id % 3 = 0');
 SELECT * FROM gh_check('SELECT p.d, (SELECT count(*) FROM os_t t JOIN os_i i ON t.k = i.k WHERE t.id % 5 = p.d)
                         FROM (VALUES (0), (1), (3)) p(d)');
+-- where a Parallel Index Only Scan of the outer table is cheaper alone, with
+-- as many workers, core drops the table's Parallel Seq Scan: the GPU join is
+-- still offered the absorbed scan (costs set so that it wins: index pages
+-- free to read, a row's CPU dear)
+CREATE TABLE os_ix (k int4, id int4);
+INSERT INTO os_ix SELECT g % 300, g FROM generate_series(1, 20000) g;
+CREATE INDEX os_ix_k ON os_ix (k);
+VACUUM ANALYZE os_ix;
+SET max_parallel_workers_per_gather = 2;
+SET min_parallel_index_scan_size = 0;
+SET random_page_cost = 0;
+SET cpu_index_tuple_cost = 0;
+SET cpu_tuple_cost = 1;
+SELECT * FROM gh_explain('SELECT x.k FROM os_ix x JOIN os_i i ON x.k = i.k');
+SELECT * FROM gh_check('SELECT x.k, x.id, i.w FROM os_ix x JOIN os_i i ON x.k = i.k');
+RESET min_parallel_index_scan_size;
+RESET random_page_cost;
+RESET cpu_index_tuple_cost;
+RESET cpu_tuple_cost;
+DROP TABLE os_ix;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
