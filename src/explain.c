@@ -200,6 +200,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Outer Read Time", "ms", st->read_ms, 3, es);
 		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
 		ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
+		/* before the first probe: the inner rows read, the build, a parallel build's wait */
+		ExplainPropertyFloat("Start Time", "ms", st->start_ms, 3, es);
+		ExplainPropertyFloat("Inner Read Time", "ms", st->inner_read_ms, 3, es);
 		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
 		/* of which: the table (keys sent, built, in the service or here), the key filter */
 		ExplainPropertyFloat("Table Time", "ms", st->table_ms, 3, es);

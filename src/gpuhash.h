@@ -323,6 +323,7 @@ typedef struct GpuJoinStats
 	double		start_ms;		/* starting a scan or hash batch: the first outer
 								 * row, reading the inner side, the build or
 								 * the wait for a parallel plan's (not emit) */
+	double		inner_read_ms;	/* of start_ms: reading the inner rows */
 	int			split_batches;	/* a parallel join split at run time: its
 								 * shared batches; 0: not split */
 	double		chain_ms;		/* a chain's level: its probe's time (chain.c) */

@@ -339,6 +339,10 @@ start_inner(GpuJoinState *gs)
 void
 gpuhash_read_inner_rows(GpuJoinState *gs)
 {
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
 	start_inner(gs);
 	for (;;)
 	{
@@ -378,6 +382,9 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 		else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
 			gpuhash_split_begin(gs);
 	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.inner_read_ms += INSTR_TIME_GET_MILLISEC(t1);
 }
 
 /*

@@ -133,6 +133,8 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 read_us;
 	pg_atomic_uint64 wait_us;
 	pg_atomic_uint64 emit_us;
+	pg_atomic_uint64 start_us;
+	pg_atomic_uint64 inner_read_us;
 	pg_atomic_uint64 in_flight_sum;
 	pg_atomic_uint64 probe_requests;
 } GpuJoinShared;
@@ -177,6 +179,8 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->read_us, 0);
 	pg_atomic_init_u64(&sh->wait_us, 0);
 	pg_atomic_init_u64(&sh->emit_us, 0);
+	pg_atomic_init_u64(&sh->start_us, 0);
+	pg_atomic_init_u64(&sh->inner_read_us, 0);
 	pg_atomic_init_u64(&sh->in_flight_sum, 0);
 	pg_atomic_init_u64(&sh->probe_requests, 0);
 }
@@ -348,6 +352,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
 	gs->stats.wait_ms = pg_atomic_read_u64(&sh->wait_us) / 1000.0;
 	gs->stats.emit_ms = pg_atomic_read_u64(&sh->emit_us) / 1000.0;
+	gs->stats.start_ms = pg_atomic_read_u64(&sh->start_us) / 1000.0;
+	gs->stats.inner_read_ms = pg_atomic_read_u64(&sh->inner_read_us) / 1000.0;
 	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
 	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
 }
@@ -619,12 +625,15 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) Max(gs->stats.read_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) Max(gs->stats.wait_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) Max(gs->stats.emit_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->start_us, (uint64) Max(gs->stats.start_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->inner_read_us, (uint64) Max(gs->stats.inner_read_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
 	gs->stats.probe_requests = gs->stats.in_flight_sum = 0;
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.inner_scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
+	gs->stats.start_ms = gs->stats.inner_read_ms = 0;
 }
 
 /*
