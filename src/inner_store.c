@@ -343,6 +343,8 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	if (gs->curbatch == 0)
+		gs->nbatch_original = gs->nbatch;
 	start_inner(gs);
 	for (;;)
 	{

@@ -246,6 +246,8 @@ typedef struct GpuJoinState
 	 */
 	bool		can_batch;
 	int			nbatch;			/* a power of two */
+	int			nbatch_original;	/* nbatch when batch 0's inner rows began */
+	int			nbatch_outstart;	/* nbatch when its outer rows began */
 	int			curbatch;
 	bool		grow_enabled;	/* splitting still moves rows */
 	size_t		mem_limit;		/* bytes the kept inner rows may take */
