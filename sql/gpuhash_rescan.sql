@@ -80,3 +80,30 @@ EXECUTE rs_q(2);
 DEALLOCATE rs_q;
 COMMIT;
 RESET enable_nestloop;
+
+-- a parallel GpuHashJoin (absorbed outer scan, inner HashAggregate without
+-- parameters) under a nested loop: each rescan of its Gather reads the inner
+-- side again (fuzzer seed 175: every scan after the first joined nothing)
+CREATE TABLE rs_l (j jsonb);
+INSERT INTO rs_l VALUES ('4'), ('{"a": 111}');
+CREATE TABLE rs_d (i8 int8);
+INSERT INTO rs_d VALUES (36);
+CREATE TABLE rs_w (i8 int8, b bool, o oid, tx text, vc varchar(12), ch char(5), nu numeric,
+  f4 float4, f8 float8, u uuid, iv interval, ar int4[], j jsonb);
+INSERT INTO rs_w SELECT ((g * 17) % 5000)::int8 + CASE WHEN g % 13 = 0 THEN 4294967296 ELSE 0 END,
+  g % 3 = 0, ((g * 11) % 5000)::oid, 'k' || ((g * 7) % 5000), ('k' || ((g * 7) % 5000))::varchar(12),
+  ('k' || ((g * 7) % 5000))::char(5), round(((g * 7) % 5000)::numeric, g % 3),
+  ((g * 7) % 5000)::float4, ((g * 7) % 5000)::float8,
+  ('00000000-0000-0000-0000-' || lpad(to_hex(((g * 7) % 5000)), 12, '0'))::uuid,
+  ((g * 7) % 5000) * interval '1 day', ARRAY[((g * 7) % 5000)], jsonb_build_object('a', ((g * 7) % 5000))
+FROM generate_series(1, 50000) g;
+ANALYZE rs_l;
+ANALYZE rs_d;
+ANALYZE rs_w;
+SET enable_hashjoin = off;
+SET enable_material = off;
+SET enable_nestloop = off;
+SELECT * FROM gh_check('SELECT count(*) FROM rs_l a1 LEFT JOIN (rs_w a2 JOIN (SELECT DISTINCT i8 AS o1 FROM rs_d) s4 ON a2.i8 = s4.o1) ON s4.o1 > 0', false);
+RESET enable_hashjoin;
+RESET enable_material;
+RESET enable_nestloop;

@@ -1083,6 +1083,16 @@ rescan_gpu_join(CustomScanState *node)
 		gpuhash_split_forget(gs);
 		if (gs->shared)
 			gpuhash_inner_forget(gs);
+
+		/*
+		 * The inner rows are read again: a child with changed parameters
+		 * rescans itself, any other only when told.  (A parallel join's
+		 * inner HashAggregate, untold, handed its reader no row on a
+		 * Gather's rescan, and every later scan joined nothing: fuzzer
+		 * seed 175.)
+		 */
+		if (gs->inner_ps && gs->inner_ps->chgParam == NULL)
+			ExecReScan(gs->inner_ps);
 	}
 	else if (!gs->built || gs->nbatch > 1 || bms_overlap(chg, gs->inner_key_params))
 	{
