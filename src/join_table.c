@@ -263,12 +263,11 @@ gpuhash_build_inner(GpuJoinState *gs)
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
-	/* batch 0's outer rows are read next, and spilled for this many batches */
-	if (gs->curbatch == 0)
-		gs->nbatch_outstart = gs->nbatch;
-	/* a scan's figures: its batches together */
 	if (gs->curbatch == 0)
 	{
+		/* batch 0's outer rows are read next, and spilled for this many batches */
+		gs->nbatch_outstart = gs->nbatch;
+		/* a scan's figures: its batches together */
 		gs->stats.inner_rows = 0;
 		gs->stats.builds++;
 	}
