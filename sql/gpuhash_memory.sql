@@ -215,6 +215,14 @@ END;
 $$;
 COMMIT;
 ALTER TABLE sp_i RESET (parallel_workers);
+-- with statistics that know the inner side's size, the parallel-aware join
+-- is planned over it all the same, to split as a Parallel Hash batches (it
+-- used to be offered only over an inner side that fitted)
+ANALYZE sp_i;
+SELECT * FROM gh_split('SELECT count(*), sum(length(i.pad)) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, i.pad FROM sp_o o JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE NOT EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k)');
 -- no batch file and no join table is left behind
 SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false) f
 WHERE f LIKE '%sharedfileset%';

@@ -91,6 +91,18 @@ gpuhash_inner_bytes(double inner_rows, int inner_width)
 	return Max(inner_rows, 1.0) * (MAXALIGN(inner_width) + GPUHASH_ROW_OVERHEAD);
 }
 
+/*
+ * Will a parallel-aware join split into shared batches (parallel_split.c)?
+ * The planner's estimate of the inner side against what its participants
+ * (the outer side's parallel divisor) may keep together.
+ */
+bool
+gpuhash_split_expected(double inner_rows, int inner_width, double participants)
+{
+	return gpuhash_inner_bytes(inner_rows, inner_width) >
+		(double) gpuhash_memory_limit() * (participants + 1.0);
+}
+
 /* The first nbatch: the planner's estimate of the inner side over the limit. */
 int
 gpuhash_initial_nbatch(double inner_rows, int inner_width)

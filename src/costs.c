@@ -92,13 +92,18 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 
 	/*
 	 * A serial join over more than work_mem x hash_mem_multiplier splits
-	 * into hash batches (batch.c): both sides are written once and read
-	 * once more, as final_cost_hashjoin charges its batches.
+	 * into hash batches (batch.c), a parallel-aware one over what all its
+	 * participants may keep into shared batches (parallel_split.c): each
+	 * participant writes the rows it reads of both sides once and reads as
+	 * many back, as initial_cost_hashjoin charges a (Parallel) Hash's
+	 * batches.  A non-partial inner side's one reader writes all of it.
 	 */
-	if (cpath->path.parallel_aware == false &&
+	if (cpath->path.parallel_aware ?
+		gpuhash_split_expected(inner_rows, inner_path->pathtarget->width,
+							   gpuhash_parallel_divisor(outer_path)) :
 		gpuhash_initial_nbatch(inner_rows, inner_path->pathtarget->width) > 1)
 	{
-		double		inner_pages = ceil(inner_rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
+		double		inner_pages = ceil(inner_path->rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
 		double		outer_pages = ceil(outer_rows * (outer_path->pathtarget->width + 24) / BLCKSZ);
 
 		startup += seq_page_cost * inner_pages;

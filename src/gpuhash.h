@@ -340,6 +340,7 @@ typedef struct GpuJoinStats
 extern size_t gpuhash_memory_limit(void);
 extern double gpuhash_inner_bytes(double inner_rows, int inner_width);
 extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
+extern bool gpuhash_split_expected(double inner_rows, int inner_width, double participants);
 
 
 #endif							/* GPUHASH_H */

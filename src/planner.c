@@ -301,13 +301,19 @@ chain_level_kind(JoinType jointype, bool has_join_filter)
 		!has_join_filter;
 }
 
-/* Does the join over inner_path fit one hash batch (a chain needs it to)? */
+/*
+ * Does the join over inner_path fit one hash batch, or a parallel-aware
+ * one one shared table (a chain needs it to)?
+ */
 static bool
-one_hash_batch(Path *inner_path, bool parallel_aware, bool parallel_inner)
+one_hash_batch(Path *outer_path, Path *inner_path, bool parallel_aware, bool parallel_inner)
 {
-	return parallel_aware ||
-		gpuhash_initial_nbatch(gpuhash_table_rows(inner_path, parallel_inner),
-							   inner_path->pathtarget->width) <= 1;
+	double		rows = gpuhash_table_rows(inner_path, parallel_inner);
+	int			width = inner_path->pathtarget->width;
+
+	if (parallel_aware)
+		return !gpuhash_split_expected(rows, width, gpuhash_parallel_divisor(outer_path));
+	return gpuhash_initial_nbatch(rows, width) <= 1;
 }
 
 /*
@@ -327,15 +333,15 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 
 	if (!gpuhash_chain_joins || !is_gpu_join_path(outer_path) ||
 		!chain_level_kind(jointype, kc->other_rinfos != NIL || kc->fingerprint) ||
-		!one_hash_batch(inner_path, parallel_aware, parallel_inner))
+		!one_hash_batch(outer_path, inner_path, parallel_aware, parallel_inner))
 		return false;
 	below = (CustomPath *) outer_path;
 	gpuhash_deform_private(gpuhash_path_private(below->custom_private, GPP_PLAN_INFO), &binfo);
 	if (!chain_level_kind(binfo.jointype,
 						  gpuhash_path_private(below->custom_private, GPP_OTHER_RINFOS) != NIL ||
 						  binfo.fingerprint) ||
-		!one_hash_batch(lsecond(below->custom_paths), below->path.parallel_aware,
-						binfo.parallel_inner))
+		!one_hash_batch(linitial(below->custom_paths), lsecond(below->custom_paths),
+						below->path.parallel_aware, binfo.parallel_inner))
 		return false;
 	/*
 	 * The executor gathers a level's key from plain columns: of the chain's
@@ -515,16 +521,15 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	CustomPath *cpath;
 	double		participants = gpuhash_parallel_divisor(outer_partial);
 	double		rows = joinrel->rows / participants;
-	double		inner_rows = gpuhash_table_rows(inner_path, parallel_inner);
 
 	/*
-	 * Participants share one table whole: no hash batches.  Offered while
-	 * the inner side fits what Parallel Hash may take, work_mem x
-	 * hash_mem_multiplier for each participant.
+	 * Participants share one table while the inner side fits what Parallel
+	 * Hash may take, work_mem x hash_mem_multiplier for each of them;
+	 * beyond that the join splits into shared batches (parallel_split.c),
+	 * as a Parallel Hash does, and its cost says so (costs.c).  (Offered
+	 * only while the inner side fitted, no GPU join was left in a parallel
+	 * plan over a larger inner side at PostgreSQL's default work_mem.)
 	 */
-	if (gpuhash_inner_bytes(inner_rows, inner_path->pathtarget->width) >
-		(double) gpuhash_memory_limit() * (participants + 1.0))
-		return;
 	cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
 							   outer_partial, inner_path, parallel_inner, true,
 							   outer_scan, kc, rows);
