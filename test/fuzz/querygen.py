@@ -1069,7 +1069,9 @@ def stress_settings(rng):
         s.append(('gpuhash.fingerprint_bits', '1'))
     elif r < 0.5:
         s.append(('gpuhash.fingerprint_bits', '4'))
-    s.append(('gpuhash.scheme', rng.choice(['gph', 'fks', 'linear'])))
+    # every scheme of the core, and auto's choice among them (the default)
+    s.append(('gpuhash.scheme', rng.choice(['gph', 'fks', 'linear', 'cuckoo', 'hashgraph',
+                                            'dycuckoo', 'auto'])))
     if rng.random() < 0.5:
         s.append(('gpuhash.outer_filter', 'off'))
     if rng.random() < 0.15:
