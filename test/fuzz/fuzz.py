@@ -100,6 +100,21 @@ def describe(unit, outcome):
     return '\n'.join(lines)
 
 
+def drop_schema(runner, schema, tries=5):
+    """Drops a seed's schema.  After an interrupted run a killed psql's
+    backend may still be running a query of it (until its statement_timeout),
+    and the drop can deadlock with it: tried again a few times."""
+    for i in range(tries):
+        try:
+            runner.sql('DROP SCHEMA IF EXISTS %s CASCADE;' % schema)
+            return
+        except RuntimeError as e:
+            if i == tries - 1 or 'deadlock detected' not in str(e):
+                print('fuzz: could not drop %s: %s' % (schema, e), file=sys.stderr)
+                return
+            time.sleep(2)
+
+
 def main(argv):
     a = parse_args(argv)
     opts = {'correlated_keys': a.correlated_keys, 'icu': True}
@@ -167,12 +182,13 @@ def main(argv):
             if opts['icu']:
                 runner.sql(ICU_COLLATION, schema)
             outs = runner.run_units(schema, units, jobs=a.jobs, batch=a.batch, on_outcome=report)
+        except BaseException:
+            # a TERM or ^C: the other jobs' psql go too before the drop
+            runner.stop()
+            raise
         finally:
             if not a.keep:
-                try:
-                    runner.sql('DROP SCHEMA IF EXISTS %s CASCADE;' % schema)
-                except RuntimeError as e:
-                    print('fuzz: could not drop %s: %s' % (schema, e), file=sys.stderr)
+                drop_schema(runner, schema)
         sp = sf = st = 0
         for o in outs:
             if o.error:

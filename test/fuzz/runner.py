@@ -279,6 +279,18 @@ class Runner:
         self.timeout_s = timeout_s
         self.load = load
         self.verbose = verbose
+        self.stopping = False       # stop(): no further batch starts
+        self.live = set()           # psql processes running now
+        self.live_lock = threading.Lock()
+
+    def stop(self):
+        """Ends the run (a TERM or ^C): no batch starts after this, and the
+        psql processes running now are killed (their backends then end at
+        client_connection_check_interval, so the schema can be dropped)."""
+        self.stopping = True
+        with self.live_lock:
+            for p in self.live:
+                p.kill()
 
     def cmd(self, extra=()):
         c = [self.psql, '-X', '-q', '-A', '-t', '-F', SEP, '-P', 'null=' + NULL,
@@ -294,20 +306,33 @@ class Runner:
         if schema:
             p.append('SET search_path = %s, public;' % schema)
         p += ["SET statement_timeout = '%ds';" % self.timeout_s,
+              "SET client_connection_check_interval = '1s';",
               'SET extra_float_digits = 3;']
         if self.leak_check:
             p.append(LEAK_FUNC)
         return '\n'.join(p)
 
-    def run_script(self, script, timeout=None):
-        """(returncode, stdout, stderr) of psql running script (stdin)."""
+    def run_script(self, script, timeout=None, stoppable=True):
+        """(returncode, stdout, stderr) of psql running script (stdin);
+        stop() kills it if stoppable."""
         with tempfile.TemporaryFile() as err:
+            p = subprocess.Popen(self.cmd(['-f', '-']), stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=err)
+            if stoppable:
+                with self.live_lock:
+                    self.live.add(p)
+                    if self.stopping:
+                        p.kill()
             try:
-                p = subprocess.run(self.cmd(['-f', '-']), input=script.encode(),
-                                   stdout=subprocess.PIPE, stderr=err, timeout=timeout)
-                rc, out = p.returncode, p.stdout
-            except subprocess.TimeoutExpired as e:
-                rc, out = 124, e.stdout or b''
+                out, _ = p.communicate(script.encode(), timeout=timeout)
+                rc = p.returncode
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, _ = p.communicate()
+                rc = 124
+            finally:
+                with self.live_lock:
+                    self.live.discard(p)
             err.seek(0)
             e = err.read()
         return rc, out.decode(errors='replace'), e.decode(errors='replace')
@@ -316,7 +341,7 @@ class Runner:
         """Runs setup SQL; raises on error."""
         script = self.preamble(schema).replace("SET client_min_messages = warning;",
                                                "SET client_min_messages = warning;\n\\set ON_ERROR_STOP 1")
-        rc, out, err = self.run_script(script + '\n' + sql + '\n')
+        rc, out, err = self.run_script(script + '\n' + sql + '\n', stoppable=False)
         if rc != 0:
             raise RuntimeError('psql failed (%d): %s' % (rc, err.strip()[-2000:]))
         return out
@@ -355,8 +380,10 @@ class Runner:
         lock = threading.Lock()
 
         def work(todo):
-            while todo:
+            while todo and not self.stopping:
                 outs, err = self.run_batch(schema, todo)
+                if self.stopping:
+                    return
                 rest = []
                 for i, (u, o) in enumerate(zip(todo, outs)):
                     if o is None:
@@ -393,7 +420,7 @@ class Runner:
             def worker():
                 while True:
                     with qlock:
-                        if not queue:
+                        if not queue or self.stopping:
                             return
                         b = queue.pop(0)
                     try:
