@@ -19,6 +19,7 @@ or loadable with LOAD.  Python 3 standard library only.
 
   test/fuzz/fuzz.py --seed 7 --queries 200
   test/fuzz/fuzz.py --seeds-from 1 --seeds-to 50 --queries 200 --jobs 2
+  test/fuzz/fuzz.py --seeds-from 1 --seeds-to 200 --queries 50 --jobs 2 --seed-jobs 8
   test/fuzz/fuzz.py --seed 7 --only 113 --minimize
 
 The last line printed is "N passed, M failed"; the exit status is non-zero
@@ -27,6 +28,7 @@ when a query failed (or fewer queries than --min-gpu-fraction used the GPU join)
 
 import argparse
 import collections
+import concurrent.futures
 import os
 import signal
 import sys
@@ -61,6 +63,8 @@ def parse_args(argv):
                     help='no join keys that depend on an outer query level (a known bug class)')
     ap.add_argument('--jobs', type=int, default=1, help='psql sessions at once (default 1)')
     ap.add_argument('--batch', type=int, default=25, help='queries per psql process (default 25)')
+    ap.add_argument('--seed-jobs', type=int, default=1,
+                    help='seeds run at once, each with --jobs sessions (default 1)')
     ap.add_argument('--timeout', type=int, default=60, help='statement_timeout in seconds (default 60)')
     ap.add_argument('--dbname', help='database (default: psql\'s, PGDATABASE)')
     ap.add_argument('--psql', default='psql', help='psql binary (default: psql from PATH)')
@@ -145,7 +149,7 @@ def main(argv):
         print('gpuhash is not preloaded: each session LOADs it')
     device = runner.sql("SELECT current_setting('gpuhash.device');").strip()
     has_info = runner.sql("SELECT count(*) FROM pg_proc WHERE proname = 'gpuhash_info';").strip() != '0'
-    runner.leak_check = a.leak_check == 'on' or (a.leak_check == 'auto' and a.jobs == 1 and has_info)
+    runner.leak_check = a.leak_check == 'on' or (a.leak_check == 'auto' and a.jobs == 1 and a.seed_jobs <= 1 and has_info)
     # non-deterministic collations need ICU
     opts['icu'] = runner.sql("SELECT count(*) FROM pg_collation WHERE collprovider = 'i';").strip() != '0'
     print('fuzz: seeds %s, %d queries each, gpuhash.device = %s%s' % (
@@ -160,22 +164,23 @@ def main(argv):
     feat_n = collections.Counter()
     feat_gpu = collections.Counter()
     failures = []       # (tables, unit, outcome)
-    for s in seeds:
+
+    def report(o):
+        if o.status == 'fail':
+            print(describe(o.unit, o), flush=True)
+        elif o.status == 'skip' and a.verbose:
+            print('%s: skipped: %s\n  | %s' % (o.unit.uid, o.detail, o.unit.statements()[0][0]),
+                  flush=True)
+        elif o.error and a.verbose:
+            print('%s: both sides failed alike: %s\n  | %s' % (
+                o.unit.uid, o.error, o.unit.statements()[0][0]), flush=True)
+
+    def run_seed(s):
+        """Seed s's tables made, its queries run, its schema dropped."""
         ts = time.time()
         tables = gen_schema(s)
         schema = unique_schema('fz%d' % s)
         units = [gen_unit(tables, s, i, opts) for i in (only or range(a.queries))]
-
-        def report(o):
-            if o.status == 'fail':
-                print(describe(o.unit, o), flush=True)
-            elif o.status == 'skip' and a.verbose:
-                print('%s: skipped: %s\n  | %s' % (o.unit.uid, o.detail, o.unit.statements()[0][0]),
-                      flush=True)
-            elif o.error and a.verbose:
-                print('%s: both sides failed alike: %s\n  | %s' % (
-                    o.unit.uid, o.error, o.unit.statements()[0][0]), flush=True)
-
         try:
             runner.sql('CREATE SCHEMA %s;\nSET search_path = %s;\n%s' % (
                 schema, schema, '\n'.join(t.sql() for t in tables)))
@@ -189,34 +194,54 @@ def main(argv):
         finally:
             if not a.keep:
                 drop_schema(runner, schema)
-        sp = sf = st = 0
-        for o in outs:
-            if o.error:
-                errored += 1
-            if o.status == 'pass':
-                sp += 1
-            elif o.status == 'skip':
-                st += 1
-            else:
-                sf += 1
-                failures.append((tables, o.unit, o))
-            for f in o.unit.features:
-                feat_n[f] += 1
-                if o.gpu:
-                    feat_gpu[f] += 1
-            if o.gpu is not None:
-                gpu_known += 1
-                gpu_yes += bool(o.gpu)
-        passed += sp
-        failed += sf
-        timeouts += st
-        print('seed %d: %d passed, %d failed%s, GpuHashJoin in %d of %d plans (tables %s) %.1f s' % (
-            s, sp, sf, ', %d skipped (timeout or too big)' % st if st else '',
-            sum(1 for o in outs if o.gpu), len(outs),
-            ' '.join('%s:%d' % (t.name, t.size) for t in tables), time.time() - ts), flush=True)
-        if a.verbose:
-            for t in tables:
-                print('  %s: %s' % (t.name, ', '.join('%s %s' % kv for kv in sorted(t.info.items()))))
+        return s, tables, outs, ts
+
+    if a.seed_jobs <= 1:
+        done = (run_seed(s) for s in seeds)
+        pool = None
+    else:
+        # several seeds at once, each in a schema of its own (a long run on a
+        # machine of many cores: --jobs alone keeps about 2 of them busy)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=a.seed_jobs)
+        done = (f.result() for f in concurrent.futures.as_completed(
+            [pool.submit(run_seed, s) for s in seeds]))
+    try:
+        for s, tables, outs, ts in done:
+            sp = sf = st = 0
+            for o in outs:
+                if o.error:
+                    errored += 1
+                if o.status == 'pass':
+                    sp += 1
+                elif o.status == 'skip':
+                    st += 1
+                else:
+                    sf += 1
+                    failures.append((tables, o.unit, o))
+                for f in o.unit.features:
+                    feat_n[f] += 1
+                    if o.gpu:
+                        feat_gpu[f] += 1
+                if o.gpu is not None:
+                    gpu_known += 1
+                    gpu_yes += bool(o.gpu)
+            passed += sp
+            failed += sf
+            timeouts += st
+            print('seed %d: %d passed, %d failed%s, GpuHashJoin in %d of %d plans (tables %s) %.1f s' % (
+                s, sp, sf, ', %d skipped (timeout or too big)' % st if st else '',
+                sum(1 for o in outs if o.gpu), len(outs),
+                ' '.join('%s:%d' % (t.name, t.size) for t in tables), time.time() - ts), flush=True)
+            if a.verbose:
+                for t in tables:
+                    print('  %s: %s' % (t.name, ', '.join('%s %s' % kv for kv in sorted(t.info.items()))))
+    except BaseException:
+        runner.stop()
+        if pool:
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    if pool:
+        pool.shutdown()
 
     if a.minimize and failures:
         for tables, unit, o in failures[:a.minimize_max]:
