@@ -98,10 +98,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * many back, as initial_cost_hashjoin charges a (Parallel) Hash's
 	 * batches.  A non-partial inner side's one reader writes all of it.
 	 */
-	if (cpath->path.parallel_aware ?
-		gpuhash_split_expected(inner_rows, inner_path->pathtarget->width,
-							   gpuhash_parallel_divisor(outer_path)) :
-		gpuhash_initial_nbatch(inner_rows, inner_path->pathtarget->width) > 1)
+	if (!gpuhash_one_table(outer_path, inner_path, cpath->path.parallel_aware, parallel_inner))
 	{
 		double		inner_pages = ceil(inner_path->rows * (inner_path->pathtarget->width + 24) / BLCKSZ);
 		double		outer_pages = ceil(outer_rows * (outer_path->pathtarget->width + 24) / BLCKSZ);
@@ -113,6 +110,23 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
+}
+
+/*
+ * Will the join over these paths keep its inner side in one table?  A
+ * serial join while it fits one hash batch, a parallel-aware one while its
+ * participants share one table without splitting (parallel_split.c).  A
+ * chain needs it; otherwise the batch files are charged.
+ */
+bool
+gpuhash_one_table(Path *outer_path, Path *inner_path, bool parallel_aware, bool parallel_inner)
+{
+	double		rows = gpuhash_table_rows(inner_path, parallel_inner);
+	int			width = inner_path->pathtarget->width;
+
+	if (parallel_aware)
+		return !gpuhash_split_expected(rows, width, gpuhash_parallel_divisor(outer_path));
+	return gpuhash_initial_nbatch(rows, width) <= 1;
 }
 
 /*

@@ -144,6 +144,8 @@ extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath
 							  double outer_match_frac, bool anti, bool chained);
 extern double gpuhash_parallel_divisor(struct Path *path);
 extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);
+extern bool gpuhash_one_table(struct Path *outer_path, struct Path *inner_path,
+							  bool parallel_aware, bool parallel_inner);
 extern double gpuhash_inner_share(struct Path *outer_path, struct Path *inner_path);
 struct RelOptInfo;
 struct JoinPathExtraData;

@@ -302,21 +302,6 @@ chain_level_kind(JoinType jointype, bool has_join_filter)
 }
 
 /*
- * Does the join over inner_path fit one hash batch, or a parallel-aware
- * one one shared table (a chain needs it to)?
- */
-static bool
-one_hash_batch(Path *outer_path, Path *inner_path, bool parallel_aware, bool parallel_inner)
-{
-	double		rows = gpuhash_table_rows(inner_path, parallel_inner);
-	int			width = inner_path->pathtarget->width;
-
-	if (parallel_aware)
-		return !gpuhash_split_expected(rows, width, gpuhash_parallel_divisor(outer_path));
-	return gpuhash_initial_nbatch(rows, width) <= 1;
-}
-
-/*
  * Will the executor run this join and the GpuHashJoin below it as one
  * chain?  Then the rows between them are never handed out, copied and
  * keyed one by one.  The executor decides for good at each scan; this is
@@ -333,15 +318,15 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 
 	if (!gpuhash_chain_joins || !is_gpu_join_path(outer_path) ||
 		!chain_level_kind(jointype, kc->other_rinfos != NIL || kc->fingerprint) ||
-		!one_hash_batch(outer_path, inner_path, parallel_aware, parallel_inner))
+		!gpuhash_one_table(outer_path, inner_path, parallel_aware, parallel_inner))
 		return false;
 	below = (CustomPath *) outer_path;
 	gpuhash_deform_private(gpuhash_path_private(below->custom_private, GPP_PLAN_INFO), &binfo);
 	if (!chain_level_kind(binfo.jointype,
 						  gpuhash_path_private(below->custom_private, GPP_OTHER_RINFOS) != NIL ||
 						  binfo.fingerprint) ||
-		!one_hash_batch(linitial(below->custom_paths), lsecond(below->custom_paths),
-						below->path.parallel_aware, binfo.parallel_inner))
+		!gpuhash_one_table(linitial(below->custom_paths), lsecond(below->custom_paths),
+						   below->path.parallel_aware, binfo.parallel_inner))
 		return false;
 	/*
 	 * The executor gathers a level's key from plain columns: of the chain's
