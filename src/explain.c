@@ -44,7 +44,7 @@ show_quals(CustomScanState *node, List *quals, const char *label, double nfilter
  * with ANALYZE, the rows they removed (filtered >= 0).
  */
 static void
-show_absorbed_scan(SeqScan *scan, bool outer, int64 filtered, List *ancestors,
+show_absorbed_scan(SeqScan *scan, GpuHeapScan *hs, bool outer, int64 filtered, List *ancestors,
 				   bool useprefix, ExplainState *es)
 {
 	Index		rti = scan->scan.scanrelid;
@@ -62,6 +62,11 @@ show_absorbed_scan(SeqScan *scan, bool outer, int64 filtered, List *ancestors,
 	ExplainPropertyText(psprintf("%s Filter", side),
 						deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
 										   scan_cxt, useprefix, false), es);
+	/* VERBOSE: how many of its clauses are read from the page (scan_filter.c) */
+	if (es->verbose && hs != NULL)
+		ExplainPropertyText(psprintf("%s Filter In Place", side),
+							psprintf("%d of %d clauses", gpuhash_scan_filter_clauses(hs->filter),
+									 list_length(scan->scan.plan.qual)), es);
 	if (es->analyze && filtered >= 0)
 		ExplainPropertyInteger(psprintf("Rows Removed by %s Filter", side), NULL, filtered, es);
 }
@@ -125,10 +130,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	/* absorbed Seq Scans (heap_scan.c): their relations and quals */
 	if (info.outer_scan)
-		show_absorbed_scan(linitial_node(SeqScan, cscan->custom_plans), true,
+		show_absorbed_scan(linitial_node(SeqScan, cscan->custom_plans), gs->oscan, true,
 						   st->built ? (int64) st->scan_filtered : -1, ancestors, useprefix, es);
 	if (info.inner_scan)
-		show_absorbed_scan(lsecond_node(SeqScan, cscan->custom_plans), false,
+		show_absorbed_scan(lsecond_node(SeqScan, cscan->custom_plans), gs->iscan, false,
 						   st->built ? (int64) st->inner_scan_filtered : -1, ancestors, useprefix, es);
 	/* the deparse context is one object: back to the join */
 	if (info.outer_scan || info.inner_scan)

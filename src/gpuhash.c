@@ -46,6 +46,7 @@ bool		gpuhash_outer_filter = true;
 bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
+bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
@@ -311,6 +312,16 @@ _PG_init(void)
 							 "When the inner side is a Seq Scan of a plain table, the join's "
 							 "build scans it a page at a time instead of running the Seq Scan.",
 							 &gpuhash_absorb_inner_scan,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.scan_filter_in_place",
+							 "Evaluates an absorbed scan's simple quals on the heap tuple.",
+							 "Comparisons of integer, date and timestamp columns and NULL "
+							 "tests leading a scan's quals are read from the page without "
+							 "deforming the row (scan_filter.c); the rest run as a Seq Scan's.",
+							 &gpuhash_scan_filter_in_place,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

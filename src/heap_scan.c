@@ -14,6 +14,10 @@
  * columns only if it matches (late materialisation, executor.c), an inner
  * row's kept columns as it is kept.
  *
+ * The scan's quals: their leading comparisons of integer and date columns
+ * are evaluated on the tuple in its page (scan_filter.c), the rest as a Seq
+ * Scan evaluates them.
+ *
  * Pages are read with heapam's own page-mode visibility (heapgetpage, as a
  * Seq Scan does): the visible tuples of a page under the query's snapshot,
  * with the same pruning, predicate locks and serializable checks.  Blocks
@@ -81,10 +85,14 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 		bool		fixed = ps->scanopsfixed,
 					set = ps->scanopsset;
 
+		List	   *rest;
+
+		os->filter = gpuhash_scan_filter_compile(plan->scan.plan.qual, plan->scan.scanrelid,
+												 os->desc, &rest);
 		ps->scanops = &TTSOpsHeapTuple;
 		ps->scandesc = os->desc;
 		ps->scanopsfixed = ps->scanopsset = true;
-		os->qual = ExecInitQual(plan->scan.plan.qual, ps);
+		os->qual = ExecInitQual(rest, ps);
 		ps->scanops = ops;
 		ps->scandesc = desc;
 		ps->scanopsfixed = fixed;
@@ -278,6 +286,11 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 		t->t_tableOid = RelationGetRelid(os->rel);
 		ItemPointerSet(&t->t_self, hs->rs_cblock, off);
 
+		if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t->t_data, os->desc))
+		{
+			os->filtered++;
+			continue;
+		}
 		if (os->qual != NULL)
 		{
 			bool		pass;

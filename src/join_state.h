@@ -68,6 +68,9 @@ typedef enum GpuScanNext
 	OS_END
 } GpuScanNext;
 
+/* An absorbed scan's quals evaluated in place (scan_filter.c) */
+typedef struct GpuScanFilter GpuScanFilter;
+
 typedef struct GpuHeapScan
 {
 	Relation	rel;
@@ -75,7 +78,8 @@ typedef struct GpuHeapScan
 	Snapshot	snapshot;
 	bool		parallel;		/* a Parallel Seq Scan: blocks from the DSM */
 	struct TableScanDescData *scan;	/* heapam, page mode */
-	ExprState  *qual;			/* the scan's quals, over slot */
+	GpuScanFilter *filter;		/* the quals' leading clauses, in place */
+	ExprState  *qual;			/* the others, over slot */
 	TupleTableSlot *slot;		/* a tuple for quals and late deforming */
 	AttrNumber *attno;			/* the plan's column j: this column */
 	int		   *heap_keep;		/* the side's keep[k]'s column, 0-based */
@@ -446,6 +450,12 @@ extern void gpuhash_heap_scan_keep_tuple(GpuHeapScan *os);
 extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
 extern void gpuhash_heap_scan_rescan(GpuHeapScan *os);
 extern void gpuhash_heap_scan_end(GpuHeapScan *os);
+
+/* scan_filter.c */
+extern GpuScanFilter *gpuhash_scan_filter_compile(List *quals, Index scanrelid, TupleDesc desc,
+												  List **rest);
+extern bool gpuhash_scan_filter_pass(const GpuScanFilter *f, HeapTupleHeader th, TupleDesc desc);
+extern int	gpuhash_scan_filter_clauses(const GpuScanFilter *f);
 extern Size gpuhash_heap_scan_estimate(GpuHeapScan *os);
 extern void gpuhash_heap_scan_init_dsm(GpuHeapScan *os, void *space);
 extern void gpuhash_heap_scan_reinit_dsm(GpuHeapScan *os, void *space);
