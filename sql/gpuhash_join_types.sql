@@ -376,3 +376,19 @@ WHERE s_suppkey = l1.l_suppkey AND o_orderkey = l1.l_orderkey AND o_orderstatus 
   AND s_nationkey = n_nationkey AND n_name = 'SAUDI ARABIA'
 GROUP BY s_name ORDER BY numwait DESC, s_name;
 COMMIT;
+
+-- count(*) over each join type: the parent reads no column of the joined
+-- rows, so none is formed (executor.c); every match and every unmatched row
+-- still counts, in hash batches and across rescans too
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a JOIN jt_b b ON a.k = b.k');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a LEFT JOIN jt_b b ON a.k = b.k');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a RIGHT JOIN jt_b b ON a.k = b.k');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a FULL JOIN jt_b b ON a.k = b.k');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a WHERE EXISTS (SELECT 1 FROM jt_b b WHERE b.k = a.k)');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a WHERE NOT EXISTS (SELECT 1 FROM jt_b b WHERE b.k = a.k)');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_a a FULL JOIN jt_empty e ON a.k = e.k');
+SELECT * FROM gh_check('SELECT count(*) FROM jt_empty e RIGHT JOIN jt_b b ON e.k = b.k');
+SET work_mem = '64kB';
+SELECT * FROM gh_check('SELECT count(*) FROM jt_c c FULL JOIN jt_a a ON c.k = a.k');
+RESET work_mem;
+SELECT * FROM gh_check('SELECT x.x, (SELECT count(*) FROM jt_a a FULL JOIN jt_b b ON a.k = b.k + x.x) FROM generate_series(0, 3) x');

@@ -200,6 +200,7 @@ typedef struct GpuJoinState
 	ExprContext *key_econtext;	/* per-row key evaluation */
 	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
 	ExprState  *gate;			/* pseudoconstant quals: once per scan; or NULL */
+	bool		forms_no_rows;	/* nothing reads a joined row's columns */
 	TupleTableSlot *first_outer;	/* read before the build; NULL: none */
 	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
 	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */

@@ -279,6 +279,13 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 							  &node->ss.ps);
 	gs->gate = ExecInitQual(gpuhash_plan_exprs(cscan->custom_exprs, &gs->info, GPE_GATE),
 							&node->ss.ps);
+	/*
+	 * A parent that reads no column of the joined rows (count(*) over the
+	 * join), and no join filter or filter that would: each match comes out
+	 * as the same empty row, and the scan tuple is never formed (executor.c).
+	 */
+	gs->forms_no_rows = cscan->scan.plan.targetlist == NIL && gs->qual == NULL &&
+		gs->filter == NULL && node->ss.ps.ps_ProjInfo != NULL;
 	gs->key_econtext = CreateExprContext(estate);
 	gs->fp_mask = gpuhash_fingerprint_bits >= 64 ? ~UINT64CONST(0) :
 		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;
