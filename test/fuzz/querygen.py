@@ -16,7 +16,7 @@ backwards, CREATE TABLE AS, INSERT ... SELECT), and the settings of the
 import copy
 import random
 
-from schema import COLCLASS
+from schema import COLCLASS, _lit
 
 INTS = ('int2', 'int4', 'int8')
 TEXTS = ('text', 'varchar', 'bpchar')
@@ -470,12 +470,46 @@ class QueryGen:
             opts.append(('%s.%s > 1' % (a, c['nu'].name), None))
         if 'i8' in c:
             opts.append(('%s.%s > 0' % (a, c['i8'].name), None))
+        opts += self.typed_filters(a, c)
         if not opts:
             return T('true')
         text, rng_ = self.rng.choice(opts)
         if rng_ is None:
             return T(text, {a})
         return S(text, self.const(*rng_), refs={a})
+
+    def typed_filters(self, a, c):
+        """Scan filters an absorbed scan evaluates in place (scan_filter.c):
+        integer, date and timestamp comparisons (date against timestamp
+        too), string equality and IN lists, with NULL elements."""
+        lit = lambda col: _lit(col, self.rng.randint(0, 300), self.rng)
+        col = lambda o: '%s.%s' % (a, c[o].name)
+        opts = []
+        if 'd' in c:
+            opts += [('%s >= %s' % (col('d'), lit('d')), None),
+                     ("%s < date %s + interval '20 days'" % (col('d'), lit('d')), None),
+                     ('%s IN (%s, %s, NULL)' % (col('d'), lit('d'), lit('d')), None),
+                     ("%s BETWEEN %s AND %s" % (col('d'), lit('d'), lit('d')), None)]
+        if 'ts' in c:
+            opts += [('%s > date %s' % (col('ts'), lit('d')), None),
+                     ('%s <= %s' % (col('ts'), lit('ts')), None)]
+        if 'ts' in c and 'd' in c:
+            opts.append(('%s > %s' % (col('ts'), col('d')), None))
+        if 'tz' in c:
+            opts.append(('%s >= %s' % (col('tz'), lit('tz')), None))
+        if 'i2' in c:
+            opts += [('%s < %s' % (col('i2'), lit('i2')), None),
+                     ('%s IN (0, %s, -32768, 32767)' % (col('i2'), lit('i2')), None)]
+        if 'i2' in c and 'k' in c:
+            opts.append(('%s <= %s' % (col('i2'), col('k')), None))
+        if 'i4' in c:
+            opts.append(('%s <> 2147483647' % col('i4'), None))
+        for o in ('tx', 'vc', 'ch'):
+            if o in c:
+                opts += [('%s = %s' % (col(o), lit(o)), None),
+                         ('%s IN (%s, %s, NULL)' % (col(o), lit(o), lit(o)), None),
+                         ('%s <> %s' % (col(o), lit(o)), None)]
+        return opts
 
     def corr_filter(self, rel, outer):
         """A clause of this level that references an outer level (not a key)."""

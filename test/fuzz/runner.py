@@ -198,6 +198,8 @@ def plan_features(plan):
                 feats.add('plan:gpu_fingerprint')
             elif text.startswith('Chain Levels:'):
                 feats.add('plan:gpu_chain')
+            elif text.startswith(('Outer Filter:', 'Inner Filter:')):
+                feats.add('plan:gpu_scan_filter')
             continue
         while stack and stack[-1][0] >= ind:
             stack.pop()
