@@ -178,6 +178,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (st->batches > 0 && es->verbose)
 		ExplainPropertyFloat("Batches In Flight", NULL,
 							 (double) st->in_flight_sum / st->batches, 2, es);
+	/* keys read on while another participant built the table (executor.c) */
+	if (st->prefilled > 0 && es->verbose)
+		ExplainPropertyUInteger("Prefilled Batches", NULL, st->prefilled, es);
 	/* batches over a staging chunk went to the service in pieces: say so */
 	if (st->in_service && st->probe_requests > st->batches)
 		ExplainPropertyUInteger("Probe Requests", NULL, st->probe_requests, es);

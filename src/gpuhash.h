@@ -322,6 +322,8 @@ typedef struct GpuJoinStats
 	uint64		probe_requests; /* service requests of the probes: more than
 								 * batches when a batch exceeds a staging chunk */
 	uint64		in_flight_sum;	/* batches in flight at each submit, summed */
+	uint64		prefilled;		/* batches read past the ring during a
+								 * parallel build (executor.c) */
 	double		emit_ms;		/* EXPLAIN ANALYZE: forming and handing out rows */
 	double		start_ms;		/* starting a scan or hash batch: the first outer
 								 * row, reading the inner side, the build or

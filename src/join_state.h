@@ -148,6 +148,9 @@ typedef struct GpuSplitShared
  */
 #define GPUHASH_PIPELINE 2
 
+/* Batches a participant may read past the ring during a parallel build */
+#define GPUHASH_MAX_PREFILL 64
+
 typedef enum GpuBatchState
 {
 	PB_FREE,					/* nothing in it */
@@ -236,6 +239,16 @@ typedef struct GpuJoinState
 	int			pb_count;		/* filled or in flight, after pb_head */
 	GpuProbeBatch *cb;			/* the batch being emitted, or NULL */
 	int			batch_cap;
+
+	/*
+	 * Keys read on while another participant built the shared table, past
+	 * the ring (executor.c): batches that go into the ring, oldest first,
+	 * before any new row is read.
+	 */
+	GpuProbeBatch *prefill;
+	int			n_prefill;
+	int			prefill_head;	/* the next one into the ring */
+	MemoryContext prefill_cxt;
 	int			cur;			/* current outer row in the batch */
 	uint32		cur_match;		/* next match of that row */
 	bool		cur_matched;	/* that row passed the join filter once */
@@ -371,6 +384,7 @@ extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags
 
 /* executor.c */
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
+extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern bool gpuhash_is_join_state(PlanState *ps);
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);

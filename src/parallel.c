@@ -110,6 +110,7 @@ typedef struct GpuJoinShared
 	int			table_parts;
 	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
+	pg_atomic_uint32 published;	/* the table of this scan is built */
 	bool		in_dsm;			/* a segment: workers, shared state; else serial */
 	bool		leader_detached;	/* that detach has run: a builder keeps
 									 * its table (under mutex) */
@@ -136,6 +137,7 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 start_us;
 	pg_atomic_uint64 inner_read_us;
 	pg_atomic_uint64 in_flight_sum;
+	pg_atomic_uint64 prefilled;
 	pg_atomic_uint64 probe_requests;
 } GpuJoinShared;
 
@@ -168,6 +170,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	sh->fill_claimed = false;
 	sh->carry = CARRY_NONE;
 	sh->table_live = false;
+	pg_atomic_init_u32(&sh->published, 0);
 	sh->leader_detached = false;
 	gpuhash_split_shared_init(&sh->split, nworkers + 1);
 	pg_atomic_init_u64(&sh->batches, 0);
@@ -182,6 +185,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->start_us, 0);
 	pg_atomic_init_u64(&sh->inner_read_us, 0);
 	pg_atomic_init_u64(&sh->in_flight_sum, 0);
+	pg_atomic_init_u64(&sh->prefilled, 0);
 	pg_atomic_init_u64(&sh->probe_requests, 0);
 }
 
@@ -190,6 +194,13 @@ init_shared(GpuJoinShared *sh, int nworkers)
  * detaching: the leader's segment detach, after which nobody would free a
  * table published later.
  */
+/* Has the builder of this scan's shared table published it (prefilling stops)? */
+bool
+gpuhash_shared_table_published(GpuJoinState *gs)
+{
+	return pg_atomic_read_u32(&gs->shared->published) != 0;
+}
+
 static void
 free_published_table(GpuJoinShared *sh, bool detaching)
 {
@@ -355,6 +366,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.start_ms = pg_atomic_read_u64(&sh->start_us) / 1000.0;
 	gs->stats.inner_read_ms = pg_atomic_read_u64(&sh->inner_read_us) / 1000.0;
 	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
+	gs->stats.prefilled = pg_atomic_read_u64(&sh->prefilled);
 	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
 }
 
@@ -393,6 +405,7 @@ publish_table(GpuJoinState *gs)
 	sh->filter_ms = gs->stats.filter_ms;
 	sh->gpu_bytes = gs->stats.gpu_bytes;
 	sh->table_parts = gs->stats.table_parts;
+	pg_atomic_write_u32(&sh->published, 1);
 }
 
 /*
@@ -628,8 +641,9 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->start_us, (uint64) Max(gs->stats.start_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->inner_read_us, (uint64) Max(gs->stats.inner_read_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
+	pg_atomic_fetch_add_u64(&sh->prefilled, gs->stats.prefilled);
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
-	gs->stats.probe_requests = gs->stats.in_flight_sum = 0;
+	gs->stats.probe_requests = gs->stats.in_flight_sum = gs->stats.prefilled = 0;
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.inner_scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
