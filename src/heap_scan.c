@@ -14,9 +14,10 @@
  * columns only if it matches (late materialisation, executor.c), an inner
  * row's kept columns as it is kept.
  *
- * The scan's quals: their leading comparisons of integer and date columns
- * are evaluated on the tuple in its page (scan_filter.c), the rest as a Seq
- * Scan evaluates them.
+ * The scan's quals: their leading simple clauses (integer, date and
+ * timestamp comparisons, string equality and IN lists, NULL tests) are
+ * evaluated on the tuple in its page (scan_filter.c), the rest as a Seq Scan
+ * evaluates them.
  *
  * Pages are read with heapam's own page-mode visibility (heapgetpage, as a
  * Seq Scan does): the visible tuples of a page under the query's snapshot,
@@ -84,7 +85,6 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 		TupleDesc	desc = ps->scandesc;
 		bool		fixed = ps->scanopsfixed,
 					set = ps->scanopsset;
-
 		List	   *rest;
 
 		os->filter = gpuhash_scan_filter_compile(plan->scan.plan.qual, plan->scan.scanrelid,

@@ -189,11 +189,6 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->probe_requests, 0);
 }
 
-/*
- * The published table goes, once (the leader, when no one can probe it).
- * detaching: the leader's segment detach, after which nobody would free a
- * table published later.
- */
 /* Has the builder of this scan's shared table published it (prefilling stops)? */
 bool
 gpuhash_shared_table_published(GpuJoinState *gs)
@@ -201,6 +196,11 @@ gpuhash_shared_table_published(GpuJoinState *gs)
 	return pg_atomic_read_u32(&gs->shared->published) != 0;
 }
 
+/*
+ * The published table goes, once (the leader, when no one can probe it).
+ * detaching: the leader's segment detach, after which nobody would free a
+ * table published later.
+ */
 static void
 free_published_table(GpuJoinShared *sh, bool detaching)
 {
