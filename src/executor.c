@@ -142,6 +142,9 @@ gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner)
 	Datum	   *sv = slot->tts_values;
 	bool	   *sn = slot->tts_isnull;
 
+	/* nothing reads the joined row (a count(*) over the join): none is formed */
+	if (gs->forms_no_rows)
+		return;
 	ExecClearTuple(slot);
 	if (outer_row >= 0 && batch_rows_in_pages(gs))
 	{
@@ -939,8 +942,7 @@ scan_one_range(GpuJoinState *gs, ExprContext *econtext, bool anti)
 
 		/* a key can have millions of rows: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
-		if (!gs->forms_no_rows)
-			gpuhash_store_row(gs, gs->cur, (int64) row);
+		gpuhash_store_row(gs, gs->cur, (int64) row);
 		if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
 		{
 			InstrCountFiltered2(&gs->css, 1);
@@ -1002,9 +1004,7 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 		gs->phase = batch_done(gs);
 		return NULL;
 	}
-	if (!gs->forms_no_rows)
-		gpuhash_store_row(gs, -1, (int64) gs->fill_pos);
-	gs->fill_pos++;
+	gpuhash_store_row(gs, -1, (int64) gs->fill_pos++);
 	return emit(gs, econtext);
 }
 
@@ -1124,8 +1124,7 @@ exec_gpu_join_steps(GpuJoinState *gs)
 				break;
 			case GJ_FILL_OUTER:
 				gs->phase = GJ_NEXT_OUTER;
-				if (!gs->forms_no_rows)
-					gpuhash_store_row(gs, gs->cur, -1);
+				gpuhash_store_row(gs, gs->cur, -1);
 				if ((out = emit(gs, econtext)) != NULL)
 					return out;
 				break;

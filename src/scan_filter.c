@@ -229,11 +229,10 @@ column_operand(GpuScanFilter *f, Node *n, Index scanrelid, TupleDesc desc, int w
 	return filter_column(f, att);
 }
 
-/* A string constant's bytes, as the filter compares them. */
-static FilterString
-string_constant(Datum d, uint8 mode)
+/* A detoasted string's bytes as the filter compares them: char(n)'s without trailing spaces. */
+static inline FilterString
+string_bytes(struct varlena *v, uint8 mode)
 {
-	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
 	FilterString fs;
 
 	fs.data = VARDATA_ANY(v);
@@ -241,6 +240,13 @@ string_constant(Datum d, uint8 mode)
 	while (mode == FMODE_BPCHAR && fs.len > 0 && fs.data[fs.len - 1] == ' ')
 		fs.len--;
 	return fs;
+}
+
+/* A string constant's bytes, as the filter compares them. */
+static FilterString
+string_constant(Datum d, uint8 mode)
+{
+	return string_bytes(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d)), mode);
 }
 
 /* The operator's function if this file evaluates it under collation collid. */
@@ -565,7 +571,6 @@ static inline FilterString
 string_value(const GpuScanFilter *f, Datum d, uint8 mode, bool *copied)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-	FilterString fs;
 
 	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
 	{
@@ -575,11 +580,7 @@ string_value(const GpuScanFilter *f, Datum d, uint8 mode, bool *copied)
 		MemoryContextSwitchTo(old);
 		*copied = true;
 	}
-	fs.data = VARDATA_ANY(v);
-	fs.len = VARSIZE_ANY_EXHDR(v);
-	while (mode == FMODE_BPCHAR && fs.len > 0 && fs.data[fs.len - 1] == ' ')
-		fs.len--;
-	return fs;
+	return string_bytes(v, mode);
 }
 
 static inline bool
