@@ -184,19 +184,24 @@ SET gpuhash.batch_rows = 500;
 SELECT * FROM gh_check('SELECT count(*) FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)');
 SELECT * FROM gh_check('SELECT count(*) FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)');
 SELECT * FROM gh_check('SELECT count(*), count(b.id) FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40');
--- the same, each run three times, against native's counts (120; 11880;
--- 12000 and 11880)
+-- the same as plain statements (each three times), against native's
+-- counts taken first
+SET enable_gpuhashjoin = off;
+SELECT count(*) AS n_anti FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40) \gset
+SELECT count(*) AS n_semi FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40) \gset
+SELECT count(*) AS n_left, count(b.id) AS n_left_matched FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40 \gset
+RESET enable_gpuhashjoin;
 BEGIN;
 SELECT gh_force_on();
-SELECT count(*) FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)
-UNION ALL SELECT count(*) FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)
-UNION ALL SELECT count(*) FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
-SELECT count(*) FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
-SELECT count(*) FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
-SELECT count(*) FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
-SELECT count(*), count(b.id) FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
-SELECT count(*), count(b.id) FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
-SELECT count(*), count(b.id) FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
+SELECT count(*) = :n_anti AS anti_same FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)
+UNION ALL SELECT count(*) = :n_anti FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)
+UNION ALL SELECT count(*) = :n_anti FROM pt_small o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
+SELECT count(*) = :n_semi AS semi_same FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
+SELECT count(*) = :n_semi AS semi_same FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
+SELECT count(*) = :n_semi AS semi_same FROM pt_small o WHERE EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40);
+SELECT count(*) = :n_left AND count(b.id) = :n_left_matched AS left_same FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
+SELECT count(*) = :n_left AND count(b.id) = :n_left_matched AS left_same FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
+SELECT count(*) = :n_left AND count(b.id) = :n_left_matched AS left_same FROM pt_small o LEFT JOIN pt_big b ON b.k = o.k * 40;
 COMMIT;
 SELECT * FROM gh_check('SELECT count(*) FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_big b WHERE b.k = o.k * 40)');
 SELECT * FROM gh_check('SELECT count(*) FROM pt_o o JOIN pt_i i ON o.k = i.k');
