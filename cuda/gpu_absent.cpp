@@ -50,6 +50,30 @@ gh_gpu_fetch_rowids(gh_table *)
 }
 
 gh_status
+gh_gpu_stage_begin(gh_table *, const gh_build_options *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_stage_put(gh_table *, size_t, const uint64_t *, size_t)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_stage_get(gh_table *, uint64_t *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_stage_build(gh_table *, const gh_build_options *)
+{
+	return no_gpu();
+}
+
+gh_status
 gh_gpu_replicate(const gh_table *, int, size_t, gh_table *)
 {
 	return no_gpu();

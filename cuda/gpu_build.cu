@@ -291,6 +291,56 @@ gh_gpu_build(gh_table *t, const gh_build_options *opt, const uint64_t *keys,
 	return gh_gpu_build_device(t, opt, dk.as<uint64_t>(), rowids ? dr.p : nullptr, n);
 }
 
+/*
+ * A staged build (gh_build_staged_*): the keys' device array, charged to
+ * the table's budget as gh_gpu_build's copy of them is.
+ */
+gh_status
+gh_gpu_stage_begin(gh_table *t, const gh_build_options *opt)
+{
+	GH_CHECK(gh_gpu_attach(t, opt));
+	GH_TRY(cudaSetDevice(t->gpu->ordinal));
+	return gh_dmalloc(t, (void **) &t->gpu->d_staged, t->n_rows * 8);
+}
+
+/* keys: pinned memory (the service's staging) makes this one DMA */
+gh_status
+gh_gpu_stage_put(gh_table *t, size_t pos, const uint64_t *keys, size_t n)
+{
+	gh_gpu_state *g = t->gpu;
+	double		t0 = gh_now_ms();
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	GH_TRY(cudaMemcpyAsync(g->d_staged + pos, keys, n * 8, cudaMemcpyHostToDevice, g->stream));
+	GH_TRY(cudaStreamSynchronize(g->stream));
+	t->stats.transfer_ms += gh_now_ms() - t0;
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_stage_get(gh_table *t, uint64_t *keys)
+{
+	gh_gpu_state *g = t->gpu;
+
+	GH_TRY(cudaSetDevice(g->ordinal));
+	if (t->n_rows > 0)
+		GH_TRY(cudaMemcpyAsync(keys, g->d_staged, t->n_rows * 8, cudaMemcpyDeviceToHost, g->stream));
+	GH_TRY(cudaStreamSynchronize(g->stream));
+	return GH_OK;
+}
+
+/* Builds over the staged keys, then lets them go (kept on failure: gh_gpu_stage_get). */
+gh_status
+gh_gpu_stage_build(gh_table *t, const gh_build_options *opt)
+{
+	gh_gpu_state *g = t->gpu;
+
+	GH_CHECK(gh_gpu_build_device(t, opt, g->d_staged, nullptr, t->n_rows));
+	gh_dfree(t, g->d_staged, t->n_rows * 8);
+	g->d_staged = nullptr;
+	return GH_OK;
+}
+
 gh_status
 gh_build_from_device(const gh_build_options *opt, const uint64_t *d_keys,
 					 const void *d_rowids, int rowid_width, size_t n, gh_table **out)

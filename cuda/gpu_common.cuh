@@ -64,6 +64,9 @@ struct gh_gpu_state
 	/* gh_set_carried's columns, in key-grouped order (t->n_carried of them) */
 	uint64_t   *d_carried;
 	uint8_t    *d_carried_valid;	/* or NULL: all valid */
+
+	/* a staged build's keys as they come, until it is built (gh_build_staged_*) */
+	uint64_t   *d_staged;
 };
 
 /*

@@ -435,7 +435,7 @@ gh_gpu_free(gh_table *t)
 	gh_gpu_state *g = t->gpu;
 	void	   *ptrs[] = {g->d_rowids, g->d_rec, g->d_slots, g->d_cells, g->d_keys, g->d_ranges,
 	g->d_counts, g->d_pos, g->d_cub, g->d_out_idx, g->d_out_rows, g->d_total,
-	g->d_carried, g->d_carried_valid};
+	g->d_carried, g->d_carried_valid, g->d_staged};
 
 	cudaSetDevice(g->ordinal);
 	for (void *p : ptrs)

@@ -133,6 +133,19 @@ gh_status	gh_build(const gh_build_options *opt,
 					 const uint64_t *keys, const void *rowids, int rowid_width,
 					 size_t n, gh_table **out);
 
+/*
+ * A GPU build whose n keys come in pieces (the GPU service's staging
+ * chunks), rowid = position, width 4: each piece goes straight to device
+ * memory, charged to opt's budget, and the table is built there from them,
+ * with no host copy of the keys.  Until gh_build_staged_finish succeeds the
+ * table answers nothing but gh_build_staged_keys (the keys back, for a
+ * build that must move elsewhere) and gh_free.
+ */
+gh_status	gh_build_staged_begin(const gh_build_options *opt, size_t n, gh_table **out);
+gh_status	gh_build_staged_put(gh_table *t, size_t pos, const uint64_t *keys, size_t n);
+gh_status	gh_build_staged_finish(gh_table *t, const gh_build_options *opt);
+gh_status	gh_build_staged_keys(gh_table *t, uint64_t *keys);
+
 /* counts[i] = number of inner rows whose key equals keys[i]; *total = sum. */
 gh_status	gh_probe_count(gh_table *t, const uint64_t *keys, size_t n,
 						   uint32_t *counts, uint64_t *total);

@@ -147,6 +147,75 @@ gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 	return GH_OK;
 }
 
+gh_status
+gh_build_staged_begin(const gh_build_options *opt, size_t n, gh_table **out)
+{
+	gh_table   *t;
+	gh_status	st;
+
+	if (!out)
+		return gh_error(GH_ERR_INVALID, "no output pointer");
+	*out = NULL;
+	if (!opt || opt->device != GH_DEVICE_GPU)
+		return gh_error(GH_ERR_INVALID, "a staged build is a GPU build");
+	if (!gh_scheme_ops_of(opt->scheme))
+		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
+	if ((uint64_t) n > GH_MAX_ROWS)
+		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
+						(unsigned long long) GH_MAX_ROWS);
+	t = (gh_table *) calloc(1, sizeof(gh_table));
+	if (!t)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+	t->device = GH_DEVICE_GPU;
+	t->scheme = opt->scheme;
+	t->n_rows = n;
+	t->rowid_width = 4;
+	t->ordinal = -1;
+	st = gh_gpu_stage_begin(t, opt);
+	if (st != GH_OK)
+	{
+		gh_free(t);
+		return st;
+	}
+	*out = t;
+	return GH_OK;
+}
+
+gh_status
+gh_build_staged_put(gh_table *t, size_t pos, const uint64_t *keys, size_t n)
+{
+	if (!t || !t->gpu || pos > t->n_rows || n > t->n_rows - pos || (n > 0 && !keys))
+		return gh_error(GH_ERR_INVALID, "keys outside the staged build");
+	return n > 0 ? gh_gpu_stage_put(t, pos, keys, n) : GH_OK;
+}
+
+gh_status
+gh_build_staged_keys(gh_table *t, uint64_t *keys)
+{
+	if (!t || !t->gpu || (!keys && t->n_rows > 0))
+		return gh_error(GH_ERR_INVALID, "no staged keys");
+	return gh_gpu_stage_get(t, keys);
+}
+
+gh_status
+gh_build_staged_finish(gh_table *t, const gh_build_options *opt)
+{
+	double		t0 = gh_now_ms();
+	gh_status	st;
+
+	if (!t || !t->gpu || !opt)
+		return gh_error(GH_ERR_INVALID, "no staged build");
+	if (opt->load_factor < 0 || opt->load_factor > 0.95)
+		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
+	if (opt->cancelled && opt->cancelled(opt->cancel_arg))
+		return gh_error(GH_ERR_CANCELLED, "build cancelled");
+	t->scheme = opt->scheme;
+	st = gh_gpu_stage_build(t, opt);
+	if (st == GH_OK)
+		t->stats.build_ms += gh_now_ms() - t0;
+	return st;
+}
+
 static gh_status
 check_probe(gh_table *t, const uint64_t *keys, size_t n)
 {

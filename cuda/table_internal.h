@@ -138,6 +138,10 @@ gh_status	gh_gpu_emit(gh_table *t, const uint64_t *keys, size_t n,
 						uint32_t *probe_index, void *rowids,
 						uint64_t capacity, uint64_t *total);
 gh_status	gh_gpu_fetch_rowids(gh_table *t);
+gh_status	gh_gpu_stage_begin(gh_table *t, const gh_build_options *opt);
+gh_status	gh_gpu_stage_put(gh_table *t, size_t pos, const uint64_t *keys, size_t n);
+gh_status	gh_gpu_stage_get(gh_table *t, uint64_t *keys);
+gh_status	gh_gpu_stage_build(gh_table *t, const gh_build_options *opt);
 gh_status	gh_gpu_replicate(const gh_table *src, int ordinal, size_t budget, gh_table *t);
 gh_status	gh_gpu_validate(gh_table *t);
 void		gh_gpu_free(gh_table *t);

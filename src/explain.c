@@ -92,6 +92,26 @@ show_scheme_choice(const GpuJoinPlanInfo *info, ExplainState *es)
 	ExplainPropertyText("Scheme Choice", buf.data, es);
 }
 
+/*
+ * VERBOSE: where Table Time went.  Keys shipped: sending them to the GPU
+ * service (on a GPU they go on to the device as they come); built: the
+ * build there (or here); then the keys' copies to the device, wherever they
+ * fell, and the build's sort and scheme construction.  The rest of Table
+ * Time is the service's handling of the requests.
+ */
+static void
+show_table_parts(const GpuTableTimes *tt, bool in_service, ExplainState *es)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	if (in_service)
+		appendStringInfo(&buf, "keys shipped %.3f ms, ", tt->ship_ms);
+	appendStringInfo(&buf, "built %.3f ms; keys to device %.3f ms, sort %.3f ms, hash %.3f ms",
+					 tt->build_ms, tt->copy_ms, tt->sort_ms, tt->hash_ms);
+	ExplainPropertyText("Table Time Parts", buf.data, es);
+}
+
 void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -214,6 +234,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyFloat("Build Time", "ms", st->build_ms, 3, es);
 		/* of which: the table (keys sent, built, in the service or here), the key filter */
 		ExplainPropertyFloat("Table Time", "ms", st->table_ms, 3, es);
+		if (es->verbose && st->table_ms > 0)
+			show_table_parts(&st->table_parts_ms, st->in_service, es);
 		if (st->filter_ms > 0)
 			ExplainPropertyFloat("Key Filter Time", "ms", st->filter_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);

@@ -234,6 +234,7 @@ typedef struct GhRemoteTable
 	uint64		n_rows;
 	gh_table_info info;
 	uint64		probe_requests; /* requests its probes took (service_client.c) */
+	double		ship_ms;		/* its build's keys sent to the service */
 	char		note[192];		/* the build's placement, when the service had
 								 * to move it (a GPU failed or was full) */
 } GhRemoteTable;
@@ -246,6 +247,32 @@ typedef struct GhProbeTicket
 	uint64		n;
 } GhProbeTicket;
 
+/*
+ * A build's keys: one array, or a parallel build's shares one after the
+ * other (shared_inner.c), sent as they lie, without concatenating them.
+ * gpuhash_keys_one() makes the one-array kind, which points into itself.
+ */
+typedef struct GpuKeyParts
+{
+	int			nparts;
+	const uint64 *const *keys;
+	const uint64 *n;
+	uint64		total;
+	const uint64 *one_keys;
+	uint64		one_n;
+} GpuKeyParts;
+
+static inline void
+gpuhash_keys_one(GpuKeyParts *kp, const uint64 *keys, uint64 n)
+{
+	kp->one_keys = keys;
+	kp->one_n = n;
+	kp->nparts = 1;
+	kp->keys = &kp->one_keys;
+	kp->n = &kp->one_n;
+	kp->total = n;
+}
+
 typedef struct GpuTable
 {
 	gh_table   *local;
@@ -255,7 +282,7 @@ typedef struct GpuTable
 
 /* join_table.c */
 extern gh_status gpuhash_table_build(GpuTable *t, const gh_build_options *opt,
-									 const uint64 *keys, uint64 n, int owner_pid);
+									 const GpuKeyParts *keys, int owner_pid);
 extern const uint32 *gpuhash_table_rowids(GpuTable *t, MemoryContext cxt);
 extern gh_status gpuhash_table_probe(GpuTable *t, const uint64 *keys, uint64 n,
 									 gh_range *ranges);
@@ -290,6 +317,20 @@ extern void gpuhash_build_options(gh_build_options *opt, gh_device device, int s
 extern size_t gpuhash_gpu_budget(void);
 
 /* Per-join figures for EXPLAIN ANALYZE. */
+/*
+ * Where a table build's time goes (EXPLAIN ANALYZE VERBOSE): the keys sent
+ * to the GPU service, then gh_build, of which the copy to the device, the
+ * sort and the scheme's construction.
+ */
+typedef struct GpuTableTimes
+{
+	double		ship_ms;
+	double		build_ms;
+	double		copy_ms;
+	double		sort_ms;
+	double		hash_ms;
+} GpuTableTimes;
+
 typedef struct GpuJoinStats
 {
 	bool		built;
@@ -318,6 +359,7 @@ typedef struct GpuJoinStats
 	double		read_ms;		/* reading outer rows and their keys */
 	double		wait_ms;		/* waiting for the probe (GPU or host twin) */
 	double		table_ms;		/* of build_ms: the table itself (keys sent, built) */
+	GpuTableTimes table_parts_ms;	/* of table_ms, where it went */
 	double		filter_ms;		/* of build_ms: the key filter */
 	uint64		probe_requests; /* service requests of the probes: more than
 								 * batches when a batch exceeds a staging chunk */

@@ -438,7 +438,7 @@ extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
 extern void gpuhash_free_table(GpuJoinState *gs);
-extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n);
+extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const GpuKeyParts *keys);
 extern void gpuhash_build_inner(GpuJoinState *gs);
 extern void gpuhash_probe_submit(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b);
@@ -478,9 +478,8 @@ extern void gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
-extern void gpuhash_keyfilter_fill(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n);
 extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
-									const uint64 *keys, uint64 n);
+									const GpuKeyParts *keys);
 extern bool gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key);
 extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
 

@@ -83,8 +83,7 @@ raise_build_error(gh_status st)
  * the caller splits the batch and tries again on the GPU.
  */
 static bool
-build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
-			bool may_split)
+build_table(GpuJoinState *gs, const GpuKeyParts *keys, gh_device device, bool may_split)
 {
 	gh_build_options opt;
 	gh_status	st;
@@ -98,12 +97,22 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
 
 		gpuhash_build_options(&opt, gs->device, gs->scheme);
 		INSTR_TIME_SET_CURRENT(t0);
-		st = gpuhash_table_build(&gs->table, &opt, keys, n, gs->table_owner_pid);
+		st = gpuhash_table_build(&gs->table, &opt, keys, gs->table_owner_pid);
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
 		gs->stats.table_ms += INSTR_TIME_GET_MILLISEC(t1);
 		if (st == GH_OK)
 		{
+			GpuTableTimes *tt = &gs->stats.table_parts_ms;
+			gh_table_info ti;
+
+			/* a fresh table's figures are its build's alone */
+			gpuhash_table_info(&gs->table, &ti);
+			tt->ship_ms += gs->table.remote ? gs->table.svc.ship_ms : 0.0;
+			tt->build_ms += ti.build_ms;
+			tt->copy_ms += ti.transfer_ms;
+			tt->sort_ms += ti.build_sort_ms;
+			tt->hash_ms += ti.build_hash_ms;
 			gs->stats.in_service = gs->table.remote;
 			/* the service moved the table off a GPU that failed or had no room */
 			if (gs->table.remote && gs->table.svc.note[0] != '\0')
@@ -141,7 +150,7 @@ build_table(GpuJoinState *gs, const uint64 *keys, uint64 n, gh_device device,
  * on the host twin (same order: the host twin builds the same layout).
  */
 static const uint32 *
-table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
+table_order(GpuJoinState *gs, const GpuKeyParts *keys)
 {
 	const uint32 *order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 
@@ -149,7 +158,7 @@ table_order(GpuJoinState *gs, const uint64 *keys, uint64 n)
 	{
 		gpu_failed(gs, "fetching the row order");
 		gpuhash_free_table(gs);
-		build_table(gs, keys, n, GH_DEVICE_HOST, false);
+		build_table(gs, keys, GH_DEVICE_HOST, false);
 		order = gpuhash_table_rowids(&gs->table, gs->inner_cxt);
 		if (order == NULL)
 			raise_build_error(GH_ERR_HOST_MEMORY);
@@ -170,12 +179,12 @@ order_needed(GpuJoinState *gs)
  * EXPLAIN ANALYZE.
  */
 static const uint32 *
-table_built(GpuJoinState *gs, const uint64 *keys, uint64 n)
+table_built(GpuJoinState *gs, const GpuKeyParts *keys)
 {
 	const uint32 *order;
 	gh_table_info ti;
 
-	order = order_needed(gs) ? table_order(gs, keys, n) : NULL;
+	order = order_needed(gs) ? table_order(gs, keys) : NULL;
 	gpuhash_table_info(&gs->table, &ti);
 	gs->stats.distinct_keys = ti.n_distinct;
 	gs->stats.gpu_bytes = Max(gs->stats.gpu_bytes, ti.device_bytes);
@@ -188,11 +197,11 @@ table_built(GpuJoinState *gs, const uint64 *keys, uint64 n)
  * (table_built).  Parallel plans reorder shared rows by it.
  */
 const uint32 *
-gpuhash_build_keys(GpuJoinState *gs, const uint64 *keys, uint64 n)
+gpuhash_build_keys(GpuJoinState *gs, const GpuKeyParts *keys)
 {
 	gpuhash_free_table(gs);
-	build_table(gs, keys, n, gpuhash_exec_device(), false);
-	return table_built(gs, keys, n);
+	build_table(gs, keys, gpuhash_exec_device(), false);
+	return table_built(gs, keys);
 }
 
 /*
@@ -218,6 +227,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 {
 	instr_time	t0,
 				t1;
+	GpuKeyParts keys;
 
 	gpuhash_read_inner_rows(gs);
 	/* a parallel join split while reading: the rows went to shared batches */
@@ -234,7 +244,8 @@ gpuhash_build_inner(GpuJoinState *gs)
 	{
 		bool		may_split = gs->can_batch && gs->grow_enabled;
 
-		if (build_table(gs, gs->inner_keys_arr, gs->n_inner, gpuhash_exec_device(), may_split))
+		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
+		if (build_table(gs, &keys, gpuhash_exec_device(), may_split))
 		{
 			if (!may_split || leaves_probe_room(gs))
 				break;
@@ -245,12 +256,15 @@ gpuhash_build_inner(GpuJoinState *gs)
 	gpuhash_finish_inner(gs);
 	if (gs->n_inner > 0)
 	{
-		gpuhash_reorder_inner(gs, table_built(gs, gs->inner_keys_arr, gs->n_inner));
+		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
+		gpuhash_reorder_inner(gs, table_built(gs, &keys));
 		if (gpuhash_keyfilter_wanted(gs))
 		{
 			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
 			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
-			gpuhash_keyfilter_build(gs, gs->kf_words, gs->kf_nwords, gs->inner_keys_arr, gs->n_inner);
+			/* the keys as reordered (the array before is gone) */
+			gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
+			gpuhash_keyfilter_build(gs, gs->kf_words, gs->kf_nwords, &keys);
 		}
 	}
 	gs->kf_on = gs->kf_words != NULL;
@@ -335,6 +349,7 @@ gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	gh_table_info before,
 				after;
 	uint64		requests = gs->table.svc.probe_requests;
+	GpuKeyParts keys;
 
 	gpuhash_table_info(&gs->table, &before);
 	if (b->state == PB_IN_FLIGHT)
@@ -359,10 +374,11 @@ gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
 		for (int i = 0; i < GPUHASH_PIPELINE; i++)
 			gpuhash_probe_abandon(gs, &gs->pb[i]);
 		gpuhash_free_table(gs);
-		build_table(gs, gs->inner_keys_arr, gs->n_inner, GH_DEVICE_HOST, false);
+		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
+		build_table(gs, &keys, GH_DEVICE_HOST, false);
 		/* the kept rows are in this scheme's order already: normally a no-op */
 		if (order_needed(gs))
-			gpuhash_reorder_inner(gs, table_order(gs, gs->inner_keys_arr, gs->n_inner));
+			gpuhash_reorder_inner(gs, table_order(gs, &keys));
 		gpuhash_table_info(&gs->table, &before);
 		st = gpuhash_table_probe(&gs->table, b->keys, b->n, b->ranges);
 	}
@@ -435,7 +451,7 @@ gpuhash_table_handed_over(const GpuTable *t)
 
 /* owner_pid: the backend whose exit frees a service table (0: this one) */
 gh_status
-gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys, uint64 n,
+gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const GpuKeyParts *keys,
 					int owner_pid)
 {
 	gh_status	st;
@@ -443,12 +459,33 @@ gpuhash_table_build(GpuTable *t, const gh_build_options *opt, const uint64 *keys
 	memset(t, 0, sizeof(*t));
 	if (!gpuhash_service_ready())
 	{
+		const uint64 *all = keys->nparts > 0 ? keys->keys[0] : NULL;
+		uint64	   *joined = NULL;
+
+		/* here the table is built from one array */
+		if (keys->nparts > 1)
+		{
+			uint64		pos = 0;
+
+			joined = MemoryContextAllocHuge(CurrentMemoryContext,
+											sizeof(uint64) * Max(keys->total, 1));
+			for (int p = 0; p < keys->nparts; p++)
+			{
+				memcpy(joined + pos, keys->keys[p], sizeof(uint64) * keys->n[p]);
+				pos += keys->n[p];
+			}
+			all = joined;
+		}
 		if (opt->device == GH_DEVICE_HOST && gpuhash_host_partitions > 1)
-			return gh_build_partitioned(opt, NULL, gpuhash_host_partitions, keys, n, &t->local);
-		return gh_build(opt, keys, NULL, 4, n, &t->local);
+			st = gh_build_partitioned(opt, NULL, gpuhash_host_partitions, all, keys->total, &t->local);
+		else
+			st = gh_build(opt, all, NULL, 4, keys->total, &t->local);
+		if (joined)
+			pfree(joined);
+		return st;
 	}
 	t->remote = true;
-	st = gpuhash_svc_build(opt, keys, n, owner_pid, &t->svc);
+	st = gpuhash_svc_build(opt, keys, owner_pid, &t->svc);
 	if (st == GH_OK && owner_pid != 0 && owner_pid != MyProcPid && n_held < MAX_HELD)
 	{
 		/* after the client's exit callback, so this one runs first */

@@ -53,12 +53,12 @@ kf_bits(uint64 h)
 		(UINT64CONST(1) << ((h >> 58) & 63));
 }
 
-void
-gpuhash_keyfilter_fill(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n)
+/* Adds n keys to a filter */
+static void
+kf_add(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n)
 {
 	uint64		mask = n_words - 1;
 
-	memset(words, 0, sizeof(uint64) * n_words);
 	for (uint64 i = 0; i < n; i++)
 	{
 		uint64		h = kf_hash(keys[i]);
@@ -69,14 +69,15 @@ gpuhash_keyfilter_fill(uint64 *words, uint64 n_words, const uint64 *keys, uint64
 
 /* Fills the filter of a join's table, timed for EXPLAIN ANALYZE. */
 void
-gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const uint64 *keys,
-						uint64 n)
+gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const GpuKeyParts *keys)
 {
 	instr_time	t0,
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	gpuhash_keyfilter_fill(words, n_words, keys, n);
+	memset(words, 0, sizeof(uint64) * n_words);
+	for (int p = 0; p < keys->nparts; p++)
+		kf_add(words, n_words, keys->keys[p], keys->n[p]);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);

@@ -105,6 +105,7 @@ typedef struct GpuJoinShared
 	uint64		distinct_keys;
 	double		build_ms;
 	double		table_ms;
+	GpuTableTimes table_parts_ms;
 	double		filter_ms;
 	size_t		gpu_bytes;
 	int			table_parts;
@@ -343,6 +344,7 @@ gpuhash_shutdown(CustomScanState *node)
 		gs->stats.distinct_keys = sh->distinct_keys;
 		gs->stats.build_ms = sh->build_ms;
 		gs->stats.table_ms = sh->table_ms;
+		gs->stats.table_parts_ms = sh->table_parts_ms;
 		gs->stats.filter_ms = sh->filter_ms;
 		gs->stats.gpu_bytes = sh->gpu_bytes;
 		gs->stats.table_parts = sh->table_parts;
@@ -402,6 +404,7 @@ publish_table(GpuJoinState *gs)
 	sh->distinct_keys = gs->stats.distinct_keys;
 	sh->build_ms = gs->stats.build_ms;
 	sh->table_ms = gs->stats.table_ms;
+	sh->table_parts_ms = gs->stats.table_parts_ms;
 	sh->filter_ms = gs->stats.filter_ms;
 	sh->gpu_bytes = gs->stats.gpu_bytes;
 	sh->table_parts = gs->stats.table_parts;

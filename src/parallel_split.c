@@ -422,6 +422,11 @@ add_stats(GpuJoinState *gs)
 	s->fallbacks += gs->stats.fallbacks;
 	s->build_ms += gs->stats.build_ms;
 	s->table_ms += gs->stats.table_ms;
+	s->table_parts_ms.ship_ms += gs->stats.table_parts_ms.ship_ms;
+	s->table_parts_ms.build_ms += gs->stats.table_parts_ms.build_ms;
+	s->table_parts_ms.copy_ms += gs->stats.table_parts_ms.copy_ms;
+	s->table_parts_ms.sort_ms += gs->stats.table_parts_ms.sort_ms;
+	s->table_parts_ms.hash_ms += gs->stats.table_parts_ms.hash_ms;
 	s->filter_ms += gs->stats.filter_ms;
 	s->probe_ms += gs->stats.probe_ms;
 	s->transfer_ms += gs->stats.transfer_ms;

@@ -28,8 +28,8 @@ extern int	gpuhash_service_gpu_count(void);
 /* and when that is 0, why */
 extern const char *gpuhash_service_no_gpu_reason(void);
 
-extern gh_status gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys,
-								   uint64 n, int owner_pid, GhRemoteTable *t);
+extern gh_status gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys,
+								   int owner_pid, GhRemoteTable *t);
 extern gh_status gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids);
 extern gh_status gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n,
 								   gh_range *ranges);

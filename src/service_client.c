@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_bitutils.h"
+#include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -382,18 +383,29 @@ submit(SvcSlot *s, uint32 generation)
 	return answer_status(s, generation);
 }
 
+/*
+ * Builds a table over the keys, sent a staging chunk at a time; a chunk
+ * is filled from as many of the key parts as it takes.
+ */
 gh_status
-gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
-				  int owner_pid, GhRemoteTable *t)
+gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owner_pid,
+				  GhRemoteTable *t)
 {
 	uint32		gen = pg_atomic_read_u32(&gpuhash_svc->generation);
 	uint64		per = gpuhash_svc->chunk_bytes / sizeof(uint64);
+	uint64		n = keys->total;
+	int			part = 0;
+	uint64		in_part = 0;	/* keys of keys->keys[part] sent */
 	SvcSlot    *s = claim_slot();
 	gh_status	st;
+	instr_time	t0,
+				t1;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	memset(t, 0, sizeof(*t));
 	t->generation = gen;
 	s->type = REQ_BUILD_BEGIN;
+	s->opt = *opt;				/* a GPU build's keys go to its GPU as they come */
 	s->n = n;
 	s->table_id = 0;			/* set by the service: no stale id to free */
 	s->table_owner = owner_pid ? owner_pid : MyProcPid;
@@ -405,8 +417,21 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
 	{
 		uint64		cnt = Min(per, n - pos);
+		uint64	   *chunk = (uint64 *) chunk_of(s);
 
-		memcpy(chunk_of(s), keys + pos, cnt * sizeof(uint64));
+		for (uint64 filled = 0; filled < cnt;)
+		{
+			uint64		take = Min(cnt - filled, keys->n[part] - in_part);
+
+			memcpy(chunk + filled, keys->keys[part] + in_part, take * sizeof(uint64));
+			filled += take;
+			in_part += take;
+			if (in_part == keys->n[part])
+			{
+				part++;
+				in_part = 0;
+			}
+		}
 		s->type = REQ_BUILD_APPEND;
 		s->table_id = t->id;
 		s->pos = pos;
@@ -414,6 +439,9 @@ gpuhash_svc_build(const gh_build_options *opt, const uint64 *keys, uint64 n,
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
 		st = submit(s, gen);
 	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	t->ship_ms = INSTR_TIME_GET_MILLISEC(t1);
 	if (st == GH_OK)
 	{
 		s->type = REQ_BUILD_FINISH;

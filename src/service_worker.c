@@ -46,7 +46,10 @@ typedef struct SvcTable
 	uint32		id;
 	int			owner_pid;
 	gh_table   *table;
-	uint64	   *keys;			/* while being built */
+	/* while being built: the keys on GPU staged_gpu, or else here */
+	gh_table   *staged;
+	int			staged_gpu;
+	uint64	   *keys;
 	uint64		n_rows;
 	uint64		filled;
 	/* carried columns while they come (CARRY_BEGIN to FINISH), key-grouped */
@@ -205,6 +208,7 @@ destroy_table(SvcTable *t)
 		pthread_mutex_destroy(&t->copy_lock[g]);
 	}
 	gh_free(t->table);
+	gh_free(t->staged);
 	free(t->keys);
 	free_carry(t);
 	pthread_mutex_destroy(&t->lock);
@@ -308,13 +312,47 @@ fail(SvcSlot *s, gh_status st, const char *msg)
 	return st;
 }
 
+/*
+ * A GPU build's keys go straight from the (pinned) staging chunks to the
+ * least busy GPU, where the table is then built: no copy of them here, and
+ * one DMA per chunk.  Where that GPU has no room for them, they come here.
+ */
+static gh_table *
+stage_on_gpu(SvcSlot *s, int *gpu)
+{
+	int			order[SVC_MAX_GPUS];
+	gh_build_options opt = s->opt;
+	gh_table   *staged = NULL;
+
+	if (opt.device != GH_DEVICE_GPU)
+		return NULL;
+	pthread_mutex_lock(&registry);
+	if (svc_gpus_by_load(order) == 0)
+	{
+		pthread_mutex_unlock(&registry);
+		return NULL;
+	}
+	pthread_mutex_unlock(&registry);
+	opt.gpu_ordinal = svc_gpu_ordinal(order[0]);
+	if (gh_build_staged_begin(&opt, s->n, &staged) != GH_OK)
+		return NULL;
+	*gpu = order[0];
+	return staged;
+}
+
 static gh_status
 begin_build(SvcSlot *s)
 {
 	SvcTable   *t = calloc(1, sizeof(SvcTable));
-	uint64	   *keys = malloc(Max(s->n, 1) * sizeof(uint64));
+	gh_table   *staged = NULL;
+	uint64	   *keys = NULL;
+	int			staged_gpu = -1;
 
-	if (t == NULL || keys == NULL)
+	if (t != NULL)
+		staged = stage_on_gpu(s, &staged_gpu);
+	if (t != NULL && staged == NULL)
+		keys = malloc(Max(s->n, 1) * sizeof(uint64));
+	if (t == NULL || (staged == NULL && keys == NULL))
 	{
 		free(t);
 		free(keys);
@@ -325,6 +363,8 @@ begin_build(SvcSlot *s)
 		pthread_mutex_init(&t->copy_lock[g], NULL);
 	t->home = -1;
 	t->owner_pid = s->table_owner;
+	t->staged = staged;
+	t->staged_gpu = staged_gpu;
 	t->keys = keys;
 	t->n_rows = s->n;
 
@@ -340,6 +380,7 @@ begin_build(SvcSlot *s)
 			pthread_mutex_destroy(&t->lock);
 			for (int g = 0; g < SVC_MAX_GPUS; g++)
 				pthread_mutex_destroy(&t->copy_lock[g]);
+			gh_free(staged);
 			free(t);
 			free(keys);
 			return fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
@@ -409,11 +450,45 @@ drop_copies(SvcTable *t)
 }
 
 /*
- * REQ_BUILD_FINISH on the GPUs (under the table's lock): on the least busy
- * GPU that builds it.  A GPU that fails is left out and the next one
- * tried, as is the next after one without room; the slot's note then says
- * where the table went.  When no GPU had room for it alone, it is
- * partitioned over those that had none.
+ * The staged keys (stage_on_gpu) come here: the build moves off their GPU,
+ * or to the host twin.  A GPU that cannot give them back fails the build,
+ * and the requester sends its keys again for the host twin.
+ */
+static gh_status
+unstage(SvcSlot *s, SvcTable *t)
+{
+	gh_status	st = GH_OK;
+
+	if (t->staged == NULL)
+		return GH_OK;
+	t->keys = malloc(Max(t->n_rows, 1) * sizeof(uint64));
+	if (t->keys == NULL)
+		st = fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
+	else if ((st = gh_build_staged_keys(t->staged, t->keys)) != GH_OK)
+		st = fail(s, st, gh_last_error());
+	gh_free(t->staged);
+	t->staged = NULL;
+	return st;
+}
+
+/* (registry lock) The table was built on GPU g. */
+static void
+placed_on(SvcTable *t, int g)
+{
+	gh_table_info ti;
+
+	gh_table_get_info(t->table, &ti);
+	t->home = g;
+	t->copy[g] = t->table;
+	count_on_gpu(t, g, ti.device_bytes);
+}
+
+/*
+ * REQ_BUILD_FINISH on the GPUs (under the table's lock): on the GPU that
+ * holds its staged keys, else the least busy GPU that builds it.  A GPU
+ * that fails is left out and the next one tried, as is the next after one
+ * without room; the slot's note then says where the table went.  When no
+ * GPU had room for it alone, it is partitioned over those that had none.
  */
 static gh_status
 build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
@@ -422,19 +497,61 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 				full[SVC_MAX_GPUS],
 				ordinals[SVC_MAX_GPUS];
 	int			n,
-				n_full = 0;
+				n_full = 0,
+				tried = -1;
 	gh_status	st = GH_ERR_NO_GPU;
 	char		moved[160] = "";
+
+	if (t->staged)
+	{
+		int			g = t->staged_gpu;
+		gh_status	back;
+
+		pthread_mutex_lock(&registry);
+		svc_gpu_busy(g, 1);
+		pthread_mutex_unlock(&registry);
+		opt->gpu_ordinal = svc_gpu_ordinal(g);
+		st = injected(s, g) ? injected_failure() : gh_build_staged_finish(t->staged, opt);
+		pthread_mutex_lock(&registry);
+		svc_gpu_busy(g, -1);
+		if (st == GH_OK)
+		{
+			t->table = t->staged;
+			t->staged = NULL;
+			placed_on(t, g);
+		}
+		else if (gpu_fault(st))
+			svc_gpu_failed(g, gh_last_error());
+		pthread_mutex_unlock(&registry);
+		if (st == GH_OK)
+			return GH_OK;
+		if (st != GH_ERR_GPU_MEMORY && !gpu_fault(st))
+		{
+			st = fail(s, st, gh_last_error());
+			gh_free(t->staged);
+			t->staged = NULL;
+			return st;
+		}
+		if (st == GH_ERR_GPU_MEMORY)
+			full[n_full++] = g;
+		snprintf(moved, sizeof(moved), "GPU %d %s", svc_gpu_ordinal(g),
+				 st == GH_ERR_GPU_MEMORY ? "had no room for the join table" : "failed");
+		tried = g;
+		if ((back = unstage(s, t)) != GH_OK)
+			return back;
+	}
 
 	pthread_mutex_lock(&registry);
 	n = svc_gpus_by_load(order);
 	pthread_mutex_unlock(&registry);
-	if (n == 0)
+	if (n == 0 && tried < 0)
 		return fail(s, GH_ERR_NO_GPU, "every GPU of the GPU service failed lately");
 	for (int i = 0; i < n; i++)
 	{
 		int			g = order[i];
 
+		if (g == tried)
+			continue;
 		pthread_mutex_lock(&registry);
 		svc_gpu_busy(g, 1);
 		pthread_mutex_unlock(&registry);
@@ -444,14 +561,7 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 		pthread_mutex_lock(&registry);
 		svc_gpu_busy(g, -1);
 		if (st == GH_OK)
-		{
-			gh_table_info ti;
-
-			gh_table_get_info(t->table, &ti);
-			t->home = g;
-			t->copy[g] = t->table;
-			count_on_gpu(t, g, ti.device_bytes);
-		}
+			placed_on(t, g);
 		else if (gpu_fault(st))
 			svc_gpu_failed(g, gh_last_error());
 		pthread_mutex_unlock(&registry);
@@ -499,10 +609,18 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 	switch (s->type)
 	{
 		case REQ_BUILD_APPEND:
-			if (t->keys == NULL || s->pos + s->n > t->n_rows ||
+			if ((t->keys == NULL && t->staged == NULL) || s->pos + s->n > t->n_rows ||
 				s->n * sizeof(uint64) > gpuhash_svc->chunk_bytes)
 				return fail(s, GH_ERR_INVALID, "GPU service: bad key chunk");
-			memcpy(t->keys + s->pos, chunk, s->n * sizeof(uint64));
+			if (t->staged)
+			{
+				gh_status	st = gh_build_staged_put(t->staged, s->pos, (const uint64 *) chunk, s->n);
+
+				if (st != GH_OK)
+					return fail(s, st, gh_last_error());
+			}
+			else
+				memcpy(t->keys + s->pos, chunk, s->n * sizeof(uint64));
 			t->filled += s->n;
 			return GH_OK;
 		case REQ_BUILD_FINISH:
@@ -511,11 +629,13 @@ serve_on_table(SvcSlot *s, SvcTable *t)
 				gh_build_options opt = s->opt;
 				BuildWatch	watch = {s, t};
 
-				if (t->keys == NULL || t->filled != t->n_rows)
+				if ((t->keys == NULL && t->staged == NULL) || t->filled != t->n_rows)
 					return fail(s, GH_ERR_INVALID, "GPU service: build finished before all keys came");
 				opt.cancelled = build_unwanted;
 				opt.cancel_arg = &watch;
 				t->budget = opt.max_device_bytes;
+				if (opt.device != GH_DEVICE_GPU && (st = unstage(s, t)) != GH_OK)
+					return st;
 				if (opt.device == GH_DEVICE_GPU)
 					st = build_on_gpus(s, t, &opt);
 				else if (s->host_parts > 1)

@@ -167,8 +167,11 @@ gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area)
 }
 
 /*
- * All readers, elected by the barrier: concatenate the shares' keys, build
- * the table, and lay the rows out in its order (NULL-key rows last).
+ * All readers, elected by the barrier: build the table over the shares'
+ * keys, sent as they lie (no concatenated copy: on 15 M keys that copy cost
+ * more than sending and building), and lay the rows out in its order
+ * (NULL-key rows last).  The table numbers rows in share order: row i of
+ * the table is row i - start[p] of the share p it falls in.
  */
 void
 gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_area *area)
@@ -176,40 +179,50 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	InnerChunk *chunks = dsa_get_address(area, si->chunks);
 	uint64		n_keyed = 0,
 				n_null = 0,
-				pos = 0;
-	uint64	   *keys;
-	dsa_pointer *local = NULL;	/* concatenation order -> row */
+				pos;
+	const uint64 **part_keys;
+	uint64	   *part_n;
+	uint64	   *start;			/* of each part, in table rows */
+	dsa_pointer *part_rows;
+	uint64	  **part_offs;		/* each row's tuple in part_rows */
+	GpuKeyParts keys;
+	int			nparts = 0;
 	dsa_pointer *ptrs = NULL;
 	bool		have_rows = gs->n_inner_keep > 0;
 	instr_time	t0,
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	for (int i = 0; i < si->n_chunks; i++)
-	{
-		n_keyed += chunks[i].n_keyed;
-		n_null += chunks[i].n_null;
-	}
 	MemoryContextReset(gs->inner_cxt);
-	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(n_keyed, 1));
-	if (have_rows)
-		local = MemoryContextAllocHuge(gs->inner_cxt, sizeof(dsa_pointer) * Max(n_keyed, 1));
+	part_keys = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64 *) * Max(si->n_chunks, 1));
+	part_n = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64) * Max(si->n_chunks, 1));
+	start = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64) * Max(si->n_chunks, 1));
+	part_rows = MemoryContextAlloc(gs->inner_cxt, sizeof(dsa_pointer) * Max(si->n_chunks, 1));
+	part_offs = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64 *) * Max(si->n_chunks, 1));
 	for (int i = 0; i < si->n_chunks; i++)
 	{
 		InnerChunk *c = &chunks[i];
-		uint64	   *o = have_rows && DsaPointerIsValid(c->offsets) ?
-			dsa_get_address(area, c->offsets) : NULL;
 
 		if (c->n_keyed > 0)
-			memcpy(keys + pos, dsa_get_address(area, c->keys), sizeof(uint64) * c->n_keyed);
-		for (uint64 r = 0; o && r < c->n_keyed; r++)
-			local[pos + r] = c->rows + o[r];
-		pos += c->n_keyed;
+		{
+			part_keys[nparts] = dsa_get_address(area, c->keys);
+			part_n[nparts] = c->n_keyed;
+			start[nparts] = n_keyed;
+			part_rows[nparts] = c->rows;
+			part_offs[nparts] = have_rows ? dsa_get_address(area, c->offsets) : NULL;
+			nparts++;
+		}
+		n_keyed += c->n_keyed;
+		n_null += c->n_null;
 	}
+	keys.nparts = nparts;
+	keys.keys = part_keys;
+	keys.n = part_n;
+	keys.total = n_keyed;
 
 	gs->n_inner = n_keyed;
 	gs->n_inner_all = n_keyed + n_null;
-	gs->inner_keys_arr = keys;
+	gs->inner_keys_arr = NULL;
 	gs->inner_vals = NULL;
 	if (have_rows && gs->n_inner_all > 0)
 	{
@@ -219,15 +232,31 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	}
 	if (n_keyed > 0)
 	{
-		const uint32 *order = gpuhash_build_keys(gs, keys, n_keyed);
+		const uint32 *order = gpuhash_build_keys(gs, &keys);
 
 		for (uint64 i = 0; ptrs && i < n_keyed; i++)
-			ptrs[i] = local[order[i]];
+		{
+			uint64		r = order[i];
+			int			lo = 0,
+						hi = nparts - 1;
+
+			/* the last part starting at or before r */
+			while (lo < hi)
+			{
+				int			mid = (lo + hi + 1) / 2;
+
+				if (start[mid] <= r)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			ptrs[i] = part_rows[lo] + part_offs[lo][r - start[lo]];
+		}
 		if (gpuhash_keyfilter_wanted(gs))
 		{
 			si->kf_nwords = gpuhash_keyfilter_words(n_keyed);
 			si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
-			gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, keys, n_keyed);
+			gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, &keys);
 		}
 	}
 	/* the NULL-key rows of right/full joins, after the table's rows */
@@ -254,6 +283,5 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	gs->stats.null_key_rows = n_null;
 	gs->stats.inner_rows = n_keyed;
 	MemoryContextReset(gs->inner_cxt);
-	gs->inner_keys_arr = NULL;
 }
 

@@ -1165,6 +1165,99 @@ test_golden(int gpus, bool print)
 }
 
 /*
+ * A staged build (gh_build_staged_*, the GPU service's path): keys sent in
+ * pieces build the very table gh_build builds from them at once (the golden
+ * fingerprints); before the build they come back unchanged; a budget too
+ * small for them is a clean GH_ERR_GPU_MEMORY; keys outside the build and a
+ * host build are refused.  Without a GPU a staged build is refused.
+ */
+static void
+test_staged_build(int gpus)
+{
+	gh_build_options opt;
+	gh_table   *t = NULL;
+	int			n = 0,
+				matched = 0;
+
+	gh_default_options(&opt);
+	opt.device = GH_DEVICE_HOST;
+	CHECK(gh_build_staged_begin(&opt, 10, &t) == GH_ERR_INVALID && t == NULL,
+		  "staged: a host twin build is refused");
+	opt.device = GH_DEVICE_GPU;
+	if (gpus == 0)
+	{
+		CHECK(gh_build_staged_begin(&opt, 10, &t) != GH_OK && t == NULL,
+			  "staged: no GPU, no staged build");
+		return;
+	}
+	for (int set = 0; set < GOLDEN_SETS; set++)
+	{
+		vector<uint64_t> k,
+					rows;
+		int			width;
+		double		lf;
+		uint64_t	seed;
+
+		golden_keys(set, k, rows, &width, &lf, &seed);
+		if (!rows.empty())
+			continue;			/* staged rowids are positions */
+		for (gh_scheme sc : {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_HASHGRAPH})
+		{
+			size_t		piece = k.size() / 3 + 1;
+			vector<uint64_t> back(k.size());
+			const golden_case *g = NULL;
+			gh_status	s;
+
+			opt.scheme = sc;
+			opt.seed = seed;
+			opt.load_factor = lf;
+			s = gh_build_staged_begin(&opt, k.size(), &t);
+			CHECK(s == GH_OK, "staged set%d/%s: begin: %s", set, gh_scheme_name(sc), gh_last_error());
+			if (s != GH_OK)
+				continue;
+			for (size_t pos = 0; pos < k.size() && s == GH_OK; pos += piece)
+				s = gh_build_staged_put(t, pos, k.data() + pos, std::min(piece, k.size() - pos));
+			CHECK(s == GH_OK, "staged set%d/%s: put: %s", set, gh_scheme_name(sc), gh_last_error());
+			CHECK(gh_build_staged_keys(t, back.data()) == GH_OK && back == k,
+				  "staged set%d/%s: the keys come back as sent", set, gh_scheme_name(sc));
+			s = gh_build_staged_finish(t, &opt);
+			CHECK(s == GH_OK, "staged set%d/%s: build: %s", set, gh_scheme_name(sc), gh_last_error());
+			if (s == GH_OK)
+			{
+				uint64_t	fp = golden_fingerprint(t);
+
+				for (const golden_case &c : golden)
+					if (c.scheme == sc && c.name == "set" + std::to_string(set))
+						g = &c;
+				CHECK(g && g->want == fp, "staged set%d/%s: fingerprint 0x%016llx, gh_build's 0x%016llx",
+					  set, gh_scheme_name(sc), (unsigned long long) fp,
+					  (unsigned long long) (g ? g->want : 0));
+				matched += g && g->want == fp;
+			}
+			gh_free(t);
+			t = NULL;
+			n++;
+		}
+	}
+	printf("staged builds: %d of %d tables equal gh_build's\n", matched, n);
+
+	{
+		uint64_t	keys[5] = {1, 2, 3, 4, 5};
+
+		opt.scheme = GH_SCHEME_GPH;
+		opt.seed = GH_DEFAULT_SEED;
+		opt.load_factor = 0.5;
+		CHECK(gh_build_staged_begin(&opt, 10, &t) == GH_OK, "staged: begin: %s", gh_last_error());
+		CHECK(gh_build_staged_put(t, 8, keys, 5) == GH_ERR_INVALID, "staged: keys past the end are refused");
+		gh_free(t);				/* before its build: the keys' memory goes */
+		t = NULL;
+		opt.max_device_bytes = 64;
+		CHECK(gh_build_staged_begin(&opt, 1000, &t) == GH_ERR_GPU_MEMORY && t == NULL,
+			  "staged: keys over the budget: %s", gh_last_error());
+	}
+}
+
+/*
  * DyCuckoo's incremental path (cuda/dycuckoo.h): distinct keys (with
  * 1-3 rows each, the corners of the key domain among them) arrive in 8
  * chunks; the table is built from the first chunk's rows (or from none)
@@ -1533,6 +1626,7 @@ main(int argc, char **argv)
 		gh_cuckoo_probe = GH_CUCKOO_PROBE_AUTO;
 	}
 	test_golden(gpus, false);
+	test_staged_build(gpus);
 	test_build_cancel(gpus);
 	test_dyc_incremental(gpus, quick);
 	test_dyc_attempts(gpus);
