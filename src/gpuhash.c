@@ -37,6 +37,7 @@ int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
+double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
@@ -221,6 +222,16 @@ _PG_init(void)
 							 "a smaller gain is within the noise of the cost model.",
 							 &gpuhash_min_gain,
 							 0.1, 0.0, 0.9,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.serial_inner_penalty",
+							 "Charge again, this many times, what a parallel GPU join's whole inner side would save by running in parallel.",
+							 "Where the inner relation's cheapest plan runs in parallel (under a Gather), "
+							 "a parallel-aware GPU join over its serial plan runs it in one process while "
+							 "the other participants wait; PostgreSQL's costs see only part of that. 0 charges nothing.",
+							 &gpuhash_serial_inner_penalty,
+							 1.0, 0.0, 100.0,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
