@@ -1098,6 +1098,35 @@ golden_fingerprint(gh_table *t)
 	return gh_digest_bytes(h, f, sizeof(f));
 }
 
+/* A golden set's keys and build options (golden_keys), in one value. */
+struct golden_set
+{
+	vector<uint64_t> k,
+				rows;
+	int			width;
+	double		lf;
+	uint64_t	seed;
+};
+
+static golden_set
+golden_set_of(int which)
+{
+	golden_set	g;
+
+	golden_keys(which, g.k, g.rows, &g.width, &g.lf, &g.seed);
+	return g;
+}
+
+/* The fingerprint recorded for a set and scheme, or NULL. */
+static const golden_case *
+golden_recorded(int set, gh_scheme sc)
+{
+	for (const golden_case &c : golden)
+		if (c.scheme == sc && c.name == "set" + std::to_string(set))
+			return &c;
+	return NULL;
+}
+
 static void
 test_golden(int gpus, bool print)
 {
@@ -1107,13 +1136,13 @@ test_golden(int gpus, bool print)
 
 	for (int set = 0; set < GOLDEN_SETS; set++)
 	{
-		vector<uint64_t> k,
-					rows;
-		int			width;
-		double		lf;
-		uint64_t	seed;
+		golden_set	gs = golden_set_of(set);
+		const vector<uint64_t> &k = gs.k,
+				   &rows = gs.rows;
+		int			width = gs.width;
+		double		lf = gs.lf;
+		uint64_t	seed = gs.seed;
 
-		golden_keys(set, k, rows, &width, &lf, &seed);
 		for (gh_scheme sc : schemes)
 		{
 			for (int dev = 0; dev < (gpus > 0 && sc != GH_SCHEME_LINEAR && sc != GH_SCHEME_DYCUCKOO && sc != GH_SCHEME_CUCKOO ? 2 : 1); dev++)
@@ -1144,11 +1173,8 @@ test_golden(int gpus, bool print)
 						   (unsigned long long) fp, t->attempts);
 				else
 				{
-					const golden_case *g = NULL;
+					const golden_case *g = golden_recorded(set, sc);
 
-					for (const golden_case &c : golden)
-						if (c.scheme == sc && c.name == "set" + std::to_string(set))
-							g = &c;
 					CHECK(g && g->want == fp, "golden set%d/%s/%s: fingerprint 0x%016llx, recorded 0x%016llx",
 						  set, gh_scheme_name(sc), gh_device_name(opt.device),
 						  (unsigned long long) fp, (unsigned long long) (g ? g->want : 0));
@@ -1192,25 +1218,21 @@ test_staged_build(int gpus)
 	}
 	for (int set = 0; set < GOLDEN_SETS; set++)
 	{
-		vector<uint64_t> k,
-					rows;
-		int			width;
-		double		lf;
-		uint64_t	seed;
+		golden_set	gs = golden_set_of(set);
+		const vector<uint64_t> &k = gs.k;
 
-		golden_keys(set, k, rows, &width, &lf, &seed);
-		if (!rows.empty())
+		if (!gs.rows.empty())
 			continue;			/* staged rowids are positions */
 		for (gh_scheme sc : {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_HASHGRAPH})
 		{
 			size_t		piece = k.size() / 3 + 1;
 			vector<uint64_t> back(k.size());
-			const golden_case *g = NULL;
+			const golden_case *g = golden_recorded(set, sc);
 			gh_status	s;
 
 			opt.scheme = sc;
-			opt.seed = seed;
-			opt.load_factor = lf;
+			opt.seed = gs.seed;
+			opt.load_factor = gs.lf;
 			s = gh_build_staged_begin(&opt, k.size(), &t);
 			CHECK(s == GH_OK, "staged set%d/%s: begin: %s", set, gh_scheme_name(sc), gh_last_error());
 			if (s != GH_OK)
@@ -1226,9 +1248,6 @@ test_staged_build(int gpus)
 			{
 				uint64_t	fp = golden_fingerprint(t);
 
-				for (const golden_case &c : golden)
-					if (c.scheme == sc && c.name == "set" + std::to_string(set))
-						g = &c;
 				CHECK(g && g->want == fp, "staged set%d/%s: fingerprint 0x%016llx, gh_build's 0x%016llx",
 					  set, gh_scheme_name(sc), (unsigned long long) fp,
 					  (unsigned long long) (g ? g->want : 0));
