@@ -23,6 +23,37 @@ SET gpuhash.setup_cost = 1000000;
 EXPLAIN (COSTS OFF) SELECT * FROM few a JOIN few b ON a.k = b.k;
 RESET gpuhash.setup_cost;
 
+-- a join on a unique two-column key whose row estimate is the product of
+-- its columns' selectivities (1 row in 2000 here, every row in fact) gets
+-- no GPU join while gpuhash.min_gain keeps a margin; one key of the same
+-- tables does, and so does the two-key join with no margin
+CREATE TABLE pair_i (a int4, b int4, PRIMARY KEY (a, b));
+INSERT INTO pair_i SELECT g, g FROM generate_series(1, 2000) g;
+CREATE TABLE pair_o (a int4, b int4, id int4);
+INSERT INTO pair_o SELECT g % 2000 + 1, g % 2000 + 1, g FROM generate_series(1, 20000) g;
+ANALYZE pair_i;
+ANALYZE pair_o;
+CREATE FUNCTION pair_gpu_nodes(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  plan text;
+  needle text := '"Custom Plan Provider": "GpuHashJoin"';
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON, COSTS OFF) ' || q INTO plan;
+  RETURN (length(plan) - length(replace(plan, needle, ''))) / length(needle);
+END;
+$$;
+BEGIN;
+SELECT gh_force_on();
+SET LOCAL gpuhash.min_gain = 0.1;
+SELECT pair_gpu_nodes('SELECT count(*) FROM pair_o o JOIN pair_i i ON o.a = i.a AND o.b = i.b') AS two_keys,
+       pair_gpu_nodes('SELECT count(*) FROM pair_o o JOIN pair_i i ON o.a = i.a') AS one_key;
+SET LOCAL gpuhash.min_gain = 0;
+SELECT pair_gpu_nodes('SELECT count(*) FROM pair_o o JOIN pair_i i ON o.a = i.a AND o.b = i.b') AS two_keys_no_margin;
+COMMIT;
+SELECT * FROM gh_check('SELECT o.id, i.a FROM pair_o o JOIN pair_i i ON o.a = i.a AND o.b = i.b');
+DROP FUNCTION pair_gpu_nodes(text);
+DROP TABLE pair_i, pair_o;
+
 -- off means off
 SET enable_gpuhashjoin = off;
 SET enable_hashjoin = off;

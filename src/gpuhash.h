@@ -154,6 +154,10 @@ struct JoinPathExtraData;
 extern bool gpuhash_key_filter_pays(struct PlannerInfo *root, struct RelOptInfo *outerrel,
 									struct RelOptInfo *innerrel, JoinType jointype,
 									struct JoinPathExtraData *extra, List *hash_rinfos);
+extern bool gpuhash_estimate_untrusted(struct PlannerInfo *root, struct RelOptInfo *joinrel,
+									   struct RelOptInfo *outerrel, struct RelOptInfo *innerrel,
+									   JoinType jointype, struct JoinPathExtraData *extra,
+									   List *hash_rinfos);
 extern CustomScanMethods gpuhash_scan_methods;
 
 /* Plan-time facts the executor reads back from custom_private. */

@@ -803,6 +803,15 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
 											 kc.hash_rinfos);
+	/*
+	 * A row estimate too doubtful to put a GPU join early in the plan on:
+	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
+	 * of either kind).
+	 */
+	if (gpuhash_min_gain > 0 &&
+		gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
+								   kc.hash_rinfos))
+		return;
 
 	/*
 	 * Where core costs a hash join's matches by its semi-join factors (a
