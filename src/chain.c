@@ -382,6 +382,10 @@ set_carried(GpuChain *ch, int j)
 	Datum		d[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	gh_status	st;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
 
 	for (uint64 p = 0; p < n; p++)
 	{
@@ -390,6 +394,8 @@ set_carried(GpuChain *ch, int j)
 
 		if ((p & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (p + 16 < n)
+			gpuhash_inner_row_prefetch(gs, p + 16);
 		gpuhash_inner_row(gs, p, &iv, &in);
 		for (int c = 0; c < m; c++)
 		{
@@ -410,6 +416,9 @@ set_carried(GpuChain *ch, int j)
 	st = gpuhash_table_set_carried(&gs->table, keys, valid, m);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ch->cxt);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.carry_ms += INSTR_TIME_GET_MILLISEC(t1);
 	if (st != GH_OK)
 		ereport(ERROR,
 				(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),

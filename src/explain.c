@@ -239,6 +239,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (st->filter_ms > 0)
 			ExplainPropertyFloat("Key Filter Time", "ms", st->filter_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
+		/* a chain level's carried keys: made from its rows, sent (in Start Time) */
+		if (st->carry_ms > 0)
+			ExplainPropertyFloat("Carry Time", "ms", st->carry_ms, 3, es);
 		/* a level of a fused chain: its part of the chain's probes */
 		if (st->chain_ms > 0)
 			ExplainPropertyFloat("Chain Level Time", "ms", st->chain_ms, 3, es);

@@ -372,6 +372,7 @@ typedef struct GpuJoinStats
 	uint64		prefilled;		/* batches read past the ring during a
 								 * parallel build (executor.c) */
 	double		emit_ms;		/* EXPLAIN ANALYZE: forming and handing out rows */
+	double		carry_ms;		/* chain.c: its rows' carried keys made and sent */
 	double		start_ms;		/* starting a scan or hash batch: the first outer
 								 * row, reading the inner side, the build or
 								 * the wait for a parallel plan's (not emit) */

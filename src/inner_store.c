@@ -72,6 +72,20 @@ gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **i
 	}
 }
 
+/*
+ * Starts loading row's values, for a walk over many rows: a shared row's
+ * tuple lies anywhere in the DSA, and the walk would otherwise wait for
+ * each (chain.c's carried keys, millions of rows).
+ */
+void
+gpuhash_inner_row_prefetch(GpuJoinState *gs, uint64 row)
+{
+	if (gs->inner_vals)
+		gpuhash_prefetch(gs->inner_vals + row * gs->n_inner_keep);
+	else
+		gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[row]));
+}
+
 void
 gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 {

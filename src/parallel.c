@@ -137,6 +137,7 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 emit_us;
 	pg_atomic_uint64 start_us;
 	pg_atomic_uint64 inner_read_us;
+	pg_atomic_uint64 carry_us;
 	pg_atomic_uint64 in_flight_sum;
 	pg_atomic_uint64 prefilled;
 	pg_atomic_uint64 probe_requests;
@@ -185,6 +186,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->emit_us, 0);
 	pg_atomic_init_u64(&sh->start_us, 0);
 	pg_atomic_init_u64(&sh->inner_read_us, 0);
+	pg_atomic_init_u64(&sh->carry_us, 0);
 	pg_atomic_init_u64(&sh->in_flight_sum, 0);
 	pg_atomic_init_u64(&sh->prefilled, 0);
 	pg_atomic_init_u64(&sh->probe_requests, 0);
@@ -367,6 +369,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.emit_ms = pg_atomic_read_u64(&sh->emit_us) / 1000.0;
 	gs->stats.start_ms = pg_atomic_read_u64(&sh->start_us) / 1000.0;
 	gs->stats.inner_read_ms = pg_atomic_read_u64(&sh->inner_read_us) / 1000.0;
+	gs->stats.carry_ms = pg_atomic_read_u64(&sh->carry_us) / 1000.0;
 	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
 	gs->stats.prefilled = pg_atomic_read_u64(&sh->prefilled);
 	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
@@ -643,6 +646,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) Max(gs->stats.emit_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->start_us, (uint64) Max(gs->stats.start_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->inner_read_us, (uint64) Max(gs->stats.inner_read_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->carry_us, (uint64) Max(gs->stats.carry_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
 	pg_atomic_fetch_add_u64(&sh->prefilled, gs->stats.prefilled);
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
@@ -650,7 +654,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.inner_scan_filtered = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
-	gs->stats.start_ms = gs->stats.inner_read_ms = 0;
+	gs->stats.start_ms = gs->stats.inner_read_ms = gs->stats.carry_ms = 0;
 }
 
 /*
