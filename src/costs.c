@@ -172,6 +172,38 @@ gpuhash_parallel_divisor(Path *path)
 
 
 /*
+ * A semi join of lefthand's rows against righthand's, made from the join's
+ * SpecialJoinInfo: for the semi-join selectivity of key clauses, which
+ * eqjoinsel gives for a SpecialJoinInfo of that type.
+ */
+static SpecialJoinInfo
+semi_join_info(JoinPathExtraData *extra, Relids lefthand, Relids righthand)
+{
+	SpecialJoinInfo semi = *extra->sjinfo;
+
+	semi.jointype = JOIN_SEMI;
+	semi.min_lefthand = semi.syn_lefthand = lefthand;
+	semi.min_righthand = semi.syn_righthand = righthand;
+	return semi;
+}
+
+/*
+ * The clauses of RestrictInfos, bare: the selectivity a RestrictInfo caches
+ * for a non-inner join may be an inner join's (core computes semi factors
+ * of a unique inner side with the inner join's sjinfo).
+ */
+static List *
+bare_clauses(List *rinfos)
+{
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rinfos)
+		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
+	return clauses;
+}
+
+/*
  * Will a Bloom filter of the inner keys (keyfilter.c) drop outer rows?
  * Only when the planner expects a quarter of them or more to find no
  * match: filling it costs a random write per inner key, up front, and
@@ -185,28 +217,15 @@ gpuhash_key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
 						JoinType jointype, JoinPathExtraData *extra, List *hash_rinfos)
 {
 	SpecialJoinInfo semi;
-	List	   *clauses = NIL;
-	ListCell   *lc;
 	Selectivity frac;
 
 	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
 		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
 		return false;			/* every outer row comes out: no filter */
 
-	/*
-	 * The fraction of outer rows whose key has a match is the semi-join
-	 * selectivity of the key clauses, which eqjoinsel gives for a
-	 * SpecialJoinInfo of that type.  Bare clauses, not RestrictInfos: their
-	 * cached non-inner selectivity may be an inner join's (core computes
-	 * semi factors of a unique inner side with the inner join's sjinfo).
-	 */
-	semi = *extra->sjinfo;
-	semi.jointype = JOIN_SEMI;
-	semi.min_lefthand = semi.syn_lefthand = outerrel->relids;
-	semi.min_righthand = semi.syn_righthand = innerrel->relids;
-	foreach(lc, hash_rinfos)
-		clauses = lappend(clauses, lfirst_node(RestrictInfo, lc)->clause);
-	frac = clauselist_selectivity(root, clauses, 0, JOIN_SEMI, &semi);
+	/* the fraction of outer rows whose key has a match */
+	semi = semi_join_info(extra, outerrel->relids, innerrel->relids);
+	frac = clauselist_selectivity(root, bare_clauses(hash_rinfos), 0, JOIN_SEMI, &semi);
 	return frac < KEY_FILTER_MATCH_FRAC;
 }
 
@@ -236,7 +255,7 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	RelOptInfo *uniq,
 			   *other;
 	SpecialJoinInfo semi;
-	List	   *clauses = NIL;
+	List	   *clauses;
 	ListCell   *lc;
 	Selectivity bound = 1.0;
 	double		per_row;
@@ -258,17 +277,10 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 		return false;
 
 	/* the fraction of the other side's rows that match on each key alone */
-	semi = *extra->sjinfo;
-	semi.jointype = JOIN_SEMI;
-	semi.min_lefthand = semi.syn_lefthand = other->relids;
-	semi.min_righthand = semi.syn_righthand = uniq->relids;
-	foreach(lc, hash_rinfos)
-	{
-		Node	   *clause = (Node *) lfirst_node(RestrictInfo, lc)->clause;
-
-		clauses = lappend(clauses, clause);
-		bound = Min(bound, clause_selectivity(root, clause, 0, JOIN_SEMI, &semi));
-	}
+	clauses = bare_clauses(hash_rinfos);
+	semi = semi_join_info(extra, other->relids, uniq->relids);
+	foreach(lc, clauses)
+		bound = Min(bound, clause_selectivity(root, lfirst(lc), 0, JOIN_SEMI, &semi));
 	/* PostgreSQL's matches per row of the other side: the keys' product */
 	per_row = clauselist_selectivity(root, clauses, 0, JOIN_INNER, extra->sjinfo) * uniq->rows;
 	return per_row * ESTIMATE_DOUBT < bound;

@@ -801,8 +801,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;
-	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
-											 kc.hash_rinfos);
 	/*
 	 * A row estimate too doubtful to put a GPU join early in the plan on:
 	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
@@ -812,6 +810,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
 								   kc.hash_rinfos))
 		return;
+	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
+											 kc.hash_rinfos);
 
 	/*
 	 * Where core costs a hash join's matches by its semi-join factors (a
