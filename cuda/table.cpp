@@ -101,6 +101,40 @@ gh_status_name(gh_status s)
 	return "?";
 }
 
+/* A build's options as its scheme is about to be built: still wanted? */
+static gh_status
+check_build_run(const gh_build_options *opt)
+{
+	if (opt->load_factor < 0 || opt->load_factor > 0.95)
+		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
+	if (opt->cancelled && opt->cancelled(opt->cancel_arg))
+		return gh_error(GH_ERR_CANCELLED, "build cancelled");
+	return GH_OK;
+}
+
+/* An empty table of n rows for opt's scheme and device, not built yet. */
+static gh_status
+new_table(const gh_build_options *opt, size_t n, int rowid_width, gh_table **out)
+{
+	gh_table   *t;
+
+	if (!gh_scheme_ops_of(opt->scheme))
+		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
+	if ((uint64_t) n > GH_MAX_ROWS)
+		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
+						(unsigned long long) GH_MAX_ROWS);
+	t = (gh_table *) calloc(1, sizeof(gh_table));
+	if (!t)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
+	t->device = opt->device;
+	t->scheme = opt->scheme;
+	t->n_rows = n;
+	t->rowid_width = rowid_width;
+	t->ordinal = -1;
+	*out = t;
+	return GH_OK;
+}
+
 gh_status
 gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 		 int rowid_width, size_t n, gh_table **out)
@@ -114,24 +148,8 @@ gh_build(const gh_build_options *opt, const uint64_t *keys, const void *rowids,
 	*out = NULL;
 	if (!opt || (n > 0 && !keys) || (rowid_width != 4 && rowid_width != 8))
 		return gh_error(GH_ERR_INVALID, "invalid build arguments");
-	if (!gh_scheme_ops_of(opt->scheme))
-		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
-	if (opt->load_factor < 0 || opt->load_factor > 0.95)
-		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
-	if ((uint64_t) n > GH_MAX_ROWS)
-		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
-						(unsigned long long) GH_MAX_ROWS);
-	if (opt->cancelled && opt->cancelled(opt->cancel_arg))
-		return gh_error(GH_ERR_CANCELLED, "build cancelled");
-
-	t = (gh_table *) calloc(1, sizeof(gh_table));
-	if (!t)
-		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
-	t->device = opt->device;
-	t->scheme = opt->scheme;
-	t->n_rows = n;
-	t->rowid_width = rowid_width;
-	t->ordinal = -1;
+	if ((st = check_build_run(opt)) != GH_OK || (st = new_table(opt, n, rowid_width, &t)) != GH_OK)
+		return st;
 
 	if (opt->device == GH_DEVICE_GPU)
 		st = gh_gpu_build(t, opt, keys, rowids, n);
@@ -158,19 +176,8 @@ gh_build_staged_begin(const gh_build_options *opt, size_t n, gh_table **out)
 	*out = NULL;
 	if (!opt || opt->device != GH_DEVICE_GPU)
 		return gh_error(GH_ERR_INVALID, "a staged build is a GPU build");
-	if (!gh_scheme_ops_of(opt->scheme))
-		return gh_error(GH_ERR_INVALID, "unknown scheme %d", (int) opt->scheme);
-	if ((uint64_t) n > GH_MAX_ROWS)
-		return gh_error(GH_ERR_TOO_LARGE, "%zu rows exceed the limit of %llu", n,
-						(unsigned long long) GH_MAX_ROWS);
-	t = (gh_table *) calloc(1, sizeof(gh_table));
-	if (!t)
-		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory");
-	t->device = GH_DEVICE_GPU;
-	t->scheme = opt->scheme;
-	t->n_rows = n;
-	t->rowid_width = 4;
-	t->ordinal = -1;
+	if ((st = new_table(opt, n, 4, &t)) != GH_OK)
+		return st;
 	st = gh_gpu_stage_begin(t, opt);
 	if (st != GH_OK)
 	{
@@ -205,10 +212,8 @@ gh_build_staged_finish(gh_table *t, const gh_build_options *opt)
 
 	if (!t || !t->gpu || !opt)
 		return gh_error(GH_ERR_INVALID, "no staged build");
-	if (opt->load_factor < 0 || opt->load_factor > 0.95)
-		return gh_error(GH_ERR_INVALID, "load factor %g outside (0, 0.95]", opt->load_factor);
-	if (opt->cancelled && opt->cancelled(opt->cancel_arg))
-		return gh_error(GH_ERR_CANCELLED, "build cancelled");
+	if ((st = check_build_run(opt)) != GH_OK)
+		return st;
 	t->scheme = opt->scheme;
 	st = gh_gpu_stage_build(t, opt);
 	if (st == GH_OK)
