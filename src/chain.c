@@ -343,6 +343,9 @@ gpuhash_chain_init(GpuJoinState *top)
 			l->part[q].column = src->n_carry;
 			src->carry_for[src->n_carry] = ch->n - 1;
 			src->carry_mask[src->n_carry++] = l->part_mask[q];
+			/* its readers make the keys as they keep the rows */
+			src->gs->carrier = ch;
+			src->gs->carrier_level = l->part[q].from_level;
 		}
 	}
 
@@ -365,9 +368,62 @@ gpuhash_chain_init(GpuJoinState *top)
 
 static void count_level_rows(GpuChain *ch, bool run);
 
+/* How many upper levels' key columns gs's inner rows carry (0: none). */
+int
+gpuhash_carried_columns(GpuJoinState *gs)
+{
+	return gs->carrier ? gs->carrier->lv[gs->carrier_level].n_carry : 0;
+}
+
+/*
+ * The carried keys of n inner rows of carrier level gs, kept as vals and
+ * nulls (n_inner_keep columns a row): column c of row i goes to
+ * keys[c * ld + i], as the upper level's own probe would make its key.
+ * The readers of a parallel inner side call this on their share, in its
+ * storage order; a walk over the shared rows in the table's order would
+ * deform each tuple at a cache miss, in one participant.
+ */
+void
+gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls, uint64 n,
+					 uint64 *keys, uint8 *valid, uint64 ld)
+{
+	GpuChain   *ch = gs->carrier;
+	ChainLevel *l = &ch->lv[gs->carrier_level];
+	int			nc = gs->n_inner_keep;
+	Datum		d[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+
+	for (int c = 0; c < l->n_carry; c++)
+	{
+		ChainLevel *up = &ch->lv[l->carry_for[c]];
+		uint32		mask = l->carry_mask[c];
+
+		for (uint64 p = 0; p < n; p++)
+		{
+			const Datum *iv = vals + p * nc;
+			const bool *in = nulls + p * nc;
+			uint64		key;
+
+			if ((p & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
+			for (int i = 0; i < up->gs->info.nkeys; i++)
+			{
+				if (!(mask & (UINT32_C(1) << i)))
+					continue;
+				d[i] = iv[up->src[i]];
+				isnull[i] = in[up->src[i]];
+			}
+			valid[c * ld + p] = gpuhash_datums_key(up->gs, d, isnull, mask, &key);
+			keys[c * ld + p] = valid[c * ld + p] ? key : 0;
+		}
+	}
+}
+
 /*
  * Sets level j's carried columns: the keys of the upper levels that read
- * its inner rows, per row in the table's key-grouped order.
+ * its inner rows, per row in the table's key-grouped order.  A parallel
+ * inner side's readers made them already (shared_inner.c); a serial one's
+ * rows lie in that order.
  */
 static void
 set_carried(GpuChain *ch, int j)
@@ -376,46 +432,31 @@ set_carried(GpuChain *ch, int j)
 	GpuJoinState *gs = l->gs;
 	uint64		n = gs->n_inner;
 	int			m = l->n_carry;
-	MemoryContext old = MemoryContextSwitchTo(ch->cxt);
-	uint64	   *keys = MemoryContextAllocHuge(ch->cxt, sizeof(uint64) * Max(n * m, 1));
-	uint8	   *valid = MemoryContextAllocHuge(ch->cxt, Max(n * m, 1));
-	Datum		d[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
+	const uint64 *ready_keys;
+	const uint8 *ready_valid;
 	gh_status	st;
 	instr_time	t0,
 				t1;
 
 	INSTR_TIME_SET_CURRENT(t0);
-
-	for (uint64 p = 0; p < n; p++)
+	if (gs->inner_vals == NULL && gpuhash_shared_carried(gs, &ready_keys, &ready_valid))
+		st = gpuhash_table_set_carried(&gs->table, ready_keys, ready_valid, m);
+	else if (gs->inner_vals != NULL)
 	{
-		const Datum *iv;
-		const bool *in;
+		MemoryContext old = MemoryContextSwitchTo(ch->cxt);
+		uint64	   *keys = MemoryContextAllocHuge(ch->cxt, sizeof(uint64) * Max(n * m, 1));
+		uint8	   *valid = MemoryContextAllocHuge(ch->cxt, Max(n * m, 1));
 
-		if ((p & 0xffff) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (p + 16 < n)
-			gpuhash_inner_row_prefetch(gs, p + 16);
-		gpuhash_inner_row(gs, p, &iv, &in);
-		for (int c = 0; c < m; c++)
-		{
-			ChainLevel *up = &ch->lv[l->carry_for[c]];
-			uint64		key;
-
-			for (int i = 0; i < up->gs->info.nkeys; i++)
-			{
-				if (!(l->carry_mask[c] & (UINT32_C(1) << i)))
-					continue;
-				d[i] = iv[up->src[i]];
-				isnull[i] = in[up->src[i]];
-			}
-			valid[c * n + p] = gpuhash_datums_key(up->gs, d, isnull, l->carry_mask[c], &key);
-			keys[c * n + p] = valid[c * n + p] ? key : 0;
-		}
+		gpuhash_carried_keys(gs, gs->inner_vals, gs->inner_nulls, n, keys, valid, n);
+		st = gpuhash_table_set_carried(&gs->table, keys, valid, m);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(ch->cxt);
 	}
-	st = gpuhash_table_set_carried(&gs->table, keys, valid, m);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(ch->cxt);
+	else
+	{
+		gh_set_last_error("the shared rows came without their carried keys");
+		st = GH_ERR_INVALID;
+	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.carry_ms += INSTR_TIME_GET_MILLISEC(t1);

@@ -115,6 +115,9 @@ typedef struct SharedInner
 	dsa_pointer matched;		/* right/full: pg_atomic_uint32 per 32 rows */
 	dsa_pointer kf;				/* the key filter's words, or invalid */
 	uint64		kf_nwords;
+	dsa_pointer carried;		/* a chain's carried keys in table order:
+								 * uint64 per column and row, then a valid
+								 * byte each (chain.c), or invalid */
 } SharedInner;
 
 /*
@@ -312,6 +315,8 @@ typedef struct GpuJoinState
 	bool		outer_is_level; /* outer_ps is this chain's level below */
 	bool		no_prefill;		/* a parallel build must not read the outer side */
 	uint64		table_version;	/* tables freed: a chain's carried columns are stale */
+	struct GpuChain *carrier;	/* a level whose inner rows carry upper */
+	int			carrier_level;	/* levels' keys: its chain and level */
 
 	/*
 	 * A parallel-aware join split into shared batches at run time
@@ -399,6 +404,9 @@ extern void gpuhash_chain_init(GpuJoinState *top);
 extern bool gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out);
 extern void gpuhash_chain_rescan(GpuJoinState *top);
 extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
+extern int	gpuhash_carried_columns(GpuJoinState *gs);
+extern void gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls,
+								 uint64 n, uint64 *keys, uint8 *valid, uint64 ld);
 
 /* rows.c */
 extern bool gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull,
@@ -436,6 +444,9 @@ extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, ds
 extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
+extern bool gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64 n, int m,
+										 const uint64 **keys, const uint8 **valid);
+extern void gpuhash_shared_inner_drop_carried(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
 extern void gpuhash_free_table(GpuJoinState *gs);
@@ -496,6 +507,7 @@ extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
 extern void gpuhash_shared_carry_done(GpuJoinState *gs);
+extern bool gpuhash_shared_carried(GpuJoinState *gs, const uint64 **keys, const uint8 **valid);
 
 /* parallel_split.c */
 extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);

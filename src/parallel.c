@@ -689,11 +689,22 @@ gpuhash_shared_carry_begin(GpuJoinState *gs)
 	return mine;
 }
 
+/* The carried keys the shared inner side's readers made, if they did. */
+bool
+gpuhash_shared_carried(GpuJoinState *gs, const uint64 **keys, const uint8 **valid)
+{
+	return gs->shared != NULL &&
+		gpuhash_shared_inner_carried(&gs->shared->inner, gs->css.ss.ps.state->es_query_dsa,
+									 gs->n_inner, gpuhash_carried_columns(gs), keys, valid);
+}
+
 void
 gpuhash_shared_carry_done(GpuJoinState *gs)
 {
 	GpuJoinShared *sh = gs->shared;
 
+	/* the table has them now */
+	gpuhash_shared_inner_drop_carried(&sh->inner, gs->css.ss.ps.state->es_query_dsa);
 	SpinLockAcquire(&sh->mutex);
 	sh->carry = CARRY_SET;
 	SpinLockRelease(&sh->mutex);

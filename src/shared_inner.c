@@ -26,6 +26,8 @@ typedef struct InnerChunk
 	dsa_pointer keys;			/* uint64 per keyed row */
 	dsa_pointer rows;			/* MinimalTuples, back to back */
 	dsa_pointer offsets;		/* uint64 per row: its tuple in rows */
+	dsa_pointer carried;		/* a chain's carried keys of the keyed rows,
+								 * in this share's order (as SharedInner's) */
 } InnerChunk;
 
 void
@@ -34,6 +36,7 @@ gpuhash_shared_inner_init(SharedInner *si, int max_chunks)
 	si->max_chunks = max_chunks;
 	si->n_chunks = 0;
 	si->chunks = si->rows = si->rowptrs = si->matched = si->kf = InvalidDsaPointer;
+	si->carried = InvalidDsaPointer;
 	si->kf_nwords = 0;
 }
 
@@ -79,6 +82,7 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 			free_dsa(area, &c[i].keys);
 			free_dsa(area, &c[i].rows);
 			free_dsa(area, &c[i].offsets);
+			free_dsa(area, &c[i].carried);
 		}
 	}
 	free_dsa(area, &si->chunks);
@@ -86,6 +90,55 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 	free_dsa(area, &si->rowptrs);
 	free_dsa(area, &si->matched);
 	free_dsa(area, &si->kf);
+	free_dsa(area, &si->carried);
+}
+
+/*
+ * A carrier level's carried keys (chain.c) of n rows kept as gs->inner_vals,
+ * made in one DSA allocation: m columns of keys, then m of valid bytes.
+ */
+static dsa_pointer
+make_carried(GpuJoinState *gs, dsa_area *area, uint64 n)
+{
+	int			m = gpuhash_carried_columns(gs);
+	dsa_pointer p;
+	char	   *base;
+	instr_time	t0,
+				t1;
+
+	if (m == 0 || n == 0)
+		return InvalidDsaPointer;
+	INSTR_TIME_SET_CURRENT(t0);
+	p = dsa_allocate_extended(area, (sizeof(uint64) + 1) * m * n, DSA_ALLOC_HUGE);
+	base = dsa_get_address(area, p);
+	gpuhash_carried_keys(gs, gs->inner_vals, gs->inner_nulls, n, (uint64 *) base,
+						 (uint8 *) (base + sizeof(uint64) * m * n), n);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.carry_ms += INSTR_TIME_GET_MILLISEC(t1);
+	return p;
+}
+
+/* The carried keys of the table's n rows and m columns, if made. */
+bool
+gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64 n, int m,
+							 const uint64 **keys, const uint8 **valid)
+{
+	char	   *base;
+
+	if (!DsaPointerIsValid(si->carried))
+		return false;
+	base = dsa_get_address(area, si->carried);
+	*keys = (const uint64 *) base;
+	*valid = (const uint8 *) (base + sizeof(uint64) * m * n);
+	return true;
+}
+
+/* They are in the table now: the copy goes. */
+void
+gpuhash_shared_inner_drop_carried(SharedInner *si, dsa_area *area)
+{
+	free_dsa(area, &si->carried);
 }
 
 /*
@@ -102,6 +155,8 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	/* the join split while the rows were read (parallel_split.c): no table */
 	if (gs->split)
 		return;
+	/* the kept rows lie in the table's order now */
+	si->carried = make_carried(gs, area, gs->n_inner);
 	si->rows = gpuhash_inner_publish(gs, area, &offs);
 	if (DsaPointerIsValid(si->rows))
 	{
@@ -145,6 +200,7 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
 	}
 	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
+	c.carried = make_carried(gs, area, c.n_keyed);
 	MemoryContextReset(gs->inner_cxt);
 
 	((InnerChunk *) dsa_get_address(area, si->chunks))[slot] = c;
@@ -166,6 +222,25 @@ gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area)
 	return n;
 }
 
+/* The part of table row r: the last one starting at or before it. */
+static inline int
+part_of(const uint64 *start, int nparts, uint64 r)
+{
+	int			lo = 0,
+				hi = nparts - 1;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi + 1) / 2;
+
+		if (start[mid] <= r)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
 /*
  * All readers, elected by the barrier: build the table over the shares'
  * keys, sent as they lie (no concatenated copy: on 15 M keys that copy cost
@@ -185,6 +260,10 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	uint64	   *start;			/* of each part, in table rows */
 	dsa_pointer *part_rows;
 	uint64	  **part_offs;		/* each row's tuple in part_rows */
+	char	  **part_carried;	/* the share's carried keys, or NULL */
+	int			m = gpuhash_carried_columns(gs);
+	uint64	   *carried = NULL;
+	uint8	   *carried_valid = NULL;
 	GpuKeyParts keys;
 	int			nparts = 0;
 	dsa_pointer *ptrs = NULL;
@@ -199,6 +278,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	start = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64) * Max(si->n_chunks, 1));
 	part_rows = MemoryContextAlloc(gs->inner_cxt, sizeof(dsa_pointer) * Max(si->n_chunks, 1));
 	part_offs = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64 *) * Max(si->n_chunks, 1));
+	part_carried = MemoryContextAlloc(gs->inner_cxt, sizeof(char *) * Max(si->n_chunks, 1));
 	for (int i = 0; i < si->n_chunks; i++)
 	{
 		InnerChunk *c = &chunks[i];
@@ -210,6 +290,10 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 			start[nparts] = n_keyed;
 			part_rows[nparts] = c->rows;
 			part_offs[nparts] = have_rows ? dsa_get_address(area, c->offsets) : NULL;
+			part_carried[nparts] = DsaPointerIsValid(c->carried) ?
+				dsa_get_address(area, c->carried) : NULL;
+			if (part_carried[nparts] == NULL)
+				m = 0;			/* not made (not a carrier): none */
 			nparts++;
 		}
 		n_keyed += c->n_keyed;
@@ -230,27 +314,54 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 											DSA_ALLOC_HUGE);
 		ptrs = dsa_get_address(area, si->rowptrs);
 	}
+	if (m > 0 && n_keyed > 0)
+	{
+		char	   *base;
+
+		si->carried = dsa_allocate_extended(area, (sizeof(uint64) + 1) * m * n_keyed,
+											 DSA_ALLOC_HUGE);
+		base = dsa_get_address(area, si->carried);
+		carried = (uint64 *) base;
+		carried_valid = (uint8 *) (base + sizeof(uint64) * m * n_keyed);
+	}
 	if (n_keyed > 0)
 	{
 		const uint32 *order = gpuhash_build_keys(gs, &keys);
 
-		for (uint64 i = 0; ptrs && i < n_keyed; i++)
+		/*
+		 * Each table row's tuple, and its carried keys, from its share: a
+		 * gather from random places, so the loads start 16 rows ahead.
+		 */
+		for (uint64 i = 0; (ptrs || carried) && i < n_keyed; i++)
 		{
 			uint64		r = order[i];
-			int			lo = 0,
-						hi = nparts - 1;
+			int			p = part_of(start, nparts, r);
+			uint64		k = r - start[p];
 
-			/* the last part starting at or before r */
-			while (lo < hi)
+			if (i + 16 < n_keyed)
 			{
-				int			mid = (lo + hi + 1) / 2;
+				uint64		r2 = order[i + 16];
+				int			p2 = part_of(start, nparts, r2);
 
-				if (start[mid] <= r)
-					lo = mid;
-				else
-					hi = mid - 1;
+				if (ptrs)
+					gpuhash_prefetch(&part_offs[p2][r2 - start[p2]]);
+				for (int c = 0; carried && c < m; c++)
+				{
+					gpuhash_prefetch(part_carried[p2] + sizeof(uint64) * (c * part_n[p2] + r2 - start[p2]));
+					gpuhash_prefetch(part_carried[p2] + sizeof(uint64) * m * part_n[p2] +
+									 c * part_n[p2] + r2 - start[p2]);
+				}
 			}
-			ptrs[i] = part_rows[lo] + part_offs[lo][r - start[lo]];
+			if (ptrs)
+				ptrs[i] = part_rows[p] + part_offs[p][k];
+			for (int c = 0; carried && c < m; c++)
+			{
+				const uint64 *pk = (const uint64 *) part_carried[p];
+				const uint8 *pv = (const uint8 *) (part_carried[p] + sizeof(uint64) * m * part_n[p]);
+
+				carried[c * n_keyed + i] = pk[c * part_n[p] + k];
+				carried_valid[c * n_keyed + i] = pv[c * part_n[p] + k];
+			}
 		}
 		if (gpuhash_keyfilter_wanted(gs))
 		{
@@ -269,11 +380,12 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		for (uint64 r = 0; o && r < c->n_null; r++)
 			ptrs[pos++] = c->rows + o[c->n_keyed + r];
 	}
-	/* keys and offsets have served; rows stay */
+	/* keys, offsets and the shares' carried keys have served; rows stay */
 	for (int i = 0; i < si->n_chunks; i++)
 	{
 		free_dsa(area, &chunks[i].keys);
 		free_dsa(area, &chunks[i].offsets);
+		free_dsa(area, &chunks[i].carried);
 	}
 	if (gs->fill_inner)
 		si->matched = gpuhash_inner_shared_matched(gs, area);
