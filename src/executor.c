@@ -208,28 +208,6 @@ gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner)
 }
 
 /*
- * Does the key filter let this outer key through?  A filter that lets most
- * keys through (a join where nearly every row matches) only costs a cache
- * miss per row: after a sample it is switched off for the rest of the scan.
- */
-#define KF_SAMPLE 65536
-
-static inline bool
-filter_passes(GpuJoinState *gs, uint64 key)
-{
-	gs->kf_tested++;
-	if (!gpuhash_keyfilter_test(gs->kf_words, gs->kf_nwords, key))
-	{
-		gs->stats.outer_filtered++;
-		return false;
-	}
-	gs->kf_passed++;
-	if (gs->kf_tested == KF_SAMPLE && gs->kf_passed * 4 > gs->kf_tested * 3)
-		gs->kf_on = false;
-	return true;
-}
-
-/*
  * The kept columns of an outer row read from the outer side (a heap tuple
  * of an absorbed scan, or the outer plan's slot) as a tuple for a batch
  * file; NULL when the join keeps no outer column.
@@ -345,21 +323,24 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 }
 
 /*
- * Fills probe batch b with up to batch_cap outer rows of this hash batch;
- * false when none came (the outer side is done).  Outer rows with a NULL
- * key match nothing: they are skipped, unless unmatched outer rows come out
- * (left, full, anti).
+ * Can this batch be filled by the absorbed scan's page loop
+ * (gpuhash_heap_scan_fill_keys)?  Only batch 0's rows from the pages, none
+ * of them for a later hash batch's file, none needing a qual on a slot, and
+ * no tuple read ahead before the build to hand out first.
  */
-static bool
-fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
+static inline bool
+page_loop_fills(GpuJoinState *gs)
+{
+	return gs->oscan && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
+		gs->oscan->qual == NULL && !gs->oscan->pending;
+}
+
+/* fill_batch's rows one at a time, in whatever form they come. */
+static void
+fill_rows(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	int			nc = gs->n_outer_keep;
-	instr_time	t0,
-				t1;
 
-	INSTR_TIME_SET_CURRENT(t0);
-	if (gs->oscan)
-		gpuhash_heap_scan_fill(gs->oscan, b);
 	while (!gs->outer_done && b->n < gs->batch_cap)
 	{
 		TupleTableSlot *slot;
@@ -381,7 +362,7 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 		}
 		if (nokey && !gs->fill_outer)
 			continue;
-		if (gs->kf_on && !nokey && !filter_passes(gs, key))
+		if (gs->kf_on && !nokey && !gpuhash_key_filter_passes(gs, key))
 			continue;
 		if (slot != NULL)
 			gpuhash_copy_row(slot, gs->outer_keep, nc, b->vals + (size_t) b->n * nc,
@@ -395,6 +376,30 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 		b->keys[b->n++] = nokey ? 0 : key;
 		b->any_key |= !nokey;
 	}
+}
+
+/*
+ * Fills probe batch b with up to batch_cap outer rows of this hash batch;
+ * false when none came (the outer side is done).  Outer rows with a NULL
+ * key match nothing: they are skipped, unless unmatched outer rows come out
+ * (left, full, anti).
+ */
+static bool
+fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (gs->oscan)
+		gpuhash_heap_scan_fill(gs->oscan, b);
+	if (!gs->outer_done && page_loop_fills(gs))
+	{
+		if (gpuhash_heap_scan_fill_keys(gs, gs->oscan, b, gs->batch_cap) == OS_END)
+			gs->outer_done = true;
+	}
+	else
+		fill_rows(gs, b);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);

@@ -217,6 +217,45 @@ gpuhash_heap_scan_keep_tuple(GpuHeapScan *os)
 	} while (0)
 
 /*
+ * The next page's visible tuples (heapam's page mode): OS_TUPLE when they
+ * are there to read, OS_END at the end of the scan, OS_BATCH_FULL when the
+ * filling batch may pin no further page.
+ */
+static GpuScanNext
+next_page(GpuHeapScan *os)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+	BlockNumber blk;
+	Page		page;
+
+	/* a new page: it needs a pin of the batch's if rows are kept */
+	if (os->keep_rows && os->filling != NULL && os->filling->n_pins >= os->max_pins)
+		return OS_BATCH_FULL;
+	CHECK_FOR_INTERRUPTS();
+	blk = next_block(os);
+	if (!BlockNumberIsValid(blk))
+	{
+		/* drop the scan's pin now: the batch holds its own */
+		if (BufferIsValid(hs->rs_cbuf))
+			ReleaseBuffer(hs->rs_cbuf);
+		hs->rs_cbuf = InvalidBuffer;
+		hs->rs_cblock = InvalidBlockNumber;
+		os->done = true;
+		return OS_END;
+	}
+	heapgetpage(os->scan, blk);
+	os->ntuples = hs->rs_ntuples;
+	os->index = 0;
+	os->page_pinned = false;
+	os->pages++;
+	/* the page's first tuples: their loads start together */
+	page = BufferGetPage(hs->rs_cbuf);
+	for (int i = 0; i < TUPLE_PREFETCH_AHEAD; i++)
+		PREFETCH_TUPLE(hs, page, i);
+	return OS_TUPLE;
+}
+
+/*
  * The next visible tuple that passes the scan's quals (evaluated in
  * econtext), in *tup (pointing into a pinned page).  OS_BATCH_FULL: the
  * filling batch holds as many pinned pages as it may; the next call, for
@@ -247,33 +286,10 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 			return OS_END;
 		if (os->index >= os->ntuples)
 		{
-			BlockNumber blk;
+			GpuScanNext r = next_page(os);
 
-			/* a new page: it needs a pin of the batch's if rows are kept */
-			if (os->keep_rows && os->filling != NULL &&
-				os->filling->n_pins >= os->max_pins)
-				return OS_BATCH_FULL;
-			CHECK_FOR_INTERRUPTS();
-			blk = next_block(os);
-			if (!BlockNumberIsValid(blk))
-			{
-				/* drop the scan's pin now: the batch holds its own */
-				if (BufferIsValid(hs->rs_cbuf))
-					ReleaseBuffer(hs->rs_cbuf);
-				hs->rs_cbuf = InvalidBuffer;
-				hs->rs_cblock = InvalidBlockNumber;
-				os->done = true;
-				return OS_END;
-			}
-			heapgetpage(os->scan, blk);
-			os->ntuples = hs->rs_ntuples;
-			os->index = 0;
-			os->page_pinned = false;
-			os->pages++;
-			/* the page's first tuples: their loads start together */
-			page = BufferGetPage(hs->rs_cbuf);
-			for (int i = 0; i < TUPLE_PREFETCH_AHEAD; i++)
-				PREFETCH_TUPLE(hs, page, i);
+			if (r != OS_TUPLE)
+				return r;
 			continue;
 		}
 
@@ -308,6 +324,76 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 		*tup = t;
 		return OS_TUPLE;
 	}
+}
+
+/*
+ * Outer side: fills probe batch b up to cap rows straight from the pages,
+ * one loop over each page's visible tuples: the key of each that passes
+ * the in-place filter, and the tuple where the join emits outer columns.
+ * For executor.c's batches when a tuple needs nothing more (no quals left
+ * to evaluate on a slot, one hash batch, no tuple pending); the calls per
+ * tuple of gpuhash_heap_scan_next and the fill loop above it cost about
+ * as much CPU as the key itself.  A tuple without a key is kept only where
+ * unmatched outer rows come out; one the key filter rules out, never.
+ * OS_TUPLE when the batch is full; OS_END, OS_BATCH_FULL as for
+ * gpuhash_heap_scan_next.
+ */
+GpuScanNext
+gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b, int cap)
+{
+	Oid			relid = RelationGetRelid(os->rel);
+	HeapScanDesc hs;
+
+	Assert(!os->pending && os->qual == NULL && os->filling == b);
+	start_scan(os);
+	hs = (HeapScanDesc) os->scan;
+	while (b->n < cap)
+	{
+		Page		page;
+
+		if (os->done)
+			return OS_END;
+		if (os->index >= os->ntuples)
+		{
+			GpuScanNext r = next_page(os);
+
+			if (r != OS_TUPLE)
+				return r;
+			continue;
+		}
+		page = BufferGetPage(hs->rs_cbuf);
+		for (; os->index < os->ntuples && b->n < cap; os->index++)
+		{
+			OffsetNumber off = hs->rs_vistuples[os->index];
+			ItemId		lp = PageGetItemId(page, off);
+			HeapTupleData t;
+			uint64		key;
+			bool		nokey;
+
+			PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
+			t.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			t.t_len = ItemIdGetLength(lp);
+			t.t_tableOid = relid;
+			ItemPointerSet(&t.t_self, hs->rs_cblock, off);
+			if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t.t_data, os->desc))
+			{
+				os->filtered++;
+				continue;
+			}
+			nokey = !gpuhash_heap_key(gs, os, true, &t, &key);
+			if (nokey ? !gs->fill_outer : (gs->kf_on && !gpuhash_key_filter_passes(gs, key)))
+				continue;
+			if (os->keep_rows)
+			{
+				gpuhash_heap_scan_keep_tuple(os);
+				b->tups[b->n] = t;
+			}
+			b->nokey[b->n] = nokey;
+			b->keys[b->n++] = nokey ? 0 : key;
+			b->any_key |= !nokey;
+		}
+	}
+	return OS_TUPLE;
 }
 
 /* The scan starts over (a rescan; a parallel one after its DSM was reset). */

@@ -472,6 +472,8 @@ extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, ESt
 											int eflags);
 extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext,
 										  HeapTuple *tup);
+extern GpuScanNext gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os,
+											   struct GpuProbeBatch *b, int cap);
 extern void gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b);
 extern void gpuhash_heap_scan_keep_tuple(GpuHeapScan *os);
 extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
@@ -530,5 +532,27 @@ extern bool gpuhash_split_joining(GpuJoinState *gs);
 extern void gpuhash_split_close(GpuJoinState *gs);
 extern void gpuhash_split_forget(GpuJoinState *gs);
 extern void gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st);
+
+/*
+ * Does the key filter let this outer key through?  A filter that lets most
+ * keys through (a join where nearly every row matches) only costs a cache
+ * miss per row: after a sample it is switched off for the rest of the scan.
+ */
+#define KF_SAMPLE 65536
+
+static inline bool
+gpuhash_key_filter_passes(GpuJoinState *gs, uint64 key)
+{
+	gs->kf_tested++;
+	if (!gpuhash_keyfilter_test(gs->kf_words, gs->kf_nwords, key))
+	{
+		gs->stats.outer_filtered++;
+		return false;
+	}
+	gs->kf_passed++;
+	if (gs->kf_tested == KF_SAMPLE && gs->kf_passed * 4 > gs->kf_tested * 3)
+		gs->kf_on = false;
+	return true;
+}
 
 #endif							/* GPUHASH_JOIN_STATE_H */
