@@ -396,6 +396,60 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 	return OS_TUPLE;
 }
 
+/*
+ * Inner side: the visible tuples of the next page that has any passing the
+ * in-place filter, in tups (room for MaxHeapTuplesPerPage); how many, 0 at
+ * the end of the scan.  One loop per page, as for the outer batches: the
+ * build reads its rows with a call per page, not three per tuple.  Only
+ * for a scan with no quals left to evaluate on a slot.  The tuples point
+ * into the page, valid until the next call.
+ */
+int
+gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups)
+{
+	Oid			relid = RelationGetRelid(os->rel);
+	HeapScanDesc hs;
+
+	Assert(!os->pending && os->qual == NULL && !os->keep_rows);
+	start_scan(os);
+	hs = (HeapScanDesc) os->scan;
+	for (;;)
+	{
+		Page		page;
+		int			n = 0;
+
+		if (os->done)
+			return 0;
+		if (os->index >= os->ntuples)
+		{
+			if (next_page(os) == OS_END)
+				return 0;
+			continue;
+		}
+		page = BufferGetPage(hs->rs_cbuf);
+		for (; os->index < os->ntuples; os->index++)
+		{
+			OffsetNumber off = hs->rs_vistuples[os->index];
+			ItemId		lp = PageGetItemId(page, off);
+			HeapTuple	t = &tups[n];
+
+			PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
+			t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+			t->t_len = ItemIdGetLength(lp);
+			t->t_tableOid = relid;
+			ItemPointerSet(&t->t_self, hs->rs_cblock, off);
+			if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t->t_data, os->desc))
+			{
+				os->filtered++;
+				continue;
+			}
+			n++;
+		}
+		if (n > 0)
+			return n;
+	}
+}
+
 /* The scan starts over (a rescan; a parallel one after its DSM was reset). */
 void
 gpuhash_heap_scan_rescan(GpuHeapScan *os)

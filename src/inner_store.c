@@ -347,6 +347,84 @@ start_inner(GpuJoinState *gs)
 }
 
 /*
+ * An inner row read, of this batch or not: to a split parallel join's
+ * shared batch, to a later batch's file, or kept; the batches double
+ * whenever the kept rows outgrow the memory limit.  slot may be NULL when
+ * no column is kept.
+ */
+static void
+take_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 key, bool nokey)
+{
+	int			b;
+
+	if (gpuhash_split_writing(gs))
+	{
+		/* a parallel join split into shared batches: the row goes to its own */
+		MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
+														  gs->inner_desc) : NULL;
+
+		gpuhash_split_put_inner(gs, tup, key, nokey);
+		if (tup)
+			pfree(tup);
+		return;
+	}
+	b = gpuhash_batch_of(key, gs->nbatch);
+	if (b != gs->curbatch)
+	{
+		MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
+														  gs->inner_desc) : NULL;
+
+		gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
+		if (tup)
+			pfree(tup);
+		return;
+	}
+	keep_inner_row(gs, slot, keep, key, nokey);
+	if (gs->can_batch && gs->mem_used > gs->mem_limit)
+		gpuhash_increase_batches(gs);
+	else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
+		gpuhash_split_begin(gs);
+}
+
+/*
+ * Batch 0's rows from the absorbed inner scan, a page at a time
+ * (gpuhash_heap_scan_page): the same rows next_inner_row gives, with no
+ * call per tuple to get there.
+ */
+static void
+read_inner_pages(GpuJoinState *gs)
+{
+	GpuHeapScan *is = gs->iscan;
+	HeapTupleData *tups = palloc(sizeof(HeapTupleData) * MaxHeapTuplesPerPage);
+	int			n;
+
+	while ((n = gpuhash_heap_scan_page(is, tups)) > 0)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			/* its kept columns are copied from the slot before the page moves on */
+			TupleTableSlot *slot = gs->n_inner_keep > 0 ?
+				ExecStoreHeapTuple(&tups[i], is->slot, false) : NULL;
+			uint64		key;
+			bool		nokey = !gpuhash_heap_key(gs, is, false, &tups[i], &key);
+
+			if (nokey)
+			{
+				gs->stats.null_key_rows++;
+				if (!gs->fill_inner)
+					continue;
+				key = gs->null_seq++;
+			}
+			take_inner_row(gs, slot, is->heap_keep, key, nokey);
+		}
+	}
+	pfree(tups);
+	/* this read's figures, for EXPLAIN ANALYZE */
+	gs->stats.inner_scan_filtered += is->filtered;
+	is->filtered = 0;
+}
+
+/*
  * Reads this batch's inner rows: those of later batches go to their files,
  * and the batches double whenever the kept rows outgrow the memory limit.
  */
@@ -360,43 +438,17 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 	if (gs->curbatch == 0)
 		gs->nbatch_original = gs->nbatch;
 	start_inner(gs);
-	for (;;)
+	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gs->iscan && gs->iscan->qual == NULL)
+		read_inner_pages(gs);
+	else
 	{
 		TupleTableSlot *slot;
 		const int  *keep;
 		uint64		key;
 		bool		nokey;
-		int			b;
 
-		if (!next_inner_row(gs, &slot, &keep, &key, &nokey))
-			break;
-		if (gpuhash_split_writing(gs))
-		{
-			/* a parallel join split into shared batches: the row goes to its own */
-			MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
-															  gs->inner_desc) : NULL;
-
-			gpuhash_split_put_inner(gs, tup, key, nokey);
-			if (tup)
-				pfree(tup);
-			continue;
-		}
-		b = gpuhash_batch_of(key, gs->nbatch);
-		if (b != gs->curbatch)
-		{
-			MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
-													  gs->inner_desc) : NULL;
-
-			gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
-			if (tup)
-				pfree(tup);
-			continue;
-		}
-		keep_inner_row(gs, slot, keep, key, nokey);
-		if (gs->can_batch && gs->mem_used > gs->mem_limit)
-			gpuhash_increase_batches(gs);
-		else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
-			gpuhash_split_begin(gs);
+		while (next_inner_row(gs, &slot, &keep, &key, &nokey))
+			take_inner_row(gs, slot, keep, key, nokey);
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);

@@ -474,6 +474,7 @@ extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext
 										  HeapTuple *tup);
 extern GpuScanNext gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os,
 											   struct GpuProbeBatch *b, int cap);
+extern int	gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups);
 extern void gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b);
 extern void gpuhash_heap_scan_keep_tuple(GpuHeapScan *os);
 extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
