@@ -207,6 +207,7 @@ typedef struct GpuJoinState
 	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
 	ExprState  *gate;			/* pseudoconstant quals: once per scan; or NULL */
 	bool		forms_no_rows;	/* nothing reads a joined row's columns */
+	bool		bare_matches;	/* ... and no unmatched row comes out */
 	TupleTableSlot *first_outer;	/* read before the build; NULL: none */
 	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
 	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */

@@ -292,6 +292,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->fill_outer = gs->info.jointype == JOIN_LEFT || gs->info.jointype == JOIN_FULL ||
 		gs->info.jointype == JOIN_ANTI;
 	gs->fill_inner = gs->info.jointype == JOIN_RIGHT || gs->info.jointype == JOIN_FULL;
+	/* ... and, with no unmatched row to emit, no turn of the state machine */
+	gs->bare_matches = gs->forms_no_rows && !gs->fill_outer && !gs->fill_inner;
 
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
 									ALLOCSET_DEFAULT_SIZES);
