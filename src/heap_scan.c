@@ -256,6 +256,47 @@ next_page(GpuHeapScan *os)
 }
 
 /*
+ * OS_TUPLE when the current page has visible tuples left to read, moving
+ * on to the next pages as needed; else what next_page said.
+ */
+static inline GpuScanNext
+page_ready(GpuHeapScan *os)
+{
+	while (os->index >= os->ntuples)
+	{
+		GpuScanNext r = os->done ? OS_END : next_page(os);
+
+		if (r != OS_TUPLE)
+			return r;
+	}
+	return OS_TUPLE;
+}
+
+/*
+ * Visible tuple i of the current page (page), in t; false if the scan's
+ * in-place filter rules it out.  Starts loading a tuple further on.
+ */
+static inline bool
+page_tuple(GpuHeapScan *os, Page page, int i, Oid relid, HeapTuple t)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+	OffsetNumber off = hs->rs_vistuples[i];
+	ItemId		lp = PageGetItemId(page, off);
+
+	PREFETCH_TUPLE(hs, page, i + TUPLE_PREFETCH_AHEAD);
+	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	t->t_len = ItemIdGetLength(lp);
+	t->t_tableOid = relid;
+	ItemPointerSet(&t->t_self, hs->rs_cblock, off);
+	if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t->t_data, os->desc))
+	{
+		os->filtered++;
+		return false;
+	}
+	return true;
+}
+
+/*
  * The next visible tuple that passes the scan's quals (evaluated in
  * econtext), in *tup (pointing into a pinned page).  OS_BATCH_FULL: the
  * filling batch holds as many pinned pages as it may; the next call, for
@@ -271,9 +312,7 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 	for (;;)
 	{
 		HeapTuple	t = &os->tup;
-		Page		page;
-		ItemId		lp;
-		OffsetNumber off;
+		GpuScanNext r;
 
 		if (os->pending)
 		{
@@ -282,31 +321,10 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 			*tup = t;
 			return OS_TUPLE;
 		}
-		if (os->done)
-			return OS_END;
-		if (os->index >= os->ntuples)
-		{
-			GpuScanNext r = next_page(os);
-
-			if (r != OS_TUPLE)
-				return r;
+		if ((r = page_ready(os)) != OS_TUPLE)
+			return r;
+		if (!page_tuple(os, BufferGetPage(hs->rs_cbuf), os->index++, RelationGetRelid(os->rel), t))
 			continue;
-		}
-
-		page = BufferGetPage(hs->rs_cbuf);
-		PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
-		off = hs->rs_vistuples[os->index++];
-		lp = PageGetItemId(page, off);
-		t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		t->t_len = ItemIdGetLength(lp);
-		t->t_tableOid = RelationGetRelid(os->rel);
-		ItemPointerSet(&t->t_self, hs->rs_cblock, off);
-
-		if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t->t_data, os->desc))
-		{
-			os->filtered++;
-			continue;
-		}
 		if (os->qual != NULL)
 		{
 			bool		pass;
@@ -349,37 +367,20 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 	hs = (HeapScanDesc) os->scan;
 	while (b->n < cap)
 	{
+		GpuScanNext r;
 		Page		page;
 
-		if (os->done)
-			return OS_END;
-		if (os->index >= os->ntuples)
-		{
-			GpuScanNext r = next_page(os);
-
-			if (r != OS_TUPLE)
-				return r;
-			continue;
-		}
+		if ((r = page_ready(os)) != OS_TUPLE)
+			return r;
 		page = BufferGetPage(hs->rs_cbuf);
 		for (; os->index < os->ntuples && b->n < cap; os->index++)
 		{
-			OffsetNumber off = hs->rs_vistuples[os->index];
-			ItemId		lp = PageGetItemId(page, off);
 			HeapTupleData t;
 			uint64		key;
 			bool		nokey;
 
-			PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
-			t.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-			t.t_len = ItemIdGetLength(lp);
-			t.t_tableOid = relid;
-			ItemPointerSet(&t.t_self, hs->rs_cblock, off);
-			if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t.t_data, os->desc))
-			{
-				os->filtered++;
+			if (!page_tuple(os, page, os->index, relid, &t))
 				continue;
-			}
 			nokey = !gpuhash_heap_key(gs, os, true, &t, &key);
 			if (nokey ? !gs->fill_outer : (gs->kf_on && !gpuhash_key_filter_passes(gs, key)))
 				continue;
@@ -418,32 +419,14 @@ gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups)
 		Page		page;
 		int			n = 0;
 
-		if (os->done)
+		/* no pins kept here: never OS_BATCH_FULL */
+		if (page_ready(os) != OS_TUPLE)
 			return 0;
-		if (os->index >= os->ntuples)
-		{
-			if (next_page(os) == OS_END)
-				return 0;
-			continue;
-		}
 		page = BufferGetPage(hs->rs_cbuf);
 		for (; os->index < os->ntuples; os->index++)
 		{
-			OffsetNumber off = hs->rs_vistuples[os->index];
-			ItemId		lp = PageGetItemId(page, off);
-			HeapTuple	t = &tups[n];
-
-			PREFETCH_TUPLE(hs, page, os->index + TUPLE_PREFETCH_AHEAD);
-			t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-			t->t_len = ItemIdGetLength(lp);
-			t->t_tableOid = relid;
-			ItemPointerSet(&t->t_self, hs->rs_cblock, off);
-			if (os->filter != NULL && !gpuhash_scan_filter_pass(os->filter, t->t_data, os->desc))
-			{
-				os->filtered++;
-				continue;
-			}
-			n++;
+			if (page_tuple(os, page, os->index, relid, &tups[n]))
+				n++;
 		}
 		if (n > 0)
 			return n;
