@@ -204,6 +204,24 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
+-- gpuhash.absorbed_page_cost: the heap pages of an absorbed scan at this
+-- cost, not seq_page_cost.  Where the index-only scan is cheaper at
+-- PostgreSQL's page costs, the join keeps it as its child; with the pages
+-- costed as cached, it reads the table itself (same rows either way)
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE os_ap (k int4, id int4, pad text);
+INSERT INTO os_ap SELECT g % 3000, g, repeat('x', 200) FROM generate_series(1, 100000) g;
+CREATE INDEX os_ap_k ON os_ap (k);
+VACUUM ANALYZE os_ap;
+SELECT gh_absorbed('SELECT a.k, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
+SET gpuhash.absorbed_page_cost = 0;
+SELECT gh_absorbed('SELECT a.k, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
+SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
+RESET gpuhash.absorbed_page_cost;
+SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
+RESET max_parallel_workers_per_gather;
+DROP TABLE os_ap;
+
 -- a probe batch pins pages only for rows it keeps: more pages than a batch
 -- may pin (1024 at most) whose rows are all dropped before the batch (NULL
 -- keys; keys the key filter rules out) come before the matching rows; serial

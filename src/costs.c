@@ -17,6 +17,26 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
+#include "utils/spccache.h"
+
+/*
+ * What an absorbed scan saves on its relation's pages where
+ * gpuhash.absorbed_page_cost is set: its Seq Scan path charged each page
+ * the tablespace's seq_page_cost, in every participant as cost_seqscan
+ * does.  Only the GPU join's scans: PostgreSQL's own plans keep their page
+ * costs.
+ */
+static Cost
+absorbed_page_saving(Path *scan)
+{
+	RelOptInfo *rel = scan->parent;
+	double		spc_seq_page_cost;
+
+	if (gpuhash_absorbed_page_cost < 0)
+		return 0;
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	return (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages;
+}
 
 /*
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
@@ -52,7 +72,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup += qc.startup;
 	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
 	if (inner_scan)
-		startup -= 0.5 * cpu_tuple_cost * inner_path->rows;
+		startup -= 0.5 * cpu_tuple_cost * inner_path->rows + absorbed_page_saving(inner_path);
 
 	/*
 	 * Each outer row's keys are computed and it is probed.  In a chain
@@ -66,10 +86,11 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 
 	/*
 	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
-	 * node, slot or copy per row: half a tuple's CPU cost saved per row.
+	 * node, slot or copy per row: half a tuple's CPU cost saved per row,
+	 * and its pages at gpuhash.absorbed_page_cost where that is set.
 	 */
 	if (outer_scan)
-		run -= 0.5 * cpu_tuple_cost * outer_rows;
+		run -= 0.5 * cpu_tuple_cost * outer_rows + absorbed_page_saving(outer_path);
 
 	/*
 	 * Each hash match is checked against the other clauses, as in

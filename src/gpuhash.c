@@ -38,6 +38,7 @@ double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
 double		gpuhash_serial_inner_penalty = 1.0;
+double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
@@ -232,6 +233,16 @@ _PG_init(void)
 							 "the other participants wait; PostgreSQL's costs see only part of that. 0 charges nothing.",
 							 &gpuhash_serial_inner_penalty,
 							 1.0, 0.0, 100.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.absorbed_page_cost",
+							 "Planner's cost of a heap page read by a scan absorbed into a GPU join; -1: the tablespace's seq_page_cost.",
+							 "Only the GPU join's absorbed scans are costed this way, not PostgreSQL's own "
+							 "plans: with the tables cached, a page costs far less than seq_page_cost next "
+							 "to the index lookups it competes with.",
+							 &gpuhash_absorbed_page_cost,
+							 -1.0, -1.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
