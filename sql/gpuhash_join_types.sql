@@ -392,3 +392,17 @@ SET work_mem = '64kB';
 SELECT * FROM gh_check('SELECT count(*) FROM jt_c c FULL JOIN jt_a a ON c.k = a.k');
 RESET work_mem;
 SELECT * FROM gh_check('SELECT x.x, (SELECT count(*) FROM jt_a a FULL JOIN jt_b b ON a.k = b.k + x.x) FROM generate_series(0, 3) x');
+-- an inner join's count(*) hands out its matches without the state
+-- machine's turns (executor.c): 10^9 matches of one key are still
+-- cancelled by a timeout (each row is a call through ExecCustomScan, which
+-- checks for interrupts)
+CREATE TABLE jt_one (k int4);
+INSERT INTO jt_one SELECT 1 FROM generate_series(1, 31623);
+ANALYZE jt_one;
+BEGIN;
+SELECT gh_force_on();
+SET LOCAL max_parallel_workers_per_gather = 0;
+SET LOCAL statement_timeout = '500ms';
+SELECT count(*) FROM jt_one a JOIN jt_one b ON a.k = b.k;
+ROLLBACK;
+DROP TABLE jt_one;

@@ -163,10 +163,12 @@ void
 gpuhash_copy_row(TupleTableSlot *slot, const int *keep, int nkeep, Datum *vals, bool *nulls,
 		 MemoryContext cxt)
 {
-	TupleDesc	desc = slot->tts_tupleDescriptor;
+	TupleDesc	desc;
 
+	/* nothing kept: slot may be NULL (an absorbed inner scan's rows) */
 	if (nkeep == 0)
 		return;
+	desc = slot->tts_tupleDescriptor;
 	slot_getsomeattrs(slot, gpuhash_keep_extent(keep, nkeep));
 	for (int k = 0; k < nkeep; k++)
 	{
