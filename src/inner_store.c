@@ -72,20 +72,6 @@ gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **i
 	}
 }
 
-/*
- * Starts loading row's values, for a walk over many rows: a shared row's
- * tuple lies anywhere in the DSA, and the walk would otherwise wait for
- * each (chain.c's carried keys, millions of rows).
- */
-void
-gpuhash_inner_row_prefetch(GpuJoinState *gs, uint64 row)
-{
-	if (gs->inner_vals)
-		gpuhash_prefetch(gs->inner_vals + row * gs->n_inner_keep);
-	else
-		gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[row]));
-}
-
 void
 gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 {
@@ -252,6 +238,29 @@ gpuhash_increase_batches(GpuJoinState *gs)
 }
 
 /*
+ * An inner row without a key matches nothing: counted, and kept only where
+ * unmatched inner rows come out (right, full), with a made-up key that
+ * places it in a batch.  Whether it stays.
+ */
+static inline bool
+null_key_row_stays(GpuJoinState *gs, uint64 *key)
+{
+	gs->stats.null_key_rows++;
+	if (!gs->fill_inner)
+		return false;
+	*key = gs->null_seq++;
+	return true;
+}
+
+/* The absorbed inner scan's read is over: its figures, for EXPLAIN ANALYZE. */
+static void
+inner_scan_read_done(GpuJoinState *gs)
+{
+	gs->stats.inner_scan_filtered += gs->iscan->filtered;
+	gs->iscan->filtered = 0;
+}
+
+/*
  * The next inner row of this batch's source: the inner plan (or the
  * absorbed inner scan's next tuple, in its page) for batch 0, the batch's
  * file after it.  Rows without a key count once and are dropped unless a
@@ -278,9 +287,7 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 
 				if (gpuhash_heap_scan_next(gs->iscan, gs->key_econtext, &tup) != OS_TUPLE)
 				{
-					/* this read's figures, for EXPLAIN ANALYZE */
-					gs->stats.inner_scan_filtered += gs->iscan->filtered;
-					gs->iscan->filtered = 0;
+					inner_scan_read_done(gs);
 					return false;
 				}
 				/* its kept columns are copied from the slot before the page moves on */
@@ -296,14 +303,8 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 				*keep = gs->inner_keep;
 				*nokey = !gpuhash_row_key(gs, *slot, gs->inner_keys, false, key);
 			}
-			if (!*nokey)
+			if (!*nokey || null_key_row_stays(gs, key))
 				return true;
-			gs->stats.null_key_rows++;
-			if (gs->fill_inner)
-			{
-				*key = gs->null_seq++;
-				return true;
-			}
 		}
 	}
 	else
@@ -408,20 +409,13 @@ read_inner_pages(GpuJoinState *gs)
 			uint64		key;
 			bool		nokey = !gpuhash_heap_key(gs, is, false, &tups[i], &key);
 
-			if (nokey)
-			{
-				gs->stats.null_key_rows++;
-				if (!gs->fill_inner)
-					continue;
-				key = gs->null_seq++;
-			}
+			if (nokey && !null_key_row_stays(gs, &key))
+				continue;
 			take_inner_row(gs, slot, is->heap_keep, key, nokey);
 		}
 	}
 	pfree(tups);
-	/* this read's figures, for EXPLAIN ANALYZE */
-	gs->stats.inner_scan_filtered += is->filtered;
-	is->filtered = 0;
+	inner_scan_read_done(gs);
 }
 
 /*

@@ -430,7 +430,6 @@ extern void gpuhash_inner_rows_to_split(GpuJoinState *gs);
 extern void gpuhash_inner_forget(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
-extern void gpuhash_inner_row_prefetch(GpuJoinState *gs, uint64 row);
 extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);
 extern dsa_pointer gpuhash_inner_shared_matched(GpuJoinState *gs, dsa_area *area);
 
