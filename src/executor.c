@@ -360,9 +360,7 @@ fill_rows(GpuJoinState *gs, GpuProbeBatch *b)
 			gs->outer_done = true;
 			break;
 		}
-		if (nokey && !gs->fill_outer)
-			continue;
-		if (gs->kf_on && !nokey && !gpuhash_key_filter_passes(gs, key))
+		if (!gpuhash_outer_row_wanted(gs, key, nokey))
 			continue;
 		if (slot != NULL)
 			gpuhash_copy_row(slot, gs->outer_keep, nc, b->vals + (size_t) b->n * nc,
@@ -372,9 +370,7 @@ fill_rows(GpuJoinState *gs, GpuProbeBatch *b)
 			gpuhash_heap_scan_keep_tuple(gs->oscan);
 			b->tups[b->n] = *htup;
 		}
-		b->nokey[b->n] = nokey;
-		b->keys[b->n++] = nokey ? 0 : key;
-		b->any_key |= !nokey;
+		gpuhash_batch_add_key(b, key, nokey);
 	}
 }
 

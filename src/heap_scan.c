@@ -351,9 +351,8 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
  * For executor.c's batches when a tuple needs nothing more (no quals left
  * to evaluate on a slot, one hash batch, no tuple pending); the calls per
  * tuple of gpuhash_heap_scan_next and the fill loop above it cost about
- * as much CPU as the key itself.  A tuple without a key is kept only where
- * unmatched outer rows come out; one the key filter rules out, never.
- * OS_TUPLE when the batch is full; OS_END, OS_BATCH_FULL as for
+ * as much CPU as the key itself.  Rows enter as in executor.c's row loop
+ * (gpuhash_outer_row_wanted).  OS_TUPLE when the batch is full; OS_END, OS_BATCH_FULL as for
  * gpuhash_heap_scan_next.
  */
 GpuScanNext
@@ -382,16 +381,14 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 			if (!page_tuple(os, page, os->index, relid, &t))
 				continue;
 			nokey = !gpuhash_heap_key(gs, os, true, &t, &key);
-			if (nokey ? !gs->fill_outer : (gs->kf_on && !gpuhash_key_filter_passes(gs, key)))
+			if (!gpuhash_outer_row_wanted(gs, key, nokey))
 				continue;
 			if (os->keep_rows)
 			{
 				gpuhash_heap_scan_keep_tuple(os);
 				b->tups[b->n] = t;
 			}
-			b->nokey[b->n] = nokey;
-			b->keys[b->n++] = nokey ? 0 : key;
-			b->any_key |= !nokey;
+			gpuhash_batch_add_key(b, key, nokey);
 		}
 	}
 	return OS_TUPLE;

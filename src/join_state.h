@@ -556,4 +556,26 @@ gpuhash_key_filter_passes(GpuJoinState *gs, uint64 key)
 	return true;
 }
 
+/*
+ * Does an outer row read go into the probe batch?  One without a key
+ * matches nothing: only where unmatched outer rows come out (left, full,
+ * anti); one the key filter rules out, never.
+ */
+static inline bool
+gpuhash_outer_row_wanted(GpuJoinState *gs, uint64 key, bool nokey)
+{
+	if (nokey)
+		return gs->fill_outer;
+	return !gs->kf_on || gpuhash_key_filter_passes(gs, key);
+}
+
+/* The row's key goes into probe batch b (its columns or tuple already did). */
+static inline void
+gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
+{
+	b->nokey[b->n] = nokey;
+	b->keys[b->n++] = nokey ? 0 : key;
+	b->any_key |= !nokey;
+}
+
 #endif							/* GPUHASH_JOIN_STATE_H */
