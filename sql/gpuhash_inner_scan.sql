@@ -153,6 +153,20 @@ SELECT * FROM gh_check('SELECT p.n, t.id FROM is_p p FULL JOIN is_t t ON p.pk = 
 SELECT * FROM gh_check('SELECT p.n FROM is_p p WHERE NOT EXISTS (SELECT 1 FROM is_t t WHERE t.k = p.pk AND t.id % 7 = 0)');
 SELECT * FROM gh_check('SELECT q.d, (SELECT count(*) FROM is_p p JOIN is_t t ON p.pk = t.k WHERE t.id % 5 = q.d)
                         FROM (VALUES (0), (1), (3)) q(d)');
+-- where an index-only scan is the inner table's cheapest partial path, the
+-- join reads the table's pages itself all the same (costs.c)
+CREATE TABLE is_ix (k int4, pad text);
+INSERT INTO is_ix SELECT g % 5000, repeat('x', 300) FROM generate_series(1, 50000) g;
+CREATE INDEX is_ix_k ON is_ix (k);
+VACUUM ANALYZE is_ix;
+SET min_parallel_index_scan_size = 0;
+SELECT gh_inner_absorbed('SELECT count(*) FROM is_p p JOIN is_ix x ON p.pk = x.k');
+SELECT * FROM gh_check('SELECT count(*), sum(p.n) FROM is_p p JOIN is_ix x ON p.pk = x.k');
+SET gpuhash.absorb_inner_scan = off;
+SELECT * FROM gh_explain('SELECT count(*) FROM is_p p JOIN is_ix x ON p.pk = x.k');
+RESET gpuhash.absorb_inner_scan;
+RESET min_parallel_index_scan_size;
+DROP TABLE is_ix;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -204,10 +204,10 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
--- gpuhash.absorbed_page_cost: the heap pages of an absorbed scan at this
--- cost, not seq_page_cost.  Where the index-only scan is cheaper at
--- PostgreSQL's page costs, the join keeps it as its child; with the pages
--- costed as cached, it reads the table itself (same rows either way)
+-- Where the index-only scan is cheaper at PostgreSQL's page costs, the join
+-- still reads the table itself: an absorbed scan costs no more than the
+-- table's cheapest scan (costs.c).  With gpuhash.absorbed_page_cost its
+-- pages cost that, not seq_page_cost.  Same rows every way.
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE os_ap (k int4, id int4, pad text);
 INSERT INTO os_ap SELECT g % 3000, g, repeat('x', 200) FROM generate_series(1, 100000) g;

@@ -20,22 +20,65 @@
 #include "utils/spccache.h"
 
 /*
- * What an absorbed scan saves on its relation's pages where
- * gpuhash.absorbed_page_cost is set: its Seq Scan path charged each page
- * the tablespace's seq_page_cost, in every participant as cost_seqscan
- * does.  Only the GPU join's scans: PostgreSQL's own plans keep their page
- * costs.
+ * The cheapest other scan of scan's relation that reads all its rows in
+ * the same processes: a partial one for a partial scan, else a serial one
+ * (not a Gather, whose workers an absorbed serial scan would not have);
+ * not parameterized.  NULL where there is none.
  */
-static Cost
-absorbed_page_saving(Path *scan)
+static Path *
+cheapest_full_scan(Path *scan)
 {
 	RelOptInfo *rel = scan->parent;
-	double		spc_seq_page_cost;
+	List	   *paths = scan->parallel_workers > 0 ? rel->partial_pathlist : rel->pathlist;
+	Path	   *cheapest = NULL;
+	ListCell   *lc;
 
-	if (gpuhash_absorbed_page_cost < 0)
-		return 0;
-	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-	return (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages;
+	foreach(lc, paths)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->param_info != NULL || p == scan ||
+			(p->pathtype != T_SeqScan && p->pathtype != T_IndexScan &&
+			 p->pathtype != T_IndexOnlyScan && p->pathtype != T_BitmapHeapScan))
+			continue;
+		if (cheapest == NULL || p->total_cost < cheapest->total_cost)
+			cheapest = p;
+	}
+	return cheapest;
+}
+
+/*
+ * What an absorbed scan (heap_scan.c) saves against its Seq Scan path's
+ * cost, beyond the per-tuple work the join's cost takes off itself.
+ *
+ * It costs no more than the cheapest other scan of the whole relation: the
+ * join reads a page of in-place tuples faster than any child hands it the
+ * same rows.  Where an index-only scan is a relation's cheapest alone
+ * (lineitem by its primary key, every participant charged all of the
+ * heap's pages by cost_seqscan), the GPU join over it ran 1.8x slower than
+ * over the absorbed scan (bench/RESULTS.md, section 21).
+ *
+ * And where gpuhash.absorbed_page_cost is set, its pages cost that, in
+ * every participant as cost_seqscan charges them.  Only the GPU join's
+ * scans: PostgreSQL's own plans keep their costs.
+ */
+static Cost
+absorbed_scan_saving(Path *scan)
+{
+	RelOptInfo *rel = scan->parent;
+	Path	   *cheapest = cheapest_full_scan(scan);
+	Cost		saving = 0;
+
+	if (cheapest != NULL)
+		saving = Max(scan->total_cost - cheapest->total_cost, 0);
+	if (gpuhash_absorbed_page_cost >= 0)
+	{
+		double		spc_seq_page_cost;
+
+		get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+		saving = Max(saving, (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages);
+	}
+	return saving;
 }
 
 /*
@@ -72,7 +115,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup += qc.startup;
 	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
 	if (inner_scan)
-		startup -= 0.5 * cpu_tuple_cost * inner_path->rows + absorbed_page_saving(inner_path);
+		startup -= 0.5 * cpu_tuple_cost * inner_path->rows + absorbed_scan_saving(inner_path);
 
 	/*
 	 * Each outer row's keys are computed and it is probed.  In a chain
@@ -86,11 +129,11 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 
 	/*
 	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
-	 * node, slot or copy per row: half a tuple's CPU cost saved per row,
-	 * and its pages at gpuhash.absorbed_page_cost where that is set.
+	 * node, slot or copy per row: half a tuple's CPU cost saved per row, and
+	 * it costs no more than the relation's cheapest full scan.
 	 */
 	if (outer_scan)
-		run -= 0.5 * cpu_tuple_cost * outer_rows + absorbed_page_saving(outer_path);
+		run -= 0.5 * cpu_tuple_cost * outer_rows + absorbed_scan_saving(outer_path);
 
 	/*
 	 * Each hash match is checked against the other clauses, as in

@@ -697,6 +697,7 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 {
 	Path	   *inner_safe;
 	Path	   *inner_partial;
+	Path	   *inner_absorbed;
 	bool		absorb = outer_absorbable(root, outerrel, jointype);
 
 	if (jointype == JOIN_UNIQUE_OUTER || outerrel->partial_pathlist == NIL)
@@ -709,6 +710,14 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		linitial(innerrel->partial_pathlist) : NULL;
 	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))
 		inner_partial = NULL;
+
+	/*
+	 * A partial inner side that is not a Seq Scan is offered read by the
+	 * join itself as well, as the outer side is (heap_scan.c).
+	 */
+	inner_absorbed = inner_partial != NULL && inner_partial->pathtype != T_SeqScan &&
+		gpuhash_absorb_inner_scan && scan_absorbable(root, innerrel) ?
+		partial_seqscan(root, innerrel) : NULL;
 	for (int scan = 0; scan < 2; scan++)
 	{
 		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
@@ -730,6 +739,9 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (inner_partial != NULL)
 			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
 									inner_partial, true, scan == 1, kc, 0.0);
+		if (inner_absorbed != NULL && inner_absorbed->parallel_safe)
+			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+									inner_absorbed, true, scan == 1, kc, 0.0);
 	}
 }
 
