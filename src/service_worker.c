@@ -484,6 +484,43 @@ placed_on(SvcTable *t, int g)
 }
 
 /*
+ * One try at the build on GPU g: from the keys staged there, else from the
+ * keys in host memory.  Counts the GPU busy meanwhile, places the table on
+ * success and marks the GPU failed on a CUDA fault.
+ */
+static gh_status
+build_on_gpu(SvcSlot *s, SvcTable *t, gh_build_options *opt, int g)
+{
+	gh_status	st;
+
+	pthread_mutex_lock(&registry);
+	svc_gpu_busy(g, 1);
+	pthread_mutex_unlock(&registry);
+	opt->gpu_ordinal = svc_gpu_ordinal(g);
+	if (injected(s, g))
+		st = injected_failure();
+	else if (t->staged)
+		st = gh_build_staged_finish(t->staged, opt);
+	else
+		st = gh_build(opt, t->keys, NULL, 4, t->n_rows, &t->table);
+	pthread_mutex_lock(&registry);
+	svc_gpu_busy(g, -1);
+	if (st == GH_OK)
+	{
+		if (t->staged)
+		{
+			t->table = t->staged;
+			t->staged = NULL;
+		}
+		placed_on(t, g);
+	}
+	else if (gpu_fault(st))
+		svc_gpu_failed(g, gh_last_error());
+	pthread_mutex_unlock(&registry);
+	return st;
+}
+
+/*
  * REQ_BUILD_FINISH on the GPUs (under the table's lock): on the GPU that
  * holds its staged keys, else the least busy GPU that builds it.  A GPU
  * that fails is left out and the next one tried, as is the next after one
@@ -493,79 +530,32 @@ placed_on(SvcTable *t, int g)
 static gh_status
 build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 {
-	int			order[SVC_MAX_GPUS],
+	int			order[SVC_MAX_GPUS + 1],
 				full[SVC_MAX_GPUS],
 				ordinals[SVC_MAX_GPUS];
-	int			n,
+	int			n = 0,
 				n_full = 0,
-				tried = -1;
+				staged_gpu = t->staged ? t->staged_gpu : -1;
 	gh_status	st = GH_ERR_NO_GPU;
 	char		moved[160] = "";
 
-	if (t->staged)
-	{
-		int			g = t->staged_gpu;
-		gh_status	back;
-
-		pthread_mutex_lock(&registry);
-		svc_gpu_busy(g, 1);
-		pthread_mutex_unlock(&registry);
-		opt->gpu_ordinal = svc_gpu_ordinal(g);
-		st = injected(s, g) ? injected_failure() : gh_build_staged_finish(t->staged, opt);
-		pthread_mutex_lock(&registry);
-		svc_gpu_busy(g, -1);
-		if (st == GH_OK)
-		{
-			t->table = t->staged;
-			t->staged = NULL;
-			placed_on(t, g);
-		}
-		else if (gpu_fault(st))
-			svc_gpu_failed(g, gh_last_error());
-		pthread_mutex_unlock(&registry);
-		if (st == GH_OK)
-			return GH_OK;
-		if (st != GH_ERR_GPU_MEMORY && !gpu_fault(st))
-		{
-			st = fail(s, st, gh_last_error());
-			gh_free(t->staged);
-			t->staged = NULL;
-			return st;
-		}
-		if (st == GH_ERR_GPU_MEMORY)
-			full[n_full++] = g;
-		snprintf(moved, sizeof(moved), "GPU %d %s", svc_gpu_ordinal(g),
-				 st == GH_ERR_GPU_MEMORY ? "had no room for the join table" : "failed");
-		tried = g;
-		if ((back = unstage(s, t)) != GH_OK)
-			return back;
-	}
-
+	/* the staged keys' GPU first, then the others by load */
+	if (staged_gpu >= 0)
+		order[n++] = staged_gpu;
 	pthread_mutex_lock(&registry);
-	n = svc_gpus_by_load(order);
+	n += svc_gpus_by_load(order + n);
 	pthread_mutex_unlock(&registry);
-	if (n == 0 && tried < 0)
+	if (n == 0)
 		return fail(s, GH_ERR_NO_GPU, "every GPU of the GPU service failed lately");
 	for (int i = 0; i < n; i++)
 	{
 		int			g = order[i];
+		bool		was_staged = t->staged != NULL;
+		gh_status	back;
 
-		if (g == tried)
-			continue;
-		pthread_mutex_lock(&registry);
-		svc_gpu_busy(g, 1);
-		pthread_mutex_unlock(&registry);
-		opt->gpu_ordinal = svc_gpu_ordinal(g);
-		st = injected(s, g) ? injected_failure() :
-			gh_build(opt, t->keys, NULL, 4, t->n_rows, &t->table);
-		pthread_mutex_lock(&registry);
-		svc_gpu_busy(g, -1);
-		if (st == GH_OK)
-			placed_on(t, g);
-		else if (gpu_fault(st))
-			svc_gpu_failed(g, gh_last_error());
-		pthread_mutex_unlock(&registry);
-
+		if (i > 0 && g == staged_gpu)
+			continue;			/* tried first */
+		st = build_on_gpu(s, t, opt, g);
 		if (st == GH_OK)
 		{
 			if (moved[0])
@@ -576,10 +566,19 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 		if (st == GH_ERR_GPU_MEMORY)
 			full[n_full++] = g;
 		else if (!gpu_fault(st))
-			return fail(s, st, gh_last_error());
+		{
+			st = fail(s, st, gh_last_error());
+			if (t->staged)
+				gh_free(t->staged);
+			t->staged = NULL;
+			return st;
+		}
 		if (!moved[0])
 			snprintf(moved, sizeof(moved), "GPU %d %s", svc_gpu_ordinal(g),
 					 st == GH_ERR_GPU_MEMORY ? "had no room for the join table" : "failed");
+		/* the other GPUs build from the keys in host memory */
+		if (was_staged && (back = unstage(s, t)) != GH_OK)
+			return back;
 	}
 	if (n_full > 1)
 	{
