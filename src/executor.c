@@ -740,8 +740,10 @@ gpuhash_end_probe(GpuJoinState *gs)
 	{
 		/* this scan's figures: summed over participants below */
 		gs->stats.scan_pages += gs->oscan->pages;
+		gs->stats.scan_page_ms += gs->oscan->page_ms;
 		gs->stats.scan_filtered += gs->oscan->filtered;
 		gs->oscan->pages = gs->oscan->filtered = 0;
+		gs->oscan->page_ms = 0;
 	}
 	if (gs->shared)
 	{

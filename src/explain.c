@@ -226,6 +226,9 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->timing)
 	{
 		ExplainPropertyFloat("Outer Read Time", "ms", st->read_ms, 3, es);
+		/* of which heapam got the absorbed scan's pages (pins, visibility) */
+		if (info.outer_scan)
+			ExplainPropertyFloat("Outer Page Time", "ms", st->scan_page_ms, 3, es);
 		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
 		ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
 		/* before the first probe: the inner rows read, the build, a parallel build's wait */

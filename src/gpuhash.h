@@ -360,6 +360,7 @@ typedef struct GpuJoinStats
 	size_t		mem_peak;		/* most memory the kept inner rows took */
 	/* an absorbed outer scan (heap_scan.c), and where a batch's time goes */
 	uint64		scan_pages;
+	double		scan_page_ms;	/* of read_ms: heapam getting its pages */
 	uint64		scan_filtered;	/* rows its quals removed */
 	uint64		inner_scan_filtered;	/* an absorbed inner scan's */
 	double		read_ms;		/* reading outer rows and their keys */

@@ -227,11 +227,15 @@ next_page(GpuHeapScan *os)
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
 	BlockNumber blk;
 	Page		page;
+	instr_time	t0,
+				t1;
 
 	/* a new page: it needs a pin of the batch's if rows are kept */
 	if (os->keep_rows && os->filling != NULL && os->filling->n_pins >= os->max_pins)
 		return OS_BATCH_FULL;
 	CHECK_FOR_INTERRUPTS();
+	/* two clock reads a page: EXPLAIN ANALYZE parts heapam's time from the join's */
+	INSTR_TIME_SET_CURRENT(t0);
 	blk = next_block(os);
 	if (!BlockNumberIsValid(blk))
 	{
@@ -244,6 +248,9 @@ next_page(GpuHeapScan *os)
 		return OS_END;
 	}
 	heapgetpage(os->scan, blk);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	os->page_ms += INSTR_TIME_GET_MILLISEC(t1);
 	os->ntuples = hs->rs_ntuples;
 	os->index = 0;
 	os->page_pinned = false;

@@ -130,6 +130,7 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 outer_rows;
 	pg_atomic_uint64 outer_filtered;
 	pg_atomic_uint64 scan_pages;
+	pg_atomic_uint64 scan_page_us;
 	pg_atomic_uint64 scan_filtered;
 	pg_atomic_uint64 inner_scan_filtered;
 	pg_atomic_uint64 read_us;
@@ -179,6 +180,7 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->outer_rows, 0);
 	pg_atomic_init_u64(&sh->outer_filtered, 0);
 	pg_atomic_init_u64(&sh->scan_pages, 0);
+	pg_atomic_init_u64(&sh->scan_page_us, 0);
 	pg_atomic_init_u64(&sh->scan_filtered, 0);
 	pg_atomic_init_u64(&sh->inner_scan_filtered, 0);
 	pg_atomic_init_u64(&sh->read_us, 0);
@@ -362,6 +364,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.outer_rows = pg_atomic_read_u64(&sh->outer_rows);
 	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
 	gs->stats.scan_pages = pg_atomic_read_u64(&sh->scan_pages);
+	gs->stats.scan_page_ms = pg_atomic_read_u64(&sh->scan_page_us) / 1000.0;
 	gs->stats.scan_filtered = pg_atomic_read_u64(&sh->scan_filtered);
 	gs->stats.inner_scan_filtered = pg_atomic_read_u64(&sh->inner_scan_filtered);
 	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
@@ -638,6 +641,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 
 	pg_atomic_fetch_add_u64(&sh->outer_filtered, gs->stats.outer_filtered);
 	pg_atomic_fetch_add_u64(&sh->scan_pages, gs->stats.scan_pages);
+	pg_atomic_fetch_add_u64(&sh->scan_page_us, (uint64) Max(gs->stats.scan_page_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
 	pg_atomic_fetch_add_u64(&sh->inner_scan_filtered, gs->stats.inner_scan_filtered);
 	/* emit time is a difference of clocks: never below zero in the sum */
@@ -653,6 +657,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	gs->stats.probe_requests = gs->stats.in_flight_sum = gs->stats.prefilled = 0;
 	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
 	gs->stats.inner_scan_filtered = 0;
+	gs->stats.scan_page_ms = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
 	gs->stats.start_ms = gs->stats.inner_read_ms = gs->stats.carry_ms = 0;
 }
