@@ -69,5 +69,5 @@ SET gpuhash.batch_rows = 0;
 SET gpuhash.device = tpu;
 SELECT name, CASE WHEN name = 'gpuhash.device' THEN '<set by the test run>' ELSE setting END, context
 FROM pg_settings
-WHERE name LIKE 'gpuhash.%' OR name = 'enable_gpuhashjoin' ORDER BY name;
+WHERE name LIKE 'gpuhash.%' OR name = 'enable_gpuhashjoin' ORDER BY name COLLATE "C";
 SELECT count(*) >= 1 AS has_rows, bool_and(session_device IS NOT NULL) AS says_device FROM gpuhash_info();
