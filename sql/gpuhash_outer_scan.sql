@@ -214,6 +214,10 @@ INSERT INTO os_ap SELECT g % 3000, g, repeat('x', 200) FROM generate_series(1, 1
 CREATE INDEX os_ap_k ON os_ap (k);
 VACUUM ANALYZE os_ap;
 SELECT gh_absorbed('SELECT a.k, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
+-- but not as cheap as an index scan that reads only the rows its
+-- conditions select: that one stays the join's child
+SELECT * FROM gh_explain('SELECT a.k, i.w FROM os_ap a JOIN os_i i ON a.k = i.k WHERE a.k < 3');
+SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = i.k WHERE a.k < 3');
 SET gpuhash.absorbed_page_cost = 0;
 SELECT gh_absorbed('SELECT a.k, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
 SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');

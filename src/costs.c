@@ -22,8 +22,10 @@
 /*
  * The cheapest other scan of scan's relation that reads all its rows in
  * the same processes: a partial one for a partial scan, else a serial one
- * (not a Gather, whose workers an absorbed serial scan would not have);
- * not parameterized.  NULL where there is none.
+ * (not a Gather, whose workers an absorbed serial scan would not have).
+ * A Seq Scan, or an index scan of the whole index: one with index
+ * conditions reads only the rows they select, where the absorbed scan
+ * reads every page.  NULL where there is none.
  */
 static Path *
 cheapest_full_scan(Path *scan)
@@ -37,9 +39,11 @@ cheapest_full_scan(Path *scan)
 	{
 		Path	   *p = lfirst(lc);
 
-		if (p->param_info != NULL || p == scan ||
-			(p->pathtype != T_SeqScan && p->pathtype != T_IndexScan &&
-			 p->pathtype != T_IndexOnlyScan && p->pathtype != T_BitmapHeapScan))
+		if (p->param_info != NULL || p == scan)
+			continue;
+		if (p->pathtype != T_SeqScan &&
+			!((p->pathtype == T_IndexScan || p->pathtype == T_IndexOnlyScan) &&
+			  ((IndexPath *) p)->indexclauses == NIL))
 			continue;
 		if (cheapest == NULL || p->total_cost < cheapest->total_cost)
 			cheapest = p;
