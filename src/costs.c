@@ -59,7 +59,7 @@ cheapest_full_scan(Path *scan)
  * join reads a page of in-place tuples faster than any child hands it the
  * same rows.  Where an index-only scan is a relation's cheapest alone
  * (lineitem by its primary key, every participant charged all of the
- * heap's pages by cost_seqscan), the GPU join over it ran 1.8x slower than
+ * heap's pages by cost_seqscan), the GPU join over it ran 1.7-1.8x slower than
  * over the absorbed scan (bench/RESULTS.md, section 21).
  *
  * And where gpuhash.absorbed_page_cost is set, its pages cost that, in
