@@ -359,8 +359,8 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
  * to evaluate on a slot, one hash batch, no tuple pending); the calls per
  * tuple of gpuhash_heap_scan_next and the fill loop above it cost about
  * as much CPU as the key itself.  Rows enter as in executor.c's row loop
- * (gpuhash_outer_row_wanted).  OS_TUPLE when the batch is full; OS_END, OS_BATCH_FULL as for
- * gpuhash_heap_scan_next.
+ * (gpuhash_outer_row_wanted).  OS_TUPLE when the batch is full; OS_END,
+ * OS_BATCH_FULL as for gpuhash_heap_scan_next.
  */
 GpuScanNext
 gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b, int cap)

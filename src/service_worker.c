@@ -568,8 +568,7 @@ build_on_gpus(SvcSlot *s, SvcTable *t, gh_build_options *opt)
 		else if (!gpu_fault(st))
 		{
 			st = fail(s, st, gh_last_error());
-			if (t->staged)
-				gh_free(t->staged);
+			gh_free(t->staged);
 			t->staged = NULL;
 			return st;
 		}
