@@ -39,7 +39,6 @@ double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
-double		gpuhash_cached_scan_fraction = 0.5;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
@@ -245,17 +244,6 @@ _PG_init(void)
 							 &gpuhash_absorbed_page_cost,
 							 -1.0, -1.0, 1e10,
 							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomRealVariable("gpuhash.cached_scan_fraction",
-							 "Largest table, as a fraction of shared_buffers, whose pages a scan absorbed into a GPU join keeps in shared buffers.",
-							 "PostgreSQL reads a table over a quarter of shared_buffers through a small ring "
-							 "of buffers, so that every scan copies its pages in again; an absorbed scan of a "
-							 "table up to this fraction reads it into shared buffers instead, where the next "
-							 "scan finds it.  0: the ring, as PostgreSQL's own scans.",
-							 &gpuhash_cached_scan_fraction,
-							 0.5, 0.0, 1.0,
-							 PGC_SUSET, 0,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.build_row_cost",

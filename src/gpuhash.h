@@ -55,7 +55,6 @@ extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
 extern double gpuhash_serial_inner_penalty;
 extern double gpuhash_absorbed_page_cost;
-extern double gpuhash_cached_scan_fraction;
 extern int	gpuhash_max_inner_memory_kb;
 extern int	gpuhash_fingerprint_bits;
 extern bool gpuhash_outer_filter;

@@ -49,7 +49,6 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 
 /*
  * Pins a probe batch may hold: a small share of shared_buffers, for each
@@ -115,31 +114,12 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 	return os;
 }
 
-/*
- * Does the scan keep its pages in shared buffers?  heapam reads a table over
- * a quarter of shared_buffers through a 256 kB ring of buffers (the
- * bulk-read strategy), so that one big scan cannot evict the cache: every
- * scan then copies each page in again from the kernel's page cache.  At
- * TPC-H SF 10 lineitem (1.12 M pages) is just over that quarter of 32 GB,
- * and its absorbed scan spent 2.9 us a page in heapam.  At SF 1 on the
- * build machine, with 2 GB of shared buffers: 3.6-4.3 us a page through the
- * ring, 1.3-1.5 with the pages in shared buffers.  A table up to
- * gpuhash.cached_scan_fraction of shared_buffers is read into them instead,
- * where the next scan finds it.
- */
-static bool
-keeps_pages(Relation rel)
-{
-	return (double) RelationGetNumberOfBlocks(rel) <= gpuhash_cached_scan_fraction * NBuffers;
-}
-
 /* The heapam scan, serial; a parallel one starts from the DSM (below). */
 static void
 start_scan(GpuHeapScan *os)
 {
 	if (os->scan == NULL)
-		os->scan = table_beginscan_strat(os->rel, os->snapshot, 0, NULL,
-										 !keeps_pages(os->rel), false);
+		os->scan = table_beginscan_strat(os->rel, os->snapshot, 0, NULL, true, false);
 	/* heapam keeps page mode for MVCC snapshots, which every query has */
 	if ((os->scan->rs_flags & SO_ALLOW_PAGEMODE) == 0)
 		ereport(ERROR,
@@ -491,35 +471,13 @@ gpuhash_heap_scan_estimate(GpuHeapScan *os)
 	return MAXALIGN(table_parallelscan_estimate(os->rel, os->snapshot));
 }
 
-/*
- * A participant's scan of the shared block allocator: as
- * table_beginscan_parallel(), which always allows the ring, with the
- * ring only where the table is not kept (keeps_pages).
- */
-static TableScanDesc
-begin_parallel(GpuHeapScan *os, ParallelTableScanDesc pscan)
-{
-	uint32		flags = SO_TYPE_SEQSCAN | SO_ALLOW_SYNC | SO_ALLOW_PAGEMODE;
-	Snapshot	snapshot = SnapshotAny;
-
-	if (!keeps_pages(os->rel))
-		flags |= SO_ALLOW_STRAT;
-	if (!pscan->phs_snapshot_any)
-	{
-		snapshot = RestoreSnapshot((char *) pscan + pscan->phs_snapshot_off);
-		RegisterSnapshot(snapshot);
-		flags |= SO_TEMP_SNAPSHOT;
-	}
-	return os->rel->rd_tableam->scan_begin(os->rel, snapshot, 0, NULL, pscan, flags);
-}
-
 void
 gpuhash_heap_scan_init_dsm(GpuHeapScan *os, void *space)
 {
 	if (os == NULL || !os->parallel)
 		return;
 	table_parallelscan_initialize(os->rel, (ParallelTableScanDesc) space, os->snapshot);
-	os->scan = begin_parallel(os, (ParallelTableScanDesc) space);
+	os->scan = table_beginscan_parallel(os->rel, (ParallelTableScanDesc) space);
 }
 
 void
@@ -535,5 +493,5 @@ gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space)
 {
 	if (os == NULL || !os->parallel)
 		return;
-	os->scan = begin_parallel(os, (ParallelTableScanDesc) space);
+	os->scan = table_beginscan_parallel(os->rel, (ParallelTableScanDesc) space);
 }
