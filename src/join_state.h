@@ -99,6 +99,7 @@ typedef struct GpuHeapScan
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
 	uint64		filtered;
+	bool		timed;			/* EXPLAIN ANALYZE with timing: page_ms kept */
 	double		page_ms;		/* getting pages: pins, visibility (heapam) */
 } GpuHeapScan;
 
