@@ -718,6 +718,8 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	inner_absorbed = inner_partial != NULL && inner_partial->pathtype != T_SeqScan &&
 		gpuhash_absorb_inner_scan && scan_absorbable(root, innerrel) ?
 		partial_seqscan(root, innerrel) : NULL;
+	if (inner_absorbed != NULL && !inner_absorbed->parallel_safe)
+		inner_absorbed = NULL;
 	for (int scan = 0; scan < 2; scan++)
 	{
 		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
@@ -739,7 +741,7 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		if (inner_partial != NULL)
 			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
 									inner_partial, true, scan == 1, kc, 0.0);
-		if (inner_absorbed != NULL && inner_absorbed->parallel_safe)
+		if (inner_absorbed != NULL)
 			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
 									inner_absorbed, true, scan == 1, kc, 0.0);
 	}
