@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Create the TPC-H tables and fill them, in parallel, from tpchgen or from a
-# directory of official dbgen .tbl files; then add primary keys and ANALYZE.
+# directory of official dbgen .tbl files; then add primary keys, ANALYZE, and
+# the foreign keys.
 #
-#   tpch/load.sh [-s SF] [-d DB] [-j JOBS] [-t TBL_DIR] [-S SEED] [-x SQL_FILE]
+#   tpch/load.sh [-s SF] [-d DB] [-j JOBS] [-t TBL_DIR] [-S SEED] [-x SQL_FILE] [-F]
 #
 #   -s SF       scale factor for the generator (default 1)
 #   -d DB       database, created if missing (default $PGDATABASE or tpch)
@@ -11,7 +12,10 @@
 #               from TBL_DIR instead of generating
 #   -S SEED     generator seed
 #   -x SQL_FILE run SQL_FILE after creating the tables and before loading them
-#               (tpch/citus.sql distributes them over a Citus cluster)
+#               (tpch/citus.sql distributes them over a Citus cluster);
+#               no foreign keys then: Citus refuses some of them
+#   -F          leave out the foreign keys (foreign_keys.sql), the schema of
+#               bench/RESULTS.md before section 24
 #
 # Connection settings come from the usual PG* environment variables.
 set -euo pipefail
@@ -23,18 +27,20 @@ jobs=$(nproc 2>/dev/null || echo 2)
 tbl_dir=
 seed=
 extra_sql=
+foreign_keys=1
 gen=${TPCHGEN:-$here/build/tpchgen}
 
 usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit "${1:-2}"; }
 
-while getopts "s:d:j:t:S:x:h" opt; do
+while getopts "s:d:j:t:S:x:Fh" opt; do
 	case $opt in
 	s) sf=$OPTARG ;;
 	d) db=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	t) tbl_dir=$OPTARG ;;
 	S) seed=$OPTARG ;;
-	x) extra_sql=$OPTARG ;;
+	x) extra_sql=$OPTARG; foreign_keys= ;;
+	F) foreign_keys= ;;
 	h) usage 0 ;;
 	*) usage ;;
 	esac
@@ -131,6 +137,21 @@ finish_table() {
 export -f finish_table
 echo "$tables" | tr ' ' '\n' | xargs -P "$jobs" -I{} bash -c 'finish_table {}' ||
 	{ echo "load.sh: adding keys failed" >&2; exit 1; }
+
+# Foreign keys, once every primary key exists: one job per referencing table,
+# since each ALTER TABLE locks its table against the others on it. Each check
+# reads the table once; the generator's rows always pass.
+if [ -n "$foreign_keys" ]; then
+	echo "load.sh: adding foreign keys"
+	add_foreign_keys() {
+		grep -i "^ALTER TABLE $1 " "$here/foreign_keys.sql" |
+			psql -X -q -v ON_ERROR_STOP=1 -d "$db" ||
+			{ echo "load.sh: foreign keys of $1 failed" >&2; return 255; }
+	}
+	export -f add_foreign_keys
+	echo "$tables" | tr ' ' '\n' | xargs -P "$jobs" -I{} bash -c 'add_foreign_keys {}' ||
+		{ echo "load.sh: adding foreign keys failed" >&2; exit 1; }
+fi
 t_end=$(now)
 
 echo "load.sh: row counts"
@@ -138,4 +159,4 @@ for t in $tables; do
 	printf '  %-8s %12s\n' "$t" "$(psql_q -d "$db" -tAc "SELECT count(*) FROM $t")"
 done
 awk -v a="$t_start" -v b="$t_copy" -v c="$t_end" 'BEGIN {
-	printf "load.sh: done in %.1f s (copy %.1f s, keys and analyze %.1f s)\n", c - a, b - a, c - b }'
+	printf "load.sh: done in %.1f s (copy %.1f s, keys, analyze and foreign keys %.1f s)\n", c - a, b - a, c - b }'

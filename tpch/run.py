@@ -55,6 +55,9 @@ def parse_args(argv):
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
                    help="parallel COPY streams for the load (default: CPUs)")
     p.add_argument("--seed", help="generator seed")
+    p.add_argument("--no-foreign-keys", action="store_true",
+                   help="load without the foreign keys (load.sh -F), the schema of "
+                        "bench/RESULTS.md before section 24")
     p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
     p.add_argument("--order", choices=["off-first", "on-first", "both"], default="off-first",
@@ -457,6 +460,8 @@ def load_data(args, psql):
             cmd += ["-S", args.seed]
         if args.citus:
             cmd += ["-x", os.path.join(HERE, "citus.sql")]
+        elif args.no_foreign_keys:
+            cmd += ["-F"]
         print("run.py: " + " ".join(cmd), flush=True)
         if subprocess.run(cmd).returncode != 0:
             sys.exit("run.py: loading the data failed")
