@@ -40,6 +40,20 @@ SELECT 'semi' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o WHERE EXIST
 SELECT 'anti' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o WHERE NOT EXISTS (SELECT 1 FROM pt_i i WHERE i.k = o.k)');
 SELECT 'text' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o FULL JOIN pt_i i ON o.t = i.t');
 
+-- the shared table's rows keep their columns as tuples in shared memory,
+-- NULLs among them: a null bitmap of one byte (up to 8 columns) and of two
+CREATE TABLE pt_w AS
+SELECT g AS k, CASE WHEN g % 3 = 0 THEN NULL ELSE 'a' || g END AS a,
+       CASE WHEN g % 5 = 0 THEN NULL ELSE repeat('b', g % 40) END AS b, g::numeric AS c,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE g END AS d, g % 11 AS e, g::int8 * 3 AS f,
+       CASE WHEN g % 2 = 0 THEN NULL ELSE 1.5 END AS h, 'w' || g AS j
+FROM generate_series(3000, 7999) g;
+ANALYZE pt_w;
+SELECT 'wide' AS jt, * FROM gh_parallel('SELECT count(w.a) FROM pt_o o JOIN pt_w w ON o.k = w.k');
+SELECT * FROM gh_check('SELECT o.id, w.a, w.b, w.c, w.d FROM pt_o o JOIN pt_w w ON o.k = w.k');
+SELECT * FROM gh_check('SELECT o.id, w.* FROM pt_o o JOIN pt_w w ON o.k = w.k');
+DROP TABLE pt_w;
+
 -- one reader: an inner side without a partial plan is read by one participant
 ALTER TABLE pt_i SET (parallel_workers = 0);
 SELECT 'inner' AS jt, * FROM gh_parallel('SELECT count(*) FROM pt_o o JOIN pt_i i ON o.k = i.k');

@@ -530,8 +530,29 @@ gpuhash_finish_inner(GpuJoinState *gs)
 }
 
 /*
+ * A MinimalTuple's header size, as heap_form_minimal_tuple() lays it out;
+ * *hasnull: whether it has a null bitmap.
+ */
+static inline Size
+minimal_tuple_hoff(const bool *nulls, int natts, bool *hasnull)
+{
+	*hasnull = false;
+	for (int k = 0; k < natts; k++)
+	{
+		if (nulls[k])
+		{
+			*hasnull = true;
+			return MAXALIGN(SizeofMinimalTupleHeader + BITMAPLEN(natts));
+		}
+	}
+	return MAXALIGN(SizeofMinimalTupleHeader);
+}
+
+/*
  * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
  * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
+ * Each tuple is laid out as heap_form_minimal_tuple() would, but filled in
+ * its place: no palloc, copy and pfree a row.
  */
 dsa_pointer
 gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out)
@@ -539,6 +560,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	uint64		n = gs->n_inner_all;
 	int			nc = gs->n_inner_keep;
 	uint64	   *offsets;
+	Size	   *data_lens;
 	Size		total = 0;
 	char	   *rows;
 	dsa_pointer p;
@@ -546,27 +568,38 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	*offsets_out = InvalidDsaPointer;
 	if (nc == 0 || n == 0)
 		return InvalidDsaPointer;
+	Assert(gs->inner_desc->natts == nc);
 	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
 	offsets = dsa_get_address(area, *offsets_out);
+	data_lens = palloc_extended(sizeof(Size) * n, MCXT_ALLOC_HUGE);
 	for (uint64 i = 0; i < n; i++)
 	{
+		const Datum *v = gs->inner_vals + i * nc;
+		const bool *nl = gs->inner_nulls + i * nc;
+		bool		hasnull;
+
+		data_lens[i] = heap_compute_data_size(gs->inner_desc, (Datum *) v, (bool *) nl);
 		offsets[i] = total;
-		total += MAXALIGN(heap_compute_data_size(gs->inner_desc, gs->inner_vals + i * nc,
-												 gs->inner_nulls + i * nc) +
-						  SizeofMinimalTupleHeader +
-						  BITMAPLEN(nc) + MAXIMUM_ALIGNOF);
+		total += MAXALIGN(minimal_tuple_hoff(nl, nc, &hasnull) + data_lens[i]);
 	}
 	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
 	rows = dsa_get_address(area, p);
 	for (uint64 i = 0; i < n; i++)
 	{
-		MinimalTuple mt = heap_form_minimal_tuple(gs->inner_desc, gs->inner_vals + i * nc,
-												  gs->inner_nulls + i * nc);
+		const Datum *v = gs->inner_vals + i * nc;
+		const bool *nl = gs->inner_nulls + i * nc;
+		MinimalTuple mt = (MinimalTuple) (rows + offsets[i]);
+		bool		hasnull;
+		Size		hoff = minimal_tuple_hoff(nl, nc, &hasnull);
 
-		Assert(offsets[i] + mt->t_len <= total);
-		memcpy(rows + offsets[i], mt, mt->t_len);
-		pfree(mt);
+		memset(mt, 0, hoff + data_lens[i]);
+		mt->t_len = hoff + data_lens[i];
+		HeapTupleHeaderSetNatts(mt, nc);
+		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+		heap_fill_tuple(gs->inner_desc, (Datum *) v, (bool *) nl, (char *) mt + hoff,
+						data_lens[i], &mt->t_infomask, hasnull ? mt->t_bits : NULL);
 	}
+	pfree(data_lens);
 	return p;
 }
 
