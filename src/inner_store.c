@@ -529,23 +529,23 @@ gpuhash_finish_inner(GpuJoinState *gs)
 	gs->n_nk = 0;
 }
 
-/*
- * A MinimalTuple's header size, as heap_form_minimal_tuple() lays it out;
- * *hasnull: whether it has a null bitmap.
- */
-static inline Size
-minimal_tuple_hoff(const bool *nulls, int natts, bool *hasnull)
+/* Is any of a row's n columns NULL? */
+static inline bool
+row_has_null(const bool *nulls, int n)
 {
-	*hasnull = false;
-	for (int k = 0; k < natts; k++)
+	for (int k = 0; k < n; k++)
 	{
 		if (nulls[k])
-		{
-			*hasnull = true;
-			return MAXALIGN(SizeofMinimalTupleHeader + BITMAPLEN(natts));
-		}
+			return true;
 	}
-	return MAXALIGN(SizeofMinimalTupleHeader);
+	return false;
+}
+
+/* A MinimalTuple's header size, as heap_form_minimal_tuple() lays it out. */
+static inline Size
+minimal_tuple_hoff(bool hasnull, int natts)
+{
+	return MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
 }
 
 /*
@@ -576,11 +576,10 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	{
 		const Datum *v = gs->inner_vals + i * nc;
 		const bool *nl = gs->inner_nulls + i * nc;
-		bool		hasnull;
 
 		data_lens[i] = heap_compute_data_size(gs->inner_desc, (Datum *) v, (bool *) nl);
 		offsets[i] = total;
-		total += MAXALIGN(minimal_tuple_hoff(nl, nc, &hasnull) + data_lens[i]);
+		total += MAXALIGN(minimal_tuple_hoff(row_has_null(nl, nc), nc) + data_lens[i]);
 	}
 	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
 	rows = dsa_get_address(area, p);
@@ -589,8 +588,8 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 		const Datum *v = gs->inner_vals + i * nc;
 		const bool *nl = gs->inner_nulls + i * nc;
 		MinimalTuple mt = (MinimalTuple) (rows + offsets[i]);
-		bool		hasnull;
-		Size		hoff = minimal_tuple_hoff(nl, nc, &hasnull);
+		bool		hasnull = row_has_null(nl, nc);
+		Size		hoff = minimal_tuple_hoff(hasnull, nc);
 
 		memset(mt, 0, hoff + data_lens[i]);
 		mt->t_len = hoff + data_lens[i];
