@@ -23,6 +23,15 @@ SET gpuhash.setup_cost = 1000000;
 EXPLAIN (COSTS OFF) SELECT * FROM few a JOIN few b ON a.k = b.k;
 RESET gpuhash.setup_cost;
 
+-- each inner row whose columns the join keeps (for its output or its other
+-- clauses) is charged gpuhash.kept_row_cost: a prohibitive one leaves
+-- PostgreSQL's plan where both sides' columns come out, and changes nothing
+-- where the join keeps keys only
+SET gpuhash.kept_row_cost = 1000000;
+SELECT * FROM gh_explain('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
+SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4');
+RESET gpuhash.kept_row_cost;
+
 -- a join on a unique two-column key whose row estimate is the product of
 -- its columns' selectivities (1 row in 2000 here, every row in fact) gets
 -- no GPU join while gpuhash.min_gain keeps a margin; one key of the same

@@ -86,6 +86,35 @@ absorbed_scan_saving(Path *scan)
 }
 
 /*
+ * Does the join keep columns of its inner rows, for its output or for the
+ * clauses it checks per match?  Then each inner row is copied into the
+ * join's memory as it is read (inner_store.c), the work PostgreSQL's hash
+ * join charges cpu_tuple_cost for per inserted row (gpuhash.kept_row_cost;
+ * bench/calibrate.py measures it).  Without such columns only keys are
+ * kept (a count(*), a semi or anti join on keys alone).
+ */
+static bool
+keeps_inner_columns(PlannerInfo *root, Path *inner_path, PathTarget *target, List *quals)
+{
+	Relids		inner = inner_path->parent->relids;
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+	{
+		if (bms_overlap(pull_varnos(root, (Node *) lfirst(lc)), inner))
+			return true;
+	}
+	foreach(lc, quals)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (bms_overlap(ri->clause_relids, inner))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
  * (join filter and filter), nkeys: the hash keys; chained: the join and
  * the GpuHashJoin below it run as one chain.
@@ -116,6 +145,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
 	startup += inner_path->rows * cpu_operator_cost * nkeys;
 	startup += inner_rows * gpuhash_build_row_cost;
+	if (keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals))
+		startup += inner_path->rows * gpuhash_kept_row_cost;
 	startup += qc.startup;
 	/* an absorbed inner scan (heap_scan.c) saves as the outer one does */
 	if (inner_scan)

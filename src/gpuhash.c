@@ -42,6 +42,7 @@ double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
+double		gpuhash_kept_row_cost = 0.01;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
@@ -251,6 +252,14 @@ _PG_init(void)
 							 NULL,
 							 &gpuhash_build_row_cost,
 							 0.0005, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.kept_row_cost",
+							 "Planner's estimate of the cost of keeping an inner row's columns for output, per inner row.",
+							 "Charged where the join emits or checks inner columns, as PostgreSQL's hash join charges cpu_tuple_cost per inserted row.",
+							 &gpuhash_kept_row_cost,
+							 0.01, 0.0, 1e10,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
