@@ -150,9 +150,9 @@ def main(argv):
 
         # per inner row: the inner rows with k <= size against the whole
         # outer side, whose keys all miss (km < 0); the inner side stays the
-        # smaller one, so it is the one built; the same with two of its
-        # columns read above the join
-        # (every key misses, so they are kept and never emitted)
+        # smaller one, so it is the one built; then the same with two of its
+        # columns read above the join (every key misses: they are kept and
+        # never emitted)
         xs, ys, yk = [], [], []
         for s in (n // 8, n // 4, n // 2):
             q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
