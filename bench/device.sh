@@ -1,0 +1,108 @@
+# Helpers for a lent GPU machine without PostgreSQL (the workplace's
+# device tool).  Source it after the pg-on-gpu script, in the repository
+# root; every function writes its logs under $OUT and appends one line per
+# step to $OUT/summary:
+#   source .device/pg-on-gpu .device/pg15.tar.xz; source bench/device.sh
+#   build            make, make install (nvcc from /usr/local/cuda)
+#   unit             test/core_test --require-gpu
+#   regress          restart with run-all's settings (device gpu, fsync off),
+#                    make installcheck and installcheck-gpu
+#   fuzz A B N       fuzzer seeds A..B in N processes on contrib_regression
+#                    (the leak check, which polls the whole service, off
+#                    when N > 1)
+#   sfsetup          restart with tpch/main.sh's settings for 16 cores and
+#                    128 GB, load TPC-H SF ${SF:-10} (with foreign keys) into tpch
+#   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
+#                    mode in both orders; SETS="--set NAME=VALUE" adds settings
+#   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on
+# The machine goes back after 30 s idle: chain the steps in one command.
+export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
+T0=$(date +%s)
+el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+
+build() {
+	make -j16 all test/core_test >$OUT/build.log 2>&1 || { tail -30 $OUT/build.log; return 1; }
+	make install >>$OUT/build.log 2>&1 || { tail -30 $OUT/build.log; return 1; }
+	chmod -R a+rX . ; chmod a+rx "$PWD" /root 2>/dev/null
+	el "built"
+}
+
+unit() {
+	test/core_test --require-gpu >$OUT/core_test.log 2>&1; echo "core_test rc=$?" | tee -a $OUT/summary
+	tail -3 $OUT/core_test.log
+}
+
+waitsvc() {
+	for _ in $(seq 1 300); do grep -q "gpuhash GPU service ready" /tmp/pg.$PGPORT.log && return 0; sleep 0.1; done
+	echo "service not ready"; tail -20 /tmp/pg.$PGPORT.log
+}
+
+regress() {
+	: >/tmp/pg.$PGPORT.log
+	PG_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c fsync=off" pgrestart
+	waitsvc
+	make installcheck >$OUT/installcheck.log 2>&1; echo "installcheck rc=$?" | tee -a $OUT/summary
+	grep -E "tests passed|failed|FAILED" $OUT/installcheck.log | tail -5
+	[ -f regression.diffs ] && cp regression.diffs $OUT/installcheck.diffs
+	make installcheck-gpu >$OUT/installcheck-gpu.log 2>&1; echo "installcheck-gpu rc=$?" | tee -a $OUT/summary
+	grep -E "tests passed|failed|FAILED" $OUT/installcheck-gpu.log | tail -5
+	[ -f regression.diffs ] && cp regression.diffs $OUT/installcheck-gpu.diffs
+	el "regress done"
+}
+
+# seeds FROM..TO over PROCS processes against contrib_regression
+fuzz() {
+	local from=$1 to=$2 procs=$3 n=$(( ($2 - $1 + 1 + $3 - 1) / $3 )) i pids=()
+	for i in $(seq 0 $((procs - 1))); do
+		local a=$((from + i * n)) b=$((from + i * n + n - 1))
+		[ $b -gt $to ] && b=$to
+		[ $a -gt $to ] && break
+		python3 test/fuzz/fuzz.py --seeds-from $a --seeds-to $b --queries 50 --timeout 20 \
+			--leak-check $([ $procs -gt 1 ] && echo off || echo auto) --dbname contrib_regression >$OUT/fuzz.$a.log 2>&1 &
+		pids+=($!)
+	done
+	local rc=0
+	for p in "${pids[@]}"; do wait $p || rc=1; done
+	echo "fuzz $from-$to rc=$rc" | tee -a $OUT/summary
+	tail -qn 1 $OUT/fuzz.*.log
+	el "fuzz done"
+}
+
+BENCH_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c shared_buffers=16384MB -c effective_cache_size=64GB -c work_mem=256MB -c maintenance_work_mem=2048MB -c max_parallel_workers_per_gather=8 -c max_worker_processes=16 -c max_parallel_workers=16 -c max_parallel_maintenance_workers=4 -c jit=off -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=16GB -c checkpoint_timeout=1h"
+
+sfsetup() {
+	: >/tmp/pg.$PGPORT.log
+	PG_OPTS="$BENCH_OPTS" pgrestart
+	waitsvc
+	make -s -C tpch >/dev/null
+	psql -X -qc "drop database if exists tpch" -c "create database tpch" postgres
+	tpch/load.sh -s ${SF:-10} -d tpch -j 16 >$OUT/load.log 2>&1; echo "load rc=$?" | tee -a $OUT/summary
+	tail -10 $OUT/load.log
+	psql -X -qc "create extension if not exists gpuhash" tpch
+	el "loaded"
+}
+
+# med "10 7" TAG: warm-up + 6 runs per mode, both orders
+med() {
+	python3 tpch/run.py --sf ${SF:-10} --workers 8 --device gpu --skip-load --db tpch --queries "$(echo $1 | tr ' ' ,)" \
+		--runs ${RUNS:-6} --warmup 1 --order both ${SETS:-} --save-dir $OUT/med.$2 --report $OUT/med.$2.md \
+		>$OUT/med.$2.log 2>&1
+	echo "med $1 $2 rc=$?" | tee -a $OUT/summary
+	grep -E "^\| *Q|geomean|geometric" $OUT/med.$2.md | head -30
+	el "med $2"
+}
+
+# ea "5 7" TAG: EXPLAIN ANALYZE off and on
+ea() {
+	local q f
+	for q in $1; do
+		f=tpch/queries/q$(printf %02d $q).sql
+		for m in off on; do
+			{ echo "SET max_parallel_workers_per_gather=8; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;";
+			  echo "EXPLAIN (ANALYZE, VERBOSE off, BUFFERS off)"; cat $f; } |
+				psql -X -q tpch >$OUT/ea.$2.q$q.$m.txt 2>&1
+			echo "ea Q$q $m: $(grep -m1 'Execution Time' $OUT/ea.$2.q$q.$m.txt)"
+		done
+	done
+	el "ea $2"
+}
