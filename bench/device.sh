@@ -14,7 +14,9 @@
 #                    128 GB, load TPC-H SF ${SF:-10} (with foreign keys) into tpch
 #   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
 #                    mode in both orders; SETS="--set NAME=VALUE" adds settings
-#   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on
+#   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on, the
+#                    query file as written (Q11's fraction is SF 1's; run.py
+#                    rewrites it for other scale factors)
 # The machine goes back after 30 s idle: chain the steps in one command.
 export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
 T0=$(date +%s)
