@@ -37,6 +37,7 @@ int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
+bool		gpuhash_raise_untrusted_estimates = true;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
@@ -224,6 +225,17 @@ _PG_init(void)
 							 "a smaller gain is within the noise of the cost model.",
 							 &gpuhash_min_gain,
 							 0.1, 0.0, 0.9,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.raise_untrusted_estimates",
+							 "Raise a multi-key join's row estimate that its keys' independence drove far too low.",
+							 "Where one side of a join on two or more keys is unique on them and PostgreSQL's "
+							 "product of the keys' selectivities expects under 1/100 of the matches the most "
+							 "selective key alone allows, the join's rows are raised to that bound times its other "
+							 "clauses' selectivity, as for a declared foreign key.  Applies while enable_gpuhashjoin is on.",
+							 &gpuhash_raise_untrusted_estimates,
+							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

@@ -54,6 +54,7 @@ extern double gpuhash_kept_row_cost;
 extern double gpuhash_probe_row_cost;
 extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
+extern bool gpuhash_raise_untrusted_estimates;
 extern double gpuhash_serial_inner_penalty;
 extern double gpuhash_absorbed_page_cost;
 extern int	gpuhash_max_inner_memory_kb;
@@ -159,7 +160,7 @@ extern bool gpuhash_key_filter_pays(struct PlannerInfo *root, struct RelOptInfo 
 extern bool gpuhash_estimate_untrusted(struct PlannerInfo *root, struct RelOptInfo *joinrel,
 									   struct RelOptInfo *outerrel, struct RelOptInfo *innerrel,
 									   JoinType jointype, struct JoinPathExtraData *extra,
-									   List *hash_rinfos);
+									   List *hash_rinfos, double *raised_rows);
 extern CustomScanMethods gpuhash_scan_methods;
 
 /* Plan-time facts the executor reads back from custom_private. */

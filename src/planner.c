@@ -747,6 +747,40 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 }
 
+/*
+ * Raise a join relation's row estimate to rows, with the paths already
+ * made for it (PostgreSQL's, for this and earlier pairs of inputs): the
+ * paths of later pairs read joinrel->rows, and the joins above read each
+ * path's rows.  A path pays cpu_tuple_cost for each row added, as its
+ * costing would have charged it.  Parameterized paths keep their own
+ * estimates.
+ */
+static void
+raise_join_rows(RelOptInfo *joinrel, double rows)
+{
+	List	   *lists[2] = {joinrel->pathlist, joinrel->partial_pathlist};
+	double		factor;
+	ListCell   *lc;
+	int			i;
+
+	if (rows <= joinrel->rows)
+		return;
+	factor = rows / joinrel->rows;
+	joinrel->rows = rows;
+	for (i = 0; i < 2; i++)
+		foreach(lc, lists[i])
+		{
+			Path	   *p = lfirst(lc);
+			double		raised;
+
+			if (p->param_info != NULL)
+				continue;
+			raised = clamp_row_est(p->rows * factor);
+			p->total_cost += cpu_tuple_cost * (raised - p->rows);
+			p->rows = raised;
+		}
+}
+
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -760,6 +794,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	double		inner_bytes;
 	bool		parallel_ok;
 	bool		single_match;
+	double		raised_rows;
 	JoinType	jt = jointype;
 
 	/* other extensions see the joins core would show them, no more */
@@ -818,12 +853,17 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	/*
 	 * A row estimate too doubtful to put a GPU join early in the plan on:
 	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
-	 * of either kind).
+	 * of either kind).  The join's rows are raised to what its keys allow
+	 * (gpuhash.raise_untrusted_estimates), for the joins above it.
 	 */
-	if (gpuhash_min_gain > 0 &&
-		gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
-								   kc.hash_rinfos))
-		return;
+	if (gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
+								   kc.hash_rinfos, &raised_rows))
+	{
+		if (gpuhash_raise_untrusted_estimates && raised_rows > 0)
+			raise_join_rows(joinrel, raised_rows);
+		if (gpuhash_min_gain > 0)
+			return;
+	}
 	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
 											 kc.hash_rinfos);
 
