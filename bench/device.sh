@@ -10,8 +10,8 @@
 #   fuzz A B N       fuzzer seeds A..B in N processes on contrib_regression
 #                    (the leak check, which polls the whole service, off
 #                    when N > 1)
-#   sfsetup          restart with tpch/main.sh's settings for 16 cores and
-#                    128 GB, load TPC-H SF ${SF:-10} (with foreign keys) into tpch
+#   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
+#                    load TPC-H SF ${SF:-10} (with foreign keys) into tpch
 #   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
 #                    mode in both orders; SETS="--set NAME=VALUE" adds settings
 #   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on, the
@@ -70,7 +70,9 @@ fuzz() {
 	el "fuzz done"
 }
 
-BENCH_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c shared_buffers=16384MB -c effective_cache_size=64GB -c work_mem=256MB -c maintenance_work_mem=2048MB -c max_parallel_workers_per_gather=8 -c max_worker_processes=16 -c max_parallel_workers=16 -c max_parallel_maintenance_workers=4 -c jit=off -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=16GB -c checkpoint_timeout=1h"
+# tpch/main.sh's server settings for 8 workers on this machine
+. tpch/server_settings.sh
+BENCH_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu $(tpch_server_settings 8 | paste -sd' ')"
 
 sfsetup() {
 	: >/tmp/pg.$PGPORT.log

@@ -111,32 +111,18 @@ say "building the TPC-H generator"
 make -s -C "$here" || die "building tpch/build/tpchgen failed"
 
 # ---- scratch cluster
-mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
-ncpu=$(nproc)
-shared_mb=$((mem_mb / 4 > 16384 ? 16384 : mem_mb / 4))
-maint_mb=$((mem_mb / 16 > 2048 ? 2048 : mem_mb / 16))
+. "$here/server_settings.sh"
+servers=1
 if [ $citus = 1 ]; then
 	pgdir=${TPCH_CITUSDIR:-/var/tmp/gpuhash-tpch-citus}
 	pgport=${TPCH_CITUSPORT:-55610}
 	# three servers on this machine share the memory a single one would take
-	shared_mb=$((shared_mb / 3))
+	servers=3
 fi
-w=${workers:-2}
-settings=(
-	-c shared_buffers=${shared_mb}MB
-	-c effective_cache_size=$((mem_mb / 2))MB
-	-c work_mem=256MB
-	-c maintenance_work_mem=${maint_mb}MB
-	-c max_parallel_workers_per_gather=$w
-	-c max_worker_processes=$((w + 8 > ncpu ? w + 8 : ncpu))
-	-c max_parallel_workers=$((w > ncpu ? w : ncpu))
-	-c max_parallel_maintenance_workers=$((ncpu > 4 ? 4 : ncpu))
-	-c jit=off
-	# A throw-away cluster: no durability, so loading is not bound by WAL flushes.
-	-c fsync=off -c synchronous_commit=off -c full_page_writes=off
-	-c wal_level=minimal -c max_wal_senders=0 -c max_wal_size=16GB -c checkpoint_timeout=1h
-	"${preload[@]}"
-)
+mapfile -t settings < <(tpch_server_settings "${workers:-2}" $servers)
+settings+=("${preload[@]}")
+shared_mb=${settings[1]#shared_buffers=}
+shared_mb=${shared_mb%MB}
 scratch=$root/scripts/pg-scratch.sh
 [ $citus = 0 ] || scratch=$root/scripts/citus-scratch.sh
 stop_cluster() {
