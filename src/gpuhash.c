@@ -230,7 +230,7 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("gpuhash.raise_untrusted_estimates",
 							 "Raise a multi-key join's row estimate that its keys' independence drove far too low.",
-							 "Where one side of a join on two or more keys is unique on them and PostgreSQL's "
+							 "Where both sides of a join on two or more keys are unique on them and PostgreSQL's "
 							 "product of the keys' selectivities expects under 1/100 of the matches the most "
 							 "selective key alone allows, the join's rows are raised to that bound times its other "
 							 "clauses' selectivity, as for a declared foreign key.  Applies while enable_gpuhashjoin is on.",
