@@ -13,10 +13,12 @@
 #   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into tpch
 #   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
-#                    mode in both orders; SETS="--set NAME=VALUE" adds settings
+#                    mode in both orders; SETS="--set NAME=VALUE" adds settings;
+#                    the plans and outputs in med.TAG.tar.xz
 #   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on, the
 #                    query file as written (Q11's fraction is SF 1's; run.py
-#                    rewrites it for other scale factors)
+#                    rewrites it for other scale factors), in ea.TAG.tar.xz
+# The device returns a few files of $OUT only, hence the archives.
 # The machine goes back after 30 s idle: chain the steps in one command.
 export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
 T0=$(date +%s)
@@ -67,6 +69,7 @@ fuzz() {
 	for p in "${pids[@]}"; do wait $p || rc=1; done
 	echo "fuzz $from-$to rc=$rc" | tee -a $OUT/summary
 	tail -qn 1 $OUT/fuzz.*.log
+	(cd $OUT && tar -cJf fuzz.$from.tar.xz fuzz.*.log && rm -f fuzz.*.log)
 	el "fuzz done"
 }
 
@@ -93,6 +96,8 @@ med() {
 		>$OUT/med.$2.log 2>&1
 	echo "med $1 $2 rc=$?" | tee -a $OUT/summary
 	grep -E "^\| *Q|geomean|geometric" $OUT/med.$2.md | head -30
+	# the device returns a few files only: the plans and outputs as one
+	tar -C $OUT -cJf $OUT/med.$2.tar.xz med.$2 && rm -rf $OUT/med.$2
 	el "med $2"
 }
 
@@ -108,5 +113,6 @@ ea() {
 			echo "ea Q$q $m: $(grep -m1 'Execution Time' $OUT/ea.$2.q$q.$m.txt)"
 		done
 	done
+	(cd $OUT && tar -cJf ea.$2.tar.xz ea.$2.q*.txt && rm -f ea.$2.q*.txt)
 	el "ea $2"
 }
