@@ -623,6 +623,12 @@ def server_info(psql, args):
         if why:
             gpu = f"none found ({why})"
     info["gpu"] = gpu
+    # ANALYZE samples lineitem's blocks, which hold each order's lines
+    # together: l_orderkey's n_distinct varies from load to load, and the
+    # join plans with it (bench/RESULTS.md section 26)
+    info["orderkey_ndistinct"] = psql.scalar(
+        "SELECT n_distinct FROM pg_stats WHERE schemaname = current_schema() "
+        "AND tablename = 'lineitem' AND attname = 'l_orderkey'") or "?"
     if args.citus:
         info["citus"] = psql.scalar("SELECT extversion FROM pg_extension WHERE extname = 'citus'") or "?"
         info["citus_workers"] = psql.scalar(
@@ -702,6 +708,8 @@ def write_report(path, args, results, gm, n, info, notes, chart):
                 f"{info['max_parallel_workers_per_gather']}, jit {info['jit']}, "
                 f"shared_preload_libraries '{info['shared_preload_libraries']}'\n")
         f.write(f"- host: {info['cpus']} CPUs; GPU: {info['gpu']}\n")
+        f.write(f"- statistics: n_distinct of lineitem.l_orderkey {info['orderkey_ndistinct']} "
+                "(sampled by ANALYZE; the join plans move with it)\n")
         f.write("- GPU nodes: plan nodes of type "
                 + (f"`{args.count_node}`" if args.count_node else f"Custom Scan ({GPU_PROVIDER})")
                 + " in the 'on' plan"
