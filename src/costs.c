@@ -413,7 +413,10 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	 * Where both sides are unique on the keys, a row of either side
 	 * matches at most once, so the join's rows are at most the smaller
 	 * bound of the two sides'; that bound, times the selectivity of the
-	 * join's other clauses, is the raised estimate.  Where only one side is
+	 * join's other clauses, is the raised estimate: a ceiling taken as the
+	 * estimate, as for a foreign key.  (A column without statistics, such
+	 * as a grouped subquery's, matches half its rows by PostgreSQL's
+	 * default semi-join selectivity.)  Where only one side is
 	 * unique, the other may be a product of relations joined on other
 	 * columns (Q05's customer x (lineitem JOIN supplier) on nationkey,
 	 * against orders on custkey and orderkey), whose combinations mostly

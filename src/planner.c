@@ -747,38 +747,62 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	}
 }
 
+/* Orders a path list as add_path and add_partial_path keep it: by total cost. */
+static int
+cmp_total_cost(const ListCell *a, const ListCell *b)
+{
+	Path	   *pa = lfirst(a);
+	Path	   *pb = lfirst(b);
+
+	if (pa->total_cost != pb->total_cost)
+		return pa->total_cost < pb->total_cost ? -1 : 1;
+	if (pa->startup_cost != pb->startup_cost)
+		return pa->startup_cost < pb->startup_cost ? -1 : 1;
+	return 0;
+}
+
 /*
  * Raise a join relation's row estimate to rows, with the paths already
  * made for it (PostgreSQL's, for this and earlier pairs of inputs): the
  * paths of later pairs read joinrel->rows, and the joins above read each
  * path's rows.  A path pays cpu_tuple_cost for each row added, as its
- * costing would have charged it.  Parameterized paths keep their own
- * estimates.
+ * costing would have charged it; a partial path's share more where fewer
+ * workers share it, so the lists are sorted again (the planner takes the
+ * first partial path as the cheapest).  The parameterizations made so far
+ * are raised by the same factor; ones made later for the relation
+ * (get_parameterized_joinrel_size) keep PostgreSQL's product.
  */
 static void
 raise_join_rows(RelOptInfo *joinrel, double rows)
 {
-	List	   *lists[2] = {joinrel->pathlist, joinrel->partial_pathlist};
 	double		factor;
 	ListCell   *lc;
-	int			i;
 
 	if (rows <= joinrel->rows)
 		return;
 	factor = rows / joinrel->rows;
 	joinrel->rows = rows;
-	for (i = 0; i < 2; i++)
-		foreach(lc, lists[i])
+	foreach(lc, joinrel->ppilist)
+	{
+		ParamPathInfo *ppi = lfirst(lc);
+
+		ppi->ppi_rows = clamp_row_est(ppi->ppi_rows * factor);
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		List	   *paths = i == 0 ? joinrel->pathlist : joinrel->partial_pathlist;
+
+		foreach(lc, paths)
 		{
 			Path	   *p = lfirst(lc);
-			double		raised;
+			double		raised = p->param_info ? p->param_info->ppi_rows :
+				clamp_row_est(p->rows * factor);
 
-			if (p->param_info != NULL)
-				continue;
-			raised = clamp_row_est(p->rows * factor);
-			p->total_cost += cpu_tuple_cost * (raised - p->rows);
+			p->total_cost += cpu_tuple_cost * Max(raised - p->rows, 0.0);
 			p->rows = raised;
 		}
+		list_sort(paths, cmp_total_cost);
+	}
 }
 
 static void
@@ -850,6 +874,10 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;
+	device = gpuhash_plan_device();
+	if (device < 0)
+		return;					/* auto mode without a GPU: PostgreSQL's joins */
+
 	/*
 	 * A row estimate too doubtful to put a GPU join early in the plan on:
 	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
@@ -879,10 +907,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
 	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
 		return;
-
-	device = gpuhash_plan_device();
-	if (device < 0)
-		return;					/* auto mode without a GPU: PostgreSQL's joins */
 
 	/* as nodeHashjoin.c: a semi join, or a unique inner side, stops at one match */
 	single_match = jt == JOIN_SEMI || extra->inner_unique;

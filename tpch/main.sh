@@ -119,10 +119,11 @@ if [ $citus = 1 ]; then
 	# three servers on this machine share the memory a single one would take
 	servers=3
 fi
-mapfile -t settings < <(tpch_server_settings "${workers:-2}" $servers)
-settings+=("${preload[@]}")
-shared_mb=${settings[1]#shared_buffers=}
-shared_mb=${shared_mb%MB}
+case ${workers:-2} in *[!0-9]* | '') die "--workers takes a number, not '$workers'" ;; esac
+server_settings=$(tpch_server_settings "${workers:-2}" $servers) || die "cannot work out the server settings"
+mapfile -t settings <<<"$server_settings"
+settings+=(${preload[@]+"${preload[@]}"})
+shared_mb=$(sed -n 's/^shared_buffers=\([0-9]*\)MB$/\1/p' <<<"$server_settings")
 scratch=$root/scripts/pg-scratch.sh
 [ $citus = 0 ] || scratch=$root/scripts/citus-scratch.sh
 stop_cluster() {
