@@ -769,7 +769,8 @@ cmp_total_cost(const ListCell *a, const ListCell *b)
  * costing would have charged it; a partial path's share more where fewer
  * workers share it, so the lists are sorted again (the planner takes the
  * first partial path as the cheapest).  The parameterizations made so far
- * are raised by the same factor; ones made later for the relation
+ * are raised by the same factor, except those estimated at one row (which
+ * may be a clamped product); ones made later for the relation
  * (get_parameterized_joinrel_size) keep PostgreSQL's product.
  */
 static void
@@ -786,7 +787,9 @@ raise_join_rows(RelOptInfo *joinrel, double rows)
 	{
 		ParamPathInfo *ppi = lfirst(lc);
 
-		ppi->ppi_rows = clamp_row_est(ppi->ppi_rows * factor);
+		/* one row may be a product clamped up: what it stood for is lost */
+		if (ppi->ppi_rows > 1.0)
+			ppi->ppi_rows = clamp_row_est(ppi->ppi_rows * factor);
 	}
 	for (int i = 0; i < 2; i++)
 	{
