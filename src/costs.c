@@ -369,6 +369,15 @@ single_key_bound(PlannerInfo *root, JoinPathExtraData *extra, RelOptInfo *side,
 	return bound;
 }
 
+/* Is the join's outer side unique on its clauses, as core asks of the inner? */
+static bool
+outer_is_unique(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+				RelOptInfo *innerrel, JoinPathExtraData *extra)
+{
+	return innerrel_is_unique(root, joinrel->relids, innerrel->relids, outerrel,
+							  JOIN_INNER, extra->restrictlist, false);
+}
+
 bool
 gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 						   RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra,
@@ -381,19 +390,16 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	ListCell   *lc;
 	Selectivity bound;
 	double		per_row;
-	bool		outer_unique;
 
 	*raised_rows = -1.0;
 	if (jointype != JOIN_INNER || list_length(hash_rinfos) < 2)
 		return false;
-	outer_unique = innerrel_is_unique(root, joinrel->relids, innerrel->relids, outerrel,
-									  JOIN_INNER, extra->restrictlist, false);
 	if (extra->inner_unique)
 	{
 		uniq = innerrel;
 		other = outerrel;
 	}
-	else if (outer_unique)
+	else if (outer_is_unique(root, joinrel, outerrel, innerrel, extra))
 	{
 		uniq = outerrel;
 		other = innerrel;
@@ -422,7 +428,7 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	 * against orders on custkey and orderkey), whose combinations mostly
 	 * fail the keys together: there the product is right and is kept.
 	 */
-	if (!extra->inner_unique || !outer_unique)
+	if (uniq != innerrel || !outer_is_unique(root, joinrel, outerrel, innerrel, extra))
 		return true;
 	foreach(lc, extra->restrictlist)
 	{
@@ -431,7 +437,8 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 		if (!list_member_ptr(hash_rinfos, rinfo))
 			rest = lappend(rest, rinfo->clause);
 	}
-	*raised_rows = clamp_row_est(Min(outerrel->rows * single_key_bound(root, extra, outerrel, innerrel, clauses),
+	/* bound is the outer side's (other's) already */
+	*raised_rows = clamp_row_est(Min(outerrel->rows * bound,
 									 innerrel->rows * single_key_bound(root, extra, innerrel, outerrel, clauses)) *
 								 clauselist_selectivity(root, rest, 0, JOIN_INNER, extra->sjinfo));
 	return true;
