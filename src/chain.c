@@ -608,11 +608,20 @@ outer_value(GpuJoinState *bottom, GpuProbeBatch *b, int i, int src, bool *isnull
 	return b->vals[(size_t) i * bottom->n_outer_keep + src];
 }
 
+/*
+ * How many rows ahead the upper levels' keys are read from an outer tuple
+ * in its page: the batch was filled a while ago, so each tuple is a cache
+ * miss again (perf, host twin, Q09 at SF 1: most of the chain's own time
+ * was the load of these tuples' headers).
+ */
+#define KEY_PREFETCH_AHEAD 8
+
 /* The batch's outer keys: the bottom's, then the upper levels' read from its rows. */
 static void
 batch_keys(GpuChain *ch, GpuProbeBatch *b)
 {
 	GpuJoinState *bottom = ch->lv[0].gs;
+	bool		in_pages = gpuhash_batch_rows_in_pages(bottom);
 	Datum		d[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 
@@ -621,21 +630,33 @@ batch_keys(GpuChain *ch, GpuProbeBatch *b)
 		ch->okeys[i] = b->keys[i];
 		ch->ovalid[i] = !b->nokey[i];
 	}
-	for (int c = 1; c < ch->n_outer_cols; c++)
+	if (ch->n_outer_cols == 1)
+		return;
+	if (in_pages)
+		for (int i = 0; i < Min(b->n, KEY_PREFETCH_AHEAD); i++)
+			gpuhash_prefetch(b->tups[i].t_data);
+	/* row by row, all of its columns: each tuple is loaded once */
+	for (int i = 0; i < b->n; i++)
 	{
-		ChainLevel *l = &ch->lv[ch->outer_col_level[c]];
-		uint32		mask = ch->outer_col_mask[c];
-		uint64	   *keys = ch->okeys + (size_t) c * ch->batch_cap;
-		uint8	   *valid = ch->ovalid + (size_t) c * ch->batch_cap;
-
-		for (int i = 0; i < b->n; i++)
+		if (in_pages && i + KEY_PREFETCH_AHEAD < b->n)
 		{
+			const char *t = (const char *) b->tups[i + KEY_PREFETCH_AHEAD].t_data;
+
+			gpuhash_prefetch(t);
+			gpuhash_prefetch(t + 63);
+		}
+		for (int c = 1; c < ch->n_outer_cols; c++)
+		{
+			ChainLevel *l = &ch->lv[ch->outer_col_level[c]];
+			uint32		mask = ch->outer_col_mask[c];
+			size_t		at = (size_t) c * ch->batch_cap + i;
+
 			for (int k = 0; k < l->gs->info.nkeys; k++)
 				if (mask & (UINT32_C(1) << k))
 					d[k] = outer_value(bottom, b, i, l->src[k], &isnull[k]);
-			valid[i] = gpuhash_datums_key(l->gs, d, isnull, mask, &keys[i]);
-			if (!valid[i])
-				keys[i] = 0;
+			ch->ovalid[at] = gpuhash_datums_key(l->gs, d, isnull, mask, &ch->okeys[at]);
+			if (!ch->ovalid[at])
+				ch->okeys[at] = 0;
 		}
 	}
 }
@@ -905,6 +926,66 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
 }
 
 /*
+ * How many combinations ahead of the one being formed their rows are
+ * prefetched.  A combination reads its outer tuple in a page read when the
+ * batch was filled, and each level's inner row at a random place in that
+ * level's kept rows: without prefetching, each is a cache miss the loop
+ * waits on (perf, host twin, Q09 at SF 1: three quarters of forming a row
+ * was the load of its inner row's columns).
+ */
+#define CHAIN_PREFETCH_AHEAD 12
+
+/*
+ * Starts loading what forming combination j reads at level k's inner row
+ * (pos): its kept columns, or where a shared row's pointer is; a shared
+ * row itself once its pointer is in (second).  Statements, not functions:
+ * see PREFETCH_ROW in executor.c.
+ */
+#define PREFETCH_LEVEL_ROW(gs, pos, second) \
+	do { \
+		GpuJoinState *g_ = (gs); \
+		uint32		p_ = (pos); \
+		if (p_ != GH_NO_ROW && g_->n_inner_keep > 0) \
+		{ \
+			if (g_->inner_vals) \
+			{ \
+				if (!(second)) \
+				{ \
+					gpuhash_prefetch(g_->inner_vals + (size_t) p_ * g_->n_inner_keep); \
+					gpuhash_prefetch(g_->inner_nulls + (size_t) p_ * g_->n_inner_keep); \
+				} \
+			} \
+			else if (g_->shared_rowptrs) \
+			{ \
+				if (second) \
+					gpuhash_prefetch(dsa_get_address(g_->shared_area, g_->shared_rowptrs[p_])); \
+				else \
+					gpuhash_prefetch(&g_->shared_rowptrs[p_]); \
+			} \
+		} \
+	} while (0)
+
+#define PREFETCH_COMBINATION(ch, j, second, in_pages) \
+	do { \
+		GpuChain   *c_ = (ch); \
+		uint64		j_ = (j); \
+		if (j_ < c_->written) \
+		{ \
+			GpuJoinState *b_ = c_->lv[0].gs; \
+			int64		i_ = (int64) c_->out_outer[j_] + c_->lo; \
+			if (!(second)) \
+			{ \
+				if (in_pages) \
+					gpuhash_prefetch(c_->b->tups[i_].t_data); \
+				else if (b_->n_outer_keep > 0) \
+					gpuhash_prefetch(c_->b->vals + (size_t) i_ * b_->n_outer_keep); \
+			} \
+			for (int k_ = 0; k_ < c_->n; k_++) \
+				PREFETCH_LEVEL_ROW(c_->lv[k_].gs, c_->out_pos[(size_t) k_ * c_->cap + j_], second); \
+		} \
+	} while (0)
+
+/*
  * CH_EMIT: the next combination's row, or NULL when the request's are done.
  * Levels below the first one that differs from the previous combination
  * keep their rows (and their verdicts).
@@ -912,6 +993,16 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
 static TupleTableSlot *
 chain_emit(GpuChain *ch)
 {
+	bool		in_pages = gpuhash_batch_rows_in_pages(ch->lv[0].gs);
+
+	if (ch->cur == 0)
+	{
+		/* a new request: the first combinations' loads start together */
+		for (uint64 j = 0; j < CHAIN_PREFETCH_AHEAD; j++)
+			PREFETCH_COMBINATION(ch, j, false, in_pages);
+		for (uint64 j = 0; j < CHAIN_PREFETCH_AHEAD / 2; j++)
+			PREFETCH_COMBINATION(ch, j, true, in_pages);
+	}
 	while (ch->cur < ch->written)
 	{
 		uint64		j = ch->cur++;
@@ -921,6 +1012,8 @@ chain_emit(GpuChain *ch)
 
 		if ((j & 0x3fff) == 0)
 			CHECK_FOR_INTERRUPTS();
+		PREFETCH_COMBINATION(ch, j + CHAIN_PREFETCH_AHEAD, false, in_pages);
+		PREFETCH_COMBINATION(ch, j + CHAIN_PREFETCH_AHEAD / 2, true, in_pages);
 		if (i == ch->last_outer)
 			while (d < ch->n && ch->out_pos[(size_t) d * ch->cap + j] == ch->last_pos[d])
 				d++;
