@@ -335,13 +335,13 @@ page_loop_fills(GpuJoinState *gs)
 		gs->oscan->qual == NULL && !gs->oscan->pending;
 }
 
-/* fill_batch's rows one at a time, in whatever form they come. */
+/* fill_batch's rows one at a time, in whatever form they come, up to cap. */
 static void
-fill_rows(GpuJoinState *gs, GpuProbeBatch *b)
+fill_rows(GpuJoinState *gs, GpuProbeBatch *b, int cap)
 {
 	int			nc = gs->n_outer_keep;
 
-	while (!gs->outer_done && b->n < gs->batch_cap)
+	while (!gs->outer_done && b->n < cap)
 	{
 		TupleTableSlot *slot;
 		HeapTuple	htup;
@@ -389,13 +389,19 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->oscan)
 		gpuhash_heap_scan_fill(gs->oscan, b);
+	/*
+	 * The tuple read before the build goes first, on its own (with the rows
+	 * after it until one is kept); the page loop may then go on.
+	 */
+	if (gs->oscan && gs->oscan->pending && !gs->outer_done)
+		fill_rows(gs, b, Min(b->n + 1, gs->batch_cap));
 	if (!gs->outer_done && page_loop_fills(gs))
 	{
 		if (gpuhash_heap_scan_fill_keys(gs, gs->oscan, b, gs->batch_cap) == OS_END)
 			gs->outer_done = true;
 	}
 	else
-		fill_rows(gs, b);
+		fill_rows(gs, b, gs->batch_cap);
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);
