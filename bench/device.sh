@@ -17,7 +17,9 @@
 #                    the plans and outputs in med.TAG.tar.xz
 #   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on, the
 #                    query file as written (Q11's fraction is SF 1's; run.py
-#                    rewrites it for other scale factors), in ea.TAG.tar.xz
+#                    rewrites it for other scale factors), in ea.TAG.tar.xz;
+#                    EA_SETS="SET name = value;" is added to the on runs
+#                    only, as run.py's --set
 # The device returns a few files of $OUT only, hence the archives.
 # The machine goes back after 30 s idle: chain the steps in one command.
 export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
@@ -108,6 +110,7 @@ ea() {
 		f=tpch/queries/q$(printf %02d $q).sql
 		for m in off on; do
 			{ echo "SET max_parallel_workers_per_gather=8; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;";
+			  [ $m = on ] && echo "${EA_SETS:-}";
 			  echo "EXPLAIN (ANALYZE, VERBOSE off, BUFFERS off)"; cat $f; } |
 				psql -X -q tpch >$OUT/ea.$2.q$q.$m.txt 2>&1
 			echo "ea Q$q $m: $(grep -m1 'Execution Time' $OUT/ea.$2.q$q.$m.txt)"
