@@ -497,7 +497,6 @@ extern void gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space);
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
 extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
 									const GpuKeyParts *keys);
-extern bool gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key);
 extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
 
 /* parallel.c */
@@ -535,6 +534,42 @@ extern bool gpuhash_split_joining(GpuJoinState *gs);
 extern void gpuhash_split_close(GpuJoinState *gs);
 extern void gpuhash_split_forget(GpuJoinState *gs);
 extern void gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st);
+
+/*
+ * The key filter's hash (keyfilter.c): inline, as it runs once per outer
+ * row.  Murmur3's 64-bit finalizer, a few multiplies and shifts where a
+ * call to hash_bytes_uint32_extended cost more than the rest of the test
+ * (perf, host twin): the filter only spares work, any well-mixed hash
+ * does, and nothing else depends on this one.
+ */
+static inline uint64
+gpuhash_kf_hash(uint64 key)
+{
+	key ^= key >> 33;
+	key *= UINT64CONST(0xff51afd7ed558ccd);
+	key ^= key >> 33;
+	key *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	key ^= key >> 33;
+	return key;
+}
+
+/* The word index from the low bits, three bit positions from the high ones. */
+static inline uint64
+gpuhash_kf_bits(uint64 h)
+{
+	return (UINT64CONST(1) << ((h >> 46) & 63)) |
+		(UINT64CONST(1) << ((h >> 52) & 63)) |
+		(UINT64CONST(1) << ((h >> 58) & 63));
+}
+
+static inline bool
+gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key)
+{
+	uint64		h = gpuhash_kf_hash(key);
+	uint64		bits = gpuhash_kf_bits(h);
+
+	return (words[h & (n_words - 1)] & bits) == bits;
+}
 
 /*
  * Does the key filter let this outer key through?  A filter that lets most

@@ -19,7 +19,6 @@
 #include "gpuhash.h"
 #include "join_state.h"
 
-#include "common/hashfn.h"
 #include "portability/instr_time.h"
 
 /* 16 bits per key, at most 2^22 words (32 MB) */
@@ -38,21 +37,6 @@ gpuhash_keyfilter_words(uint64 n_keys)
 	return words;
 }
 
-static inline uint64
-kf_hash(uint64 key)
-{
-	return hash_bytes_uint32_extended((uint32) key, key >> 32);
-}
-
-/* The word index from the low bits, three bit positions from the high ones. */
-static inline uint64
-kf_bits(uint64 h)
-{
-	return (UINT64CONST(1) << ((h >> 46) & 63)) |
-		(UINT64CONST(1) << ((h >> 52) & 63)) |
-		(UINT64CONST(1) << ((h >> 58) & 63));
-}
-
 /* Adds n keys to a filter */
 static void
 kf_add(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n)
@@ -61,9 +45,9 @@ kf_add(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n)
 
 	for (uint64 i = 0; i < n; i++)
 	{
-		uint64		h = kf_hash(keys[i]);
+		uint64		h = gpuhash_kf_hash(keys[i]);
 
-		words[h & mask] |= kf_bits(h);
+		words[h & mask] |= gpuhash_kf_bits(h);
 	}
 }
 
@@ -81,15 +65,6 @@ gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const G
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
-}
-
-bool
-gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key)
-{
-	uint64		h = kf_hash(key);
-	uint64		bits = kf_bits(h);
-
-	return (words[h & (n_words - 1)] & bits) == bits;
 }
 
 /*

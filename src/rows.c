@@ -49,6 +49,22 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 	uint64		k = 0;
 	bool		ok = true;
 
+	/* plain columns packed as exact keys allocate nothing: no context to reset */
+	if (!gs->info.fingerprint && (outer ? gs->outer_keys_plain : gs->inner_keys_plain))
+	{
+		for (int i = 0; i < gs->info.nkeys; i++)
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(slot, keys[i].attno, &isnull);
+
+			if (isnull)
+				return false;
+			k = fold_key(gs, keys, i, d, outer, k);
+		}
+		*key = k;
+		return true;
+	}
+
 	/* detoasting and hashing allocate: all of it goes with the row */
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gs->info.nkeys; i++)
@@ -102,6 +118,15 @@ gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, ui
 		Assert(!gs->info.fingerprint || (mask & (UINT32_C(1) << i)));
 		if ((mask & (UINT32_C(1) << i)) && isnull[i])
 			return false;
+	}
+	/* exact keys allocate nothing: a chain reads these per outer row */
+	if (!gs->info.fingerprint)
+	{
+		for (int i = 0; i < nkeys; i++)
+			k = (mask & (UINT32_C(1) << i)) ? fold_key(gs, gs->outer_keys, i, values[i], true, k) :
+				gpuhash_pack(k, 0, gs->info.keys[i].width, nkeys);
+		*key = k;
+		return true;
 	}
 	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < nkeys; i++)
