@@ -20,7 +20,9 @@
 #                    rewrites it for other scale factors), in ea.TAG.tar.xz;
 #                    EA_SETS="SET name = value;" is added to the on runs
 #                    only, as run.py's --set
-# The device returns a few files of $OUT only, hence the archives.
+#   pack             everything under $OUT but the summary into one
+#                    out.tar.xz: end a command with it
+# The device returns about 8 files of $OUT, hence the archives.
 # The machine goes back after 30 s idle: chain the steps in one command.
 export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
 T0=$(date +%s)
@@ -118,4 +120,12 @@ ea() {
 	done
 	(cd $OUT && tar -cJf ea.$2.tar.xz ea.$2.q*.txt && rm -f ea.$2.q*.txt)
 	el "ea $2"
+}
+
+# The device drops files past its count (med.d.tar.xz was lost so): one archive.
+pack() {
+	(cd $OUT && tar -cJf /tmp/out.tar.xz --exclude=./summary . &&
+		find . -mindepth 1 -maxdepth 1 ! -name summary -exec rm -rf {} + &&
+		mv /tmp/out.tar.xz out.tar.xz)
+	el "packed"
 }
