@@ -561,6 +561,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	int			nc = gs->n_inner_keep;
 	uint64	   *offsets;
 	Size	   *data_lens;
+	bool	   *hasnulls;
 	Size		total = 0;
 	char	   *rows;
 	dsa_pointer p;
@@ -572,14 +573,16 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
 	offsets = dsa_get_address(area, *offsets_out);
 	data_lens = palloc_extended(sizeof(Size) * n, MCXT_ALLOC_HUGE);
+	hasnulls = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
 	for (uint64 i = 0; i < n; i++)
 	{
 		const Datum *v = gs->inner_vals + i * nc;
 		const bool *nl = gs->inner_nulls + i * nc;
 
 		data_lens[i] = heap_compute_data_size(gs->inner_desc, (Datum *) v, (bool *) nl);
+		hasnulls[i] = row_has_null(nl, nc);
 		offsets[i] = total;
-		total += MAXALIGN(minimal_tuple_hoff(row_has_null(nl, nc), nc) + data_lens[i]);
+		total += MAXALIGN(minimal_tuple_hoff(hasnulls[i], nc) + data_lens[i]);
 	}
 	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
 	rows = dsa_get_address(area, p);
@@ -588,7 +591,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 		const Datum *v = gs->inner_vals + i * nc;
 		const bool *nl = gs->inner_nulls + i * nc;
 		MinimalTuple mt = (MinimalTuple) (rows + offsets[i]);
-		bool		hasnull = row_has_null(nl, nc);
+		bool		hasnull = hasnulls[i];
 		Size		hoff = minimal_tuple_hoff(hasnull, nc);
 
 		memset(mt, 0, hoff + data_lens[i]);
@@ -599,6 +602,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 						data_lens[i], &mt->t_infomask, hasnull ? mt->t_bits : NULL);
 	}
 	pfree(data_lens);
+	pfree(hasnulls);
 	return p;
 }
 
