@@ -231,6 +231,42 @@ SELECT * FROM gh_check('SELECT f.d, (SELECT count(*) FROM pt_o o JOIN pt_i i ON 
 RESET gpuhash.batch_rows;
 DROP TABLE pt_big, pt_small;
 
+-- a join run by one worker over a partial inner side planned for four pays
+-- for the larger share each of its 2 processes reads.  Where the native
+-- Parallel Hash over the GPU join paid nothing for it, the GPU join was let
+-- off too, and the plan ran that inner side in 2 processes, not 5
+CREATE TABLE ws_s (k int4, v int4) WITH (parallel_workers = 1);
+INSERT INTO ws_s SELECT g % 20000, g FROM generate_series(1, 1000000) g;
+CREATE TABLE ws_a (k int4, j int4, pad text) WITH (parallel_workers = 4);
+INSERT INTO ws_a SELECT g, g % 20000, repeat('a', 50) FROM generate_series(1, 200000) g;
+CREATE TABLE ws_b (k int4, p int4, pad text) WITH (parallel_workers = 4);
+INSERT INTO ws_b SELECT g, g % 2000, repeat('b', 50) FROM generate_series(1, 200000) g;
+ANALYZE ws_s;
+ANALYZE ws_a;
+ANALYZE ws_b;
+SET min_parallel_table_scan_size = '8MB';
+SET enable_nestloop = off;
+-- at the default costs, with PostgreSQL's joins beside it (gh_explain's
+-- forcing turns hash joins off)
+CREATE FUNCTION ws_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    CONTINUE WHEN line !~ 'Workers Planned|Join|Gather';
+    RETURN NEXT line;
+  END LOOP;
+END;
+$$;
+SELECT * FROM ws_plan('SELECT count(*) FROM ws_s s JOIN ws_a a ON s.k = a.j
+                       JOIN ws_b b ON a.k = b.k WHERE b.p = 1');
+SELECT * FROM gh_check('SELECT count(*) FROM ws_s s JOIN ws_a a ON s.k = a.j
+                        JOIN ws_b b ON a.k = b.k WHERE b.p = 1');
+RESET enable_nestloop;
+SET min_parallel_table_scan_size = 0;
+DROP FUNCTION ws_plan(text);
+DROP TABLE ws_s, ws_a, ws_b;
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -42,6 +42,7 @@
 #include "access/table.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class_d.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -415,6 +416,82 @@ inner_share_penalty(Path *outer, Path *inner)
 	return (gpuhash_inner_share(outer, inner) - 1.0) * inner->total_cost;
 }
 
+static int	cmp_total_cost(const ListCell *a, const ListCell *b);
+
+/* Does path p hold a GPU join (itself, or below it in a join or projection)? */
+static bool
+path_has_gpu_join(Path *p)
+{
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p == NULL)
+		return false;
+	if (is_gpu_join_path(p))
+		return true;
+	switch (nodeTag(p))
+	{
+		case T_NestPath:
+		case T_MergePath:
+		case T_HashPath:
+			return path_has_gpu_join(((JoinPath *) p)->outerjoinpath) ||
+				path_has_gpu_join(((JoinPath *) p)->innerjoinpath);
+		case T_ProjectionPath:
+			return path_has_gpu_join(((ProjectionPath *) p)->subpath);
+		case T_CustomPath:
+			foreach(lc, ((CustomPath *) p)->custom_paths)
+			{
+				if (path_has_gpu_join(lfirst(lc)))
+					return true;
+			}
+			return false;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Core's Parallel Hash joins made by this call (outerrel, innerrel,
+ * jointype) over a partial inner side that holds a GPU join pay what
+ * their cost misses (inner_share_penalty), as the GPU joins over it do.
+ * Otherwise a plan of one worker, whose inner side was costed for seven,
+ * wins through the native join at its top where the GPU join pays: Q08 at
+ * SF 10 with nested loops off ran its 60 M lineitem rows in 2 processes
+ * (section 27).  Only inner sides with a GPU join: PostgreSQL's own plans
+ * stay as it costs them.  A later call is for another pair or join type,
+ * so no path pays twice; the list is sorted again (the planner takes the
+ * first partial path as the cheapest).
+ */
+static void
+charge_native_inner_share(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+						  JoinType jointype)
+{
+	ListCell   *lc;
+	bool		charged = false;
+
+	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
+		return;					/* core makes no Parallel Hash for these */
+	foreach(lc, joinrel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+		JoinPath   *jp = (JoinPath *) p;
+		Cost		d;
+
+		if (!IsA(p, HashPath) || !p->parallel_aware || jp->jointype != jointype ||
+			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel ||
+			!path_has_gpu_join(jp->innerjoinpath))
+			continue;
+		d = inner_share_penalty(jp->outerjoinpath, jp->innerjoinpath);
+		if (d <= 0)
+			continue;
+		p->startup_cost += d;
+		p->total_cost += d;
+		charged = true;
+	}
+	if (charged)
+		list_sort(joinrel->partial_pathlist, cmp_total_cost);
+}
+
 /*
  * The same for a native partial path p that reads this very inner path: only
  * a Parallel Hash has a partial inner side.  0 for any other path.
@@ -558,9 +635,11 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	 */
 	if (parallel_inner)
 	{
-		Cost		d = Max(inner_share_penalty(outer_partial, inner_path) -
-							native_share_penalty(native_best(joinrel->partial_pathlist),
-												 inner_path), 0.0);
+		/* native's pays too where the inner side holds a GPU join (charge_native_inner_share) */
+		Cost		d = path_has_gpu_join(inner_path) ?
+			inner_share_penalty(outer_partial, inner_path) :
+			Max(inner_share_penalty(outer_partial, inner_path) -
+				native_share_penalty(native_best(joinrel->partial_pathlist), inner_path), 0.0);
 
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
@@ -838,6 +917,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	if (!enable_gpuhashjoin)
 		return;
+	charge_native_inner_share(joinrel, outerrel, innerrel, jointype);
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT) || root->rowMarks != NIL)
