@@ -540,7 +540,9 @@ extern void gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st);
  * row.  Murmur3's 64-bit finalizer, a few multiplies and shifts where a
  * call to hash_bytes_uint32_extended cost more than the rest of the test
  * (perf, host twin): the filter only spares work, any well-mixed hash
- * does, and nothing else depends on this one.
+ * does, and nothing else depends on this one.  batch.c mixes keys its own
+ * way (other constants and shifts): a batch's keys, which share some bits
+ * of its hash, still spread over the whole filter.
  */
 static inline uint64
 gpuhash_kf_hash(uint64 key)
