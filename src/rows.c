@@ -45,28 +45,20 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 		uint64 *key)
 {
 	ExprContext *econtext = gs->key_econtext;
-	MemoryContext old;
+	MemoryContext old = NULL;
 	uint64		k = 0;
 	bool		ok = true;
 
-	/* plain columns packed as exact keys allocate nothing: no context to reset */
-	if (!gs->info.fingerprint && (outer ? gs->outer_keys_plain : gs->inner_keys_plain))
-	{
-		for (int i = 0; i < gs->info.nkeys; i++)
-		{
-			bool		isnull;
-			Datum		d = slot_getattr(slot, keys[i].attno, &isnull);
+	/*
+	 * Detoasting, hashing and key expressions allocate: all of it goes with
+	 * the row.  Plain columns packed as exact keys allocate nothing, and
+	 * skip the context's switch and reset.
+	 */
+	bool		allocates = gs->info.fingerprint ||
+		!(outer ? gs->outer_keys_plain : gs->inner_keys_plain);
 
-			if (isnull)
-				return false;
-			k = fold_key(gs, keys, i, d, outer, k);
-		}
-		*key = k;
-		return true;
-	}
-
-	/* detoasting and hashing allocate: all of it goes with the row */
-	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	if (allocates)
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < gs->info.nkeys; i++)
 	{
 		Datum		d;
@@ -89,8 +81,11 @@ gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys, bool o
 		}
 		k = fold_key(gs, keys, i, d, outer, k);
 	}
-	MemoryContextSwitchTo(old);
-	ResetExprContext(econtext);
+	if (allocates)
+	{
+		MemoryContextSwitchTo(old);
+		ResetExprContext(econtext);
+	}
 	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
 	return ok;
 }
@@ -109,7 +104,7 @@ gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, ui
 				   uint64 *key)
 {
 	ExprContext *econtext = gs->key_econtext;
-	MemoryContext old;
+	MemoryContext old = NULL;
 	uint64		k = 0;
 	int			nkeys = gs->info.nkeys;
 
@@ -119,21 +114,17 @@ gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull, ui
 		if ((mask & (UINT32_C(1) << i)) && isnull[i])
 			return false;
 	}
-	/* exact keys allocate nothing: a chain reads these per outer row */
-	if (!gs->info.fingerprint)
-	{
-		for (int i = 0; i < nkeys; i++)
-			k = (mask & (UINT32_C(1) << i)) ? fold_key(gs, gs->outer_keys, i, values[i], true, k) :
-				gpuhash_pack(k, 0, gs->info.keys[i].width, nkeys);
-		*key = k;
-		return true;
-	}
-	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	/* hashing allocates; exact keys (a chain reads these per outer row) do not */
+	if (gs->info.fingerprint)
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int i = 0; i < nkeys; i++)
 		k = (mask & (UINT32_C(1) << i)) ? fold_key(gs, gs->outer_keys, i, values[i], true, k) :
 			gpuhash_pack(k, 0, gs->info.keys[i].width, nkeys);
-	MemoryContextSwitchTo(old);
-	ResetExprContext(econtext);
+	if (gs->info.fingerprint)
+	{
+		MemoryContextSwitchTo(old);
+		ResetExprContext(econtext);
+	}
 	*key = gs->info.fingerprint ? k & gs->fp_mask : k;
 	return true;
 }
