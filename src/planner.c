@@ -478,11 +478,11 @@ charge_native_inner_share(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo 
 		Cost		d;
 
 		if (!IsA(p, HashPath) || !p->parallel_aware || jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel ||
-			!path_has_gpu_join(jp->innerjoinpath))
+			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
 			continue;
+		/* the walk of the inner side only where there is something to pay */
 		d = inner_share_penalty(jp->outerjoinpath, jp->innerjoinpath);
-		if (d <= 0)
+		if (d <= 0 || !path_has_gpu_join(jp->innerjoinpath))
 			continue;
 		p->startup_cost += d;
 		p->total_cost += d;
@@ -636,10 +636,11 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	if (parallel_inner)
 	{
 		/* native's pays too where the inner side holds a GPU join (charge_native_inner_share) */
-		Cost		d = path_has_gpu_join(inner_path) ?
-			inner_share_penalty(outer_partial, inner_path) :
-			Max(inner_share_penalty(outer_partial, inner_path) -
-				native_share_penalty(native_best(joinrel->partial_pathlist), inner_path), 0.0);
+		Cost		d = inner_share_penalty(outer_partial, inner_path);
+
+		if (d > 0 && !path_has_gpu_join(inner_path))
+			d = Max(d - native_share_penalty(native_best(joinrel->partial_pathlist), inner_path),
+					0.0);
 
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
