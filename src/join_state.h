@@ -120,6 +120,11 @@ typedef struct SharedInner
 	dsa_pointer carried;		/* a chain's carried keys in table order:
 								 * uint64 per column and row, then a valid
 								 * byte each (chain.c), or invalid */
+	/* the rows laid out in table order by all participants (shared_inner.c) */
+	dsa_pointer order;			/* uint32 per keyed row: its row in the shares */
+	uint64		layout_n;		/* positions to lay out; 0: none */
+	int			layout_m;		/* carried columns among them */
+	pg_atomic_uint64 layout_next;	/* the next position not yet claimed */
 } SharedInner;
 
 /*
@@ -442,6 +447,9 @@ extern void gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, ds
 										   int slot);
 extern void gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si,
 												   dsa_area *area);
+extern void gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area,
+										bool count);
+extern void gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);

@@ -77,8 +77,10 @@ typedef enum SharedPhase
 /* Phases of the all-readers build barrier. */
 #define PHASE_READ		0		/* each reads its share, keeping it */
 #define PHASE_SHARE		1		/* each puts its share in the DSA, or its batches */
-#define PHASE_BUILD		2
-#define PHASE_READY		3
+#define PHASE_BUILD		2		/* the elected one builds, the others prefill */
+#define PHASE_LAYOUT	3		/* each lays out blocks of the rows in table order */
+#define PHASE_FINISH	4		/* the builder finishes and publishes */
+#define PHASE_READY		5
 
 /* A chain's carried columns of a shared table (chain.c), set once per build. */
 #define CARRY_NONE		0
@@ -508,7 +510,6 @@ gpuhash_shared_build(GpuJoinState *gs)
 			{
 				gs->owns_table = true;	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
-				publish_table(gs);
 				builder = true;
 			}
 			else if (!split && gpuhash_shared_inner_keyed(&sh->inner, area) > 0)
@@ -524,7 +525,26 @@ gpuhash_shared_build(GpuJoinState *gs)
 			phase = PHASE_BUILD;
 		}
 		if (phase == PHASE_BUILD)
+		{
 			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			phase = PHASE_LAYOUT;
+		}
+		if (phase == PHASE_LAYOUT)
+		{
+			if (!split)
+				gpuhash_shared_inner_layout(gs, &sh->inner, area, builder);
+			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			phase = PHASE_FINISH;
+		}
+		if (phase == PHASE_FINISH)
+		{
+			if (builder)
+			{
+				gpuhash_shared_inner_finish(gs, &sh->inner, area);
+				publish_table(gs);
+			}
+			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+		}
 		BarrierDetach(&sh->build_barrier);
 		if (split)
 		{

@@ -15,6 +15,7 @@
 #include "gpuhash.h"
 #include "join_state.h"
 
+#include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
@@ -36,8 +37,11 @@ gpuhash_shared_inner_init(SharedInner *si, int max_chunks)
 	si->max_chunks = max_chunks;
 	si->n_chunks = 0;
 	si->chunks = si->rows = si->rowptrs = si->matched = si->kf = InvalidDsaPointer;
-	si->carried = InvalidDsaPointer;
+	si->carried = si->order = InvalidDsaPointer;
 	si->kf_nwords = 0;
+	si->layout_n = 0;
+	si->layout_m = 0;
+	pg_atomic_init_u64(&si->layout_next, 0);
 }
 
 /* The share directory, made once (under the caller's lock). */
@@ -91,6 +95,8 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 	free_dsa(area, &si->matched);
 	free_dsa(area, &si->kf);
 	free_dsa(area, &si->carried);
+	free_dsa(area, &si->order);
+	si->layout_n = 0;
 }
 
 /*
@@ -242,136 +248,250 @@ part_of(const uint64 *start, int nparts, uint64 r)
 }
 
 /*
- * All readers, elected by the barrier: build the table over the shares'
- * keys, sent as they lie (no concatenated copy: on 15 M keys that copy cost
- * more than sending and building), and lay the rows out in its order
- * (NULL-key rows last).  The table numbers rows in share order: row i of
- * the table is row i - start[p] of the share p it falls in.
+ * The shares with keyed rows, as the table numbers them: row i of the table
+ * is row i - start[p] of the share p it falls in.  Made by each process
+ * that reads them, in its current memory context.
  */
-void
-gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+typedef struct ShareMap
+{
+	int			nparts;
+	int			m;				/* carried columns (0: a share has none) */
+	uint64		n_keyed;
+	uint64		n_null;
+	const uint64 **keys;
+	uint64	   *n;
+	uint64	   *start;
+	dsa_pointer *rows;
+	uint64	  **offs;			/* each row's tuple in rows, or NULL */
+	char	  **carried;		/* the share's carried keys, or NULL */
+} ShareMap;
+
+static void
+share_map(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
 {
 	InnerChunk *chunks = dsa_get_address(area, si->chunks);
-	uint64		n_keyed = 0,
-				n_null = 0,
-				pos;
-	const uint64 **part_keys;
-	uint64	   *part_n;
-	uint64	   *start;			/* of each part, in table rows */
-	dsa_pointer *part_rows;
-	uint64	  **part_offs;		/* each row's tuple in part_rows */
-	char	  **part_carried;	/* the share's carried keys, or NULL */
-	int			m = gpuhash_carried_columns(gs);
-	uint64	   *carried = NULL;
-	uint8	   *carried_valid = NULL;
-	GpuKeyParts keys;
-	int			nparts = 0;
-	dsa_pointer *ptrs = NULL;
-	bool		have_rows = gs->n_inner_keep > 0;
-	instr_time	t0,
-				t1;
+	int			n = Max(si->n_chunks, 1);
 
-	INSTR_TIME_SET_CURRENT(t0);
-	MemoryContextReset(gs->inner_cxt);
-	part_keys = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64 *) * Max(si->n_chunks, 1));
-	part_n = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64) * Max(si->n_chunks, 1));
-	start = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64) * Max(si->n_chunks, 1));
-	part_rows = MemoryContextAlloc(gs->inner_cxt, sizeof(dsa_pointer) * Max(si->n_chunks, 1));
-	part_offs = MemoryContextAlloc(gs->inner_cxt, sizeof(uint64 *) * Max(si->n_chunks, 1));
-	part_carried = MemoryContextAlloc(gs->inner_cxt, sizeof(char *) * Max(si->n_chunks, 1));
+	memset(sm, 0, sizeof(*sm));
+	sm->m = gpuhash_carried_columns(gs);
+	sm->keys = palloc(sizeof(uint64 *) * n);
+	sm->n = palloc(sizeof(uint64) * n);
+	sm->start = palloc(sizeof(uint64) * n);
+	sm->rows = palloc(sizeof(dsa_pointer) * n);
+	sm->offs = palloc(sizeof(uint64 *) * n);
+	sm->carried = palloc(sizeof(char *) * n);
 	for (int i = 0; i < si->n_chunks; i++)
 	{
 		InnerChunk *c = &chunks[i];
 
 		if (c->n_keyed > 0)
 		{
-			part_keys[nparts] = dsa_get_address(area, c->keys);
-			part_n[nparts] = c->n_keyed;
-			start[nparts] = n_keyed;
-			part_rows[nparts] = c->rows;
-			part_offs[nparts] = have_rows ? dsa_get_address(area, c->offsets) : NULL;
-			part_carried[nparts] = DsaPointerIsValid(c->carried) ?
-				dsa_get_address(area, c->carried) : NULL;
-			if (part_carried[nparts] == NULL)
-				m = 0;			/* not made (not a carrier): none */
-			nparts++;
-		}
-		n_keyed += c->n_keyed;
-		n_null += c->n_null;
-	}
-	keys.nparts = nparts;
-	keys.keys = part_keys;
-	keys.n = part_n;
-	keys.total = n_keyed;
+			int			p = sm->nparts++;
 
-	gs->n_inner = n_keyed;
-	gs->n_inner_all = n_keyed + n_null;
+			sm->keys[p] = dsa_get_address(area, c->keys);
+			sm->n[p] = c->n_keyed;
+			sm->start[p] = sm->n_keyed;
+			sm->rows[p] = c->rows;
+			sm->offs[p] = DsaPointerIsValid(c->offsets) ?
+				dsa_get_address(area, c->offsets) : NULL;
+			sm->carried[p] = DsaPointerIsValid(c->carried) ?
+				dsa_get_address(area, c->carried) : NULL;
+			if (sm->carried[p] == NULL)
+				sm->m = 0;		/* not made (not a carrier): none */
+		}
+		sm->n_keyed += c->n_keyed;
+		sm->n_null += c->n_null;
+	}
+}
+
+static void
+share_keys(ShareMap *sm, GpuKeyParts *keys)
+{
+	keys->nparts = sm->nparts;
+	keys->keys = sm->keys;
+	keys->n = sm->n;
+	keys->total = sm->n_keyed;
+}
+
+/*
+ * The participant elected by the barrier: build the table over the shares'
+ * keys, sent as they lie (no concatenated copy: on 15 M keys that copy cost
+ * more than sending and building), and make room for the rows' pointers and
+ * carried keys in its order.  Every participant then lays them out
+ * (gpuhash_shared_inner_layout), and this one finishes
+ * (gpuhash_shared_inner_finish).
+ */
+void
+gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+{
+	ShareMap	sm;
+	GpuKeyParts keys;
+	MemoryContext old;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	MemoryContextReset(gs->inner_cxt);
+	old = MemoryContextSwitchTo(gs->inner_cxt);
+	share_map(gs, si, area, &sm);
+	MemoryContextSwitchTo(old);
+	share_keys(&sm, &keys);
+
+	gs->n_inner = sm.n_keyed;
+	gs->n_inner_all = sm.n_keyed + sm.n_null;
 	gs->inner_keys_arr = NULL;
 	gs->inner_vals = NULL;
-	if (have_rows && gs->n_inner_all > 0)
-	{
+	si->layout_n = 0;
+	si->layout_m = 0;
+	pg_atomic_write_u64(&si->layout_next, 0);
+	if (gs->n_inner_keep > 0 && gs->n_inner_all > 0)
 		si->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
 											DSA_ALLOC_HUGE);
-		ptrs = dsa_get_address(area, si->rowptrs);
-	}
-	if (m > 0 && n_keyed > 0)
-	{
-		char	   *base;
-
-		si->carried = dsa_allocate_extended(area, (sizeof(uint64) + 1) * m * n_keyed,
+	if (sm.m > 0 && sm.n_keyed > 0)
+		si->carried = dsa_allocate_extended(area, (sizeof(uint64) + 1) * sm.m * sm.n_keyed,
 											 DSA_ALLOC_HUGE);
-		base = dsa_get_address(area, si->carried);
-		carried = (uint64 *) base;
-		carried_valid = (uint8 *) (base + sizeof(uint64) * m * n_keyed);
-	}
-	if (n_keyed > 0)
+	if (sm.n_keyed > 0)
 	{
 		const uint32 *order = gpuhash_build_keys(gs, &keys);
 
-		/*
-		 * Each table row's tuple, and its carried keys, from its share: a
-		 * gather from random places, so the loads start 16 rows ahead.
-		 */
-		for (uint64 i = 0; (ptrs || carried) && i < n_keyed; i++)
+		if (order && (DsaPointerIsValid(si->rowptrs) || DsaPointerIsValid(si->carried)))
+		{
+			si->order = dsa_allocate_extended(area, sizeof(uint32) * sm.n_keyed, DSA_ALLOC_HUGE);
+			memcpy(dsa_get_address(area, si->order), order, sizeof(uint32) * sm.n_keyed);
+			si->layout_n = sm.n_keyed;
+			si->layout_m = sm.m;
+		}
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+}
+
+/* Positions a participant lays out at a time. */
+#define LAYOUT_BLOCK 16384
+
+/*
+ * Every participant, once the table is built: each table row's tuple
+ * pointer and carried keys, gathered from its share.  The gather goes to
+ * random places (the loads start 16 rows ahead), and on one process it
+ * held the others at the barrier (Q12 at SF 10: 0.8 s for 15 M orders), so
+ * all take blocks of positions in turn.
+ */
+void
+gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, bool count)
+{
+	MemoryContext cxt,
+				old;
+	ShareMap	sm;
+	const uint32 *order;
+	dsa_pointer *ptrs;
+	uint64	   *carried = NULL;
+	uint8	   *carried_valid = NULL;
+	uint64		n = si->layout_n;
+	int			m = si->layout_m;
+	instr_time	t0,
+				t1;
+
+	if (n == 0)
+		return;
+	INSTR_TIME_SET_CURRENT(t0);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash layout", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	share_map(gs, si, area, &sm);
+	order = dsa_get_address(area, si->order);
+	ptrs = DsaPointerIsValid(si->rowptrs) ? dsa_get_address(area, si->rowptrs) : NULL;
+	if (m > 0)
+	{
+		char	   *base = dsa_get_address(area, si->carried);
+
+		carried = (uint64 *) base;
+		carried_valid = (uint8 *) (base + sizeof(uint64) * m * n);
+	}
+
+	for (;;)
+	{
+		uint64		from = pg_atomic_fetch_add_u64(&si->layout_next, LAYOUT_BLOCK);
+		uint64		to;
+
+		if (from >= n)
+			break;
+		to = Min(from + LAYOUT_BLOCK, n);
+		for (uint64 i = from; i < to; i++)
 		{
 			uint64		r = order[i];
-			int			p = part_of(start, nparts, r);
-			uint64		k = r - start[p];
+			int			p = part_of(sm.start, sm.nparts, r);
+			uint64		k = r - sm.start[p];
 
-			if (i + 16 < n_keyed)
+			if (i + 16 < to)
 			{
 				uint64		r2 = order[i + 16];
-				int			p2 = part_of(start, nparts, r2);
+				int			p2 = part_of(sm.start, sm.nparts, r2);
 
 				if (ptrs)
-					gpuhash_prefetch(&part_offs[p2][r2 - start[p2]]);
-				for (int c = 0; carried && c < m; c++)
+					gpuhash_prefetch(&sm.offs[p2][r2 - sm.start[p2]]);
+				for (int c = 0; c < m; c++)
 				{
-					gpuhash_prefetch(part_carried[p2] + sizeof(uint64) * (c * part_n[p2] + r2 - start[p2]));
-					gpuhash_prefetch(part_carried[p2] + sizeof(uint64) * m * part_n[p2] +
-									 c * part_n[p2] + r2 - start[p2]);
+					gpuhash_prefetch(sm.carried[p2] + sizeof(uint64) * (c * sm.n[p2] + r2 - sm.start[p2]));
+					gpuhash_prefetch(sm.carried[p2] + sizeof(uint64) * m * sm.n[p2] +
+									 c * sm.n[p2] + r2 - sm.start[p2]);
 				}
 			}
 			if (ptrs)
-				ptrs[i] = part_rows[p] + part_offs[p][k];
-			for (int c = 0; carried && c < m; c++)
+				ptrs[i] = sm.rows[p] + sm.offs[p][k];
+			for (int c = 0; c < m; c++)
 			{
-				const uint64 *pk = (const uint64 *) part_carried[p];
-				const uint8 *pv = (const uint8 *) (part_carried[p] + sizeof(uint64) * m * part_n[p]);
+				const uint64 *pk = (const uint64 *) sm.carried[p];
+				const uint8 *pv = (const uint8 *) (sm.carried[p] + sizeof(uint64) * m * sm.n[p]);
 
-				carried[c * n_keyed + i] = pk[c * part_n[p] + k];
-				carried_valid[c * n_keyed + i] = pv[c * part_n[p] + k];
+				carried[c * n + i] = pk[c * sm.n[p] + k];
+				carried_valid[c * n + i] = pv[c * sm.n[p] + k];
 			}
 		}
-		if (gpuhash_keyfilter_wanted(gs))
-		{
-			si->kf_nwords = gpuhash_keyfilter_words(n_keyed);
-			si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
-			gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, &keys);
-		}
+		CHECK_FOR_INTERRUPTS();
 	}
-	/* the NULL-key rows of right/full joins, after the table's rows */
-	pos = n_keyed;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	if (count)
+	{
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_SUBTRACT(t1, t0);
+		gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	}
+}
+
+/*
+ * The builder, once every participant has laid its blocks out: the key
+ * filter over the shares' keys, the NULL-key rows of right/full joins after
+ * the table's rows, the match bits; the shares' keys, offsets and carried
+ * keys have served.  The caller publishes the table.
+ */
+void
+gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
+{
+	InnerChunk *chunks = dsa_get_address(area, si->chunks);
+	dsa_pointer *ptrs = DsaPointerIsValid(si->rowptrs) ?
+		dsa_get_address(area, si->rowptrs) : NULL;
+	ShareMap	sm;
+	GpuKeyParts keys;
+	uint64		pos;
+	MemoryContext old;
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	free_dsa(area, &si->order);
+	si->layout_n = 0;
+	old = MemoryContextSwitchTo(gs->inner_cxt);
+	share_map(gs, si, area, &sm);
+	MemoryContextSwitchTo(old);
+	share_keys(&sm, &keys);
+	if (sm.n_keyed > 0 && gpuhash_keyfilter_wanted(gs))
+	{
+		si->kf_nwords = gpuhash_keyfilter_words(sm.n_keyed);
+		si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
+		gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, &keys);
+	}
+	pos = sm.n_keyed;
 	for (int i = 0; ptrs && i < si->n_chunks; i++)
 	{
 		InnerChunk *c = &chunks[i];
@@ -380,7 +500,6 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		for (uint64 r = 0; o && r < c->n_null; r++)
 			ptrs[pos++] = c->rows + o[c->n_keyed + r];
 	}
-	/* keys, offsets and the shares' carried keys have served; rows stay */
 	for (int i = 0; i < si->n_chunks; i++)
 	{
 		free_dsa(area, &chunks[i].keys);
@@ -392,8 +511,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
-	gs->stats.null_key_rows = n_null;
-	gs->stats.inner_rows = n_keyed;
+	gs->stats.null_key_rows = sm.n_null;
+	gs->stats.inner_rows = sm.n_keyed;
 	MemoryContextReset(gs->inner_cxt);
 }
-
