@@ -156,6 +156,8 @@ $$;
 SET work_mem = '256kB';
 SET hash_mem_multiplier = 2;
 SET enable_nestloop = off;
+-- pages charged as cost_seqscan charges them, for the plan whose batch splits again
+SET gpuhash.absorbed_page_cost = 1;
 SELECT * FROM gh_split('SELECT count(*), sum(length(i.pad)) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
 SELECT * FROM gh_check('SELECT o.id, i.id, i.pad FROM sp_o o JOIN sp_iv i ON o.k = i.k');
 SELECT * FROM gh_check('SELECT count(*) FROM sp_o o JOIN sp_iv i ON o.k = i.k');
@@ -233,6 +235,7 @@ SELECT count(*) AS temp_files FROM pg_ls_dir('base/pgsql_tmp', true, false) f
 WHERE f LIKE '%sharedfileset%';
 SELECT gh_tables_become(0);
 RESET enable_nestloop;
+RESET gpuhash.absorbed_page_cost;
 RESET work_mem;
 RESET hash_mem_multiplier;
 RESET parallel_setup_cost;

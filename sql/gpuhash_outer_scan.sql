@@ -266,6 +266,53 @@ DROP TABLE os_kf;
 RESET max_parallel_workers_per_gather;
 DROP TABLE os_nk, os_miss;
 
+-- a parallel absorbed scan of a table that fits in effective_cache_size is
+-- charged its share of the pages in each participant, where cost_seqscan
+-- charges them all (gpuhash.absorbed_page_cost = 1 does so too): the same
+-- plan costs relpages x (1 - 1/2.4) less with 2 workers and the leader.  A
+-- table larger than the cache keeps the full charge.
+CREATE FUNCTION os_cost(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+  j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j->0->'Plan'->>'Total Cost')::float8;
+END;
+$$;
+CREATE TABLE os_pc AS SELECT g AS id, g % 7000 AS k, repeat('x', 40) AS pad
+FROM generate_series(1, 21000) g;
+CREATE TABLE os_pci AS SELECT g AS k, g AS w FROM generate_series(1, 7000) g;
+ANALYZE os_pc;
+ANALYZE os_pci;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TEMP TABLE os_costs AS
+SELECT (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')) AS shared,
+       (SELECT set_config('gpuhash.absorbed_page_cost', '1', false) IS NOT NULL) AS s1,
+       (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')) AS full_charge,
+       (SELECT set_config('gpuhash.absorbed_page_cost', '-1', false) IS NOT NULL) AS s2,
+       (SELECT set_config('effective_cache_size', '8kB', false) IS NOT NULL) AS s3,
+       (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')) AS uncached;
+SELECT abs(full_charge - shared - relpages * (1 - 1 / 2.4)) < 0.02 AS share_charged,
+       uncached = full_charge AS uncached_full,
+       gh_absorbed('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k') AS absorbed
+FROM os_costs, pg_class WHERE relname = 'os_pc';
+RESET effective_cache_size;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+DROP TABLE os_costs, os_pc, os_pci;
+DROP FUNCTION os_cost(text);
+
 -- switched off: the join keeps a Seq Scan child
 SET gpuhash.absorb_outer_scan = off;
 SELECT gh_absorbed('SELECT t.id, i.w FROM os_t t JOIN os_i i ON t.k = i.k');

@@ -250,7 +250,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.absorbed_page_cost",
-							 "Planner's cost of a heap page read by a scan absorbed into a GPU join; -1: the tablespace's seq_page_cost.",
+							 "Planner's cost of a heap page read by a scan absorbed into a GPU join; -1: the tablespace's seq_page_cost, shared among a parallel outer scan's participants where the table fits in effective_cache_size.",
 							 "Only the GPU join's absorbed scans are costed this way, not PostgreSQL's own "
 							 "plans: with the tables cached, a page costs far less than seq_page_cost next "
 							 "to the index lookups it competes with.",
