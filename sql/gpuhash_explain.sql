@@ -65,13 +65,8 @@ SELECT * FROM gh_check('SELECT o.id, i.a FROM pair_o o JOIN pair_i i ON o.a = i.
 -- most selective key allows (to 1000 here; 2000 come out), for the plans
 -- above it, while the GPU join is on; with one side unique the product
 -- is kept
-CREATE FUNCTION pair_rows(q text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE
-  plan json;
-BEGIN
-  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
-  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::int;
-END;
+CREATE FUNCTION pair_rows(q text) RETURNS int LANGUAGE sql AS $$
+  SELECT (gh_top(q) ->> 'Plan Rows')::int
 $$;
 SET enable_gpuhashjoin = on;
 SELECT pair_rows('SELECT i.a FROM pair_i i JOIN (SELECT a, b FROM pair_o GROUP BY a, b) g ON i.a = g.a AND i.b = g.b') AS both_unique,

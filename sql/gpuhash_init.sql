@@ -30,6 +30,16 @@ BEGIN
 END;
 $$;
 
+-- the top node of EXPLAIN (FORMAT JSON) q, planned at the session's settings
+CREATE FUNCTION gh_top(q text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE
+  p json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO p;
+  RETURN p -> 0 -> 'Plan';
+END;
+$$;
+
 CREATE FUNCTION gh_check(q text, force boolean DEFAULT true,
                          OUT rows bigint, OUT same boolean, OUT gpu_nodes integer)
 LANGUAGE plpgsql AS $$

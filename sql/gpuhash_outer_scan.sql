@@ -271,13 +271,8 @@ DROP TABLE os_nk, os_miss;
 -- charges them all (gpuhash.absorbed_page_cost = 1 does so too): the same
 -- plan costs relpages x (1 - 1/2.4) less with 2 workers and the leader.  A
 -- table larger than the cache keeps the full charge.
-CREATE FUNCTION os_cost(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-  j json;
-BEGIN
-  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
-  RETURN (j->0->'Plan'->>'Total Cost')::float8;
-END;
+CREATE FUNCTION os_cost(q text) RETURNS float8 LANGUAGE sql AS $$
+  SELECT (gh_top(q) ->> 'Total Cost')::float8
 $$;
 CREATE TABLE os_pc AS SELECT g AS id, g % 7000 AS k, repeat('x', 40) AS pad
 FROM generate_series(1, 21000) g;
