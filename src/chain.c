@@ -945,23 +945,12 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
 	do { \
 		GpuJoinState *g_ = (gs); \
 		uint32		p_ = (pos); \
-		if (p_ != GH_NO_ROW && g_->n_inner_keep > 0) \
+		if (p_ != GH_NO_ROW) \
 		{ \
-			if (g_->inner_vals) \
-			{ \
-				if (!(second)) \
-				{ \
-					gpuhash_prefetch(g_->inner_vals + (size_t) p_ * g_->n_inner_keep); \
-					gpuhash_prefetch(g_->inner_nulls + (size_t) p_ * g_->n_inner_keep); \
-				} \
-			} \
-			else if (g_->shared_rowptrs) \
-			{ \
-				if (second) \
-					gpuhash_prefetch(dsa_get_address(g_->shared_area, g_->shared_rowptrs[p_])); \
-				else \
-					gpuhash_prefetch(&g_->shared_rowptrs[p_]); \
-			} \
+			if (!(second)) \
+				GPUHASH_PREFETCH_INNER_ROW(g_, p_); \
+			else if (g_->n_inner_keep > 0 && !g_->inner_vals && g_->shared_rowptrs) \
+				gpuhash_prefetch(dsa_get_address(g_->shared_area, g_->shared_rowptrs[p_])); \
 		} \
 	} while (0)
 

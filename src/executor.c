@@ -869,20 +869,6 @@ gpuhash_batch_emitted(GpuJoinState *gs)
 #define PREFETCH_AHEAD 12
 
 /*
- * The address emitting outer row i reads first: its inner row's columns,
- * or where a shared inner row's pointer is (NULL: nothing to load).
- */
-static inline const void *
-row_inner_address(GpuJoinState *gs, const gh_range *r)
-{
-	if (r->count == 0 || gs->n_inner_keep == 0)
-		return NULL;
-	if (gs->inner_vals)
-		return gs->inner_vals + (size_t) r->offset * gs->n_inner_keep;
-	return gs->shared_rowptrs ? &gs->shared_rowptrs[r->offset] : NULL;
-}
-
-/*
  * Starts loading what emitting outer row i will read.  (A statement here,
  * not a function: GCC deems a function of prefetches alone free of effects
  * and drops its calls.)
@@ -893,14 +879,8 @@ row_inner_address(GpuJoinState *gs, const gh_range *r)
 		int			i_ = (i); \
 		if (i_ < pb_->n) \
 		{ \
-			const void *a_ = row_inner_address((gs), &pb_->ranges[i_]); \
-			if (a_ != NULL) \
-			{ \
-				gpuhash_prefetch(a_); \
-				if ((gs)->inner_vals) \
-					gpuhash_prefetch((gs)->inner_nulls + \
-									 (size_t) pb_->ranges[i_].offset * (gs)->n_inner_keep); \
-			} \
+			if (pb_->ranges[i_].count > 0) \
+				GPUHASH_PREFETCH_INNER_ROW((gs), pb_->ranges[i_].offset); \
 			if (batch_rows_in_pages(gs) && (pb_->ranges[i_].count > 0 || (gs)->fill_outer)) \
 				gpuhash_prefetch(pb_->tups[i_].t_data); \
 		} \

@@ -345,6 +345,39 @@ typedef struct GpuJoinState
 #endif
 
 /*
+ * Where the kept inner row at table position pos is read first: its
+ * columns (this process's rows), or the pointer to its tuple (a shared
+ * table's); NULL where no inner column is kept.
+ */
+static inline const void *
+gpuhash_inner_row_address(GpuJoinState *gs, uint64 pos)
+{
+	if (gs->n_inner_keep == 0)
+		return NULL;
+	if (gs->inner_vals)
+		return gs->inner_vals + pos * gs->n_inner_keep;
+	return gs->shared_rowptrs ? &gs->shared_rowptrs[pos] : NULL;
+}
+
+/*
+ * Starts loading that first read of the row at pos (with its null flags).
+ * A statement, not a function: GCC deems a function of prefetches alone
+ * free of effects and drops its calls.
+ */
+#define GPUHASH_PREFETCH_INNER_ROW(gs, pos) \
+	do { \
+		GpuJoinState *pg_ = (gs); \
+		uint64		pp_ = (pos); \
+		const void *pa_ = gpuhash_inner_row_address(pg_, pp_); \
+		if (pa_ != NULL) \
+		{ \
+			gpuhash_prefetch(pa_); \
+			if (pg_->inner_vals) \
+				gpuhash_prefetch(pg_->inner_nulls + pp_ * pg_->n_inner_keep); \
+		} \
+	} while (0)
+
+/*
  * Do the participants of a parallel plan share this join's table?  Not
  * once the join has split into batches that each participant joins alone.
  */
