@@ -271,6 +271,48 @@ SET min_parallel_table_scan_size = 0;
 DROP FUNCTION ws_plan(text);
 DROP TABLE ws_s, ws_a, ws_b;
 
+-- Issue 13's Q18 in small: an IN over a grouped subquery whose cheapest plan
+-- aggregates in parallel (Finalize over Partial HashAggregates).  A serial
+-- HashAggregate run by every participant beneath a Hash Join over a parallel
+-- GPU join, or by one of them beneath a parallel-aware GPU join, pays what
+-- the parallel aggregate saves, its pages shared (serial_inner_penalty):
+-- PostgreSQL's plan is kept.  Without the charge the GPU join draws the
+-- aggregate into its parallel plan, as Q18 at SF 10 did (67 s against 40).
+CREATE TABLE sq_o (ok int4, ck int4);
+INSERT INTO sq_o SELECT g, g % 5000 FROM generate_series(1, 250000) g;
+CREATE TABLE sq_c (ck int4, name text);
+INSERT INTO sq_c SELECT g, 'c' || g FROM generate_series(0, 4999) g;
+CREATE TABLE sq_l (ok int4, qty numeric);
+INSERT INTO sq_l SELECT (g % 750) + 1, g % 50 FROM generate_series(1, 300000) g;
+ANALYZE sq_o;
+ANALYZE sq_c;
+ANALYZE sq_l;
+SET parallel_tuple_cost = 0.1;
+SET work_mem = '64MB';
+CREATE FUNCTION sq_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    CONTINUE WHEN line !~ 'Gather|Join|Aggregate|Custom Scan';
+    RETURN NEXT line;
+  END LOOP;
+END;
+$$;
+SELECT * FROM sq_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
+                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)');
+SET gpuhash.serial_inner_penalty = 0;
+SELECT * FROM sq_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
+                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)');
+SELECT * FROM gh_check('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
+                        WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)',
+                       false);
+RESET gpuhash.serial_inner_penalty;
+RESET work_mem;
+SET parallel_tuple_cost = 0;
+DROP FUNCTION sq_plan(text);
+DROP TABLE sq_o, sq_c, sq_l;
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

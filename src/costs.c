@@ -99,6 +99,29 @@ absorbed_scan_saving(Path *scan, bool share)
 }
 
 /*
+ * What cost_seqscan charges a Parallel Seq Scan path (of PostgreSQL's,
+ * anywhere in a plan) beyond the share of the pages each participant reads,
+ * by absorbed_scan_saving's rule: a relation that fits in
+ * effective_cache_size is read from memory, a share per participant.  0 for
+ * any other path, and where gpuhash.absorbed_page_cost sets the old charge.
+ * The planner uses it to weigh a relation's parallel plan against its
+ * serial one (planner.c, serial_inner_penalty).
+ */
+Cost
+gpuhash_parallel_page_excess(Path *scan)
+{
+	RelOptInfo *rel = scan->parent;
+	double		spc_seq_page_cost;
+
+	if (scan->pathtype != T_SeqScan || !scan->parallel_aware || scan->parallel_workers <= 0 ||
+		gpuhash_absorbed_page_cost >= 0 || rel == NULL ||
+		rel->pages > (double) effective_cache_size)
+		return 0;
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	return spc_seq_page_cost * rel->pages * (1.0 - 1.0 / gpuhash_parallel_divisor(scan));
+}
+
+/*
  * Does the join keep columns of its inner rows, for its output or for the
  * clauses it checks per match?  Then each inner row is copied into the
  * join's memory as it is read (inner_store.c), the work PostgreSQL's hash

@@ -243,7 +243,8 @@ _PG_init(void)
 							 "Charge again, this many times, what a parallel GPU join's whole inner side would save by running in parallel.",
 							 "Where the inner relation's cheapest plan runs in parallel (under a Gather), "
 							 "a parallel-aware GPU join over its serial plan runs it in one process while "
-							 "the other participants wait; PostgreSQL's costs see only part of that. 0 charges nothing.",
+							 "the other participants wait, and a partial join over a GPU join runs it in each; "
+							 "PostgreSQL's costs see only part of that. 0 charges nothing.",
 							 &gpuhash_serial_inner_penalty,
 							 1.0, 0.0, 100.0,
 							 PGC_USERSET, 0,

@@ -148,6 +148,7 @@ extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath
 							  List *quals, int nkeys, double rows,
 							  double outer_match_frac, bool anti, bool chained);
 extern double gpuhash_parallel_divisor(struct Path *path);
+extern Cost gpuhash_parallel_page_excess(struct Path *scan);
 extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);
 extern bool gpuhash_one_table(struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_aware, bool parallel_inner);

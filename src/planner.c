@@ -417,6 +417,7 @@ inner_share_penalty(Path *outer, Path *inner)
 }
 
 static int	cmp_total_cost(const ListCell *a, const ListCell *b);
+static Cost serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path);
 
 /* Does path p hold a GPU join (itself, or below it in a join or projection)? */
 static bool
@@ -483,6 +484,49 @@ charge_native_inner_share(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo 
 		/* the walk of the inner side only where there is something to pay */
 		d = inner_share_penalty(jp->outerjoinpath, jp->innerjoinpath);
 		if (d <= 0 || !path_has_gpu_join(jp->innerjoinpath))
+			continue;
+		p->startup_cost += d;
+		p->total_cost += d;
+		charged = true;
+	}
+	if (charged)
+		list_sort(joinrel->partial_pathlist, cmp_total_cost);
+}
+
+/*
+ * Core's partial joins made by this call whose outer side holds a GPU join
+ * and whose inner side is a whole path that every participant runs for
+ * itself (a Hash Join's Hash, or a Merge or Nested Loop join's inner plan)
+ * pay serial_inner_penalty, as a parallel-aware GPU join over that inner
+ * path does.  The GPU join made the partial outer side cheap enough to
+ * carry the inner relation's serial plan where its cheapest plan runs in
+ * parallel: issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in each of
+ * 7 participants (67 s) beneath a Hash Join over a parallel GPU join, where
+ * PostgreSQL's plan aggregates in 8 processes (40 s).  Only outer sides
+ * with a GPU join: PostgreSQL's own plans stay as it costs them.
+ */
+static void
+charge_native_serial_inner(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+						   JoinType jointype)
+{
+	ListCell   *lc;
+	bool		charged = false;
+
+	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
+		return;					/* made as JOIN_INNER: a later call could not tell */
+	foreach(lc, joinrel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+		JoinPath   *jp = (JoinPath *) p;
+		Cost		d;
+
+		if (!(IsA(p, HashPath) || IsA(p, MergePath) || IsA(p, NestPath)) ||
+			p->parallel_aware || jp->jointype != jointype ||
+			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel ||
+			jp->innerjoinpath->param_info != NULL)
+			continue;
+		d = serial_inner_penalty(innerrel, jp->innerjoinpath);
+		if (d <= 0 || !path_has_gpu_join(jp->outerjoinpath))
 			continue;
 		p->startup_cost += d;
 		p->total_cost += d;
@@ -575,27 +619,84 @@ drop_ungained(List **paths)
 }
 
 /*
+ * What PostgreSQL's costs charge the Parallel Seq Scans in path beyond
+ * their participants' shares of the pages (gpuhash_parallel_page_excess).
+ * GPU joins are not walked: their absorbed scans are charged so already.
+ */
+static Cost
+parallel_page_excess(Path *p)
+{
+	Cost		excess = 0;
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (p == NULL)
+		return 0;
+	switch (nodeTag(p))
+	{
+		case T_Path:
+			return gpuhash_parallel_page_excess(p);
+		case T_NestPath:
+		case T_MergePath:
+		case T_HashPath:
+			return parallel_page_excess(((JoinPath *) p)->outerjoinpath) +
+				parallel_page_excess(((JoinPath *) p)->innerjoinpath);
+		case T_AppendPath:
+			foreach(lc, ((AppendPath *) p)->subpaths)
+				excess += parallel_page_excess(lfirst(lc));
+			return excess;
+		case T_SubqueryScanPath:
+			return parallel_page_excess(((SubqueryScanPath *) p)->subpath);
+		case T_ProjectionPath:
+			return parallel_page_excess(((ProjectionPath *) p)->subpath);
+		case T_SortPath:
+		case T_IncrementalSortPath:
+			return parallel_page_excess(((SortPath *) p)->subpath);
+		case T_AggPath:
+			return parallel_page_excess(((AggPath *) p)->subpath);
+		case T_GroupPath:
+			return parallel_page_excess(((GroupPath *) p)->subpath);
+		case T_UpperUniquePath:
+			return parallel_page_excess(((UpperUniquePath *) p)->subpath);
+		case T_UniquePath:
+			return parallel_page_excess(((UniquePath *) p)->subpath);
+		case T_MaterialPath:
+			return parallel_page_excess(((MaterialPath *) p)->subpath);
+		case T_GatherPath:
+			return parallel_page_excess(((GatherPath *) p)->subpath);
+		case T_GatherMergePath:
+			return parallel_page_excess(((GatherMergePath *) p)->subpath);
+		default:
+			return 0;
+	}
+}
+
+/*
  * What a whole (non-partial) inner side of a parallel-aware join pays where
  * the inner relation's cheapest plan runs in parallel (under a Gather, which
  * cannot go inside the join's parallel plan): the inner side then runs in
  * one process while the join's other participants wait, the work a
  * parallel plan spread.  PostgreSQL's costs see only part of that
- * difference (a Parallel Seq Scan is charged all of its pages in each
- * process), so it is charged again: issue 13's Q18 at SF 10 ran a 60 M-row
- * HashAggregate in one process for 70 s (the plan costed 1.3 times its
- * parallel form) where PostgreSQL's plan, aggregating in 8 processes, took
- * 33 s.  0 where the relation's cheapest plan is serial anyway.  Charged
- * gpuhash.serial_inner_penalty times.
+ * difference: its parallel plan's Parallel Seq Scans are charged all of
+ * their pages in each process, where each reads its share
+ * (parallel_page_excess takes that back, as costs.c charges an absorbed
+ * outer scan).  Issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in one
+ * process for 70 s (the plan costed 1.3 times its parallel form, 2.6 times
+ * with the pages shared) where PostgreSQL's plan, aggregating in 8
+ * processes, took 33 s.  0 where the relation's cheapest plan is serial
+ * anyway.  Charged gpuhash.serial_inner_penalty times.
  */
 static Cost
 serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path)
 {
 	Path	   *best = innerrel->cheapest_total_path;
+	Cost		parallel_cost;
 
 	if (best == NULL || best == inner_path || best->parallel_safe ||
 		best->param_info != NULL || best->total_cost >= inner_path->total_cost)
 		return 0.0;
-	return gpuhash_serial_inner_penalty * (inner_path->total_cost - best->total_cost);
+	parallel_cost = Max(best->total_cost - parallel_page_excess(best), 0.0);
+	return gpuhash_serial_inner_penalty * (inner_path->total_cost - parallel_cost);
 }
 
 /* A partial path whose participants share one table (parallel.c). */
@@ -919,6 +1020,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (!enable_gpuhashjoin)
 		return;
 	charge_native_inner_share(joinrel, outerrel, innerrel, jointype);
+	charge_native_serial_inner(joinrel, outerrel, innerrel, jointype);
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT) || root->rowMarks != NIL)
