@@ -142,6 +142,7 @@ TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --quer
 # ---- 6. plan check: the planner's default costs never make a query serial
 # where PostgreSQL's plan is parallel (issue 13); plans only, no query runs
 say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
+python3 test/plans_check.py || die "tpch/plans.py judges serial scans wrongly"
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.1 --workers 4 --device "$device" \
 	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (plans in $pgdir/plans)"
 
