@@ -249,26 +249,25 @@ ANALYZE ws_a;
 ANALYZE ws_b;
 SET min_parallel_table_scan_size = '8MB';
 SET enable_nestloop = off;
--- at the default costs, with PostgreSQL's joins beside it (gh_explain's
--- forcing turns hash joins off)
-CREATE FUNCTION ws_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+-- the plan's lines that match keep, at the default costs, with
+-- PostgreSQL's joins beside it (gh_explain's forcing turns hash joins off)
+CREATE FUNCTION pj_plan(q text, keep text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    CONTINUE WHEN line !~ 'Workers Planned|Join|Gather';
+    CONTINUE WHEN line !~ keep;
     RETURN NEXT line;
   END LOOP;
 END;
 $$;
-SELECT * FROM ws_plan('SELECT count(*) FROM ws_s s JOIN ws_a a ON s.k = a.j
-                       JOIN ws_b b ON a.k = b.k WHERE b.p = 1');
+SELECT * FROM pj_plan('SELECT count(*) FROM ws_s s JOIN ws_a a ON s.k = a.j
+                       JOIN ws_b b ON a.k = b.k WHERE b.p = 1', 'Workers Planned|Join|Gather');
 SELECT * FROM gh_check('SELECT count(*) FROM ws_s s JOIN ws_a a ON s.k = a.j
                         JOIN ws_b b ON a.k = b.k WHERE b.p = 1');
 RESET enable_nestloop;
 RESET gpuhash.absorbed_page_cost;
 SET min_parallel_table_scan_size = 0;
-DROP FUNCTION ws_plan(text);
 DROP TABLE ws_s, ws_a, ws_b;
 
 -- Issue 13's Q18 in small: an IN over a grouped subquery whose cheapest plan
@@ -289,28 +288,20 @@ ANALYZE sq_c;
 ANALYZE sq_l;
 SET parallel_tuple_cost = 0.1;
 SET work_mem = '64MB';
-CREATE FUNCTION sq_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    CONTINUE WHEN line !~ 'Gather|Join|Aggregate|Custom Scan';
-    RETURN NEXT line;
-  END LOOP;
-END;
-$$;
-SELECT * FROM sq_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
-                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)');
+SELECT * FROM pj_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
+                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)',
+                      'Gather|Join|Aggregate|Custom Scan');
 SET gpuhash.serial_inner_penalty = 0;
-SELECT * FROM sq_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
-                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)');
+SELECT * FROM pj_plan('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
+                       WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)',
+                      'Gather|Join|Aggregate|Custom Scan');
 SELECT * FROM gh_check('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.ck
                         WHERE o.ok IN (SELECT ok FROM sq_l GROUP BY ok HAVING sum(qty) > 150)',
                        false);
 RESET gpuhash.serial_inner_penalty;
 RESET work_mem;
 SET parallel_tuple_cost = 0;
-DROP FUNCTION sq_plan(text);
+DROP FUNCTION pj_plan(text, text);
 DROP TABLE sq_o, sq_c, sq_l;
 
 RESET parallel_setup_cost;

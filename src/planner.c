@@ -618,6 +618,26 @@ drop_ungained(List **paths)
 	}
 }
 
+/* Path types with one input, and where it is (parallel_page_excess's walk). */
+static const struct
+{
+	NodeTag		tag;
+	size_t		subpath;
+}			one_input_paths[] =
+{
+	{T_SubqueryScanPath, offsetof(SubqueryScanPath, subpath)},
+	{T_ProjectionPath, offsetof(ProjectionPath, subpath)},
+	{T_SortPath, offsetof(SortPath, subpath)},
+	{T_IncrementalSortPath, offsetof(IncrementalSortPath, spath.subpath)},
+	{T_AggPath, offsetof(AggPath, subpath)},
+	{T_GroupPath, offsetof(GroupPath, subpath)},
+	{T_UpperUniquePath, offsetof(UpperUniquePath, subpath)},
+	{T_UniquePath, offsetof(UniquePath, subpath)},
+	{T_MaterialPath, offsetof(MaterialPath, subpath)},
+	{T_GatherPath, offsetof(GatherPath, subpath)},
+	{T_GatherMergePath, offsetof(GatherMergePath, subpath)},
+};
+
 /*
  * What PostgreSQL's costs charge the Parallel Seq Scans in path beyond
  * their participants' shares of the pages (gpuhash_parallel_page_excess).
@@ -645,28 +665,12 @@ parallel_page_excess(Path *p)
 			foreach(lc, ((AppendPath *) p)->subpaths)
 				excess += parallel_page_excess(lfirst(lc));
 			return excess;
-		case T_SubqueryScanPath:
-			return parallel_page_excess(((SubqueryScanPath *) p)->subpath);
-		case T_ProjectionPath:
-			return parallel_page_excess(((ProjectionPath *) p)->subpath);
-		case T_SortPath:
-		case T_IncrementalSortPath:
-			return parallel_page_excess(((SortPath *) p)->subpath);
-		case T_AggPath:
-			return parallel_page_excess(((AggPath *) p)->subpath);
-		case T_GroupPath:
-			return parallel_page_excess(((GroupPath *) p)->subpath);
-		case T_UpperUniquePath:
-			return parallel_page_excess(((UpperUniquePath *) p)->subpath);
-		case T_UniquePath:
-			return parallel_page_excess(((UniquePath *) p)->subpath);
-		case T_MaterialPath:
-			return parallel_page_excess(((MaterialPath *) p)->subpath);
-		case T_GatherPath:
-			return parallel_page_excess(((GatherPath *) p)->subpath);
-		case T_GatherMergePath:
-			return parallel_page_excess(((GatherMergePath *) p)->subpath);
 		default:
+			for (int i = 0; i < lengthof(one_input_paths); i++)
+			{
+				if (one_input_paths[i].tag == nodeTag(p))
+					return parallel_page_excess(*(Path **) ((char *) p + one_input_paths[i].subpath));
+			}
 			return 0;
 	}
 }
