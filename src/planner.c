@@ -452,68 +452,60 @@ path_has_gpu_join(Path *p)
 }
 
 /*
- * Core's Parallel Hash joins made by this call (outerrel, innerrel,
- * jointype) over a partial inner side that holds a GPU join pay what
- * their cost misses (inner_share_penalty), as the GPU joins over it do.
- * Otherwise a plan of one worker, whose inner side was costed for seven,
- * wins through the native join at its top where the GPU join pays: Q08 at
- * SF 10 with nested loops off ran its 60 M lineitem rows in 2 processes
- * (section 27).  Only inner sides with a GPU join: PostgreSQL's own plans
- * stay as it costs them.  A later call is for another pair or join type,
- * so no path pays twice; the list is sorted again (the planner takes the
- * first partial path as the cheapest).
+ * What one of core's partial joins pays on top of its own cost, where a GPU
+ * join beside it changes what that cost misses (charge_native_joins):
+ * - a Parallel Hash over a partial inner side that holds a GPU join pays
+ *   what its cost misses (inner_share_penalty), as the GPU joins over that
+ *   side do.  Otherwise a plan of one worker, whose inner side was costed
+ *   for seven, wins through the native join at its top where the GPU join
+ *   pays: Q08 at SF 10 with nested loops off ran its 60 M lineitem rows in
+ *   2 processes (section 27);
+ * - a join over an outer side that holds a GPU join, whose inner side is a
+ *   whole path every participant runs for itself (a Hash Join's Hash, a
+ *   Merge or Nested Loop join's unparameterized inner plan), pays
+ *   serial_inner_penalty, as a parallel-aware GPU join over that path does.
+ *   The GPU join made the partial outer side cheap enough to carry the
+ *   inner relation's serial plan where its cheapest plan runs in parallel:
+ *   Q18 at SF 10 ran a 60 M-row HashAggregate in each of 7 participants
+ *   (67 s) beneath a Hash Join over a parallel GPU join, where PostgreSQL's
+ *   plan aggregates in 8 processes (40 s; section 29).
+ * The walks for a GPU join only where there is something to pay.
  */
-static void
-charge_native_inner_share(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
-						  JoinType jointype)
+static Cost
+native_join_charge(JoinPath *jp, RelOptInfo *innerrel)
 {
-	ListCell   *lc;
-	bool		charged = false;
+	Path	   *p = &jp->path;
+	Cost		d;
 
-	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
-		return;					/* core makes no Parallel Hash for these */
-	foreach(lc, joinrel->partial_pathlist)
+	if (IsA(p, HashPath) && p->parallel_aware)
 	{
-		Path	   *p = lfirst(lc);
-		JoinPath   *jp = (JoinPath *) p;
-		Cost		d;
-
-		if (!IsA(p, HashPath) || !p->parallel_aware || jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
-			continue;
-		/* the walk of the inner side only where there is something to pay */
 		d = inner_share_penalty(jp->outerjoinpath, jp->innerjoinpath);
-		if (d <= 0 || !path_has_gpu_join(jp->innerjoinpath))
-			continue;
-		p->startup_cost += d;
-		p->total_cost += d;
-		charged = true;
+		return d > 0 && path_has_gpu_join(jp->innerjoinpath) ? d : 0;
 	}
-	if (charged)
-		list_sort(joinrel->partial_pathlist, cmp_total_cost);
+	if (p->parallel_aware || jp->innerjoinpath->param_info != NULL)
+		return 0;
+	d = serial_inner_penalty(innerrel, jp->innerjoinpath);
+	return d > 0 && path_has_gpu_join(jp->outerjoinpath) ? d : 0;
 }
 
 /*
- * Core's partial joins made by this call whose outer side holds a GPU join
- * and whose inner side is a whole path that every participant runs for
- * itself (a Hash Join's Hash, or a Merge or Nested Loop join's inner plan)
- * pay serial_inner_penalty, as a parallel-aware GPU join over that inner
- * path does.  The GPU join made the partial outer side cheap enough to
- * carry the inner relation's serial plan where its cheapest plan runs in
- * parallel: issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in each of
- * 7 participants (67 s) beneath a Hash Join over a parallel GPU join, where
- * PostgreSQL's plan aggregates in 8 processes (40 s).  Only outer sides
- * with a GPU join: PostgreSQL's own plans stay as it costs them.
+ * Core's partial joins made by this call (outerrel, innerrel, jointype) pay
+ * native_join_charge.  Only where a GPU join is in them: PostgreSQL's own
+ * plans stay as it costs them.  A later call is for another pair or join
+ * type, so no path pays twice (a unique-ified side's joins are made as
+ * JOIN_INNER, which a later call could not tell: they are left alone, and
+ * core makes no Parallel Hash for them); the list is sorted again (the
+ * planner takes the first partial path as the cheapest).
  */
 static void
-charge_native_serial_inner(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
-						   JoinType jointype)
+charge_native_joins(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+					JoinType jointype)
 {
 	ListCell   *lc;
 	bool		charged = false;
 
 	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
-		return;					/* made as JOIN_INNER: a later call could not tell */
+		return;
 	foreach(lc, joinrel->partial_pathlist)
 	{
 		Path	   *p = lfirst(lc);
@@ -521,12 +513,11 @@ charge_native_serial_inner(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo
 		Cost		d;
 
 		if (!(IsA(p, HashPath) || IsA(p, MergePath) || IsA(p, NestPath)) ||
-			p->parallel_aware || jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel ||
-			jp->innerjoinpath->param_info != NULL)
+			jp->jointype != jointype ||
+			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
 			continue;
-		d = serial_inner_penalty(innerrel, jp->innerjoinpath);
-		if (d <= 0 || !path_has_gpu_join(jp->outerjoinpath))
+		d = native_join_charge(jp, innerrel);
+		if (d <= 0)
 			continue;
 		p->startup_cost += d;
 		p->total_cost += d;
@@ -740,7 +731,7 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	 */
 	if (parallel_inner)
 	{
-		/* native's pays too where the inner side holds a GPU join (charge_native_inner_share) */
+		/* native's pays too where the inner side holds a GPU join (charge_native_joins) */
 		Cost		d = inner_share_penalty(outer_partial, inner_path);
 
 		if (d > 0 && !path_has_gpu_join(inner_path))
@@ -1023,8 +1014,7 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 	if (!enable_gpuhashjoin)
 		return;
-	charge_native_inner_share(joinrel, outerrel, innerrel, jointype);
-	charge_native_serial_inner(joinrel, outerrel, innerrel, jointype);
+	charge_native_joins(joinrel, outerrel, innerrel, jointype);
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT) || root->rowMarks != NIL)
