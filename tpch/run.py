@@ -480,9 +480,16 @@ def merge_modes(a, b):
 
 
 def run_query(args, psql, prefix, q, text, workdir, device_ok):
-    """The query off and on, in the order --order asks for: (off, on)."""
+    """The query off and on, in the order --order asks for: (off, on).  Each
+    mode's timed runs are printed as they end: a run cut short by the
+    caller's own time limit keeps what it measured (Q18 at SF 10 takes over
+    a minute a run)."""
     def mode(on):
-        return run_mode(args, psql, prefix, q, text, on, workdir, device_ok)
+        res = run_mode(args, psql, prefix, q, text, on, workdir, device_ok)
+        print(f"  Q{q:02d}  {'on ' if on else 'off'} runs: "
+              + (" ".join(fmt_ms(t) for t in res.times) if res.status == "ok" else res.status)
+              + " ms", file=sys.stderr, flush=True)
+        return res
 
     if args.order == "on-first":
         on = mode(True)
