@@ -676,9 +676,10 @@ parallel_page_excess(Path *p)
  * their pages in each process, where each reads its share
  * (parallel_page_excess takes that back, as costs.c charges an absorbed
  * outer scan).  Issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in one
- * process for 70 s (the plan costed 1.3 times its parallel form, 2.6 times
- * with the pages shared) where PostgreSQL's plan, aggregating in 8
- * processes, took 33 s.  0 where the relation's cheapest plan is serial
+ * process for 70 s where PostgreSQL's plan, aggregating in 8 processes,
+ * took 33 s: 2.1 times as long, where PostgreSQL costs the serial form at
+ * 1.3 times the parallel one, and 3.3 times with the pages shared (the
+ * H100's plan, section 29).  0 where the relation's cheapest plan is serial
  * anyway.  Charged gpuhash.serial_inner_penalty times.
  */
 static Cost
