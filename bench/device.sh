@@ -14,7 +14,10 @@
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into tpch
 #   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
 #                    mode in both orders; SETS="--set NAME=VALUE" adds settings;
-#                    the plans and outputs in med.TAG.tar.xz
+#                    TIMEOUT=S cuts a statement at S seconds (default 600: Q18
+#                    at SF 10 takes over a minute a run, 6 to 14 runs); each
+#                    mode's runs reach med.TAG.log as they end; the plans and
+#                    outputs in med.TAG.tar.xz
 #   ea "5 7" TAG     one EXPLAIN ANALYZE per query, GPU join off and on, the
 #                    query file as written (Q11's fraction is SF 1's; run.py
 #                    rewrites it for other scale factors), in ea.TAG.tar.xz;
@@ -96,7 +99,8 @@ sfsetup() {
 # med "10 7" TAG: warm-up + 6 runs per mode, both orders
 med() {
 	python3 tpch/run.py --sf ${SF:-10} --workers 8 --device gpu --skip-load --db tpch --queries "$(echo $1 | tr ' ' ,)" \
-		--runs ${RUNS:-6} --warmup 1 --order both ${SETS:-} --save-dir $OUT/med.$2 --report $OUT/med.$2.md \
+		--runs ${RUNS:-6} --warmup 1 --order both --timeout ${TIMEOUT:-600} ${SETS:-} \
+		--save-dir $OUT/med.$2 --report $OUT/med.$2.md \
 		>$OUT/med.$2.log 2>&1
 	echo "med $1 $2 rc=$?" | tee -a $OUT/summary
 	grep -E "^\| *Q|geomean|geometric" $OUT/med.$2.md | head -30
