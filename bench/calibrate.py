@@ -14,7 +14,14 @@ query timed with one warm-up and the median of --runs:
   - the cost per outer row probed (scan, key, probe wait): outer sides of
     growing size whose keys all miss (slope, less the outer scan's);
   - the cost per match emitted: the same outer side with every key
-    matching, against every key missing (gpuhash.match_row_cost).
+    matching, against every key missing (gpuhash.match_row_cost);
+  - with --parallel W: the per-inner-row and per-kept-row build costs of a
+    parallel-aware join with W workers, every participant reading a share
+    of the inner side (the GPU join's Parallel Inner Scan, PostgreSQL's
+    Parallel Hash), as wall time and as participant time (wall time times
+    the participants).  Q12 at SF 10 built 15 M orders rows with a kept
+    column this way in 778 ms a participant on the H100 (bench/RESULTS.md
+    section 28), more than the serial constants predict.
 
 The same joins run as PostgreSQL's hash join (enable_gpuhashjoin off,
 merge and nested loop joins off) for its figures. Times become cost units
@@ -24,7 +31,7 @@ cpu_tuple_cost), so that the GPU join's constants are on the scale that the
 native join they compete with is costed on. Prints both and the settings
 that match the measurement:
 
-    bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep]
+    bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep] [--parallel W]
 
 Creates and drops tables calib_*. The defaults in the README come from a
 run on the H100 recorded in bench/RESULTS.md.
@@ -102,6 +109,64 @@ def slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
 
 
+def is_parallel_build(plan):
+    """A parallel-aware join whose participants all read the inner side."""
+    def gpu(n):
+        return (n.get("Custom Plan Provider") == "GpuHashJoin" and n.get("Parallel Aware")
+                and n.get("Parallel Inner Scan", "").startswith("calib_inner"))
+
+    def native(n):
+        return n.get("Node Type") == "Hash" and n.get("Parallel Aware") and \
+            has_node(n, lambda m: m.get("Relation Name") == "calib_inner" and m.get("Parallel Aware"))
+    return has_node(plan, gpu) or has_node(plan, native)
+
+
+def workers_planned(plan):
+    if plan.get("Workers Planned"):
+        return plan["Workers Planned"]
+    return next((w for w in map(workers_planned, plan.get("Plans", [])) if w), None)
+
+
+def parallel_build(db, a, n, unit):
+    """--parallel W: the build of a partial inner side, every key missing."""
+    par = [s for s in SERIAL if "max_parallel_workers_per_gather" not in s] + [
+        f"SET max_parallel_workers_per_gather = {a.parallel}", "SET parallel_setup_cost = 0",
+        "SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0",
+        "SET parallel_leader_participation = on"]
+    gpu = par + [s for s in GPU if s not in SERIAL]
+    native = par + [s for s in NATIVE if s not in SERIAL]
+    scan_settings = par + ["SET enable_gpuhashjoin = off"]
+    rows = {}
+    for mode, settings in (("gpuhash", gpu), ("native", native)):
+        xs, ys, yk, workers = [], [], [], None
+        for s in (n // 8, n // 4, n // 2):
+            q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
+                 "WHERE i.k <= %d" % s)
+            qk = q.replace("count(*)", "count(i.p), count(i.t)")
+            for qq in (q, qk):
+                pl = db.plan(qq, settings)
+                if not is_parallel_build(pl):
+                    sys.exit(f"calibrate.py: no parallel {mode} build of calib_inner in: {qq}")
+                workers = workers_planned(pl) or a.parallel
+            scan = db.ms(f"SELECT count(*) FROM calib_inner WHERE k <= {s}", scan_settings, a.runs)
+            xs.append(s)
+            ys.append(db.ms(q, settings, a.runs) - scan)
+            yk.append(db.ms(qk, settings, a.runs) - scan)
+        inner = slope(xs, ys)
+        rows[mode] = (inner, slope(xs, yk) - inner, workers + 1)
+    print()
+    print(f"parallel build, {a.parallel} workers asked (participants as planned, the leader "
+          "included); participant time = wall time x participants")
+    print("| measure | gpuhash wall ms | gpuhash participant units | native wall ms | "
+          "native participant units |")
+    print("|---|---:|---:|---:|---:|")
+    for i, label in ((0, "per inner row built"), (1, "per inner row kept (2 columns)")):
+        g, nv = rows["gpuhash"], rows["native"]
+        print(f"| {label} | {g[i]:.6f} | {g[i] * g[2] / unit:.5f} | {nv[i]:.6f} | "
+              f"{nv[i] * nv[2] / unit:.5f} |")
+    print(f"participants: gpuhash {rows['gpuhash'][2]}, native {rows['native'][2]}")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=2_000_000,
@@ -109,6 +174,8 @@ def main(argv):
     ap.add_argument("--runs", type=int, default=5, help="timed runs per query (default 5)")
     ap.add_argument("--db", default="postgres")
     ap.add_argument("--keep", action="store_true", help="keep the calib_* tables")
+    ap.add_argument("--parallel", type=int, default=0, metavar="W",
+                    help="also measure a parallel build with W workers (default: not)")
     a = ap.parse_args(argv)
     db = Db(a.db)
     n = a.rows
@@ -232,6 +299,8 @@ def main(argv):
     print(f"SET gpuhash.probe_row_cost = {probe:.5f};")
     print(f"SET gpuhash.match_row_cost = {match:.5f};")
     print(f"SET gpuhash.kept_row_cost = {kept:.5f};")
+    if a.parallel > 0:
+        parallel_build(db, a, n, unit)
     if not a.keep:
         db.run("DROP TABLE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small")
     return 0
