@@ -109,6 +109,29 @@ def slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
 
 
+def build_slopes(db, settings, sizes, runs, plan_ok, scan_ms_of, what):
+    """ms per inner row built, and per row kept on top of that, over inner
+    sizes: calib_inner's rows with k <= size against the whole outer side,
+    whose keys all miss (km < 0), then the same with two inner columns read
+    above the join (kept, never emitted); each less its inner scan.  Also
+    the last plan."""
+    xs, ys, yk, pl = [], [], [], None
+    for s in sizes:
+        q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
+             "WHERE i.k <= %d" % s)
+        qk = q.replace("count(*)", "count(i.p), count(i.t)")
+        for qq in (q, qk):
+            pl = db.plan(qq, settings)
+            if not plan_ok(pl):
+                sys.exit(f"calibrate.py: no {what} in: {qq}")
+        scan = scan_ms_of(s)
+        xs.append(s)
+        ys.append(db.ms(q, settings, runs) - scan)
+        yk.append(db.ms(qk, settings, runs) - scan)
+    inner = slope(xs, ys)
+    return inner, slope(xs, yk) - inner, pl
+
+
 def is_parallel_build(plan):
     """A parallel-aware join whose participants all read the inner side."""
     def gpu(n):
@@ -138,22 +161,11 @@ def parallel_build(db, a, n, unit):
     scan_settings = par + ["SET enable_gpuhashjoin = off"]
     rows = {}
     for mode, settings in (("gpuhash", gpu), ("native", native)):
-        xs, ys, yk, workers = [], [], [], None
-        for s in (n // 8, n // 4, n // 2):
-            q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
-                 "WHERE i.k <= %d" % s)
-            qk = q.replace("count(*)", "count(i.p), count(i.t)")
-            for qq in (q, qk):
-                pl = db.plan(qq, settings)
-                if not is_parallel_build(pl):
-                    sys.exit(f"calibrate.py: no parallel {mode} build of calib_inner in: {qq}")
-                workers = workers_planned(pl) or a.parallel
-            scan = db.ms(f"SELECT count(*) FROM calib_inner WHERE k <= {s}", scan_settings, a.runs)
-            xs.append(s)
-            ys.append(db.ms(q, settings, a.runs) - scan)
-            yk.append(db.ms(qk, settings, a.runs) - scan)
-        inner = slope(xs, ys)
-        rows[mode] = (inner, slope(xs, yk) - inner, workers + 1)
+        inner, kept, pl = build_slopes(
+            db, settings, (n // 8, n // 4, n // 2), a.runs, is_parallel_build,
+            lambda s: db.ms(f"SELECT count(*) FROM calib_inner WHERE k <= {s}", scan_settings,
+                            a.runs), f"parallel {mode} build of calib_inner")
+        rows[mode] = (inner, kept, (workers_planned(pl) or a.parallel) + 1)
     print()
     print(f"parallel build, {a.parallel} workers asked (participants as planned, the leader "
           "included); participant time = wall time x participants")
@@ -215,26 +227,12 @@ def main(argv):
         r["fixed"] = db.ms(tiny, settings, a.runs) - 2 * db.ms("SELECT count(*) FROM calib_tiny_a",
                                                                SERIAL, a.runs)
 
-        # per inner row: the inner rows with k <= size against the whole
-        # outer side, whose keys all miss (km < 0); the inner side stays the
-        # smaller one, so it is the one built; then the same with two of its
-        # columns read above the join (every key misses: they are kept and
-        # never emitted)
-        xs, ys, yk = [], [], []
-        for s in (n // 8, n // 4, n // 2):
-            q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
-                 "WHERE i.k <= %d" % s)
-            qk = q.replace("count(*)", "count(i.p), count(i.t)")
-            for qq in (q, qk):
-                pl = db.plan(qq, settings)
-                if not check(pl) or not builds(pl, "calib_inner"):
-                    sys.exit(f"calibrate.py: no {mode} join building calib_inner in: {qq}")
-            xs.append(s)
-            inner_scan = scan_ms_of("calib_inner", s)
-            ys.append(db.ms(q, settings, a.runs) - inner_scan)
-            yk.append(db.ms(qk, settings, a.runs) - inner_scan)
-        r["inner_row"] = slope(xs, ys)
-        r["kept_row"] = slope(xs, yk) - r["inner_row"]
+        # per inner row built and kept (build_slopes): the inner side stays
+        # the smaller one, so it is the one built
+        r["inner_row"], r["kept_row"], _ = build_slopes(
+            db, settings, (n // 8, n // 4, n // 2), a.runs,
+            lambda pl: check(pl) and builds(pl, "calib_inner"),
+            lambda s: scan_ms_of("calib_inner", s), f"{mode} join building calib_inner")
 
         # per outer row, every key missing: outer rows with k <= size, joined
         # on km (< 0) with the small table
