@@ -82,29 +82,28 @@ absorbed_scan_saving(Path *scan, bool share)
 	RelOptInfo *rel = scan->parent;
 	Path	   *cheapest = cheapest_full_scan(scan);
 	Cost		saving = 0;
-	double		spc_seq_page_cost;
-	double		page_cost;
 
 	if (cheapest != NULL)
 		saving = Max(scan->total_cost - cheapest->total_cost, 0);
-	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
 	if (gpuhash_absorbed_page_cost >= 0)
-		page_cost = gpuhash_absorbed_page_cost;
-	else if (share && scan->parallel_workers > 0 && rel->pages <= (double) effective_cache_size)
-		page_cost = spc_seq_page_cost / gpuhash_parallel_divisor(scan);
-	else
-		page_cost = spc_seq_page_cost;
-	saving = Max(saving, (spc_seq_page_cost - page_cost) * rel->pages);
+	{
+		double		spc_seq_page_cost;
+
+		get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+		saving = Max(saving, (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages);
+	}
+	else if (share)
+		saving = Max(saving, gpuhash_parallel_page_excess(scan));
 	return saving;
 }
 
 /*
- * What cost_seqscan charges a Parallel Seq Scan path (of PostgreSQL's,
- * anywhere in a plan) beyond the share of the pages each participant reads,
- * by absorbed_scan_saving's rule: a relation that fits in
+ * What cost_seqscan charges a Parallel Seq Scan path beyond the share of the
+ * pages each participant reads: a relation that fits in
  * effective_cache_size is read from memory, a share per participant.  0 for
  * any other path, and where gpuhash.absorbed_page_cost sets the old charge.
- * The planner uses it to weigh a relation's parallel plan against its
+ * An absorbed outer scan saves it (absorbed_scan_saving); the planner takes
+ * it from a relation's parallel plan, PostgreSQL's, to weigh it against the
  * serial one (planner.c, serial_inner_penalty).
  */
 Cost
