@@ -11,8 +11,8 @@
 #                    (the leak check, which polls the whole service, off
 #                    when N > 1)
 #   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
-#                    load TPC-H SF ${SF:-10} (with foreign keys) into tpch
-#   med "7 10" TAG   tpch/run.py, 8 workers, warm-up + ${RUNS:-6} runs per
+#                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
+#   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
 #                    mode in both orders; SETS="--set NAME=VALUE" adds settings;
 #                    TIMEOUT=S cuts a statement at S seconds (default 600: Q18
 #                    at SF 10 takes over a minute a run, 6 to 14 runs); each
@@ -89,16 +89,16 @@ sfsetup() {
 	PG_OPTS="$BENCH_OPTS" pgrestart
 	waitsvc
 	make -s -C tpch >/dev/null
-	psql -X -qc "drop database if exists tpch" -c "create database tpch" postgres
-	tpch/load.sh -s ${SF:-10} -d tpch -j 16 >$OUT/load.log 2>&1; echo "load rc=$?" | tee -a $OUT/summary
-	tail -10 $OUT/load.log
-	psql -X -qc "create extension if not exists gpuhash" tpch
+	psql -X -qc "drop database if exists ${DB:-tpch}" -c "create database ${DB:-tpch}" postgres
+	tpch/load.sh -s ${SF:-10} -d ${DB:-tpch} -j 16 >$OUT/load.$DB.log 2>&1; echo "load SF ${SF:-10} rc=$?" | tee -a $OUT/summary
+	tail -10 $OUT/load.$DB.log
+	psql -X -qc "create extension if not exists gpuhash" ${DB:-tpch}
 	el "loaded"
 }
 
 # med "10 7" TAG: warm-up + 6 runs per mode, both orders
 med() {
-	python3 tpch/run.py --sf ${SF:-10} --workers 8 --device gpu --skip-load --db tpch --queries "$(echo $1 | tr ' ' ,)" \
+	python3 tpch/run.py --sf ${SF:-10} --workers ${WORKERS:-8} --device gpu --skip-load --db ${DB:-tpch} --queries "$(echo $1 | tr ' ' ,)" \
 		--runs ${RUNS:-6} --warmup 1 --order both --timeout ${TIMEOUT:-600} ${SETS:-} \
 		--save-dir $OUT/med.$2 --report $OUT/med.$2.md \
 		>$OUT/med.$2.log 2>&1
@@ -115,10 +115,10 @@ ea() {
 	for q in $1; do
 		f=tpch/queries/q$(printf %02d $q).sql
 		for m in off on; do
-			{ echo "SET max_parallel_workers_per_gather=8; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;";
+			{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;";
 			  [ $m = on ] && echo "${EA_SETS:-}";
 			  echo "EXPLAIN (ANALYZE, VERBOSE off, BUFFERS off)"; cat $f; } |
-				psql -X -q tpch >$OUT/ea.$2.q$q.$m.txt 2>&1
+				psql -X -q ${DB:-tpch} >$OUT/ea.$2.q$q.$m.txt 2>&1
 			echo "ea Q$q $m: $(grep -m1 'Execution Time' $OUT/ea.$2.q$q.$m.txt)"
 		done
 	done
