@@ -145,7 +145,7 @@ struct Path;
 extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath,
 							  struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_inner, bool outer_scan, bool inner_scan,
-							  List *quals, int nkeys, double rows,
+							  bool inner_share, List *quals, int nkeys, double rows,
 							  double outer_match_frac, bool anti, bool chained);
 extern double gpuhash_parallel_divisor(struct Path *path);
 extern Cost gpuhash_parallel_page_excess(struct Path *scan);

@@ -388,8 +388,15 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 													  kc->outer_exprs, kc->inner_exprs,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
+	/*
+	 * Semi and anti joins keep the full page charge of an absorbed inner
+	 * scan: their estimates over a large inner side have been off by
+	 * millions (Q21's anti join of lineitem, 0 rows), and made cheaper
+	 * such a join went under a nested loop.
+	 */
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  info.inner_scan, list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
+					  info.inner_scan, parallel_inner && jointype == JOIN_INNER,
+					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
 					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
 										parallel_inner));
@@ -418,6 +425,9 @@ inner_share_penalty(Path *outer, Path *inner)
 
 static int	cmp_total_cost(const ListCell *a, const ListCell *b);
 static Cost serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path);
+static void add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+								  JoinType jt, bool single_match, Path *outer_partial,
+								  Path *inner_partial, bool outer_scan, KeyChoice *kc);
 
 /* Does path p hold a GPU join (itself, or below it in a join or projection)? */
 static bool
@@ -791,16 +801,21 @@ scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
  * faster than that scan hands it rows.  And core sizes a Parallel Seq Scan's
  * workers by the table's pages where an index scan's count the index too
  * (lineitem at SF 10: 7 against 8); absorbed, the scan is the join's CPU
- * work, which a further worker shares.
+ * work, which a further worker shares.  min_workers: at least that many
+ * (an absorbed outer scan takes the workers of the partial inner side it
+ * joins, below), unless the table sets parallel_workers.
  */
 static Path *
-partial_seqscan(PlannerInfo *root, RelOptInfo *rel)
+partial_seqscan(PlannerInfo *root, RelOptInfo *rel, int min_workers)
 {
 	ListCell   *lc;
 	int			workers;
 
 	workers = Max(((Path *) linitial(rel->partial_pathlist))->parallel_workers,
 				  compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather));
+	/* a table's own parallel_workers setting stands */
+	if (rel->rel_parallel_workers < 0)
+		workers = Max(workers, Min(min_workers, max_parallel_workers_per_gather));
 	if (workers <= 0)
 		return NULL;
 	foreach(lc, rel->partial_pathlist)
@@ -894,13 +909,13 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 */
 	inner_absorbed = inner_partial != NULL && inner_partial->pathtype != T_SeqScan &&
 		gpuhash_absorb_inner_scan && scan_absorbable(root, innerrel) ?
-		partial_seqscan(root, innerrel) : NULL;
+		partial_seqscan(root, innerrel, 0) : NULL;
 	if (inner_absorbed != NULL && !inner_absorbed->parallel_safe)
 		inner_absorbed = NULL;
 	for (int scan = 0; scan < 2; scan++)
 	{
 		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
-			absorb ? partial_seqscan(root, outerrel) : NULL;
+			absorb ? partial_seqscan(root, outerrel, 0) : NULL;
 
 		if (outer_partial == NULL || outer_partial->param_info != NULL ||
 			!outer_partial->parallel_safe)
@@ -916,12 +931,32 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		 * unique needs all of it in one place).
 		 */
 		if (inner_partial != NULL)
-			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_partial, true, scan == 1, kc, 0.0);
+			add_shared_inner_path(root, joinrel, outerrel, jt, single_match, outer_partial,
+								  inner_partial, scan == 1, kc);
 		if (inner_absorbed != NULL)
-			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_absorbed, true, scan == 1, kc, 0.0);
+			add_shared_inner_path(root, joinrel, outerrel, jt, single_match, outer_partial,
+								  inner_absorbed, scan == 1, kc);
 	}
+}
+
+/*
+ * A parallel-aware path whose participants all read a share of the partial
+ * inner side.  The participants are the outer path's; an absorbed outer
+ * scan is sized to any count, so where the inner side was planned for more
+ * workers than the outer table's pages give it (a large filtered inner
+ * table joined to a smaller outer one: TPC-H Q12 with orders outer), the
+ * outer scan takes the inner side's count, rather than each participant
+ * reading a larger share of the inner side than its plan costed.
+ */
+static void
+add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+					  JoinType jt, bool single_match, Path *outer_partial,
+					  Path *inner_partial, bool outer_scan, KeyChoice *kc)
+{
+	if (outer_scan && inner_partial->parallel_workers > outer_partial->parallel_workers)
+		outer_partial = partial_seqscan(root, outerrel, inner_partial->parallel_workers);
+	add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
+							inner_partial, true, outer_scan, kc, 0.0);
 }
 
 /* Orders a path list as add_path and add_partial_path keep it: by total cost. */
