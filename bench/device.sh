@@ -90,8 +90,8 @@ sfsetup() {
 	waitsvc
 	make -s -C tpch >/dev/null
 	psql -X -qc "drop database if exists ${DB:-tpch}" -c "create database ${DB:-tpch}" postgres
-	tpch/load.sh -s ${SF:-10} -d ${DB:-tpch} -j 16 >$OUT/load.$DB.log 2>&1; echo "load SF ${SF:-10} rc=$?" | tee -a $OUT/summary
-	tail -10 $OUT/load.$DB.log
+	tpch/load.sh -s ${SF:-10} -d ${DB:-tpch} -j 16 >$OUT/load.${DB:-tpch}.log 2>&1; echo "load SF ${SF:-10} rc=$?" | tee -a $OUT/summary
+	tail -10 $OUT/load.${DB:-tpch}.log
 	psql -X -qc "create extension if not exists gpuhash" ${DB:-tpch}
 	el "loaded"
 }
