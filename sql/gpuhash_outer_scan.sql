@@ -268,10 +268,9 @@ DROP TABLE os_nk, os_miss;
 
 -- a parallel absorbed scan of a table that fits in effective_cache_size is
 -- charged its share of the pages in each participant, where cost_seqscan
--- charges them all (gpuhash.absorbed_page_cost = 1 does so too), the outer
--- scan and, for an inner join, the inner one that all participants read: the same
--- plan costs the two tables' relpages x (1 - 1/2.4) less with 2 workers and
--- the leader.  A table larger than the cache keeps the full charge.
+-- charges them all (gpuhash.absorbed_page_cost = 1 does so too): the same
+-- plan costs relpages x (1 - 1/2.4) less with 2 workers and the leader.  A
+-- table larger than the cache keeps the full charge.
 CREATE FUNCTION os_cost(q text) RETURNS float8 LANGUAGE sql AS $$
   SELECT (gh_top(q) ->> 'Total Cost')::float8
 $$;
@@ -294,14 +293,21 @@ SELECT (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k'
        (SELECT set_config('gpuhash.absorbed_page_cost', '-1', false) IS NOT NULL) AS s2,
        (SELECT set_config('effective_cache_size', '8kB', false) IS NOT NULL) AS s3,
        (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')) AS uncached;
-SELECT abs(full_charge - shared - pages * (1 - 1 / 2.4)) < 0.02 AS share_charged,
+SELECT abs(full_charge - shared - relpages * (1 - 1 / 2.4)) < 0.02 AS share_charged,
        uncached = full_charge AS uncached_full,
-       gh_absorbed('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k') AS absorbed,
+       gh_absorbed('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k') AS absorbed
+FROM os_costs, pg_class WHERE relname = 'os_pc';
+RESET effective_cache_size;
+-- gpuhash.shared_inner_pages charges the inner scan that all participants
+-- read its share as well: both tables' relpages x (1 - 1/2.4) less
+SET gpuhash.shared_inner_pages = on;
+SELECT abs(full_charge - os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')
+           - pages * (1 - 1 / 2.4)) < 0.02 AS both_shared,
        jsonb_path_query_first(gh_top('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')::jsonb,
                               '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') ->> 'Parallel Inner Scan' AS inner_scan
 FROM os_costs,
      (SELECT sum(relpages) AS pages FROM pg_class WHERE relname IN ('os_pc', 'os_pci')) p;
-RESET effective_cache_size;
+RESET gpuhash.shared_inner_pages;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;

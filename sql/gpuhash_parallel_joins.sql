@@ -304,10 +304,11 @@ SET parallel_tuple_cost = 0;
 DROP FUNCTION pj_plan(text, text);
 DROP TABLE sq_o, sq_c, sq_l;
 
--- an absorbed outer scan takes the workers of the partial inner side all
--- participants read: wm_o's 25 pages give a Parallel Seq Scan 2 workers,
--- wm_i's 736 pages 4, and the join runs with 4 (a filtered large inner
--- table built, a small one probing: TPC-H Q12 and Q19 at SF 10)
+-- with gpuhash.shared_inner_pages, an absorbed outer scan takes the workers
+-- of the partial inner side all participants read: wm_o's 25 pages give a
+-- Parallel Seq Scan 2 workers, wm_i's 736 pages 4, and the join runs with 4
+-- (a filtered large inner table built, a small one probing: TPC-H Q12 and
+-- Q19 at SF 10)
 CREATE TABLE wm_o (k int4, pad text);
 INSERT INTO wm_o SELECT g, repeat('o', 60) FROM generate_series(1, 2000) g;
 CREATE TABLE wm_i (k int4, v int4, pad text);
@@ -318,12 +319,14 @@ SET parallel_setup_cost = 0;
 SET min_parallel_table_scan_size = '64kB';
 SET max_parallel_workers_per_gather = 4;
 SELECT l FROM gh_explain('SELECT count(*) FROM wm_o') l WHERE l ~ 'Workers';
+SET gpuhash.shared_inner_pages = on;
 SELECT * FROM gh_explain('SELECT count(*), sum(i.v) FROM wm_o o JOIN wm_i i ON o.k = i.k WHERE i.v % 50 = 0');
 SELECT * FROM gh_check('SELECT count(*), sum(i.v) FROM wm_o o JOIN wm_i i ON o.k = i.k WHERE i.v % 50 = 0');
 -- a table's own parallel_workers stands
 ALTER TABLE wm_o SET (parallel_workers = 1);
 SELECT l FROM gh_explain('SELECT count(*), sum(i.v) FROM wm_o o JOIN wm_i i ON o.k = i.k WHERE i.v % 50 = 0') l
 WHERE l ~ 'Workers|Outer Scan|Inner Scan';
+RESET gpuhash.shared_inner_pages;
 DROP TABLE wm_o, wm_i;
 
 RESET parallel_setup_cost;

@@ -188,11 +188,15 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	/*
 	 * An absorbed inner scan (heap_scan.c) saves as the outer one does.  Its
 	 * pages too are read a share per participant where they all read the
-	 * inner side (inner_share), as with the outer scan.  Without that, a
-	 * large filtered table was always the probing side: TPC-H Q12 at SF 10
-	 * built a table of all 15 M orders for the 311 506 lineitem rows its
-	 * filter keeps, 2509 ms on the H100, against 1243 ms for the table of
-	 * those lineitem rows probed by orders (bench/RESULTS.md section 30).
+	 * inner side (inner_share: gpuhash.shared_inner_pages), as with the
+	 * outer scan.  Without that, a large filtered table is always the
+	 * probing side: TPC-H Q12 at SF 10 built a table of all 15 M orders for
+	 * the 311 506 lineitem rows its filter keeps, 2509 ms on the H100,
+	 * against 1243 ms for the table of those lineitem rows probed by orders
+	 * (bench/RESULTS.md section 30).  Not yet the default: it also made
+	 * plans that build a join's output for a small table to probe, slower
+	 * there (Q05 at SF 1 with 8 workers), as the kept rows cost more than
+	 * kept_row_cost says.
 	 */
 	if (inner_scan)
 		startup -= 0.5 * cpu_tuple_cost * inner_path->rows +

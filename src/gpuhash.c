@@ -50,6 +50,7 @@ bool		gpuhash_outer_filter = true;
 bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
+bool		gpuhash_shared_inner_pages = false;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -357,6 +358,18 @@ _PG_init(void)
 							 "build scans it a page at a time instead of running the Seq Scan.",
 							 &gpuhash_absorb_inner_scan,
 							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.shared_inner_pages",
+							 "Costs a parallel inner scan the GPU join reads itself as the outer one: a share of its pages per participant.",
+							 "For inner joins, an absorbed inner table that all participants read is charged "
+							 "a share of its pages, and an absorbed outer scan takes the workers of the partial "
+							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12). "
+							 "Off by default: measured on the H100, it sped up TPC-H at SF 10 and slowed Q05 at SF 1 "
+							 "with 8 workers (bench/RESULTS.md section 30).",
+							 &gpuhash_shared_inner_pages,
+							 false,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

@@ -389,13 +389,15 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 													  &info, kc->pushed_rinfos);
 	cpath->methods = &gpuhash_path_methods;
 	/*
-	 * Semi and anti joins keep the full page charge of an absorbed inner
-	 * scan: their estimates over a large inner side have been off by
+	 * With gpuhash.shared_inner_pages, an absorbed parallel inner scan is
+	 * charged its share of the pages.  Semi and anti joins keep the full
+	 * charge: their estimates over a large inner side have been off by
 	 * millions (Q21's anti join of lineitem, 0 rows), and made cheaper
 	 * such a join went under a nested loop.
 	 */
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  info.inner_scan, parallel_inner && jointype == JOIN_INNER,
+					  info.inner_scan,
+					  gpuhash_shared_inner_pages && parallel_inner && jointype == JOIN_INNER,
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
 					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
@@ -941,19 +943,21 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 
 /*
  * A parallel-aware path whose participants all read a share of the partial
- * inner side.  The participants are the outer path's; an absorbed outer
- * scan is sized to any count, so where the inner side was planned for more
- * workers than the outer table's pages give it (a large filtered inner
- * table joined to a smaller outer one: TPC-H Q12 with orders outer), the
- * outer scan takes the inner side's count, rather than each participant
- * reading a larger share of the inner side than its plan costed.
+ * inner side.  The participants are the outer path's.  An absorbed outer
+ * scan can be sized to any count: with gpuhash.shared_inner_pages, where
+ * the inner side was planned for more workers than the outer table's pages
+ * give it (a large filtered inner table joined to a smaller outer one:
+ * TPC-H Q12 with orders outer), the outer scan takes the inner side's
+ * count, rather than each participant reading a larger share of the inner
+ * side than its plan costed.
  */
 static void
 add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 					  JoinType jt, bool single_match, Path *outer_partial,
 					  Path *inner_partial, bool outer_scan, KeyChoice *kc)
 {
-	if (outer_scan && inner_partial->parallel_workers > outer_partial->parallel_workers)
+	if (gpuhash_shared_inner_pages && outer_scan &&
+		inner_partial->parallel_workers > outer_partial->parallel_workers)
 		outer_partial = partial_seqscan(root, outerrel, inner_partial->parallel_workers);
 	add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
 							inner_partial, true, outer_scan, kc, 0.0);
