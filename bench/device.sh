@@ -14,7 +14,9 @@
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
 #   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
 #                    mode in both orders; SETS="--set NAME=VALUE" adds settings;
-#                    TIMEOUT=S cuts a statement at S seconds (default 600: Q18
+#                    TOGGLE=NAME compares a setting off and on in place of
+#                    the GPU join (TOGGLE=gpuhash.shared_inner_pages: two
+#                    planner rules on one load); TIMEOUT=S cuts a statement at S seconds (default 600: Q18
 #                    at SF 10 takes over a minute a run, 6 to 14 runs); each
 #                    mode's runs reach med.TAG.log as they end; the plans and
 #                    outputs in med.TAG.tar.xz
@@ -100,6 +102,7 @@ sfsetup() {
 med() {
 	python3 tpch/run.py --sf ${SF:-10} --workers ${WORKERS:-8} --device gpu --skip-load --db ${DB:-tpch} --queries "$(echo $1 | tr ' ' ,)" \
 		--runs ${RUNS:-6} --warmup 1 --order both --timeout ${TIMEOUT:-600} ${SETS:-} \
+		--toggle ${TOGGLE:-enable_gpuhashjoin} \
 		--save-dir $OUT/med.$2 --report $OUT/med.$2.md \
 		>$OUT/med.$2.log 2>&1
 	echo "med $1 $2 rc=$?" | tee -a $OUT/summary
