@@ -25,6 +25,9 @@
 #                    rewrites it for other scale factors), in ea.TAG.tar.xz;
 #                    EA_SETS="SET name = value;" is added to the on runs
 #                    only, as run.py's --set
+#   facts            the machine's CPU and NUMA layout and GPU topology
+#                    into $OUT/facts.txt (serial runs of one plan spread
+#                    0.71-1.48 between sessions: section 30)
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -127,6 +130,13 @@ ea() {
 	done
 	(cd $OUT && tar -cJf ea.$2.tar.xz ea.$2.q*.txt && rm -f ea.$2.q*.txt)
 	el "ea $2"
+}
+
+facts() {
+	{ lscpu; echo; command -v numactl >/dev/null && numactl -H || echo "numactl: not installed";
+	  echo; grep -H . /sys/devices/system/node/node*/cpulist 2>/dev/null; echo;
+	  nvidia-smi topo -m 2>/dev/null; } >$OUT/facts.txt 2>&1
+	grep -E "^(Model name|Socket|Core|Thread|NUMA node)" $OUT/facts.txt | tee -a $OUT/summary
 }
 
 # The device drops files past its count (med.d.tar.xz was lost so): one archive.
