@@ -487,8 +487,8 @@ def run_query(args, psql, prefix, q, text, workdir, device_ok):
     def mode(on):
         res = run_mode(args, psql, prefix, q, text, on, workdir, device_ok)
         print(f"  Q{q:02d}  {'on ' if on else 'off'} runs: "
-              + (" ".join(fmt_ms(t) for t in res.times) if res.status == "ok" else res.status)
-              + " ms", file=sys.stderr, flush=True)
+              + (" ".join(fmt_ms(t) for t in res.times) + " ms" if res.status == "ok"
+                 else res.status), file=sys.stderr, flush=True)
         return res
 
     if args.order == "on-first":
