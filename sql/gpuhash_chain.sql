@@ -27,6 +27,7 @@ SET client_min_messages = warning;
 -- inner rows whose columns are kept (gpuhash.kept_row_cost, tested in
 -- gpuhash_explain): it moves several of them to other build sides.
 SET gpuhash.kept_row_cost = 0;
+SET gpuhash.kept_join_row_cost = 0;
 SET enable_nestloop = off;
 
 -- the GpuHashJoins stacked from plan node n down through outer children (an

@@ -31,6 +31,18 @@ SET gpuhash.kept_row_cost = 1000000;
 SELECT * FROM gh_explain('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
 SELECT * FROM gh_explain('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4');
 RESET gpuhash.kept_row_cost;
+-- a kept row of a join's output, formed by the join below and copied, is
+-- charged gpuhash.kept_join_row_cost as well: a prohibitive one builds the
+-- base table and probes it with the join's rows, chained, where the join's
+-- output was built
+BEGIN;
+SELECT gh_force_on();
+SET LOCAL enable_nestloop = off;
+SET LOCAL join_collapse_limit = 1;
+SELECT * FROM gh_explain('SELECT r.v, s.w, s2.w FROM r JOIN (s JOIN s AS s2 ON s.id = s2.id) ON r.k4 = s.k4');
+SET LOCAL gpuhash.kept_join_row_cost = 1000000;
+SELECT * FROM gh_explain('SELECT r.v, s.w, s2.w FROM r JOIN (s JOIN s AS s2 ON s.id = s2.id) ON r.k4 = s.k4');
+COMMIT;
 
 -- a join on a unique two-column key whose row estimate is the product of
 -- its columns' selectivities (1 row in 2000 here, every row in fact) gets

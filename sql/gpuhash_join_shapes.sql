@@ -9,6 +9,7 @@ SET client_min_messages = warning;
 -- inner rows whose columns are kept (gpuhash.kept_row_cost, tested in
 -- gpuhash_explain): it moves several of them to other build sides.
 SET gpuhash.kept_row_cost = 0;
+SET gpuhash.kept_join_row_cost = 0;
 
 -- one key repeated 100k times on the inner side
 CREATE TABLE hot (k int4, n int4);

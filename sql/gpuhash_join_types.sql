@@ -12,6 +12,7 @@ SET client_min_messages = warning;
 -- inner rows whose columns are kept (gpuhash.kept_row_cost, tested in
 -- gpuhash_explain): it moves several of them to other build sides.
 SET gpuhash.kept_row_cost = 0;
+SET gpuhash.kept_join_row_cost = 0;
 
 -- jt_a: keys 0..499 (0..99 match nothing in jt_b), duplicated, 20 NULL keys
 CREATE TABLE jt_a (id int4, k int4, k8 int8, x int4, t text);

@@ -15,6 +15,7 @@ SET client_min_messages = warning;
 -- inner rows whose columns are kept (gpuhash.kept_row_cost, tested in
 -- gpuhash_explain): it moves several of them to other build sides.
 SET gpuhash.kept_row_cost = 0;
+SET gpuhash.kept_join_row_cost = 0;
 
 -- Hash Batches and Memory Usage (kB) of the GpuHashJoin in EXPLAIN ANALYZE
 CREATE FUNCTION gh_mem(q text, OUT hash_batches int, OUT memory_kb bigint)

@@ -286,6 +286,8 @@ SET max_parallel_workers_per_gather = 2;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
+-- the outer scan's share alone first: the inner one's comes below
+SET gpuhash.shared_inner_pages = off;
 CREATE TEMP TABLE os_costs AS
 SELECT (SELECT os_cost('SELECT count(*) FROM os_pc t JOIN os_pci i ON t.k = i.k')) AS shared,
        (SELECT set_config('gpuhash.absorbed_page_cost', '1', false) IS NOT NULL) AS s1,

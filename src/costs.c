@@ -182,8 +182,18 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
 	startup += inner_path->rows * cpu_operator_cost * nkeys;
 	startup += inner_rows * gpuhash_build_row_cost;
+	/*
+	 * A kept row of a join's output costs about twice one of a table: the
+	 * join below forms it and this one copies it (206 + 240 ns a row on the
+	 * H100, against 264 ns for a table's row by bench/calibrate.py;
+	 * bench/RESULTS.md section 31).  Without that charge the planner
+	 * built a join's 1.19 M rows for a small table to probe where a chain
+	 * over the large table, forming no such rows, took half the time (Q05
+	 * at SF 1 with 8 workers, section 30).
+	 */
 	if (keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals))
-		startup += inner_path->rows * gpuhash_kept_row_cost;
+		startup += inner_path->rows * (gpuhash_kept_row_cost +
+									   (IS_JOIN_REL(inner_path->parent) ? gpuhash_kept_join_row_cost : 0.0));
 	startup += qc.startup;
 	/*
 	 * An absorbed inner scan (heap_scan.c) saves as the outer one does.  Its
@@ -193,10 +203,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * probing side: TPC-H Q12 at SF 10 built a table of all 15 M orders for
 	 * the 311 506 lineitem rows its filter keeps, 2509 ms on the H100,
 	 * against 1243 ms for the table of those lineitem rows probed by orders
-	 * (bench/RESULTS.md section 30).  Not yet the default: it also made
-	 * plans that build a join's output for a small table to probe, slower
-	 * there (Q05 at SF 1 with 8 workers), as the kept rows cost more than
-	 * kept_row_cost says.
+	 * (bench/RESULTS.md section 30).
 	 */
 	if (inner_scan)
 		startup -= 0.5 * cpu_tuple_cost * inner_path->rows +

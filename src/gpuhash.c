@@ -44,13 +44,14 @@ double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
 double		gpuhash_kept_row_cost = 0.01;
+double		gpuhash_kept_join_row_cost = 0.01;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
 bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
-bool		gpuhash_shared_inner_pages = false;
+bool		gpuhash_shared_inner_pages = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -277,6 +278,14 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomRealVariable("gpuhash.kept_join_row_cost",
+							 "Planner's estimate of the added cost of keeping a row of a join's output, per inner row.",
+							 "Charged on top of kept_row_cost where the inner side is itself a join: its rows are formed by the join below and copied, where a chain of GPU joins probing the same outer side would form none.",
+							 &gpuhash_kept_join_row_cost,
+							 0.01, 0.0, 1e10,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomRealVariable("gpuhash.probe_row_cost",
 							 "Planner's estimate of the cost of probing one outer row.",
 							 NULL,
@@ -365,11 +374,10 @@ _PG_init(void)
 							 "Costs a parallel inner scan the GPU join reads itself as the outer one: a share of its pages per participant.",
 							 "For inner joins, an absorbed inner table that all participants read is charged "
 							 "a share of its pages, and an absorbed outer scan takes the workers of the partial "
-							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12). "
-							 "Off by default: measured on the H100, it sped up TPC-H at SF 10 and slowed Q05 at SF 1 "
-							 "with 8 workers (bench/RESULTS.md section 30).",
+							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12; "
+							 "bench/RESULTS.md sections 30 and 31).",
 							 &gpuhash_shared_inner_pages,
-							 false,
+							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

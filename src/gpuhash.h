@@ -51,6 +51,7 @@ extern double gpuhash_load_factor;
 extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;
 extern double gpuhash_kept_row_cost;
+extern double gpuhash_kept_join_row_cost;
 extern double gpuhash_probe_row_cost;
 extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
