@@ -25,6 +25,9 @@
 #                    rewrites it for other scale factors), in ea.TAG.tar.xz;
 #                    EA_SETS="SET name = value;" is added to the on runs
 #                    only, as run.py's --set
+#   alt "4 6" N TAG  N sessions per query, off and on in turn, serial by
+#                    default: each session's 3 run times and the CPU and
+#                    NUMA node its backend ended on, into alt.TAG.log
 #   facts            the machine's CPU and NUMA layout and GPU topology
 #                    into $OUT/facts.txt (serial runs of one plan spread
 #                    0.71-1.48 between sessions: section 30)
@@ -130,6 +133,30 @@ ea() {
 	done
 	(cd $OUT && tar -cJf ea.$2.tar.xz ea.$2.q*.txt && rm -f ea.$2.q*.txt)
 	el "ea $2"
+}
+
+# alt "4 6" N TAG: N sessions per query, GPU join off and on in turn, each a
+# warm-up and 3 timed runs, with the CPU and NUMA node the backend ended on:
+# does a session's placement explain the spread of one plan's serial runs?
+alt() {
+	local q m i f cpu
+	for q in $1; do
+		f=tpch/queries/q$(printf %02d $q).sql
+		for i in $(seq 1 $2); do
+			for m in off on; do
+				{ echo "SET max_parallel_workers_per_gather=${WORKERS:-0}; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;"
+				  echo "\\o /dev/null"; cat $f; echo "\\timing on"; cat $f; cat $f; cat $f; echo "\\timing off"; echo "\\o"
+				  echo "\\pset tuples_only on"
+				  echo "SELECT 'cpu ' || split_part(pg_read_file('/proc/self/stat'), ' ', 39);"; } |
+					psql -X -q ${DB:-tpch} >$OUT/alt.tmp 2>&1
+				cpu=$(grep -o "cpu [0-9]*" $OUT/alt.tmp | awk '{print $2}')
+				echo "alt Q$q $i $m $(grep -o '^Time: [0-9.]*' $OUT/alt.tmp | awk '{printf "%s ", $2}')cpu $cpu node $(basename $(ls -d /sys/devices/system/cpu/cpu$cpu/node* 2>/dev/null) 2>/dev/null)" |
+					tee -a $OUT/alt.$3.log
+			done
+		done
+	done
+	rm -f $OUT/alt.tmp
+	el "alt $3"
 }
 
 facts() {
