@@ -13,7 +13,8 @@
 #   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
 #   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
-#                    mode in both orders; SETS="--set NAME=VALUE" adds settings;
+#                    mode in both orders (ROUNDS=N: N rounds of off, on, on,
+#                    off, a session each); SETS="--set NAME=VALUE" adds settings;
 #                    TOGGLE=NAME compares a setting off and on in place of
 #                    the GPU join (TOGGLE=gpuhash.shared_inner_pages: two
 #                    planner rules on one load); TIMEOUT=S cuts a statement at S seconds (default 600: Q18
@@ -107,7 +108,7 @@ sfsetup() {
 # med "10 7" TAG: warm-up + 6 runs per mode, both orders
 med() {
 	python3 tpch/run.py --sf ${SF:-10} --workers ${WORKERS:-8} --device gpu --skip-load --db ${DB:-tpch} --queries "$(echo $1 | tr ' ' ,)" \
-		--runs ${RUNS:-6} --warmup 1 --order both --timeout ${TIMEOUT:-600} ${SETS:-} \
+		--runs ${RUNS:-6} --warmup 1 --order both --rounds ${ROUNDS:-1} --timeout ${TIMEOUT:-600} ${SETS:-} \
 		--toggle ${TOGGLE:-enable_gpuhashjoin} \
 		--save-dir $OUT/med.$2 --report $OUT/med.$2.md \
 		>$OUT/med.$2.log 2>&1

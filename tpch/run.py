@@ -64,6 +64,11 @@ def parse_args(argv):
                    help="which mode of each query runs first; 'both' runs each query in both "
                         "orders (twice the time) and takes each mode's median over all its runs, "
                         "so that neither side gains from running second (default off-first)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="with --order both, rounds of off, on, on, off per query, each mode "
+                        "a new session (backend) each time: one session's runs agree with each "
+                        "other more than with another session's (bench/RESULTS.md section 31), "
+                        "so more sessions per mode (default 1)")
     p.add_argument("--timeout", type=float, default=600,
                    help="per-statement timeout in seconds (default 600)")
     p.add_argument("--report", help="write a markdown report to FILE.md")
@@ -497,8 +502,12 @@ def run_query(args, psql, prefix, q, text, workdir, device_ok):
     off = mode(False)
     on = mode(True)
     if args.order == "both":
-        on = merge_modes(on, mode(True))
-        off = merge_modes(off, mode(False))
+        for r in range(max(args.rounds, 1)):
+            if r:
+                off = merge_modes(off, mode(False))
+                on = merge_modes(on, mode(True))
+            on = merge_modes(on, mode(True))
+            off = merge_modes(off, mode(False))
     return off, on
 
 
@@ -706,9 +715,9 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
         if args.set:
             f.write("- settings of the on runs: " + ", ".join(f"`{kv}`" for kv in args.set) + "\n")
-        per_mode = args.runs * (2 if args.order == "both" else 1)
-        f.write(f"- runs: {args.warmup} warm-up + median of {per_mode}, "
-                f"order {args.order}; "
+        sessions = 2 * max(args.rounds, 1) if args.order == "both" else 1
+        f.write(f"- runs: {args.warmup} warm-up + median of {args.runs * sessions}, "
+                f"{sessions} session(s) per mode, order {args.order}; "
                 f"timeout {args.timeout:g} s per statement\n")
         f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
                 f"work_mem {info['work_mem']}, max_parallel_workers_per_gather "
