@@ -11,8 +11,8 @@
 #                    (the leak check, which polls the whole service, off
 #                    when N > 1)
 #   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
-#                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch},
-#                    then CHECKPOINT and restart
+#                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
+#                    (no restart after it: section 31 for why)
 #   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
 #                    mode in both orders (ROUNDS=N: N rounds of off, on, on,
 #                    off, a session each); SETS="--set NAME=VALUE" adds settings;
@@ -103,12 +103,6 @@ sfsetup() {
 	tpch/load.sh -s ${SF:-10} -d ${DB:-tpch} -j 16 >$OUT/load.${DB:-tpch}.log 2>&1; echo "load SF ${SF:-10} rc=$?" | tee -a $OUT/summary
 	tail -10 $OUT/load.${DB:-tpch}.log
 	psql -X -qc "create extension if not exists gpuhash" ${DB:-tpch}
-	# the queries right after a load ran ~1.5x slower in both modes
-	# (section 31): time them on a checkpointed, restarted server
-	psql -X -qc "checkpoint" postgres
-	: >/tmp/pg.$PGPORT.log
-	PG_OPTS="$BENCH_OPTS" pgrestart
-	waitsvc
 	el "loaded"
 }
 
