@@ -30,6 +30,8 @@
 #   alt "4 6" N TAG  N sessions per query, off and on in turn, serial by
 #                    default: each session's 3 run times and the CPU and
 #                    NUMA node its backend ended on, into alt.TAG.log
+#   restartab "5" T  EXPLAIN (ANALYZE, BUFFERS) off and on before and after a
+#                    CHECKPOINT and restart, each after a warm-up pass
 #   facts            the machine's CPU and NUMA layout and GPU topology
 #                    into $OUT/facts.txt (serial runs of one plan spread
 #                    0.71-1.48 between sessions: section 30)
@@ -128,7 +130,7 @@ ea() {
 		for m in off on; do
 			{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$m; SET gpuhash.device=gpu;";
 			  [ $m = on ] && echo "${EA_SETS:-}";
-			  echo "EXPLAIN (ANALYZE, VERBOSE off, BUFFERS off)"; cat $f; } |
+			  echo "EXPLAIN (ANALYZE, VERBOSE off, BUFFERS ${EA_BUFFERS:-off})"; cat $f; } |
 				psql -X -q ${DB:-tpch} >$OUT/ea.$2.q$q.$m.txt 2>&1
 			echo "ea Q$q $m: $(grep -m1 'Execution Time' $OUT/ea.$2.q$q.$m.txt)"
 		done
@@ -161,10 +163,28 @@ alt() {
 	el "alt $3"
 }
 
+# restartab "5 7" TAG: each query's EXPLAIN (ANALYZE, BUFFERS), GPU join
+# off and on, on the server as it is (after a warm-up pass), then again
+# after a CHECKPOINT and restart (after a warm-up pass): whether a restart
+# slows the GPU plans (section 31: Q05 at SF 10 ran 0.90 on a restarted
+# server of another machine, 1.23-1.26 on servers timed right after the load)
+restartab() {
+	EA_BUFFERS=on ea "$1" $2.warm0 >/dev/null
+	EA_BUFFERS=on ea "$1" $2.before
+	psql -X -qc "checkpoint" postgres
+	: >/tmp/pg.$PGPORT.log
+	PG_OPTS="$BENCH_OPTS" pgrestart
+	waitsvc
+	EA_BUFFERS=on ea "$1" $2.warm1 >/dev/null
+	EA_BUFFERS=on ea "$1" $2.after
+}
+
 facts() {
 	{ lscpu; echo; command -v numactl >/dev/null && numactl -H || echo "numactl: not installed";
 	  echo; grep -H . /sys/devices/system/node/node*/cpulist 2>/dev/null; echo;
-	  nvidia-smi topo -m 2>/dev/null; } >$OUT/facts.txt 2>&1
+	  nvidia-smi topo -m 2>/dev/null; echo;
+	  grep -H . /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled \
+		/proc/sys/vm/nr_hugepages 2>/dev/null; } >$OUT/facts.txt 2>&1
 	grep -E "^(Model name|Socket|Core|Thread|NUMA node)" $OUT/facts.txt | tee -a $OUT/summary
 }
 
