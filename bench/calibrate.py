@@ -11,6 +11,9 @@ query timed with one warm-up and the median of --runs:
   - the cost per inner row kept for output: the same inner sides with an
     int and a text column read above the join, against keys only
     (gpuhash.kept_row_cost);
+  - the same where the inner side is a join's output (calib_inner joined
+    to a 977-row table below the join): what it adds to a table's kept row
+    is gpuhash.kept_join_row_cost;
   - the cost per outer row probed (scan, key, probe wait): outer sides of
     growing size whose keys all miss (slope, less the outer scan's);
   - the cost per match emitted: the same outer side with every key
@@ -109,16 +112,17 @@ def slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
 
 
-def build_slopes(db, settings, sizes, runs, plan_ok, scan_ms_of, what):
+def build_slopes(db, settings, sizes, runs, plan_ok, scan_ms_of, what, inner="calib_inner i"):
     """ms per inner row built, and per row kept on top of that, over inner
-    sizes: calib_inner's rows with k <= size against the whole outer side,
-    whose keys all miss (km < 0), then the same with two inner columns read
-    above the join (kept, never emitted); each less its inner scan.  Also
-    the last plan."""
+    sizes: calib_inner's rows with k <= size (inner: calib_inner alone, or
+    a join of it) against the whole outer side, whose keys all miss
+    (km < 0), then the same with two inner columns read above the join
+    (kept, never emitted); each less its inner side's own time.  Also the
+    last plan."""
     xs, ys, yk, pl = [], [], [], None
     for s in sizes:
-        q = ("SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.km = i.k "
-             "WHERE i.k <= %d" % s)
+        q = ("SELECT count(*) FROM calib_outer o JOIN %s ON o.km = i.k "
+             "WHERE i.k <= %d" % (inner, s))
         qk = q.replace("count(*)", "count(i.p), count(i.t)")
         for qq in (q, qk):
             pl = db.plan(qq, settings)
@@ -130,6 +134,23 @@ def build_slopes(db, settings, sizes, runs, plan_ok, scan_ms_of, what):
         yk.append(db.ms(qk, settings, runs) - scan)
     inner = slope(xs, ys)
     return inner, slope(xs, yk) - inner, pl
+
+
+def builds_join(plan):
+    """Is the side built a join: the GPU join's inner child, or under the Hash?"""
+    def is_join(n):
+        return n.get("Custom Plan Provider") == "GpuHashJoin" or n.get("Node Type", "").endswith("Join")
+
+    # a custom scan's children are "child": with the outer side absorbed (or
+    # a scan), the join among them is the inner side
+    def gpu(n):
+        return (n.get("Custom Plan Provider") == "GpuHashJoin" and
+                any(c.get("Parent Relationship") in ("Inner", "child") and is_join(c)
+                    for c in n.get("Plans", [])))
+
+    def native(n):
+        return n.get("Node Type") == "Hash" and any(is_join(c) for c in n.get("Plans", []))
+    return has_node(plan, gpu) or has_node(plan, native)
 
 
 def is_parallel_build(plan):
@@ -196,7 +217,8 @@ def main(argv):
     print("calibrate.py: loading (largest table %d rows)" % n, flush=True)
     db.run("CREATE EXTENSION IF NOT EXISTS gpuhash")
     db.run(f"""
-        DROP TABLE IF EXISTS calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small;
+        DROP TABLE IF EXISTS calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small,
+            calib_dim;
         CREATE TABLE calib_tiny_a AS SELECT g AS k, g % 10 AS v FROM generate_series(1, 1000) g;
         CREATE TABLE calib_tiny_b AS SELECT g AS k, g % 7 AS v FROM generate_series(1, 1000) g;
         -- inner keys 1..n; the outer keys of a "miss" run are negative
@@ -206,7 +228,10 @@ def main(argv):
             -(g * 7919::int8 % {n} + 1)::int4 AS km, (g % 1000)::int4 AS v
           FROM generate_series(1, {n}) g;
         CREATE TABLE calib_small AS SELECT g::int4 AS k FROM generate_series(1, 1000) g;
-        VACUUM ANALYZE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small;
+        -- one row per calib_inner.p: joined below a join, it makes the
+        -- inner side a join's output of calib_inner's rows
+        CREATE TABLE calib_dim AS SELECT g::int4 AS p, g AS w FROM generate_series(0, 976) g;
+        VACUUM ANALYZE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small, calib_dim;
     """)
 
     # ms per cost unit: the server's Seq Scan, timed against its plan
@@ -233,6 +258,18 @@ def main(argv):
             db, settings, (n // 8, n // 4, n // 2), a.runs,
             lambda pl: check(pl) and builds(pl, "calib_inner"),
             lambda s: scan_ms_of("calib_inner", s), f"{mode} join building calib_inner")
+
+        # per inner row of a join's output kept: the same, with calib_inner
+        # joined to calib_dim below the join (join_collapse_limit 1 keeps it
+        # there), less that lower join's own time; what a kept row costs
+        # beyond a table's is kept_join_row_cost
+        lower = "(calib_inner i JOIN calib_dim d ON i.p = d.p)"
+        jset = settings + ["SET join_collapse_limit = 1"]
+        _, r["kept_join_row"], _ = build_slopes(
+            db, jset, (n // 8, n // 4, n // 2), a.runs,
+            lambda pl: check(pl) and builds_join(pl),
+            lambda s: db.ms(f"SELECT count(*) FROM {lower} WHERE i.k <= {s}", jset, a.runs),
+            f"{mode} join building a join's output", inner=lower)
 
         # per outer row, every key missing: outer rows with k <= size, joined
         # on km (< 0) with the small table
@@ -272,6 +309,7 @@ def main(argv):
     print("|---|---:|---:|---:|---:|")
     for key, label in (("fixed", "fixed cost of a join"), ("inner_row", "per inner row built"),
                        ("kept_row", "per inner row kept (2 columns)"),
+                       ("kept_join_row", "per inner row of a join kept (2 columns)"),
                        ("outer_row", "per outer row probed (no match)"),
                        ("match", "per match emitted")):
         g, nv = results["gpuhash"][key], results["native"][key]
@@ -289,6 +327,7 @@ def main(argv):
     probe = max(g["outer_row"] / unit - cpu_operator_cost + 0.5 * cpu_tuple_cost, 0.0)
     match = max(g["match"] / unit, 0.0)
     kept = max(g["kept_row"] / unit, 0.0)
+    kept_join = max((g["kept_join_row"] - g["kept_row"]) / unit, 0.0)
     print()
     print("-- settings matching this server; a native match measured %.5f units, "
           "charged cpu_tuple_cost = %g" % (results["native"]["match"] / unit, cpu_tuple_cost))
@@ -297,10 +336,11 @@ def main(argv):
     print(f"SET gpuhash.probe_row_cost = {probe:.5f};")
     print(f"SET gpuhash.match_row_cost = {match:.5f};")
     print(f"SET gpuhash.kept_row_cost = {kept:.5f};")
+    print(f"SET gpuhash.kept_join_row_cost = {kept_join:.5f};")
     if a.parallel > 0:
         parallel_build(db, a, n, unit)
     if not a.keep:
-        db.run("DROP TABLE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small")
+        db.run("DROP TABLE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small, calib_dim")
     return 0
 
 
