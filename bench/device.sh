@@ -30,6 +30,7 @@
 #   alt "4 6" N TAG  N sessions per query, off and on in turn, serial by
 #                    default: each session's 3 run times and the CPU and
 #                    NUMA node its backend ended on, into alt.TAG.log
+#   pin 13           new backends run on CPU 13 only ("all" undoes it)
 #   restartab "5" T  EXPLAIN (ANALYZE, BUFFERS) off and on before and after a
 #                    CHECKPOINT and restart, each after a warm-up pass
 #   facts            the machine's CPU and NUMA layout and GPU topology
@@ -177,6 +178,16 @@ restartab() {
 	waitsvc
 	EA_BUFFERS=on ea "$1" $2.warm1 >/dev/null
 	EA_BUFFERS=on ea "$1" $2.after
+}
+
+# pin CPUS: the postmaster, and so every backend it starts from now on,
+# runs on CPUS only (taskset list, e.g. "13" or "0-7"); "all" undoes it.
+# With alt: is a session's speed its vCPU's (section 31)?
+pin() {
+	local c=$1
+	[ "$c" = all ] && c=0-$(($(nproc) - 1))
+	taskset -a -p -c "$c" "$(head -1 $PGDATA/postmaster.pid)" >/dev/null &&
+		echo "postmaster pinned to $c" | tee -a $OUT/summary
 }
 
 facts() {
