@@ -112,15 +112,15 @@ def slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den
 
 
-def build_slopes(db, settings, sizes, runs, plan_ok, scan_ms_of, what, inner="calib_inner i"):
+def build_slopes(db, settings, n, runs, plan_ok, scan_ms_of, what, inner="calib_inner i"):
     """ms per inner row built, and per row kept on top of that, over inner
-    sizes: calib_inner's rows with k <= size (inner: calib_inner alone, or
-    a join of it) against the whole outer side, whose keys all miss
+    sizes: calib_inner's rows with k <= n/8, n/4, n/2 (inner: calib_inner
+    alone, or a join of it) against the whole outer side, whose keys all miss
     (km < 0), then the same with two inner columns read above the join
     (kept, never emitted); each less its inner side's own time.  Also the
     last plan."""
     xs, ys, yk, pl = [], [], [], None
-    for s in sizes:
+    for s in (n // 8, n // 4, n // 2):
         q = ("SELECT count(*) FROM calib_outer o JOIN %s ON o.km = i.k "
              "WHERE i.k <= %d" % (inner, s))
         qk = q.replace("count(*)", "count(i.p), count(i.t)")
@@ -183,7 +183,7 @@ def parallel_build(db, a, n, unit):
     rows = {}
     for mode, settings in (("gpuhash", gpu), ("native", native)):
         inner, kept, pl = build_slopes(
-            db, settings, (n // 8, n // 4, n // 2), a.runs, is_parallel_build,
+            db, settings, n, a.runs, is_parallel_build,
             lambda s: db.ms(f"SELECT count(*) FROM calib_inner WHERE k <= {s}", scan_settings,
                             a.runs), f"parallel {mode} build of calib_inner")
         rows[mode] = (inner, kept, (workers_planned(pl) or a.parallel) + 1)
@@ -255,7 +255,7 @@ def main(argv):
         # per inner row built and kept (build_slopes): the inner side stays
         # the smaller one, so it is the one built
         r["inner_row"], r["kept_row"], _ = build_slopes(
-            db, settings, (n // 8, n // 4, n // 2), a.runs,
+            db, settings, n, a.runs,
             lambda pl: check(pl) and builds(pl, "calib_inner"),
             lambda s: scan_ms_of("calib_inner", s), f"{mode} join building calib_inner")
 
@@ -266,7 +266,7 @@ def main(argv):
         lower = "(calib_inner i JOIN calib_dim d ON i.p = d.p)"
         jset = settings + ["SET join_collapse_limit = 1"]
         _, r["kept_join_row"], _ = build_slopes(
-            db, jset, (n // 8, n // 4, n // 2), a.runs,
+            db, jset, n, a.runs,
             lambda pl: check(pl) and builds_join(pl),
             lambda s: db.ms(f"SELECT count(*) FROM {lower} WHERE i.k <= {s}", jset, a.runs),
             f"{mode} join building a join's output", inner=lower)

@@ -61,10 +61,15 @@ waitsvc() {
 	echo "service not ready"; tail -20 /tmp/pg.$PGPORT.log
 }
 
-regress() {
+# restart_with OPTS: restart the server with these options, wait for the service
+restart_with() {
 	: >/tmp/pg.$PGPORT.log
-	PG_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c fsync=off" pgrestart
+	PG_OPTS="$1" pgrestart
 	waitsvc
+}
+
+regress() {
+	restart_with "-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c fsync=off"
 	make installcheck >$OUT/installcheck.log 2>&1; echo "installcheck rc=$?" | tee -a $OUT/summary
 	grep -E "tests passed|failed|FAILED" $OUT/installcheck.log | tail -5
 	[ -f regression.diffs ] && cp regression.diffs $OUT/installcheck.diffs
@@ -98,9 +103,7 @@ fuzz() {
 BENCH_OPTS="-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu $(tpch_server_settings 8 | paste -sd' ')"
 
 sfsetup() {
-	: >/tmp/pg.$PGPORT.log
-	PG_OPTS="$BENCH_OPTS" pgrestart
-	waitsvc
+	restart_with "$BENCH_OPTS"
 	make -s -C tpch >/dev/null
 	psql -X -qc "drop database if exists ${DB:-tpch}" -c "create database ${DB:-tpch}" postgres
 	tpch/load.sh -s ${SF:-10} -d ${DB:-tpch} -j 16 >$OUT/load.${DB:-tpch}.log 2>&1; echo "load SF ${SF:-10} rc=$?" | tee -a $OUT/summary
@@ -173,9 +176,7 @@ restartab() {
 	EA_BUFFERS=on ea "$1" $2.warm0 >/dev/null
 	EA_BUFFERS=on ea "$1" $2.before
 	psql -X -qc "checkpoint" postgres
-	: >/tmp/pg.$PGPORT.log
-	PG_OPTS="$BENCH_OPTS" pgrestart
-	waitsvc
+	restart_with "$BENCH_OPTS"
 	EA_BUFFERS=on ea "$1" $2.warm1 >/dev/null
 	EA_BUFFERS=on ea "$1" $2.after
 }
