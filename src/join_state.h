@@ -125,6 +125,8 @@ typedef struct SharedInner
 	uint64		layout_n;		/* positions to lay out; 0: none */
 	int			layout_m;		/* carried columns among them */
 	pg_atomic_uint64 layout_next;	/* the next position not yet claimed */
+	uint64		kf_fill_n;		/* shares' keys to add to kf; 0: none */
+	pg_atomic_uint64 kf_fill_next;	/* the next of them not yet claimed */
 } SharedInner;
 
 /*
@@ -536,6 +538,8 @@ extern void gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space);
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
+extern void gpuhash_keyfilter_add_shared(pg_atomic_uint64 *words, uint64 n_words,
+										 const uint64 *keys, uint64 n);
 extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
 									const GpuKeyParts *keys);
 extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);

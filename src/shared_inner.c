@@ -42,6 +42,8 @@ gpuhash_shared_inner_init(SharedInner *si, int max_chunks)
 	si->layout_n = 0;
 	si->layout_m = 0;
 	pg_atomic_init_u64(&si->layout_next, 0);
+	si->kf_fill_n = 0;
+	pg_atomic_init_u64(&si->kf_fill_next, 0);
 }
 
 /* The share directory, made once (under the caller's lock). */
@@ -97,6 +99,7 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 	free_dsa(area, &si->carried);
 	free_dsa(area, &si->order);
 	si->layout_n = 0;
+	si->kf_fill_n = 0;
 }
 
 /*
@@ -350,6 +353,20 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	if (sm.m > 0 && sm.n_keyed > 0)
 		si->carried = dsa_allocate_extended(area, (sizeof(uint64) + 1) * sm.m * sm.n_keyed,
 											 DSA_ALLOC_HUGE);
+	/* the key filter, empty: every participant adds keys to it as it lays out */
+	si->kf_fill_n = 0;
+	pg_atomic_write_u64(&si->kf_fill_next, 0);
+	if (sm.n_keyed > 0 && gpuhash_keyfilter_wanted(gs))
+	{
+		pg_atomic_uint64 *w;
+
+		si->kf_nwords = gpuhash_keyfilter_words(sm.n_keyed);
+		si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
+		w = dsa_get_address(area, si->kf);
+		for (uint64 i = 0; i < si->kf_nwords; i++)
+			pg_atomic_init_u64(&w[i], 0);
+		si->kf_fill_n = sm.n_keyed;
+	}
 	if (sm.n_keyed > 0)
 	{
 		const uint32 *order = gpuhash_build_keys(gs, &keys);
@@ -369,6 +386,43 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 
 /* Positions a participant lays out at a time. */
 #define LAYOUT_BLOCK 16384
+
+/*
+ * Every participant, once the table is built: blocks of the shares' keys,
+ * in share order, into the key filter (timed as the filter's).
+ */
+static void
+fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
+{
+	pg_atomic_uint64 *words = dsa_get_address(area, si->kf);
+	instr_time	t0,
+				t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (;;)
+	{
+		uint64		from = pg_atomic_fetch_add_u64(&si->kf_fill_next, LAYOUT_BLOCK);
+		uint64		to;
+
+		if (from >= si->kf_fill_n)
+			break;
+		to = Min(from + LAYOUT_BLOCK, si->kf_fill_n);
+		/* the block may span shares */
+		while (from < to)
+		{
+			int			p = part_of(sm->start, sm->nparts, from);
+			uint64		k = from - sm->start[p];
+			uint64		len = Min(to - from, sm->n[p] - k);
+
+			gpuhash_keyfilter_add_shared(words, si->kf_nwords, sm->keys[p] + k, len);
+			from += len;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
+}
 
 /*
  * Every participant, once the table is built: each table row's tuple
@@ -392,12 +446,20 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 	instr_time	t0,
 				t1;
 
-	if (n == 0)
+	if (n == 0 && si->kf_fill_n == 0)
 		return;
-	INSTR_TIME_SET_CURRENT(t0);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash layout", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	share_map(gs, si, area, &sm);
+	if (si->kf_fill_n > 0)
+		fill_key_filter(gs, si, area, &sm);
+	if (n == 0)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return;
+	}
+	INSTR_TIME_SET_CURRENT(t0);
 	order = dsa_get_address(area, si->order);
 	ptrs = DsaPointerIsValid(si->rowptrs) ? dsa_get_address(area, si->rowptrs) : NULL;
 	if (m > 0)
@@ -460,8 +522,7 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 }
 
 /*
- * The builder, once every participant has laid its blocks out: the key
- * filter over the shares' keys, the NULL-key rows of right/full joins after
+ * The builder, once every participant has laid its blocks out: the NULL-key rows of right/full joins after
  * the table's rows, the match bits; the shares' keys, offsets and carried
  * keys have served.  The caller publishes the table.
  */
@@ -472,7 +533,6 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	dsa_pointer *ptrs = DsaPointerIsValid(si->rowptrs) ?
 		dsa_get_address(area, si->rowptrs) : NULL;
 	ShareMap	sm;
-	GpuKeyParts keys;
 	uint64		pos;
 	MemoryContext old;
 	instr_time	t0,
@@ -481,16 +541,10 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	INSTR_TIME_SET_CURRENT(t0);
 	free_dsa(area, &si->order);
 	si->layout_n = 0;
+	si->kf_fill_n = 0;
 	old = MemoryContextSwitchTo(gs->inner_cxt);
 	share_map(gs, si, area, &sm);
 	MemoryContextSwitchTo(old);
-	share_keys(&sm, &keys);
-	if (sm.n_keyed > 0 && gpuhash_keyfilter_wanted(gs))
-	{
-		si->kf_nwords = gpuhash_keyfilter_words(sm.n_keyed);
-		si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
-		gpuhash_keyfilter_build(gs, dsa_get_address(area, si->kf), si->kf_nwords, &keys);
-	}
 	pos = sm.n_keyed;
 	for (int i = 0; ptrs && i < si->n_chunks; i++)
 	{
