@@ -43,6 +43,33 @@ SELECT * FROM gh_explain('SELECT r.v, s.w, s2.w FROM r JOIN (s JOIN s AS s2 ON s
 SET LOCAL gpuhash.kept_join_row_cost = 1000000;
 SELECT * FROM gh_explain('SELECT r.v, s.w, s2.w FROM r JOIN (s JOIN s AS s2 ON s.id = s2.id) ON r.k4 = s.k4');
 COMMIT;
+-- PostgreSQL's Hash over a GPU join's output keeps the rows that join forms
+-- and pays the same charge: with none the native join hashes the GPU join's
+-- rows, with a prohibitive one it hashes the base table (the GPU joins
+-- above either side priced out by kept_row_cost, chains off)
+CREATE FUNCTION plan_of(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    CONTINUE WHEN line ~ '^\s*(GPU Memory|Path|Device|Scheme): ';
+    RETURN NEXT line;
+  END LOOP;
+END;
+$$;
+BEGIN;
+SELECT gh_force_on();
+SET LOCAL enable_hashjoin = on;
+SET LOCAL enable_nestloop = off;
+SET LOCAL join_collapse_limit = 1;
+SET LOCAL gpuhash.chain = off;
+SET LOCAL gpuhash.kept_row_cost = 1000000;
+SET LOCAL gpuhash.kept_join_row_cost = 0;
+SELECT * FROM plan_of('SELECT r.v, s.w FROM r JOIN (s JOIN s AS s2 ON s.id = s2.id) ON r.k4 = s.k4');
+SET LOCAL gpuhash.kept_join_row_cost = 1000000;
+SELECT * FROM plan_of('SELECT r.v, s.w FROM r JOIN (s JOIN s AS s2 ON s.id = s2.id) ON r.k4 = s.k4');
+COMMIT;
+DROP FUNCTION plan_of(text);
 
 -- a join on a unique two-column key whose row estimate is the product of
 -- its columns' selectivities (1 row in 2000 here, every row in fact) gets
