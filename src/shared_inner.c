@@ -429,7 +429,8 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
  * pointer and carried keys, gathered from its share.  The gather goes to
  * random places (the loads start 16 rows ahead), and on one process it
  * held the others at the barrier (Q12 at SF 10: 0.8 s for 15 M orders), so
- * all take blocks of positions in turn.
+ * all take blocks of positions in turn.  The key filter's blocks first
+ * (fill_key_filter), for the same reason.
  */
 void
 gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, bool count)
