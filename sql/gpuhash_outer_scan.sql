@@ -72,6 +72,31 @@ SELECT * FROM gh_check('SELECT t.id, t.extra, t.pad, i.w FROM os_t t JOIN os_i i
 SELECT * FROM gh_check('SELECT t.id, t.extra, i.w FROM os_t t JOIN os_i i ON t.k2 = i.k');
 SELECT * FROM gh_check('SELECT t.extra, count(*) FROM os_t t JOIN os_i i ON t.extra = i.k GROUP BY t.extra');
 
+-- a key after fixed-width columns only is read at its offset in tuples
+-- without NULLs (heap_scan.c's fast key): rows with NULLs, rows written
+-- before a fixed-width column was dropped (its bytes still there) and after
+-- (stored as NULL), and a key column added with a default after the rows
+-- (missing in the older ones); as the outer side and as the absorbed inner one
+CREATE TABLE fk_t (a int4, d int8, k int4, n int2);
+INSERT INTO fk_t SELECT g, g * 3, g % 400, CASE WHEN g % 13 = 0 THEN NULL ELSE g % 7 END
+FROM generate_series(1, 6000) g;
+ALTER TABLE fk_t DROP COLUMN d;
+INSERT INTO fk_t (a, k, n) SELECT g, g % 400, g % 5 FROM generate_series(6001, 9000) g;
+INSERT INTO fk_t (a, k, n) SELECT g, NULL, 1 FROM generate_series(9001, 9100) g;
+ALTER TABLE fk_t ADD COLUMN k3 int8 DEFAULT 11;
+CREATE TABLE fk_u (a int4, k4 int8);
+INSERT INTO fk_u SELECT g, g % 300 FROM generate_series(1, 3000) g;
+ALTER TABLE fk_u ADD COLUMN k5 int4 DEFAULT 3;
+INSERT INTO fk_u SELECT g, g % 300, g % 20 FROM generate_series(3001, 4000) g;
+INSERT INTO fk_t (a, k, n, k3) SELECT g, g % 400, 2, g % 40 FROM generate_series(9101, 9500) g;
+ANALYZE fk_t;
+ANALYZE fk_u;
+SELECT gh_absorbed('SELECT t.a, i.w FROM fk_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.a, t.n, i.w FROM fk_t t JOIN os_i i ON t.k = i.k');
+SELECT * FROM gh_check('SELECT t.a, u.a FROM fk_t t JOIN fk_u u ON t.k3 = u.k4');
+SELECT * FROM gh_check('SELECT t.a, u.a FROM fk_t t JOIN fk_u u ON t.k = u.k5');
+SELECT * FROM gh_check('SELECT i.k, count(*) FROM os_i i JOIN fk_t t ON t.k = i.k GROUP BY i.k');
+
 -- a concurrent transaction's uncommitted changes are invisible; committed
 -- ones become visible to a new snapshot, not to an older one
 SELECT dblink_connect('os_other', 'dbname=' || current_database() || ' port=' || current_setting('port')

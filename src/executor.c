@@ -255,7 +255,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 
 			if (r != OS_TUPLE)
 				return r;
-			*nokey = !gpuhash_heap_key(gs, gs->oscan, true, *htup, key);
+			*nokey = !gpuhash_heap_key_fast(gs, gs->oscan, true, *htup, key);
 			if (*nokey || gs->nbatch == 1 ||
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;

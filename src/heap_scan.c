@@ -71,6 +71,7 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 	ListCell   *lc;
 	int			j = 0;
 
+	os->fast_key_off = -1;		/* none until the keys are known */
 	os->rel = ExecOpenScanRelation(estate, plan->scan.scanrelid, eflags);
 	os->desc = RelationGetDescr(os->rel);
 	os->parallel = plan->scan.plan.parallel_aware;
@@ -422,7 +423,7 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 			if (cheap_key && gs->kf_on)
 			{
 				page_tuple_at(os, page, os->index, relid, &t);
-				nokey = !gpuhash_heap_key(gs, os, true, &t, &key);
+				nokey = !gpuhash_heap_key_fast(gs, os, true, &t, &key);
 				if (!gpuhash_outer_row_wanted(gs, key, nokey) || !filter_passes(os, &t))
 					continue;
 			}
@@ -430,7 +431,7 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 			{
 				if (!page_tuple(os, page, os->index, relid, &t))
 					continue;
-				nokey = !gpuhash_heap_key(gs, os, true, &t, &key);
+				nokey = !gpuhash_heap_key_fast(gs, os, true, &t, &key);
 				if (!gpuhash_outer_row_wanted(gs, key, nokey))
 					continue;
 			}

@@ -293,7 +293,7 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 				/* its kept columns are copied from the slot before the page moves on */
 				*slot = ExecStoreHeapTuple(tup, gs->iscan->slot, false);
 				*keep = gs->iscan->heap_keep;
-				*nokey = !gpuhash_heap_key(gs, gs->iscan, false, tup, key);
+				*nokey = !gpuhash_heap_key_fast(gs, gs->iscan, false, tup, key);
 			}
 			else
 			{
@@ -407,7 +407,7 @@ read_inner_pages(GpuJoinState *gs)
 			TupleTableSlot *slot = gs->n_inner_keep > 0 ?
 				ExecStoreHeapTuple(&tups[i], is->slot, false) : NULL;
 			uint64		key;
-			bool		nokey = !gpuhash_heap_key(gs, is, false, &tups[i], &key);
+			bool		nokey = !gpuhash_heap_key_fast(gs, is, false, &tups[i], &key);
 
 			if (nokey && !null_key_row_stays(gs, &key))
 				continue;

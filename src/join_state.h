@@ -14,6 +14,8 @@
 #include "gpuhash.h"
 
 #include "access/htup.h"
+#include "access/htup_details.h"
+#include "access/tupmacs.h"
 #include "access/parallel.h"
 #include "nodes/plannodes.h"
 #include "utils/relcache.h"
@@ -94,6 +96,16 @@ typedef struct GpuHeapScan
 	HeapTupleData tup;			/* the tuple handed out last */
 	bool		pending;		/* ... to be handed out again */
 	int			max_keep;		/* columns to deform for the kept ones */
+	/*
+	 * One exact key that is a plain column after fixed-width columns only:
+	 * its offset in a tuple without NULLs, read with no call per tuple
+	 * (gpuhash_heap_key_fast); -1 where there is none.
+	 */
+	int			fast_key_off;
+	AttrNumber	fast_key_attno;
+	int16		fast_key_len;
+	bool		fast_key_byval;
+	GpuKeyConv	fast_key_conv;
 	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
 	struct GpuProbeBatch *filling;	/* the batch that takes tuples' pins */
 	/* EXPLAIN ANALYZE */
@@ -535,6 +547,33 @@ extern Size gpuhash_heap_scan_estimate(GpuHeapScan *os);
 extern void gpuhash_heap_scan_init_dsm(GpuHeapScan *os, void *space);
 extern void gpuhash_heap_scan_reinit_dsm(GpuHeapScan *os, void *space);
 extern void gpuhash_heap_scan_init_worker(GpuHeapScan *os, void *space);
+
+extern void gpuhash_heap_fast_key_setup(GpuJoinState *gs, GpuHeapScan *scan, bool outer);
+
+/*
+ * The key of a heap tuple of an absorbed scan, as gpuhash_heap_key gives
+ * it, read in place where the scan has a fast key.  The call and its
+ * general loop were 29 ns a row of the count(*) join on the H100 (perf,
+ * bench/RESULTS.md section 32); read in place, the page loop's samples
+ * against heapgetpage's fell from 4.3 to 2.5 on the build machine.
+ */
+static inline bool
+gpuhash_heap_key_fast(GpuJoinState *gs, GpuHeapScan *scan, bool outer, HeapTuple tup,
+					  uint64 *key)
+{
+	HeapTupleHeader th = tup->t_data;
+
+	if (scan->fast_key_off >= 0 && !HeapTupleHasNulls(tup) &&
+		HeapTupleHeaderGetNatts(th) >= scan->fast_key_attno)
+	{
+		Datum		d = fetch_att((char *) th + th->t_hoff + scan->fast_key_off,
+								  scan->fast_key_byval, scan->fast_key_len);
+
+		*key = gpuhash_encode_datum(d, scan->fast_key_conv);
+		return true;
+	}
+	return gpuhash_heap_key(gs, scan, outer, tup, key);
+}
 
 /* keyfilter.c */
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);

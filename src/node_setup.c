@@ -263,6 +263,10 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gs->inner_keys = palloc0(sizeof(GpuKeyEval) * nkeys);
 	gs->outer_keys_plain = init_keys(gs, outer_exprs, gs->outer_keys, true, &node->ss.ps);
 	gs->inner_keys_plain = init_keys(gs, inner_exprs, gs->inner_keys, false, &node->ss.ps);
+	if (gs->oscan)
+		gpuhash_heap_fast_key_setup(gs, gs->oscan, true);
+	if (gs->iscan)
+		gpuhash_heap_fast_key_setup(gs, gs->iscan, false);
 
 	/*
 	 * The inner keys are evaluated here, not in the inner plan: a parameter

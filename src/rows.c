@@ -160,6 +160,47 @@ gpuhash_heap_key(GpuJoinState *gs, GpuHeapScan *scan, bool outer, HeapTuple tup,
 }
 
 /*
+ * Where the scan's key is one exact key of a plain column after columns of
+ * fixed width only, its offset in a tuple without NULLs, as heap_getattr
+ * would find it (the columns before it aligned and summed, dropped ones
+ * included: their space stays in the rows written before the drop).  A
+ * tuple with NULLs, or written before the key column was added, goes the
+ * general way.
+ */
+void
+gpuhash_heap_fast_key_setup(GpuJoinState *gs, GpuHeapScan *scan, bool outer)
+{
+	AttrNumber	attno;
+	Form_pg_attribute att;
+	GpuKeyConv	conv;
+	int			off = 0;
+
+	scan->fast_key_off = -1;
+	if (gs->info.fingerprint || gs->info.nkeys != 1 ||
+		!(outer ? gs->outer_keys_plain : gs->inner_keys_plain))
+		return;
+	attno = (outer ? gs->outer_keys : gs->inner_keys)[0].attno;
+	conv = outer ? gs->info.keys[0].outer_conv : gs->info.keys[0].inner_conv;
+	if (attno <= 0 || attno > scan->desc->natts || conv == GPUKEY_HASH)
+		return;
+	for (int i = 0; i < attno - 1; i++)
+	{
+		att = TupleDescAttr(scan->desc, i);
+		if (att->attlen <= 0)
+			return;
+		off = att_align_nominal(off, att->attalign) + att->attlen;
+	}
+	att = TupleDescAttr(scan->desc, attno - 1);
+	if (att->attlen <= 0 || att->attlen > (int) sizeof(Datum))
+		return;
+	scan->fast_key_off = att_align_nominal(off, att->attalign);
+	scan->fast_key_attno = attno;
+	scan->fast_key_len = att->attlen;
+	scan->fast_key_byval = att->attbyval;
+	scan->fast_key_conv = conv;
+}
+
+/*
  * The slot columns to deform for keep[]: its largest entry plus one.  keep
  * need not ascend: an absorbed scan's heap columns come in the plan's
  * target list order.
