@@ -467,10 +467,10 @@ path_has_gpu_join(Path *p)
  * A Hash Join's Hash over a join's output that holds a GPU join keeps the
  * rows that join forms, as a GPU join over that side does: it pays
  * gpuhash.kept_join_row_cost for each, as the GPU join does (costs.c).
- * Without it, a higher charge moved such rows to a native Hash rather than
- * to the chain that forms none (Q07 at SF 10 on the H100: the chain 1.84x
- * native, the native top join no faster than the GPU one at 1.51x;
- * bench/RESULTS.md section 32).
+ * Without it, a higher charge moved such rows to a native Hash, no faster,
+ * rather than to the chain that forms none (Q07 at SF 10 on the H100: that
+ * chain 1.84x and 1.72x native in two leases, the plan chosen 1.51x and
+ * 1.64x; bench/RESULTS.md sections 31 and 32).
  */
 static Cost
 kept_join_charge(JoinPath *jp, RelOptInfo *innerrel)
@@ -521,62 +521,52 @@ native_join_charge(JoinPath *jp, RelOptInfo *innerrel)
 }
 
 /*
- * Core's partial joins made by this call (outerrel, innerrel, jointype) pay
- * native_join_charge.  Only where a GPU join is in them: PostgreSQL's own
- * plans stay as it costs them.  A later call is for another pair or join
- * type, so no path pays twice (a unique-ified side's joins are made as
- * JOIN_INNER, which a later call could not tell: they are left alone, and
- * core makes no Parallel Hash for them); the list is sorted again (the
- * planner takes the first partial path as the cheapest).
+ * Core's joins made by this call (outerrel, innerrel, jointype) pay:
+ * partial ones native_join_charge, serial Hash Joins kept_join_charge.
+ * Only where a GPU join is in them: PostgreSQL's own plans stay as it
+ * costs them.  A later call is for another pair or join type, so no path
+ * pays twice (a unique-ified side's joins are made as JOIN_INNER, which a
+ * later call could not tell: they are left alone, and core makes no
+ * Parallel Hash for them); a list charged is sorted again (the planner
+ * takes the first path as the cheapest).
  */
-static void
-charge_native_joins(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
-					JoinType jointype)
+static bool
+charge_paths(List *paths, RelOptInfo *outerrel, RelOptInfo *innerrel, JoinType jointype,
+			 bool partial)
 {
 	ListCell   *lc;
 	bool		charged = false;
 
-	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
-		return;
-	foreach(lc, joinrel->partial_pathlist)
+	foreach(lc, paths)
 	{
 		Path	   *p = lfirst(lc);
 		JoinPath   *jp = (JoinPath *) p;
 		Cost		d;
 
-		if (!(IsA(p, HashPath) || IsA(p, MergePath) || IsA(p, NestPath)) ||
+		if (!(IsA(p, HashPath) || (partial && (IsA(p, MergePath) || IsA(p, NestPath)))) ||
 			jp->jointype != jointype ||
 			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
 			continue;
-		d = native_join_charge(jp, innerrel);
+		/* a serial path pays only for the GPU join's rows it hashes */
+		d = partial ? native_join_charge(jp, innerrel) : kept_join_charge(jp, innerrel);
 		if (d <= 0)
 			continue;
 		p->startup_cost += d;
 		p->total_cost += d;
 		charged = true;
 	}
-	if (charged)
+	return charged;
+}
+
+static void
+charge_native_joins(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+					JoinType jointype)
+{
+	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
+		return;
+	if (charge_paths(joinrel->partial_pathlist, outerrel, innerrel, jointype, true))
 		list_sort(joinrel->partial_pathlist, cmp_total_cost);
-
-	/* the serial ones: only kept_join_charge is theirs */
-	charged = false;
-	foreach(lc, joinrel->pathlist)
-	{
-		Path	   *p = lfirst(lc);
-		JoinPath   *jp = (JoinPath *) p;
-		Cost		d;
-
-		if (!IsA(p, HashPath) || jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
-			continue;
-		d = kept_join_charge(jp, innerrel);
-		if (d <= 0)
-			continue;
-		p->startup_cost += d;
-		p->total_cost += d;
-		charged = true;
-	}
-	if (charged)
+	if (charge_paths(joinrel->pathlist, outerrel, innerrel, jointype, false))
 		list_sort(joinrel->pathlist, cmp_total_cost);
 }
 

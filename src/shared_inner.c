@@ -523,9 +523,10 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 }
 
 /*
- * The builder, once every participant has laid its blocks out: the NULL-key rows of right/full joins after
- * the table's rows, the match bits; the shares' keys, offsets and carried
- * keys have served.  The caller publishes the table.
+ * The builder, once every participant has laid its blocks out (and filled
+ * the key filter): the NULL-key rows of right/full joins after the table's
+ * rows, the match bits; the shares' keys, offsets and carried keys have
+ * served.  The caller publishes the table.
  */
 void
 gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
