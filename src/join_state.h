@@ -137,8 +137,8 @@ typedef struct SharedInner
 	uint64		layout_n;		/* positions to lay out; 0: none */
 	int			layout_m;		/* carried columns among them */
 	pg_atomic_uint64 layout_next;	/* the next position not yet claimed */
-	uint64		kf_fill_n;		/* shares' keys to add to kf; 0: none */
-	pg_atomic_uint64 kf_fill_next;	/* the next of them not yet claimed */
+	pg_atomic_uint64 kf_fill_next;	/* the next share key (in share order)
+									 * not yet added to kf */
 } SharedInner;
 
 /*

@@ -42,7 +42,6 @@ gpuhash_shared_inner_init(SharedInner *si, int max_chunks)
 	si->layout_n = 0;
 	si->layout_m = 0;
 	pg_atomic_init_u64(&si->layout_next, 0);
-	si->kf_fill_n = 0;
 	pg_atomic_init_u64(&si->kf_fill_next, 0);
 }
 
@@ -99,7 +98,6 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 	free_dsa(area, &si->carried);
 	free_dsa(area, &si->order);
 	si->layout_n = 0;
-	si->kf_fill_n = 0;
 }
 
 /*
@@ -354,7 +352,6 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		si->carried = dsa_allocate_extended(area, (sizeof(uint64) + 1) * sm.m * sm.n_keyed,
 											 DSA_ALLOC_HUGE);
 	/* the key filter, empty: every participant adds keys to it as it lays out */
-	si->kf_fill_n = 0;
 	pg_atomic_write_u64(&si->kf_fill_next, 0);
 	if (sm.n_keyed > 0 && gpuhash_keyfilter_wanted(gs))
 	{
@@ -365,7 +362,6 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		w = dsa_get_address(area, si->kf);
 		for (uint64 i = 0; i < si->kf_nwords; i++)
 			pg_atomic_init_u64(&w[i], 0);
-		si->kf_fill_n = sm.n_keyed;
 	}
 	if (sm.n_keyed > 0)
 	{
@@ -404,9 +400,9 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
 		uint64		from = pg_atomic_fetch_add_u64(&si->kf_fill_next, LAYOUT_BLOCK);
 		uint64		to;
 
-		if (from >= si->kf_fill_n)
+		if (from >= sm->n_keyed)
 			break;
-		to = Min(from + LAYOUT_BLOCK, si->kf_fill_n);
+		to = Min(from + LAYOUT_BLOCK, sm->n_keyed);
 		/* the block may span shares */
 		while (from < to)
 		{
@@ -447,12 +443,13 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 	instr_time	t0,
 				t1;
 
-	if (n == 0 && si->kf_fill_n == 0)
+	/* a filter allocated by this build's builder is still to be filled */
+	if (n == 0 && !DsaPointerIsValid(si->kf))
 		return;
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash layout", ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	share_map(gs, si, area, &sm);
-	if (si->kf_fill_n > 0)
+	if (DsaPointerIsValid(si->kf))
 		fill_key_filter(gs, si, area, &sm);
 	if (n == 0)
 	{
@@ -543,7 +540,6 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	INSTR_TIME_SET_CURRENT(t0);
 	free_dsa(area, &si->order);
 	si->layout_n = 0;
-	si->kf_fill_n = 0;
 	old = MemoryContextSwitchTo(gs->inner_cxt);
 	share_map(gs, si, area, &sm);
 	MemoryContextSwitchTo(old);
