@@ -14,6 +14,12 @@
  *		   unsplit.  Each rep every GPU groups its keys by owner (CUB), pulls
  *		   its share from the others (cudaMemcpyPeerAsync) and probes all the
  *		   keys it owns; its own share is probed while the pulls run.
+ *		4. the same start, with the shuffle in the probe (GPH, peer access
+ *		   between all GPUs): each GPU reads its keys once, probes those it
+ *		   owns and stores the others straight into their owner's inbox
+ *		   (gh_gpu_lookup_routed); then each probes its inbox, whose size
+ *		   it reads on the device (gh_gpu_lookup_counted).  No host round
+ *		   trip between the two.
  *
  *		Timing: one warm-up, median of --reps.  Case 1 by CUDA events around
  *		the lookup (as bench_core).  Cases 2 and 3 by host wall time from a
@@ -68,6 +74,17 @@ struct gpu
 	unsigned long long *d_cnt = nullptr;	/* keys of d_in per owner */
 	void	   *d_tmp = nullptr;
 	size_t		tmp_bytes = 0;
+
+	/* case 4 */
+	gh_route	route;
+	cudaEvent_t routed = nullptr;
+	uint64_t   *d_inbox = nullptr;	/* the keys other GPUs send, a region each */
+	uint32_t   *d_from = nullptr;	/* where the keys it sends came from */
+	cudaEvent_t mid = nullptr;	/* timed: the routed lookup done */
+	uint64_t	inbox_at[GH_MAX_PARTS] = {0},
+				inbox_cap = 0;
+	uint32_t   *d_inbox_counts = nullptr;
+	unsigned long long *d_nto = nullptr;
 };
 
 __global__ void
@@ -267,6 +284,52 @@ shuffle_probe(std::vector<gpu> &g, unsigned long long *cnt)
 	}
 }
 
+/*
+ * Case 4: every GPU probes the keys it owns and sends the others to their
+ * owners' inboxes in one pass; each then probes its inbox regions once
+ * every sender is done (an event wait across GPUs), their sizes read on
+ * the device from the senders' counters (peer access).
+ */
+static void
+routed_probe(std::vector<gpu> &g)
+{
+	int			G = (int) g.size();
+
+	for (gpu &x : g)
+	{
+		CK(cudaSetDevice(x.dev));
+		CK(cudaEventRecord(x.start, x.st));
+		CK(cudaMemsetAsync(x.d_nto, 0, GH_MAX_PARTS * sizeof(*x.d_nto), x.st));
+		GK(gh_gpu_lookup_routed(x.tab, x.d_in, x.n_in, &x.route, nullptr, x.d_counts));
+		CK(cudaEventRecord(x.routed, x.st));
+		CK(cudaEventRecord(x.mid, x.st));
+	}
+	for (gpu &x : g)
+	{
+		CK(cudaSetDevice(x.dev));
+		for (int s = 0; s < G; s++)
+			if (s != x.dev)
+				CK(cudaStreamWaitEvent(x.st, g[s].routed, 0));
+		for (int s = 0; s < G; s++)
+			if (s != x.dev)
+				GK(gh_gpu_lookup_counted(x.tab, x.d_inbox + x.inbox_at[s], g[s].d_nto + x.dev, g[s].n_in, nullptr,
+										 x.d_inbox_counts + x.inbox_at[s]));
+		CK(cudaEventRecord(x.end, x.st));
+	}
+}
+
+/* Sum of n counts on dev (outside any timing). */
+static uint64_t
+sum_on(int dev, const uint32_t *c, uint64_t n)
+{
+	gpu			x;
+
+	x.dev = dev;
+	x.d_counts = const_cast<uint32_t *>(c);
+	x.n_own = n;
+	return matches_of(x);
+}
+
 static gh_table *
 build_on(int dev, gh_scheme sc, const uint64_t *keys, uint64_t n)
 {
@@ -318,12 +381,13 @@ split_by_part(const std::vector<uint64_t> &k, int G)
 static void
 free_gpu(gpu &x)
 {
-	void	   *bufs[] = {x.d_probes, x.d_counts, x.d_in, x.d_out, x.d_recv, x.d_pid, x.d_pid_out, x.d_cnt, x.d_tmp};
+	void	   *bufs[] = {x.d_probes, x.d_counts, x.d_in, x.d_out, x.d_recv, x.d_pid, x.d_pid_out, x.d_cnt, x.d_tmp,
+	x.d_inbox, x.d_from, x.d_inbox_counts, x.d_nto};
 
 	CK(cudaSetDevice(x.dev));
 	for (void *p : bufs)
 		CK(cudaFree(p));
-	for (cudaEvent_t e : {x.start, x.end, x.copied})
+	for (cudaEvent_t e : {x.start, x.end, x.copied, x.routed, x.mid})
 		if (e)
 			CK(cudaEventDestroy(e));
 	if (x.copy)
@@ -558,6 +622,109 @@ main(int argc, char **argv)
 		}
 		CK(cudaFreeHost(cnt));
 	}
+
+	/* case 4: the same unsplit start as case 3, the shuffle in the probe */
+	if (sc != GH_SCHEME_GPH || peers < G * (G - 1))
+		printf("# case 4 not run: it needs GPH and peer access between all GPUs\n");
+	else
+	{
+		uint64_t	m = 0;
+
+		for (gpu &x : g)
+		{
+			CK(cudaSetDevice(x.dev));
+			for (int s = 0; s < G; s++)
+				if (s != x.dev)
+				{
+					x.inbox_at[s] = x.inbox_cap;
+					x.inbox_cap += g[s].n_in;
+				}
+			CK(cudaMalloc(&x.d_inbox, (x.inbox_cap ? x.inbox_cap : 1) * sizeof(uint64_t)));
+			CK(cudaMalloc(&x.d_inbox_counts, (x.inbox_cap ? x.inbox_cap : 1) * sizeof(uint32_t)));
+			/* unwritten past each region's count: zero */
+			CK(cudaMemset(x.d_inbox_counts, 0, (x.inbox_cap ? x.inbox_cap : 1) * sizeof(uint32_t)));
+			CK(cudaMalloc(&x.d_from, ((G - 1) * x.n_in + 1) * sizeof(uint32_t)));
+			CK(cudaEventCreate(&x.mid));
+			CK(cudaMalloc(&x.d_nto, GH_MAX_PARTS * sizeof(unsigned long long)));
+			CK(cudaFree(x.d_counts));
+			CK(cudaMalloc(&x.d_counts, (x.n_in ? x.n_in : 1) * sizeof(uint32_t)));
+			CK(cudaEventCreateWithFlags(&x.routed, cudaEventDisableTiming));
+		}
+		for (gpu &x : g)
+		{
+			int			k = 0;
+
+			x.route.parts = (uint32_t) G;
+			x.route.me = (uint32_t) x.dev;
+			x.route.n_to = x.d_nto;
+			for (int d = 0; d < G; d++)
+			{
+				x.route.to[d] = d == x.dev ? nullptr : g[d].d_inbox + g[d].inbox_at[x.dev];
+				x.route.from[d] = d == x.dev ? nullptr : x.d_from + (uint64_t) (k++) * x.n_in;
+			}
+		}
+		/* at each probe ILP (the routed kernel's probes from shared memory may want more) */
+		int			ilp0 = gh_probe_ilp;
+
+		for (int ilp : {ilp0, ilp0 == 4 ? 2 : 4})
+		{
+			std::vector<double> r_ms;
+
+			gh_probe_ilp = ilp;
+			time_reps(g, [&] {
+				routed_probe(g);
+				for (gpu &x : g)
+				{
+					float		f;
+
+					CK(cudaEventSynchronize(x.end));
+					CK(cudaEventElapsedTime(&f, x.start, x.mid));
+					r_ms.push_back(f);
+				}
+			}, &wall, &ev);
+			std::sort(r_ms.begin(), r_ms.end());
+			printf("# case 4 at probe ILP %d: %.3f ms wall, %.3f ms events (median), of which the routed lookup "
+				   "%.3f ms (median over GPUs and reps; the inbox probe is the rest)\n", ilp, wall, ev,
+				   r_ms[r_ms.size() / 2]);
+			if (ilp == ilp0)
+				res.push_back({"4: partitioned, the shuffle in the probe", G, wall, ev, 0});
+		}
+		gh_probe_ilp = ilp0;
+
+		/* each GPU probed exactly the keys it owns (case 2's split) */
+		std::vector<unsigned long long> nto((size_t) G * GH_MAX_PARTS);
+
+		for (gpu &x : g)
+		{
+			CK(cudaSetDevice(x.dev));
+			CK(cudaMemcpy(&nto[(size_t) x.dev * GH_MAX_PARTS], x.d_nto, GH_MAX_PARTS * sizeof(unsigned long long),
+						  cudaMemcpyDeviceToHost));
+		}
+		printf("# case 4 exchange, keys from GPU s to GPU d:");
+		for (gpu &x : g)
+		{
+			uint64_t	own = x.n_in;
+
+			for (int d = 0; d < G; d++)
+				if (d != x.dev)
+				{
+					own -= nto[(size_t) x.dev * GH_MAX_PARTS + d];
+					printf(" %d->%d %llu", x.dev, d, nto[(size_t) x.dev * GH_MAX_PARTS + d]);
+				}
+			for (int s = 0; s < G; s++)
+				if (s != x.dev)
+					own += nto[(size_t) s * GH_MAX_PARTS + x.dev];
+			if (own != x.n_own)
+			{
+				fprintf(stderr, "bench_multi_gpu: case 4: GPU %d probed %llu keys, the host split says %llu\n",
+						x.dev, (unsigned long long) own, (unsigned long long) x.n_own);
+				exit(1);
+			}
+			m += sum_on(x.dev, x.d_counts, x.n_in) + sum_on(x.dev, x.d_inbox_counts, x.inbox_cap);
+		}
+		printf("\n");
+		res.back().matches = m;
+	}
 	for (gpu &x : g)
 		free_gpu(x);
 
@@ -575,7 +742,7 @@ main(int argc, char **argv)
 	for (const result &r : res)
 		printf("| %s | %d | %.3f | %.3f | %.2f | %.2f | %llu |\n", r.what, r.gpus, r.ms, r.event_ms,
 			   np / (r.ms * 1e-3) / 1e9, res[0].ms / r.ms, (unsigned long long) r.matches);
-	printf("\n# time: case 1 by CUDA events; cases 2 and 3 host wall time from a common start to the last GPU done\n");
+	printf("\n# time: case 1 by CUDA events; cases 2 to 4 host wall time from a common start to the last GPU done\n");
 	printf("# matches (sum of counts): %s; the key model expects about %.0f (%g of %llu probes hit, %.3g rows per key)\n",
 		   ok ? "equal in all cases" : "MISMATCH", expect, hit, (unsigned long long) np, per_key);
 	return ok ? 0 : 1;

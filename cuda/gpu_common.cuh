@@ -150,6 +150,36 @@ gh_status	gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
 gh_status	gh_gpu_emit_device(gh_table *t, const uint64_t *d_keys, size_t n,
 							   uint32_t *d_probe_index, void *d_rowids,
 							   uint64_t capacity, uint64_t *total);
+/*
+ * Where a part's lookup sends the keys other parts own (a table split by
+ * gh_part_of over `parts` GPUs, this one holding part `me`): keys for part
+ * d go to to[d] (device memory, usually on d's GPU, reached by peer access)
+ * at slots counted by n_to[d] (this GPU's memory, zeroed by the caller),
+ * and from[d] (this GPU's memory) gets each one's position in the input,
+ * for bringing d's results back (32 bits: a lookup of 2^32 keys or more
+ * is refused).  to[me] and from[me] are unused.
+ */
+struct gh_route
+{
+	uint32_t	parts;
+	uint32_t	me;
+	uint64_t   *to[GH_MAX_PARTS];
+	uint32_t   *from[GH_MAX_PARTS];
+	unsigned long long *n_to;
+};
+
+/*
+ * GPH only, on t's stream: probes the keys t's part owns, as
+ * gh_gpu_lookup_device, and sends the others as r says; their counts and
+ * ranges here are zero.  Keys are read once; the sends overlap the probes.
+ */
+gh_status	gh_gpu_lookup_routed(gh_table *t, const uint64_t *d_keys, size_t n, const gh_route *r,
+								 gh_range *d_ranges, uint32_t *d_counts);
+/* GPH only: as gh_gpu_lookup_device for the first *d_n (<= cap) keys, with
+ * *d_n read on the device (an inbox filled by gh_gpu_lookup_routed). */
+gh_status	gh_gpu_lookup_counted(gh_table *t, const uint64_t *d_keys, const unsigned long long *d_n,
+								  size_t cap, gh_range *d_ranges, uint32_t *d_counts);
+
 /* Creates the GPU state of a table (stream, budget) without building. */
 gh_status	gh_gpu_attach(gh_table *t, const gh_build_options *opt);
 

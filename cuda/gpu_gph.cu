@@ -33,6 +33,10 @@
 #include "build_driver.h"
 #include "gpu_probe.cuh"
 
+#include <cub/block/block_scan.cuh>
+
+#include <algorithm>
+
 namespace
 {
 
@@ -270,51 +274,222 @@ place_regions(gh_gph_view v, const uint64_t *__restrict__ hk, const uint32_t *__
 
 /*
  * The probe: a 4-lane group per probe reads the probe's one 64-byte bucket,
- * one 16-byte slot per lane; each lane handles P probes per pass and issues
+ * one 16-byte slot per lane; each lane handles P probes per round and issues
  * all P bucket loads before any compare (the paper's Bucket Requester:
- * memory-level parallelism from ILP).
+ * memory-level parallelism from ILP).  One round: probe p of the group is
+ * key[p], its result goes to position at[p]; invalid probes load nothing
+ * and store nothing.  Every lane of the warp calls it (the ballots).
  */
+template <int P>
+__device__ __forceinline__ void
+gph_probe_round(const gh_gph_view &v, const uint64_t (&key)[P], const bool (&valid)[P],
+				const uint64_t (&at)[P], gh_range *ranges, uint32_t *counts)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned sub = lane & 3;
+	const unsigned gbase = lane & ~3U;
+	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
+	ulonglong2	s[P];
+
+#pragma unroll
+	for (int p = 0; p < P; p++)
+	{
+		if (valid[p])
+			s[p] = __ldcs(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
+		else
+			s[p] = make_ulonglong2(0, 0);
+	}
+#pragma unroll
+	for (int p = 0; p < P; p++)
+	{
+		uint32_t	cnt = (uint32_t) (s[p].y >> 32);
+		bool		match = cnt != 0 && s[p].x == key[p] && valid[p];
+		unsigned	gm = (__ballot_sync(FULL, match) >> gbase) & 0xfU;
+
+		if (match)
+			store_hit(ranges, counts, at[p], (uint32_t) s[p].y, cnt);
+		else if (gm == 0 && sub == 0 && valid[p])
+			store_hit(ranges, counts, at[p], 0, 0);
+	}
+}
+
+/* Probes keys[0..n) a 4-lane group at a time, P per group and round. */
+template <int P>
+__device__ __forceinline__ void
+gph_lookup_span(const gh_gph_view &v, const uint64_t *__restrict__ keys, uint64_t n,
+				gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	const unsigned gbase = threadIdx.x & 31 & ~3U;
+	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 2;
+	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) >> 2;
+
+	/* the warp's eight groups move together so that ballots see all lanes */
+	for (uint64_t first = group * P; first - (gbase >> 2) * P < n; first += groups * P)
+	{
+		uint64_t	key[P],
+					at[P];
+		bool		valid[P];
+
+#pragma unroll
+		for (int p = 0; p < P; p++)
+		{
+			at[p] = first + p;
+			valid[p] = at[p] < n;
+			key[p] = valid[p] ? __ldcs(keys + at[p]) : 0;
+		}
+		gph_probe_round<P>(v, key, valid, at, ranges, counts);
+	}
+}
+
 template <int P>
 __global__ void __launch_bounds__(PROBE_THREADS)
 gph_lookup_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n,
 				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
 {
-	const unsigned lane = threadIdx.x & 31;
-	const unsigned sub = lane & 3;
-	const unsigned gbase = lane & ~3U;
-	const uint64_t group = (blockIdx.x * (uint64_t) blockDim.x + threadIdx.x) >> 2;
-	const uint64_t groups = (gridDim.x * (uint64_t) blockDim.x) >> 2;
-	const ulonglong2 *slots = reinterpret_cast<const ulonglong2 *>(v.slots);
+	gph_lookup_span<P>(v, keys, n, ranges, counts);
+}
 
-	/* the warp's eight groups move together so that ballots see all lanes */
-	for (uint64_t first = group * P; first - (gbase >> 2) * P < n; first += groups * P)
+/*
+ * The same, for as many keys as *n says (written by an earlier kernel,
+ * perhaps on another GPU): read once a block, not once a thread over the
+ * link.
+ */
+template <int P>
+__global__ void __launch_bounds__(PROBE_THREADS)
+gph_counted_kernel(gh_gph_view v, const uint64_t *__restrict__ keys,
+				   const unsigned long long *__restrict__ n,
+				   gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	__shared__ unsigned long long sn;
+
+	if (threadIdx.x == 0)
+		sn = *n;
+	__syncthreads();
+	gph_lookup_span<P>(v, keys, sn, ranges, counts);
+}
+
+/*
+ * A part's lookup with the shuffle in it (gh_gpu_lookup_routed): a block
+ * reads a tile of ROUTE_TILE keys, groups them by owning part in shared
+ * memory (one block scan per part), sends the other parts' keys to their
+ * inboxes with one atomic per part and tile, and probes its own from
+ * shared memory.  The keys are read once, and the sends (peer stores over
+ * NVLink where the inbox is on another GPU) overlap the probes.  Four keys
+ * a thread and at most 32 registers keep 8 blocks on an SM with P = 2, as
+ * many probes in flight as gph_lookup_kernel's.  On 2 x H200 (bench/
+ * RESULTS.md section 33) eight keys a thread (6 blocks), P = 4 (spills)
+ * and loading the next tile during the probes were all slower.
+ */
+constexpr int ROUTE_THREADS = 256;
+constexpr int ROUTE_ITEMS = 4;
+constexpr int ROUTE_TILE = ROUTE_THREADS * ROUTE_ITEMS;
+
+static_assert(ROUTE_TILE <= 65536, "tile positions are kept in 16 bits");
+
+template <int P>
+__global__ void __launch_bounds__(ROUTE_THREADS, 8)
+gph_routed_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n, gh_route r,
+				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
+{
+	using Scan = cub::BlockScan<uint32_t, ROUTE_THREADS>;
+	__shared__ typename Scan::TempStorage scan;
+	__shared__ uint64_t tk[ROUTE_TILE];	/* the tile's keys, grouped by part */
+	__shared__ uint16_t ti[ROUTE_TILE];	/* their positions in the tile */
+	__shared__ uint32_t start[GH_MAX_PARTS + 1];
+	__shared__ unsigned long long base[GH_MAX_PARTS];
+	const unsigned tid = threadIdx.x;
+	const uint32_t parts = r.parts;
+
+	for (uint64_t t0 = blockIdx.x * (uint64_t) ROUTE_TILE; t0 < n; t0 += (uint64_t) gridDim.x * ROUTE_TILE)
 	{
-		uint64_t	key[P];
-		ulonglong2	s[P];
+		uint64_t	key[ROUTE_ITEMS];
+		uint32_t	part[ROUTE_ITEMS];
+		uint32_t	at = 0;
+
+		/* striped: the loads, and the zero counts of sent keys, coalesce */
+#pragma unroll
+		for (int k = 0; k < ROUTE_ITEMS; k++)
+		{
+			uint64_t	j = t0 + k * ROUTE_THREADS + tid;
+
+			key[k] = j < n ? __ldcs(keys + j) : 0;
+			part[k] = j < n ? gh_part_of(key[k], parts) : GH_MAX_PARTS;
+		}
+		for (uint32_t o = 0; o < parts; o++)
+		{
+			uint32_t	c = 0,
+						off,
+						total;
 
 #pragma unroll
-		for (int p = 0; p < P; p++)
-			key[p] = first + p < n ? __ldcs(keys + first + p) : 0;
+			for (int k = 0; k < ROUTE_ITEMS; k++)
+				c += part[k] == o;
+			Scan(scan).ExclusiveSum(c, off, total);
 #pragma unroll
-		for (int p = 0; p < P; p++)
-		{
-			if (first + p < n)
-				s[p] = __ldcs(slots + (uint64_t) gh_gph_locate(v, key[p]) * GH_GPH_M + sub);
-			else
-				s[p] = make_ulonglong2(0, 0);
+			for (int k = 0; k < ROUTE_ITEMS; k++)
+				if (part[k] == o)
+				{
+					tk[at + off] = key[k];
+					ti[at + off] = (uint16_t) (k * ROUTE_THREADS + tid);
+					off++;
+				}
+			if (tid == 0)
+				start[o] = at;
+			at += total;
+			__syncthreads();	/* the scan's storage is used again */
 		}
-#pragma unroll
-		for (int p = 0; p < P; p++)
+		if (tid == 0)
 		{
-			uint32_t	cnt = (uint32_t) (s[p].y >> 32);
-			bool		match = cnt != 0 && s[p].x == key[p] && first + p < n;
-			unsigned	gm = (__ballot_sync(0xffffffffU, match) >> gbase) & 0xfU;
+			start[parts] = at;
+			for (uint32_t o = 0; o < parts; o++)
+				if (o != r.me && start[o + 1] > start[o])
+					base[o] = atomicAdd(r.n_to + o, (unsigned long long) (start[o + 1] - start[o]));
+		}
+		__syncthreads();
 
-			if (match)
-				store_hit(ranges, counts, first + p, (uint32_t) s[p].y, cnt);
-			else if (gm == 0 && sub == 0 && first + p < n)
-				store_hit(ranges, counts, first + p, 0, 0);
+		/* the other parts' keys to their inboxes, and where each came from */
+		for (uint32_t o = 0; o < parts; o++)
+		{
+			if (o == r.me)
+				continue;
+			for (uint32_t i = start[o] + tid; i < start[o + 1]; i += ROUTE_THREADS)
+			{
+				uint64_t	slot = base[o] + (i - start[o]);
+				uint64_t	pos = t0 + ti[i];
+
+				r.to[o][slot] = tk[i];
+				r.from[o][slot] = (uint32_t) pos;
+				/* without these zeros the own keys' counts fill partial
+				 * sectors, and the kernel took 12% longer on 2 x H200 */
+				store_hit(ranges, counts, pos, 0, 0);
+			}
 		}
+
+		/* this part's keys: 64 groups of 4 lanes, P keys each per round */
+		{
+			const uint32_t s0 = start[r.me],
+						cnt = start[r.me + 1] - s0;
+			const uint32_t group = tid >> 2;
+
+			for (uint32_t b = 0; b < cnt; b += (ROUTE_THREADS / 4) * P)
+			{
+				uint64_t	k2[P],
+							pos[P];
+				bool		valid[P];
+
+#pragma unroll
+				for (int p = 0; p < P; p++)
+				{
+					uint32_t	i = b + group * P + p;
+
+					valid[p] = i < cnt;
+					k2[p] = valid[p] ? tk[s0 + i] : 0;
+					pos[p] = valid[p] ? t0 + ti[s0 + i] : 0;
+				}
+				gph_probe_round<P>(v, k2, valid, pos, ranges, counts);
+			}
+		}
+		__syncthreads();		/* the next tile reuses tk, ti, start */
 	}
 }
 
@@ -437,5 +612,47 @@ gh_gpu_lookup_gph(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ran
 
 		gph_lookup_kernel<P><<<gh_probe_grid(n * 4 / P), PROBE_THREADS, 0, st>>>(v, d_keys, n,
 																				 d_ranges, d_counts);
+	});
+}
+
+gh_status
+gh_gpu_lookup_routed(gh_table *t, const uint64_t *d_keys, size_t n, const gh_route *r,
+					 gh_range *d_ranges, uint32_t *d_counts)
+{
+	cudaStream_t st;
+
+	if (t->gpu == nullptr || t->scheme != GH_SCHEME_GPH || r->parts < 1 ||
+		r->parts > GH_MAX_PARTS || r->me >= r->parts || n > UINT32_MAX)
+		return gh_error(GH_ERR_INVALID, "a routed lookup needs a GPH table on the GPU, me < parts <= %d "
+						"and fewer than 2^32 keys", GH_MAX_PARTS);
+	if (n == 0)
+		return GH_OK;
+	st = t->gpu->stream;
+	return gh_launch_ilp([&](auto p) {
+		constexpr int P = decltype(p)::value;
+		uint64_t	tiles = (n + ROUTE_TILE - 1) / ROUTE_TILE;
+
+		/* the probe kernels' grid, in tiles: enough waves, no more */
+		gph_routed_kernel<P><<<(unsigned) std::min<uint64_t>(tiles, gh_probe_grid(n * 4 / P)),
+			ROUTE_THREADS, 0, st>>>(t->gph, d_keys, n, *r, d_ranges, d_counts);
+	});
+}
+
+gh_status
+gh_gpu_lookup_counted(gh_table *t, const uint64_t *d_keys, const unsigned long long *d_n,
+					  size_t cap, gh_range *d_ranges, uint32_t *d_counts)
+{
+	cudaStream_t st;
+
+	if (t->gpu == nullptr || t->scheme != GH_SCHEME_GPH)
+		return gh_error(GH_ERR_INVALID, "a counted lookup needs a GPH table on the GPU");
+	if (cap == 0)
+		return GH_OK;
+	st = t->gpu->stream;
+	return gh_launch_ilp([&](auto p) {
+		constexpr int P = decltype(p)::value;
+
+		gph_counted_kernel<P><<<gh_probe_grid(cap * 4 / P), PROBE_THREADS, 0, st>>>(t->gph, d_keys, d_n,
+																				   d_ranges, d_counts);
 	});
 }
