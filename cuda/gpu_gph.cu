@@ -375,19 +375,20 @@ gph_counted_kernel(gh_gph_view v, const uint64_t *__restrict__ keys,
  * inboxes with one atomic per part and tile, and probes its own from
  * shared memory.  The keys are read once, and the sends (peer stores over
  * NVLink where the inbox is on another GPU) overlap the probes.  Four keys
- * a thread and at most 32 registers keep 8 blocks on an SM with P = 2, as
- * many probes in flight as gph_lookup_kernel's.  On 2 x H200 (bench/
- * RESULTS.md section 33) eight keys a thread (6 blocks), P = 4 (spills)
- * and loading the next tile during the probes were all slower.
+ * a thread and at most 32 registers keep every thread slot of an SM busy
+ * with P = 2, as many probes in flight as gph_lookup_kernel's.  On 2 x H200
+ * (bench/RESULTS.md section 33) blocks of 128 were 1% faster than of 256;
+ * blocks of 512, eight or two keys a thread, P = 4 (spills) and loading
+ * the next tile during the probes were all slower.
  */
-constexpr int ROUTE_THREADS = 256;
+constexpr int ROUTE_THREADS = 128;
 constexpr int ROUTE_ITEMS = 4;
 constexpr int ROUTE_TILE = ROUTE_THREADS * ROUTE_ITEMS;
 
 static_assert(ROUTE_TILE <= 65536, "tile positions are kept in 16 bits");
 
 template <int P>
-__global__ void __launch_bounds__(ROUTE_THREADS, 8)
+__global__ void __launch_bounds__(ROUTE_THREADS, 16)
 gph_routed_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n, gh_route r,
 				  gh_range *__restrict__ ranges, uint32_t *__restrict__ counts)
 {
@@ -465,7 +466,7 @@ gph_routed_kernel(gh_gph_view v, const uint64_t *__restrict__ keys, uint64_t n, 
 			}
 		}
 
-		/* this part's keys: 64 groups of 4 lanes, P keys each per round */
+		/* this part's keys: groups of 4 lanes, P keys each per round */
 		{
 			const uint32_t s0 = start[r.me],
 						cnt = start[r.me + 1] - s0;
@@ -632,8 +633,10 @@ gh_gpu_lookup_routed(gh_table *t, const uint64_t *d_keys, size_t n, const gh_rou
 		constexpr int P = decltype(p)::value;
 		uint64_t	tiles = (n + ROUTE_TILE - 1) / ROUTE_TILE;
 
-		/* the probe kernels' grid, in tiles: enough waves, no more */
-		gph_routed_kernel<P><<<(unsigned) std::min<uint64_t>(tiles, gh_probe_grid(n * 4 / P)),
+		/* the probe kernels' threads, in tiles: enough waves, no more */
+		uint64_t	blocks = (uint64_t) gh_probe_grid(n * 4 / P) * PROBE_THREADS / ROUTE_THREADS;
+
+		gph_routed_kernel<P><<<(unsigned) std::min<uint64_t>(tiles, std::max<uint64_t>(blocks, 1)),
 			ROUTE_THREADS, 0, st>>>(t->gph, d_keys, n, *r, d_ranges, d_counts);
 	});
 }
