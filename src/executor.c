@@ -695,21 +695,25 @@ next_hash_batch(GpuJoinState *gs)
 	return false;
 }
 
+/* The empty row a count(*) reads: stored once, returned as is. */
+static inline TupleTableSlot *
+empty_row(GpuJoinState *gs)
+{
+	TupleTableSlot *slot = gs->css.ss.ps.ps_ResultTupleSlot;
+
+	if (TTS_EMPTY(slot))
+		ExecStoreVirtualTuple(slot);
+	return slot;
+}
+
 /* The row in the scan slot passed: the filter on joined rows decides. */
 static TupleTableSlot *
 emit(GpuJoinState *gs, ExprContext *econtext)
 {
 	CustomScanState *node = &gs->css;
 
-	/* the empty row a count(*) reads: stored once, returned as is */
 	if (gs->forms_no_rows)
-	{
-		TupleTableSlot *slot = node->ss.ps.ps_ResultTupleSlot;
-
-		if (TTS_EMPTY(slot))
-			ExecStoreVirtualTuple(slot);
-		return slot;
-	}
+		return empty_row(gs);
 
 	if (gs->filter == NULL || ExecQual(gs->filter, econtext))
 	{
@@ -982,6 +986,16 @@ next_bare_match(GpuJoinState *gs)
 	return false;
 }
 
+/* next_bare_match's row, or NULL with the batch done. */
+static inline TupleTableSlot *
+next_bare_row(GpuJoinState *gs)
+{
+	if (next_bare_match(gs))
+		return empty_row(gs);
+	gs->phase = GJ_NEED_BATCH;
+	return NULL;
+}
+
 /*
  * GJ_SCAN_RANGE: the current outer row against each inner row of its range.
  * The join filter decides a match; a match marks the inner row (right,
@@ -1114,12 +1128,8 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	/* the top of a chain: fused, the chain forms the rows (chain.c) */
 	if (gs->chain && gpuhash_chain_step(gs, &out))
 		return out;
-	if (gs->phase == GJ_SCAN_RANGE && gs->bare_matches)
-	{
-		if (next_bare_match(gs))
-			return emit(gs, econtext);
-		gs->phase = GJ_NEED_BATCH;
-	}
+	if (gs->phase == GJ_SCAN_RANGE && gs->bare_matches && (out = next_bare_row(gs)) != NULL)
+		return out;
 	/* the last row's memory: usually none (a call per row saved) */
 	if (!econtext->ecxt_per_tuple_memory->isReset)
 		ResetExprContext(econtext);
@@ -1183,7 +1193,18 @@ exec_gpu_join(CustomScanState *node)
 
 	/* two clock reads a row: only where EXPLAIN ANALYZE shows times */
 	if (node->ss.ps.instrument == NULL || !node->ss.ps.instrument->need_timer)
+	{
+		/*
+		 * A count(*)'s next match with no chain above (as in
+		 * exec_gpu_join_steps), without the call into the state machine:
+		 * the node's own code was 36.5 ns a row of issue 12's count(*)
+		 * join, 14 of them this path (bench/RESULTS.md section 33).
+		 */
+		if (gs->phase == GJ_SCAN_RANGE && gs->bare_matches && gs->chain == NULL &&
+			(out = next_bare_row(gs)) != NULL)
+			return out;
 		return exec_gpu_join_steps(gs);
+	}
 	other = st->read_ms + st->wait_ms + st->start_ms;
 	INSTR_TIME_SET_CURRENT(t0);
 	out = exec_gpu_join_steps(gs);
