@@ -101,6 +101,20 @@ SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHE
 SELECT * FROM gh_check('SELECT t.k, t.ts FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.ts >= ''infinity''::date OR t.ts < date ''2000-01-01''');
 -- dates beyond timestamp's range compare without an error
 SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d < timestamp ''294276-12-31 23:59:59''');
+-- a date column against finite timestamp constants is compared as dates:
+-- each operator, at a day's start and within a day, before 2000 too, each
+-- bound's own day among the joined rows; infinite dates and the last date too
+SELECT sf_in_place('SELECT t.k FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d >= timestamp ''2003-01-05 00:00:00.000001'' AND t.d < timestamp ''2003-05-07''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d >= timestamp ''2003-01-05 00:00:00.000001'' AND t.d < timestamp ''2003-05-07''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d > timestamp ''2003-04-25'' AND t.d <= timestamp ''2003-12-31 23:59:59.999999''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d > timestamp ''2006-11-15 12:00''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d <= timestamp ''2000-01-05''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d < timestamp ''2000-02-01 00:00:01''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d = timestamp ''2004-02-29''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d = timestamp ''2004-03-01 00:00:01''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d >= timestamp ''2008-03-01''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d <> timestamp ''2007-01-05'' AND t.d <> timestamp ''2007-01-06 06:00'' AND t.d > date ''2007-01-01''');
+SELECT * FROM gh_check('SELECT t.k, t.d FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.d >= timestamp ''1999-12-31 23:00'' AND t.d < timestamp ''2000-01-03 00:00:00.5''');
 -- a clause not read in place first: the rest run after it, as a Seq Scan's
 SELECT sf_in_place('SELECT t.k FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.pre LIKE ''p1%'' AND t.b > 10');
 SELECT * FROM gh_check('SELECT t.k, t.pre FROM sf_t t JOIN sf_i i ON t.k = i.k WHERE t.b > 10 AND t.pre LIKE ''p1%''');

@@ -269,6 +269,51 @@ operand_width(const KnownFunc *kf, int i)
 	return string_mode(kf->mode) ? -1 : kf->width[i];
 }
 
+/*
+ * A date column against a finite timestamp constant t, rewritten as a
+ * comparison of dates: with t = q days + r microseconds (0 <= r < a day),
+ * a date is below t when it is below q, or q itself with r > 0, and equals
+ * t only at q with r = 0.  Infinite dates, and finite ones past the
+ * timestamps' range, compare as date_cmp_timestamp_internal has them, since
+ * q lies well inside the dates' range.  TPC-H's `date + interval` bounds
+ * are timestamps: this saves that call on every row that reaches the term.
+ * Equality with r > 0 is never true; it keeps the call.
+ */
+static void
+date_against_timestamp(FilterTerm *t)
+{
+	Timestamp	ts = (Timestamp) t->cst[1];
+	int64		q,
+				r;
+
+	if (TIMESTAMP_NOT_FINITE(ts))
+		return;
+	q = ts / USECS_PER_DAY;
+	r = ts % USECS_PER_DAY;
+	if (r < 0)
+	{
+		q--;
+		r += USECS_PER_DAY;
+	}
+	switch (t->op)
+	{
+		case FOP_LT:
+		case FOP_GE:
+			t->cst[1] = q + (r > 0);
+			break;
+		case FOP_LE:
+		case FOP_GT:
+			t->cst[1] = q;
+			break;
+		default:
+			if (r != 0)
+				return;
+			t->cst[1] = q;
+			break;
+	}
+	t->mode = FMODE_INT;
+}
+
 /* col op col, or col op constant (either side); strings: col op constant. */
 static bool
 compile_comparison(GpuScanFilter *f, FilterTerm *t, OpExpr *op, Index scanrelid, TupleDesc desc)
@@ -320,6 +365,8 @@ compile_comparison(GpuScanFilter *f, FilterTerm *t, OpExpr *op, Index scanrelid,
 		t->col[1] = -1;
 		return true;
 	}
+	if (t->mode == FMODE_DATE_TS && t->col[0] >= 0 && t->col[1] < 0)
+		date_against_timestamp(t);
 	return ncols > 0;
 }
 
