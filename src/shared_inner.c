@@ -388,7 +388,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
  * in share order, into the key filter (timed as the filter's).
  */
 static void
-fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
+fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm)
 {
 	pg_atomic_uint64 *words = dsa_get_address(area, si->kf);
 	instr_time	t0,
@@ -420,20 +420,10 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, ShareMap *sm)
 	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
 }
 
-/*
- * Every participant, once the table is built: each table row's tuple
- * pointer and carried keys, gathered from its share.  The gather goes to
- * random places (the loads start 16 rows ahead), and on one process it
- * held the others at the barrier (Q12 at SF 10: 0.8 s for 15 M orders), so
- * all take blocks of positions in turn.  The key filter's blocks first
- * (fill_key_filter), for the same reason.
- */
-void
-gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, bool count)
+/* gpuhash_shared_inner_layout's rows: blocks of positions (timed as the build's where count) */
+static void
+lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm, bool count)
 {
-	MemoryContext cxt,
-				old;
-	ShareMap	sm;
 	const uint32 *order;
 	dsa_pointer *ptrs;
 	uint64	   *carried = NULL;
@@ -443,20 +433,6 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 	instr_time	t0,
 				t1;
 
-	/* a filter allocated by this build's builder is still to be filled */
-	if (n == 0 && !DsaPointerIsValid(si->kf))
-		return;
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash layout", ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	share_map(gs, si, area, &sm);
-	if (DsaPointerIsValid(si->kf))
-		fill_key_filter(gs, si, area, &sm);
-	if (n == 0)
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(cxt);
-		return;
-	}
 	INSTR_TIME_SET_CURRENT(t0);
 	order = dsa_get_address(area, si->order);
 	ptrs = DsaPointerIsValid(si->rowptrs) ? dsa_get_address(area, si->rowptrs) : NULL;
@@ -479,44 +455,71 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 		for (uint64 i = from; i < to; i++)
 		{
 			uint64		r = order[i];
-			int			p = part_of(sm.start, sm.nparts, r);
-			uint64		k = r - sm.start[p];
+			int			p = part_of(sm->start, sm->nparts, r);
+			uint64		k = r - sm->start[p];
 
 			if (i + 16 < to)
 			{
 				uint64		r2 = order[i + 16];
-				int			p2 = part_of(sm.start, sm.nparts, r2);
+				int			p2 = part_of(sm->start, sm->nparts, r2);
 
 				if (ptrs)
-					gpuhash_prefetch(&sm.offs[p2][r2 - sm.start[p2]]);
+					gpuhash_prefetch(&sm->offs[p2][r2 - sm->start[p2]]);
 				for (int c = 0; c < m; c++)
 				{
-					gpuhash_prefetch(sm.carried[p2] + sizeof(uint64) * (c * sm.n[p2] + r2 - sm.start[p2]));
-					gpuhash_prefetch(sm.carried[p2] + sizeof(uint64) * m * sm.n[p2] +
-									 c * sm.n[p2] + r2 - sm.start[p2]);
+					gpuhash_prefetch(sm->carried[p2] + sizeof(uint64) * (c * sm->n[p2] + r2 - sm->start[p2]));
+					gpuhash_prefetch(sm->carried[p2] + sizeof(uint64) * m * sm->n[p2] +
+									 c * sm->n[p2] + r2 - sm->start[p2]);
 				}
 			}
 			if (ptrs)
-				ptrs[i] = sm.rows[p] + sm.offs[p][k];
+				ptrs[i] = sm->rows[p] + sm->offs[p][k];
 			for (int c = 0; c < m; c++)
 			{
-				const uint64 *pk = (const uint64 *) sm.carried[p];
-				const uint8 *pv = (const uint8 *) (sm.carried[p] + sizeof(uint64) * m * sm.n[p]);
+				const uint64 *pk = (const uint64 *) sm->carried[p];
+				const uint8 *pv = (const uint8 *) (sm->carried[p] + sizeof(uint64) * m * sm->n[p]);
 
-				carried[c * n + i] = pk[c * sm.n[p] + k];
-				carried_valid[c * n + i] = pv[c * sm.n[p] + k];
+				carried[c * n + i] = pk[c * sm->n[p] + k];
+				carried_valid[c * n + i] = pv[c * sm->n[p] + k];
 			}
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(cxt);
 	if (count)
 	{
 		INSTR_TIME_SET_CURRENT(t1);
 		INSTR_TIME_SUBTRACT(t1, t0);
 		gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
 	}
+}
+
+/*
+ * Every participant, once the table is built: each table row's tuple
+ * pointer and carried keys, gathered from its share.  The gather goes to
+ * random places (the loads start 16 rows ahead), and on one process it
+ * held the others at the barrier (Q12 at SF 10: 0.8 s for 15 M orders), so
+ * all take blocks of positions in turn.  The key filter's blocks first
+ * (fill_key_filter), for the same reason.
+ */
+void
+gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, bool count)
+{
+	MemoryContext cxt,
+				old;
+	ShareMap	sm;
+
+	/* a filter allocated by this build's builder is still to be filled */
+	if (si->layout_n == 0 && !DsaPointerIsValid(si->kf))
+		return;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash layout", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	share_map(gs, si, area, &sm);
+	if (DsaPointerIsValid(si->kf))
+		fill_key_filter(gs, si, area, &sm);
+	if (si->layout_n > 0)
+		lay_out_rows(gs, si, area, &sm, count);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
 }
 
 /*
