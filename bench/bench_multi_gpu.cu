@@ -77,10 +77,9 @@ struct gpu
 
 	/* case 4 */
 	gh_route	route;
-	cudaEvent_t routed = nullptr;
 	uint64_t   *d_inbox = nullptr;	/* the keys other GPUs send, a region each */
 	uint32_t   *d_from = nullptr;	/* where the keys it sends came from */
-	cudaEvent_t mid = nullptr;	/* timed: the routed lookup done */
+	cudaEvent_t routed = nullptr;	/* the routed lookup done: waited on, timed */
 	uint64_t	inbox_at[GH_MAX_PARTS] = {0},
 				inbox_cap = 0;
 	uint32_t   *d_inbox_counts = nullptr;
@@ -97,22 +96,29 @@ sum_counts(const uint32_t *c, uint64_t n, unsigned long long *sum)
 	atomicAdd(sum, s);
 }
 
-/* Matches of a GPU's last probe (summed on the device, outside any timing). */
+/* Sum of n counts on dev (summed on the device, outside any timing). */
 static uint64_t
-matches_of(const gpu &x)
+sum_on(int dev, const uint32_t *c, uint64_t n)
 {
 	unsigned long long *d_sum,
 				sum = 0;
 
-	CK(cudaSetDevice(x.dev));
+	CK(cudaSetDevice(dev));
 	CK(cudaDeviceSynchronize());
 	CK(cudaMalloc(&d_sum, sizeof(sum)));
 	CK(cudaMemset(d_sum, 0, sizeof(sum)));
-	sum_counts<<<1024, 256>>>(x.d_counts, x.n_own, d_sum);
+	sum_counts<<<1024, 256>>>(c, n, d_sum);
 	CK(cudaGetLastError());
 	CK(cudaMemcpy(&sum, d_sum, sizeof(sum), cudaMemcpyDeviceToHost));
 	CK(cudaFree(d_sum));
 	return sum;
+}
+
+/* Matches of a GPU's last probe of the keys it owns. */
+static uint64_t
+matches_of(const gpu &x)
+{
+	return sum_on(x.dev, x.d_counts, x.n_own);
 }
 
 __global__ void
@@ -302,7 +308,6 @@ routed_probe(std::vector<gpu> &g)
 		CK(cudaMemsetAsync(x.d_nto, 0, GH_MAX_PARTS * sizeof(*x.d_nto), x.st));
 		GK(gh_gpu_lookup_routed(x.tab, x.d_in, x.n_in, &x.route, nullptr, x.d_counts));
 		CK(cudaEventRecord(x.routed, x.st));
-		CK(cudaEventRecord(x.mid, x.st));
 	}
 	for (gpu &x : g)
 	{
@@ -316,18 +321,6 @@ routed_probe(std::vector<gpu> &g)
 										 x.d_inbox_counts + x.inbox_at[s]));
 		CK(cudaEventRecord(x.end, x.st));
 	}
-}
-
-/* Sum of n counts on dev (outside any timing). */
-static uint64_t
-sum_on(int dev, const uint32_t *c, uint64_t n)
-{
-	gpu			x;
-
-	x.dev = dev;
-	x.d_counts = const_cast<uint32_t *>(c);
-	x.n_own = n;
-	return matches_of(x);
 }
 
 static gh_table *
@@ -387,7 +380,7 @@ free_gpu(gpu &x)
 	CK(cudaSetDevice(x.dev));
 	for (void *p : bufs)
 		CK(cudaFree(p));
-	for (cudaEvent_t e : {x.start, x.end, x.copied, x.routed, x.mid})
+	for (cudaEvent_t e : {x.start, x.end, x.copied, x.routed})
 		if (e)
 			CK(cudaEventDestroy(e));
 	if (x.copy)
@@ -644,11 +637,10 @@ main(int argc, char **argv)
 			/* unwritten past each region's count: zero */
 			CK(cudaMemset(x.d_inbox_counts, 0, (x.inbox_cap ? x.inbox_cap : 1) * sizeof(uint32_t)));
 			CK(cudaMalloc(&x.d_from, ((G - 1) * x.n_in + 1) * sizeof(uint32_t)));
-			CK(cudaEventCreate(&x.mid));
 			CK(cudaMalloc(&x.d_nto, GH_MAX_PARTS * sizeof(unsigned long long)));
 			CK(cudaFree(x.d_counts));
 			CK(cudaMalloc(&x.d_counts, (x.n_in ? x.n_in : 1) * sizeof(uint32_t)));
-			CK(cudaEventCreateWithFlags(&x.routed, cudaEventDisableTiming));
+			CK(cudaEventCreate(&x.routed));
 		}
 		for (gpu &x : g)
 		{
@@ -678,7 +670,7 @@ main(int argc, char **argv)
 					float		f;
 
 					CK(cudaEventSynchronize(x.end));
-					CK(cudaEventElapsedTime(&f, x.start, x.mid));
+					CK(cudaEventElapsedTime(&f, x.start, x.routed));
 					r_ms.push_back(f);
 				}
 			}, &wall, &ev);
