@@ -241,6 +241,11 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			show_table_parts(&st->table_parts_ms, st->in_service, es);
 		if (st->filter_ms > 0)
 			ExplainPropertyFloat("Key Filter Time", "ms", st->filter_ms, 3, es);
+		/* a parallel build over all readers: its shares and layout, and its waits */
+		if (st->share_ms > 0)
+			ExplainPropertyFloat("Share Time", "ms", st->share_ms, 3, es);
+		if (st->build_wait_ms > 0)
+			ExplainPropertyFloat("Build Wait Time", "ms", st->build_wait_ms, 3, es);
 		ExplainPropertyFloat("Probe Time", "ms", st->probe_ms, 3, es);
 		/* a chain level's carried keys: made from its rows, sent (in Start Time) */
 		if (st->carry_ms > 0)

@@ -384,6 +384,11 @@ typedef struct GpuJoinStats
 								 * row, reading the inner side, the build or
 								 * the wait for a parallel plan's (not emit) */
 	double		inner_read_ms;	/* of start_ms: reading the inner rows */
+	double		share_ms;		/* of start_ms, a parallel build over all
+								 * readers: shares put in the DSA, rows laid
+								 * out in table order (parallel.c) */
+	double		build_wait_ms;	/* of start_ms: waiting at that build's
+								 * barriers for the other participants */
 	int			split_batches;	/* a parallel join split at run time: its
 								 * shared batches; 0: not split */
 	double		chain_ms;		/* a chain's level: its probe's time (chain.c) */

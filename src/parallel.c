@@ -141,6 +141,8 @@ typedef struct GpuJoinShared
 	pg_atomic_uint64 start_us;
 	pg_atomic_uint64 inner_read_us;
 	pg_atomic_uint64 carry_us;
+	pg_atomic_uint64 share_us;
+	pg_atomic_uint64 build_wait_us;
 	pg_atomic_uint64 in_flight_sum;
 	pg_atomic_uint64 prefilled;
 	pg_atomic_uint64 probe_requests;
@@ -191,6 +193,8 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	pg_atomic_init_u64(&sh->start_us, 0);
 	pg_atomic_init_u64(&sh->inner_read_us, 0);
 	pg_atomic_init_u64(&sh->carry_us, 0);
+	pg_atomic_init_u64(&sh->share_us, 0);
+	pg_atomic_init_u64(&sh->build_wait_us, 0);
 	pg_atomic_init_u64(&sh->in_flight_sum, 0);
 	pg_atomic_init_u64(&sh->prefilled, 0);
 	pg_atomic_init_u64(&sh->probe_requests, 0);
@@ -375,6 +379,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->stats.start_ms = pg_atomic_read_u64(&sh->start_us) / 1000.0;
 	gs->stats.inner_read_ms = pg_atomic_read_u64(&sh->inner_read_us) / 1000.0;
 	gs->stats.carry_ms = pg_atomic_read_u64(&sh->carry_us) / 1000.0;
+	gs->stats.share_ms = pg_atomic_read_u64(&sh->share_us) / 1000.0;
+	gs->stats.build_wait_ms = pg_atomic_read_u64(&sh->build_wait_us) / 1000.0;
 	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
 	gs->stats.prefilled = pg_atomic_read_u64(&sh->prefilled);
 	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
@@ -446,6 +452,33 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	gs->built = true;
 }
 
+/* Arrives at the build barrier; the wait counts as Build Wait Time. */
+static bool
+build_barrier_wait(GpuJoinState *gs)
+{
+	instr_time	t0,
+				t1;
+	bool		elected;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	elected = BarrierArriveAndWait(&gs->shared->build_barrier, PG_WAIT_EXTENSION);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.build_wait_ms += INSTR_TIME_GET_MILLISEC(t1);
+	return elected;
+}
+
+/* Adds the time since *t0 to Share Time. */
+static void
+add_share_time(GpuJoinState *gs, instr_time *t0)
+{
+	instr_time	t1;
+
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, *t0);
+	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
+}
+
 /*
  * Called by every participant at its first row: builds the shared table or
  * waits for it, then adopts it.
@@ -483,12 +516,14 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			/* this participant's share, kept (or in the split's batches) */
 			gpuhash_read_inner_rows(gs);
-			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			build_barrier_wait(gs);
 			phase = PHASE_SHARE;
 			if (!gpuhash_split_is_on(gs))
 			{
 				int			slot;
+				instr_time	t0;
 
+				INSTR_TIME_SET_CURRENT(t0);
 				/* the share directory, made once by whoever comes first; a slot in it */
 				SpinLockAcquire(&sh->mutex);
 				gpuhash_shared_inner_directory(&sh->inner, area);
@@ -497,6 +532,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 				if (slot >= sh->inner.max_chunks)
 					elog(ERROR, "gpuhash: more inner readers than parallel participants");
 				gpuhash_shared_inner_put_share(gs, &sh->inner, area, slot);
+				add_share_time(gs, &t0);
 			}
 		}
 		/* every reader has read its share: whether the join split is known */
@@ -506,7 +542,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 			/* split: the kept rows to their batches, before anyone joins one */
 			if (split)
 				gpuhash_split_inner_done(gs);
-			if (BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION) && !split)
+			if (build_barrier_wait(gs) && !split)
 			{
 				gs->owns_table = true;	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
@@ -526,24 +562,34 @@ gpuhash_shared_build(GpuJoinState *gs)
 		}
 		if (phase == PHASE_BUILD)
 		{
-			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			build_barrier_wait(gs);
 			phase = PHASE_LAYOUT;
 		}
 		if (phase == PHASE_LAYOUT)
 		{
 			if (!split)
+			{
+				instr_time	t0;
+
+				INSTR_TIME_SET_CURRENT(t0);
 				gpuhash_shared_inner_layout(gs, &sh->inner, area, builder);
-			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+				add_share_time(gs, &t0);
+			}
+			build_barrier_wait(gs);
 			phase = PHASE_FINISH;
 		}
 		if (phase == PHASE_FINISH)
 		{
 			if (builder)
 			{
+				instr_time	t0;
+
+				INSTR_TIME_SET_CURRENT(t0);
 				gpuhash_shared_inner_finish(gs, &sh->inner, area);
+				add_share_time(gs, &t0);
 				publish_table(gs);
 			}
-			BarrierArriveAndWait(&sh->build_barrier, PG_WAIT_EXTENSION);
+			build_barrier_wait(gs);
 		}
 		BarrierDetach(&sh->build_barrier);
 		if (split)
@@ -671,6 +717,8 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	pg_atomic_fetch_add_u64(&sh->start_us, (uint64) Max(gs->stats.start_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->inner_read_us, (uint64) Max(gs->stats.inner_read_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->carry_us, (uint64) Max(gs->stats.carry_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->share_us, (uint64) Max(gs->stats.share_ms * 1000.0, 0));
+	pg_atomic_fetch_add_u64(&sh->build_wait_us, (uint64) Max(gs->stats.build_wait_ms * 1000.0, 0));
 	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
 	pg_atomic_fetch_add_u64(&sh->prefilled, gs->stats.prefilled);
 	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
@@ -680,6 +728,7 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 	gs->stats.scan_page_ms = 0;
 	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
 	gs->stats.start_ms = gs->stats.inner_read_ms = gs->stats.carry_ms = 0;
+	gs->stats.share_ms = gs->stats.build_wait_ms = 0;
 }
 
 /*
