@@ -19,13 +19,14 @@ CREATE FUNCTION gh_force_on() RETURNS void LANGUAGE sql AS $$
          set_config('gpuhash.min_gain', '0', true);
 $$;
 
--- the (first) GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q
-CREATE FUNCTION gh_node(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+-- the (first) GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q, its
+-- times with timing
+CREATE FUNCTION gh_node(q text, timing boolean DEFAULT false) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
 BEGIN
   PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING ' || timing || ', SUMMARY OFF) ' || q INTO p;
   RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
 END;
 $$;

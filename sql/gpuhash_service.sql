@@ -97,17 +97,8 @@ SELECT * FROM gh_explain('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.i
 SELECT * FROM gh_parallel('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
 -- with timing, a build over all readers shows the time its participants
 -- spent putting their shares in the DSA and laying them out (Share Time)
-CREATE FUNCTION gh_share_timed(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  p jsonb;
-BEGIN
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, SUMMARY OFF) ' || q INTO p;
-  RETURN (jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')
-          ->> 'Share Time')::float8 > 0;
-END;
-$$;
-SELECT gh_share_timed('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4') AS share_timed;
+SELECT (gh_node('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4', true)->>'Share Time')::float8 > 0
+  AS share_timed;
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
 SELECT * FROM gh_check('SELECT r.v, s.w, r.d FROM r JOIN s ON r.k8 = s.k8');
 SELECT * FROM gh_check('SELECT r.k2, count(*), max(s.w) FROM r JOIN s ON r.k2 = s.k2 GROUP BY r.k2');
