@@ -386,7 +386,7 @@ typedef struct GpuJoinStats
 	double		inner_read_ms;	/* of start_ms: reading the inner rows */
 	double		share_ms;		/* of start_ms, a parallel build over all
 								 * readers: shares put in the DSA, rows laid
-								 * out in table order (parallel.c) */
+								 * out in table order (shared_inner.c) */
 	double		build_wait_ms;	/* of start_ms: waiting at that build's
 								 * barriers for the other participants */
 	int			split_batches;	/* a parallel join split at run time: its

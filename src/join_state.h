@@ -494,8 +494,7 @@ extern void gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, ds
 										   int slot);
 extern void gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si,
 												   dsa_area *area);
-extern void gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area,
-										bool count);
+extern void gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);

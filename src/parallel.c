@@ -468,17 +468,6 @@ build_barrier_wait(GpuJoinState *gs)
 	return elected;
 }
 
-/* Adds the time since *t0 to Share Time. */
-static void
-add_share_time(GpuJoinState *gs, instr_time *t0)
-{
-	instr_time	t1;
-
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, *t0);
-	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
-}
-
 /*
  * Called by every participant at its first row: builds the shared table or
  * waits for it, then adopts it.
@@ -521,9 +510,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 			if (!gpuhash_split_is_on(gs))
 			{
 				int			slot;
-				instr_time	t0;
 
-				INSTR_TIME_SET_CURRENT(t0);
 				/* the share directory, made once by whoever comes first; a slot in it */
 				SpinLockAcquire(&sh->mutex);
 				gpuhash_shared_inner_directory(&sh->inner, area);
@@ -532,7 +519,6 @@ gpuhash_shared_build(GpuJoinState *gs)
 				if (slot >= sh->inner.max_chunks)
 					elog(ERROR, "gpuhash: more inner readers than parallel participants");
 				gpuhash_shared_inner_put_share(gs, &sh->inner, area, slot);
-				add_share_time(gs, &t0);
 			}
 		}
 		/* every reader has read its share: whether the join split is known */
@@ -568,13 +554,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		if (phase == PHASE_LAYOUT)
 		{
 			if (!split)
-			{
-				instr_time	t0;
-
-				INSTR_TIME_SET_CURRENT(t0);
-				gpuhash_shared_inner_layout(gs, &sh->inner, area, builder);
-				add_share_time(gs, &t0);
-			}
+				gpuhash_shared_inner_layout(gs, &sh->inner, area);
 			build_barrier_wait(gs);
 			phase = PHASE_FINISH;
 		}
@@ -582,11 +562,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			if (builder)
 			{
-				instr_time	t0;
-
-				INSTR_TIME_SET_CURRENT(t0);
 				gpuhash_shared_inner_finish(gs, &sh->inner, area);
-				add_share_time(gs, &t0);
 				publish_table(gs);
 			}
 			build_barrier_wait(gs);

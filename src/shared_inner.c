@@ -189,13 +189,17 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 
 /*
  * All readers: this participant's share of the inner side, read already,
- * goes to the DSA, into the directory's slot `slot` (claimed by the caller).
+ * goes to the DSA, into the directory's slot `slot` (claimed by the caller;
+ * timed as Share Time).
  */
 void
 gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area, int slot)
 {
 	InnerChunk	c;
+	instr_time	t0,
+				t1;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_finish_inner(gs);
 	memset(&c, 0, sizeof(c));
 	c.n_keyed = gs->n_inner;
@@ -212,6 +216,9 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 
 	((InnerChunk *) dsa_get_address(area, si->chunks))[slot] = c;
 	gs->stats.null_key_rows = c.n_null;
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
 }
 
 /* Rows with a key in all the shares, once every reader has put its own. */
@@ -420,9 +427,9 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMa
 	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
 }
 
-/* gpuhash_shared_inner_layout's rows: blocks of positions (timed as the build's where count) */
+/* gpuhash_shared_inner_layout's rows: blocks of positions (timed as Share Time) */
 static void
-lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm, bool count)
+lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm)
 {
 	const uint32 *order;
 	dsa_pointer *ptrs;
@@ -485,12 +492,9 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (count)
-	{
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
-	}
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_SUBTRACT(t1, t0);
+	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
 }
 
 /*
@@ -502,7 +506,7 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
  * (fill_key_filter), for the same reason.
  */
 void
-gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, bool count)
+gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 {
 	MemoryContext cxt,
 				old;
@@ -517,7 +521,7 @@ gpuhash_shared_inner_layout(GpuJoinState *gs, SharedInner *si, dsa_area *area, b
 	if (DsaPointerIsValid(si->kf))
 		fill_key_filter(gs, si, area, &sm);
 	if (si->layout_n > 0)
-		lay_out_rows(gs, si, area, &sm, count);
+		lay_out_rows(gs, si, area, &sm);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
 }
