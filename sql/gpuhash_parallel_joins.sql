@@ -329,6 +329,48 @@ WHERE l ~ 'Workers|Outer Scan|Inner Scan';
 RESET gpuhash.shared_inner_pages;
 DROP TABLE wm_o, wm_i;
 
+-- a partial inner side that is a join planned for fewer workers (2) than
+-- the GPU join over it runs with (4): every participant of the join runs
+-- it, each a smaller share than its cost says, and the join is credited
+-- the difference (gpuhash.inner_share_credit; Q07 at SF 10 takes its
+-- faster plan so).  Not a base table's absorbed scan: wm_* above keep
+-- their plan.
+CREATE TABLE cr_l (ok int4, v int4, pad text) WITH (parallel_workers = 4);
+INSERT INTO cr_l SELECT g % 50000, g, repeat('l', 40) FROM generate_series(1, 400000) g;
+CREATE TABLE cr_o (ok int4, ck int4) WITH (parallel_workers = 2);
+INSERT INTO cr_o SELECT g, g % 5000 FROM generate_series(1, 50000) g;
+CREATE TABLE cr_c (ck int4, name text) WITH (parallel_workers = 2);
+INSERT INTO cr_c SELECT g, 'c' || g FROM generate_series(0, 4999) g;
+ANALYZE cr_l;
+ANALYZE cr_o;
+ANALYZE cr_c;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET join_collapse_limit = 1;
+-- the top GPU join's cost, with the credit or without
+CREATE FUNCTION cr_cost(q text, credit boolean) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.inner_share_credit', credit::text, true);
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO p;
+  RETURN (jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')
+          ->> 'Total Cost')::float8;
+END;
+$$;
+SELECT l FROM gh_explain('SELECT count(*), sum(l.v), max(c.name) FROM cr_l l
+                          JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok') l
+WHERE l ~ 'Workers|GpuHashJoin|Outer Scan|Inner Scan';
+SELECT cr_cost(q, true) < cr_cost(q, false) AS credited
+FROM (VALUES ('SELECT count(*), sum(l.v), max(c.name) FROM cr_l l
+               JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok')) v(q);
+SELECT * FROM gh_check('SELECT l.ok, l.v, c.name FROM cr_l l
+                        JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok WHERE l.v % 7 = 0');
+RESET join_collapse_limit;
+DROP FUNCTION cr_cost(text, boolean);
+DROP TABLE cr_l, cr_o, cr_c;
+
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

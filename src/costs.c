@@ -289,15 +289,17 @@ gpuhash_one_table(Path *outer_path, Path *inner_path, bool parallel_aware, bool 
 /*
  * How many times its planned share each participant of a join reads of a
  * partial inner side: the join runs in as many participants as its outer
- * side's plan has, and where the inner side's own plan counted on more,
- * each reads a larger share than that plan was costed for.  Core's
- * Parallel Hash joins miss it the same way (Q05 at SF 10 ran 1 worker that
- * built all 60 M lineitem rows under such a plan).
+ * side's plan has.  Where the inner side's own plan counted on more, each
+ * reads a larger share than that plan was costed for; where it counted on
+ * fewer, a smaller one (under 1).  Core's Parallel Hash joins miss it the
+ * same way both ways (Q05 at SF 10 ran 1 worker that built all 60 M
+ * lineitem rows under such a plan; Q07's orders side, planned for 6
+ * workers, ran in the 8 participants of lineitem's).
  */
 double
 gpuhash_inner_share(Path *outer_path, Path *inner_path)
 {
-	return Max(gpuhash_parallel_divisor(inner_path) / gpuhash_parallel_divisor(outer_path), 1.0);
+	return gpuhash_parallel_divisor(inner_path) / gpuhash_parallel_divisor(outer_path);
 }
 
 /*

@@ -52,6 +52,7 @@ bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
+bool		gpuhash_inner_share_credit = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -377,6 +378,16 @@ _PG_init(void)
 							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12; "
 							 "bench/RESULTS.md sections 30 and 31).",
 							 &gpuhash_shared_inner_pages,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.inner_share_credit",
+							 "Credits a parallel GPU join whose partial inner side, a join, was planned for fewer workers than the join runs with.",
+							 "Every participant of the join runs that inner join's partial plan, so each does a "
+							 "smaller share of it than its cost says: the join is credited the difference "
+							 "(planner.c, inner_share_charge).",
+							 &gpuhash_inner_share_credit,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

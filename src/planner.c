@@ -412,17 +412,82 @@ is_gpu_join_path(Path *p)
 	return IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods;
 }
 
+static Cost parallel_page_excess(Path *p);
+static bool is_gpu_join_path(Path *p);
+static Path *one_input_subpath(Path *p);
+
+/*
+ * What every participant of partial path p pays in full: its non-partial
+ * parts (a Hash Join's Hash, a Merge or Nested Loop join's inner plan, a
+ * GPU join's whole inner side read by one), which more participants do not
+ * share out.  All of p's cost for a path this walk does not know.
+ */
+static Cost
+unshared_cost(Path *p)
+{
+	Path	   *sub;
+
+	check_stack_depth();
+	if (p->parallel_workers <= 0)
+		return p->total_cost;
+	switch (nodeTag(p))
+	{
+		case T_Path:
+		case T_IndexPath:
+		case T_BitmapHeapPath:
+			return 0;
+		case T_NestPath:
+		case T_MergePath:
+		case T_HashPath:
+			return unshared_cost(((JoinPath *) p)->outerjoinpath) +
+				unshared_cost(((JoinPath *) p)->innerjoinpath);
+		default:
+			if (is_gpu_join_path(p))
+				return unshared_cost(linitial(((CustomPath *) p)->custom_paths)) +
+					unshared_cost(lsecond(((CustomPath *) p)->custom_paths));
+			sub = one_input_subpath(p);
+			return sub ? unshared_cost(sub) : p->total_cost;
+	}
+}
+
 /*
  * What a partial join path's cost misses: the participants of a join are
  * its outer side's, so a partial inner side planned for more gives each a
- * larger share than its cost says (gpuhash_inner_share).  Core's Parallel
+ * larger share than its cost says, one planned for fewer a smaller share
+ * (gpuhash_inner_share): a charge, or a credit below 0.  Core's Parallel
  * Hash joins miss it; add_parallel_aware_path puts it into a GPU join's
  * cost, less what the native join it competes with misses.
+ *
+ * Both err on the safe side.  The charge is on the inner side's whole
+ * cost.  The credit is only for an inner side that is a join's output, and
+ * only on what its participants share out: not on its unshared parts
+ * (unshared_cost; Q18's Merge Join of orders with a serial aggregate of all
+ * 60 M lineitem rows, planned for 6 workers, would win a seventh of that
+ * aggregate back), nor on the pages its Parallel Seq Scans are charged in
+ * full in every participant (parallel_page_excess), of which an absorbed
+ * scan is charged its share already.  Q07 at SF 10 then takes the plan
+ * whose lineitem chain probes orders joined to customer, planned for 6
+ * workers: 2.06-2.14x native on the H100, where the plan before was
+ * 1.53-1.72x (bench/RESULTS.md section 34), and 2.19x on an H200 (section
+ * 35, where Q10's new plan lost 16%).  A base relation's absorbed inner
+ * scan gets none: gpuhash.shared_inner_pages prices its share.  Credited on
+ * its whole cost, every orders or part table planned for 6 workers under
+ * lineitem's 7 got a seventh of its pages back, and Q12 went back to
+ * building all 15 M orders rows (twice as slow in section 30); credited
+ * on its share, Q19 still went back to lineitem probing part (1640 ms
+ * against 1123 in section 30).
  */
 static Cost
-inner_share_penalty(Path *outer, Path *inner)
+inner_share_charge(Path *outer, Path *inner)
 {
-	return (gpuhash_inner_share(outer, inner) - 1.0) * inner->total_cost;
+	double		share = gpuhash_inner_share(outer, inner);
+
+	if (share >= 1.0)
+		return (share - 1.0) * inner->total_cost;
+	if (!gpuhash_inner_share_credit || !IS_JOIN_REL(inner->parent))
+		return 0;
+	return (share - 1.0) * Max(inner->total_cost - parallel_page_excess(inner) -
+							   unshared_cost(inner), 0.0);
 }
 
 static int	cmp_total_cost(const ListCell *a, const ListCell *b);
@@ -486,8 +551,8 @@ kept_join_charge(JoinPath *jp, RelOptInfo *innerrel)
  * join beside it changes what that cost misses (charge_native_joins):
  * - a Hash Join over a GPU join's output pays kept_join_charge;
  * - a Parallel Hash over a partial inner side that holds a GPU join pays
- *   what its cost misses (inner_share_penalty), as the GPU joins over that
- *   side do.  Otherwise a plan of one worker, whose inner side was costed
+ *   what its cost misses, or is credited what it overstates
+ *   (inner_share_charge), as the GPU joins over that side are.  Otherwise a plan of one worker, whose inner side was costed
  *   for seven, wins through the native join at its top where the GPU join
  *   pays: Q08 at SF 10 with nested loops off ran its 60 M lineitem rows in
  *   2 processes (section 27);
@@ -511,8 +576,8 @@ native_join_charge(JoinPath *jp, RelOptInfo *innerrel)
 
 	if (IsA(p, HashPath) && p->parallel_aware)
 	{
-		d = inner_share_penalty(jp->outerjoinpath, jp->innerjoinpath);
-		return kept + (d > 0 && path_has_gpu_join(jp->innerjoinpath) ? d : 0);
+		d = inner_share_charge(jp->outerjoinpath, jp->innerjoinpath);
+		return kept + (d != 0 && path_has_gpu_join(jp->innerjoinpath) ? d : 0);
 	}
 	if (p->parallel_aware || jp->innerjoinpath->param_info != NULL)
 		return kept;
@@ -549,7 +614,7 @@ charge_paths(List *paths, RelOptInfo *outerrel, RelOptInfo *innerrel, JoinType j
 			continue;
 		/* a serial path pays only for the GPU join's rows it hashes */
 		d = partial ? native_join_charge(jp, innerrel) : kept_join_charge(jp, innerrel);
-		if (d <= 0)
+		if (d == 0)
 			continue;
 		p->startup_cost += d;
 		p->total_cost += d;
@@ -575,12 +640,12 @@ charge_native_joins(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *inner
  * a Parallel Hash has a partial inner side.  0 for any other path.
  */
 static Cost
-native_share_penalty(Path *p, Path *inner)
+native_share_charge(Path *p, Path *inner)
 {
 	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware ||
 		((JoinPath *) p)->innerjoinpath != inner)
 		return 0;
-	return inner_share_penalty(((JoinPath *) p)->outerjoinpath, inner);
+	return inner_share_charge(((JoinPath *) p)->outerjoinpath, inner);
 }
 
 /*
@@ -672,6 +737,18 @@ static const struct
 	{T_GatherMergePath, offsetof(GatherMergePath, subpath)},
 };
 
+/* The input of a one-input path (one_input_paths), or NULL. */
+static Path *
+one_input_subpath(Path *p)
+{
+	for (int i = 0; i < lengthof(one_input_paths); i++)
+	{
+		if (one_input_paths[i].tag == nodeTag(p))
+			return *(Path **) ((char *) p + one_input_paths[i].subpath);
+	}
+	return NULL;
+}
+
 /*
  * What PostgreSQL's costs charge the Parallel Seq Scans in path beyond
  * their participants' shares of the pages (gpuhash_parallel_page_excess).
@@ -700,12 +777,7 @@ parallel_page_excess(Path *p)
 				excess += parallel_page_excess(lfirst(lc));
 			return excess;
 		default:
-			for (int i = 0; i < lengthof(one_input_paths); i++)
-			{
-				if (one_input_paths[i].tag == nodeTag(p))
-					return parallel_page_excess(*(Path **) ((char *) p + one_input_paths[i].subpath));
-			}
-			return 0;
+			return parallel_page_excess(one_input_subpath(p));
 	}
 }
 
@@ -766,22 +838,26 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 
 	/*
 	 * A partial inner side read by fewer participants than its plan
-	 * counted on costs more than it says (gpuhash_inner_share): the GPU
-	 * join pays that, so that a GPU join of 1 worker whose inner side was
-	 * planned for 8 does not outbid the rest.  Core's Parallel Hash misses
-	 * the same cost: where the cheapest native join reads this very inner
-	 * path, both miss it alike, and the GPU join pays only what it misses
-	 * beyond native's.
+	 * counted on costs more than it says, one read by more costs less
+	 * (gpuhash_inner_share): the GPU join's cost says so, so that a GPU
+	 * join of 1 worker whose inner side was planned for 8 does not outbid
+	 * the rest, and an inner side planned for 6 workers is not charged as
+	 * if 6 ran it under a join of 8.  Core's Parallel Hash misses the same:
+	 * where the cheapest native join reads this very inner path, both miss
+	 * it alike, and the GPU join gets only what differs from native's.
 	 */
 	if (parallel_inner)
 	{
-		/* native's pays too where the inner side holds a GPU join (charge_native_joins) */
-		Cost		d = inner_share_penalty(outer_partial, inner_path);
+		/* native's gets it too where the inner side holds a GPU join (charge_native_joins) */
+		Cost		d = inner_share_charge(outer_partial, inner_path);
 
-		if (d > 0 && !path_has_gpu_join(inner_path))
-			d = Max(d - native_share_penalty(native_best(joinrel->partial_pathlist), inner_path),
-					0.0);
+		if (d != 0 && !path_has_gpu_join(inner_path))
+		{
+			Cost		nd = native_share_charge(native_best(joinrel->partial_pathlist),
+												 inner_path);
 
+			d = d > 0 ? Max(d - nd, 0.0) : Min(d - nd, 0.0);
+		}
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
 	}
