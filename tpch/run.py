@@ -81,6 +81,10 @@ def parse_args(argv):
                    help="plan only, run no query (the data is loaded unless --skip-load): write each query's off and on plans to "
                         "DIR/qNN.txt, marking the nodes that changed, and fail when a "
                         "relation the off plan reads in parallel is read serially when on")
+    p.add_argument("--plans-since", metavar="DIR",
+                   help="with --plans: also compare each query's 'on' plan with the one an "
+                        "earlier --plans run wrote to DIR (a cost rule's or a setting's effect "
+                        "on all queries' plans), and list the queries whose plan changed")
     p.add_argument("--citus", action="store_true",
                    help="the database is a Citus coordinator: load with citus.sql, carry the "
                         "settings to the workers, count the shard tasks that use a GPU join")
@@ -88,6 +92,8 @@ def parse_args(argv):
     args = p.parse_args(argv)
     if args.citus and args.plans:
         p.error("--plans compares single-node plans; it does not take --citus")
+    if args.plans_since and not args.plans:
+        p.error("--plans-since needs --plans")
     if args.runs < 1 or args.warmup < 0:
         p.error("--runs must be >= 1 and --warmup >= 0")
     try:
@@ -814,6 +820,15 @@ plot '{dat}' using 0:2:($3 > 0 ? 0x2a9d8f : 0xb0b0b0):xtic(1) with boxes lc rgb 
     return True
 
 
+def saved_plan(workdir, q):
+    """The 'on' plan an earlier --plans run wrote for query q, or None."""
+    try:
+        with open(os.path.join(workdir, f"q{q:02d}_on_plan.json")) as f:
+            return json.loads(f.read())[0]["Plan"]
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
 def plans_all(args):
     """--plans: each query's off and on plans compared; 1 on a serial regression."""
     import plans
@@ -823,8 +838,10 @@ def plans_all(args):
     device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
     os.makedirs(args.plans, exist_ok=True)
     is_gpu = gpu_join_matcher(args.count_node)
-    bad = []
-    print("query  GPU nodes  changed nodes  read serially when on")
+    bad, moved = [], []
+    since = args.plans_since
+    print("query  GPU nodes  changed nodes  " + ("since DIR (cost then -> now)  " if since else "")
+          + "read serially when on")
     for q in args.query_list:
         text = load_query(q, args.sf)
         off = plan_only(args, psql, prefix, q, text, False, args.plans, device_ok)
@@ -834,12 +851,29 @@ def plans_all(args):
             bad.append(q)
             continue
         report, summary = plans.compare(q, off, on, is_gpu, count_nodes)
+        col = ""
+        if since:
+            then = saved_plan(since, q)
+            if then is None:
+                col = f"{'no plan there':29s}  "
+            else:
+                same = plans.signature(then) == plans.signature(on)
+                if not same:
+                    moved.append(q)
+                    report += ("\n-- Q%02d: the 'on' plan in %s (cost %.0f; now %.0f)\n"
+                               % (q, since, then["Total Cost"], on["Total Cost"]))
+                    report += "\n".join(plans.render(then, None)) + "\n"
+                col = (f"{'same' if same else 'CHANGED'} "
+                       f"{then['Total Cost']:.0f} -> {on['Total Cost']:.0f}").ljust(29) + "  "
         with open(os.path.join(args.plans, f"q{q:02d}.txt"), "w") as f:
             f.write(report)
-        print(f"Q{q:02d}   {summary['gpu_nodes']:9d}  {summary['changed']:13d}  "
+        print(f"Q{q:02d}   {summary['gpu_nodes']:9d}  {summary['changed']:13d}  " + col
               + (", ".join(summary["serial"]) or "-"))
         if summary["serial"]:
             bad.append(q)
+    if since:
+        print(f"run.py: 'on' plans changed since {since}: "
+              + (", ".join(f"Q{q:02d}" for q in moved) or "none"))
     for note in notes:
         print(f"run.py: note: {note}", file=sys.stderr)
     if bad:
