@@ -997,6 +997,16 @@ next_bare_row(GpuJoinState *gs)
 }
 
 /*
+ * A count(*)'s next match where a range is being scanned (next_bare_row),
+ * or NULL: the shortcut both entries take before the state machine.
+ */
+static inline TupleTableSlot *
+bare_row_ready(GpuJoinState *gs)
+{
+	return gs->phase == GJ_SCAN_RANGE && gs->bare_matches ? next_bare_row(gs) : NULL;
+}
+
+/*
  * GJ_SCAN_RANGE: the current outer row against each inner row of its range.
  * The join filter decides a match; a match marks the inner row (right,
  * full), ends the row (anti: no row; semi or a unique inner side: one is
@@ -1128,7 +1138,7 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	/* the top of a chain: fused, the chain forms the rows (chain.c) */
 	if (gs->chain && gpuhash_chain_step(gs, &out))
 		return out;
-	if (gs->phase == GJ_SCAN_RANGE && gs->bare_matches && (out = next_bare_row(gs)) != NULL)
+	if ((out = bare_row_ready(gs)) != NULL)
 		return out;
 	/* the last row's memory: usually none (a call per row saved) */
 	if (!econtext->ecxt_per_tuple_memory->isReset)
@@ -1200,8 +1210,7 @@ exec_gpu_join(CustomScanState *node)
 		 * the node's own code was 36.5 ns a row of issue 12's count(*)
 		 * join, 14 of them this path (bench/RESULTS.md section 33).
 		 */
-		if (gs->phase == GJ_SCAN_RANGE && gs->bare_matches && gs->chain == NULL &&
-			(out = next_bare_row(gs)) != NULL)
+		if (gs->chain == NULL && (out = bare_row_ready(gs)) != NULL)
 			return out;
 		return exec_gpu_join_steps(gs);
 	}
