@@ -413,7 +413,6 @@ is_gpu_join_path(Path *p)
 }
 
 static Cost parallel_page_excess(Path *p);
-static bool is_gpu_join_path(Path *p);
 static Path *one_input_subpath(Path *p);
 
 /*
@@ -552,10 +551,11 @@ kept_join_charge(JoinPath *jp, RelOptInfo *innerrel)
  * - a Hash Join over a GPU join's output pays kept_join_charge;
  * - a Parallel Hash over a partial inner side that holds a GPU join pays
  *   what its cost misses, or is credited what it overstates
- *   (inner_share_charge), as the GPU joins over that side are.  Otherwise a plan of one worker, whose inner side was costed
- *   for seven, wins through the native join at its top where the GPU join
- *   pays: Q08 at SF 10 with nested loops off ran its 60 M lineitem rows in
- *   2 processes (section 27);
+ *   (inner_share_charge), as the GPU joins over that side are.  Otherwise
+ *   a plan of one worker, whose inner side was costed for seven, wins
+ *   through the native join at its top where the GPU join pays: Q08 at SF
+ *   10 with nested loops off ran its 60 M lineitem rows in 2 processes
+ *   (section 27);
  * - a join over an outer side that holds a GPU join, whose inner side is a
  *   whole path every participant runs for itself (a Hash Join's Hash, a
  *   Merge or Nested Loop join's unparameterized inner plan), pays
