@@ -365,6 +365,15 @@ def citus_end(args):
     return ["COMMIT;"] if args.citus else []
 
 
+def read_plan(plan_file):
+    """The "Plan" of an EXPLAIN (FORMAT JSON) written to plan_file, or None."""
+    try:
+        with open(plan_file) as f:
+            return json.loads(f.read())[0]["Plan"]
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
 def plan_only(args, psql, prefix, q, text, on, workdir, device_ok):
     """The query's plan in one mode (EXPLAIN, not run), or None."""
     plan_file = os.path.join(workdir, f"q{q:02d}_{'on' if on else 'off'}_plan.json")
@@ -372,11 +381,7 @@ def plan_only(args, psql, prefix, q, text, on, workdir, device_ok):
     lines += ["\\pset tuples_only on", f"\\o {plan_file}", "EXPLAIN (FORMAT JSON)", text, "\\o"]
     lines += citus_end(args)
     psql.script("\n".join(l for l in lines if l) + "\n", args.timeout + 60)
-    try:
-        with open(plan_file) as f:
-            return json.loads(f.read())[0]["Plan"]
-    except (OSError, ValueError, IndexError, KeyError):
-        return None
+    return read_plan(plan_file)
 
 
 def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
@@ -434,11 +439,7 @@ def run_mode(args, psql, prefix, q, text, on, workdir, device_ok):
             last_time = None
     if failed is None and len(res.times) != args.runs:
         failed = ("crash" if r.returncode == 2 else "error", "session ended early")
-    try:
-        with open(plan_file) as f:
-            res.plan = json.loads(f.read())[0]["Plan"]
-    except (OSError, ValueError, IndexError, KeyError):
-        res.plan = None
+    res.plan = read_plan(plan_file)
     if failed:
         res.status, res.message = failed
         if res.status == "timeout":
@@ -820,15 +821,6 @@ plot '{dat}' using 0:2:($3 > 0 ? 0x2a9d8f : 0xb0b0b0):xtic(1) with boxes lc rgb 
     return True
 
 
-def saved_plan(workdir, q):
-    """The 'on' plan an earlier --plans run wrote for query q, or None."""
-    try:
-        with open(os.path.join(workdir, f"q{q:02d}_on_plan.json")) as f:
-            return json.loads(f.read())[0]["Plan"]
-    except (OSError, ValueError, IndexError, KeyError):
-        return None
-
-
 def plans_all(args):
     """--plans: each query's off and on plans compared; 1 on a serial regression."""
     import plans
@@ -853,7 +845,7 @@ def plans_all(args):
         report, summary = plans.compare(q, off, on, is_gpu, count_nodes)
         col = ""
         if since:
-            then = saved_plan(since, q)
+            then = read_plan(os.path.join(since, f"q{q:02d}_on_plan.json"))
             if then is None:
                 col = f"{'no plan there':29s}  "
             else:
