@@ -435,8 +435,7 @@ set_carried(GpuChain *ch, int j)
 	const uint64 *ready_keys;
 	const uint8 *ready_valid;
 	gh_status	st;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->inner_vals == NULL && gpuhash_shared_carried(gs, &ready_keys, &ready_valid))
@@ -457,9 +456,7 @@ set_carried(GpuChain *ch, int j)
 		gh_set_last_error("the shared rows came without their carried keys");
 		st = GH_ERR_INVALID;
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.carry_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.carry_ms += gpuhash_ms_since(t0);
 	if (st != GH_OK)
 		ereport(ERROR,
 				(errcode(st == GH_ERR_HOST_MEMORY ? ERRCODE_OUT_OF_MEMORY : ERRCODE_SYSTEM_ERROR),
@@ -735,8 +732,7 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 {
 	int			n;
 	gh_status	st;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 	double		level_ms[GH_MAX_CHAIN_LEVELS] = {0};
 
 	for (;;)
@@ -752,9 +748,7 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys, ch->req_valid,
 									   ch->n_outer_cols, n, ch->skip, ch->out_outer, ch->out_pos,
 									   ch->cap, &ch->total, &ch->written, level_ms);
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		top->stats.wait_ms += INSTR_TIME_GET_MILLISEC(t1);
+		top->stats.wait_ms += gpuhash_ms_since(t0);
 		ch->requests++;
 		for (int k = 0; k < ch->n; k++)
 		{
@@ -860,18 +854,15 @@ static void
 chain_next_batch(GpuChain *ch, GpuJoinState *top)
 {
 	GpuJoinState *bottom = ch->lv[0].gs;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	count_level_rows(ch, true);
 	INSTR_TIME_SET_CURRENT(t0);
 	ch->b = gpuhash_next_filled_batch(bottom);
 	if (ch->b != NULL)
 		batch_keys(ch, ch->b);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
 	/* the bottom counts it too: for the top, it is not emit time */
-	top->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);
+	top->stats.read_ms += gpuhash_ms_since(t0);
 	if (ch->b == NULL)
 	{
 		/* every level's outer side is done (parallel plans count it) */
@@ -1036,8 +1027,7 @@ bool
 gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out)
 {
 	GpuChain   *ch = top->chain;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	for (;;)
 	{
@@ -1047,9 +1037,7 @@ gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out)
 			case CH_START:
 				INSTR_TIME_SET_CURRENT(t0);
 				chain_start(ch);
-				INSTR_TIME_SET_CURRENT(t1);
-				INSTR_TIME_SUBTRACT(t1, t0);
-				top->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1);
+				top->stats.start_ms += gpuhash_ms_since(t0);
 				break;
 			case CH_UNFUSED:
 				return false;

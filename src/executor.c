@@ -383,8 +383,7 @@ fill_rows(GpuJoinState *gs, GpuProbeBatch *b, int cap)
 static bool
 fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 {
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->oscan)
@@ -402,9 +401,7 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 	}
 	else
 		fill_rows(gs, b, gs->batch_cap);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.read_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.read_ms += gpuhash_ms_since(t0);
 	return b->n > 0;
 }
 
@@ -594,8 +591,7 @@ static bool
 next_batch(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	if (gs->cb)
 	{
@@ -623,9 +619,7 @@ next_batch(GpuJoinState *gs)
 		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
 		gpuhash_probe_wait(gs, b);
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		gs->stats.wait_ms += INSTR_TIME_GET_MILLISEC(t1);
+		gs->stats.wait_ms += gpuhash_ms_since(t0);
 		gpuhash_shared_count_batch(gs, b->n);
 		for (int i = 0; i < b->n; i++)
 			if (b->nokey[i])
@@ -1096,8 +1090,7 @@ static GpuJoinPhase
 start_step(GpuJoinState *gs, ExprContext *econtext)
 {
 	GpuJoinPhase next;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 	double		read_before = gs->stats.read_ms;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -1117,10 +1110,8 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			next = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
 			break;
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
 	/* outer rows read meanwhile (a parallel build's prefill) are read time */
-	gs->stats.start_ms += INSTR_TIME_GET_MILLISEC(t1) - (gs->stats.read_ms - read_before);
+	gs->stats.start_ms += gpuhash_ms_since(t0) - (gs->stats.read_ms - read_before);
 	return next;
 }
 
@@ -1197,8 +1188,7 @@ exec_gpu_join(CustomScanState *node)
 	GpuJoinState *gs = (GpuJoinState *) node;
 	GpuJoinStats *st = &gs->stats;
 	TupleTableSlot *out;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 	double		other;
 
 	/* two clock reads a row: only where EXPLAIN ANALYZE shows times */
@@ -1217,9 +1207,7 @@ exec_gpu_join(CustomScanState *node)
 	other = st->read_ms + st->wait_ms + st->start_ms;
 	INSTR_TIME_SET_CURRENT(t0);
 	out = exec_gpu_join_steps(gs);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	st->emit_ms += INSTR_TIME_GET_MILLISEC(t1) - (st->read_ms + st->wait_ms + st->start_ms - other);
+	st->emit_ms += gpuhash_ms_since(t0) - (st->read_ms + st->wait_ms + st->start_ms - other);
 	return out;
 }
 

@@ -20,10 +20,22 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "portability/instr_time.h"
 
 #include "gpuhash_table.h"
 
 #define GPUHASH_NODE_NAME "GpuHashJoin"
+
+/* Milliseconds since t0, which the caller set with INSTR_TIME_SET_CURRENT. */
+static inline double
+gpuhash_ms_since(instr_time t0)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, t0);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
 
 /* gpuhash.device */
 typedef enum GpuHashDeviceMode

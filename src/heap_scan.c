@@ -229,8 +229,7 @@ next_page(GpuHeapScan *os)
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
 	BlockNumber blk;
 	Page		page;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	/* a new page: it needs a pin of the batch's if rows are kept */
 	if (os->keep_rows && os->filling != NULL && os->filling->n_pins >= os->max_pins)
@@ -256,9 +255,7 @@ next_page(GpuHeapScan *os)
 	heapgetpage(os->scan, blk);
 	if (os->timed)
 	{
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		os->page_ms += INSTR_TIME_GET_MILLISEC(t1);
+		os->page_ms += gpuhash_ms_since(t0);
 	}
 	os->ntuples = hs->rs_ntuples;
 	os->index = 0;

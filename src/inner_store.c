@@ -425,8 +425,7 @@ read_inner_pages(GpuJoinState *gs)
 void
 gpuhash_read_inner_rows(GpuJoinState *gs)
 {
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->curbatch == 0)
@@ -444,9 +443,7 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 		while (next_inner_row(gs, &slot, &keep, &key, &nokey))
 			take_inner_row(gs, slot, keep, key, nokey);
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.inner_read_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.inner_read_ms += gpuhash_ms_since(t0);
 }
 
 /*

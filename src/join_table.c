@@ -92,15 +92,12 @@ build_table(GpuJoinState *gs, const GpuKeyParts *keys, gh_device device, bool ma
 	gs->scheme = gs->info.scheme;
 	for (;;)
 	{
-		instr_time	t0,
-					t1;
+		instr_time	t0;
 
 		gpuhash_build_options(&opt, gs->device, gs->scheme);
 		INSTR_TIME_SET_CURRENT(t0);
 		st = gpuhash_table_build(&gs->table, &opt, keys, gs->table_owner_pid);
-		INSTR_TIME_SET_CURRENT(t1);
-		INSTR_TIME_SUBTRACT(t1, t0);
-		gs->stats.table_ms += INSTR_TIME_GET_MILLISEC(t1);
+		gs->stats.table_ms += gpuhash_ms_since(t0);
 		if (st == GH_OK)
 		{
 			GpuTableTimes *tt = &gs->stats.table_parts_ms;
@@ -225,8 +222,7 @@ leaves_probe_room(GpuJoinState *gs)
 void
 gpuhash_build_inner(GpuJoinState *gs)
 {
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 	GpuKeyParts keys;
 
 	gpuhash_read_inner_rows(gs);
@@ -274,9 +270,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 											 sizeof(uint32) * gpuhash_matched_words(gs));
 	if (gs->matched)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.build_ms += gpuhash_ms_since(t0);
 	if (gs->curbatch == 0)
 	{
 		/* batch 0's outer rows are read next, and spilled for this many batches */

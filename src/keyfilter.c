@@ -76,16 +76,13 @@ gpuhash_keyfilter_add_shared(pg_atomic_uint64 *words, uint64 n_words, const uint
 void
 gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const GpuKeyParts *keys)
 {
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	memset(words, 0, sizeof(uint64) * n_words);
 	for (int p = 0; p < keys->nparts; p++)
 		kf_add(words, n_words, keys->keys[p], keys->n[p]);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.filter_ms += gpuhash_ms_since(t0);
 }
 
 /*

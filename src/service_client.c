@@ -398,8 +398,7 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 	uint64		in_part = 0;	/* keys of keys->keys[part] sent */
 	SvcSlot    *s = claim_slot();
 	gh_status	st;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	memset(t, 0, sizeof(*t));
@@ -439,9 +438,7 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
 		st = submit(s, gen);
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	t->ship_ms = INSTR_TIME_GET_MILLISEC(t1);
+	t->ship_ms = gpuhash_ms_since(t0);
 	if (st == GH_OK)
 	{
 		s->type = REQ_BUILD_FINISH;

@@ -110,8 +110,7 @@ make_carried(GpuJoinState *gs, dsa_area *area, uint64 n)
 	int			m = gpuhash_carried_columns(gs);
 	dsa_pointer p;
 	char	   *base;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	if (m == 0 || n == 0)
 		return InvalidDsaPointer;
@@ -120,9 +119,7 @@ make_carried(GpuJoinState *gs, dsa_area *area, uint64 n)
 	base = dsa_get_address(area, p);
 	gpuhash_carried_keys(gs, gs->inner_vals, gs->inner_nulls, n, (uint64 *) base,
 						 (uint8 *) (base + sizeof(uint64) * m * n), n);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.carry_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.carry_ms += gpuhash_ms_since(t0);
 	return p;
 }
 
@@ -196,8 +193,7 @@ void
 gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area, int slot)
 {
 	InnerChunk	c;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_finish_inner(gs);
@@ -216,9 +212,7 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 
 	((InnerChunk *) dsa_get_address(area, si->chunks))[slot] = c;
 	gs->stats.null_key_rows = c.n_null;
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.share_ms += gpuhash_ms_since(t0);
 }
 
 /* Rows with a key in all the shares, once every reader has put its own. */
@@ -335,8 +329,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	ShareMap	sm;
 	GpuKeyParts keys;
 	MemoryContext old;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	MemoryContextReset(gs->inner_cxt);
@@ -382,9 +375,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 			si->layout_m = sm.m;
 		}
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.build_ms += gpuhash_ms_since(t0);
 }
 
 /* Positions a participant lays out at a time. */
@@ -398,8 +389,7 @@ static void
 fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm)
 {
 	pg_atomic_uint64 *words = dsa_get_address(area, si->kf);
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	for (;;)
@@ -422,9 +412,7 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMa
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.filter_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.filter_ms += gpuhash_ms_since(t0);
 }
 
 /* gpuhash_shared_inner_layout's rows: blocks of positions (timed as Share Time) */
@@ -437,8 +425,7 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
 	uint8	   *carried_valid = NULL;
 	uint64		n = si->layout_n;
 	int			m = si->layout_m;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	order = dsa_get_address(area, si->order);
@@ -492,9 +479,7 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.share_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.share_ms += gpuhash_ms_since(t0);
 }
 
 /*
@@ -541,8 +526,7 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	ShareMap	sm;
 	uint64		pos;
 	MemoryContext old;
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	free_dsa(area, &si->order);
@@ -567,9 +551,7 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	}
 	if (gs->fill_inner)
 		si->matched = gpuhash_inner_shared_matched(gs, area);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.build_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.build_ms += gpuhash_ms_since(t0);
 	gs->stats.null_key_rows = sm.n_null;
 	gs->stats.inner_rows = sm.n_keyed;
 	MemoryContextReset(gs->inner_cxt);
