@@ -87,6 +87,31 @@ typedef enum SharedPhase
 #define CARRY_SETTING	1
 #define CARRY_SET		2
 
+/*
+ * A participant's figures that the shared state sums: each adds its own when
+ * its outer side is done (gpuhash_shared_add_counts), and the shutdown reads
+ * the sums back for EXPLAIN.  Counts are added as they are, times in
+ * microseconds.
+ */
+typedef struct SummedStat
+{
+	size_t		offset;			/* in GpuJoinStats */
+	bool		is_ms;			/* a double of milliseconds, else a uint64 */
+} SummedStat;
+
+#define SUM_COUNT(f)	{offsetof(GpuJoinStats, f), false}
+#define SUM_MS(f)		{offsetof(GpuJoinStats, f), true}
+
+static const SummedStat summed_stats[] = {
+	SUM_COUNT(outer_filtered), SUM_COUNT(scan_pages), SUM_MS(scan_page_ms),
+	SUM_COUNT(scan_filtered), SUM_COUNT(inner_scan_filtered),
+	SUM_MS(read_ms), SUM_MS(wait_ms), SUM_MS(emit_ms), SUM_MS(start_ms),
+	SUM_MS(inner_read_ms), SUM_MS(carry_ms), SUM_MS(share_ms), SUM_MS(build_wait_ms),
+	SUM_COUNT(in_flight_sum), SUM_COUNT(prefilled), SUM_COUNT(probe_requests)
+};
+
+#define N_SUMMED lengthof(summed_stats)
+
 typedef struct GpuJoinShared
 {
 	slock_t		mutex;
@@ -127,25 +152,10 @@ typedef struct GpuJoinShared
 	GpuSplitShared split;
 	dsm_handle	seg_handle;		/* the segment, for workers' file set attach */
 
-	/* summed over participants */
+	/* summed over participants: per batch, and summed_stats */
 	pg_atomic_uint64 batches;
 	pg_atomic_uint64 outer_rows;
-	pg_atomic_uint64 outer_filtered;
-	pg_atomic_uint64 scan_pages;
-	pg_atomic_uint64 scan_page_us;
-	pg_atomic_uint64 scan_filtered;
-	pg_atomic_uint64 inner_scan_filtered;
-	pg_atomic_uint64 read_us;
-	pg_atomic_uint64 wait_us;
-	pg_atomic_uint64 emit_us;
-	pg_atomic_uint64 start_us;
-	pg_atomic_uint64 inner_read_us;
-	pg_atomic_uint64 carry_us;
-	pg_atomic_uint64 share_us;
-	pg_atomic_uint64 build_wait_us;
-	pg_atomic_uint64 in_flight_sum;
-	pg_atomic_uint64 prefilled;
-	pg_atomic_uint64 probe_requests;
+	pg_atomic_uint64 sums[N_SUMMED];
 } GpuJoinShared;
 
 /*
@@ -182,22 +192,8 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	gpuhash_split_shared_init(&sh->split, nworkers + 1);
 	pg_atomic_init_u64(&sh->batches, 0);
 	pg_atomic_init_u64(&sh->outer_rows, 0);
-	pg_atomic_init_u64(&sh->outer_filtered, 0);
-	pg_atomic_init_u64(&sh->scan_pages, 0);
-	pg_atomic_init_u64(&sh->scan_page_us, 0);
-	pg_atomic_init_u64(&sh->scan_filtered, 0);
-	pg_atomic_init_u64(&sh->inner_scan_filtered, 0);
-	pg_atomic_init_u64(&sh->read_us, 0);
-	pg_atomic_init_u64(&sh->wait_us, 0);
-	pg_atomic_init_u64(&sh->emit_us, 0);
-	pg_atomic_init_u64(&sh->start_us, 0);
-	pg_atomic_init_u64(&sh->inner_read_us, 0);
-	pg_atomic_init_u64(&sh->carry_us, 0);
-	pg_atomic_init_u64(&sh->share_us, 0);
-	pg_atomic_init_u64(&sh->build_wait_us, 0);
-	pg_atomic_init_u64(&sh->in_flight_sum, 0);
-	pg_atomic_init_u64(&sh->prefilled, 0);
-	pg_atomic_init_u64(&sh->probe_requests, 0);
+	for (int i = 0; i < N_SUMMED; i++)
+		pg_atomic_init_u64(&sh->sums[i], 0);
 }
 
 /* Has the builder of this scan's shared table published it (prefilling stops)? */
@@ -368,22 +364,16 @@ gpuhash_shutdown(CustomScanState *node)
 		return;
 	gs->stats.batches = pg_atomic_read_u64(&sh->batches);
 	gs->stats.outer_rows = pg_atomic_read_u64(&sh->outer_rows);
-	gs->stats.outer_filtered = pg_atomic_read_u64(&sh->outer_filtered);
-	gs->stats.scan_pages = pg_atomic_read_u64(&sh->scan_pages);
-	gs->stats.scan_page_ms = pg_atomic_read_u64(&sh->scan_page_us) / 1000.0;
-	gs->stats.scan_filtered = pg_atomic_read_u64(&sh->scan_filtered);
-	gs->stats.inner_scan_filtered = pg_atomic_read_u64(&sh->inner_scan_filtered);
-	gs->stats.read_ms = pg_atomic_read_u64(&sh->read_us) / 1000.0;
-	gs->stats.wait_ms = pg_atomic_read_u64(&sh->wait_us) / 1000.0;
-	gs->stats.emit_ms = pg_atomic_read_u64(&sh->emit_us) / 1000.0;
-	gs->stats.start_ms = pg_atomic_read_u64(&sh->start_us) / 1000.0;
-	gs->stats.inner_read_ms = pg_atomic_read_u64(&sh->inner_read_us) / 1000.0;
-	gs->stats.carry_ms = pg_atomic_read_u64(&sh->carry_us) / 1000.0;
-	gs->stats.share_ms = pg_atomic_read_u64(&sh->share_us) / 1000.0;
-	gs->stats.build_wait_ms = pg_atomic_read_u64(&sh->build_wait_us) / 1000.0;
-	gs->stats.in_flight_sum = pg_atomic_read_u64(&sh->in_flight_sum);
-	gs->stats.prefilled = pg_atomic_read_u64(&sh->prefilled);
-	gs->stats.probe_requests = pg_atomic_read_u64(&sh->probe_requests);
+	for (int i = 0; i < N_SUMMED; i++)
+	{
+		char	   *field = (char *) &gs->stats + summed_stats[i].offset;
+		uint64		v = pg_atomic_read_u64(&sh->sums[i]);
+
+		if (summed_stats[i].is_ms)
+			*(double *) field = v / 1000.0;
+		else
+			*(uint64 *) field = v;
+	}
 }
 
 /* The table's figures, for every participant to adopt. */
@@ -456,15 +446,12 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 static bool
 build_barrier_wait(GpuJoinState *gs)
 {
-	instr_time	t0,
-				t1;
+	instr_time	t0;
 	bool		elected;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	elected = BarrierArriveAndWait(&gs->shared->build_barrier, PG_WAIT_EXTENSION);
-	INSTR_TIME_SET_CURRENT(t1);
-	INSTR_TIME_SUBTRACT(t1, t0);
-	gs->stats.build_wait_ms += INSTR_TIME_GET_MILLISEC(t1);
+	gs->stats.build_wait_ms += gpuhash_ms_since(t0);
 	return elected;
 }
 
@@ -681,30 +668,22 @@ gpuhash_shared_add_counts(GpuJoinState *gs)
 {
 	GpuJoinShared *sh = gs->shared;
 
-	pg_atomic_fetch_add_u64(&sh->outer_filtered, gs->stats.outer_filtered);
-	pg_atomic_fetch_add_u64(&sh->scan_pages, gs->stats.scan_pages);
-	pg_atomic_fetch_add_u64(&sh->scan_page_us, (uint64) Max(gs->stats.scan_page_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->scan_filtered, gs->stats.scan_filtered);
-	pg_atomic_fetch_add_u64(&sh->inner_scan_filtered, gs->stats.inner_scan_filtered);
-	/* emit time is a difference of clocks: never below zero in the sum */
-	pg_atomic_fetch_add_u64(&sh->read_us, (uint64) Max(gs->stats.read_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->wait_us, (uint64) Max(gs->stats.wait_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->emit_us, (uint64) Max(gs->stats.emit_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->start_us, (uint64) Max(gs->stats.start_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->inner_read_us, (uint64) Max(gs->stats.inner_read_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->carry_us, (uint64) Max(gs->stats.carry_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->share_us, (uint64) Max(gs->stats.share_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->build_wait_us, (uint64) Max(gs->stats.build_wait_ms * 1000.0, 0));
-	pg_atomic_fetch_add_u64(&sh->in_flight_sum, gs->stats.in_flight_sum);
-	pg_atomic_fetch_add_u64(&sh->prefilled, gs->stats.prefilled);
-	pg_atomic_fetch_add_u64(&sh->probe_requests, gs->stats.probe_requests);
-	gs->stats.probe_requests = gs->stats.in_flight_sum = gs->stats.prefilled = 0;
-	gs->stats.outer_filtered = gs->stats.scan_pages = gs->stats.scan_filtered = 0;
-	gs->stats.inner_scan_filtered = 0;
-	gs->stats.scan_page_ms = 0;
-	gs->stats.read_ms = gs->stats.wait_ms = gs->stats.emit_ms = 0;
-	gs->stats.start_ms = gs->stats.inner_read_ms = gs->stats.carry_ms = 0;
-	gs->stats.share_ms = gs->stats.build_wait_ms = 0;
+	for (int i = 0; i < N_SUMMED; i++)
+	{
+		char	   *field = (char *) &gs->stats + summed_stats[i].offset;
+
+		if (summed_stats[i].is_ms)
+		{
+			/* emit time is a difference of clocks: never below zero in the sum */
+			pg_atomic_fetch_add_u64(&sh->sums[i], (uint64) Max(*(double *) field * 1000.0, 0));
+			*(double *) field = 0;
+		}
+		else
+		{
+			pg_atomic_fetch_add_u64(&sh->sums[i], *(uint64 *) field);
+			*(uint64 *) field = 0;
+		}
+	}
 }
 
 /*
