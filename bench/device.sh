@@ -36,6 +36,11 @@
 #   facts            the machine's CPU and NUMA layout and GPU topology
 #                    into $OUT/facts.txt (serial runs of one plan spread
 #                    0.71-1.48 between sessions: section 30)
+#   hugeab "5 7"     a fresh load with huge_pages = on (9000 x 2 MB reserved),
+#                    med of the queries; then a fresh load without, med again
+#                    (section 36: both plans gain alike)
+#   qperf "5" TAG    perf record -a of 3 runs a mode, by dso and symbol,
+#                    with perf stat's page faults (perf from .device/perf.tar.xz)
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -179,6 +184,41 @@ restartab() {
 	restart_with "$BENCH_OPTS"
 	EA_BUFFERS=on ea "$1" $2.warm1 >/dev/null
 	EA_BUFFERS=on ea "$1" $2.after
+}
+
+# hugeab "5 7": the queries on a load made under huge pages, then on one
+# made without them, one machine (a restart alone would also empty shared
+# buffers: section 32)
+hugeab() {
+	local opts="$BENCH_OPTS"
+	sysctl -w vm.nr_hugepages=9000 >/dev/null || return 1
+	BENCH_OPTS="$opts -c huge_pages=on" sfsetup
+	echo "huge pages: $(grep -E 'HugePages_(Total|Free)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" | tee -a $OUT/summary
+	RUNS=${RUNS:-2} med "$1" huge
+	BENCH_OPTS="$opts -c huge_pages=off" sfsetup
+	RUNS=${RUNS:-2} med "$1" p4k
+	BENCH_OPTS="$opts"
+}
+
+# qperf "5" TAG: where the CPU goes in each mode, 3 runs after a warm-up
+qperf() {
+	local P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf" q m f
+	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz || return 1
+	for q in $1; do
+		for m in on off; do
+			f=/tmp/qperf.$q.$m.sql
+			{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$m; \\o /dev/null";
+			  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $q).sql; done; } >$f
+			psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P stat -a -e page-faults -o $OUT/qperf.$2.q$q.$m.stat -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P record -a -F 1999 -o /tmp/qperf.data -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P report -i /tmp/qperf.data --sort dso,sym --stdio --percent-limit 0.15 >$OUT/qperf.$2.q$q.$m.sym.txt 2>&1
+			$P report -i /tmp/qperf.data --sort dso --stdio >$OUT/qperf.$2.q$q.$m.dso.txt 2>&1
+			echo "qperf Q$q $m: $(grep -Eo '[0-9,]+ +page-faults' $OUT/qperf.$2.q$q.$m.stat), $(grep -m1 'Event count' $OUT/qperf.$2.q$q.$m.dso.txt)" | tee -a $OUT/summary
+			grep -v "^#" $OUT/qperf.$2.q$q.$m.sym.txt | grep -v "^$" | head -12
+		done
+	done
+	el "qperf $2"
 }
 
 # pin CPUS: the postmaster, and so every backend it starts from now on,
