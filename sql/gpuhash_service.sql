@@ -99,6 +99,12 @@ SELECT * FROM gh_parallel('SELECT count(*) FROM r JOIN s ON r.k4 = s.k4');
 -- spent putting their shares in the DSA and laying them out (Share Time)
 SELECT (gh_node('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4', true)->>'Share Time')::float8 > 0
   AS share_timed;
+-- the workers' figures reach the leader's node summed: with the leader out of
+-- the plan, all of r's pages are counted, every one once
+SET parallel_leader_participation = off;
+SELECT (gh_node('SELECT r.v, s.w FROM r JOIN s ON r.k4 = s.k4')->>'Outer Pages')::bigint =
+       pg_relation_size('r') / current_setting('block_size')::int AS pages_summed;
+RESET parallel_leader_participation;
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
 SELECT * FROM gh_check('SELECT r.v, s.w, r.d FROM r JOIN s ON r.k8 = s.k8');
 SELECT * FROM gh_check('SELECT r.k2, count(*), max(s.w) FROM r JOIN s ON r.k2 = s.k2 GROUP BY r.k2');
