@@ -40,7 +40,8 @@
 #                    med of the queries; then a fresh load without, med again
 #                    (section 36: both plans gain alike)
 #   qperf "5" TAG    perf record -a of 3 runs a mode, by dso and symbol,
-#                    with perf stat's page faults (perf from .device/perf.tar.xz)
+#                    with perf stat's page faults (perf from .device/perf.tar.xz;
+#                    the device has no perf: run perfpack on the build machine)
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -198,6 +199,17 @@ hugeab() {
 	BENCH_OPTS="$opts -c huge_pages=off" sfsetup
 	RUNS=${RUNS:-2} med "$1" p4k
 	BENCH_OPTS="$opts"
+}
+
+# perfpack: on the build machine (Debian 12, linux-perf installed), this
+# machine's perf with its shared libraries and loader into .device/perf.tar.xz,
+# for qperf to run on a device that has none
+perfpack() {
+	local d=$(mktemp -d)
+	mkdir -p $d/perfb/lib && cp "$(command -v perf)" $d/perfb/perf || return 1
+	ldd $d/perfb/perf | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
+		xargs -r -I{} cp -L {} $d/perfb/lib/
+	mkdir -p .device && tar -C $d -cJf .device/perf.tar.xz perfb && rm -rf $d
 }
 
 # qperf "5" TAG: where the CPU goes in each mode, 3 runs after a warm-up
