@@ -42,6 +42,8 @@
 #   qperf "5" TAG    perf record -a of 3 runs a mode, by dso and symbol,
 #                    with perf stat's page faults (perf from .device/perf.tar.xz;
 #                    the device has no perf: run perfpack on the build machine)
+#   streams "3,5" T  8 concurrent streams: the service on one GPU, on all,
+#                    then PostgreSQL's joins, with GPU and CPU use sampled
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -253,6 +255,37 @@ facts() {
 }
 
 # The device drops files past its count (med.d.tar.xz was lost so): one archive.
+# streams "3,5,10,12,14" TAG: ${STREAMS:-8} concurrent streams
+# (bench/tpch_streams.py, 4 workers a Gather, a median of 3 runs), the
+# service on one GPU (gpuhash.gpus = 0), then on all, then PostgreSQL's
+# joins; GPU utilisation (nvidia-smi, every 0.5 s) and the CPUs' busy
+# share (vmstat, every 1 s) sampled through each (issue 15's throughput
+# target: what a second GPU can add depends on how busy the first is)
+streams() {
+	local qs=${1:-3,5,10,12,14} tag=$2 mode set label
+	for mode in gpu0 gpuall native; do
+		case $mode in
+		gpu0) set="gpuhash.gpus=0" label="one GPU" ;;
+		gpuall) set="gpuhash.gpus=all" label="all GPUs" ;;
+		native) set="gpuhash.gpus=all" label="native" ;;
+		esac
+		restart_with "$BENCH_OPTS -c $set"
+		nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 >$OUT/smi.$tag.$mode.log 2>&1 &
+		local smi=$!
+		vmstat -n 1 >$OUT/vmstat.$tag.$mode.log 2>&1 &
+		local vms=$!
+		python3 bench/tpch_streams.py --db ${DB:-tpch} --streams ${STREAMS:-8} --queries $qs \
+			--set max_parallel_workers_per_gather=4 --set gpuhash.device=gpu --runs 3 --label "$label" \
+			$([ $mode = gpu0 ] && echo --check-native) $([ $mode = native ] && echo --set enable_gpuhashjoin=off) \
+			>>$OUT/streams.$tag.log 2>&1
+		echo "streams $mode rc=$?" >>$OUT/summary
+		kill $smi $vms 2>/dev/null; wait $smi $vms 2>/dev/null
+		echo "$label: $(tail -1 $OUT/streams.$tag.log) GPU busy % by GPU: $(awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.1f ", g, s[g] / n[g] }' $OUT/smi.$tag.$mode.log)CPU busy %: $(awk 'NR > 3 { s += $13 + $14; n++ } END { if (n) printf "%.1f", s / n }' $OUT/vmstat.$tag.$mode.log)" |
+			tee -a $OUT/summary
+	done
+	el "streams $tag"
+}
+
 pack() {
 	(cd $OUT && tar -cJf /tmp/out.tar.xz --exclude=./summary . &&
 		find . -mindepth 1 -maxdepth 1 ! -name summary -exec rm -rf {} + &&
