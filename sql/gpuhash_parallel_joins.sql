@@ -369,7 +369,7 @@ SELECT * FROM gh_check('SELECT l.ok, l.v, c.name FROM cr_l l
                         JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok WHERE l.v % 7 = 0');
 -- grouped by the inner side's columns into more groups than a participant
 -- gets rows, the groups' rows arise in every participant: no credit (Q10
--- at SF 10 ran 16% slower with it).  Grouped by an outer column, the
+-- at SF 10 took 19-20% longer with it).  Grouped by an outer column, the
 -- credit stands.
 SELECT g, cr_cost(q, true) < cr_cost(q, false) AS credited
 FROM (VALUES ('inner', 'SELECT o.ok, count(*) FROM cr_l l

@@ -458,8 +458,8 @@ unshared_cost(Path *p)
  * group per participant for each, where an outer side that holds the
  * grouping columns (its rows divided by them) passes one.  PostgreSQL's
  * costs see no difference, and the inner share credit tipped Q10 at SF 10
- * to lineitem's scan over customer ⋈ orders, grouped by customer: 16%
- * slower than the plan without the credit (bench/RESULTS.md section 35).
+ * to lineitem's scan over customer ⋈ orders, grouped by customer: 19-20%
+ * longer than the plan without the credit (bench/RESULTS.md section 35).
  * Such a join gets no credit.  Fewer groups than rows (Q05's nations, Q09's
  * nations and years) or an outer grouping column (Q07's years) keep it.
  */
@@ -500,8 +500,9 @@ groups_follow_inner(PlannerInfo *root, Path *join, Path *outer)
  * whose lineitem chain probes orders joined to customer, planned for 6
  * workers: 2.06-2.14x native on the H100, where the plan before was
  * 1.53-1.72x (bench/RESULTS.md section 34), and 2.19x on an H200 (section
- * 35, where Q10's new plan lost 16%).  A base relation's absorbed inner
- * scan gets none: gpuhash.shared_inner_pages prices its share.  Credited on
+ * 35, where Q10's new plan took 19-20% longer: groups_follow_inner).  A
+ * base relation's absorbed inner scan gets none:
+ * gpuhash.shared_inner_pages prices its share.  Credited on
  * its whole cost, every orders or part table planned for 6 workers under
  * lineitem's 7 got a seventh of its pages back, and Q12 went back to
  * building all 15 M orders rows (twice as slow in section 30); credited
