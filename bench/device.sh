@@ -254,7 +254,6 @@ facts() {
 	grep -E "^(Model name|Socket|Core|Thread|NUMA node)" $OUT/facts.txt | tee -a $OUT/summary
 }
 
-# The device drops files past its count (med.d.tar.xz was lost so): one archive.
 # streams "3,5,10,12,14" TAG: ${STREAMS:-8} concurrent streams
 # (bench/tpch_streams.py, 4 workers a Gather, a median of 3 runs), the
 # service on one GPU (gpuhash.gpus = 0), then on all, then PostgreSQL's
@@ -280,12 +279,13 @@ streams() {
 			>>$OUT/streams.$tag.log 2>&1
 		echo "streams $mode rc=$?" >>$OUT/summary
 		kill $smi $vms 2>/dev/null; wait $smi $vms 2>/dev/null
-		echo "$label: $(tail -1 $OUT/streams.$tag.log) GPU busy % by GPU: $(awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.1f ", g, s[g] / n[g] }' $OUT/smi.$tag.$mode.log)CPU busy %: $(awk 'NR > 3 { s += $13 + $14; n++ } END { if (n) printf "%.1f", s / n }' $OUT/vmstat.$tag.$mode.log)" |
+		echo "$label: $(tail -1 $OUT/streams.$tag.log) GPU busy % by GPU: $(awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.1f ", g, s[g] / n[g] }' $OUT/smi.$tag.$mode.log)CPU busy % (samples under 60% idle): $(awk 'NR > 3 && $15 < 60 { s += $13 + $14; n++ } END { if (n) printf "%.1f", s / n }' $OUT/vmstat.$tag.$mode.log)" |
 			tee -a $OUT/summary
 	done
 	el "streams $tag"
 }
 
+# The device drops files past its count (med.d.tar.xz was lost so): one archive.
 pack() {
 	(cd $OUT && tar -cJf /tmp/out.tar.xz --exclude=./summary . &&
 		find . -mindepth 1 -maxdepth 1 ! -name summary -exec rm -rf {} + &&
