@@ -55,11 +55,12 @@ CUDA_LIBS = -lstdc++
 BUILD_MODE = host-only
 endif
 CORE_OBJS = $(CUDA_SRCS:.cu=.o) $(CORE_CPP_SRCS:.cpp=.o)
-C_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+C_OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c src/*/*.c))
 OBJS = $(C_OBJS) $(CORE_OBJS)
 
 SHLIB_LINK += $(CUDA_LIBS)
-PG_CPPFLAGS = -Icuda
+# src/ is in folders by subsystem; its headers are included by name
+PG_CPPFLAGS = -Isrc -Isrc/executor -Isrc/service -Icuda
 
 EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
@@ -93,7 +94,7 @@ endif
 cuda/scheme_ops.o: .build-mode
 
 # every C file sees the shared headers: a changed struct rebuilds them all
-$(C_OBJS): $(wildcard src/*.h) $(CORE_HEADERS)
+$(C_OBJS): $(wildcard src/*.h src/*/*.h) $(CORE_HEADERS)
 
 test/%.o: test/%.cpp $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@

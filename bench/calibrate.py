@@ -315,7 +315,7 @@ def main(argv):
         g, nv = results["gpuhash"][key], results["native"][key]
         print(f"| {label} | {g:.6f} | {nv:.6f} | {g / unit:.5f} | {nv / unit:.5f} |")
 
-    # gpuhash's model (src/costs.c): per inner row cpu_operator_cost per key
+    # gpuhash's model (src/planner/costs.c): per inner row cpu_operator_cost per key
     # + build_row_cost; per outer row cpu_operator_cost per key +
     # probe_row_cost (less half a cpu_tuple_cost for an absorbed scan); per
     # match match_row_cost, where a hash join is charged cpu_tuple_cost;
