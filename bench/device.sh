@@ -44,6 +44,11 @@
 #                    the device has no perf: run perfpack on the build machine)
 #   streams "3,5" T  8 concurrent streams: the service on one GPU, on all,
 #                    then PostgreSQL's joins, with GPU and CPU use sampled
+#   strom "3,5" TAG  PG-Strom 6.1 (.device/pgstrom.tar.xz and on-gpu.sh, from
+#                    ../shared/pgstrom) on the loaded ${DB:-tpch}: the server
+#                    restarted with pg_strom preloaded (not gpuhash), med with
+#                    TOGGLE=pg_strom.enabled (off: PostgreSQL's own plans), then
+#                    back to BENCH_OPTS; results compared as med compares them
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -206,7 +211,18 @@ hugeab() {
 # perfpack: on the build machine (Debian 12, linux-perf installed), this
 # machine's perf with its shared libraries and loader into .device/perf.tar.xz,
 # for qperf to run on a device that has none
-perfpack() {
+perfstrom() {
+	local base
+	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
+	PGSTROM_BASE_OPTS="$base" source .device/on-gpu.sh .device/pgstrom.tar.xz ${DB:-tpch} \
+		>$OUT/strom.start.log 2>&1 || { tail -20 $OUT/strom.start.log; return 1; }
+	TOGGLE=pg_strom.enabled med "$1" strom.$2
+	pgstrom_off >/dev/null 2>&1
+	restart_with "$BENCH_OPTS"
+	el "strom $2"
+}
+
+pack() {
 	local d=$(mktemp -d)
 	mkdir -p $d/perfb/lib && cp "$(command -v perf)" $d/perfb/perf || return 1
 	ldd $d/perfb/perf | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
