@@ -55,8 +55,8 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
  * prefetched.  A combination reads its outer tuple in a page read when the
  * batch was filled, and each level's inner row at a random place in that
  * level's kept rows: without prefetching, each is a cache miss the loop
- * waits on (perf, host twin, Q09 at SF 1: three quarters of forming a row
- * was the load of its inner row's columns).
+ * waits on (perf, host twin, a chain probed by 6 M outer rows: three
+ * quarters of forming a row was the load of its inner row's columns).
  */
 #define CHAIN_PREFETCH_AHEAD 12
 

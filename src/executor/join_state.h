@@ -552,8 +552,8 @@ extern void gpuhash_heap_fast_key_setup(GpuJoinState *gs, GpuHeapScan *scan, boo
 /*
  * The key of a heap tuple of an absorbed scan, as gpuhash_heap_key gives
  * it, read in place where the scan has a fast key.  The call and its
- * general loop were 29 ns a row of the count(*) join on the H100 (perf,
- * bench/RESULTS.md section 32); read in place, the page loop's samples
+ * general loop were 29 ns a row of a parallel count(*) join on the H100
+ * (perf); read in place, the page loop's samples
  * against heapgetpage's fell from 4.3 to 2.5 on the build machine.
  */
 static inline bool
