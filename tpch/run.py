@@ -160,7 +160,13 @@ class Psql:
 
 
 def setting_exists(psql, name, preload=""):
-    sql = preload + f"SELECT count(*) FROM pg_settings WHERE name = lower('{name}')"
+    # pg_settings leaves out placeholders and gpuhash's hidden settings
+    # (GUC_NO_SHOW_ALL): a gpuhash.* name counts once the library is loaded
+    # (enable_gpuhashjoin is shown), when it then has a value
+    sql = preload + (f"SELECT (EXISTS (SELECT FROM pg_settings WHERE name = lower('{name}')) "
+                     f"OR (lower('{name}') LIKE 'gpuhash.%' "
+                     f"AND current_setting('{name}', true) IS NOT NULL "
+                     f"AND EXISTS (SELECT FROM pg_settings WHERE name = 'enable_gpuhashjoin')))::int")
     out = psql.scalar(sql)
     return out is not None and out.splitlines()[-1:] == ["1"]
 
