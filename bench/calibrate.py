@@ -23,8 +23,8 @@ query timed with one warm-up and the median of --runs:
     of the inner side (the GPU join's Parallel Inner Scan, PostgreSQL's
     Parallel Hash), as wall time and as participant time (wall time times
     the participants).  Q12 at SF 10 built 15 M orders rows with a kept
-    column this way in 778 ms a participant on the H100 (bench/RESULTS.md
-    section 28), more than the serial constants predict.
+    column this way in 778 ms a participant on the H100, more than the
+    serial constants predict.
 
 The same joins run as PostgreSQL's hash join (enable_gpuhashjoin off,
 merge and nested loop joins off) for its figures. Times become cost units
@@ -37,7 +37,7 @@ that match the measurement:
     bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep] [--parallel W]
 
 Creates and drops tables calib_*. The defaults in the README come from a
-run on the H100 recorded in bench/RESULTS.md.
+run on the H100 recorded in bench/history/journal-2026.md.
 """
 import argparse
 import json
