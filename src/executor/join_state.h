@@ -454,7 +454,7 @@ extern void gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner);
 extern void gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner);
 extern bool gpuhash_batch_rows_in_pages(GpuJoinState *gs);
 
-/* chain.c */
+/* chain.c; step and rescan in chain_probe.c */
 extern void gpuhash_chain_init(GpuJoinState *top);
 extern bool gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out);
 extern void gpuhash_chain_rescan(GpuJoinState *top);
