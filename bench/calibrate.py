@@ -23,8 +23,8 @@ query timed with one warm-up and the median of --runs:
     of the inner side (the GPU join's Parallel Inner Scan, PostgreSQL's
     Parallel Hash), as wall time and as participant time (wall time times
     the participants).  Q12 at SF 10 built 15 M orders rows with a kept
-    column this way in 778 ms a participant on the H100 (bench/RESULTS.md
-    section 28), more than the serial constants predict.
+    column this way in 778 ms a participant on the H100, more than the
+    serial constants predict.
 
 The same joins run as PostgreSQL's hash join (enable_gpuhashjoin off,
 merge and nested loop joins off) for its figures. Times become cost units
@@ -37,7 +37,7 @@ that match the measurement:
     bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep] [--parallel W]
 
 Creates and drops tables calib_*. The defaults in the README come from a
-run on the H100 recorded in bench/RESULTS.md.
+run on the H100 recorded in bench/history/journal-2026.md.
 """
 import argparse
 import json
@@ -316,8 +316,9 @@ def main(argv):
         print(f"| {label} | {g:.6f} | {nv:.6f} | {g / unit:.5f} | {nv / unit:.5f} |")
 
     # gpuhash's model (src/planner/costs.c): per inner row cpu_operator_cost per key
-    # + build_row_cost; per outer row cpu_operator_cost per key +
-    # probe_row_cost (less half a cpu_tuple_cost for an absorbed scan); per
+    # + build_row_cost; per outer row cpu_operator_cost per key (less half a
+    # cpu_tuple_cost for an absorbed scan), with no setting of its own: the
+    # probe's residue is printed, not set; per
     # match match_row_cost, where a hash join is charged cpu_tuple_cost;
     # per inner row whose columns are kept kept_row_cost, where a hash
     # join's insert is charged cpu_tuple_cost
@@ -333,7 +334,7 @@ def main(argv):
           "charged cpu_tuple_cost = %g" % (results["native"]["match"] / unit, cpu_tuple_cost))
     print(f"SET gpuhash.setup_cost = {setup:.1f};")
     print(f"SET gpuhash.build_row_cost = {build:.5f};")
-    print(f"SET gpuhash.probe_row_cost = {probe:.5f};")
+    print(f"-- per outer row probed beyond cpu_operator_cost per key: {probe:.5f} (no setting)")
     print(f"SET gpuhash.match_row_cost = {match:.5f};")
     print(f"SET gpuhash.kept_row_cost = {kept:.5f};")
     print(f"SET gpuhash.kept_join_row_cost = {kept_join:.5f};")

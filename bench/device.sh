@@ -12,7 +12,8 @@
 #                    when N > 1)
 #   sfsetup          restart with tpch/main.sh's settings (tpch/server_settings.sh),
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
-#                    (no restart after it: section 31 for why)
+#                    (no restart after it: on a restarted server a GPU plan ran
+#                    0.90x native where it ran 1.23-1.26x right after the load)
 #   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
 #                    mode in both orders (ROUNDS=N: N rounds of off, on, on,
 #                    off, a session each); SETS="--set NAME=VALUE" adds settings;
@@ -35,10 +36,10 @@
 #                    CHECKPOINT and restart, each after a warm-up pass
 #   facts            the machine's CPU and NUMA layout and GPU topology
 #                    into $OUT/facts.txt (serial runs of one plan spread
-#                    0.71-1.48 between sessions: section 30)
+#                    0.71-1.48 between sessions)
 #   hugeab "5 7"     a fresh load with huge_pages = on (9000 x 2 MB reserved),
 #                    med of the queries; then a fresh load without, med again
-#                    (section 36: both plans gain alike)
+#                    (both plans gained alike)
 #   qperf "5" TAG    perf record -a of 3 runs a mode, by dso and symbol,
 #                    with perf stat's page faults (perf from .device/perf.tar.xz;
 #                    the device has no perf: run perfpack on the build machine)
@@ -183,8 +184,8 @@ alt() {
 # restartab "5 7" TAG: each query's EXPLAIN (ANALYZE, BUFFERS), GPU join
 # off and on, on the server as it is (after a warm-up pass), then again
 # after a CHECKPOINT and restart (after a warm-up pass): whether a restart
-# slows the GPU plans (section 31: Q05 at SF 10 ran 0.90 on a restarted
-# server of another machine, 1.23-1.26 on servers timed right after the load)
+# slows the GPU plans (a GPU plan at SF 10 ran 0.90x native on a restarted
+# server of another machine, 1.23-1.26x on servers timed right after the load)
 restartab() {
 	EA_BUFFERS=on ea "$1" $2.warm0 >/dev/null
 	EA_BUFFERS=on ea "$1" $2.before
@@ -196,7 +197,7 @@ restartab() {
 
 # hugeab "5 7": the queries on a load made under huge pages, then on one
 # made without them, one machine (a restart alone would also empty shared
-# buffers: section 32)
+# buffers)
 hugeab() {
 	local opts="$BENCH_OPTS"
 	sysctl -w vm.nr_hugepages=9000 >/dev/null || return 1
@@ -253,7 +254,7 @@ qperf() {
 
 # pin CPUS: the postmaster, and so every backend it starts from now on,
 # runs on CPUS only (taskset list, e.g. "13" or "0-7"); "all" undoes it.
-# With alt: is a session's speed its vCPU's (section 31)?
+# With alt: is a session's speed its vCPU's?
 pin() {
 	local c=$1
 	[ "$c" = all ] && c=0-$(($(nproc) - 1))

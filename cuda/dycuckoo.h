@@ -4,7 +4,7 @@
  *		benchmark use it; gpuhash_table.h does not offer it): a further chunk
  *		of distinct keys, with their rowid ranges, inserted into a built
  *		DyCuckoo table that grows one subtable at a time instead of being
- *		rebuilt (seed 004, section 4).
+ *		rebuilt: doubling a subtable moves only its own keys.
  *
  *		The grow loop is written once (gh_dyc_grow below) and driven with a
  *		host twin "step" (host_dycuckoo.cpp) or a GPU one (gpu_dycuckoo.cu),

@@ -172,6 +172,8 @@ struct gh_route
  * GPH only, on t's stream: probes the keys t's part owns, as
  * gh_gpu_lookup_device, and sends the others as r says; their counts and
  * ranges here are zero.  Keys are read once; the sends overlap the probes.
+ * Only bench_multi_gpu.cu calls it, to measure a shuffle in the probe; a
+ * partitioned table's probe (partitioned.cpp) does not route.
  */
 gh_status	gh_gpu_lookup_routed(gh_table *t, const uint64_t *d_keys, size_t n, const gh_route *r,
 								 gh_range *d_ranges, uint32_t *d_counts);

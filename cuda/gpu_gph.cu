@@ -377,7 +377,7 @@ gph_counted_kernel(gh_gph_view v, const uint64_t *__restrict__ keys,
  * NVLink where the inbox is on another GPU) overlap the probes.  Four keys
  * a thread and at most 32 registers keep every thread slot of an SM busy
  * with P = 2, as many probes in flight as gph_lookup_kernel's.  On 2 x H200
- * (bench/RESULTS.md section 33) blocks of 128 were 1% faster than of 256;
+ * (bench_multi_gpu) blocks of 128 were 1% faster than of 256;
  * blocks of 512, eight or two keys a thread, P = 4 (spills) and loading
  * the next tile during the probes were all slower.
  */

@@ -118,7 +118,7 @@ pool_setup(int dev)
 }								/* namespace */
 
 /*
- * Off by default: measured on an H100 (bench/RESULTS.md), the persisting
+ * Off by default: measured on an H100 (bench_core), the persisting
  * carve-out shrinks the L2 every other kernel sees, and builds (the radix
  * sort above all) and probes both ran slower with it than without.
  */

@@ -155,20 +155,6 @@ gh_status	gh_probe_ranges(gh_table *t, const uint64_t *keys, size_t n,
 							gh_range *ranges, uint64_t *total);
 
 /*
- * Emit every (probe index, inner rowid) pair, grouped by probe index in
- * ascending order.  *total is set to the number of pairs; when it exceeds
- * capacity nothing is written and GH_ERR_OUTPUT_FULL is returned.
- *
- * The extension does not call it today (a probe answers with ranges and the
- * node reads the kept rows itself); the benchmark's join shape and the unit
- * tests do.  It stays: the multi-level join probes level by level on the
- * GPU with the surviving (outer row, inner rowid) pairs, which is this.
- */
-gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
-						  uint32_t *probe_index, void *rowids,
-						  uint64_t capacity, uint64_t *total);
-
-/*
  * Multi-level probe: a chain of join tables probed in one call, level by
  * level, without the intermediate combinations leaving the device.  Each
  * level's key comes from a column of the outer keys or from a key column

@@ -7,8 +7,8 @@
  *
  *		bench/bench_core prints them after its grid (median of 5, ILP 2, L2
  *		persisting window off); they are pasted here.  The figures below:
- *		the H100 run of bench/RESULTS.md section 11 (2026-11-23, the tree
- *		of commit 5e0f47a), at the default load factor 0.5 (which cuckoo
+ *		an H100 run of 2026-11-23 at commit 5e0f47a (its grid is in
+ *		bench/history/journal-2026.md), at the default load factor 0.5 (which cuckoo
  *		reads as its fill 0.85; FKS and HashGraph take none).
  */
 #ifndef GPUHASH_SCHEME_COSTS_H
@@ -33,7 +33,7 @@ struct gh_scheme_costs
 };
 
 /* sort + dedup per row beyond the distinct keys: the same for every scheme
- * (section 2: 9.6 to 13.0 ms for 10^8 rows) */
+ * (bench_core on the H100: 9.6 to 13.0 ms for 10^8 rows) */
 #define GH_COST_SORT_NS_PER_ROW 0.13
 
 static const gh_scheme_costs gh_measured_costs[] = {

@@ -129,6 +129,21 @@ gh_key_span gh_key_span_from(uint64_t umin, uint64_t umax, int64_t smin, int64_t
  * a GPU table is validated on a copy bound to host copies of its arrays. */
 gh_status	gh_validate_host(const gh_table *t);
 
+/*
+ * Emit every (probe index, inner rowid) pair, grouped by probe index in
+ * ascending order.  *total is set to the number of pairs; when it exceeds
+ * capacity nothing is written and GH_ERR_OUTPUT_FULL is returned
+ * (table.cpp).
+ *
+ * For the unit tests only, so not in gpuhash_table.h: the extension's
+ * probe answers with ranges and the node reads the kept rows itself, and
+ * the multi-level probe (gh_chain_probe) forms its combinations level by
+ * level from ranges.
+ */
+gh_status	gh_probe_emit(gh_table *t, const uint64_t *keys, size_t n,
+						  uint32_t *probe_index, void *rowids,
+						  uint64_t capacity, uint64_t *total);
+
 /* GPU side (gpu_table.cu). */
 gh_status	gh_gpu_build(gh_table *t, const gh_build_options *opt,
 						 const uint64_t *keys, const void *rowids, size_t n);

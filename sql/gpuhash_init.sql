@@ -67,11 +67,8 @@ BEGIN
   same := d1 = 0 AND d2 = 0 AND rows = (SELECT count(*) FROM gh_off);
   DROP TABLE gh_off;
   DROP TABLE gh_on;
-  -- leave the session as found
-  PERFORM set_config('enable_gpuhashjoin', 'on', true);
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('gpuhash.setup_cost', current_setting('gpuhash.setup_cost'), true);
+  -- the settings above were set local (set_config's third argument): they
+  -- end with the transaction of the statement that called gh_check
 END;
 $$;
 

@@ -15,6 +15,7 @@ SET ROLE regress_gh_user;
 SET gpuhash.max_inner_memory = '1TB';
 SET gpuhash.use_service = off;
 SET gpuhash.fingerprint_bits = 3;
+SET gpuhash.load_factor = 0.05;
 SELECT set_config('gpuhash.use_service', 'off', false);
 ALTER ROLE regress_gh_user SET gpuhash.max_inner_memory = '1TB';
 SET gpuhash.batch_rows = 1048577;
@@ -22,13 +23,14 @@ SET gpuhash.batch_rows = 1048577;
 SHOW gpuhash.max_inner_memory;
 SHOW gpuhash.use_service;
 SHOW gpuhash.fingerprint_bits;
--- allowed
+SHOW gpuhash.load_factor;
+-- allowed, hidden settings too
 SET gpuhash.batch_rows = 1048576;
 SHOW gpuhash.batch_rows;
 SET gpuhash.scheme = fks;
-SET gpuhash.load_factor = 0.7;
 SET gpuhash.outer_filter = off;
-SET gpuhash.probe_row_cost = 0.001;
+SET gpuhash.match_row_cost = 0.02;
+SET gpuhash.chain = off;
 SET enable_gpuhashjoin = off;
 RESET enable_gpuhashjoin;
 SET gpuhash.device = host;
@@ -38,9 +40,9 @@ RESET gpuhash.device;
 SELECT * FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4 AND r.id > s.id');
 RESET gpuhash.batch_rows;
 RESET gpuhash.scheme;
-RESET gpuhash.load_factor;
 RESET gpuhash.outer_filter;
-RESET gpuhash.probe_row_cost;
+RESET gpuhash.match_row_cost;
+RESET gpuhash.chain;
 -- the GPUs and this session's device are shown; the service's state is not
 SELECT count(*) > 0 AS has_rows,
        bool_and(name IS NOT NULL AND in_use IS NOT NULL

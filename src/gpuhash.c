@@ -41,7 +41,6 @@ bool		gpuhash_raise_untrusted_estimates = true;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
-double		gpuhash_probe_row_cost = 0.0;
 double		gpuhash_match_row_cost = 0.01;
 double		gpuhash_kept_row_cost = 0.01;
 double		gpuhash_kept_join_row_cost = 0.01;
@@ -189,12 +188,13 @@ _PG_init(void)
 							PGC_SUSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
 
+	/* hidden, superuser only: for tests, as debug_fail_gpu, fingerprint_bits and test_bypass_join_hook */
 	DefineCustomIntVariable("gpuhash.host_partitions",
 							"For tests: the host twin builds each join table partitioned over this many parts, as the GPU service does over several GPUs.",
 							NULL,
 							&gpuhash_host_partitions,
 							1, 1, GPUHASH_MAX_GPUS,
-							PGC_SUSET, 0,
+							PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuhash.debug_fail_gpu",
@@ -202,23 +202,19 @@ _PG_init(void)
 							NULL,
 							&gpuhash_debug_fail_gpu,
 							-1, -1, 63,
-							PGC_SUSET, 0,
+							PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	/*
+	 * Hidden, superuser only: a benchmark knob, and a low factor multiplies
+	 * the GPU memory a table takes from every other session.
+	 */
 	DefineCustomRealVariable("gpuhash.load_factor",
 							 "Target load factor of GPH and linear join tables; DyCuckoo's fill bound, cuckoo's fill above 0.5.",
 							 NULL,
 							 &gpuhash_load_factor,
 							 0.5, 0.05, 0.9,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomRealVariable("gpuhash.setup_cost",
-							 "Planner's estimate of the fixed cost of a GPU join.",
-							 NULL,
-							 &gpuhash_setup_cost,
-							 100.0, 0.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_SUSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.min_gain",
@@ -231,6 +227,10 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	/*
+	 * Hidden: the switches of single cost rules (on and 1 in use), kept to
+	 * compare plans with a rule off.
+	 */
 	DefineCustomBoolVariable("gpuhash.raise_untrusted_estimates",
 							 "Raise a multi-key join's row estimate that its keys' independence drove far too low.",
 							 "Where both sides of a join on two or more keys are unique on them and PostgreSQL's "
@@ -239,7 +239,7 @@ _PG_init(void)
 							 "clauses' selectivity, as for a declared foreign key.  Applies while enable_gpuhashjoin is on.",
 							 &gpuhash_raise_untrusted_estimates,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.serial_inner_penalty",
@@ -250,7 +250,20 @@ _PG_init(void)
 							 "PostgreSQL's costs see only part of that. 0 charges nothing.",
 							 &gpuhash_serial_inner_penalty,
 							 1.0, 0.0, 100.0,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	/*
+	 * The cost constants, hidden from SHOW ALL and settable by anyone, as
+	 * PostgreSQL's own: bench/calibrate.py measures all but
+	 * absorbed_page_cost on the running server and prints the SET commands.
+	 */
+	DefineCustomRealVariable("gpuhash.setup_cost",
+							 "Planner's estimate of the fixed cost of a GPU join.",
+							 NULL,
+							 &gpuhash_setup_cost,
+							 100.0, 0.0, 1e10,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.absorbed_page_cost",
@@ -260,7 +273,7 @@ _PG_init(void)
 							 "to the index lookups it competes with.",
 							 &gpuhash_absorbed_page_cost,
 							 -1.0, -1.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.build_row_cost",
@@ -268,7 +281,7 @@ _PG_init(void)
 							 NULL,
 							 &gpuhash_build_row_cost,
 							 0.0005, 0.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.kept_row_cost",
@@ -276,7 +289,7 @@ _PG_init(void)
 							 "Charged where the join emits or checks inner columns, as PostgreSQL's hash join charges cpu_tuple_cost per inserted row.",
 							 &gpuhash_kept_row_cost,
 							 0.01, 0.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.kept_join_row_cost",
@@ -284,15 +297,7 @@ _PG_init(void)
 							 "Charged on top of kept_row_cost where the inner side is itself a join: its rows are formed by the join below and copied, where a chain of GPU joins probing the same outer side would form none.",
 							 &gpuhash_kept_join_row_cost,
 							 0.01, 0.0, 1e10,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomRealVariable("gpuhash.probe_row_cost",
-							 "Planner's estimate of the cost of probing one outer row.",
-							 NULL,
-							 &gpuhash_probe_row_cost,
-							 0.0, 0.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomRealVariable("gpuhash.match_row_cost",
@@ -301,7 +306,7 @@ _PG_init(void)
 							 "hash join is charged; the clauses checked per match are costed apart.",
 							 &gpuhash_match_row_cost,
 							 0.01, 0.0, 1e10,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	/* superuser only: a large value switches the memory guard off */
@@ -331,7 +336,7 @@ _PG_init(void)
 							 NULL,
 							 &gpuhash_test_bypass_join_hook,
 							 false,
-							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	/* superuser only: a testing knob; few bits make keys collide on purpose */
@@ -341,16 +346,20 @@ _PG_init(void)
 							"to exercise the equality recheck after a fingerprint match.",
 							&gpuhash_fingerprint_bits,
 							64, 1, 64,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	/*
+	 * Hidden: switches of one mechanism or cost rule each (on in use), kept
+	 * to measure and test with it off.
+	 */
 	DefineCustomBoolVariable("gpuhash.outer_filter",
 							 "Drops outer rows whose key a filter of the join table's keys rules out.",
 							 "A Bloom filter checked on the CPU before a row is copied and probed; "
 							 "inner, semi and right joins only, and only while it drops rows.",
 							 &gpuhash_outer_filter,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.absorb_outer_scan",
@@ -359,7 +368,7 @@ _PG_init(void)
 							 "at a time instead of running a Seq Scan under it.",
 							 &gpuhash_absorb_outer_scan,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.absorb_inner_scan",
@@ -368,18 +377,18 @@ _PG_init(void)
 							 "build scans it a page at a time instead of running the Seq Scan.",
 							 &gpuhash_absorb_inner_scan,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.shared_inner_pages",
 							 "Costs a parallel inner scan the GPU join reads itself as the outer one: a share of its pages per participant.",
 							 "For inner joins, an absorbed inner table that all participants read is charged "
 							 "a share of its pages, and an absorbed outer scan takes the workers of the partial "
-							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12; "
-							 "bench/RESULTS.md sections 30 and 31).",
+							 "inner side: a large filtered inner table then costs its participants what reading "
+							 "their share costs, so the join may build it rather than probe it.",
 							 &gpuhash_shared_inner_pages,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.inner_share_credit",
@@ -389,7 +398,7 @@ _PG_init(void)
 							 "(planner.c, inner_share_charge).",
 							 &gpuhash_inner_share_credit,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.scan_filter_in_place",
@@ -399,7 +408,7 @@ _PG_init(void)
 							 "deforming the row (scan_filter.c); the rest run as a Seq Scan's.",
 							 &gpuhash_scan_filter_in_place,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.chain",
@@ -409,7 +418,7 @@ _PG_init(void)
 							 "rows are formed (chain.c).",
 							 &gpuhash_chain_joins,
 							 true,
-							 PGC_USERSET, 0,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	/* the GPU service exists only when preloaded: it needs shared memory */

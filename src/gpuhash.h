@@ -64,7 +64,6 @@ extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;
 extern double gpuhash_kept_row_cost;
 extern double gpuhash_kept_join_row_cost;
-extern double gpuhash_probe_row_cost;
 extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
 extern bool gpuhash_raise_untrusted_estimates;

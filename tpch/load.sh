@@ -15,7 +15,7 @@
 #               (tpch/citus.sql distributes them over a Citus cluster);
 #               no foreign keys then: Citus refuses some of them
 #   -F          leave out the foreign keys (foreign_keys.sql), the schema of
-#               bench/RESULTS.md before section 24
+#               bench/history/journal-2026.md before §24
 #
 # Connection settings come from the usual PG* environment variables.
 set -euo pipefail

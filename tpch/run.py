@@ -57,7 +57,7 @@ def parse_args(argv):
     p.add_argument("--seed", help="generator seed")
     p.add_argument("--no-foreign-keys", action="store_true",
                    help="load without the foreign keys (load.sh -F), the schema of "
-                        "bench/RESULTS.md before section 24")
+                        "bench/history/journal-2026.md before §24")
     p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
     p.add_argument("--order", choices=["off-first", "on-first", "both"], default="off-first",
@@ -67,7 +67,7 @@ def parse_args(argv):
     p.add_argument("--rounds", type=int, default=1,
                    help="with --order both, rounds of off, on, on, off per query, each mode "
                         "a new session (backend) each time: one session's runs agree with each "
-                        "other more than with another session's (bench/RESULTS.md section 31), "
+                        "other more than with another session's, by up to 25%% on a serial SF 1 query, "
                         "so more sessions per mode (default 1)")
     p.add_argument("--timeout", type=float, default=600,
                    help="per-statement timeout in seconds (default 600)")
@@ -160,7 +160,13 @@ class Psql:
 
 
 def setting_exists(psql, name, preload=""):
-    sql = preload + f"SELECT count(*) FROM pg_settings WHERE name = lower('{name}')"
+    # pg_settings leaves out placeholders and gpuhash's hidden settings
+    # (GUC_NO_SHOW_ALL): a gpuhash.* name counts once the library is loaded
+    # (enable_gpuhashjoin is shown), when it then has a value
+    sql = preload + (f"SELECT (EXISTS (SELECT FROM pg_settings WHERE name = lower('{name}')) "
+                     f"OR (lower('{name}') LIKE 'gpuhash.%' "
+                     f"AND current_setting('{name}', true) IS NOT NULL "
+                     f"AND EXISTS (SELECT FROM pg_settings WHERE name = 'enable_gpuhashjoin')))::int")
     out = psql.scalar(sql)
     return out is not None and out.splitlines()[-1:] == ["1"]
 
@@ -648,7 +654,7 @@ def server_info(psql, args):
     info["gpu"] = gpu
     # ANALYZE samples lineitem's blocks, which hold each order's lines
     # together: l_orderkey's n_distinct varies from load to load, and the
-    # join plans with it (bench/RESULTS.md section 26)
+    # join plans with it: a plan can move between two loads of one scale
     info["orderkey_ndistinct"] = psql.scalar(
         "SELECT n_distinct FROM pg_stats WHERE schemaname = current_schema() "
         "AND tablename = 'lineitem' AND attname = 'l_orderkey'") or "?"

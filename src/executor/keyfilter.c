@@ -4,8 +4,8 @@
  *	  A Bloom filter of the join table's keys, checked on the CPU before an
  *	  outer row is copied into a batch.
  *
- * Most of a selective join's outer rows match nothing (TPC-H Q17 probes 60M
- * lineitem rows for ~2,000 parts).  PostgreSQL's hash join drops such a row
+ * Most of a selective join's outer rows match nothing (a 60 M-row fact
+ * table probed for the ~2,000 rows a filter keeps of a dimension).  PostgreSQL's hash join drops such a row
  * after one lookup; a GPU join would first copy its kept columns into the
  * batch and ship its key.  The filter lets the row go at the cost of one
  * cache line: 16 bits per key, three of them set in one 64-bit word
@@ -54,8 +54,8 @@ kf_add(uint64 *words, uint64 n_words, const uint64 *keys, uint64 n)
 /*
  * Adds n keys to a filter that the participants of a parallel join fill
  * together (shared_inner.c): each takes blocks of the shares' keys, so the
- * filter costs the builder no serial pass while the others wait (Q05 at
- * SF 10: 32 ms for 2.3 M keys).  A word is set with an atomic OR: two
+ * filter costs the builder no serial pass while the others wait (one
+ * process took 32 ms to add 2.3 M keys).  A word is set with an atomic OR: two
  * participants may add keys to one word at once.
  */
 void

@@ -486,7 +486,7 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
  * Every participant, once the table is built: each table row's tuple
  * pointer and carried keys, gathered from its share.  The gather goes to
  * random places (the loads start 16 rows ahead), and on one process it
- * held the others at the barrier (Q12 at SF 10: 0.8 s for 15 M orders), so
+ * held the others at the barrier (0.8 s for 15 M rows), so
  * all take blocks of positions in turn.  The key filter's blocks first
  * (fill_key_filter), for the same reason.
  */

@@ -217,7 +217,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * chain forms are the lower levels' emitted rows, charged there.
 	 */
 	run = outer_path->total_cost - outer_path->startup_cost;
-	run += outer_rows * (gpuhash_probe_row_cost + (chained ? 0.0 : cpu_operator_cost * nkeys));
+	run += outer_rows * (chained ? 0.0 : cpu_operator_cost * nkeys);
 
 	/*
 	 * An absorbed outer scan hands out tuples in place, with no Seq Scan

@@ -3,7 +3,7 @@
  * plan_info.c
  *	  The contract between the planner and the executor of a GpuHashJoin,
  *	  written and read in one place: every slot of the path's and the
- *	  plan's private lists and of custom_exprs has a name (plan_info.h's
+ *	  plan's private lists and of custom_exprs has a name (gpuhash.h's
  *	  enums), as postgres_fdw names its fdw_private slots.
  *
  *	  CustomPath.custom_private: GpuPathPrivate's slots, as nodes.

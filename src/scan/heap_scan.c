@@ -413,8 +413,8 @@ gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os, GpuProbeBatch *b,
 			 * out never joins, so its filter need not run (the filter's
 			 * clauses raise no error; see scan_filter.c).  The key is
 			 * usually the cheaper of the two: one column near the
-			 * tuple's start, where TPC-H's filters walk past numerics
-			 * to a date.  A key filter that has switched itself off
+			 * tuple's start, where a filter's column often lies past
+			 * variable-width numerics.  A key filter that has switched itself off
 			 * leaves the filter first again.
 			 */
 			if (cheap_key && gs->kf_on)

@@ -275,8 +275,8 @@ operand_width(const KnownFunc *kf, int i)
  * a date is below t when it is below q, or q itself with r > 0, and equals
  * t only at q with r = 0.  Infinite dates, and finite ones past the
  * timestamps' range, compare as date_cmp_timestamp_internal has them, since
- * q lies well inside the dates' range.  TPC-H's `date + interval` bounds
- * are timestamps: this saves that call on every row that reaches the term.
+ * q lies well inside the dates' range.  A `date + interval` bound is a
+ * timestamp: this saves that call on every row that reaches the term.
  * Equality with r > 0 is never true; it keeps the call.
  */
 static void

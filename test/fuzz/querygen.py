@@ -998,7 +998,7 @@ class QueryGen:
 # units: a query, how it runs, with which settings
 
 FORCE = [('gpuhash.setup_cost', '0'), ('gpuhash.build_row_cost', '0'),
-         ('gpuhash.probe_row_cost', '0'), ('gpuhash.min_gain', '0')]
+         ('gpuhash.min_gain', '0')]
 PARALLEL = [('parallel_setup_cost', '0'), ('parallel_tuple_cost', '0'),
             ('min_parallel_table_scan_size', '0'), ('min_parallel_index_scan_size', '0'),
             ('max_parallel_workers_per_gather', '2')]
