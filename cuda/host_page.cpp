@@ -340,15 +340,23 @@ check_program(const gh_page_scan *s)
 								res;
 					bool		ok;
 
+					/*
+					 * PostgreSQL's operator takes the wider operand's type and
+					 * overflows there: int2 + int2 is int2pl, int4 + int4
+					 * int4pl, so a mode wider than both operands would miss
+					 * their overflow error
+					 */
 					if (in.b == GH_M_INT4)
 					{
 						ok = (l == T_NULL || l == GH_T_INT2 || l == GH_T_INT4) &&
-							(r == T_NULL || r == GH_T_INT2 || r == GH_T_INT4);
+							(r == T_NULL || r == GH_T_INT2 || r == GH_T_INT4) &&
+							(l == GH_T_INT4 || r == GH_T_INT4 || l == T_NULL || r == T_NULL);
 						res = GH_T_INT4;
 					}
 					else if (in.b == GH_M_INT8)
 					{
-						ok = (l == T_NULL || is_integer(l)) && (r == T_NULL || is_integer(r));
+						ok = (l == T_NULL || is_integer(l)) && (r == T_NULL || is_integer(r)) &&
+							(l == GH_T_INT8 || r == GH_T_INT8 || l == T_NULL || r == T_NULL);
 						res = GH_T_INT8;
 					}
 					else if (in.b == GH_M_DATE_INT)

@@ -282,6 +282,9 @@ bad_programs()
 			p->col[0].type = GH_T_DATE; ins(p, GH_Q_COL, 0, 0, 0); ins(p, GH_Q_COL, 0, 0, 0);
 			ins(p, GH_Q_MUL, GH_M_DATE_INT, 0, 0); ins(p, GH_Q_IS_NULL, 0, 0, 0);}},
 		{"an unknown mode", [](gh_page_scan *p) {p->mode = 7;}},
+		{"int4 + int4 in int8's mode", [&](gh_page_scan *p) {
+			ins(p, GH_Q_COL, 0, 0, 0); ins(p, GH_Q_COL, 0, 0, 0); ins(p, GH_Q_ADD, GH_M_INT8, 0, 0);
+			ins(p, GH_Q_IS_NULL, 0, 0, 0);}},
 	};
 
 	simple_scan(s);

@@ -241,8 +241,11 @@ struct progbuilder
 				emit(op == GH_Q_MUL ? (uint8_t) GH_Q_ADD : op, GH_M_DATE_INT);
 				return;
 			}
-			operand(t == GH_T_INT4 ? r.pick(vector<uint8_t>{GH_T_INT2, GH_T_INT4}) : t, depth + 1);
-			operand(r.pick(vector<uint8_t>{GH_T_INT2, GH_T_INT4}), depth + 1);
+			/* one operand of the mode's own width, as PostgreSQL's operator */
+			bool		wide_left = r.chance(0.5);
+
+			operand(wide_left ? t : r.pick(vector<uint8_t>{GH_T_INT2, GH_T_INT4}), depth + 1);
+			operand(!wide_left ? t : r.pick(vector<uint8_t>{GH_T_INT2, GH_T_INT4}), depth + 1);
 			emit(op, t == GH_T_INT4 ? GH_M_INT4 : GH_M_INT8);
 			return;
 		}
