@@ -325,6 +325,50 @@ same_walk(const walk_result &a, const walk_result &b)
 		a.stats.refused == b.stats.refused && a.stats.written == b.stats.written;
 }
 
+/*
+ * A table's walk again: with one record less room than it writes (the
+ * records that fit, GH_ERR_OUTPUT_FULL and the count), then its first page
+ * alone and all of it again (scratch reused, grown, reused), then no page.
+ */
+void
+request_edges(const char *tag, gh_table *t, const gcase &c, const walk_result &full)
+{
+	size_t		n = 0;
+	vector<gh_page_match> out(full.out.size() + 1);
+	vector<uint8_t> refused(c.pages.size());
+	gh_page_stats st;
+
+	if (!full.out.empty())
+	{
+		gh_status	s = gh_page_probe(t, c.scan, c.refs.data(), (uint32_t) c.refs.size(),
+									  c.data.data(), c.data.size(), c.vis.data(),
+									  (uint32_t) c.vis.size(), out.data(), full.out.size() - 1,
+									  &n, refused.data(), &st);
+
+		PCHECK(s == GH_ERR_OUTPUT_FULL && n == full.out.size() && refused == full.refused &&
+			   memcmp(out.data(), full.out.data(), (n - 1) * sizeof(gh_page_match)) == 0,
+			   "%s: a walk over its capacity: status %d, %zu records of %zu", tag, s, n,
+			   full.out.size());
+	}
+
+	gh_status	s = gh_page_probe(t, c.scan, c.refs.data(), 1, c.data.data(), c.data.size(),
+								  c.vis.data(), (uint32_t) c.vis.size(), out.data(), out.size(),
+								  &n, refused.data(), &st);
+	size_t		first = 0;
+
+	while (first < full.out.size() && full.out[first].page == 0)
+		first++;
+	PCHECK(s == GH_OK && n == first && refused[0] == full.refused[0] &&
+		   memcmp(out.data(), full.out.data(), n * sizeof(gh_page_match)) == 0,
+		   "%s: its first page alone differs", tag);
+
+	walk_result again = walk(t, c, false);
+
+	PCHECK(same_walk(again, full), "%s: walked again, it differs", tag);
+	s = gh_page_probe(t, c.scan, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, &n, nullptr, &st);
+	PCHECK(s == GH_OK && n == 0 && st.pages == 0, "%s: a walk of no page: status %d", tag, s);
+}
+
 void
 random_cases(int gpus, int n_cases)
 {
@@ -371,6 +415,8 @@ random_cases(int gpus, int n_cases)
 
 			snprintf(tag, sizeof(tag), "case %d/host %s", ci, gh_scheme_name(sc));
 			check_walk(tag, h, c, e, t, keys);
+			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
+				request_edges(tag, t, c, h);
 			if (sc == GH_SCHEME_GPH)
 			{
 				refused += h.stats.refused;
@@ -393,6 +439,8 @@ random_cases(int gpus, int n_cases)
 				snprintf(tag, sizeof(tag), "case %d/GPU %s", ci, gh_scheme_name(sc));
 				check_walk(tag, g, c, e, t, keys);
 				PCHECK(same_walk(g, tw), "%s: the GPU walk and the host twin differ", tag);
+				if (sc == GH_SCHEME_GPH)
+					request_edges(tag, t, c, g);
 				gh_free(t);
 			}
 		}

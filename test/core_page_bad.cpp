@@ -325,6 +325,69 @@ partitioned_refused(int gpus)
 	delete s;
 }
 
+/*
+ * A GPU table whose budget holds the table but not a walk's scratch: the
+ * walk fails cleanly (GH_ERR_GPU_MEMORY) and the table still probes.
+ */
+void
+gpu_budget(int gpus)
+{
+	if (gpus == 0)
+		return;
+
+	gh_build_options opt;
+	gh_table   *t = nullptr;
+	gh_table_info info;
+	vector<uint64_t> keys(1000);
+	gh_page_scan *s = new gh_page_scan;
+	page		g = good_page();
+	vector<uint8_t> data;
+	vector<gh_page_ref> refs;
+	vector<uint8_t> refused(64);
+	vector<gh_page_match> out(64 * 3);
+	size_t		n;
+
+	for (size_t i = 0; i < keys.size(); i++)
+		keys[i] = i;
+	for (int p = 0; p < 64; p++)
+	{
+		data.insert(data.end(), g.b.begin(), g.b.end());
+		refs.push_back({(uint64_t) p * GH_PAGE_SIZE, 0, GH_PAGE_ALL_VISIBLE, 3});
+	}
+	gh_default_options(&opt);
+	opt.device = GH_DEVICE_GPU;
+	simple_scan(s);
+	s->mode = GH_PAGE_MATCHES;
+	BCHECK(gh_build(&opt, keys.data(), nullptr, 4, keys.size(), &t) == GH_OK, "GPU build");
+	if (!t)
+		return;
+	gh_table_get_info(t, &info);
+	gh_free(t);
+	t = nullptr;
+	opt.max_device_bytes = info.device_bytes + (256 << 10);
+	BCHECK(gh_build(&opt, keys.data(), nullptr, 4, keys.size(), &t) == GH_OK, "GPU build in a budget");
+	if (!t)
+		return;
+
+	gh_status	st = gh_page_probe(t, s, refs.data(), 64, data.data(), data.size(), nullptr, 0,
+								   out.data(), out.size(), &n, refused.data(), nullptr);
+
+	BCHECK(st == GH_ERR_GPU_MEMORY, "a walk past the table's budget: status %d (%s)", st,
+		   gh_last_error());
+
+	uint64_t	k = 2,
+				total = 0;
+	gh_range	r;
+
+	BCHECK(gh_probe_ranges(t, &k, 1, &r, &total) == GH_OK && total == 1,
+		   "the table after a failed walk: %s", gh_last_error());
+	st = gh_page_probe(t, s, refs.data(), 1, data.data(), GH_PAGE_SIZE, nullptr, 0, out.data(),
+					   out.size(), &n, refused.data(), nullptr);
+	BCHECK(st == GH_OK && n == 3, "one page within the budget: status %d, %zu records", st, n);
+	gh_free(t);
+	delete s;
+}
+
 }								/* namespace */
 
 void
@@ -335,6 +398,7 @@ test_page_malformed(int gpus, int *checks, int *failures)
 	malformed_pages();
 	bad_programs();
 	partitioned_refused(gpus);
+	gpu_budget(gpus);
 	printf("page walk: malformed pages refused, bad programs rejected, partitioned tables refused: %s\n",
 		   "checked");
 }
