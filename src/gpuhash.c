@@ -402,6 +402,15 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	/* issue 53: the absorbed outer scan's pages to the page walker (scan/page_scan.c) */
+	{
+		extern bool gpuhash_page_scan;
+
+		DefineCustomBoolVariable("gpuhash.page_scan",
+								 "Hands an absorbed outer scan's heap pages to the GPU, which filters, keys and probes them.",
+								 NULL, &gpuhash_page_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	}
+
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",
 							 "When a GPU hash join's outer side is another one, the levels' "
