@@ -274,7 +274,9 @@ void
 gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	GpuPageReq *r = b->preq;
+	instr_time	t0;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	b->state = PB_FILLED;
 	if (gs->table.remote &&
 		gpuhash_svc_page_submit(&gs->table.svc, gs->page->prog.scan, r, &b->ticket))
@@ -283,6 +285,8 @@ gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b)
 		r->in_flight = true;
 		gs->page->requests++;
 	}
+	/* the pages' copy into the staging chunk is CPU per page too */
+	gs->page->page_ms += gpuhash_ms_since(t0);
 }
 
 /* Row n of batch b: tuple off of page p. */
