@@ -12,6 +12,7 @@
  */
 #include "table_internal.h"
 #include "dycuckoo.h"
+#include "page_internal.h"
 
 #include <string.h>
 
@@ -144,6 +145,14 @@ gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t 
 
 gh_status
 gh_gpu_dyc_insert(gh_table *, const uint64_t *, const uint32_t *, const uint32_t *, uint32_t, double)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_page_probe(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_t,
+				  const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *, size_t,
+				  size_t *, uint8_t *, gh_page_stats *)
 {
 	return no_gpu();
 }

@@ -67,7 +67,13 @@ struct gh_gpu_state
 
 	/* a staged build's keys as they come, until it is built (gh_build_staged_*) */
 	uint64_t   *d_staged;
+
+	/* the page walk's scratch (gpu_page.cu), or NULL */
+	struct gh_page_gpu *page;
 };
+
+/* Frees the page walk's scratch of a table (gh_gpu_free calls it). */
+void		gh_gpu_page_free(gh_table *t);
 
 /*
  * Device allocation charged to the table's budget.  Stream-ordered

@@ -438,6 +438,7 @@ gh_gpu_free(gh_table *t)
 	g->d_carried, g->d_carried_valid, g->d_staged};
 
 	cudaSetDevice(g->ordinal);
+	gh_gpu_page_free(t);
 	for (void *p : ptrs)
 		if (p)
 		{

@@ -15,7 +15,8 @@
  * Visibility is the caller's: a page marked all-visible is walked over
  * every LP_NORMAL line pointer up to the maxoff the caller saw under its
  * buffer lock; any other page comes with the list of visible offsets that
- * page-mode heapgetpage found.
+ * page-mode heapgetpage found, strictly ascending as it makes them (a list
+ * out of order, or naming an item that holds no tuple, refuses the page).
  *
  * What the walker cannot do exactly (a needed value compressed or stored
  * out of line, a by-reference missing attribute, an arithmetic overflow, a
@@ -97,20 +98,27 @@ typedef enum gh_qop
 {
 	GH_Q_COL,					/* push column a (index into scan->col) */
 	GH_Q_CONST,					/* push constant: type b, pool offset a
-								 * (by-value types: 8 bytes, int64 or double
-								 * bits; numeric: its varlena; text/bpchar:
-								 * uint32 length then bytes) */
+								 * (by-value types: 8 bytes, integers, oid,
+								 * bool, date, time and timestamps as int64,
+								 * float4 and float8 as a double's bits;
+								 * numeric: its varlena, either header;
+								 * text/bpchar: uint32 length then bytes) */
 	GH_Q_NULL,					/* push a NULL */
 	GH_Q_CMP,					/* pop r, l; push l op r (op = c, mode = b) */
 	GH_Q_IN,					/* pop v; push v = ANY (list at pool offset a:
 								 * uint32 count, uint32 has_null, then the
 								 * elements as GH_Q_CONST lays one out, each
-								 * 8-aligned), mode b; NULL if v is NULL or no
-								 * element matched and the list had a NULL */
+								 * 8-aligned, of the type mode b compares v
+								 * with: int64 for GH_M_INT, double for
+								 * GH_M_FLOAT, timestamps for GH_M_DATE_TS,
+								 * dates (as int64) for GH_M_TS_DATE), mode b;
+								 * NULL if v is NULL or no element matched and
+								 * the list had a NULL */
 	GH_Q_LIKE,					/* pop v; push v LIKE pattern (pool offset a,
 								 * as a text constant); c: 1 for NOT LIKE;
 								 * b: 1 when the database encoding is UTF-8
-								 * ('_' matches one character) */
+								 * ('_' matches one character); 0: bytewise,
+								 * exact for single-byte encodings only */
 	GH_Q_IS_NULL,				/* pop v; push v IS NULL (never NULL) */
 	GH_Q_IS_NOT_NULL,
 	GH_Q_IS_TRUE,				/* boolean tests, never NULL */
@@ -120,7 +128,9 @@ typedef enum gh_qop
 	GH_Q_NOT,
 	GH_Q_ADD,					/* pop r, l; push l + r in mode b; an overflow
 								 * (PostgreSQL would raise an error) refuses
-								 * the page */
+								 * the page.  The mode is the wider operand's
+								 * (int2 + int2 is not expressible); for
+								 * GH_M_DATE_INT l is the date */
 	GH_Q_SUB,
 	GH_Q_MUL
 } gh_qop;
@@ -136,7 +146,10 @@ typedef enum gh_qmode
 								 * sorts above everything; -0 = 0 */
 	GH_M_NUMERIC,				/* cmp_numerics: -Inf < finite < +Inf < NaN */
 	GH_M_DATE_TS,				/* date against timestamp(tz) without a zone
-								 * conversion: date_cmp_timestamp_internal */
+								 * conversion: date_cmp_timestamp_internal
+								 * (against timestamptz PostgreSQL converts
+								 * the date in the session's zone: exact only
+								 * where that zone's offset is 0) */
 	GH_M_TS_DATE,
 	GH_M_DATE_INT,				/* arithmetic: date + or - int4 days */
 	GH_M_TEXT,					/* bytes: = and <> under any deterministic
@@ -222,7 +235,7 @@ typedef struct gh_page_stats
 {
 	uint64_t	pages;
 	uint64_t	refused;		/* pages left to the CPU */
-	uint64_t	tuples;			/* visible tuples walked */
+	uint64_t	tuples;			/* visible tuples walked (pages not refused) */
 	uint64_t	passed;			/* of them, passed the quals */
 	uint64_t	written;		/* match records */
 	double		kernel_ms;		/* GPU: CUDA events around the walk; host: 0 */
@@ -234,7 +247,9 @@ gh_status	gh_page_scan_check(const gh_page_scan *scan);
 
 /*
  * Walks n_pages pages and probes t (built on either device; NULL: no table,
- * for a scan whose matches are the rows that pass).  Page i is the
+ * for a scan whose matches are the rows that pass: each is written with an
+ * empty range, in either mode).  A partitioned table is refused
+ * (GH_ERR_INVALID): the walk takes single tables.  Page i is the
  * GH_PAGE_SIZE bytes at page_data + refs[i].offset; visible[] holds the
  * offset numbers of pages that are not all-visible.  out receives the
  * matches in (page, lp) order: at most capacity of them; *n_out says how

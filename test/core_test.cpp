@@ -29,6 +29,8 @@ using std::vector;
 
 /* core_chain.cpp */
 void		test_chain(int gpus, bool quick, int *checks, int *failures);
+/* core_page.cpp */
+void		test_page(int gpus, bool quick, int *checks, int *failures);
 
 static int	failures = 0;
 static int	checks = 0;
@@ -1650,6 +1652,7 @@ main(int argc, char **argv)
 	test_dyc_incremental(gpus, quick);
 	test_dyc_attempts(gpus);
 	test_chain(gpus, quick, &checks, &failures);
+	test_page(gpus, quick, &checks, &failures);
 	test_partitioned_limits(gpus);
 	if (gpus > 0)
 		test_gpu_budget();

@@ -1,0 +1,432 @@
+/*
+ * gpu_page.cu
+ *		The page walk on the GPU: page_walk.cuh in a kernel with a block per
+ *		page (the page staged in shared memory, a thread per slot), the
+ *		passing rows compacted in (page, slot) order by CUB's
+ *		DeviceSelect::Flagged, their keys probed by the scheme's own lookup
+ *		(gh_gpu_lookup_device), and in GH_PAGE_MATCHES mode the rows without
+ *		inner rows dropped by a second selection.  Stable selections over
+ *		slot order give the host twin's output exactly, order included.
+ *
+ *		A refused page: any of its slots refusing sets the block's flag,
+ *		and after the block's barrier every slot of the page is cleared,
+ *		so none of its rows is selected.
+ *
+ *		Device scratch (the request's copies, per-slot arrays, the events)
+ *		is the table's: grown on demand within its budget, freed with the
+ *		table (gh_gpu_free) or after a failed walk.
+ */
+#include "gpu_common.cuh"
+#include "page_internal.h"
+#include "page_walk.cuh"
+
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/transform_iterator.h>
+
+constexpr int PAGE_THREADS = 128;
+
+/* The table's page-walk scratch (gh_gpu_state.page). */
+struct gh_page_gpu
+{
+	void	   *d = nullptr;
+	size_t		bytes = 0;
+	cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
+};
+
+namespace
+{
+
+/* Slot states in the per-slot array. */
+enum
+{
+	SLOT_NONE = 0,				/* no tuple, or its page refused */
+	SLOT_FAILED,				/* walked, failed the quals */
+	SLOT_PASSED
+};
+
+struct passed_flag
+{
+	__host__ __device__ bool operator() (uint8_t s) const
+	{
+		return s == SLOT_PASSED;
+	}
+};
+
+__global__ void __launch_bounds__(PAGE_THREADS)
+walk_kernel(const gh_page_scan *__restrict__ scan, const uint8_t *__restrict__ pages,
+			const gh_page_ref *__restrict__ refs, const uint16_t *__restrict__ visible,
+			uint8_t *__restrict__ state, gh_page_match *__restrict__ cand,
+			uint64_t *__restrict__ keys, uint8_t *__restrict__ refused,
+			unsigned long long *__restrict__ counts)
+{
+	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
+	__shared__ int s_refuse,
+				s_n,
+				s_nitems;
+	__shared__ unsigned s_tuples,
+				s_passed;
+
+	const uint32_t p = blockIdx.x;
+	const gh_page_ref ref = refs[p];
+	const uint8_t *src = pages + ref.offset;
+	const uint64_t base = (uint64_t) p * GH_PAGE_SLOTS;
+
+	/* stage the page: 16-byte loads when it lies so, else bytes */
+	if (((uintptr_t) src & 15) == 0)
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
+			((uint4 *) page)[i] = __ldg((const uint4 *) src + i);
+	else
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
+			page[i] = src[i];
+	if (threadIdx.x == 0)
+	{
+		s_tuples = 0;
+		s_passed = 0;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		int			nitems;
+
+		s_n = gh_walk_slots(page, ref, &nitems);
+		s_nitems = nitems;
+		s_refuse = s_n < 0;
+	}
+	__syncthreads();
+
+	const int	n = s_n,
+				nitems = s_nitems;
+	unsigned	nt = 0,
+				np = 0;
+	gh_pval		cols[GH_PAGE_MAX_ATTS];
+
+	for (int s = threadIdx.x; s < GH_PAGE_SLOTS; s += blockDim.x)
+	{
+		uint8_t		st = SLOT_NONE;
+
+		if (s < n)
+		{
+			gh_walk_out o;
+			int			r = gh_walk_slot(scan, page, nitems, ref, visible, s, cols, &o);
+
+			if (r == GH_WALK_REFUSE)
+				s_refuse = 1;
+			else if (r == GH_WALK_OK)
+			{
+				gh_page_match m;
+
+				nt++;
+				st = o.passed ? SLOT_PASSED : SLOT_FAILED;
+				np += o.passed;
+				m.page = p;
+				m.lp = o.lp;
+				m.flags = o.null_key ? GH_PM_NULL_KEY : 0;
+				m.range.offset = 0;
+				m.range.count = 0;
+				cand[base + s] = m;
+				keys[base + s] = o.key;
+			}
+		}
+		state[base + s] = st;
+	}
+	__syncthreads();
+	if (s_refuse)
+	{
+		for (int s = threadIdx.x; s < GH_PAGE_SLOTS; s += blockDim.x)
+			state[base + s] = SLOT_NONE;
+		if (threadIdx.x == 0)
+			refused[p] = 1;
+		return;
+	}
+	if (nt)
+		atomicAdd(&s_tuples, nt);
+	if (np)
+		atomicAdd(&s_passed, np);
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		refused[p] = 0;
+		if (s_tuples)
+			atomicAdd(&counts[0], (unsigned long long) s_tuples);
+		if (s_passed)
+			atomicAdd(&counts[1], (unsigned long long) s_passed);
+	}
+}
+
+/*
+ * The probe's answer into each selected row: no inner rows for a NULL key
+ * (and offset 0 with count 0, as the host twin writes), and whether the
+ * row is kept.
+ */
+__global__ void
+fill_kernel(gh_page_match *__restrict__ rows, const gh_range *__restrict__ ranges, uint32_t n,
+			uint32_t mode, uint8_t *__restrict__ keep)
+{
+	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+	{
+		gh_page_match m = rows[i];
+		gh_range	r = ranges[i];
+
+		if ((m.flags & GH_PM_NULL_KEY) || r.count == 0)
+		{
+			r.offset = 0;
+			r.count = 0;
+		}
+		m.range = r;
+		rows[i] = m;
+		keep[i] = mode == GH_PAGE_ALL_ROWS || r.count > 0;
+	}
+}
+
+/* Where each array of a request lies in the scratch. */
+struct layout
+{
+	size_t		pages,
+				refs,
+				vis,
+				scan,
+				refused,
+				counts,
+				nsel,
+				state,
+				cand,
+				keys,
+				sel,
+				sel_keys,
+				ranges,
+				total;
+};
+
+layout
+plan(size_t page_bytes, uint32_t n_pages, uint32_t n_visible)
+{
+	layout		l;
+	size_t		slots = (size_t) n_pages * GH_PAGE_SLOTS,
+				at = 0;
+	auto		put = [&](size_t bytes) {
+		size_t		o = at;
+
+		at = (at + bytes + 255) & ~(size_t) 255;
+		return o;
+	};
+
+	l.pages = put(page_bytes);
+	l.refs = put(n_pages * sizeof(gh_page_ref));
+	l.vis = put((size_t) n_visible * 2);
+	l.scan = put(sizeof(gh_page_scan));
+	l.refused = put(n_pages);
+	l.counts = put(2 * sizeof(unsigned long long));
+	l.nsel = put(2 * sizeof(int));
+	l.state = put(slots);
+	l.cand = put(slots * sizeof(gh_page_match));
+	l.keys = put(slots * 8);
+	l.sel = put(slots * sizeof(gh_page_match));
+	l.sel_keys = put(slots * 8);
+	l.ranges = put(slots * sizeof(gh_range));
+	l.total = at;
+	return l;
+}
+
+/* The table's scratch, at least bytes of it, and its events. */
+gh_status
+reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
+{
+	gh_gpu_state *g = t->gpu;
+
+	if (!g->page)
+	{
+		g->page = new (std::nothrow) gh_page_gpu;
+		if (!g->page)
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for the page walk");
+		for (cudaEvent_t &e : g->page->ev)
+			GH_TRY(cudaEventCreate(&e));
+	}
+
+	gh_page_gpu *pg = g->page;
+
+	if (pg->bytes < bytes)
+	{
+		if (pg->d)
+			gh_dfree(t, pg->d, pg->bytes);
+		pg->d = nullptr;
+		pg->bytes = 0;
+		GH_CHECK(gh_dmalloc(t, &pg->d, bytes));
+		pg->bytes = bytes;
+	}
+	*out = pg;
+	return GH_OK;
+}
+
+gh_status
+walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
+	 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
+	 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
+	 uint8_t *refused, gh_page_stats *stats)
+{
+	gh_gpu_state *g = t->gpu;
+	cudaStream_t st = g->stream;
+	layout		l = plan(page_data_bytes, n_pages, n_visible);
+	gh_page_gpu *pg;
+	size_t		slots = (size_t) n_pages * GH_PAGE_SLOTS;
+
+	if (slots > (size_t) INT32_MAX)
+		return gh_error(GH_ERR_TOO_LARGE, "page walk: %u pages exceed a request's slots",
+						n_pages);
+	GH_TRY(cudaSetDevice(g->ordinal));
+	GH_CHECK(reserve(t, l.total, &pg));
+
+	uint8_t    *d = (uint8_t *) pg->d;
+	uint8_t    *d_state = d + l.state;
+	gh_page_match *d_cand = (gh_page_match *) (d + l.cand),
+			   *d_sel = (gh_page_match *) (d + l.sel);
+	uint64_t   *d_keys = (uint64_t *) (d + l.keys),
+			   *d_sel_keys = (uint64_t *) (d + l.sel_keys);
+	gh_range   *d_ranges = (gh_range *) (d + l.ranges);
+	int		   *d_nsel = (int *) (d + l.nsel);
+	unsigned long long *d_counts = (unsigned long long *) (d + l.counts);
+
+	/* pages in: one copy of the request's page data, then its small parts */
+	GH_TRY(cudaEventRecord(pg->ev[0], st));
+	if (page_data_bytes)
+		GH_TRY(cudaMemcpyAsync(d + l.pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
+	if (n_pages)
+		GH_TRY(cudaMemcpyAsync(d + l.refs, refs, n_pages * sizeof(gh_page_ref),
+							   cudaMemcpyHostToDevice, st));
+	if (n_visible)
+		GH_TRY(cudaMemcpyAsync(d + l.vis, visible, (size_t) n_visible * 2,
+							   cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemcpyAsync(d + l.scan, scan, sizeof(gh_page_scan), cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemsetAsync(d_counts, 0, 2 * sizeof(unsigned long long), st));
+	GH_TRY(cudaMemsetAsync(d_nsel, 0, 2 * sizeof(int), st));
+	GH_TRY(cudaEventRecord(pg->ev[1], st));
+
+	int			n_sel = 0,
+				n_keep = 0;
+
+	if (n_pages)
+	{
+		walk_kernel<<<n_pages, PAGE_THREADS, 0, st>>>(
+			(const gh_page_scan *) (d + l.scan), d + l.pages, (const gh_page_ref *) (d + l.refs),
+			(const uint16_t *) (d + l.vis), d_state, d_cand, d_keys, d + l.refused, d_counts);
+		GH_LAUNCHED();
+
+		/* the passing rows and their keys, in slot order */
+		auto		flags = thrust::make_transform_iterator(d_state, passed_flag());
+		size_t		tmp = 0;
+
+		GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, d_cand, flags, d_sel, d_nsel, (int) slots, st));
+		GH_CHECK(gh_cub_reserve(t, tmp));
+		GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_cand, flags, d_sel, d_nsel, (int) slots, st));
+		GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_keys, flags, d_sel_keys, d_nsel,
+										  (int) slots, st));
+		GH_TRY(cudaMemcpyAsync(&n_sel, d_nsel, sizeof(int), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+	}
+	n_keep = n_sel;
+	if (n_sel > 0)
+	{
+		GH_CHECK(gh_gpu_lookup_device(t, d_sel_keys, (size_t) n_sel, d_ranges, nullptr));
+		fill_kernel<<<gh_blocks(n_sel, 256), 256, 0, st>>>(d_sel, d_ranges, (uint32_t) n_sel,
+														   scan->mode, d_state);
+		GH_LAUNCHED();
+		if (scan->mode == GH_PAGE_MATCHES)
+		{
+			/* rows whose key has no inner row go; the rest keep their order */
+			size_t		tmp = 0;
+
+			GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, d_sel, d_state, d_cand, d_nsel + 1,
+											  n_sel, st));
+			GH_CHECK(gh_cub_reserve(t, tmp));
+			GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_sel, d_state, d_cand, d_nsel + 1,
+											  n_sel, st));
+			GH_TRY(cudaMemcpyAsync(&n_keep, d_nsel + 1, sizeof(int), cudaMemcpyDeviceToHost, st));
+			GH_TRY(cudaStreamSynchronize(st));
+		}
+	}
+	GH_TRY(cudaEventRecord(pg->ev[2], st));
+
+	/* matches out: at most capacity of them, the refused flags, the counts */
+	const gh_page_match *d_out = scan->mode == GH_PAGE_MATCHES ? d_cand : d_sel;
+	size_t		n_copy = (size_t) n_keep < capacity ? (size_t) n_keep : capacity;
+	unsigned long long counts[2] = {0, 0};
+
+	if (n_copy)
+		GH_TRY(cudaMemcpyAsync(out, d_out, n_copy * sizeof(gh_page_match), cudaMemcpyDeviceToHost, st));
+	if (n_pages)
+		GH_TRY(cudaMemcpyAsync(refused, d + l.refused, n_pages, cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaMemcpyAsync(counts, d_counts, sizeof(counts), cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaEventRecord(pg->ev[3], st));
+	GH_TRY(cudaStreamSynchronize(st));
+
+	float		copy_in = 0,
+				kernels = 0,
+				copy_out = 0;
+
+	GH_TRY(cudaEventElapsedTime(&copy_in, pg->ev[0], pg->ev[1]));
+	GH_TRY(cudaEventElapsedTime(&kernels, pg->ev[1], pg->ev[2]));
+	GH_TRY(cudaEventElapsedTime(&copy_out, pg->ev[2], pg->ev[3]));
+
+	gh_page_stats s;
+
+	memset(&s, 0, sizeof(s));
+	s.pages = n_pages;
+	for (uint32_t i = 0; i < n_pages; i++)
+		s.refused += refused[i];
+	s.tuples = counts[0];
+	s.passed = counts[1];
+	s.written = (uint64_t) n_keep;
+	s.kernel_ms = kernels;
+	s.copy_ms = (double) copy_in + copy_out;
+	if (stats)
+		*stats = s;
+	t->stats.probe_ms += kernels;
+	t->stats.transfer_ms += s.copy_ms;
+	t->stats.probe_batches++;
+	t->stats.probe_keys += (uint64_t) n_sel;
+	*n_out = (size_t) n_keep;
+	if ((size_t) n_keep > capacity)
+		return gh_error(GH_ERR_OUTPUT_FULL, "page walk: %d match records exceed the capacity "
+						"of %zu", n_keep, capacity);
+	return GH_OK;
+}
+
+}								/* namespace */
+
+void
+gh_gpu_page_free(gh_table *t)
+{
+	gh_page_gpu *pg = t->gpu ? t->gpu->page : nullptr;
+
+	if (!pg)
+		return;
+	if (pg->d)
+		gh_dfree(t, pg->d, pg->bytes);
+	for (cudaEvent_t e : pg->ev)
+		if (e)
+			cudaEventDestroy(e);
+	delete pg;
+	t->gpu->page = nullptr;
+}
+
+gh_status
+gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs,
+				  uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+				  const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+				  size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+{
+	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
+								   n_visible, out, capacity, n_out, refused));
+	*n_out = 0;
+
+	gh_status	st = walk(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+						  out, capacity, n_out, refused, stats);
+
+	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL)
+	{
+		/* nothing of a failed walk stays in flight or held */
+		cudaStreamSynchronize(t->gpu->stream);
+		cudaGetLastError();
+		gh_gpu_page_free(t);
+	}
+	return st;
+}

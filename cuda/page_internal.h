@@ -1,0 +1,44 @@
+/*
+ * page_internal.h
+ *		What the page walker's two sides share (host_page.cpp, gpu_page.cu,
+ *		gpu_absent.cpp): the GPU entry and the checks of a request's
+ *		arguments.  C++ only.
+ */
+#ifndef GPUHASH_PAGE_INTERNAL_H
+#define GPUHASH_PAGE_INTERNAL_H
+
+#include "gpuhash_page.h"
+#include "table_internal.h"
+
+/* gh_page_probe on a GPU table (gpu_page.cu; GH_ERR_NO_GPU without CUDA). */
+gh_status	gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan,
+							  const gh_page_ref *refs, uint32_t n_pages,
+							  const uint8_t *page_data, size_t page_data_bytes,
+							  const uint16_t *visible, uint32_t n_visible,
+							  gh_page_match *out, size_t capacity, size_t *n_out,
+							  uint8_t *refused, gh_page_stats *stats);
+
+/*
+ * The checks both sides make before a walk: the scan program
+ * (gh_page_scan_check), every page inside page_data, every visible list
+ * inside visible, the output pointers.
+ */
+gh_status	gh_page_check_request(const gh_page_scan *scan, const gh_page_ref *refs,
+								  uint32_t n_pages, const uint8_t *page_data,
+								  size_t page_data_bytes, const uint16_t *visible,
+								  uint32_t n_visible, const gh_page_match *out,
+								  size_t capacity, const size_t *n_out,
+								  const uint8_t *refused);
+
+/* Propagates a gh_status (the GPU side has GH_CHECK for the same). */
+#define GH_PAGE_CHECK(expr) \
+	do { \
+		gh_status ps_ = (expr); \
+		if (ps_ != GH_OK) \
+			return ps_; \
+	} while (0)
+
+/* The most match records one page can give. */
+#define GH_PAGE_SLOTS GH_PAGE_MAX_TUPLES
+
+#endif							/* GPUHASH_PAGE_INTERNAL_H */

@@ -1,0 +1,477 @@
+/*
+ * core_page.cpp
+ *		core_test's checks of the page walker (gh_page_probe): random heap
+ *		pages built as PostgreSQL lays them out (page_builder.h), random
+ *		scan programs over every column type, qual form and key packing,
+ *		every line pointer kind, visible lists and all-visible pages, NULLs,
+ *		missing attributes, dropped columns, and values the walker must
+ *		refuse.  Each walk is compared with the reference (page_reference.h)
+ *		run over the rows' logical values, on tables of every scheme; on a
+ *		GPU the GPU walk's output must equal the host twin's, byte for byte.
+ *		Malformed pages and programs are checked to be refused or rejected.
+ */
+#include "gpuhash_page.h"
+#include "gpuhash_table.h"
+#include "table_internal.h"
+#include "page_gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+
+using namespace pagetest;
+using std::string;
+using std::vector;
+
+namespace
+{
+
+int		   *n_checks,
+		   *n_failures;
+
+#define PCHECK(cond, ...) \
+	do { \
+		(*n_checks)++; \
+		if (!(cond)) { \
+			(*n_failures)++; \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fprintf(stderr, "\n"); \
+		} \
+	} while (0)
+
+
+/* A case: the scan, its constants, its pages and rows, the request. */
+struct gcase
+{
+	gh_page_scan *scan = nullptr;
+	consts		k;
+	vector<gpage> pages;
+	vector<row> rows;
+	vector<uint8_t> data;
+	vector<gh_page_ref> refs;
+	vector<uint16_t> vis;
+
+	gcase() : scan(new gh_page_scan()) {}
+	~gcase()
+	{
+		delete scan;
+	}
+	gcase(const gcase &) = delete;
+	gcase &operator=(const gcase &) = delete;
+};
+
+row
+gen_row(prng &r, bool refusals, bool dense)
+{
+	row			rw;
+
+	rw.natts = dense ? 0 : r.chance(0.1) ? 12 + (int) r.below(4) : (int) DESC.size();
+	for (size_t a = 0; a < DESC.size(); a++)
+	{
+		cell		c;
+
+		if (!r.chance(a == 0 ? 0.05 : 0.15))
+			c.v = gen_value(r, (int) a == CSTRING ? (uint8_t) GH_T_TEXT : DESC[a].type);
+		if ((int) a == CSTRING && !c.v.null)
+		{
+			/* a cstring holds no zero byte */
+			c.v.s.erase(std::remove(c.v.s.begin(), c.v.s.end(), '\0'), c.v.s.end());
+		}
+		else if (DESC[a].attlen == -1 && !c.v.null)
+		{
+			if (refusals && r.chance(0.01))
+				c.st = r.chance(0.5) ? V_COMPRESSED : V_EXTERNAL;
+			else if (r.chance(0.15))
+				c.st = V_LONG;
+			c.long_numeric = r.chance(0.3);
+		}
+		rw.cells.push_back(c);
+	}
+	return rw;
+}
+
+void
+gen_pages(prng &r, gcase &c, bool refusals)
+{
+	size_t		npages = 1 + r.below(10);
+
+	for (size_t p = 0; p < npages; p++)
+	{
+		gpage		g;
+		uint64_t	kind = r.below(20);
+
+		if (kind == 0)
+		{
+			g.raw_zero = true;
+			g.pg.b.assign(GH_PAGE_SIZE, 0);
+		}
+		else if (kind != 1)
+		{
+			bool		dense = kind == 2;
+			size_t		want = dense ? 300 : 1 + r.below(80);
+
+			for (size_t i = 0; i < want; i++)
+			{
+				uint64_t	f = r.below(20);
+
+				if (g.pg.nitems() >= GH_PAGE_MAX_TUPLES)
+					break;		/* MaxHeapTuplesPerPage line pointers at most */
+				if (f == 0 || f == 1 || (f == 2 && g.pg.nitems() == 0))
+				{
+					if (g.pg.lower + 4 > g.pg.upper)
+						break;
+					g.pg.add(f == 0 ? 3 : 0, {});
+					g.item_row.push_back(-1);
+					continue;
+				}
+				if (f == 2)
+				{
+					if (g.pg.lower + 4 > g.pg.upper)
+						break;
+					g.pg.add(2, {}, 1 + (uint32_t) r.below(g.pg.nitems()));
+					g.item_row.push_back(-1);
+					continue;
+				}
+
+				row			rw = gen_row(r, refusals, dense);
+				uint16_t	hot = f == 3 ? 0x4000 : f == 4 ? 0x8000 : 0;
+				vector<uint8_t> t = heap_tuple(DESC, rw.cells, rw.natts, hot, r.next());
+
+				if (!g.pg.fits(t.size()) || g.pg.nitems() >= GH_PAGE_MAX_TUPLES)
+					break;
+				g.pg.add(1, t);
+				g.item_row.push_back((int) c.rows.size());
+				c.rows.push_back(rw);
+			}
+		}
+
+		int			n = g.raw_zero ? 0 : g.pg.nitems();
+
+		g.ref.offset = 0;
+		g.ref.vis_start = 0;
+		if (r.chance(0.6))
+		{
+			g.ref.nvis = GH_PAGE_ALL_VISIBLE;
+			g.ref.maxoff = (uint16_t) (r.chance(0.2) ? r.below(n + 1) : n);
+		}
+		else
+		{
+			for (int lp = 1; lp <= n; lp++)
+				if (g.item_row[lp - 1] >= 0 && r.chance(0.7))
+					g.vis.push_back((uint16_t) lp);
+			g.ref.nvis = (uint16_t) g.vis.size();
+			g.ref.maxoff = (uint16_t) n;
+		}
+		c.pages.push_back(std::move(g));
+	}
+
+	/* the pages lie in the request's data in reverse order, after a gap */
+	c.data.assign((npages + 1) * GH_PAGE_SIZE, 0xEE);
+	for (size_t p = 0; p < npages; p++)
+	{
+		gh_page_ref ref = c.pages[p].ref;
+
+		ref.offset = (npages - p) * GH_PAGE_SIZE;
+		memcpy(&c.data[ref.offset], c.pages[p].pg.b.data(), GH_PAGE_SIZE);
+		if (ref.nvis != GH_PAGE_ALL_VISIBLE)
+		{
+			ref.vis_start = (uint32_t) c.vis.size();
+			c.vis.insert(c.vis.end(), c.pages[p].vis.begin(), c.pages[p].vis.end());
+		}
+		c.refs.push_back(ref);
+	}
+}
+
+void
+gen_scan(prng &r, gcase &c)
+{
+	gh_page_scan &s = *c.scan;
+	const vector<gh_page_key> &keys = KEYS[r.below(KEYS.size())];
+
+	s.mode = r.chance(0.5) ? GH_PAGE_MATCHES : GH_PAGE_ALL_ROWS;
+	s.natts = (int16_t) DESC.size();
+	for (size_t a = 0; a < DESC.size(); a++)
+	{
+		gh_page_column &col = s.col[a];
+		bool		key = false;
+
+		for (const gh_page_key &k : keys)
+			key |= k.col == (int) a;
+		col.attlen = DESC[a].attlen;
+		col.attalign = DESC[a].attalign;
+		col.type = ((int) a == DROPPED || (int) a == CSTRING || (!key && r.chance(0.15)))
+			? (uint8_t) GH_T_SKIP : DESC[a].type;
+		col.missing = (uint8_t) (r.chance(0.6) ? GH_MISSING_NULL
+								 : (DESC[a].attlen > 0 && r.chance(0.7)) ? GH_MISSING_VALUE
+								 : GH_MISSING_REFUSE);
+		col.missing_value = DESC[a].type == GH_T_BOOL ? 1 : DESC[a].type == GH_T_INT2 ? -3 : 42;
+		if (DESC[a].type == GH_T_FLOAT4 || DESC[a].type == GH_T_FLOAT8)
+			col.missing = GH_MISSING_NULL;	/* a float's Datum is its bits: not drawn here */
+	}
+	/* the scan walks up to its last needed column */
+	while (s.natts > 0 && s.col[s.natts - 1].type == GH_T_SKIP)
+		s.natts--;
+	s.nkeys = (int16_t) keys.size();
+	for (size_t i = 0; i < keys.size(); i++)
+		s.key[i] = keys[i];
+
+	progbuilder pb{&s, consts(), r, {}};
+
+	for (int a = 0; a < s.natts; a++)
+		if (s.col[a].type != GH_T_SKIP)
+			pb.need_of[s.col[a].type].push_back(a);
+	if (!r.chance(0.15))
+		pb.predicate(0);
+	c.k = pb.k;
+}
+
+/* The table's keys: some of the rows' keys, repeated, and others. */
+vector<uint64_t>
+table_keys(prng &r, const expect &e)
+{
+	vector<uint64_t> keys;
+
+	for (size_t i = 0; i < e.keys.size(); i++)
+		if (!(e.rows[i].flags & GH_PM_NULL_KEY) && r.chance(0.5))
+			for (uint64_t k = 1 + r.below(3); k > 0; k--)
+				keys.push_back(e.keys[i]);
+	for (int i = (int) r.below(20); i > 0; i--)
+		keys.push_back(r.next() % 50);
+	return keys;
+}
+
+struct walk_result
+{
+	gh_status	st;
+	vector<gh_page_match> out;
+	vector<uint8_t> refused;
+	gh_page_stats stats;
+};
+
+walk_result
+walk(gh_table *t, const gcase &c, bool host_twin)
+{
+	walk_result w;
+	size_t		n = 0,
+				cap = c.pages.size() * GH_PAGE_MAX_TUPLES;
+
+	w.out.resize(cap + 1);
+	w.refused.assign(c.pages.size(), 7);
+	memset(&w.stats, 0, sizeof(w.stats));
+	w.st = (host_twin ? gh_page_probe_host : gh_page_probe) (t, c.scan, c.refs.data(),
+		(uint32_t) c.refs.size(), c.data.data(), c.data.size(), c.vis.data(),
+		(uint32_t) c.vis.size(), w.out.data(), cap, &n, w.refused.data(), &w.stats);
+	w.out.resize(n);
+	return w;
+}
+
+/* A walk's result against the reference, t built from keys. */
+void
+check_walk(const char *tag, const walk_result &w, const gcase &c, const expect &e,
+		   gh_table *t, const vector<uint64_t> &keys)
+{
+	PCHECK(w.st == GH_OK, "%s: walk failed: %s", tag, gh_last_error());
+	if (w.st != GH_OK)
+		return;
+	PCHECK(w.refused == e.refused, "%s: refused pages differ", tag);
+	PCHECK(w.stats.tuples == e.tuples && w.stats.passed == e.passed &&
+		   w.stats.pages == c.pages.size() && w.stats.written == w.out.size(),
+		   "%s: stats differ: tuples %llu/%llu passed %llu/%llu", tag,
+		   (unsigned long long) w.stats.tuples, (unsigned long long) e.tuples,
+		   (unsigned long long) w.stats.passed, (unsigned long long) e.passed);
+
+	const uint32_t *rowids = t ? (const uint32_t *) gh_sorted_rowids(t) : nullptr;
+	vector<gh_page_match> want;
+	vector<uint64_t> want_keys;
+
+	for (size_t i = 0; i < e.rows.size(); i++)
+	{
+		gh_page_match m = e.rows[i];
+
+		if (t && !(m.flags & GH_PM_NULL_KEY))
+			m.range.count = (uint32_t) std::count(keys.begin(), keys.end(), e.keys[i]);
+		if (t && c.scan->mode == GH_PAGE_MATCHES && m.range.count == 0)
+			continue;
+		want.push_back(m);
+		want_keys.push_back(e.keys[i]);
+	}
+	PCHECK(w.out.size() == want.size(), "%s: %zu match records, the reference %zu", tag,
+		   w.out.size(), want.size());
+	for (size_t i = 0; i < w.out.size() && i < want.size(); i++)
+	{
+		const gh_page_match &a = w.out[i],
+				   &b = want[i];
+		bool		ok = a.page == b.page && a.lp == b.lp && a.flags == b.flags &&
+			a.range.count == b.range.count && (a.range.count > 0 || a.range.offset == 0);
+
+		for (uint32_t j = 0; ok && rowids && j < a.range.count; j++)
+			ok = keys[rowids[a.range.offset + j]] == want_keys[i];
+		PCHECK(ok, "%s: record %zu: (%u, %u, %u, %u) the reference (%u, %u, %u, %u)", tag, i,
+			   a.page, a.lp, a.flags, a.range.count, b.page, b.lp, b.flags, b.range.count);
+		if (!ok)
+			break;
+	}
+}
+
+bool
+same_walk(const walk_result &a, const walk_result &b)
+{
+	return a.st == b.st && a.refused == b.refused && a.out.size() == b.out.size() &&
+		(a.out.empty() || memcmp(a.out.data(), b.out.data(), a.out.size() * sizeof(gh_page_match)) == 0) &&
+		a.stats.tuples == b.stats.tuples && a.stats.passed == b.stats.passed &&
+		a.stats.refused == b.stats.refused && a.stats.written == b.stats.written;
+}
+
+/*
+ * A table's walk again: with one record less room than it writes (the
+ * records that fit, GH_ERR_OUTPUT_FULL and the count), then its first page
+ * alone and all of it again (scratch reused, grown, reused), then no page.
+ */
+void
+request_edges(const char *tag, gh_table *t, const gcase &c, const walk_result &full)
+{
+	size_t		n = 0;
+	vector<gh_page_match> out(full.out.size() + 1);
+	vector<uint8_t> refused(c.pages.size());
+	gh_page_stats st;
+
+	if (!full.out.empty())
+	{
+		gh_status	s = gh_page_probe(t, c.scan, c.refs.data(), (uint32_t) c.refs.size(),
+									  c.data.data(), c.data.size(), c.vis.data(),
+									  (uint32_t) c.vis.size(), out.data(), full.out.size() - 1,
+									  &n, refused.data(), &st);
+
+		PCHECK(s == GH_ERR_OUTPUT_FULL && n == full.out.size() && refused == full.refused &&
+			   memcmp(out.data(), full.out.data(), (n - 1) * sizeof(gh_page_match)) == 0,
+			   "%s: a walk over its capacity: status %d, %zu records of %zu", tag, s, n,
+			   full.out.size());
+	}
+
+	gh_status	s = gh_page_probe(t, c.scan, c.refs.data(), 1, c.data.data(), c.data.size(),
+								  c.vis.data(), (uint32_t) c.vis.size(), out.data(), out.size(),
+								  &n, refused.data(), &st);
+	size_t		first = 0;
+
+	while (first < full.out.size() && full.out[first].page == 0)
+		first++;
+	PCHECK(s == GH_OK && n == first && refused[0] == full.refused[0] &&
+		   memcmp(out.data(), full.out.data(), n * sizeof(gh_page_match)) == 0,
+		   "%s: its first page alone differs", tag);
+
+	walk_result again = walk(t, c, false);
+
+	PCHECK(same_walk(again, full), "%s: walked again, it differs", tag);
+	s = gh_page_probe(t, c.scan, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, &n, nullptr, &st);
+	PCHECK(s == GH_OK && n == 0 && st.pages == 0, "%s: a walk of no page: status %d", tag, s);
+}
+
+void
+random_cases(int gpus, int n_cases)
+{
+	const gh_scheme schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR,
+	GH_SCHEME_CUCKOO, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO};
+	uint64_t	refused = 0,
+				pages = 0,
+				written = 0,
+				tuples = 0;
+
+	for (int ci = 0; ci < n_cases; ci++)
+	{
+		prng		r{0x9a6e000 + (uint64_t) ci};
+		gcase		c;
+		int			before = *n_failures;
+
+		gen_scan(r, c);
+		gen_pages(r, c, ci % 3 == 0);
+		PCHECK(gh_page_scan_check(c.scan) == GH_OK, "case %d: a generated program was rejected: %s",
+			   ci, gh_last_error());
+
+		expect		e = reference_walk(*c.scan, c.k, c.pages, c.rows);
+		vector<uint64_t> keys = table_keys(r, e);
+		walk_result none = walk(nullptr, c, false);
+		char		tag[96];
+
+		snprintf(tag, sizeof(tag), "case %d/no table", ci);
+		check_walk(tag, none, c, e, nullptr, keys);
+		for (gh_scheme sc : schemes)
+		{
+			gh_build_options opt;
+			gh_table   *t = nullptr;
+
+			if (sc != GH_SCHEME_GPH && ci % 4 != 0)
+				continue;
+			gh_default_options(&opt);
+			opt.scheme = sc;
+			PCHECK(gh_build(&opt, keys.data(), nullptr, 4, keys.size(), &t) == GH_OK,
+				   "case %d: host build: %s", ci, gh_last_error());
+			if (!t)
+				continue;
+
+			walk_result h = walk(t, c, false);
+
+			snprintf(tag, sizeof(tag), "case %d/host %s", ci, gh_scheme_name(sc));
+			check_walk(tag, h, c, e, t, keys);
+			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
+				request_edges(tag, t, c, h);
+			if (sc == GH_SCHEME_GPH)
+			{
+				refused += h.stats.refused;
+				pages += h.stats.pages;
+				written += h.stats.written;
+				tuples += h.stats.tuples;
+			}
+			gh_free(t);
+			if (gpus > 0)
+			{
+				opt.device = GH_DEVICE_GPU;
+				PCHECK(gh_build(&opt, keys.data(), nullptr, 4, keys.size(), &t) == GH_OK,
+					   "case %d: GPU build: %s", ci, gh_last_error());
+				if (!t)
+					continue;
+
+				walk_result g = walk(t, c, false),
+							tw = walk(t, c, true);
+
+				snprintf(tag, sizeof(tag), "case %d/GPU %s", ci, gh_scheme_name(sc));
+				check_walk(tag, g, c, e, t, keys);
+				PCHECK(same_walk(g, tw), "%s: the GPU walk and the host twin differ", tag);
+				if (sc == GH_SCHEME_GPH)
+					request_edges(tag, t, c, g);
+				gh_free(t);
+			}
+		}
+		if (*n_failures != before && getenv("GH_PAGE_DEBUG"))
+		{
+			for (int i = 0; i < c.scan->ninsns; i++)
+				fprintf(stderr, "  insn %d: op %u b %u c %u a %u\n", i, c.scan->insn[i].op,
+						c.scan->insn[i].b, c.scan->insn[i].c, c.scan->insn[i].a);
+			for (int a = 0; a < c.scan->natts; a++)
+				fprintf(stderr, "  col %d: type %u missing %u\n", a, c.scan->col[a].type,
+						c.scan->col[a].missing);
+		}
+		if (*n_failures != before)
+			fprintf(stderr, "page walk: case %d failed (seed %#llx)\n", ci,
+					(unsigned long long) (0x9a6e000 + (uint64_t) ci));
+	}
+	printf("page walk: %d random cases, %llu pages (%llu refused), %llu tuples, %llu records: %s\n",
+		   n_cases, (unsigned long long) pages, (unsigned long long) refused,
+		   (unsigned long long) tuples, (unsigned long long) written,
+		   gpus > 0 ? "reference, every scheme, GPU = host twin" : "reference, every scheme (host twin)");
+}
+
+}								/* namespace */
+
+void		test_page_malformed(int gpus, int *checks, int *failures);
+
+void
+test_page(int gpus, bool quick, int *checks, int *failures)
+{
+	n_checks = checks;
+	n_failures = failures;
+	random_cases(gpus, quick ? 150 : 600);
+	test_page_malformed(gpus, checks, failures);
+}
