@@ -162,6 +162,8 @@ SELECT * FROM gh_check('SELECT o.k, o.n, i.y FROM kf_outer o JOIN kf_inner i ON 
 SELECT * FROM gh_check('SELECT o.k FROM kf_outer o WHERE EXISTS (SELECT 1 FROM kf_inner i WHERE i.k = o.k)');
 SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o RIGHT JOIN kf_inner i ON o.k = i.k + 1');
 SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o LEFT JOIN kf_inner i ON o.k = i.k');
+-- the tuple path's filter (the page path probes every row it reads: page_scan.c)
+SET gpuhash.page_scan = off;
 SELECT * FROM gh_explain('SELECT count(*) FROM kf_outer o JOIN kf_inner i ON o.k = i.k',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
 SET gpuhash.outer_filter = off;
@@ -170,3 +172,4 @@ SELECT * FROM gh_check('SELECT o.k, i.y FROM kf_outer o RIGHT JOIN kf_inner i ON
 SELECT * FROM gh_explain('SELECT count(*) FROM kf_outer o JOIN kf_inner i ON o.k = i.k',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF');
 RESET gpuhash.outer_filter;
+RESET gpuhash.page_scan;

@@ -267,6 +267,8 @@ SELECT pg_relation_size('os_nk') / 8192 > 1024 AS nk_pages_over_pins,
        pg_relation_size('os_miss') / 8192 > 1024 AS miss_pages_over_pins;
 SELECT * FROM gh_check('SELECT n.id, n.pad, i.w FROM os_nk n JOIN os_i i ON n.k = i.k');
 SELECT * FROM gh_check('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.k = i.k');
+-- the tuple path's key filter (the page path probes every row it reads: page_scan.c)
+SET gpuhash.page_scan = off;
 SELECT l FROM gh_explain('SELECT m.id, m.pad, i.w FROM os_miss m JOIN os_i i ON m.k = i.k',
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
 WHERE l ~ 'Outer (Scan|Rows Filtered)';
@@ -288,6 +290,7 @@ SELECT l FROM gh_explain('SELECT f.id, i.w FROM os_kf f LEFT JOIN os_i i ON f.k 
                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
 WHERE l ~ 'Outer (Scan|Filter|Rows Filtered)|Removed by Outer';
 DROP TABLE os_kf;
+RESET gpuhash.page_scan;
 RESET max_parallel_workers_per_gather;
 DROP TABLE os_nk, os_miss;
 

@@ -411,6 +411,14 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.page_scan",
+							 "Hands an absorbed outer scan's heap pages to the GPU, which filters, keys and probes them.",
+							 "Off: the CPU walks every tuple and ships keys (scan/page_scan.c).",
+							 &gpuhash_page_scan,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",
 							 "When a GPU hash join's outer side is another one, the levels' "

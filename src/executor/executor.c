@@ -41,6 +41,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "scan/page_scan.h"
 
 #include "executor/executor.h"
 #include "access/htup_details.h"
@@ -335,6 +336,17 @@ page_loop_fills(GpuJoinState *gs)
 		gs->oscan->qual == NULL && !gs->oscan->pending;
 }
 
+/*
+ * Is ring batch b filled from pages (page_scan.c)?  Not a batch past the
+ * ring (keys alone, before the table exists).
+ */
+static inline bool
+page_path_fills(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	return gs->page != NULL && b >= gs->pb && b < gs->pb + GPUHASH_PIPELINE &&
+		gpuhash_page_usable(gs);
+}
+
 /* fill_batch's rows one at a time, in whatever form they come, up to cap. */
 static void
 fill_rows(GpuJoinState *gs, GpuProbeBatch *b, int cap)
@@ -351,8 +363,8 @@ fill_rows(GpuJoinState *gs, GpuProbeBatch *b, int cap)
 
 		if (r == OS_BATCH_FULL)
 		{
-			/* only kept rows pin pages: a full batch has rows */
-			Assert(b->n > 0);
+			/* only kept rows pin pages: a full batch has rows (or the page path goes on) */
+			Assert(b->n > 0 || gs->oscan->stop_at_page_end);
 			break;
 		}
 		if (r == OS_END)
@@ -388,6 +400,22 @@ fill_batch(GpuJoinState *gs, GpuProbeBatch *b)
 	INSTR_TIME_SET_CURRENT(t0);
 	if (gs->oscan)
 		gpuhash_heap_scan_fill(gs->oscan, b);
+	if (page_path_fills(gs, b))
+	{
+		GpuHeapScan *os = gs->oscan;
+
+		/* a page the tuple path began (the row read before the build): its rows first */
+		if (os->pending || os->index < os->ntuples)
+		{
+			os->stop_at_page_end = true;
+			fill_rows(gs, b, gs->batch_cap);
+			os->stop_at_page_end = false;
+		}
+		if (b->n == 0 && !gs->outer_done && !gpuhash_page_fill(gs, b))
+			gs->outer_done = true;
+		gs->stats.read_ms += gpuhash_ms_since(t0);
+		return b->n > 0 || b->preq != NULL;
+	}
 	/*
 	 * The tuple read before the build goes first, on its own (with the rows
 	 * after it until one is kept); the page loop may then go on.
@@ -420,6 +448,8 @@ static void
 release_batch(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	gpuhash_probe_abandon(gs, b);
+	if (b->preq)
+		gpuhash_page_release(gs, b);
 	if (gs->oscan)
 		gpuhash_heap_scan_batch_reset(gs->oscan, b);
 	MemoryContextReset(b->cxt);
@@ -450,7 +480,9 @@ ring_batch(GpuJoinState *gs, int i)
 static void
 start_probe(GpuJoinState *gs, GpuProbeBatch *b)
 {
-	if (gs->n_inner > 0 && b->any_key)
+	if (b->preq)
+		gpuhash_page_submit(gs, b);
+	else if (gs->n_inner > 0 && b->any_key)
 		gpuhash_probe_submit(gs, b);
 	else
 	{
@@ -618,7 +650,10 @@ next_batch(GpuJoinState *gs)
 		/* this batch and those submitted after it */
 		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
-		gpuhash_probe_wait(gs, b);
+		if (b->preq)
+			gpuhash_page_wait(gs, b);
+		else
+			gpuhash_probe_wait(gs, b);
 		gs->stats.wait_ms += gpuhash_ms_since(t0);
 		gpuhash_shared_count_batch(gs, b->n);
 		for (int i = 0; i < b->n; i++)

@@ -10,6 +10,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "scan/page_scan.h"
 
 #include "commands/explain.h"
 #include "lib/stringinfo.h"
@@ -44,8 +45,8 @@ show_quals(CustomScanState *node, List *quals, const char *label, double nfilter
  * with ANALYZE, the rows they removed (filtered >= 0).
  */
 static void
-show_absorbed_scan(SeqScan *scan, GpuHeapScan *hs, bool outer, int64 filtered, List *ancestors,
-				   bool useprefix, ExplainState *es)
+show_absorbed_scan(GpuJoinState *gs, SeqScan *scan, GpuHeapScan *hs, bool outer, int64 filtered,
+				   List *ancestors, bool useprefix, ExplainState *es)
 {
 	Index		rti = scan->scan.scanrelid;
 	char	   *relname = get_rel_name(rt_fetch(rti, es->rtable)->relid);
@@ -57,18 +58,22 @@ show_absorbed_scan(SeqScan *scan, GpuHeapScan *hs, bool outer, int64 filtered, L
 								 side),
 						refname && strcmp(refname, relname) != 0 ?
 						psprintf("%s %s", relname, refname) : relname, es);
-	if (scan->scan.plan.qual == NIL)
-		return;
-	ExplainPropertyText(psprintf("%s Filter", side),
-						deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
-										   scan_cxt, useprefix, false), es);
-	/* VERBOSE: how many of its clauses are read from the page (scan_filter.c) */
-	if (es->verbose && hs != NULL)
-		ExplainPropertyText(psprintf("%s Filter In Place", side),
-							psprintf("%d of %d clauses", gpuhash_scan_filter_clauses(hs->filter),
-									 list_length(scan->scan.plan.qual)), es);
-	if (es->analyze && filtered >= 0)
-		ExplainPropertyInteger(psprintf("Rows Removed by %s Filter", side), NULL, filtered, es);
+	if (scan->scan.plan.qual != NIL)
+	{
+		ExplainPropertyText(psprintf("%s Filter", side),
+							deparse_expression((Node *) make_ands_explicit(scan->scan.plan.qual),
+											   scan_cxt, useprefix, false), es);
+		/* VERBOSE: how many of its clauses are read from the page (scan_filter.c) */
+		if (es->verbose && hs != NULL)
+			ExplainPropertyText(psprintf("%s Filter In Place", side),
+								psprintf("%d of %d clauses", gpuhash_scan_filter_clauses(hs->filter),
+										 list_length(scan->scan.plan.qual)), es);
+		if (es->analyze && filtered >= 0)
+			ExplainPropertyInteger(psprintf("Rows Removed by %s Filter", side), NULL, filtered, es);
+	}
+	/* the clauses the page walker runs (page_scan.c), and its pages */
+	if (outer)
+		gpuhash_page_explain(gs, es, scan_cxt, useprefix);
 }
 
 /*
@@ -150,10 +155,10 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	/* absorbed Seq Scans (heap_scan.c): their relations and quals */
 	if (info.outer_scan)
-		show_absorbed_scan(linitial_node(SeqScan, cscan->custom_plans), gs->oscan, true,
+		show_absorbed_scan(gs, linitial_node(SeqScan, cscan->custom_plans), gs->oscan, true,
 						   st->built ? (int64) st->scan_filtered : -1, ancestors, useprefix, es);
 	if (info.inner_scan)
-		show_absorbed_scan(lsecond_node(SeqScan, cscan->custom_plans), gs->iscan, false,
+		show_absorbed_scan(gs, lsecond_node(SeqScan, cscan->custom_plans), gs->iscan, false,
 						   st->built ? (int64) st->inner_scan_filtered : -1, ancestors, useprefix, es);
 	/* the deparse context is one object: back to the join */
 	if (info.outer_scan || info.inner_scan)

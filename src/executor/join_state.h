@@ -107,6 +107,7 @@ typedef struct GpuHeapScan
 	bool		fast_key_byval;
 	GpuKeyConv	fast_key_conv;
 	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
+	bool		stop_at_page_end;	/* the page path reads on (page_scan.c) */
 	struct GpuProbeBatch *filling;	/* the batch that takes tuples' pins */
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
@@ -199,6 +200,7 @@ typedef struct GpuProbeBatch
 	Buffer	   *pins;			/* absorbed scan: the pages of its rows */
 	int			n_pins;
 	GhProbeTicket ticket;		/* PB_IN_FLIGHT */
+	struct GpuPageReq *preq;	/* filled from pages (page_scan.c); or NULL */
 } GpuProbeBatch;
 
 typedef struct GpuJoinState
@@ -348,6 +350,9 @@ typedef struct GpuJoinState
 	GpuSplitShared *split_shared;	/* NULL: not parallel-aware */
 	struct GpuSplit *split;		/* NULL: not split (yet) */
 	size_t		split_reported; /* of mem_used, added to the shared sum */
+
+	/* the absorbed outer scan's page path (page_scan.c); NULL: none */
+	struct GpuPagePath *page;
 } GpuJoinState;
 
 

@@ -11,6 +11,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "scan/page_scan.h"
 #include "service.h"
 
 #include "executor/executor.h"
@@ -386,4 +387,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 
 	/* a GpuHashJoin below: perhaps one chain with it (chain.c) */
 	gpuhash_chain_init(gs);
+
+	/* the absorbed outer scan's pages to the page walker (page_scan.c) */
+	if (gs->oscan)
+		gpuhash_page_setup(gs, linitial_node(SeqScan, cscan->custom_plans), estate);
 }

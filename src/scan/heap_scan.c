@@ -49,6 +49,7 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
+#include "scan/page_scan.h"
 
 /*
  * Pins a probe batch may hold: a small share of shared_buffers, for each
@@ -277,7 +278,12 @@ page_ready(GpuHeapScan *os)
 {
 	while (os->index >= os->ntuples)
 	{
-		GpuScanNext r = os->done ? OS_END : next_page(os);
+		GpuScanNext r;
+
+		/* the page path (page_scan.c) reads the pages after this one */
+		if (os->stop_at_page_end && !os->done)
+			return OS_BATCH_FULL;
+		r = os->done ? OS_END : next_page(os);
 
 		if (r != OS_TUPLE)
 			return r;
@@ -477,6 +483,41 @@ gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups)
 		if (n > 0)
 			return n;
 	}
+}
+
+/* For the page path (page_scan.c): the scan started, its next block. */
+void
+gpuhash_heap_scan_start(GpuHeapScan *os)
+{
+	start_scan(os);
+}
+
+BlockNumber
+gpuhash_heap_scan_next_block(GpuHeapScan *os)
+{
+	return next_block(os);
+}
+
+/*
+ * Does heap tuple t pass all of the scan's quals (in place, then ExecQual in
+ * econtext)?  The page path's refused pages go this way.
+ */
+bool
+gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t)
+{
+	bool		pass;
+
+	if (!filter_passes(os, t))
+		return false;
+	if (os->qual == NULL)
+		return true;
+	ExecStoreHeapTuple(t, os->slot, false);
+	econtext->ecxt_scantuple = os->slot;
+	pass = ExecQual(os->qual, econtext);
+	ResetExprContext(econtext);
+	if (!pass)
+		os->filtered++;
+	return pass;
 }
 
 /* The scan starts over (a rescan; a parallel one after its DSM was reset). */

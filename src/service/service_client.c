@@ -702,27 +702,50 @@ bool
 gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n, GhProbeTicket *tk)
 {
 	SvcSlot    *s;
-	int			i;
 
 	tk->slot = -1;
 	if (n == 0 || n * Max(sizeof(uint64), sizeof(gh_range)) > gpuhash_svc->chunk_bytes ||
-		!same_service(t->generation))
+		(s = gpuhash_svc_async_claim(t)) == NULL)
 		return false;
-	if (pg_atomic_add_fetch_u32(&gpuhash_svc->async_held, 1) > SVC_ASYNC_SLOTS)
-	{
-		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
-		return false;
-	}
-	if ((s = try_claim_slot()) == NULL)
-	{
-		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
-		return false;
-	}
 	memcpy(chunk_of(s), keys, n * sizeof(uint64));
 	s->type = REQ_PROBE;
 	s->table_id = t->id;
 	s->n = n;
-	i = s - gpuhash_svc->slots;
+	gpuhash_svc_async_submit(s, t, tk);
+	return true;
+}
+
+/*
+ * A slot for a request in flight (a probe, a page probe: service_page.c),
+ * claimed; NULL when it cannot go now: another service, no slot free, or
+ * the slots that requests in flight may hold all held.
+ */
+SvcSlot *
+gpuhash_svc_async_claim(GhRemoteTable *t)
+{
+	SvcSlot    *s;
+
+	if (!same_service(t->generation))
+		return NULL;
+	if (pg_atomic_add_fetch_u32(&gpuhash_svc->async_held, 1) > SVC_ASYNC_SLOTS)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return NULL;
+	}
+	if ((s = try_claim_slot()) == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return NULL;
+	}
+	return s;
+}
+
+/* The claimed slot, its request written, goes to the service: tk follows it. */
+void
+gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
+{
+	int			i = s - gpuhash_svc->slots;
+
 	async_slots |= UINT64CONST(1) << i;
 	async_generation[i] = t->generation;
 	t->probe_requests++;
@@ -731,17 +754,17 @@ gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n, GhProbe
 	wake_service();
 	tk->slot = i;
 	tk->generation = t->generation;
-	tk->n = n;
-	return true;
+	tk->n = s->n;
 }
 
-/* Waits for a submitted probe and copies its n ranges out. */
+/*
+ * Waits for a request in flight; its answer's status.  The caller reads the
+ * answer from *sp's chunk, then hands the slot back (async_release).
+ */
 gh_status
-gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
+gpuhash_svc_async_wait(GhProbeTicket *tk, SvcSlot **sp)
 {
 	SvcSlot    *s = &gpuhash_svc->slots[tk->slot];
-	int			i = tk->slot;
-	gh_status	st;
 
 	PG_TRY();
 	{
@@ -753,15 +776,31 @@ gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	async_forget(i);
+	async_forget(tk->slot);
 	tk->slot = -1;
-	st = answer_status(s, tk->generation);
+	*sp = s;
+	return answer_status(s, tk->generation);
+}
+
+gh_status
+gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_status st)
+{
+	return release_if_ours(s, tk->generation, st);
+}
+
+/* Waits for a submitted probe and copies its n ranges out. */
+gh_status
+gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
+{
+	SvcSlot    *s;
+	gh_status	st = gpuhash_svc_async_wait(tk, &s);
+
 	if (st == GH_OK)
 	{
 		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
 		t->info = s->info;
 	}
-	return release_if_ours(s, tk->generation, st);
+	return gpuhash_svc_async_release(s, tk, st);
 }
 
 /*

@@ -95,7 +95,8 @@ typedef enum RequestType
 	REQ_CARRY_BEGIN,
 	REQ_CARRY_APPEND,
 	REQ_CARRY_FINISH,
-	REQ_CHAIN
+	REQ_CHAIN,
+	REQ_PAGE_PROBE				/* heap pages in, match records out (service_page.c) */
 } RequestType;
 
 typedef struct SvcSlot
@@ -221,5 +222,14 @@ chunk_of(SvcSlot *s)
 	return gpuhash_staging +
 		(Size) (s - gpuhash_svc->slots) * gpuhash_svc->chunk_bytes;
 }
+
+/* service_client.c: requests in flight, for service_page.c */
+extern SvcSlot *gpuhash_svc_async_claim(GhRemoteTable *t);
+extern void gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk);
+extern gh_status gpuhash_svc_async_wait(GhProbeTicket *tk, SvcSlot **sp);
+extern gh_status gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_status st);
+
+/* service_page.c: REQ_PAGE_PROBE on a table, in a service thread */
+extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */

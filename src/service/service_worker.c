@@ -1048,6 +1048,15 @@ serve(SvcSlot *s)
 
 	if (s->type == REQ_PROBE)
 		st = serve_probe(s, t);
+	else if (s->type == REQ_PAGE_PROBE)
+	{
+		/* on the table itself, under its probe lock (service_page.c) */
+		int			l = t->home < 0 ? 0 : t->home;
+
+		pthread_mutex_lock(&t->copy_lock[l]);
+		st = gpuhash_svc_serve_page(s, t->table);
+		pthread_mutex_unlock(&t->copy_lock[l]);
+	}
 	else
 	{
 		pthread_mutex_lock(&t->lock);

@@ -1,0 +1,337 @@
+--
+-- The page path of an absorbed outer scan (page_scan.c, issue 53): heap
+-- pages go to the page walker, which deforms, filters, keys and probes them;
+-- the CPU forms only the rows that join.  Every query runs natively, with
+-- the GPU join and gpuhash.page_scan off (the tuple path), and with it on;
+-- the three results are compared as multisets.  "pages" says how the page
+-- path read the outer pages: all-visible ones as they are, others checked
+-- by heapam's page-mode visibility, some refused by the walker and read by
+-- the tuple path (a TOASTed value, a missing attribute by reference, an
+-- overflow).  What may go wrong: every column type and qual form, NULLs,
+-- MVCC (updates and deletes after the snapshot, aborted inserts, HOT
+-- chains), TOAST, dropped and added columns, cursors, rescans, parallel
+-- plans, outer joins, errors raised by quals.
+--
+SET client_min_messages = warning;
+SET enable_nestloop = off;
+SET max_parallel_workers_per_gather = 0;
+CREATE EXTENSION IF NOT EXISTS dblink;
+CREATE EXTENSION IF NOT EXISTS pg_visibility;
+
+-- q natively, on the tuple path and on the page path: same multiset?
+CREATE FUNCTION ps_check(q text, OUT rows bigint, OUT same boolean, OUT pages text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+  bad bigint;
+BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE ps_native AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_scan', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE ps_tuples AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM set_config('gpuhash.page_scan', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE ps_pages AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  pages := CASE WHEN n IS NULL THEN 'no GPU join'
+                WHEN coalesce((n->>'Pages All-Visible')::int, 0) +
+                     coalesce((n->>'Pages Checked')::int, 0) = 0 THEN 'tuple path'
+                ELSE concat_ws(', ',
+                       CASE WHEN (n->>'Pages All-Visible')::int > 0 THEN 'all-visible' END,
+                       CASE WHEN (n->>'Pages Checked')::int > 0 THEN 'checked' END,
+                       CASE WHEN (n->>'Pages Refused')::int > 0 THEN 'refused' END) END;
+  SELECT count(*) INTO rows FROM ps_pages;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM ps_native EXCEPT ALL SELECT * FROM ps_pages) UNION ALL
+    (SELECT * FROM ps_pages EXCEPT ALL SELECT * FROM ps_native) UNION ALL
+    (SELECT * FROM ps_tuples EXCEPT ALL SELECT * FROM ps_pages) UNION ALL
+    (SELECT * FROM ps_pages EXCEPT ALL SELECT * FROM ps_tuples)) x;
+  same := bad = 0;
+  DROP TABLE ps_native, ps_tuples, ps_pages;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+
+-- q with the GPU join forced and the page path off, then on (errors both ways)
+CREATE FUNCTION ps_error(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r text := '';
+  mode text;
+BEGIN
+  PERFORM gh_force_on();
+  FOREACH mode IN ARRAY ARRAY['off', 'on'] LOOP
+    PERFORM set_config('gpuhash.page_scan', mode, true);
+    BEGIN
+      EXECUTE 'SELECT count(*) FROM (' || q || ') x';
+      r := r || mode || ': no error; ';
+    EXCEPTION WHEN OTHERS THEN
+      r := r || mode || ': ' || SQLERRM || '; ';
+    END;
+  END LOOP;
+  RETURN r;
+END;
+$$;
+
+-- the GPU join's EXPLAIN lines about the outer scan's quals
+CREATE FUNCTION ps_filters(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM gh_force_on();
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l ~ '(Outer Scan|Outer Filter|GPU Filter):' THEN
+      RETURN NEXT btrim(l);
+    END IF;
+  END LOOP;
+END;
+$$;
+
+CREATE TABLE ps_t (id int4, k int4, k8 int8, k2 int2, ko oid, kb bool,
+                   a int2, b int4, c int8, o oid, flag bool, r4 float4, r8 float8,
+                   n numeric, d date, tm time, ts timestamp, tz timestamptz,
+                   s text, vc varchar(20), ch char(6), big text)
+  WITH (fillfactor = 70, autovacuum_enabled = off);
+ALTER TABLE ps_t ALTER COLUMN big SET STORAGE EXTERNAL;
+INSERT INTO ps_t
+SELECT g, g % 400, (g % 300)::int8 * 1000000007, (g % 200 - 100)::int2, (g % 50)::oid,
+       g % 2 = 0,
+       CASE WHEN g % 19 = 0 THEN NULL ELSE ((g * 37) % 65536 - 32768)::int2 END,
+       CASE WHEN g % 13 = 0 THEN NULL ELSE g * 7919 % 200003 - 100000 END,
+       CASE g % 1000 WHEN 1 THEN -9223372036854775808 WHEN 2 THEN 9223372036854775807
+                     ELSE g::int8 * 1000003 - 10000000000 END,
+       (g * 7)::oid,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE g % 3 = 0 END,
+       CASE g % 101 WHEN 0 THEN 'NaN'::float4 WHEN 1 THEN '-0'::float4 WHEN 2 THEN 'Infinity'
+                    WHEN 3 THEN NULL ELSE (g % 1000) / 8.0 END,
+       CASE g % 103 WHEN 0 THEN 'NaN'::float8 WHEN 1 THEN '-Infinity' WHEN 2 THEN 0
+                    ELSE g / 3.0 END,
+       CASE g % 107 WHEN 0 THEN 'NaN'::numeric WHEN 1 THEN NULL WHEN 2 THEN 'Infinity'
+                    WHEN 3 THEN '-Infinity' WHEN 4 THEN 1e30
+                    ELSE (g % 2000) / 7.0 - 100 END,
+       CASE g % 997 WHEN 0 THEN 'infinity'::date WHEN 1 THEN '-infinity'::date
+                    WHEN 2 THEN NULL ELSE date '2000-01-01' + g % 3000 END,
+       time '00:00' + (g % 1440) * interval '1 minute',
+       CASE g % 991 WHEN 0 THEN 'infinity'::timestamp
+                    ELSE timestamp '2000-01-01' + g * interval '37 minutes' END,
+       timestamptz '2000-01-01 00:00+00' + g * interval '41 minutes',
+       CASE WHEN g % 11 = 0 THEN NULL
+            WHEN g % 5 = 0 THEN repeat('long', 40 + g % 30) || g
+            WHEN g % 17 = 0 THEN 'é_' || (g % 10) || 'ü'
+            ELSE 'p' || (g % 500) END,
+       CASE WHEN g % 9 = 0 THEN NULL ELSE 'v' || (g % 23) END,
+       (ARRAY['MAIL', 'SHIP', 'AIR', 'RAIL', 'TRUCK'])[1 + g % 5],
+       CASE WHEN g % 1500 = 0 THEN repeat('t', 3000)         -- out of line
+            WHEN g % 1700 = 0 THEN NULL
+            ELSE 'b' || (g % 77) END
+FROM generate_series(1, 30000) g;
+CREATE TABLE ps_i (k int4, k8 int8, k2 int2, ko oid, kb bool, w text) WITH (autovacuum_enabled = off);
+INSERT INTO ps_i SELECT g, g::int8 * 1000000007, (g - 100)::int2, g::oid, g % 2 = 0, 'w' || g
+FROM generate_series(0, 299) g;
+INSERT INTO ps_i SELECT g, NULL, NULL, NULL, NULL, 'dup' || g FROM generate_series(0, 39) g;
+INSERT INTO ps_i VALUES (NULL, NULL, NULL, NULL, NULL, 'nulls');
+VACUUM (FREEZE, ANALYZE) ps_t;
+VACUUM (FREEZE, ANALYZE) ps_i;
+-- every page of the outer table all-visible
+SELECT count(*) FILTER (WHERE NOT all_visible) AS not_all_visible
+FROM pg_visibility_map('ps_t');
+
+-- the quals the walker runs, and those left to the CPU
+SELECT ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n > 12.5 AND t.d BETWEEN ''2001-01-01'' AND ''2003-01-01'' AND t.s LIKE ''p1%''');
+SELECT ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND md5(t.s) > ''a'' AND t.a < 0');
+SELECT ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND 100 / t.a > 1 AND t.c > 0');
+SELECT ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE (t.flag OR t.r8 > 100) AND NOT (t.ch IN (''MAIL'', ''AIR'')) AND t.o IS NOT NULL');
+
+-- integers, oid, cross types, extremes, column against column
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.a < 0 AND t.b >= 100');
+SELECT * FROM ps_check('SELECT t.id, t.c FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.c > 5::int2 OR t.c = -9223372036854775808');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.o <> 7 AND t.o < 100000 AND t.a <= t.b');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b BETWEEN -500 AND 40000 AND t.c >= t.b');
+-- booleans: a column as a qual, comparisons and boolean tests (NULLs)
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.flag');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE NOT t.flag');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.flag IS NOT TRUE AND t.kb = true');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.flag IS UNKNOWN OR t.flag IS FALSE');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE (t.a > 0) IS NOT FALSE');
+-- floats: NaN, infinities, -0, float4 against float8
+SELECT * FROM ps_check('SELECT t.id, t.r4 FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.r4 > 60.5');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.r4 = 0 OR t.r4 = ''NaN''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.r8 < t.r4 AND t.r8 >= ''-Infinity''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.r8 BETWEEN 10 AND 5000.25 AND t.r8 <> ''NaN''::float8');
+-- numerics: both header forms, NaN, infinities, constants of every scale
+SELECT * FROM ps_check('SELECT t.id, t.n FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n > 12.5');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n BETWEEN -3.142857 AND 0.0001 OR t.n = ''NaN''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n >= ''Infinity'' OR t.n < -99.9 OR t.n = 1e30');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n IN (0, 1, 10.142857142857142857, NULL)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n <> 100000000000000000000.5');
+-- dates, times, timestamps; date against timestamp; infinities
+SELECT * FROM ps_check('SELECT t.id, t.d FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d BETWEEN ''2001-01-01'' AND ''2003-01-01''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d < timestamp ''2002-02-02 12:00'' AND t.ts > date ''2000-03-01''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.tm >= ''12:00'' AND t.tz < ''2000-02-01 00:00+00''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d > ''2007-12-31'' OR t.ts = ''infinity''');
+-- text, varchar, char(n): equality, IN lists, ordering under "C", LIKE
+SELECT * FROM ps_check('SELECT t.id, t.s FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s = ''p17'' OR t.vc = ''v3''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.ch IN (''MAIL'', ''AIR   '') AND t.vc <> ''v1''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s < ''p2'' COLLATE "C" AND t.ch >= ''RAIL'' COLLATE "C"');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s LIKE ''p1%''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s LIKE ''%ng1_''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s NOT LIKE ''p%'' AND t.vc LIKE ''v_''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s LIKE ''é\_%ü'' OR t.s LIKE ''__3ü''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s LIKE ''%''');
+-- IN lists, NOT IN, with NULLs
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.a IN (1, -1, 37, NULL)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b NOT IN (5, 6, 7) AND t.d NOT IN (''2001-01-01'', NULL)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b NOT IN (5, 6, 7) AND t.s NOT IN (''p1'', ''p2'')');
+-- arithmetic inside comparisons
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b + 1 > 100 AND t.b - t.k < 50000');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b * 2 < t.c AND t.c - 1 > -1000');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d + 30 < date ''2002-01-01'' AND t.d - 7 > ''2000-06-01''');
+-- AND/OR/NOT trees
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE (t.a < 0 OR t.d IS NULL) AND NOT (t.flag AND t.r4 > 1)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE NOT (t.b > 0 OR t.b IS NULL) OR (t.s = ''p5'' AND t.n > 0)');
+-- NULL tests
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b IS NULL AND t.s IS NOT NULL');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n IS NULL OR t.r4 IS NULL OR t.d IS NULL');
+-- clauses left to the CPU: safe ones after the walker's, one that may fail
+-- (then every row that passes the walker's clauses comes back, and the
+-- clauses after it stay on the CPU)
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND md5(t.s) > ''8'' AND t.a < 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND 1000 / t.a > 1 AND t.c > 0');
+-- errors: a division by zero on a row that joins nothing; an overflow the
+-- walker refuses; both come out as a Seq Scan raises them
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND 100 / (t.k - 399) > 0');
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b * 100000 > 0');
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d + 2147483000 > ''2000-01-01''');
+-- keys: int8, int2, oid, bool, two columns packed
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k8 = i.k8 WHERE t.a > 0');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k2 = i.k2 WHERE t.s LIKE ''p%''');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.ko = i.ko WHERE t.flag');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k AND t.k2 = i.k2 WHERE t.b > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN (SELECT DISTINCT kb FROM ps_i WHERE kb) i ON t.kb = i.kb WHERE t.b > 0');
+-- outer joins: every row that passes the quals comes out
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k WHERE t.d < ''2001-01-01''');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE NOT EXISTS (SELECT 1 FROM ps_i i WHERE i.k = t.k) AND t.n > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE EXISTS (SELECT 1 FROM ps_i i WHERE i.k8 = t.k8) AND t.s LIKE ''%5''');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t FULL JOIN (SELECT * FROM ps_i WHERE k < 350) i ON t.k = i.k WHERE t.b IS NULL OR t.id IS NULL');
+-- no qual at all
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k');
+
+-- TOAST: a needed value stored out of line or compressed refuses its page
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.big LIKE ''t%'' OR t.big = ''b5''');
+UPDATE ps_t SET big = repeat('c', 5000) WHERE id % 2100 = 0;   -- compressed in line
+SELECT * FROM ps_check('SELECT t.id, length(t.big) FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.big <> ''b3''');
+
+-- pages that are not all-visible: updates (HOT ones: fillfactor 70), deletes,
+-- an aborted insert
+UPDATE ps_t SET b = b + 1 WHERE id % 10 = 0;
+UPDATE ps_t SET k = (k + 1) % 400 WHERE id % 37 = 0;
+DELETE FROM ps_t WHERE id % 23 = 0;
+BEGIN;
+INSERT INTO ps_t (id, k, b) SELECT g, g % 400, 1 FROM generate_series(100001, 102000) g;
+ROLLBACK;
+SELECT count(*) FILTER (WHERE NOT all_visible) > 0 AS some_not_all_visible
+FROM pg_visibility_map('ps_t');
+SELECT * FROM ps_check('SELECT t.id, t.b FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0');
+SELECT * FROM ps_check('SELECT t.id, t.k, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.a < 0 OR t.n > 50');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k WHERE t.id % 3 = 0');
+
+-- a snapshot taken before another session's committed updates and deletes
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM ps_t;
+SELECT dblink_exec('dbname=' || current_database() || ' port=' || current_setting('port') ||
+                   ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1),
+                   'UPDATE ps_t SET b = -b, k = (k + 7) % 400 WHERE id % 11 = 1; ' ||
+                   'DELETE FROM ps_t WHERE id % 29 = 0; ' ||
+                   'INSERT INTO ps_t (id, k, b) SELECT g, g % 400, 5 FROM generate_series(200001, 201000) g');
+SELECT * FROM ps_check('SELECT t.id, t.b, t.k FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE NOT EXISTS (SELECT 1 FROM ps_i i WHERE i.k = t.k) AND t.b < 0');
+COMMIT;
+SELECT * FROM ps_check('SELECT t.id, t.b, t.k FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0');
+-- SERIALIZABLE reads tuple by tuple (predicate locks)
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0');
+COMMIT;
+
+-- dropped columns, and columns added after the rows were written: without
+-- a default, with one by value, with one by reference
+ALTER TABLE ps_t DROP COLUMN o;
+ALTER TABLE ps_t ADD COLUMN e1 int4, ADD COLUMN e2 int4 DEFAULT 42, ADD COLUMN e3 text DEFAULT 'zz';
+INSERT INTO ps_t (id, k, b, e1, e2, e3) SELECT g, g % 400, g, g % 5, g % 50, 'e' || (g % 3)
+FROM generate_series(300001, 303000) g;
+VACUUM (FREEZE, ANALYZE) ps_t;
+SELECT * FROM ps_check('SELECT t.id, t.e1 FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.e1 IS NULL AND t.a > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.e2 = 42 OR t.e2 < 3');
+SELECT * FROM ps_check('SELECT t.id, t.e3 FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.e3 = ''zz'' AND t.b > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.e3 LIKE ''e%''');
+
+-- a scroll cursor over the join, read both ways, the page path off and on
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET gpuhash.setup_cost = 0;
+SET gpuhash.min_gain = 0;
+CREATE TEMP TABLE ps_cur (pass text, step int, ids text);
+CREATE FUNCTION ps_cursor(pass text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+  ids text;
+BEGIN
+  OPEN c SCROLL FOR SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k
+                    WHERE t.b > 0 AND t.n > 10 ORDER BY t.id, i.w;
+  FOR step IN 1 .. 4 LOOP
+    ids := '';
+    FOR j IN 1 .. 3 LOOP
+      IF step % 2 = 1 THEN FETCH NEXT FROM c INTO r; ELSE FETCH PRIOR FROM c INTO r; END IF;
+      ids := ids || coalesce(r.id::text || r.w, '-') || ' ';
+    END LOOP;
+    INSERT INTO ps_cur VALUES (pass, step, ids);
+  END LOOP;
+  MOVE LAST FROM c;
+  FETCH PRIOR FROM c INTO r;
+  INSERT INTO ps_cur VALUES (pass, 5, r.id::text || r.w);
+  CLOSE c;
+END;
+$$;
+SET gpuhash.page_scan = off;
+SELECT ps_cursor('off');
+SET gpuhash.page_scan = on;
+SELECT ps_cursor('on');
+SELECT count(*) AS steps, count(DISTINCT (step, ids)) AS distinct_steps FROM ps_cur;
+-- rescans: a parameter of the outer query in the scan's quals, and a
+-- nested loop above the join
+SELECT * FROM ps_check('SELECT p.x, (SELECT count(*) FROM ps_t t JOIN ps_i i ON t.k = i.k
+                                     WHERE t.b > p.x AND t.n > 10)
+                        FROM (VALUES (0), (-50000), (90000)) p(x)');
+SET enable_nestloop = on;
+SELECT * FROM ps_check('SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x),
+                        LATERAL (SELECT count(*) AS n FROM ps_t t JOIN ps_i i ON t.k = i.k
+                                 WHERE t.a > v.x * 1000 AND t.s LIKE ''p%'') s');
+SET enable_nestloop = off;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET gpuhash.setup_cost;
+RESET gpuhash.min_gain;
+
+-- parallel: blocks from the parallel allocator, each participant's pages
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n > 12.5');
+SELECT rows, same FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.n > 12.5');
+SELECT rows, same FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.s LIKE ''p%'' AND t.b > 0');
+SELECT rows, same FROM ps_check('SELECT t.id, i.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k WHERE t.d < ''2002-01-01''');
+SELECT rows, same FROM ps_check('SELECT count(*) FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.big IS NOT NULL');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+
+DROP FUNCTION ps_cursor(text);
+DROP TABLE ps_t, ps_i;
+DROP FUNCTION ps_check(text);
+DROP FUNCTION ps_error(text);
+DROP FUNCTION ps_filters(text);

@@ -1,0 +1,521 @@
+/*-------------------------------------------------------------------------
+ *
+ * page_scan.c
+ *	  The page path of an absorbed outer scan (issue 53): the CPU moves
+ *	  pages, the page walker (cuda/gpuhash_page.h, on the table's device)
+ *	  deforms, filters, keys and probes them, and the CPU forms only the rows
+ *	  that join.
+ *
+ * A probe batch is filled with pages instead of rows: blocks come as the
+ * tuple path reads them (serial, or the parallel block allocator), each
+ * pinned with the scan's bulk-read strategy and share-locked.  A page
+ * marked all-visible (and a snapshot not taken during recovery) goes as it
+ * is, with the line pointers seen under the lock (maxoff); any other page
+ * goes through heapgetpage(), heapam's own page-mode visibility (pruning
+ * included), and is sent with its visible offsets.  Its 8 kB are copied
+ * into the request under the share lock; the batch keeps the pin until it
+ * is emitted: its rows are tuples in those pinned pages, (page, line
+ * pointer) of the answer's match records (ARCHITECTURE.md says why that is
+ * safe).  The matches become the batch's rows and ranges, so the state
+ * machine's NEXT_OUTER, SCAN_RANGE and FILL_OUTER run unchanged.
+ *
+ * The quals the walker does not run (gpu_qual.c) run here, in plan order,
+ * on the rows it hands back.  A page it refuses (a needed value toasted, a
+ * missing attribute by reference, an overflow) goes the tuple path's way:
+ * its visible tuples through the scan's quals and keys, probed here.  A
+ * failed request is all pages refused.  Nothing is dropped.
+ *
+ * Where: an absorbed outer scan with exact keys that are plain columns, one
+ * hash batch, no chain, a table not partitioned over GPUs, not SERIALIZABLE
+ * (whose predicate locks go per tuple), gpuhash.page_scan on.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "page_scan.h"
+#include "service.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/xact.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+bool		gpuhash_page_scan = true;
+
+/* Pages a request takes, by the batch's rows: about a hundred rows a page. */
+#define ROWS_PER_PAGE_GUESS 100
+
+/*
+ * The page path of gs's absorbed outer scan plan, if it can have one: its
+ * scan program, the CPU's part of the quals, the requests' memory.
+ */
+void
+gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
+{
+	GpuHeapScan *os = gs->oscan;
+	GpuPagePath *pp;
+	AttrNumber	attno[GH_PAGE_MAX_KEYS];
+	GpuKeyConv	conv[GH_PAGE_MAX_KEYS];
+	int			width[GH_PAGE_MAX_KEYS];
+	int			nkeys = gs->info.nkeys;
+	uint32		svc_pages = gpuhash_service_page_capacity();
+	int			rows_cap;
+
+	if (!gpuhash_page_scan || os == NULL || gs->info.fingerprint || !gs->outer_keys_plain ||
+		nkeys < 1 || nkeys > GH_PAGE_MAX_KEYS || BLCKSZ != GH_PAGE_SIZE)
+		return;
+	for (int k = 0; k < nkeys; k++)
+	{
+		attno[k] = gs->outer_keys[k].attno;
+		conv[k] = gs->info.keys[k].outer_conv;
+		width[k] = gs->info.keys[k].width;
+	}
+	pp = MemoryContextAllocZero(gs->cxt, sizeof(GpuPagePath));
+	gpuhash_page_program(&pp->prog, os->desc, plan->scan.scanrelid, plan->scan.plan.qual,
+						 attno, conv, width, nkeys, gs->fill_outer);
+	if (pp->prog.scan == NULL || gh_page_scan_check(pp->prog.scan) != GH_OK)
+		return;
+	pp->serializable = IsolationIsSerializable();
+	{
+		/* as heap_scan.c compiles the scan's own quals: over the heap tuple */
+		PlanState  *ps = &gs->css.ss.ps;
+		const TupleTableSlotOps *ops = ps->scanops;
+		TupleDesc	desc = ps->scandesc;
+		bool		fixed = ps->scanopsfixed,
+					set = ps->scanopsset;
+
+		ps->scanops = &TTSOpsHeapTuple;
+		ps->scandesc = os->desc;
+		ps->scanopsfixed = ps->scanopsset = true;
+		pp->cpu_qual = ExecInitQual(pp->prog.cpu_quals, ps);
+		ps->scanops = ops;
+		ps->scandesc = desc;
+		ps->scanopsfixed = fixed;
+		ps->scanopsset = set;
+	}
+	pp->cap_pages = Max(1, gs->batch_cap / ROWS_PER_PAGE_GUESS);
+	pp->cap_pages = Min(pp->cap_pages, os->max_pins);
+	if (svc_pages > 0)
+		pp->cap_pages = Min(pp->cap_pages, (int) svc_pages);
+	rows_cap = pp->cap_pages * GH_PAGE_MAX_TUPLES;
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	{
+		GpuProbeBatch *b = &gs->pb[i];
+		GpuPageReq *r = &pp->req[i];
+		int			n = pp->cap_pages;
+
+		r->cap_pages = n;
+		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
+		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
+		r->pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
+		r->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
+		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
+		r->refused = MemoryContextAlloc(gs->cxt, n);
+		/* a batch of pages has up to rows_cap rows, in those pages */
+		if (b->pins == NULL)
+			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * os->max_pins);
+		if (rows_cap > gs->batch_cap || b->tups == NULL)
+		{
+			int			cap = Max(rows_cap, gs->batch_cap);
+
+			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * cap);
+			if (rows_cap > gs->batch_cap)
+			{
+				b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * cap);
+				b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cap);
+				b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * cap);
+			}
+		}
+	}
+	gs->page = pp;
+}
+
+/* May the next batch be filled from pages? */
+bool
+gpuhash_page_usable(GpuJoinState *gs)
+{
+	GpuPagePath *pp = gs->page;
+
+	return pp != NULL && !pp->serializable && gs->oscan != NULL && !gs->chain_member &&
+		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
+		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
+		(gs->table.remote || gs->table.local != NULL);
+}
+
+/* The request that goes with probe batch b (one per ring slot). */
+static GpuPageReq *
+req_of(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	return &gs->page->req[b - gs->pb];
+}
+
+/*
+ * Adds block blk to request r and its batch b: pinned, its visibility
+ * decided, copied.  False when the page has no visible tuple (not added).
+ */
+static bool
+add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
+{
+	GpuHeapScan *os = gs->oscan;
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+	Buffer		buf = ReadBufferExtended(os->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
+	Page		page;
+	gh_page_ref *ref = &r->refs[r->n_pages];
+	uint8	   *copy = r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageIsAllVisible(page) && !os->snapshot->takenDuringRecovery)
+	{
+		/* every tuple is visible to every snapshot, as heapgetpage decides */
+		ref->nvis = GH_PAGE_ALL_VISIBLE;
+		ref->maxoff = PageGetMaxOffsetNumber(page);
+		memcpy(copy, page, GH_PAGE_SIZE);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (ref->maxoff == 0)
+		{
+			ReleaseBuffer(buf);
+			return false;
+		}
+		gs->page->pages_all_visible++;
+	}
+	else
+	{
+		/*
+		 * heapam's page mode: pruning, visibility, as a Seq Scan reads the
+		 * page.  Pruning needs the only pin: ours goes, the scan's is kept.
+		 */
+		UnlockReleaseBuffer(buf);
+		heapgetpage(os->scan, blk);
+		if (hs->rs_ntuples == 0)
+			return false;
+		buf = hs->rs_cbuf;
+		IncrBufferRefCount(buf);
+		page = BufferGetPage(buf);
+		ref->nvis = hs->rs_ntuples;
+		ref->vis_start = r->n_visible;
+		memcpy(r->visible + r->n_visible, hs->rs_vistuples, sizeof(uint16) * hs->rs_ntuples);
+		r->n_visible += hs->rs_ntuples;
+		/* the visible tuples stay put under our pin; the rest may change */
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		ref->maxoff = PageGetMaxOffsetNumber(page);
+		memcpy(copy, page, GH_PAGE_SIZE);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		gs->page->pages_checked++;
+	}
+	if (ref->nvis == GH_PAGE_ALL_VISIBLE)
+		ref->vis_start = r->n_visible;
+	ref->offset = (uint64) r->n_pages * GH_PAGE_SIZE;
+	r->blocks[r->n_pages++] = blk;
+	b->pins[b->n_pins++] = buf;
+	return true;
+}
+
+/*
+ * Fills batch b with the next pages that have visible tuples, up to a
+ * request's worth; false when none came (then the outer side is done).
+ */
+bool
+gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	GpuHeapScan *os = gs->oscan;
+	GpuPagePath *pp = gs->page;
+	GpuPageReq *r = req_of(gs, b);
+	instr_time	t0;
+
+	Assert(b->n_pins == 0 && b->n == 0);
+	INSTR_TIME_SET_CURRENT(t0);
+	gpuhash_heap_scan_start(os);
+	r->n_pages = 0;
+	r->n_visible = 0;
+	r->n_matches = 0;
+	r->in_flight = r->answered = false;
+	while (r->n_pages < r->cap_pages && !os->done)
+	{
+		BlockNumber blk;
+
+		CHECK_FOR_INTERRUPTS();
+		blk = gpuhash_heap_scan_next_block(os);
+		if (!BlockNumberIsValid(blk))
+		{
+			HeapScanDesc hs = (HeapScanDesc) os->scan;
+
+			/* drop the scan's pin now: the batches hold their own */
+			if (BufferIsValid(hs->rs_cbuf))
+				ReleaseBuffer(hs->rs_cbuf);
+			hs->rs_cbuf = InvalidBuffer;
+			hs->rs_cblock = InvalidBlockNumber;
+			os->done = true;
+			break;
+		}
+		os->pages++;
+		(void) add_page(gs, b, r, blk);
+	}
+	pp->page_ms += gpuhash_ms_since(t0);
+	if (os->timed)
+		os->page_ms += gpuhash_ms_since(t0);
+	if (r->n_pages == 0)
+		return false;
+	b->preq = r;
+	b->any_key = true;
+	return true;
+}
+
+/* The request goes to the service, when the table lives there and a slot is free. */
+void
+gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	GpuPageReq *r = b->preq;
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	b->state = PB_FILLED;
+	if (gs->table.remote &&
+		gpuhash_svc_page_submit(&gs->table.svc, gs->page->prog.scan, r, &b->ticket))
+	{
+		b->state = PB_IN_FLIGHT;
+		r->in_flight = true;
+		gs->page->requests++;
+	}
+	/* the pages' copy into the staging chunk is CPU per page too */
+	gs->page->page_ms += gpuhash_ms_since(t0);
+}
+
+/* Row n of batch b: tuple off of page p. */
+static inline void
+set_tuple(GpuJoinState *gs, GpuProbeBatch *b, int p, OffsetNumber off, HeapTuple t)
+{
+	Page		page = BufferGetPage(b->pins[p]);
+	ItemId		lp = PageGetItemId(page, off);
+
+	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	t->t_len = ItemIdGetLength(lp);
+	t->t_tableOid = RelationGetRelid(gs->oscan->rel);
+	ItemPointerSet(&t->t_self, b->preq->blocks[p], off);
+}
+
+/* Does the row pass the quals the CPU kept (on the walker's rows)? */
+static inline bool
+cpu_passes(GpuJoinState *gs, HeapTuple t)
+{
+	ExprContext *econtext = gs->key_econtext;
+	bool		pass;
+
+	if (gs->page->cpu_qual == NULL)
+		return true;
+	ExecStoreHeapTuple(t, gs->oscan->slot, false);
+	econtext->ecxt_scantuple = gs->oscan->slot;
+	pass = ExecQual(gs->page->cpu_qual, econtext);
+	ResetExprContext(econtext);
+	gs->oscan->slot_row = -1;
+	if (!pass)
+		gs->oscan->filtered++;
+	return pass;
+}
+
+/*
+ * A refused page, the tuple path's way: each visible tuple through the
+ * scan's quals and its key, appended to b (probed by the caller).
+ */
+static void
+page_by_tuples(GpuJoinState *gs, GpuProbeBatch *b, int p, uint32 *probe, int *n_probe)
+{
+	GpuPageReq *r = b->preq;
+	gh_page_ref *ref = &r->refs[p];
+	Page		copy = (Page) (r->pages + ref->offset);
+	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
+	int			n = all ? ref->maxoff : ref->nvis;
+
+	for (int i = 0; i < n; i++)
+	{
+		OffsetNumber off = all ? i + 1 : r->visible[ref->vis_start + i];
+		HeapTupleData t;
+		uint64		key = 0;
+		bool		nokey;
+
+		/* all-visible: the line pointers as seen under the lock */
+		if (all && !ItemIdIsNormal(PageGetItemId(copy, off)))
+			continue;
+		set_tuple(gs, b, p, off, &t);
+		if (!gpuhash_heap_scan_tuple_passes(gs->oscan, gs->key_econtext, &t))
+			continue;
+		nokey = !gpuhash_heap_key_fast(gs, gs->oscan, true, &t, &key);
+		gs->oscan->slot_row = -1;
+		if (nokey && !gs->fill_outer)
+			continue;
+		b->tups[b->n] = t;
+		b->nokey[b->n] = nokey;
+		b->keys[b->n] = nokey ? 0 : key;
+		b->ranges[b->n].offset = 0;
+		b->ranges[b->n].count = 0;
+		if (!nokey)
+			probe[(*n_probe)++] = b->n;
+		b->n++;
+	}
+}
+
+/*
+ * The answer: the batch's rows are the match records, in (page, line
+ * pointer) order, with the refused pages' rows read here in their place.
+ */
+static void
+rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	GpuPageReq *r = b->preq;
+	size_t		mi = 0;
+	uint32	   *probe = NULL;
+	int			n_probe = 0;
+
+	b->n = 0;
+	for (int p = 0; p < r->n_pages; p++)
+	{
+		if (r->refused[p])
+		{
+			if (probe == NULL)
+				probe = palloc(sizeof(uint32) * r->cap_pages * GH_PAGE_MAX_TUPLES);
+			gs->page->pages_refused++;
+			page_by_tuples(gs, b, p, probe, &n_probe);
+			continue;
+		}
+		for (; mi < r->n_matches && r->matches[mi].page == (uint32) p; mi++)
+		{
+			const gh_page_match *m = &r->matches[mi];
+			HeapTupleData t;
+			bool		nokey = (m->flags & GH_PM_NULL_KEY) != 0;
+
+			set_tuple(gs, b, p, m->lp, &t);
+			if (!cpu_passes(gs, &t) || (nokey && !gs->fill_outer))
+				continue;
+			b->tups[b->n] = t;
+			b->nokey[b->n] = nokey;
+			b->keys[b->n] = 0;
+			b->ranges[b->n] = m->range;
+			if (nokey)
+				b->ranges[b->n].count = 0;
+			b->n++;
+		}
+	}
+	gs->page->matches += r->n_matches;
+	if (n_probe > 0)
+	{
+		/* the refused pages' keys, probed as the tuple path probes them */
+		uint64	   *keys = palloc(sizeof(uint64) * n_probe);
+		gh_range   *ranges = palloc(sizeof(gh_range) * n_probe);
+		gh_status	st;
+
+		for (int i = 0; i < n_probe; i++)
+			keys[i] = b->keys[probe[i]];
+		st = gpuhash_table_probe(&gs->table, keys, n_probe, ranges);
+		if (st != GH_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpuhash: probing the join table failed: %s", gh_last_error())));
+		for (int i = 0; i < n_probe; i++)
+			b->ranges[probe[i]] = ranges[i];
+		pfree(keys);
+		pfree(ranges);
+	}
+	if (probe)
+		pfree(probe);
+}
+
+/* The batch's answer: from the service, or walked here; then its rows. */
+void
+gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	GpuPageReq *r = b->preq;
+	gh_status	st = GH_ERR_INVALID;
+
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (b->state == PB_IN_FLIGHT)
+	{
+		st = gpuhash_svc_page_wait(&gs->table.svc, &b->ticket, r);
+		b->state = PB_FILLED;
+		r->in_flight = false;
+		if (st == GH_OK)
+			gs->page->in_service++;
+	}
+	else if (!gs->table.remote && gs->table.local != NULL)
+	{
+		/* an in-process table: the walk runs in this backend */
+		st = gh_page_probe(gs->table.local, gs->page->prog.scan, r->refs, r->n_pages,
+						   r->pages, (size_t) r->n_pages * GH_PAGE_SIZE, r->visible,
+						   r->n_visible, r->matches, (size_t) r->cap_pages * GH_PAGE_MAX_TUPLES,
+						   &r->n_matches, r->refused, &r->stats);
+		gs->page->requests++;
+	}
+	if (st != GH_OK)
+	{
+		/* not walked (a failure, no slot free): every page the CPU's way */
+		if (b->state != PB_FILLED || gs->table.remote)
+			elog(DEBUG1, "gpuhash: page request not walked: %s", gh_last_error());
+		r->n_matches = 0;
+		memset(r->refused, 1, r->n_pages);
+	}
+	else
+		gs->oscan->filtered += r->stats.tuples - r->stats.passed;
+	r->answered = true;
+	rows_from_matches(gs, b);
+	b->state = PB_READY;
+	gs->stats.batches++;
+	gs->stats.outer_rows += b->n;
+	gs->stats.probe_ms += r->stats.kernel_ms;
+	gs->stats.transfer_ms += r->stats.copy_ms;
+	gs->stats.device = gs->device;
+}
+
+/* A batch that ends: its request is forgotten (the pins go with the batch's). */
+void
+gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	GpuPageReq *r = b->preq;
+
+	if (r == NULL)
+		return;
+	r->n_pages = 0;
+	r->n_visible = 0;
+	r->n_matches = 0;
+	r->in_flight = r->answered = false;
+	b->preq = NULL;
+}
+
+/* EXPLAIN: the walker's clauses; with ANALYZE, the pages and their time. */
+void
+gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool useprefix)
+{
+	GpuPagePath *pp = gs->page;
+	uint64		pages;
+
+	if (pp == NULL || pp->serializable || gs->chain_member || gs->chain != NULL)
+		return;
+	if (pp->prog.gpu_quals != NIL)
+		ExplainPropertyText("GPU Filter",
+							deparse_expression((Node *) make_ands_explicit(pp->prog.gpu_quals),
+											   context, useprefix, false), es);
+	if (!es->analyze)
+		return;
+	pages = pp->pages_all_visible + pp->pages_checked;
+	if (pages == 0)
+		return;
+	if (es->verbose)
+	{
+		ExplainPropertyText("Page Path", pp->requests > 0 && pp->in_service == pp->requests ?
+							"GPU service" : pp->in_service > 0 ? "GPU service, in part" :
+							"in-process", es);
+		ExplainPropertyUInteger("Pages All-Visible", NULL, pp->pages_all_visible, es);
+		ExplainPropertyUInteger("Pages Checked", NULL, pp->pages_checked, es);
+		ExplainPropertyUInteger("Pages Refused", NULL, pp->pages_refused, es);
+		ExplainPropertyUInteger("Page Requests", NULL, pp->requests, es);
+		ExplainPropertyUInteger("Page Matches", NULL, pp->matches, es);
+		if (es->timing)
+			ExplainPropertyFloat("Page Time Per Page", "us", pp->page_ms * 1000.0 / pages, 3, es);
+	}
+}

@@ -1,0 +1,94 @@
+/*-------------------------------------------------------------------------
+ *
+ * page_scan.h
+ *	  The page path of an absorbed outer scan (issue 53): the CPU moves heap
+ *	  pages, the page walker (cuda/gpuhash_page.h) deforms, filters, keys and
+ *	  probes them and hands back match records.  gpu_qual.c compiles the
+ *	  scan program, page_scan.c reads the pages and turns the answer into a
+ *	  probe batch, service_page.c carries a request to the GPU service.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_PAGE_SCAN_H
+#define GPUHASH_PAGE_SCAN_H
+
+#include "join_state.h"
+#include "gpuhash_page.h"
+
+/* A scan program and what the CPU still evaluates (gpu_qual.c). */
+typedef struct GpuPageProgram
+{
+	gh_page_scan *scan;			/* NULL: no page path (why says why) */
+	const char *why;
+	List	   *gpu_quals;		/* the clauses the walker runs, plan order */
+	List	   *cpu_quals;		/* the rest, plan order, for ExecQual */
+} GpuPageProgram;
+
+extern void gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid,
+								 List *quals, const AttrNumber *key_attno,
+								 const GpuKeyConv *conv, const int *width, int nkeys,
+								 bool fill_outer);
+
+/*
+ * One request's pages, with the probe batch that emits its matches: the
+ * pages pinned in the batch's pins[], their copies, visibility and answer.
+ */
+typedef struct GpuPageReq
+{
+	int			n_pages;
+	int			cap_pages;
+	BlockNumber *blocks;
+	gh_page_ref *refs;
+	uint8	   *pages;			/* cap_pages x GH_PAGE_SIZE */
+	uint16	   *visible;
+	uint32		n_visible;
+	gh_page_match *matches;		/* cap_pages x GH_PAGE_MAX_TUPLES */
+	size_t		n_matches;
+	uint8	   *refused;
+	gh_page_stats stats;
+	bool		in_flight;		/* submitted to the service */
+	bool		answered;		/* matches and refused[] are in */
+	GhProbeTicket ticket;
+} GpuPageReq;
+
+/* The join's page path, set up once per node (page_scan.c). */
+typedef struct GpuPagePath
+{
+	GpuPageProgram prog;
+	ExprState  *cpu_qual;		/* prog.cpu_quals over the heap tuple slot */
+	bool		serializable;	/* the tuple path then (predicate locks) */
+	GpuPageReq	req[GPUHASH_PIPELINE];
+	int			cap_pages;		/* pages a request takes */
+	/* EXPLAIN ANALYZE */
+	uint64		pages_all_visible;
+	uint64		pages_checked;
+	uint64		pages_refused;
+	uint64		requests;
+	uint64		in_service;		/* requests the service answered */
+	uint64		matches;
+	double		page_ms;		/* reading pages: pins, locks, copies */
+} GpuPagePath;
+
+/* page_scan.c */
+extern void gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
+extern bool gpuhash_page_usable(GpuJoinState *gs);
+extern bool gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_abandon(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
+								 bool useprefix);
+
+/* heap_scan.c, for page_scan.c */
+extern void gpuhash_heap_scan_start(GpuHeapScan *os);
+extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);
+extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t);
+
+/* service_page.c: a page request through the GPU service */
+extern uint32 gpuhash_service_page_capacity(void);
+extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,
+									const GpuPageReq *req, GhProbeTicket *tk);
+extern gh_status gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req);
+
+#endif							/* GPUHASH_PAGE_SCAN_H */
