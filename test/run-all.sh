@@ -193,4 +193,5 @@ else
 	say "Citus step NOT run: Citus is not installed (no citus.so in $("$PG_CONFIG" --pkglibdir))"
 fi
 
+rm -f "$buildlog"
 say "all tests passed (device: $device; build: $built)"

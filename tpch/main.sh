@@ -70,7 +70,7 @@ done
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 case ${workers:-2} in *[!0-9]* | '') die "bad option: --workers takes a number, not '$workers'" ;; esac
 py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3	# Debian's python3-matplotlib lives there
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3	# Debian's, which sees Debian's python3-matplotlib
 run_args=(--db tpch --report "$out/report.md" --chart "$out/ratios.png" --save-dir "$out/details"
 	"${run_args[@]}")
 # every option, before anything is installed, built or started (where python3
