@@ -1002,8 +1002,8 @@ def write_chart_gnuplot(path, data, lines, title, ran):
         print("run.py: no matplotlib or gnuplot: chart skipped", file=sys.stderr)
         return False
     with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
-        for name, ratio, cat, _, _ in data:
-            f.write(f"{name} {ratio:.4f} {int(CATEGORIES[cat][0][1:], 16)}\n")
+        for name, ratio, cat, lo, hi in data:
+            f.write(f"{name} {ratio:.4f} {int(CATEGORIES[cat][0][1:], 16)} {lo:.4f} {hi:.4f}\n")
         dat = f.name
     present = [c for c in CATEGORIES if any(d[2] == c for d in data)]
     # the legend: one invisible curve per category present, one per line
@@ -1015,13 +1015,15 @@ def write_chart_gnuplot(path, data, lines, title, ran):
 set terminal pngcairo size {max(700, 40 * len(data) + 200)},500
 set output {gnuplot_str(path)}
 set title {gnuplot_str(title)}
-set ylabel {gnuplot_str(ran['off'] + ' / ' + ran['on'] + ' (median)')}
+set ylabel {gnuplot_str(ran['off'] + ' / ' + ran['on'])[:-1]}\\n(median; whiskers: fastest, slowest)"
 set style fill solid
 set boxwidth 0.7
 set xtics rotate by -60
-set yrange [0:{1.3 * max([1.0] + [d[1] for d in data] + [v for v, _, _ in lines]):.3f}]
+set yrange [0:{1.3 * max([1.0] + [d[4] for d in data] + [v for v, _, _ in lines]):.3f}]
+set bars small
 set key top right
 plot '{dat}' using 0:2:3:xtic(1) with boxes lc rgb variable notitle, \\
+     '{dat}' using 0:2:4:5 with yerrorbars lc rgb '#555555' pt 0 notitle, \\
      1 with lines lc rgb 'black' notitle{keys}
 """
     r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
