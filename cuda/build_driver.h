@@ -64,8 +64,8 @@ gh_build_attempts(gh_table *t, typename Scheme::view *out, Step &step, uint32_t 
 		t->n_cells = Scheme::cells(v);
 		return GH_OK;
 	}
-	return gh_error(GH_ERR_BUILD_FAILED, "%s build failed after %d attempts on %u distinct keys",
-					Scheme::label, Scheme::max_attempts, u);
+	return gh_error(GH_ERR_BUILD_FAILED, "%s placed no table for %u distinct keys in %d attempt%s",
+					Scheme::label, u, Scheme::max_attempts, Scheme::max_attempts == 1 ? "" : "s");
 }
 
 #endif							/* GPUHASH_BUILD_DRIVER_H */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing gpuhash need and this Debian machine lacks:
-# postgresql-15, postgresql-server-dev-15, make, gcc, g++, python3; with --chart
-# also a package to draw the TPC-H chart (python3-matplotlib, else gnuplot-nox).
+# postgresql-15, postgresql-server-dev-15, make, gcc, g++, libc6-dev, python3;
+# with --chart also a package to draw the TPC-H chart (gnuplot-nox, unless
+# python3-matplotlib or gnuplot is there already).
 #
 #   scripts/install-deps.sh [--chart] [--check] [--root DIR]
 #
@@ -16,10 +17,19 @@
 #   - the server headers: postgres.h under pg_config --includedir-server
 #     (only postgresql-server-dev-15 ships them, so pgxs.mk alone proves
 #     nothing);
+#   - the C library's headers (stdio.h: libc6-dev, which gcc only recommends);
 #   - each tool on PATH.
 # nvcc is not a package here: Debian's main archive has none.  Without it the
 # build makes the host twin only (see the Makefile), and this script says so.
-# Runs apt-get as root or through sudo, and only when something is missing.
+#
+# apt-get runs as root or through sudo, only when something is missing, with
+# --no-install-recommends (nothing recommended is needed; gcc's libc6-dev
+# is named here instead).
+# Its output goes to a log; a few lines of progress are shown, and the log's
+# tail on failure.  Installing postgresql-15 makes Debian create and start a
+# cluster 15/main on port 5432, which gpuhash does not use: where no 15/main
+# exists yet, a drop-in /etc/postgresql-common/createcluster.d/gpuhash.conf
+# (create_main_cluster = false) is written first, so none is created.
 set -euo pipefail
 
 chart=0
@@ -39,12 +49,61 @@ done
 sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo
 apt_updated=0
+# progress: the plan (packages, download, disk), then one line as each stage
+# starts and at each quarter of it; the whole output is in the log
+apt_progress() {
+	awk '
+	function stage(name, pat) {
+		if ($0 !~ pat) return 0
+		n[name]++
+		if (n[name] == 1 || (total && n[name] % q == 0) || n[name] == total)
+			printf "install-deps: apt: %s %d/%s\n", name, n[name], total ? total : "?"
+		fflush(); return 1
+	}
+	/newly installed/ {
+		total = $3 + 0; q = int(total / 4); if (q < 1) q = 1
+		printf "install-deps: apt: %d packages to install\n", total; fflush(); next
+	}
+	/^(Need to get|After this operation)/ { print "install-deps: apt: " $0; fflush(); next }
+	stage("downloading", "^Get:[0-9]") { next }
+	stage("unpacking", "^Unpacking ") { next }
+	stage("setting up", "^Setting up ") { next }
+	'
+}
 apt_install() {
+	local log status
+	log=$(mktemp /tmp/gpuhash-apt.XXXXXX)
 	if [ $apt_updated = 0 ]; then
-		$sudo apt-get update -qq
+		echo "install-deps: apt-get update"
+		$sudo apt-get update -q >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
 		apt_updated=1
 	fi
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+	echo "install-deps: apt-get install --no-install-recommends $* (log $log)"
+	set +e
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "$@" 2>&1 | tee -a "$log" | apt_progress
+	status=${PIPESTATUS[0]}
+	set -e
+	if [ "$status" != 0 ]; then
+		echo "install-deps: apt-get install failed (exit $status); the log's end:" >&2
+		tail -n 20 "$log" >&2
+		return 1
+	fi
+	rm -f "$log"
+}
+
+# Debian's postgresql-15 creates and starts a cluster 15/main on port 5432;
+# the scratch clusters do not need it.  postgresql-common reads the
+# include_dir createcluster.d, so a drop-in written before the install keeps
+# it from being created.  A machine that already has 15/main keeps it.
+no_main_cluster() {
+	local d=/etc/postgresql-common/createcluster.d
+	[ ! -d /etc/postgresql/15/main ] || return 0
+	[ ! -f "$d/gpuhash.conf" ] || return 0
+	echo "install-deps: no cluster 15/main: writing $d/gpuhash.conf (create_main_cluster = false)"
+	$sudo mkdir -p "$d"
+	printf '%s\n' "# written by gpuhash's scripts/install-deps.sh: no default cluster on port 5432" \
+		"create_main_cluster = false" | $sudo tee "$d/gpuhash.conf" >/dev/null
 }
 
 # a tool counts when it is on PATH, or (under --root) in the root's usual bin dirs
@@ -73,6 +132,7 @@ if [ ! -x "$pgbin/pg_config" ] ||
 	missing+=(postgresql-client-15)
 fi
 [ -f "$(server_includedir)/postgres.h" ] || missing+=(postgresql-server-dev-15)
+[ -f "$root/usr/include/stdio.h" ] || missing+=(libc6-dev)
 for c in make gcc g++ python3; do
 	have_tool "$c" || missing+=("$c")
 done
@@ -87,6 +147,7 @@ fi
 
 if [ ${#missing[@]} -gt 0 ]; then
 	echo "install-deps: installing ${missing[*]}"
+	case " ${missing[*]} " in *" postgresql-15 "*) no_main_cluster ;; esac
 	apt_install "${missing[@]}"
 	# prove the install gave what was missing, rather than fail later in make
 	[ -f "$(server_includedir)/postgres.h" ] ||
@@ -99,8 +160,11 @@ py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
 if [ $chart = 1 ] && ! "$py" -c 'import matplotlib' 2>/dev/null &&
 	! command -v gnuplot >/dev/null; then
-	echo "install-deps: installing python3-matplotlib for the chart"
-	apt_install python3-matplotlib || apt_install gnuplot-nox ||
+	# gnuplot-nox: about 35 packages, 50 MB; python3-matplotlib's own
+	# dependencies (fonttools -> scipy, sympy, boost headers; pil.imagetk ->
+	# Tk) are about 95 packages, 545 MB, recommends or not
+	echo "install-deps: installing gnuplot-nox for the chart"
+	apt_install gnuplot-nox || apt_install python3-matplotlib ||
 		echo "install-deps: no chart package could be installed; the chart will be skipped" >&2
 fi
 exit 0

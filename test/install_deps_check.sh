@@ -27,6 +27,7 @@ make_root() {
 			put_file "$r/usr/lib/postgresql/15/lib/pgxs/src/makefiles/pgxs.mk"
 			;;
 		headers) put_file "$r/usr/include/postgresql/15/server/postgres.h" ;;
+		libc) put_file "$r/usr/include/stdio.h" ;;
 		nvcc) put_exec "$r/usr/local/cuda/bin/nvcc" ;;
 		*) put_exec "$r/usr/bin/$part" ;;
 		esac
@@ -56,14 +57,16 @@ expect() {
 	fi
 }
 
-tools=(make gcc g++ python3)
+tools=(libc make gcc g++ python3)
 # Debian 12 with postgresql-15 installed (it pulls in postgresql-client-15)
 expect postgresql-15-only 1 "postgresql-server-dev-15" yes server client "${tools[@]}"
 expect complete 0 "" yes server client headers "${tools[@]}"
 expect complete-with-nvcc 0 "" no server client headers nvcc "${tools[@]}"
-expect no-g++ 1 "g++" yes server client headers make gcc python3
+expect no-g++ 1 "g++" yes server client headers libc make gcc python3
+# gcc without libc6-dev (only recommended by gcc): no stdio.h to compile with
+expect gcc-without-libc-headers 1 "libc6-dev" yes server client headers make gcc g++ python3
 expect headers-but-no-pgxs 1 "postgresql-client-15" yes server headers "${tools[@]}"
-expect empty 1 "postgresql-15 postgresql-client-15 postgresql-server-dev-15 make gcc g++ python3" yes
+expect empty 1 "postgresql-15 postgresql-client-15 postgresql-server-dev-15 libc6-dev make gcc g++ python3" yes
 
 [ $failures = 0 ] || { echo "install-deps check: $failures case(s) failed" >&2; exit 1; }
 echo "install-deps check: all cases passed"

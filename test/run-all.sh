@@ -8,12 +8,18 @@
 #   3. the GPU-only regression tests (only where a GPU is usable; said so otherwise),
 #      and with two GPUs or more, the multi-GPU checks (test/multi_gpu_check.sh),
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
-#   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on,
+#   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs forced on,
+#      a correctness run (test/tpch_test_runs.sh forced),
 #   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans),
-#   7. where Citus is installed (citus.so in pg_config --pkglibdir; it is never
+#   7. the main job's promises (test/main_job_check.sh): a bad option fails
+#      before anything is built, a run replaces the last one's files and says
+#      what ran, the test runs leave the main job's report alone,
+#   8. where Citus is installed (citus.so in pg_config --pkglibdir; it is never
 #      built here): TPC-H scale factor 0.01 on a scratch Citus cluster, GPU join
 #      off vs on, and the WARNING of the wrong load order 'gpuhash,citus'.
 # Before all that it proves the package check (test/install_deps_check.sh).
+# The TPC-H steps write to their own directories under the scratch
+# directory, never to tpch/out/, the main job's.
 # Exits non-zero on the first failure.  Uses nvcc at $CUDA_HOME/bin (default
 # /usr/local/cuda) when there is one; without it (a fresh Debian has none)
 # the host twin only is built and tested, and this says so.
@@ -54,7 +60,14 @@ else
 		"(the GPU code is not compiled; install the CUDA toolkit or set CUDA_HOME for it)"
 	built="no nvcc: host twin only"
 fi
-make -j"$(nproc)" all test/core_test
+# compiler lines go to a log: warnings counted, a failure shows its end
+buildlog=$(mktemp /tmp/gpuhash-build.XXXXXX)
+start=$(date +%s)
+if ! make -s -j"$(nproc)" all test/core_test >"$buildlog" 2>&1; then
+	tail -n 40 "$buildlog" >&2
+	die "the build failed (whole log: $buildlog)"
+fi
+echo "built in $(($(date +%s) - start)) s, $(grep -c 'warning:' "$buildlog" || true) compiler warning(s) (log: $buildlog)"
 
 # ---- 1. hash core
 gpus=$(test/core_test --count-gpus)
@@ -69,8 +82,9 @@ else
 fi
 
 # ---- 2. regression suite on a scratch cluster
-say "installing the extension"
-$sudo env PATH="$PATH" CUDA_HOME="$CUDA_HOME" HAVE_NVCC=$HAVE_NVCC make install >/dev/null
+say "installing the extension into the system's PostgreSQL 15 ($("$PG_CONFIG" --pkglibdir))"
+$sudo env PATH="$PATH" CUDA_HOME="$CUDA_HOME" HAVE_NVCC=$HAVE_NVCC make -s install >>"$buildlog" 2>&1 ||
+	{ tail -n 20 "$buildlog" >&2; die "make install failed (log: $buildlog)"; }
 pgdir=$(mktemp -d /tmp/gpuhash-test.XXXXXX)
 port=${GPUHASH_TEST_PORT:-55434}
 cleanup() {
@@ -133,20 +147,22 @@ echo "$out" | grep -qx "load check: same" || die "LOAD check: results differ"
 scripts/pg-scratch.sh stop "$pgdir"
 
 # ---- 5. small TPC-H, off vs on
-say "TPC-H scale factor 0.01, GPU join off vs on, device $device"
-# correctness, not timing: GPU joins wherever the join type allows
-TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
-	--set gpuhash.setup_cost=0 --set gpuhash.min_gain=0 --set enable_hashjoin=off --set enable_mergejoin=off \
-	--set parallel_setup_cost=0 --set parallel_tuple_cost=0 --set min_parallel_table_scan_size=0
+say "TPC-H scale factor 0.01, GPU join off vs forced on, device $device (a correctness run; output in $pgdir/tpch-forced)"
+TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} test/tpch_test_runs.sh forced "$pgdir/tpch-forced" "$device" ||
+	die "TPC-H: a result differs or a query failed ($pgdir/tpch-forced/report.md is removed on exit: see the table above)"
 
 # ---- 6. plan check: the planner's default costs never make a query serial
 # where PostgreSQL's plan is parallel (issue 13); plans only, no query runs
 say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
 python3 test/plans_check.py || die "tpch/plans.py judges serial scans wrongly"
-TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.1 --workers 4 --device "$device" \
-	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (plans in $pgdir/plans)"
+TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} test/tpch_test_runs.sh plans "$pgdir/tpch-plans" "$device" ||
+	die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (see the table above)"
 
-# ---- 7. Citus, only where it is installed: CI has none and does not build it
+# ---- 7. what the main job promises a user, at scale factor 0.01
+say "tpch/main.sh: bad options refused before building, each run's own files, honest labels; the tests leave its report alone"
+TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} test/main_job_check.sh "$device" || die "tpch/main.sh does not keep its promises"
+
+# ---- 8. Citus, only where it is installed: CI has none and does not build it
 if [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
 	citusdir=$pgdir/citus
 	cport=${TPCH_CITUSPORT:-55610}
@@ -154,11 +170,12 @@ if [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
 	# forced GPU joins as in step 5; the shard tasks plan them only if the
 	# settings reach the workers. The cluster is kept for the load-order check.
 	TPCH_CITUSDIR=$citusdir TPCH_CITUSPORT=$cport tpch/main.sh --citus --skip-build --keep-cluster \
+		--out "$pgdir/citus-out" --correctness-run \
 		--sf 0.01 --queries all --runs 1 --warmup 0 --device "$device" \
 		--set gpuhash.setup_cost=0 --set gpuhash.min_gain=0 --set enable_hashjoin=off --set enable_mergejoin=off ||
-		die "Citus TPC-H: a result differs or a query failed (tpch/out/report.md)"
+		die "Citus TPC-H: a result differs or a query failed (see the table above)"
 	# column 7 of the report's table: shard tasks with a GPU join / tasks shown
-	awk -F'|' '$2 ~ /Q[0-9]/ && $7 ~ /^ *[1-9][0-9]*\//' tpch/out/report.md | grep -q . ||
+	awk -F'|' '$2 ~ /Q[0-9]/ && $7 ~ /^ *[1-9][0-9]*\//' "$pgdir/citus-out/report.md" | grep -q . ||
 		die "Citus TPC-H: no shard task planned a GPU join (do the settings reach the workers?)"
 
 	say "Citus: the wrong load order 'gpuhash,citus' warns, and gpuhash_info() says join_hook missing"
@@ -176,4 +193,5 @@ else
 	say "Citus step NOT run: Citus is not installed (no citus.so in $("$PG_CONFIG" --pkglibdir))"
 fi
 
+rm -f "$buildlog"
 say "all tests passed (device: $device; build: $built)"

@@ -58,7 +58,9 @@ def parse_args(argv):
     p.add_argument("--no-foreign-keys", action="store_true",
                    help="load without the foreign keys (load.sh -F), the schema of "
                         "bench/history/journal-2026.md before §24")
-    p.add_argument("--runs", type=int, default=3, help="timed runs per mode (default 3)")
+    p.add_argument("--runs", type=int, default=3,
+                   help="timed runs per mode; the median is reported with the runs' spread "
+                        "(default 3)")
     p.add_argument("--warmup", type=int, default=1, help="warm-up runs per mode (default 1)")
     p.add_argument("--order", choices=["off-first", "on-first", "both"], default="off-first",
                    help="which mode of each query runs first; 'both' runs each query in both "
@@ -88,8 +90,26 @@ def parse_args(argv):
     p.add_argument("--citus", action="store_true",
                    help="the database is a Citus coordinator: load with citus.sql, carry the "
                         "settings to the workers, count the shard tasks that use a GPU join")
+    p.add_argument("--correctness-run", action="store_true",
+                   help="a test of results, not of speed (forced GPU paths): the report and "
+                        "the chart say that their times are not a benchmark")
+    p.add_argument("--check-args", action="store_true",
+                   help="check the options and exit (tpch/main.sh does this before it builds)")
     p.add_argument("--psql", default=shutil.which("psql") or "psql", help="psql binary")
     args = p.parse_args(argv)
+    if not (math.isfinite(args.sf) and args.sf >= 0.001):
+        p.error(f"--sf must be a number >= 0.001 (the generator's smallest), not {args.sf:g}")
+    if args.workers is not None and args.workers < 0:
+        p.error("--workers must be >= 0")
+    if args.jobs < 1 or args.rounds < 1 or not args.timeout > 0:
+        p.error("--jobs and --rounds must be >= 1 and --timeout > 0")
+    for kv in args.set:
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*=", kv):
+            p.error(f"--set takes NAME=VALUE, not '{kv}'")
+    if args.data_dir and not os.path.isdir(args.data_dir):
+        p.error(f"--data-dir {args.data_dir}: no such directory")
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_.]*$", args.toggle):
+        p.error(f"--toggle takes a setting's name, not '{args.toggle}'")
     if args.citus and args.plans:
         p.error("--plans compares single-node plans; it does not take --citus")
     if args.plans_since and not args.plans:
@@ -329,6 +349,11 @@ class ModeResult:
     def median(self):
         return statistics.median(self.times) if self.status == "ok" and self.times else None
 
+    @property
+    def range(self):
+        """(fastest, slowest) of the timed runs, or None."""
+        return (min(self.times), max(self.times)) if self.median is not None else None
+
 
 def mode_settings(args, prefix, on, device_ok):
     """The statements that put a session in one mode."""
@@ -524,6 +549,17 @@ def run_query(args, psql, prefix, q, text, workdir, device_ok):
     return off, on
 
 
+DETAIL_FILE = re.compile(r"^q[0-9]{2}_(on|off)_(plan\.json|run[0-9]+\.out)$")
+
+
+def clear_details(workdir):
+    """This run's plans and results replace the last run's: only the files
+    run_mode writes are removed, whatever else the directory holds."""
+    for name in os.listdir(workdir):
+        if DETAIL_FILE.match(name):
+            os.unlink(os.path.join(workdir, name))
+
+
 def run_all(args):
     psql = Psql(args.psql, args.db)
     load_data(args, psql)
@@ -534,6 +570,7 @@ def run_all(args):
 
     workdir = args.save_dir or tempfile.mkdtemp(prefix="tpch-run-")
     os.makedirs(workdir, exist_ok=True)
+    clear_details(workdir)
     info = server_info(psql, args)
     results = []
     for q in args.query_list:
@@ -587,6 +624,8 @@ def citus_counts(plan, is_gpu_join):
 
 def summarize(q, text, off, on, is_gpu_join, citus=False):
     row = {"q": q, "native": off.median, "gpu": on.median, "ratio": None,
+           "native_range": off.range, "gpu_range": on.range, "overlap": False,
+           "devices": join_devices(on.plan, is_gpu_join) if on.plan is not None else set(),
            "nodes": "-", "rows": "-", "equal": "-", "note": "", "ok": True}
     if citus:
         row["tasks"] = "-"
@@ -617,6 +656,9 @@ def summarize(q, text, off, on, is_gpu_join, citus=False):
         row["rows"] = len(off.rows) - 1
     if row["native"] and row["gpu"]:
         row["ratio"] = row["native"] / row["gpu"]
+        # the modes' fastest..slowest runs overlap: the ratio is within the noise
+        (a_lo, a_hi), (b_lo, b_hi) = row["native_range"], row["gpu_range"]
+        row["overlap"] = a_lo <= b_hi and b_lo <= a_hi
     bad = [(name, m) for name, m in (("native", off), ("gpu", on)) if m.status != "ok"]
     if bad:
         row["equal"] = "/".join(sorted({m.status for _, m in bad}))
@@ -629,6 +671,24 @@ def summarize(q, text, off, on, is_gpu_join, citus=False):
             row["note"] = f"results differ ({how})"
             row["ok"] = False
     return row
+
+
+def join_devices(plan, is_gpu_join):
+    """The "Device" values (gpu, host) of the plan's counted join nodes,
+    anywhere in the EXPLAIN JSON (a Citus plan holds its tasks' plans)."""
+    found = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "Node Type" in x and is_gpu_join(x) and x.get("Device"):
+                found.add(x["Device"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(plan)
+    return found
 
 
 def server_info(psql, args):
@@ -669,12 +729,98 @@ def server_info(psql, args):
 
 # ------------------------------------------------------------------- output
 
-def geomean(results):
-    ratios = [r["ratio"] for r in results
-              if r["ratio"] and isinstance(r["nodes"], int) and r["nodes"] > 0]
+def has_node(r):
+    return isinstance(r["nodes"], int) and r["nodes"] > 0
+
+
+def category(r, kind):
+    """A row's bar colour: what ran its 'on' plan's counted join nodes."""
+    if not has_node(r):
+        return "none"
+    if kind == "toggle":
+        return "counted"
+    return "gpu" if "gpu" in r["devices"] else "host"
+
+
+def what_ran(args, results, info):
+    """The words for what the 'on' column measured: GPU only where a GPU ran
+    the join.  Keys: kind (gpu, host, mixed, none, toggle), off and on (the
+    columns' headers), nodes (the node column's), title, closing (the last
+    line), join (what the second geometric mean is over)."""
+    n = sum(1 for r in results if has_node(r))
+    total = len(results)
+    devices = set()
+    for r in results:
+        devices |= r["devices"]
+    gpu_note = f" (GPU: {info.get('gpu', '?')})"
+    if args.count_node or args.toggle.lower() != "enable_gpuhashjoin":
+        node = args.count_node or "GpuHashJoin"
+        return {"kind": "toggle", "off": f"{args.toggle} off ms", "on": f"{args.toggle} on ms",
+                "nodes": f"{node} nodes", "join": f"with a {node} node",
+                "title": f"{args.toggle} off vs on",
+                "closing": f"No GPU join measured: the columns compare {args.toggle} off and on; "
+                           f"{n} of {total} 'on' plans have a {node} node."}
+    if n == 0:
+        return {"kind": "none", "off": "native ms", "on": "on ms (no GPU node)",
+                "nodes": "GpuHashJoin nodes", "join": "with a GPU join",
+                "title": "no GPU join planned: PostgreSQL's plans in both columns",
+                "closing": "Nothing ran on a GPU: no query planned a GpuHashJoin" + gpu_note +
+                           ", so both columns are PostgreSQL's own plans" +
+                           (" (the 'on' runs with the --set settings)." if args.set else
+                            " and their ratios are run-to-run noise.")}
+    others = (f"; the other {total - n} have no GpuHashJoin node in their 'on' plan"
+              if n < total else "")
+    if devices == {"gpu"}:
+        return {"kind": "gpu", "off": "native ms", "on": "GPU ms",
+                "nodes": "GPU join nodes", "join": "with a GPU join",
+                "title": "GPU hash join vs PostgreSQL",
+                "closing": f"GPU: {n} of {total} queries ran a GPU join on the GPU{others}."}
+    if devices == {"host"}:
+        return {"kind": "host", "off": "native ms", "on": "host twin ms (no GPU)",
+                "nodes": "GpuHashJoin nodes (host twin)", "join": "with a GpuHashJoin (host twin)",
+                "title": "gpuhash's host twin (CPU, no GPU) vs PostgreSQL",
+                "closing": f"Nothing ran on a GPU{gpu_note}: {n} of {total} queries ran their "
+                           f"GpuHashJoin on the host twin, gpuhash's CPU code{others}."}
+    return {"kind": "mixed", "off": "native ms", "on": "GPU or host twin ms",
+            "nodes": "GpuHashJoin nodes", "join": "with a GpuHashJoin",
+            "title": "gpuhash (GPU and host twin) vs PostgreSQL",
+            "closing": f"{n} of {total} queries ran a GpuHashJoin, some on the GPU and some on "
+                       f"the host twin (the node column says which){others}."}
+
+
+def geomean_of(ratios):
+    ratios = [x for x in ratios if x]
     if not ratios:
         return None, 0
     return math.exp(sum(math.log(x) for x in ratios) / len(ratios)), len(ratios)
+
+
+def summary(results):
+    """Totals and geometric means: over all queries that ran in both modes,
+    and over those whose 'on' plan has a counted join node."""
+    both = [r for r in results if r["native"] and r["gpu"]]
+    return {"gm_all": geomean_of([r["ratio"] for r in both]),
+            "gm_join": geomean_of([r["ratio"] for r in both if has_node(r)]),
+            "total_off": sum(r["native"] for r in both),
+            "total_on": sum(r["gpu"] for r in both), "n_both": len(both),
+            "overlap": sum(1 for r in both if r["overlap"])}
+
+
+def summary_lines(s, ran, results):
+    lines = []
+    if s["n_both"]:
+        lines.append(f"total time of the {s['n_both']} queries that ran in both modes "
+                     f"(sum of medians): {s['total_off']:.1f} ms off (native), "
+                     f"{s['total_on']:.1f} ms on (ratio {s['total_off'] / s['total_on']:.3f})")
+    gm, n = s["gm_all"]
+    lines.append("geometric mean of ratios: " + ("-" if gm is None else f"{gm:.3f} over all {n} queries"))
+    gm, n = s["gm_join"]
+    lines.append(f"geometric mean of ratios over the queries {ran['join']}: "
+                 + ("- (none)" if gm is None else f"{gm:.3f} over {n}"))
+    if s["overlap"]:
+        lines.append(f"*: {s['overlap']} ratio(s) where the two modes' runs overlap (fastest to "
+                     "slowest): within run-to-run noise")
+    return lines
 
 
 HEADERS = ["query", "native ms", "GPU ms", "ratio", "GPU nodes", "rows", "equal"]
@@ -682,56 +828,76 @@ HEADERS = ["query", "native ms", "GPU ms", "ratio", "GPU nodes", "rows", "equal"
 CITUS_HEADERS = HEADERS[:5] + ["GPU tasks"] + HEADERS[5:]
 
 
-def headers(results):
-    return CITUS_HEADERS if any("tasks" in r for r in results) else HEADERS
+def headers(results, ran):
+    cols = CITUS_HEADERS if any("tasks" in r for r in results) else HEADERS
+    return [cols[0], ran["off"], ran["on"], cols[3], ran["nodes"]] + cols[5:]
 
 
-def table_rows(results):
+def fmt_time(median, rng):
+    """The median and, over several runs, half the fastest-to-slowest range."""
+    if median is None:
+        return "-"
+    if rng is None or rng[0] == rng[1]:
+        return fmt_ms(median)
+    return f"{median:.1f} ±{100 * (rng[1] - rng[0]) / 2 / median:.0f}%"
+
+
+def table_rows(results, ran):
     out = []
     for r in results:
-        cells = [f"Q{r['q']:02d}", fmt_ms(r["native"]), fmt_ms(r["gpu"]),
-                 "-" if r["ratio"] is None else f"{r['ratio']:.2f}", str(r["nodes"])]
+        nodes = str(r["nodes"])
+        if ran["kind"] == "mixed" and has_node(r):
+            nodes += " (" + "/".join(sorted(r["devices"])) + ")"
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.2f}" + ("*" if r["overlap"] else "")
+        cells = [f"Q{r['q']:02d}", fmt_time(r["native"], r["native_range"]),
+                 fmt_time(r["gpu"], r["gpu_range"]), ratio, nodes]
         if "tasks" in r:
             cells.append(r["tasks"])
         out.append(cells + [str(r["rows"]), r["equal"]])
     return out
 
 
-def print_table(results, gm, n):
-    cols = headers(results)
-    rows = table_rows(results)
+def print_table(results, ran, s):
+    cols = headers(results, ran)
+    rows = table_rows(results, ran)
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(cols)]
     line = "  ".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(cols, widths)))
     print(line)
     print("-" * len(line))
     for r in rows:
         print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))))
-    print(geomean_line(gm, n))
+    for l in summary_lines(s, ran, results):
+        print(l)
     for r in results:
         if r["note"]:
             print(f"Q{r['q']:02d}: {r['note']}")
 
 
-def geomean_line(gm, n):
-    if gm is None:
-        return "geometric mean of ratios: - (no query plan has a GPU join)"
-    return f"geometric mean of ratios over {n} queries with a GPU join: {gm:.3f}"
+def title_of(args, ran):
+    if args.correctness_run:
+        what = {"gpu": "GPU", "host": "host twin", "mixed": "GPU and host twin",
+                "none": "no GPU node", "toggle": args.toggle}[ran["kind"]]
+        return (f"TPC-H SF {args.sf:g}: forced GPU paths, {what}, correctness run: "
+                "times are not a benchmark")
+    return f"TPC-H SF {args.sf:g}: {ran['title']}"
 
 
-def write_report(path, args, results, gm, n, info, notes, chart):
-    cols = headers(results)
-    rows = table_rows(results)
+def write_report(path, args, results, ran, s, info, notes, chart):
+    cols = headers(results, ran)
+    rows = table_rows(results, ran)
     with open(path, "w") as f:
-        f.write("# TPC-H: native vs GPU hash join\n\n")
+        f.write(f"# {title_of(args, ran)}\n\n")
+        f.write(f"{ran['closing']}\n\n")
         f.write(f"- date: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}\n")
         f.write(f"- scale factor: {args.sf:g}; database: {args.db}\n")
-        f.write(f"- toggle: `{args.toggle}` off (native) / on (GPU); device: {args.device}\n")
+        f.write(f"- toggle: `{args.toggle}` off (native) / on; --device {args.device}\n")
         if args.set:
             f.write("- settings of the on runs: " + ", ".join(f"`{kv}`" for kv in args.set) + "\n")
         sessions = 2 * max(args.rounds, 1) if args.order == "both" else 1
         f.write(f"- runs: {args.warmup} warm-up + median of {args.runs * sessions}, "
                 f"{sessions} session(s) per mode, order {args.order}; "
-                f"timeout {args.timeout:g} s per statement\n")
+                f"timeout {args.timeout:g} s per statement; ±: half the fastest-to-slowest "
+                "range of a mode's runs, as a share of its median\n")
         f.write(f"- PostgreSQL {info['server_version']}; shared_buffers {info['shared_buffers']}, "
                 f"work_mem {info['work_mem']}, max_parallel_workers_per_gather "
                 f"{info['max_parallel_workers_per_gather']}, jit {info['jit']}, "
@@ -739,10 +905,12 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write(f"- host: {info['cpus']} CPUs; GPU: {info['gpu']}\n")
         f.write(f"- statistics: n_distinct of lineitem.l_orderkey {info['orderkey_ndistinct']} "
                 "(sampled by ANALYZE; the join plans move with it)\n")
-        f.write("- GPU nodes: plan nodes of type "
+        f.write(f"- {ran['nodes']}: plan nodes of type "
                 + (f"`{args.count_node}`" if args.count_node else f"Custom Scan ({GPU_PROVIDER})")
                 + " in the 'on' plan"
-                + (", the coordinator's and every shard task's" if args.citus else "") + "\n")
+                + (", the coordinator's and every shard task's" if args.citus else "")
+                + ("" if ran["kind"] == "toggle" else "; EXPLAIN's `Device` says where it runs")
+                + "\n")
         if args.citus:
             f.write(f"- Citus {info['citus']}: a coordinator and {info['citus_workers']} workers, "
                     f"{info['citus_shards']} shards per distributed table; lineitem and orders "
@@ -759,38 +927,71 @@ def write_report(path, args, results, gm, n, info, notes, chart):
         f.write("|" + "|".join(["---"] + ["---:"] * (len(cols) - 1)) + "|\n")
         for r in rows:
             f.write("| " + " | ".join(r) + " |\n")
-        f.write(f"\n{geomean_line(gm, n)}\n")
+        f.write("\n" + "".join(f"{l}\n\n" for l in summary_lines(s, ran, results)))
         problems = [r for r in results if r["note"]]
         if problems:
-            f.write("\n## Notes\n\n")
+            f.write("## Notes\n\n")
             for r in problems:
                 f.write(f"- Q{r['q']:02d}: {r['note']}\n")
+            f.write("\n")
         if chart:
-            f.write(f"\n![ratios]({os.path.relpath(chart, os.path.dirname(os.path.abspath(path)))})\n")
+            f.write(f"![ratios]({os.path.relpath(chart, os.path.dirname(os.path.abspath(path)))})\n\n")
+        f.write(f"{ran['closing']}\n")
 
 
-def write_chart(path, results, gm, title):
-    data = [(f"Q{r['q']:02d}", r["ratio"] or 0.0,
-             isinstance(r["nodes"], int) and r["nodes"] > 0) for r in results]
+CATEGORIES = {  # colour and legend text of a bar
+    "gpu": ("#2a9d8f", "GPU join, run on the GPU"),
+    "host": ("#e9c46a", "GpuHashJoin on the host twin (CPU)"),
+    "counted": ("#2a9d8f", "'on' plan has a counted node"),
+    "none": ("#b0b0b0", "no GpuHashJoin node: PostgreSQL's plan"),
+}
+
+
+def chart_lines(s, ran):
+    """(value, legend text, colour) of the geometric-mean lines to draw."""
+    out = []
+    gm, n = s["gm_all"]
+    if gm:
+        out.append((gm, f"geometric mean, all {n} queries: {gm:.2f}", "#e76f51"))
+    gj, nj = s["gm_join"]
+    if gj and nj != n:
+        out.append((gj, f"geometric mean, {nj} {ran['join']}: {gj:.2f}", "#264653"))
+    return out
+
+
+def write_chart(path, args, results, ran, s):
+    title = title_of(args, ran)
+    data = []
+    for r in results:
+        lo = hi = r["ratio"] or 0.0
+        if r["ratio"] and r["native_range"] and r["gpu_range"]:
+            lo = r["native_range"][0] / r["gpu_range"][1]
+            hi = r["native_range"][1] / r["gpu_range"][0]
+        data.append((f"Q{r['q']:02d}", r["ratio"] or 0.0, category(r, ran["kind"]), lo, hi))
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib.patches import Patch
     except ImportError:
-        return write_chart_gnuplot(path, data, gm, title)
-    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(data) + 2), 4.5))
-    colors = ["#2a9d8f" if g else "#b0b0b0" for _, _, g in data]
-    ax.bar([d[0] for d in data], [d[1] for d in data], color=colors)
+        return write_chart_gnuplot(path, data, chart_lines(s, ran), title, ran)
+    # head room above the tallest whisker for the legend
+    top = 1.3 * max([1.0] + [d[4] for d in data] + [v for v, _, _ in chart_lines(s, ran)])
+    fig, ax = plt.subplots(figsize=(max(7, 0.45 * len(data) + 3), 4.8))
+    ax.bar([d[0] for d in data], [d[1] for d in data],
+           color=[CATEGORIES[d[2]][0] for d in data],
+           yerr=[[d[1] - d[3] for d in data], [d[4] - d[1] for d in data]],
+           error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#555555"})
     ax.axhline(1.0, color="black", linewidth=0.8)
-    handles = [Patch(color="#2a9d8f", label="plan has a GPU join"),
-               Patch(color="#b0b0b0", label="no GPU join")]
-    if gm:
-        handles.append(ax.axhline(gm, color="#e76f51", linestyle="--", linewidth=1,
-                                  label=f"geometric mean {gm:.2f} (GPU-join queries)"))
+    ax.set_ylim(0, top)
+    present = [c for c in CATEGORIES if any(d[2] == c for d in data)]
+    handles = [Patch(color=CATEGORIES[c][0], label=CATEGORIES[c][1]) for c in present]
+    for value, label, color in chart_lines(s, ran):
+        handles.append(ax.axhline(value, color=color, linestyle="--", linewidth=1, label=label))
     ax.legend(handles=handles, loc="upper right", fontsize=8)
-    ax.set_ylabel("native ms / GPU ms")
-    ax.set_title(title)
+    ax.set_ylabel(f"{ran['off']} / {ran['on']}\n(median; whiskers: fastest and slowest runs)",
+                  fontsize=8)
+    ax.set_title(title, fontsize=9)
     ax.tick_params(axis="x", rotation=60, labelsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -798,26 +999,38 @@ def write_chart(path, results, gm, title):
     return True
 
 
-def write_chart_gnuplot(path, data, gm, title):
+def gnuplot_str(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_chart_gnuplot(path, data, lines, title, ran):
     if not shutil.which("gnuplot"):
         print("run.py: no matplotlib or gnuplot: chart skipped", file=sys.stderr)
         return False
     with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False) as f:
-        for name, ratio, gpu in data:
-            f.write(f"{name} {ratio:.4f} {1 if gpu else 0}\n")
+        for name, ratio, cat, lo, hi in data:
+            f.write(f"{name} {ratio:.4f} {int(CATEGORIES[cat][0][1:], 16)} {lo:.4f} {hi:.4f}\n")
         dat = f.name
+    present = [c for c in CATEGORIES if any(d[2] == c for d in data)]
+    # the legend: one invisible curve per category present, one per line
+    keys = "".join(f", NaN with boxes lc rgb '{CATEGORIES[c][0]}' title {gnuplot_str(CATEGORIES[c][1])}"
+                   for c in present)
+    keys += "".join(f", {v:.4f} with lines dt 2 lc rgb '{col}' title {gnuplot_str(label)}"
+                    for v, label, col in lines)
     script = f"""
-set terminal pngcairo size {max(640, 40 * len(data) + 160)},480
-set output '{path}'
-set title '{title}'
-set ylabel 'native ms / GPU ms'
+set terminal pngcairo size {max(700, 40 * len(data) + 200)},500
+set output {gnuplot_str(path)}
+set title {gnuplot_str(title)}
+set ylabel {gnuplot_str(ran['off'] + ' / ' + ran['on'])[:-1]}\\n(median; whiskers: fastest, slowest)"
 set style fill solid
 set boxwidth 0.7
 set xtics rotate by -60
-set yrange [0:*]
-unset key
-plot '{dat}' using 0:2:($3 > 0 ? 0x2a9d8f : 0xb0b0b0):xtic(1) with boxes lc rgb variable, \
-     1 with lines lc rgb 'black'{f", {gm:.4f} with lines dt 2 lc rgb '#e76f51'" if gm else ""}
+set yrange [0:{1.3 * max([1.0] + [d[4] for d in data] + [v for v, _, _ in lines]):.3f}]
+set bars small
+set key top right
+plot '{dat}' using 0:2:3:xtic(1) with boxes lc rgb variable notitle, \\
+     '{dat}' using 0:2:4:5 with yerrorbars lc rgb '#555555' pt 0 notitle, \\
+     1 with lines lc rgb 'black' notitle{keys}
 """
     r = subprocess.run(["gnuplot"], input=script, capture_output=True, text=True)
     os.unlink(dat)
@@ -883,29 +1096,31 @@ def plans_all(args):
 
 def main(argv):
     args = parse_args(argv)
+    if args.check_args:
+        return 0
     if args.plans:
         return plans_all(args)
     results, info, notes = run_all(args)
-    gm, n = geomean(results)
+    ran = what_ran(args, results, info)
+    s = summary(results)
     for note in notes:
         print(f"run.py: note: {note}", file=sys.stderr)
     print()
-    print_table(results, gm, n)
+    print_table(results, ran, s)
     chart = None
     if args.chart:
-        title = f"TPC-H SF {args.sf:g}: speed-up with {args.toggle} on"
-        if write_chart(args.chart, results, gm, title):
+        if write_chart(args.chart, args, results, ran, s):
             chart = args.chart
             print(f"chart: {args.chart}")
     if args.report:
-        write_report(args.report, args, results, gm, n, info, notes, chart)
+        write_report(args.report, args, results, ran, s, info, notes, chart)
         print(f"report: {args.report}")
     failed = [r for r in results if not r["ok"]]
     if failed:
         print(f"run.py: {len(failed)} queries differ or failed: "
               + ", ".join(f"Q{r['q']:02d}" for r in failed), file=sys.stderr)
-        return 1
-    return 0
+    print(ran["closing"])
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
