@@ -40,7 +40,9 @@
 #include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
+
+/* utils/pg_locale.h declares it, but includes ICU's headers, which a server-dev install may lack */
+extern bool lc_collate_is_c(Oid collation);
 
 /* A value's family: what the comparison modes accept. */
 typedef enum ValClass
