@@ -37,7 +37,6 @@ int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
-bool		gpuhash_raise_untrusted_estimates = true;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
@@ -52,7 +51,6 @@ bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
-bool		gpuhash_inner_share_credit = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -231,17 +229,6 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpuhash.raise_untrusted_estimates",
-							 "Raise a multi-key join's row estimate that its keys' independence drove far too low.",
-							 "Where both sides of a join on two or more keys are unique on them and PostgreSQL's "
-							 "product of the keys' selectivities expects under 1/100 of the matches the most "
-							 "selective key alone allows, the join's rows are raised to that bound times its other "
-							 "clauses' selectivity, as for a declared foreign key.  Applies while enable_gpuhashjoin is on.",
-							 &gpuhash_raise_untrusted_estimates,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
 	DefineCustomRealVariable("gpuhash.serial_inner_penalty",
 							 "Charge again, this many times, what a parallel GPU join's whole inner side would save by running in parallel.",
 							 "Where the inner relation's cheapest plan runs in parallel (under a Gather), "
@@ -378,16 +365,6 @@ _PG_init(void)
 							 "inner side.  A large filtered table is then built rather than probed (TPC-H Q12; "
 							 "bench/RESULTS.md sections 30 and 31).",
 							 &gpuhash_shared_inner_pages,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.inner_share_credit",
-							 "Credits a parallel GPU join whose partial inner side, a join, was planned for fewer workers than the join runs with.",
-							 "Every participant of the join runs that inner join's partial plan, so each does a "
-							 "smaller share of it than its cost says: the join is credited the difference "
-							 "(planner.c, inner_share_charge).",
-							 &gpuhash_inner_share_credit,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -394,20 +394,12 @@ gpuhash_key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
  * side matches at most once, and no more often than it matches on its most
  * selective key alone; where PostgreSQL's product of the keys'
  * selectivities expects under 1/ESTIMATE_DOUBT of that, the estimate says
- * more about the independence it assumes than about the data.  TPC-H Q09's
- * lineitem JOIN partsupp on (partkey, suppkey) comes out at 2 405 rows and
- * gives 5 998 307 (every lineitem row has its partsupp row).  A GPU join,
+ * more about the independence it assumes than about the data (keys that
+ * are correlated, as a composite foreign key's columns are).  A GPU join,
  * cheap per row, goes early in the plan on such an estimate, where the
- * error multiplies (Q09 at SF 1: 18.7 s against native's 2.8 s); the join
- * is left to PostgreSQL, whose costs keep it later.  Keys correlated the
- * other way stay inside the margin: Q05's supplier on suppkey and
- * nationkey matches 1/25 as often as on suppkey alone.
- *
- * *raised_rows gets the rows to raise the estimate to, or -1 (below).
- * TPC-H Q20's per-(part, supplier) sums JOIN partsupp are estimated at 297
- * rows at SF 10 and give over 5 M; above them PostgreSQL runs a
- * nested-loop semi join over a subquery it expects to hold 3 rows, for
- * each Canadian supplier, where 44 866 come out.
+ * error multiplies through the joins above; such a join is left to
+ * PostgreSQL, whose costs keep it later.  Keys correlated the other way
+ * (a match on both rarer than on one) stay inside the margin.
  */
 #define ESTIMATE_DOUBT 100.0
 
@@ -440,17 +432,14 @@ outer_is_unique(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 bool
 gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 						   RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra,
-						   List *hash_rinfos, double *raised_rows)
+						   List *hash_rinfos)
 {
 	RelOptInfo *uniq,
 			   *other;
 	List	   *clauses;
-	List	   *rest = NIL;
-	ListCell   *lc;
 	Selectivity bound;
 	double		per_row;
 
-	*raised_rows = -1.0;
 	if (jointype != JOIN_INNER || list_length(hash_rinfos) < 2)
 		return false;
 	if (extra->inner_unique)
@@ -471,34 +460,5 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	bound = single_key_bound(root, extra, other, uniq, clauses);
 	/* PostgreSQL's matches per row of the other side: the keys' product */
 	per_row = clauselist_selectivity(root, clauses, 0, JOIN_INNER, extra->sjinfo) * uniq->rows;
-	if (per_row * ESTIMATE_DOUBT >= bound)
-		return false;
-
-	/*
-	 * Where both sides are unique on the keys, a row of either side
-	 * matches at most once, so the join's rows are at most the smaller
-	 * bound of the two sides'; that bound, times the selectivity of the
-	 * join's other clauses, is the raised estimate: a ceiling taken as the
-	 * estimate, as for a foreign key.  (A column without statistics, such
-	 * as a grouped subquery's, matches half its rows by PostgreSQL's
-	 * default semi-join selectivity.)  Where only one side is
-	 * unique, the other may be a product of relations joined on other
-	 * columns (Q05's customer x (lineitem JOIN supplier) on nationkey,
-	 * against orders on custkey and orderkey), whose combinations mostly
-	 * fail the keys together: there the product is right and is kept.
-	 */
-	if (uniq != innerrel || !outer_is_unique(root, joinrel, outerrel, innerrel, extra))
-		return true;
-	foreach(lc, extra->restrictlist)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (!list_member_ptr(hash_rinfos, rinfo))
-			rest = lappend(rest, rinfo->clause);
-	}
-	/* bound is the outer side's (other's) already */
-	*raised_rows = clamp_row_est(Min(outerrel->rows * bound,
-									 innerrel->rows * single_key_bound(root, extra, innerrel, outerrel, clauses)) *
-								 clauselist_selectivity(root, rest, 0, JOIN_INNER, extra->sjinfo));
-	return true;
+	return per_row * ESTIMATE_DOUBT < bound;
 }

@@ -416,271 +416,26 @@ static Cost parallel_page_excess(Path *p);
 static Path *one_input_subpath(Path *p);
 
 /*
- * What every participant of partial path p pays in full: its non-partial
- * parts (a Hash Join's Hash, a Merge or Nested Loop join's inner plan, a
- * GPU join's whole inner side read by one), which more participants do not
- * share out.  All of p's cost for a path this walk does not know.
+ * What a partial GPU join's cost misses: its participants are its outer
+ * side's, so a partial inner side planned for more of them gives each a
+ * larger share than that side's cost says (gpuhash_inner_share above 1),
+ * charged on the inner side's whole cost.  An inner side planned for fewer
+ * participants than the join has is not credited: its plan's unshared
+ * parts (a Hash, a serial aggregate) and its scans' pages do not divide
+ * further, and what does is not known from its cost.
  */
 static Cost
-unshared_cost(Path *p)
-{
-	Path	   *sub;
-
-	check_stack_depth();
-	if (p->parallel_workers <= 0)
-		return p->total_cost;
-	switch (nodeTag(p))
-	{
-		case T_Path:
-		case T_IndexPath:
-		case T_BitmapHeapPath:
-			return 0;
-		case T_NestPath:
-		case T_MergePath:
-		case T_HashPath:
-			return unshared_cost(((JoinPath *) p)->outerjoinpath) +
-				unshared_cost(((JoinPath *) p)->innerjoinpath);
-		default:
-			if (is_gpu_join_path(p))
-				return unshared_cost(linitial(((CustomPath *) p)->custom_paths)) +
-					unshared_cost(lsecond(((CustomPath *) p)->custom_paths));
-			sub = one_input_subpath(p);
-			return sub ? unshared_cost(sub) : p->total_cost;
-	}
-}
-
-/*
- * Does the query group by no column of the outer side of partial join path
- * `join`, into more groups than the join gives each participant rows?  A
- * parallel join divides its outer side among the participants and gives
- * each all of the inner side, so the rows of one group arise in any
- * participant: the partial aggregates above pass the leader up to one
- * group per participant for each, where an outer side that holds the
- * grouping columns (its rows divided by them) passes one.  PostgreSQL's
- * costs see no difference, and the inner share credit tipped Q10 at SF 10
- * to lineitem's scan over customer ⋈ orders, grouped by customer: 19-20%
- * longer than the plan without the credit (bench/RESULTS.md section 35).
- * Such a join gets no credit.  Fewer groups than rows (Q05's nations, Q09's
- * nations and years) or an outer grouping column (Q07's years) keep it.
- */
-static bool
-groups_follow_inner(PlannerInfo *root, Path *join, Path *outer)
-{
-	Query	   *parse = root->parse;
-	List	   *exprs;
-	Relids		relids;
-
-	if (parse->groupClause == NIL || parse->groupingSets != NIL)
-		return false;
-	exprs = get_sortgrouplist_exprs(parse->groupClause,
-									root->processed_tlist != NIL ?
-									root->processed_tlist : parse->targetList);
-	relids = pull_varnos(root, (Node *) exprs);
-	if (bms_is_empty(relids) || bms_overlap(relids, outer->parent->relids))
-		return false;
-	return estimate_num_groups(root, exprs, join->parent->rows, NULL, NULL) > join->rows;
-}
-
-/*
- * What a partial join path's cost misses: the participants of a join are
- * its outer side's, so a partial inner side planned for more gives each a
- * larger share than its cost says, one planned for fewer a smaller share
- * (gpuhash_inner_share): a charge, or a credit below 0.  Core's Parallel
- * Hash joins miss it; add_parallel_aware_path puts it into a GPU join's
- * cost, less what the native join it competes with misses.
- *
- * Both err on the safe side.  The charge is on the inner side's whole
- * cost.  The credit is only for an inner side that is a join's output, and
- * only on what its participants share out: not on its unshared parts
- * (unshared_cost; Q18's Merge Join of orders with a serial aggregate of all
- * 60 M lineitem rows, planned for 6 workers, would win a seventh of that
- * aggregate back), nor on the pages its Parallel Seq Scans are charged in
- * full in every participant (parallel_page_excess), of which an absorbed
- * scan is charged its share already.  Q07 at SF 10 then takes the plan
- * whose lineitem chain probes orders joined to customer, planned for 6
- * workers: 2.06-2.14x native on the H100, where the plan before was
- * 1.53-1.72x (bench/RESULTS.md section 34), and 2.19x on an H200 (section
- * 35, where Q10's new plan took 19-20% longer: groups_follow_inner).  A
- * base relation's absorbed inner scan gets none:
- * gpuhash.shared_inner_pages prices its share.  Credited on
- * its whole cost, every orders or part table planned for 6 workers under
- * lineitem's 7 got a seventh of its pages back, and Q12 went back to
- * building all 15 M orders rows (twice as slow in section 30); credited
- * on its share, Q19 still went back to lineitem probing part (1640 ms
- * against 1123 in section 30).
- */
-static Cost
-inner_share_charge(PlannerInfo *root, Path *join, Path *outer, Path *inner)
+inner_share_charge(Path *outer, Path *inner)
 {
 	double		share = gpuhash_inner_share(outer, inner);
 
-	if (share >= 1.0)
-		return (share - 1.0) * inner->total_cost;
-	if (!gpuhash_inner_share_credit || !IS_JOIN_REL(inner->parent) ||
-		groups_follow_inner(root, join, outer))
-		return 0;
-	return (share - 1.0) * Max(inner->total_cost - parallel_page_excess(inner) -
-							   unshared_cost(inner), 0.0);
+	return share > 1.0 ? (share - 1.0) * inner->total_cost : 0.0;
 }
 
-static int	cmp_total_cost(const ListCell *a, const ListCell *b);
 static Cost serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path);
 static void add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 								  JoinType jt, bool single_match, Path *outer_partial,
 								  Path *inner_partial, bool outer_scan, KeyChoice *kc);
-
-/* Does path p hold a GPU join (itself, or below it in a join or projection)? */
-static bool
-path_has_gpu_join(Path *p)
-{
-	ListCell   *lc;
-
-	check_stack_depth();
-	if (p == NULL)
-		return false;
-	if (is_gpu_join_path(p))
-		return true;
-	switch (nodeTag(p))
-	{
-		case T_NestPath:
-		case T_MergePath:
-		case T_HashPath:
-			return path_has_gpu_join(((JoinPath *) p)->outerjoinpath) ||
-				path_has_gpu_join(((JoinPath *) p)->innerjoinpath);
-		case T_ProjectionPath:
-			return path_has_gpu_join(((ProjectionPath *) p)->subpath);
-		case T_CustomPath:
-			foreach(lc, ((CustomPath *) p)->custom_paths)
-			{
-				if (path_has_gpu_join(lfirst(lc)))
-					return true;
-			}
-			return false;
-		default:
-			return false;
-	}
-}
-
-/*
- * A Hash Join's Hash over a join's output that holds a GPU join keeps the
- * rows that join forms, as a GPU join over that side does: it pays
- * gpuhash.kept_join_row_cost for each, as the GPU join does (costs.c).
- * Without it, a higher charge moved such rows to a native Hash, no faster,
- * rather than to the chain that forms none (Q07 at SF 10 on the H100: that
- * chain 1.84x and 1.72x native in two leases, the plan chosen 1.51x and
- * 1.64x; bench/RESULTS.md sections 31 and 32).
- */
-static Cost
-kept_join_charge(JoinPath *jp, RelOptInfo *innerrel)
-{
-	if (!IsA(jp, HashPath) || !IS_JOIN_REL(innerrel) ||
-		!path_has_gpu_join(jp->innerjoinpath))
-		return 0;
-	return jp->innerjoinpath->rows * gpuhash_kept_join_row_cost;
-}
-
-/*
- * What one of core's partial joins pays on top of its own cost, where a GPU
- * join beside it changes what that cost misses (charge_native_joins):
- * - a Hash Join over a GPU join's output pays kept_join_charge;
- * - a Parallel Hash over a partial inner side that holds a GPU join pays
- *   what its cost misses, or is credited what it overstates
- *   (inner_share_charge), as the GPU joins over that side are.  Otherwise
- *   a plan of one worker, whose inner side was costed for seven, wins
- *   through the native join at its top where the GPU join pays: Q08 at SF
- *   10 with nested loops off ran its 60 M lineitem rows in 2 processes
- *   (section 27);
- * - a join over an outer side that holds a GPU join, whose inner side is a
- *   whole path every participant runs for itself (a Hash Join's Hash, a
- *   Merge or Nested Loop join's unparameterized inner plan), pays
- *   serial_inner_penalty, as a parallel-aware GPU join over that path does.
- *   The GPU join made the partial outer side cheap enough to carry the
- *   inner relation's serial plan where its cheapest plan runs in parallel:
- *   Q18 at SF 10 ran a 60 M-row HashAggregate in each of 7 participants
- *   (67 s) beneath a Hash Join over a parallel GPU join, where PostgreSQL's
- *   plan aggregates in 8 processes (40 s; section 29).
- * The walks for a GPU join only where there is something to pay.
- */
-static Cost
-native_join_charge(PlannerInfo *root, JoinPath *jp, RelOptInfo *innerrel)
-{
-	Path	   *p = &jp->path;
-	Cost		kept = kept_join_charge(jp, innerrel);
-	Cost		d;
-
-	if (IsA(p, HashPath) && p->parallel_aware)
-	{
-		d = inner_share_charge(root, p, jp->outerjoinpath, jp->innerjoinpath);
-		return kept + (d != 0 && path_has_gpu_join(jp->innerjoinpath) ? d : 0);
-	}
-	if (p->parallel_aware || jp->innerjoinpath->param_info != NULL)
-		return kept;
-	d = serial_inner_penalty(innerrel, jp->innerjoinpath);
-	return kept + (d > 0 && path_has_gpu_join(jp->outerjoinpath) ? d : 0);
-}
-
-/*
- * Core's joins made by this call (outerrel, innerrel, jointype) pay:
- * partial ones native_join_charge, serial Hash Joins kept_join_charge.
- * Only where a GPU join is in them: PostgreSQL's own plans stay as it
- * costs them.  A later call is for another pair or join type, so no path
- * pays twice (a unique-ified side's joins are made as JOIN_INNER, which a
- * later call could not tell: they are left alone, and core makes no
- * Parallel Hash for them); a list charged is sorted again (the planner
- * takes the first path as the cheapest).
- */
-static bool
-charge_paths(PlannerInfo *root, List *paths, RelOptInfo *outerrel, RelOptInfo *innerrel,
-			 JoinType jointype, bool partial)
-{
-	ListCell   *lc;
-	bool		charged = false;
-
-	foreach(lc, paths)
-	{
-		Path	   *p = lfirst(lc);
-		JoinPath   *jp = (JoinPath *) p;
-		Cost		d;
-
-		if (!(IsA(p, HashPath) || (partial && (IsA(p, MergePath) || IsA(p, NestPath)))) ||
-			jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
-			continue;
-		/* a serial path pays only for the GPU join's rows it hashes */
-		d = partial ? native_join_charge(root, jp, innerrel) : kept_join_charge(jp, innerrel);
-		if (d == 0)
-			continue;
-		p->startup_cost += d;
-		p->total_cost += d;
-		charged = true;
-	}
-	return charged;
-}
-
-static void
-charge_native_joins(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-					RelOptInfo *innerrel, JoinType jointype)
-{
-	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
-		return;
-	if (charge_paths(root, joinrel->partial_pathlist, outerrel, innerrel, jointype, true))
-		list_sort(joinrel->partial_pathlist, cmp_total_cost);
-	if (charge_paths(root, joinrel->pathlist, outerrel, innerrel, jointype, false))
-		list_sort(joinrel->pathlist, cmp_total_cost);
-}
-
-/*
- * The same for a native partial path p that reads this very inner path: only
- * a Parallel Hash has a partial inner side.  0 for any other path.
- */
-static Cost
-native_share_charge(PlannerInfo *root, Path *p, Path *inner)
-{
-	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware ||
-		((JoinPath *) p)->innerjoinpath != inner)
-		return 0;
-	return inner_share_charge(root, p, ((JoinPath *) p)->outerjoinpath, inner);
-}
 
 /*
  * PostgreSQL's cheapest unparameterized path for this join in paths (a
@@ -728,27 +483,6 @@ gains_enough(Path *path, List *native_paths)
 		own -= jp->outerjoinpath->total_cost + jp->innerjoinpath->total_cost;
 	}
 	return path->total_cost < native->total_cost - gpuhash_min_gain * Max(own, 0.0);
-}
-
-/*
- * Drops the GPU join paths of joinrel that no longer gain enough over
- * PostgreSQL's: the hook runs after each ordering of a join's inputs, so a
- * GPU path made for one ordering meets the native paths of the other only
- * at a later call.  Nothing refers to a join's paths before the planner
- * picks its cheapest ones, after the last call.
- */
-static void
-drop_ungained(List **paths)
-{
-	ListCell   *lc;
-
-	foreach(lc, *paths)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (is_gpu_join_path(p) && !gains_enough(p, *paths))
-			*paths = foreach_delete_current(*paths, lc);
-	}
 }
 
 /* Path types with one input, and where it is (parallel_page_excess's walk). */
@@ -871,27 +605,14 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	cpath->path.parallel_workers = outer_partial->parallel_workers;
 
 	/*
-	 * A partial inner side read by fewer participants than its plan
-	 * counted on costs more than it says, one read by more costs less
-	 * (gpuhash_inner_share): the GPU join's cost says so, so that a GPU
-	 * join of 1 worker whose inner side was planned for 8 does not outbid
-	 * the rest, and an inner side planned for 6 workers is not charged as
-	 * if 6 ran it under a join of 8.  Core's Parallel Hash misses the same:
-	 * where the cheapest native join reads this very inner path, both miss
-	 * it alike, and the GPU join gets only what differs from native's.
+	 * A partial inner side read by fewer participants than its plan counted
+	 * on costs more than it says (inner_share_charge), so that a GPU join of
+	 * 1 worker whose inner side was planned for 8 does not outbid the rest.
 	 */
 	if (parallel_inner)
 	{
-		/* native's gets it too where the inner side holds a GPU join (charge_native_joins) */
-		Cost		d = inner_share_charge(root, &cpath->path, outer_partial, inner_path);
+		Cost		d = inner_share_charge(outer_partial, inner_path);
 
-		if (d != 0 && !path_has_gpu_join(inner_path))
-		{
-			Cost		nd = native_share_charge(root, native_best(joinrel->partial_pathlist),
-												 inner_path);
-
-			d = d > 0 ? Max(d - nd, 0.0) : Min(d - nd, 0.0);
-		}
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
 	}
@@ -1015,6 +736,32 @@ partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *inn
 		innerrel->partial_pathlist != NIL;
 }
 
+/* A partial path of rel a parallel GPU join can take as its outer side? */
+static bool
+usable_partial(RelOptInfo *rel)
+{
+	Path	   *p = rel->partial_pathlist != NIL ? linitial(rel->partial_pathlist) : NULL;
+
+	return p != NULL && p->param_info == NULL && p->parallel_safe;
+}
+
+/*
+ * Can the call with the sides swapped make a partial GPU path
+ * (add_partial_paths)?  Its outer side, this call's inner, needs a partial
+ * path, and its inner side, this call's outer, a parallel-safe path or a
+ * partial one.  For a unique-ified outer side, that is the semi join's own
+ * call, with the semi join's outer side outer.
+ */
+static bool
+swapped_partial_possible(RelOptInfo *outerrel, RelOptInfo *innerrel, JoinType jointype)
+{
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_RIGHT &&
+		jointype != JOIN_FULL && jointype != JOIN_UNIQUE_OUTER)
+		return false;
+	return usable_partial(innerrel) &&
+		(cheapest_parallel_safe(outerrel) != NULL || usable_partial(outerrel));
+}
+
 /*
  * A parallel-aware path: every participant probes the one shared table
  * with its share of a partial outer path; one of them reads the inner
@@ -1024,8 +771,9 @@ partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *inn
  * last one to finish probing emits the unmatched ones.  A unique-ified
  * outer side cannot be partial.  The outer side is the cheapest partial
  * path and, for a plain table, also its Parallel Seq Scan absorbed.
+ * False when no partial path could be made (none priced).
  */
-static void
+static bool
 add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype, JoinType jt,
 				  bool single_match, Path *inner_path, KeyChoice *kc)
@@ -1034,9 +782,10 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	Path	   *inner_partial;
 	Path	   *inner_absorbed;
 	bool		absorb = outer_absorbable(root, outerrel, jointype);
+	bool		made = false;
 
 	if (jointype == JOIN_UNIQUE_OUTER || outerrel->partial_pathlist == NIL)
-		return;
+		return false;
 	if (jointype == JOIN_UNIQUE_INNER)
 		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
 	else
@@ -1067,6 +816,7 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
 									inner_safe, false, scan == 1, kc,
 									serial_inner_penalty(innerrel, inner_safe));
+		made |= inner_safe != NULL || inner_partial != NULL || inner_absorbed != NULL;
 
 		/*
 		 * And with every participant reading a share of a partial inner
@@ -1080,6 +830,7 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			add_shared_inner_path(root, joinrel, outerrel, jt, single_match, outer_partial,
 								  inner_absorbed, scan == 1, kc);
 	}
+	return made;
 }
 
 /*
@@ -1087,8 +838,8 @@ add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
  * inner side.  The participants are the outer path's.  An absorbed outer
  * scan can be sized to any count: with gpuhash.shared_inner_pages, where
  * the inner side was planned for more workers than the outer table's pages
- * give it (a large filtered inner table joined to a smaller outer one:
- * TPC-H Q12 with orders outer), the outer scan takes the inner side's
+ * give it (a large filtered inner table joined to a smaller outer one),
+ * the outer scan takes the inner side's
  * count, rather than each participant reading a larger share of the inner
  * side than its plan costed.
  */
@@ -1104,67 +855,6 @@ add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerr
 							inner_partial, true, outer_scan, kc, 0.0);
 }
 
-/* Orders a path list as add_path and add_partial_path keep it: by total cost. */
-static int
-cmp_total_cost(const ListCell *a, const ListCell *b)
-{
-	Path	   *pa = lfirst(a);
-	Path	   *pb = lfirst(b);
-
-	if (pa->total_cost != pb->total_cost)
-		return pa->total_cost < pb->total_cost ? -1 : 1;
-	if (pa->startup_cost != pb->startup_cost)
-		return pa->startup_cost < pb->startup_cost ? -1 : 1;
-	return 0;
-}
-
-/*
- * Raise a join relation's row estimate to rows, with the paths already
- * made for it (PostgreSQL's, for this and earlier pairs of inputs): the
- * paths of later pairs read joinrel->rows, and the joins above read each
- * path's rows.  A path pays cpu_tuple_cost for each row added, as its
- * costing would have charged it; a partial path's share more where fewer
- * workers share it, so the lists are sorted again (the planner takes the
- * first partial path as the cheapest).  The parameterizations made so far
- * are raised by the same factor, except those estimated at one row (which
- * may be a clamped product); ones made later for the relation
- * (get_parameterized_joinrel_size) keep PostgreSQL's product.
- */
-static void
-raise_join_rows(RelOptInfo *joinrel, double rows)
-{
-	double		factor;
-	ListCell   *lc;
-
-	if (rows <= joinrel->rows)
-		return;
-	factor = rows / joinrel->rows;
-	joinrel->rows = rows;
-	foreach(lc, joinrel->ppilist)
-	{
-		ParamPathInfo *ppi = lfirst(lc);
-
-		/* one row may be a product clamped up: what it stood for is lost */
-		if (ppi->ppi_rows > 1.0)
-			ppi->ppi_rows = clamp_row_est(ppi->ppi_rows * factor);
-	}
-	for (int i = 0; i < 2; i++)
-	{
-		List	   *paths = i == 0 ? joinrel->pathlist : joinrel->partial_pathlist;
-
-		foreach(lc, paths)
-		{
-			Path	   *p = lfirst(lc);
-			double		raised = p->param_info ? p->param_info->ppi_rows :
-				clamp_row_est(p->rows * factor);
-
-			p->total_cost += cpu_tuple_cost * Max(raised - p->rows, 0.0);
-			p->rows = raised;
-		}
-		list_sort(paths, cmp_total_cost);
-	}
-}
-
 static void
 gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 				  RelOptInfo *innerrel, JoinType jointype,
@@ -1178,7 +868,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	double		inner_bytes;
 	bool		parallel_ok;
 	bool		single_match;
-	double		raised_rows;
 	JoinType	jt = jointype;
 
 	/* other extensions see the joins core would show them, no more */
@@ -1189,13 +878,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	join_hook_calls++;
 
-	/* GPU paths of an earlier call against the native paths added since */
-	drop_ungained(&joinrel->pathlist);
-	drop_ungained(&joinrel->partial_pathlist);
-
 	if (!enable_gpuhashjoin)
 		return;
-	charge_native_joins(root, joinrel, outerrel, innerrel, jointype);
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT) || root->rowMarks != NIL)
@@ -1240,19 +924,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;					/* auto mode without a GPU: PostgreSQL's joins */
 
 	/*
-	 * A row estimate too doubtful to put a GPU join early in the plan on:
-	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
-	 * of either kind).  The join's rows are raised to what its keys allow
-	 * (gpuhash.raise_untrusted_estimates), for the joins above it.
+	 * A row estimate too doubtful to put a GPU join early in the plan on
+	 * (costs.c): PostgreSQL's joins are left alone, as within
+	 * gpuhash.min_gain (0: no margin of either kind).
 	 */
-	if (gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
-								   kc.hash_rinfos, &raised_rows))
-	{
-		if (gpuhash_raise_untrusted_estimates && raised_rows > 0)
-			raise_join_rows(joinrel, raised_rows);
-		if (gpuhash_min_gain > 0)
-			return;
-	}
+	if (gpuhash_min_gain > 0 &&
+		gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
+								   kc.hash_rinfos))
+		return;
 	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
 											 kc.hash_rinfos);
 
@@ -1285,14 +964,16 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * path.  A serial GPU join there would trade a parallel subtree for a
 	 * serial one on a cost that does not pay for it: PostgreSQL charges a
 	 * Parallel Seq Scan all of its pages, so a small per-row saving on one
-	 * CPU outbids the CPUs a Gather brings.
+	 * CPU outbids the CPUs a Gather brings.  Where neither this call nor
+	 * the one with the sides swapped can make one (one side's paths all
+	 * hold a Gather, as an aggregated subquery's do), the serial path is
+	 * offered: otherwise the join gets no GPU path at all.
 	 */
-	if (partial_join_possible(joinrel, outerrel, innerrel, jointype))
-	{
-		add_partial_paths(root, joinrel, outerrel, innerrel, jointype, jt, single_match,
-						  inner_path, &kc);
+	if (partial_join_possible(joinrel, outerrel, innerrel, jointype) &&
+		(add_partial_paths(root, joinrel, outerrel, innerrel, jointype, jt, single_match,
+						   inner_path, &kc) ||
+		 swapped_partial_possible(outerrel, innerrel, jointype)))
 		return;
-	}
 
 	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
 							   false, false, &kc, joinrel->rows);
