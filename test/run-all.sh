@@ -10,6 +10,8 @@
 #   4. a LOAD 'gpuhash' check without shared_preload_libraries,
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs on,
 #   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans),
+#      then under variations (test/plan_variations.sh: TPC-H serial and without
+#      foreign keys, the Star Schema Benchmark),
 #   7. where Citus is installed (citus.so in pg_config --pkglibdir; it is never
 #      built here): TPC-H scale factor 0.01 on a scratch Citus cluster, GPU join
 #      off vs on, and the WARNING of the wrong load order 'gpuhash,citus'.
@@ -144,7 +146,14 @@ TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.01 --quer
 say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
 python3 test/plans_check.py || die "tpch/plans.py judges serial scans wrongly"
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} tpch/main.sh --skip-build --sf 0.1 --workers 4 --device "$device" \
-	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (plans in $pgdir/plans)"
+	--plans "$pgdir/plans" || die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel, or a plan without a GPU join is not PostgreSQL's own (plans in $pgdir/plans)"
+
+# ---- 6b. plans under variations no cost rule was fitted on (issue 54): TPC-H
+# without foreign keys and serial, the Star Schema Benchmark (ssb/); a plan
+# without a GPU join must be PostgreSQL's own, node by node with its costs
+say "plan variations at SF 0.1: TPC-H serial and without foreign keys, SSB (4 workers, results too, and serial)"
+PLANS_PGPORT=${TPCH_PGPORT:-55440} test/plan_variations.sh "$device" "$pgdir/plan-variations" ||
+	die "plan variations: see $pgdir/plan-variations"
 
 # ---- 7. Citus, only where it is installed: CI has none and does not build it
 if [ -f "$("$PG_CONFIG" --pkglibdir)/citus.so" ]; then
