@@ -57,22 +57,17 @@ cheapest_full_scan(Path *scan)
  *
  * It costs no more than the cheapest other scan of the whole relation: the
  * join reads a page of in-place tuples faster than any child hands it the
- * same rows.  Where an index-only scan is a relation's cheapest alone
- * (lineitem by its primary key, every participant charged all of the
- * heap's pages by cost_seqscan), the GPU join over it ran 1.7-1.8x slower than
- * over the absorbed scan (bench/RESULTS.md, section 21).
+ * same rows (an index-only scan that is a relation's cheapest alone, its
+ * Parallel Seq Scan charged all of the heap's pages in every participant
+ * by cost_seqscan, hands them out slower than the absorbed scan reads
+ * them: bench/RESULTS.md, section 21).
  *
  * Its pages: a Parallel Seq Scan's are charged in full to every
  * participant (cost_seqscan divides only the CPU), as if they came from
  * one disk all share.  Where the relation fits in effective_cache_size
  * they come from memory, and each participant reads only its share of
- * them: an absorbed outer scan (share) is charged that share.  At SF 10 on
- * the H100 this turned Q02, Q05, Q07 and Q21 from index lookups into
- * absorbed scans, 5-31% faster (bench/RESULTS.md, section 28).  The inner
- * side keeps the full charge: a cheaper inner scan drew whole-table builds
- * under PostgreSQL's anti-join estimates (Q21: an anti join estimated at
- * 0 rows over a 60 M-row lineitem table, under a nested loop).
- * gpuhash.absorbed_page_cost >= 0 sets the cost of a page in every
+ * them: an absorbed scan read by all participants (share) is charged that
+ * share (bench/RESULTS.md, section 28).  gpuhash.absorbed_page_cost >= 0 sets the cost of a page in every
  * participant instead.  Only the GPU join's scans: PostgreSQL's own plans
  * keep their costs.
  */
@@ -184,12 +179,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup += inner_rows * gpuhash_build_row_cost;
 	/*
 	 * A kept row of a join's output costs about twice one of a table: the
-	 * join below forms it and this one copies it (206 + 240 ns a row on the
-	 * H100, against 264 ns for a table's row by bench/calibrate.py;
-	 * bench/RESULTS.md section 31).  Without that charge the planner
-	 * built a join's 1.19 M rows for a small table to probe where a chain
-	 * over the large table, forming no such rows, took half the time (Q05
-	 * at SF 1 with 8 workers, section 30).
+	 * join below forms it and this one copies it (gpuhash.kept_join_row_cost
+	 * on top of kept_row_cost; bench/calibrate.py measures both).
 	 */
 	if (keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals))
 		startup += inner_path->rows * (gpuhash_kept_row_cost +
@@ -199,11 +190,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * An absorbed inner scan (heap_scan.c) saves as the outer one does.  Its
 	 * pages too are read a share per participant where they all read the
 	 * inner side (inner_share: gpuhash.shared_inner_pages), as with the
-	 * outer scan.  Without that, a large filtered table is always the
-	 * probing side: TPC-H Q12 at SF 10 built a table of all 15 M orders for
-	 * the 311 506 lineitem rows its filter keeps, 2509 ms on the H100,
-	 * against 1243 ms for the table of those lineitem rows probed by orders
-	 * (bench/RESULTS.md section 30).
+	 * outer scan: a large table whose filter keeps few rows is then built
+	 * rather than probed by all of a smaller one.
 	 */
 	if (inner_scan)
 		startup -= 0.5 * cpu_tuple_cost * inner_path->rows +
@@ -292,9 +280,7 @@ gpuhash_one_table(Path *outer_path, Path *inner_path, bool parallel_aware, bool 
  * side's plan has.  Where the inner side's own plan counted on more, each
  * reads a larger share than that plan was costed for; where it counted on
  * fewer, a smaller one (under 1).  Core's Parallel Hash joins miss it the
- * same way both ways (Q05 at SF 10 ran 1 worker that built all 60 M
- * lineitem rows under such a plan; Q07's orders side, planned for 6
- * workers, ran in the 8 participants of lineitem's).
+ * same way both ways; planner.c charges a GPU join the first.
  */
 double
 gpuhash_inner_share(Path *outer_path, Path *inner_path)

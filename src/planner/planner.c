@@ -390,14 +390,10 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->methods = &gpuhash_path_methods;
 	/*
 	 * With gpuhash.shared_inner_pages, an absorbed parallel inner scan is
-	 * charged its share of the pages.  Semi and anti joins keep the full
-	 * charge: their estimates over a large inner side have been off by
-	 * millions (Q21's anti join of lineitem, 0 rows), and made cheaper
-	 * such a join went under a nested loop.
+	 * charged its share of the pages, as the outer one is.
 	 */
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  info.inner_scan,
-					  gpuhash_shared_inner_pages && parallel_inner && jointype == JOIN_INNER,
+					  info.inner_scan, gpuhash_shared_inner_pages && parallel_inner,
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
 					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
@@ -558,11 +554,9 @@ parallel_page_excess(Path *p)
  * difference: its parallel plan's Parallel Seq Scans are charged all of
  * their pages in each process, where each reads its share
  * (parallel_page_excess takes that back, as costs.c charges an absorbed
- * outer scan).  Issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in one
- * process for 70 s where PostgreSQL's plan, aggregating in 8 processes,
- * took 33 s: 2.1 times as long, where PostgreSQL costs the serial form at
- * 1.3 times the parallel one, and 3.3 times with the pages shared (the
- * H100's plan, section 29).  0 where the relation's cheapest plan is serial
+ * outer scan; bench/RESULTS.md section 29 measured a serial aggregate
+ * 2.1 times as long as its parallel plan, costed 1.3 times, 3.3 times with
+ * the pages shared).  0 where the relation's cheapest plan is serial
  * anyway.  Charged gpuhash.serial_inner_penalty times.
  */
 static Cost
@@ -660,11 +654,11 @@ scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
  * A partial Seq Scan path of rel to absorb, with as many workers as rel's
  * cheapest partial path has, or as core gives a Parallel Seq Scan of its
  * pages, whichever is more.  Not only the one in rel's partial paths: where
- * an index-only scan is cheaper alone, core drops its Parallel Seq Scan (TPC-H
- * lineitem with its primary key), yet absorbed the join reads the pages
- * faster than that scan hands it rows.  And core sizes a Parallel Seq Scan's
- * workers by the table's pages where an index scan's count the index too
- * (lineitem at SF 10: 7 against 8); absorbed, the scan is the join's CPU
+ * an index-only scan is cheaper alone, core drops its Parallel Seq Scan (a
+ * wide table with a narrow primary key), yet absorbed the join reads the
+ * pages faster than that scan hands it rows.  And core sizes a Parallel Seq
+ * Scan's workers by the table's pages where an index scan's count the index
+ * too; absorbed, the scan is the join's CPU
  * work, which a further worker shares.  min_workers: at least that many
  * (an absorbed outer scan takes the workers of the partial inner side it
  * joins, below), unless the table sets parallel_workers.
