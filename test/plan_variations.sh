@@ -14,7 +14,8 @@
 #
 # DEVICE: gpuhash.device (host or gpu).  Starts and stops its own scratch
 # cluster (port $PLANS_PGPORT, default 55441) with gpuhash installed and
-# preloaded; the plans go to OUTDIR.  Exits non-zero on the first failure.
+# preloaded; the plans go to OUTDIR.  Exits non-zero on the first failure;
+# with PLANS_KEEP_GOING=1 runs every check and exits non-zero at the end.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +24,12 @@ out=${2:?usage: test/plan_variations.sh DEVICE OUTDIR}
 port=${PLANS_PGPORT:-55441}
 say() { printf '\n== plan_variations: %s\n' "$*"; }
 die() { echo "plan_variations: $*" >&2; exit 1; }
+failed=()
+fail() {
+	[ "${PLANS_KEEP_GOING:-0}" = 1 ] || die "$@"
+	echo "plan_variations: FAILED: $*" >&2
+	failed+=("$1")
+}
 
 mkdir -p "$out"
 pgdir=$(mktemp -d /tmp/gpuhash-plans.XXXXXX)
@@ -49,7 +56,7 @@ plans() {	# NAME run.py-options...
 	shift
 	say "TPC-H SF 0.1, $name"
 	python3 "$root/tpch/run.py" --db tpch --sf 0.1 --skip-load --device "$device" \
-		--plans "$out/tpch-$name" "$@" || die "TPC-H $name: see $out/tpch-$name"
+		--plans "$out/tpch-$name" "$@" || fail "TPC-H $name: see $out/tpch-$name"
 }
 "$root/tpch/load.sh" -s 0.1 -d tpch -j 2 >/dev/null
 plans fk-serial --workers 0
@@ -64,8 +71,9 @@ say "SSB SF 0.1: load"
 "$root/ssb/load.sh" -s 0.1 -d ssb
 say "SSB SF 0.1, 4 workers, plans and results off vs on"
 python3 "$root/ssb/check.py" --db ssb --workers 4 --device "$device" --plans "$out/ssb-4workers" \
-	--results || die "SSB 4 workers: see $out/ssb-4workers"
+	--results || fail "SSB 4 workers: see $out/ssb-4workers"
 say "SSB SF 0.1, serial"
 python3 "$root/ssb/check.py" --db ssb --workers 0 --device "$device" --plans "$out/ssb-serial" ||
-	die "SSB serial: see $out/ssb-serial"
+	fail "SSB serial: see $out/ssb-serial"
+[ ${#failed[@]} = 0 ] || die "${#failed[@]} checks failed: ${failed[*]}"
 say "all plan variations passed"
