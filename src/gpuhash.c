@@ -37,7 +37,6 @@ int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 100.0;
 double		gpuhash_min_gain = 0.1;
-bool		gpuhash_raise_untrusted_estimates = true;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
@@ -51,7 +50,6 @@ bool		gpuhash_test_bypass_join_hook = false;
 bool		gpuhash_absorb_outer_scan = true;
 bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
-bool		gpuhash_inner_share_credit = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -231,23 +229,12 @@ _PG_init(void)
 	 * Hidden: the switches of single cost rules (on and 1 in use), kept to
 	 * compare plans with a rule off.
 	 */
-	DefineCustomBoolVariable("gpuhash.raise_untrusted_estimates",
-							 "Raise a multi-key join's row estimate that its keys' independence drove far too low.",
-							 "Where both sides of a join on two or more keys are unique on them and PostgreSQL's "
-							 "product of the keys' selectivities expects under 1/100 of the matches the most "
-							 "selective key alone allows, the join's rows are raised to that bound times its other "
-							 "clauses' selectivity, as for a declared foreign key.  Applies while enable_gpuhashjoin is on.",
-							 &gpuhash_raise_untrusted_estimates,
-							 true,
-							 PGC_USERSET, GUC_NO_SHOW_ALL,
-							 NULL, NULL, NULL);
-
 	DefineCustomRealVariable("gpuhash.serial_inner_penalty",
 							 "Charge again, this many times, what a parallel GPU join's whole inner side would save by running in parallel.",
 							 "Where the inner relation's cheapest plan runs in parallel (under a Gather), "
 							 "a parallel-aware GPU join over its serial plan runs it in one process while "
-							 "the other participants wait, and a partial join over a GPU join runs it in each; "
-							 "PostgreSQL's costs see only part of that. 0 charges nothing.",
+							 "the other participants wait; PostgreSQL's costs see only part of that. "
+							 "Charged to GPU paths only. 0 charges nothing.",
 							 &gpuhash_serial_inner_penalty,
 							 1.0, 0.0, 100.0,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
@@ -382,21 +369,11 @@ _PG_init(void)
 
 	DefineCustomBoolVariable("gpuhash.shared_inner_pages",
 							 "Costs a parallel inner scan the GPU join reads itself as the outer one: a share of its pages per participant.",
-							 "For inner joins, an absorbed inner table that all participants read is charged "
+							 "An absorbed inner table that all participants read is charged "
 							 "a share of its pages, and an absorbed outer scan takes the workers of the partial "
 							 "inner side: a large filtered inner table then costs its participants what reading "
 							 "their share costs, so the join may build it rather than probe it.",
 							 &gpuhash_shared_inner_pages,
-							 true,
-							 PGC_USERSET, GUC_NO_SHOW_ALL,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("gpuhash.inner_share_credit",
-							 "Credits a parallel GPU join whose partial inner side, a join, was planned for fewer workers than the join runs with.",
-							 "Every participant of the join runs that inner join's partial plan, so each does a "
-							 "smaller share of it than its cost says: the join is credited the difference "
-							 "(planner.c, inner_share_charge).",
-							 &gpuhash_inner_share_credit,
 							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);

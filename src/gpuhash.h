@@ -66,7 +66,6 @@ extern double gpuhash_kept_row_cost;
 extern double gpuhash_kept_join_row_cost;
 extern double gpuhash_match_row_cost;
 extern double gpuhash_min_gain;
-extern bool gpuhash_raise_untrusted_estimates;
 extern double gpuhash_serial_inner_penalty;
 extern double gpuhash_absorbed_page_cost;
 extern int	gpuhash_max_inner_memory_kb;
@@ -76,7 +75,6 @@ extern bool gpuhash_test_bypass_join_hook;
 extern bool gpuhash_absorb_outer_scan;
 extern bool gpuhash_absorb_inner_scan;
 extern bool gpuhash_shared_inner_pages;
-extern bool gpuhash_inner_share_credit;
 extern bool gpuhash_scan_filter_in_place;
 extern bool gpuhash_page_scan;
 extern bool gpuhash_chain_joins;
@@ -176,7 +174,7 @@ extern bool gpuhash_key_filter_pays(struct PlannerInfo *root, struct RelOptInfo 
 extern bool gpuhash_estimate_untrusted(struct PlannerInfo *root, struct RelOptInfo *joinrel,
 									   struct RelOptInfo *outerrel, struct RelOptInfo *innerrel,
 									   JoinType jointype, struct JoinPathExtraData *extra,
-									   List *hash_rinfos, double *raised_rows);
+									   List *hash_rinfos);
 extern CustomScanMethods gpuhash_scan_methods;
 
 /* Plan-time facts the executor reads back from custom_private. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks tpch/plans.py's serial-regression rule on hand-made plans (the
-shapes of EXPLAIN (FORMAT JSON)), so that run-all's plan check flags what it
-must and nothing else.  Exits 1 on the first wrong answer."""
+"""Checks tpch/plans.py's serial-regression rule and its identity with
+PostgreSQL's plan on hand-made plans (the shapes of EXPLAIN (FORMAT JSON)),
+so that run-all's plan checks flag what they must and nothing else.  Exits 1 on the first wrong answer."""
 import os
 import sys
 
@@ -64,4 +64,30 @@ for name, off, on, want in cases:
     ok = got == want
     bad += not ok
     print(f"plans_check: {name}: {got} {'ok' if ok else 'WRONG, want ' + str(want)}")
+
+
+# native_identity: a plan without a GPU join must be PostgreSQL's own, costs too
+def costed(n, total, rows=100.0):
+    n = dict(n, **{"Total Cost": total, "Plan Rows": rows})
+    n["Plans"] = [dict(c) for c in n.get("Plans", [])]
+    return n
+
+
+native = costed(node("Hash Join", scan("orders"), node("Hash", scan("customer"))), 120.0)
+identity_cases = [
+    ("the same plan", native, costed(native, 120.0), 0, False),
+    ("a cost raised on a native join", native, costed(native, 125.0), 0, True),
+    ("rows raised on a native join", native, costed(native, 120.0, 5000.0), 0, True),
+    ("another native plan", native,
+     costed(node("Hash Join", scan("customer"), node("Hash", scan("orders"))), 110.0), 0, True),
+    ("a child's cost changed", native,
+     dict(native, Plans=[costed(scan("orders"), 9.0), native["Plans"][1]]), 0, True),
+    ("a plan with a GPU join", native, costed(gpu("orders", "customer"), 90.0), 1, False),
+]
+for name, off, on, gpu_nodes, want in identity_cases:
+    got = plans.native_identity(off, on, gpu_nodes)
+    ok = (got is not None) == want
+    bad += not ok
+    print(f"plans_check: identity, {name}: {got or 'same'} "
+          f"{'ok' if ok else 'WRONG, want ' + ('a difference' if want else 'none')}")
 sys.exit(1 if bad else 0)

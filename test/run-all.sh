@@ -11,6 +11,8 @@
 #   5. a small TPC-H comparison (scale factor 0.01), GPU join off vs forced on,
 #      a correctness run (test/tpch_test_runs.sh forced),
 #   6. a plan check at scale factor 0.1 with default costs (tpch/run.py --plans),
+#      then under variations (test/plan_variations.sh: TPC-H serial and without
+#      foreign keys, the Star Schema Benchmark),
 #   7. the main job's promises (test/main_job_check.sh): a bad option fails
 #      before anything is built, a run replaces the last one's files and says
 #      what ran, the test runs leave the main job's report alone,
@@ -156,7 +158,14 @@ TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} test/tpch_test_runs.sh forced "$pgdir/tpch
 say "TPC-H scale factor 0.1 plans, default costs, 4 workers: no serial subtree where native runs in parallel"
 python3 test/plans_check.py || die "tpch/plans.py judges serial scans wrongly"
 TPCH_PGDIR=${TPCH_PGDIR:-$pgdir/tpch} test/tpch_test_runs.sh plans "$pgdir/tpch-plans" "$device" ||
-	die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel (see the table above)"
+	die "plan check: a GPU plan reads serially what PostgreSQL's reads in parallel, or a plan without a GPU join is not PostgreSQL's own (see the table above)"
+
+# ---- 6b. plans under variations no cost rule was fitted on (issue 54): TPC-H
+# without foreign keys and serial, the Star Schema Benchmark (ssb/); a plan
+# without a GPU join must be PostgreSQL's own, node by node with its costs
+say "plan variations at SF 0.1: TPC-H serial and without foreign keys, SSB (4 workers, results too, and serial)"
+PLANS_PGPORT=${TPCH_PGPORT:-55440} test/plan_variations.sh "$device" "$pgdir/plan-variations" ||
+	die "plan variations: see $pgdir/plan-variations"
 
 # ---- 7. what the main job promises a user, at scale factor 0.01
 say "tpch/main.sh: bad options refused before building, each run's own files, honest labels; the tests leave its report alone"

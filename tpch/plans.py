@@ -118,3 +118,36 @@ def compare(q, off_plan, on_plan, is_gpu_join, count_nodes):
     summary = {"q": q, "gpu_nodes": count_nodes(on_plan, is_gpu_join),
                "changed": count_changed(on_plan, known), "serial": regress}
     return "\n".join(lines) + "\n", summary
+
+
+def first_difference(a, b, path="Plan"):
+    """Where two EXPLAIN (FORMAT JSON) plans differ, node by node with every
+    property (costs, rows, widths, keys, filters), or None when they are the
+    same.  A plan that has no GPU join must be PostgreSQL's own: gpuhash
+    prices only its own paths and changes none of PostgreSQL's."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=lambda k: (k == "Plans", k)):
+            if key not in a or key not in b:
+                return f"{path}: '{key}' only {'off' if key in a else 'on'}"
+            d = first_difference(a[key], b[key], f"{path}.{key}")
+            if d:
+                return d
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} entries off, {len(b)} on"
+        for i, (x, y) in enumerate(zip(a, b)):
+            label_x = label(x) if isinstance(x, dict) else ""
+            d = first_difference(x, y, f"{path}[{i}]" + (f" ({label_x})" if label_x else ""))
+            if d:
+                return d
+        return None
+    return None if a == b else f"{path}: {a!r} off, {b!r} on"
+
+
+def native_identity(off_plan, on_plan, gpu_nodes):
+    """None where the 'on' plan holds a GPU join or equals the 'off' plan;
+    else the first difference."""
+    if gpu_nodes:
+        return None
+    return first_difference(off_plan, on_plan)

@@ -1049,7 +1049,7 @@ def plans_all(args):
     device_ok = setting_exists(psql, DEVICE_SETTING, prefix)
     os.makedirs(args.plans, exist_ok=True)
     is_gpu = gpu_join_matcher(args.count_node)
-    bad, moved = [], []
+    bad, moved, differ = [], [], []
     since = args.plans_since
     print("query  GPU nodes  changed nodes  " + ("since DIR (cost then -> now)  " if since else "")
           + "read serially when on")
@@ -1082,16 +1082,37 @@ def plans_all(args):
               + (", ".join(summary["serial"]) or "-"))
         if summary["serial"]:
             bad.append(q)
+        if not plans_identity(q, off, on, summary, args.plans, differ):
+            bad.append(q)
     if since:
         print(f"run.py: 'on' plans changed since {since}: "
               + (", ".join(f"Q{q:02d}" for q in moved) or "none"))
     for note in notes:
         print(f"run.py: note: {note}", file=sys.stderr)
+    if differ:
+        print("run.py: plans without a GPU join that are not PostgreSQL's own: "
+              + ", ".join(f"Q{q:02d}" for q in differ), file=sys.stderr)
     if bad:
-        print("run.py: plans with a serial subtree the native plan ran in parallel, or none: "
-              + ", ".join(f"Q{q:02d}" for q in bad), file=sys.stderr)
+        print("run.py: plans with a serial subtree the native plan ran in parallel, "
+              "without a GPU join and not native's, or none: "
+              + ", ".join(f"Q{q:02d}" for q in sorted(set(bad))), file=sys.stderr)
         return 1
     return 0
+
+
+def plans_identity(q, off, on, summary, outdir, differ):
+    """--plans: a plan without a GPU join must be PostgreSQL's own, node by
+    node with its costs (tpch/plans.py, native_identity).  False, with the
+    difference printed and appended to the query's report, where it is not."""
+    import plans
+    diff = plans.native_identity(off, on, summary["gpu_nodes"])
+    if diff is None:
+        return True
+    differ.append(q)
+    print(f"Q{q:02d}   no GPU join, yet not native's plan: {diff}")
+    with open(os.path.join(outdir, f"q{q:02d}.txt"), "a") as f:
+        f.write(f"\n-- Q{q:02d}: no GPU join, yet not native's plan: {diff}\n")
+    return False
 
 
 def main(argv):

@@ -57,22 +57,17 @@ cheapest_full_scan(Path *scan)
  *
  * It costs no more than the cheapest other scan of the whole relation: the
  * join reads a page of in-place tuples faster than any child hands it the
- * same rows.  Where an index-only scan is a relation's cheapest alone
- * (lineitem by its primary key, every participant charged all of the
- * heap's pages by cost_seqscan), the GPU join over it ran 1.7-1.8x slower than
- * over the absorbed scan (bench/RESULTS.md, section 21).
+ * same rows (an index-only scan that is a relation's cheapest alone, its
+ * Parallel Seq Scan charged all of the heap's pages in every participant
+ * by cost_seqscan, hands them out slower than the absorbed scan reads
+ * them: bench/RESULTS.md, section 21).
  *
  * Its pages: a Parallel Seq Scan's are charged in full to every
  * participant (cost_seqscan divides only the CPU), as if they came from
  * one disk all share.  Where the relation fits in effective_cache_size
  * they come from memory, and each participant reads only its share of
- * them: an absorbed outer scan (share) is charged that share.  At SF 10 on
- * the H100 this turned Q02, Q05, Q07 and Q21 from index lookups into
- * absorbed scans, 5-31% faster (bench/RESULTS.md, section 28).  The inner
- * side keeps the full charge: a cheaper inner scan drew whole-table builds
- * under PostgreSQL's anti-join estimates (Q21: an anti join estimated at
- * 0 rows over a 60 M-row lineitem table, under a nested loop).
- * gpuhash.absorbed_page_cost >= 0 sets the cost of a page in every
+ * them: an absorbed scan read by all participants (share) is charged that
+ * share (bench/RESULTS.md, section 28).  gpuhash.absorbed_page_cost >= 0 sets the cost of a page in every
  * participant instead.  Only the GPU join's scans: PostgreSQL's own plans
  * keep their costs.
  */
@@ -184,12 +179,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	startup += inner_rows * gpuhash_build_row_cost;
 	/*
 	 * A kept row of a join's output costs about twice one of a table: the
-	 * join below forms it and this one copies it (206 + 240 ns a row on the
-	 * H100, against 264 ns for a table's row by bench/calibrate.py;
-	 * bench/RESULTS.md section 31).  Without that charge the planner
-	 * built a join's 1.19 M rows for a small table to probe where a chain
-	 * over the large table, forming no such rows, took half the time (Q05
-	 * at SF 1 with 8 workers, section 30).
+	 * join below forms it and this one copies it (gpuhash.kept_join_row_cost
+	 * on top of kept_row_cost; bench/calibrate.py measures both).
 	 */
 	if (keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals))
 		startup += inner_path->rows * (gpuhash_kept_row_cost +
@@ -199,11 +190,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * An absorbed inner scan (heap_scan.c) saves as the outer one does.  Its
 	 * pages too are read a share per participant where they all read the
 	 * inner side (inner_share: gpuhash.shared_inner_pages), as with the
-	 * outer scan.  Without that, a large filtered table is always the
-	 * probing side: TPC-H Q12 at SF 10 built a table of all 15 M orders for
-	 * the 311 506 lineitem rows its filter keeps, 2509 ms on the H100,
-	 * against 1243 ms for the table of those lineitem rows probed by orders
-	 * (bench/RESULTS.md section 30).
+	 * outer scan: a large table whose filter keeps few rows is then built
+	 * rather than probed by all of a smaller one.
 	 */
 	if (inner_scan)
 		startup -= 0.5 * cpu_tuple_cost * inner_path->rows +
@@ -292,9 +280,7 @@ gpuhash_one_table(Path *outer_path, Path *inner_path, bool parallel_aware, bool 
  * side's plan has.  Where the inner side's own plan counted on more, each
  * reads a larger share than that plan was costed for; where it counted on
  * fewer, a smaller one (under 1).  Core's Parallel Hash joins miss it the
- * same way both ways (Q05 at SF 10 ran 1 worker that built all 60 M
- * lineitem rows under such a plan; Q07's orders side, planned for 6
- * workers, ran in the 8 participants of lineitem's).
+ * same way both ways; planner.c charges a GPU join the first.
  */
 double
 gpuhash_inner_share(Path *outer_path, Path *inner_path)
@@ -394,20 +380,12 @@ gpuhash_key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *inn
  * side matches at most once, and no more often than it matches on its most
  * selective key alone; where PostgreSQL's product of the keys'
  * selectivities expects under 1/ESTIMATE_DOUBT of that, the estimate says
- * more about the independence it assumes than about the data.  TPC-H Q09's
- * lineitem JOIN partsupp on (partkey, suppkey) comes out at 2 405 rows and
- * gives 5 998 307 (every lineitem row has its partsupp row).  A GPU join,
+ * more about the independence it assumes than about the data (keys that
+ * are correlated, as a composite foreign key's columns are).  A GPU join,
  * cheap per row, goes early in the plan on such an estimate, where the
- * error multiplies (Q09 at SF 1: 18.7 s against native's 2.8 s); the join
- * is left to PostgreSQL, whose costs keep it later.  Keys correlated the
- * other way stay inside the margin: Q05's supplier on suppkey and
- * nationkey matches 1/25 as often as on suppkey alone.
- *
- * *raised_rows gets the rows to raise the estimate to, or -1 (below).
- * TPC-H Q20's per-(part, supplier) sums JOIN partsupp are estimated at 297
- * rows at SF 10 and give over 5 M; above them PostgreSQL runs a
- * nested-loop semi join over a subquery it expects to hold 3 rows, for
- * each Canadian supplier, where 44 866 come out.
+ * error multiplies through the joins above; such a join is left to
+ * PostgreSQL, whose costs keep it later.  Keys correlated the other way
+ * (a match on both rarer than on one) stay inside the margin.
  */
 #define ESTIMATE_DOUBT 100.0
 
@@ -440,17 +418,14 @@ outer_is_unique(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 bool
 gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 						   RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra,
-						   List *hash_rinfos, double *raised_rows)
+						   List *hash_rinfos)
 {
 	RelOptInfo *uniq,
 			   *other;
 	List	   *clauses;
-	List	   *rest = NIL;
-	ListCell   *lc;
 	Selectivity bound;
 	double		per_row;
 
-	*raised_rows = -1.0;
 	if (jointype != JOIN_INNER || list_length(hash_rinfos) < 2)
 		return false;
 	if (extra->inner_unique)
@@ -471,34 +446,5 @@ gpuhash_estimate_untrusted(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *o
 	bound = single_key_bound(root, extra, other, uniq, clauses);
 	/* PostgreSQL's matches per row of the other side: the keys' product */
 	per_row = clauselist_selectivity(root, clauses, 0, JOIN_INNER, extra->sjinfo) * uniq->rows;
-	if (per_row * ESTIMATE_DOUBT >= bound)
-		return false;
-
-	/*
-	 * Where both sides are unique on the keys, a row of either side
-	 * matches at most once, so the join's rows are at most the smaller
-	 * bound of the two sides'; that bound, times the selectivity of the
-	 * join's other clauses, is the raised estimate: a ceiling taken as the
-	 * estimate, as for a foreign key.  (A column without statistics, such
-	 * as a grouped subquery's, matches half its rows by PostgreSQL's
-	 * default semi-join selectivity.)  Where only one side is
-	 * unique, the other may be a product of relations joined on other
-	 * columns (Q05's customer x (lineitem JOIN supplier) on nationkey,
-	 * against orders on custkey and orderkey), whose combinations mostly
-	 * fail the keys together: there the product is right and is kept.
-	 */
-	if (uniq != innerrel || !outer_is_unique(root, joinrel, outerrel, innerrel, extra))
-		return true;
-	foreach(lc, extra->restrictlist)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (!list_member_ptr(hash_rinfos, rinfo))
-			rest = lappend(rest, rinfo->clause);
-	}
-	/* bound is the outer side's (other's) already */
-	*raised_rows = clamp_row_est(Min(outerrel->rows * bound,
-									 innerrel->rows * single_key_bound(root, extra, innerrel, outerrel, clauses)) *
-								 clauselist_selectivity(root, rest, 0, JOIN_INNER, extra->sjinfo));
-	return true;
+	return per_row * ESTIMATE_DOUBT < bound;
 }

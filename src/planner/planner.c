@@ -18,7 +18,8 @@
  * per-output-row costs, so that the planner keeps PostgreSQL's own join
  * where that is cheaper.
  *
- * The plan's children are the outer and inner plans (custom_plans), its
+ * Parallel paths are partial_paths.c's.  In plan.c, the plan's children
+ * are the outer and inner plans (custom_plans), its
  * custom_scan_tlist is the outer child's target list followed by the inner
  * child's, so an INDEX_VAR column k refers to outer column k or inner column
  * k - n_outer.  What the path and the plan carry (keys, join filter, filter
@@ -34,7 +35,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuhash.h"
+#include "planner_int.h"
 #include "service.h"
 
 #include <math.h>
@@ -80,13 +81,10 @@ static uint64 join_hook_calls = 0;
 /* the join search runs with the pseudoconstants hidden (gpu_join_search) */
 static bool pseudoconstants_hidden = false;
 
-static Plan *plan_gpu_join(PlannerInfo *root, RelOptInfo *rel,
-						   struct CustomPath *best_path, List *tlist,
-						   List *clauses, List *custom_plans);
 
 static const CustomPathMethods gpuhash_path_methods = {
 	.CustomName = GPUHASH_NODE_NAME,
-	.PlanCustomPath = plan_gpu_join,
+	.PlanCustomPath = gpuhash_plan_gpu_join,
 };
 
 CustomScanMethods gpuhash_scan_methods = {
@@ -97,25 +95,6 @@ CustomScanMethods gpuhash_scan_methods = {
 /* ---------------------------------------------------------------------
  * Path
  * --------------------------------------------------------------------- */
-
-/*
- * What the path carries to PlanCustomPath (in custom_private, as nodes):
- * the hash clauses' RestrictInfos, the join filter's, the outer/inner key
- * expressions, the plan info, and the pushed-down clauses' RestrictInfos.
- */
-typedef struct KeyChoice
-{
-	List	   *hash_rinfos;
-	List	   *other_rinfos;	/* join filter (with the recheck, if hashed) */
-	List	   *pushed_rinfos;	/* an outer join's WHERE clauses: a filter */
-	List	   *outer_exprs;
-	List	   *inner_exprs;
-	bool		fingerprint;
-	bool		key_filter;		/* most outer rows expected to miss */
-	double		outer_match_frac;	/* core's, where it costs matches by it; or -1 */
-	int			nkeys;
-	GpuKeySpec	keys[64];
-} KeyChoice;
 
 /* A hashable clause between the two sides, and how its key could be made. */
 typedef struct KeyCandidate
@@ -231,28 +210,6 @@ choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	return true;
 }
 
-/*
- * The cheapest unparameterized path of rel that may run inside a parallel
- * plan (its cheapest total path is often a Gather, which may not).
- */
-static Path *
-cheapest_parallel_safe(RelOptInfo *rel)
-{
-	Path	   *best = NULL;
-	ListCell   *lc;
-
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (p->parallel_safe && p->param_info == NULL &&
-			(best == NULL || p->total_cost < best->total_cost))
-			best = p;
-	}
-	return best;
-}
-
-static bool scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
 
 /*
  * Does the join read the inner side's pages itself?  When the inner path is
@@ -263,7 +220,7 @@ static bool
 inner_scan_absorbed(PlannerInfo *root, Path *inner_path)
 {
 	return gpuhash_absorb_inner_scan && inner_path->pathtype == T_SeqScan &&
-		inner_path->param_info == NULL && scan_absorbable(root, inner_path->parent);
+		inner_path->param_info == NULL && gpuhash_scan_absorbable(root, inner_path->parent);
 }
 
 /*
@@ -354,8 +311,8 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 	return true;
 }
 
-static CustomPath *
-make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+CustomPath *
+gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				   bool single_match, Path *outer_path, Path *inner_path,
 				   bool parallel_inner, bool parallel_aware, bool outer_scan, KeyChoice *kc,
 				   double rows)
@@ -390,14 +347,10 @@ make_gpu_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->methods = &gpuhash_path_methods;
 	/*
 	 * With gpuhash.shared_inner_pages, an absorbed parallel inner scan is
-	 * charged its share of the pages.  Semi and anti joins keep the full
-	 * charge: their estimates over a large inner side have been off by
-	 * millions (Q21's anti join of lineitem, 0 rows), and made cheaper
-	 * such a join went under a nested loop.
+	 * charged its share of the pages, as the outer one is.
 	 */
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
-					  info.inner_scan,
-					  gpuhash_shared_inner_pages && parallel_inner && jointype == JOIN_INNER,
+					  info.inner_scan, gpuhash_shared_inner_pages && parallel_inner,
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
 					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
@@ -410,276 +363,6 @@ static bool
 is_gpu_join_path(Path *p)
 {
 	return IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods;
-}
-
-static Cost parallel_page_excess(Path *p);
-static Path *one_input_subpath(Path *p);
-
-/*
- * What every participant of partial path p pays in full: its non-partial
- * parts (a Hash Join's Hash, a Merge or Nested Loop join's inner plan, a
- * GPU join's whole inner side read by one), which more participants do not
- * share out.  All of p's cost for a path this walk does not know.
- */
-static Cost
-unshared_cost(Path *p)
-{
-	Path	   *sub;
-
-	check_stack_depth();
-	if (p->parallel_workers <= 0)
-		return p->total_cost;
-	switch (nodeTag(p))
-	{
-		case T_Path:
-		case T_IndexPath:
-		case T_BitmapHeapPath:
-			return 0;
-		case T_NestPath:
-		case T_MergePath:
-		case T_HashPath:
-			return unshared_cost(((JoinPath *) p)->outerjoinpath) +
-				unshared_cost(((JoinPath *) p)->innerjoinpath);
-		default:
-			if (is_gpu_join_path(p))
-				return unshared_cost(linitial(((CustomPath *) p)->custom_paths)) +
-					unshared_cost(lsecond(((CustomPath *) p)->custom_paths));
-			sub = one_input_subpath(p);
-			return sub ? unshared_cost(sub) : p->total_cost;
-	}
-}
-
-/*
- * Does the query group by no column of the outer side of partial join path
- * `join`, into more groups than the join gives each participant rows?  A
- * parallel join divides its outer side among the participants and gives
- * each all of the inner side, so the rows of one group arise in any
- * participant: the partial aggregates above pass the leader up to one
- * group per participant for each, where an outer side that holds the
- * grouping columns (its rows divided by them) passes one.  PostgreSQL's
- * costs see no difference, and the inner share credit tipped Q10 at SF 10
- * to lineitem's scan over customer ⋈ orders, grouped by customer: 19-20%
- * longer than the plan without the credit (bench/RESULTS.md section 35).
- * Such a join gets no credit.  Fewer groups than rows (Q05's nations, Q09's
- * nations and years) or an outer grouping column (Q07's years) keep it.
- */
-static bool
-groups_follow_inner(PlannerInfo *root, Path *join, Path *outer)
-{
-	Query	   *parse = root->parse;
-	List	   *exprs;
-	Relids		relids;
-
-	if (parse->groupClause == NIL || parse->groupingSets != NIL)
-		return false;
-	exprs = get_sortgrouplist_exprs(parse->groupClause,
-									root->processed_tlist != NIL ?
-									root->processed_tlist : parse->targetList);
-	relids = pull_varnos(root, (Node *) exprs);
-	if (bms_is_empty(relids) || bms_overlap(relids, outer->parent->relids))
-		return false;
-	return estimate_num_groups(root, exprs, join->parent->rows, NULL, NULL) > join->rows;
-}
-
-/*
- * What a partial join path's cost misses: the participants of a join are
- * its outer side's, so a partial inner side planned for more gives each a
- * larger share than its cost says, one planned for fewer a smaller share
- * (gpuhash_inner_share): a charge, or a credit below 0.  Core's Parallel
- * Hash joins miss it; add_parallel_aware_path puts it into a GPU join's
- * cost, less what the native join it competes with misses.
- *
- * Both err on the safe side.  The charge is on the inner side's whole
- * cost.  The credit is only for an inner side that is a join's output, and
- * only on what its participants share out: not on its unshared parts
- * (unshared_cost; Q18's Merge Join of orders with a serial aggregate of all
- * 60 M lineitem rows, planned for 6 workers, would win a seventh of that
- * aggregate back), nor on the pages its Parallel Seq Scans are charged in
- * full in every participant (parallel_page_excess), of which an absorbed
- * scan is charged its share already.  Q07 at SF 10 then takes the plan
- * whose lineitem chain probes orders joined to customer, planned for 6
- * workers: 2.06-2.14x native on the H100, where the plan before was
- * 1.53-1.72x (bench/RESULTS.md section 34), and 2.19x on an H200 (section
- * 35, where Q10's new plan took 19-20% longer: groups_follow_inner).  A
- * base relation's absorbed inner scan gets none:
- * gpuhash.shared_inner_pages prices its share.  Credited on
- * its whole cost, every orders or part table planned for 6 workers under
- * lineitem's 7 got a seventh of its pages back, and Q12 went back to
- * building all 15 M orders rows (twice as slow in section 30); credited
- * on its share, Q19 still went back to lineitem probing part (1640 ms
- * against 1123 in section 30).
- */
-static Cost
-inner_share_charge(PlannerInfo *root, Path *join, Path *outer, Path *inner)
-{
-	double		share = gpuhash_inner_share(outer, inner);
-
-	if (share >= 1.0)
-		return (share - 1.0) * inner->total_cost;
-	if (!gpuhash_inner_share_credit || !IS_JOIN_REL(inner->parent) ||
-		groups_follow_inner(root, join, outer))
-		return 0;
-	return (share - 1.0) * Max(inner->total_cost - parallel_page_excess(inner) -
-							   unshared_cost(inner), 0.0);
-}
-
-static int	cmp_total_cost(const ListCell *a, const ListCell *b);
-static Cost serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path);
-static void add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-								  JoinType jt, bool single_match, Path *outer_partial,
-								  Path *inner_partial, bool outer_scan, KeyChoice *kc);
-
-/* Does path p hold a GPU join (itself, or below it in a join or projection)? */
-static bool
-path_has_gpu_join(Path *p)
-{
-	ListCell   *lc;
-
-	check_stack_depth();
-	if (p == NULL)
-		return false;
-	if (is_gpu_join_path(p))
-		return true;
-	switch (nodeTag(p))
-	{
-		case T_NestPath:
-		case T_MergePath:
-		case T_HashPath:
-			return path_has_gpu_join(((JoinPath *) p)->outerjoinpath) ||
-				path_has_gpu_join(((JoinPath *) p)->innerjoinpath);
-		case T_ProjectionPath:
-			return path_has_gpu_join(((ProjectionPath *) p)->subpath);
-		case T_CustomPath:
-			foreach(lc, ((CustomPath *) p)->custom_paths)
-			{
-				if (path_has_gpu_join(lfirst(lc)))
-					return true;
-			}
-			return false;
-		default:
-			return false;
-	}
-}
-
-/*
- * A Hash Join's Hash over a join's output that holds a GPU join keeps the
- * rows that join forms, as a GPU join over that side does: it pays
- * gpuhash.kept_join_row_cost for each, as the GPU join does (costs.c).
- * Without it, a higher charge moved such rows to a native Hash, no faster,
- * rather than to the chain that forms none (Q07 at SF 10 on the H100: that
- * chain 1.84x and 1.72x native in two leases, the plan chosen 1.51x and
- * 1.64x; bench/RESULTS.md sections 31 and 32).
- */
-static Cost
-kept_join_charge(JoinPath *jp, RelOptInfo *innerrel)
-{
-	if (!IsA(jp, HashPath) || !IS_JOIN_REL(innerrel) ||
-		!path_has_gpu_join(jp->innerjoinpath))
-		return 0;
-	return jp->innerjoinpath->rows * gpuhash_kept_join_row_cost;
-}
-
-/*
- * What one of core's partial joins pays on top of its own cost, where a GPU
- * join beside it changes what that cost misses (charge_native_joins):
- * - a Hash Join over a GPU join's output pays kept_join_charge;
- * - a Parallel Hash over a partial inner side that holds a GPU join pays
- *   what its cost misses, or is credited what it overstates
- *   (inner_share_charge), as the GPU joins over that side are.  Otherwise
- *   a plan of one worker, whose inner side was costed for seven, wins
- *   through the native join at its top where the GPU join pays: Q08 at SF
- *   10 with nested loops off ran its 60 M lineitem rows in 2 processes
- *   (section 27);
- * - a join over an outer side that holds a GPU join, whose inner side is a
- *   whole path every participant runs for itself (a Hash Join's Hash, a
- *   Merge or Nested Loop join's unparameterized inner plan), pays
- *   serial_inner_penalty, as a parallel-aware GPU join over that path does.
- *   The GPU join made the partial outer side cheap enough to carry the
- *   inner relation's serial plan where its cheapest plan runs in parallel:
- *   Q18 at SF 10 ran a 60 M-row HashAggregate in each of 7 participants
- *   (67 s) beneath a Hash Join over a parallel GPU join, where PostgreSQL's
- *   plan aggregates in 8 processes (40 s; section 29).
- * The walks for a GPU join only where there is something to pay.
- */
-static Cost
-native_join_charge(PlannerInfo *root, JoinPath *jp, RelOptInfo *innerrel)
-{
-	Path	   *p = &jp->path;
-	Cost		kept = kept_join_charge(jp, innerrel);
-	Cost		d;
-
-	if (IsA(p, HashPath) && p->parallel_aware)
-	{
-		d = inner_share_charge(root, p, jp->outerjoinpath, jp->innerjoinpath);
-		return kept + (d != 0 && path_has_gpu_join(jp->innerjoinpath) ? d : 0);
-	}
-	if (p->parallel_aware || jp->innerjoinpath->param_info != NULL)
-		return kept;
-	d = serial_inner_penalty(innerrel, jp->innerjoinpath);
-	return kept + (d > 0 && path_has_gpu_join(jp->outerjoinpath) ? d : 0);
-}
-
-/*
- * Core's joins made by this call (outerrel, innerrel, jointype) pay:
- * partial ones native_join_charge, serial Hash Joins kept_join_charge.
- * Only where a GPU join is in them: PostgreSQL's own plans stay as it
- * costs them.  A later call is for another pair or join type, so no path
- * pays twice (a unique-ified side's joins are made as JOIN_INNER, which a
- * later call could not tell: they are left alone, and core makes no
- * Parallel Hash for them); a list charged is sorted again (the planner
- * takes the first path as the cheapest).
- */
-static bool
-charge_paths(PlannerInfo *root, List *paths, RelOptInfo *outerrel, RelOptInfo *innerrel,
-			 JoinType jointype, bool partial)
-{
-	ListCell   *lc;
-	bool		charged = false;
-
-	foreach(lc, paths)
-	{
-		Path	   *p = lfirst(lc);
-		JoinPath   *jp = (JoinPath *) p;
-		Cost		d;
-
-		if (!(IsA(p, HashPath) || (partial && (IsA(p, MergePath) || IsA(p, NestPath)))) ||
-			jp->jointype != jointype ||
-			jp->outerjoinpath->parent != outerrel || jp->innerjoinpath->parent != innerrel)
-			continue;
-		/* a serial path pays only for the GPU join's rows it hashes */
-		d = partial ? native_join_charge(root, jp, innerrel) : kept_join_charge(jp, innerrel);
-		if (d == 0)
-			continue;
-		p->startup_cost += d;
-		p->total_cost += d;
-		charged = true;
-	}
-	return charged;
-}
-
-static void
-charge_native_joins(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-					RelOptInfo *innerrel, JoinType jointype)
-{
-	if (jointype == JOIN_UNIQUE_OUTER || jointype == JOIN_UNIQUE_INNER)
-		return;
-	if (charge_paths(root, joinrel->partial_pathlist, outerrel, innerrel, jointype, true))
-		list_sort(joinrel->partial_pathlist, cmp_total_cost);
-	if (charge_paths(root, joinrel->pathlist, outerrel, innerrel, jointype, false))
-		list_sort(joinrel->pathlist, cmp_total_cost);
-}
-
-/*
- * The same for a native partial path p that reads this very inner path: only
- * a Parallel Hash has a partial inner side.  0 for any other path.
- */
-static Cost
-native_share_charge(PlannerInfo *root, Path *p, Path *inner)
-{
-	if (p == NULL || !IsA(p, HashPath) || !p->parallel_aware ||
-		((JoinPath *) p)->innerjoinpath != inner)
-		return 0;
-	return inner_share_charge(root, p, ((JoinPath *) p)->outerjoinpath, inner);
 }
 
 /*
@@ -712,8 +395,8 @@ native_best(List *paths)
  * PostgreSQL's plan is kept.  A native path that a setting disabled
  * (enable_hashjoin = off: disable_cost) is no plan to keep.
  */
-static bool
-gains_enough(Path *path, List *native_paths)
+bool
+gpuhash_gains_enough(Path *path, List *native_paths)
 {
 	Path	   *native = native_best(native_paths);
 	Cost		own;
@@ -731,184 +414,13 @@ gains_enough(Path *path, List *native_paths)
 }
 
 /*
- * Drops the GPU join paths of joinrel that no longer gain enough over
- * PostgreSQL's: the hook runs after each ordering of a join's inputs, so a
- * GPU path made for one ordering meets the native paths of the other only
- * at a later call.  Nothing refers to a join's paths before the planner
- * picks its cheapest ones, after the last call.
- */
-static void
-drop_ungained(List **paths)
-{
-	ListCell   *lc;
-
-	foreach(lc, *paths)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (is_gpu_join_path(p) && !gains_enough(p, *paths))
-			*paths = foreach_delete_current(*paths, lc);
-	}
-}
-
-/* Path types with one input, and where it is (parallel_page_excess's walk). */
-static const struct
-{
-	NodeTag		tag;
-	size_t		subpath;
-}			one_input_paths[] =
-{
-	{T_SubqueryScanPath, offsetof(SubqueryScanPath, subpath)},
-	{T_ProjectionPath, offsetof(ProjectionPath, subpath)},
-	{T_SortPath, offsetof(SortPath, subpath)},
-	{T_IncrementalSortPath, offsetof(IncrementalSortPath, spath.subpath)},
-	{T_AggPath, offsetof(AggPath, subpath)},
-	{T_GroupPath, offsetof(GroupPath, subpath)},
-	{T_UpperUniquePath, offsetof(UpperUniquePath, subpath)},
-	{T_UniquePath, offsetof(UniquePath, subpath)},
-	{T_MaterialPath, offsetof(MaterialPath, subpath)},
-	{T_GatherPath, offsetof(GatherPath, subpath)},
-	{T_GatherMergePath, offsetof(GatherMergePath, subpath)},
-};
-
-/* The input of a one-input path (one_input_paths), or NULL. */
-static Path *
-one_input_subpath(Path *p)
-{
-	for (int i = 0; i < lengthof(one_input_paths); i++)
-	{
-		if (one_input_paths[i].tag == nodeTag(p))
-			return *(Path **) ((char *) p + one_input_paths[i].subpath);
-	}
-	return NULL;
-}
-
-/*
- * What PostgreSQL's costs charge the Parallel Seq Scans in path beyond
- * their participants' shares of the pages (gpuhash_parallel_page_excess).
- * GPU joins are not walked: their absorbed scans are charged so already.
- */
-static Cost
-parallel_page_excess(Path *p)
-{
-	Cost		excess = 0;
-	ListCell   *lc;
-
-	check_stack_depth();
-	if (p == NULL)
-		return 0;
-	switch (nodeTag(p))
-	{
-		case T_Path:
-			return gpuhash_parallel_page_excess(p);
-		case T_NestPath:
-		case T_MergePath:
-		case T_HashPath:
-			return parallel_page_excess(((JoinPath *) p)->outerjoinpath) +
-				parallel_page_excess(((JoinPath *) p)->innerjoinpath);
-		case T_AppendPath:
-			foreach(lc, ((AppendPath *) p)->subpaths)
-				excess += parallel_page_excess(lfirst(lc));
-			return excess;
-		default:
-			return parallel_page_excess(one_input_subpath(p));
-	}
-}
-
-/*
- * What a whole (non-partial) inner side of a parallel-aware join pays where
- * the inner relation's cheapest plan runs in parallel (under a Gather, which
- * cannot go inside the join's parallel plan): the inner side then runs in
- * one process while the join's other participants wait, the work a
- * parallel plan spread.  PostgreSQL's costs see only part of that
- * difference: its parallel plan's Parallel Seq Scans are charged all of
- * their pages in each process, where each reads its share
- * (parallel_page_excess takes that back, as costs.c charges an absorbed
- * outer scan).  Issue 13's Q18 at SF 10 ran a 60 M-row HashAggregate in one
- * process for 70 s where PostgreSQL's plan, aggregating in 8 processes,
- * took 33 s: 2.1 times as long, where PostgreSQL costs the serial form at
- * 1.3 times the parallel one, and 3.3 times with the pages shared (the
- * H100's plan, section 29).  0 where the relation's cheapest plan is serial
- * anyway.  Charged gpuhash.serial_inner_penalty times.
- */
-static Cost
-serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path)
-{
-	Path	   *best = innerrel->cheapest_total_path;
-	Cost		parallel_cost;
-
-	if (best == NULL || best == inner_path || best->parallel_safe ||
-		best->param_info != NULL || best->total_cost >= inner_path->total_cost)
-		return 0.0;
-	parallel_cost = Max(best->total_cost - parallel_page_excess(best), 0.0);
-	return gpuhash_serial_inner_penalty * (inner_path->total_cost - parallel_cost);
-}
-
-/* A partial path whose participants share one table (parallel.c). */
-static void
-add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
-						bool single_match, Path *outer_partial, Path *inner_path,
-						bool parallel_inner, bool outer_scan, KeyChoice *kc,
-						Cost serial_penalty)
-{
-	CustomPath *cpath;
-	double		participants = gpuhash_parallel_divisor(outer_partial);
-	double		rows = joinrel->rows / participants;
-
-	/*
-	 * Participants share one table while the inner side fits what Parallel
-	 * Hash may take, work_mem x hash_mem_multiplier for each of them;
-	 * beyond that the join splits into shared batches (parallel_split.c),
-	 * as a Parallel Hash does, and its cost says so (costs.c).  (Offered
-	 * only while the inner side fitted, no GPU join was left in a parallel
-	 * plan over a larger inner side at PostgreSQL's default work_mem.)
-	 */
-	cpath = make_gpu_join_path(root, joinrel, jointype, single_match,
-							   outer_partial, inner_path, parallel_inner, true,
-							   outer_scan, kc, rows);
-	cpath->path.parallel_aware = true;
-	cpath->path.parallel_safe = true;
-	cpath->path.parallel_workers = outer_partial->parallel_workers;
-
-	/*
-	 * A partial inner side read by fewer participants than its plan
-	 * counted on costs more than it says, one read by more costs less
-	 * (gpuhash_inner_share): the GPU join's cost says so, so that a GPU
-	 * join of 1 worker whose inner side was planned for 8 does not outbid
-	 * the rest, and an inner side planned for 6 workers is not charged as
-	 * if 6 ran it under a join of 8.  Core's Parallel Hash misses the same:
-	 * where the cheapest native join reads this very inner path, both miss
-	 * it alike, and the GPU join gets only what differs from native's.
-	 */
-	if (parallel_inner)
-	{
-		/* native's gets it too where the inner side holds a GPU join (charge_native_joins) */
-		Cost		d = inner_share_charge(root, &cpath->path, outer_partial, inner_path);
-
-		if (d != 0 && !path_has_gpu_join(inner_path))
-		{
-			Cost		nd = native_share_charge(root, native_best(joinrel->partial_pathlist),
-												 inner_path);
-
-			d = d > 0 ? Max(d - nd, 0.0) : Min(d - nd, 0.0);
-		}
-		cpath->path.startup_cost += d;
-		cpath->path.total_cost += d;
-	}
-	cpath->path.startup_cost += serial_penalty;
-	cpath->path.total_cost += serial_penalty;
-	if (gains_enough(&cpath->path, joinrel->partial_pathlist))
-		add_partial_path(joinrel, &cpath->path);
-}
-
-/*
  * Can the join read rel's pages itself (heap_scan.c)?  A plain heap table
  * without inheritance or sampling, whose columns the join reads are plain
  * user columns: no whole-row or system column, no expression evaluated at
  * the scan.
  */
-static bool
-scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
+bool
+gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
 {
 	RangeTblEntry *rte;
 	Relation	r;
@@ -935,43 +447,6 @@ scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
 	return heap;
 }
 
-/*
- * A partial Seq Scan path of rel to absorb, with as many workers as rel's
- * cheapest partial path has, or as core gives a Parallel Seq Scan of its
- * pages, whichever is more.  Not only the one in rel's partial paths: where
- * an index-only scan is cheaper alone, core drops its Parallel Seq Scan (TPC-H
- * lineitem with its primary key), yet absorbed the join reads the pages
- * faster than that scan hands it rows.  And core sizes a Parallel Seq Scan's
- * workers by the table's pages where an index scan's count the index too
- * (lineitem at SF 10: 7 against 8); absorbed, the scan is the join's CPU
- * work, which a further worker shares.  min_workers: at least that many
- * (an absorbed outer scan takes the workers of the partial inner side it
- * joins, below), unless the table sets parallel_workers.
- */
-static Path *
-partial_seqscan(PlannerInfo *root, RelOptInfo *rel, int min_workers)
-{
-	ListCell   *lc;
-	int			workers;
-
-	workers = Max(((Path *) linitial(rel->partial_pathlist))->parallel_workers,
-				  compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather));
-	/* a table's own parallel_workers setting stands */
-	if (rel->rel_parallel_workers < 0)
-		workers = Max(workers, Min(min_workers, max_parallel_workers_per_gather));
-	if (workers <= 0)
-		return NULL;
-	foreach(lc, rel->partial_pathlist)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (p->pathtype == T_SeqScan && p->param_info == NULL &&
-			p->parallel_workers >= workers)
-			return p;
-	}
-	return create_seqscan_path(root, rel, NULL, workers);
-}
-
 static bool
 has_pseudoconstant(List *restrictlist)
 {
@@ -986,183 +461,12 @@ has_pseudoconstant(List *restrictlist)
 }
 
 /* May the join read its outer table's pages itself (heap_scan.c)? */
-static bool
-outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
+bool
+gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
 {
 	/* a unique-ified outer side stays a child */
 	return gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
-		scan_absorbable(root, outerrel);
-}
-
-/*
- * Will the join get a partial GPU path, in this call or in the one with the
- * sides swapped?  That needs a partial path of the outer side, which a
- * unique-ified outer side never is.  Core offers inner, left (as right) and
- * full joins both ways; a semi join as itself and as a unique-ified outer
- * side's join, whose inner side is the semi join's outer one; an anti join
- * one way only.
- */
-static bool
-partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
-					  JoinType jointype)
-{
-	if (!joinrel->consider_parallel || !gpuhash_service_ready())
-		return false;
-	if (jointype != JOIN_UNIQUE_OUTER && outerrel->partial_pathlist != NIL)
-		return true;
-	return (jointype == JOIN_INNER || jointype == JOIN_LEFT || jointype == JOIN_RIGHT ||
-			jointype == JOIN_FULL || jointype == JOIN_UNIQUE_OUTER) &&
-		innerrel->partial_pathlist != NIL;
-}
-
-/*
- * A parallel-aware path: every participant probes the one shared table
- * with its share of a partial outer path; one of them reads the inner
- * side and builds the table, or all read a share of it (parallel.c).
- * Right and full joins too:
- * the participants mark matched inner rows in shared memory, and the
- * last one to finish probing emits the unmatched ones.  A unique-ified
- * outer side cannot be partial.  The outer side is the cheapest partial
- * path and, for a plain table, also its Parallel Seq Scan absorbed.
- */
-static void
-add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-				  RelOptInfo *innerrel, JoinType jointype, JoinType jt,
-				  bool single_match, Path *inner_path, KeyChoice *kc)
-{
-	Path	   *inner_safe;
-	Path	   *inner_partial;
-	Path	   *inner_absorbed;
-	bool		absorb = outer_absorbable(root, outerrel, jointype);
-
-	if (jointype == JOIN_UNIQUE_OUTER || outerrel->partial_pathlist == NIL)
-		return;
-	if (jointype == JOIN_UNIQUE_INNER)
-		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
-	else
-		inner_safe = cheapest_parallel_safe(innerrel);
-	inner_partial = jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL ?
-		linitial(innerrel->partial_pathlist) : NULL;
-	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))
-		inner_partial = NULL;
-
-	/*
-	 * A partial inner side that is not a Seq Scan is offered read by the
-	 * join itself as well, as the outer side is (heap_scan.c).
-	 */
-	inner_absorbed = inner_partial != NULL && inner_partial->pathtype != T_SeqScan &&
-		gpuhash_absorb_inner_scan && scan_absorbable(root, innerrel) ?
-		partial_seqscan(root, innerrel, 0) : NULL;
-	if (inner_absorbed != NULL && !inner_absorbed->parallel_safe)
-		inner_absorbed = NULL;
-	for (int scan = 0; scan < 2; scan++)
-	{
-		Path	   *outer_partial = scan == 0 ? linitial(outerrel->partial_pathlist) :
-			absorb ? partial_seqscan(root, outerrel, 0) : NULL;
-
-		if (outer_partial == NULL || outer_partial->param_info != NULL ||
-			!outer_partial->parallel_safe)
-			continue;
-		if (inner_safe != NULL)
-			add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-									inner_safe, false, scan == 1, kc,
-									serial_inner_penalty(innerrel, inner_safe));
-
-		/*
-		 * And with every participant reading a share of a partial inner
-		 * path, as Parallel Hash does (not for a unique-ified inner side:
-		 * unique needs all of it in one place).
-		 */
-		if (inner_partial != NULL)
-			add_shared_inner_path(root, joinrel, outerrel, jt, single_match, outer_partial,
-								  inner_partial, scan == 1, kc);
-		if (inner_absorbed != NULL)
-			add_shared_inner_path(root, joinrel, outerrel, jt, single_match, outer_partial,
-								  inner_absorbed, scan == 1, kc);
-	}
-}
-
-/*
- * A parallel-aware path whose participants all read a share of the partial
- * inner side.  The participants are the outer path's.  An absorbed outer
- * scan can be sized to any count: with gpuhash.shared_inner_pages, where
- * the inner side was planned for more workers than the outer table's pages
- * give it (a large filtered inner table joined to a smaller outer one:
- * TPC-H Q12 with orders outer), the outer scan takes the inner side's
- * count, rather than each participant reading a larger share of the inner
- * side than its plan costed.
- */
-static void
-add_shared_inner_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-					  JoinType jt, bool single_match, Path *outer_partial,
-					  Path *inner_partial, bool outer_scan, KeyChoice *kc)
-{
-	if (gpuhash_shared_inner_pages && outer_scan &&
-		inner_partial->parallel_workers > outer_partial->parallel_workers)
-		outer_partial = partial_seqscan(root, outerrel, inner_partial->parallel_workers);
-	add_parallel_aware_path(root, joinrel, jt, single_match, outer_partial,
-							inner_partial, true, outer_scan, kc, 0.0);
-}
-
-/* Orders a path list as add_path and add_partial_path keep it: by total cost. */
-static int
-cmp_total_cost(const ListCell *a, const ListCell *b)
-{
-	Path	   *pa = lfirst(a);
-	Path	   *pb = lfirst(b);
-
-	if (pa->total_cost != pb->total_cost)
-		return pa->total_cost < pb->total_cost ? -1 : 1;
-	if (pa->startup_cost != pb->startup_cost)
-		return pa->startup_cost < pb->startup_cost ? -1 : 1;
-	return 0;
-}
-
-/*
- * Raise a join relation's row estimate to rows, with the paths already
- * made for it (PostgreSQL's, for this and earlier pairs of inputs): the
- * paths of later pairs read joinrel->rows, and the joins above read each
- * path's rows.  A path pays cpu_tuple_cost for each row added, as its
- * costing would have charged it; a partial path's share more where fewer
- * workers share it, so the lists are sorted again (the planner takes the
- * first partial path as the cheapest).  The parameterizations made so far
- * are raised by the same factor, except those estimated at one row (which
- * may be a clamped product); ones made later for the relation
- * (get_parameterized_joinrel_size) keep PostgreSQL's product.
- */
-static void
-raise_join_rows(RelOptInfo *joinrel, double rows)
-{
-	double		factor;
-	ListCell   *lc;
-
-	if (rows <= joinrel->rows)
-		return;
-	factor = rows / joinrel->rows;
-	joinrel->rows = rows;
-	foreach(lc, joinrel->ppilist)
-	{
-		ParamPathInfo *ppi = lfirst(lc);
-
-		/* one row may be a product clamped up: what it stood for is lost */
-		if (ppi->ppi_rows > 1.0)
-			ppi->ppi_rows = clamp_row_est(ppi->ppi_rows * factor);
-	}
-	for (int i = 0; i < 2; i++)
-	{
-		List	   *paths = i == 0 ? joinrel->pathlist : joinrel->partial_pathlist;
-
-		foreach(lc, paths)
-		{
-			Path	   *p = lfirst(lc);
-			double		raised = p->param_info ? p->param_info->ppi_rows :
-				clamp_row_est(p->rows * factor);
-
-			p->total_cost += cpu_tuple_cost * Max(raised - p->rows, 0.0);
-			p->rows = raised;
-		}
-		list_sort(paths, cmp_total_cost);
-	}
+		gpuhash_scan_absorbable(root, outerrel);
 }
 
 static void
@@ -1178,7 +482,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	double		inner_bytes;
 	bool		parallel_ok;
 	bool		single_match;
-	double		raised_rows;
 	JoinType	jt = jointype;
 
 	/* other extensions see the joins core would show them, no more */
@@ -1189,13 +492,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;
 	join_hook_calls++;
 
-	/* GPU paths of an earlier call against the native paths added since */
-	drop_ungained(&joinrel->pathlist);
-	drop_ungained(&joinrel->partial_pathlist);
-
 	if (!enable_gpuhashjoin)
 		return;
-	charge_native_joins(root, joinrel, outerrel, innerrel, jointype);
 	/* no EvalPlanQual rechecks here: plain reads only */
 	if ((root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT) || root->rowMarks != NIL)
@@ -1240,19 +538,14 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		return;					/* auto mode without a GPU: PostgreSQL's joins */
 
 	/*
-	 * A row estimate too doubtful to put a GPU join early in the plan on:
-	 * PostgreSQL's plan is kept, as within gpuhash.min_gain (0: no margin
-	 * of either kind).  The join's rows are raised to what its keys allow
-	 * (gpuhash.raise_untrusted_estimates), for the joins above it.
+	 * A row estimate too doubtful to put a GPU join early in the plan on
+	 * (costs.c): PostgreSQL's joins are left alone, as within
+	 * gpuhash.min_gain (0: no margin of either kind).
 	 */
-	if (gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
-								   kc.hash_rinfos, &raised_rows))
-	{
-		if (gpuhash_raise_untrusted_estimates && raised_rows > 0)
-			raise_join_rows(joinrel, raised_rows);
-		if (gpuhash_min_gain > 0)
-			return;
-	}
+	if (gpuhash_min_gain > 0 &&
+		gpuhash_estimate_untrusted(root, joinrel, outerrel, innerrel, jointype, extra,
+								   kc.hash_rinfos))
+		return;
 	kc.key_filter = gpuhash_key_filter_pays(root, outerrel, innerrel, jointype, extra,
 											 kc.hash_rinfos);
 
@@ -1285,19 +578,21 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * path.  A serial GPU join there would trade a parallel subtree for a
 	 * serial one on a cost that does not pay for it: PostgreSQL charges a
 	 * Parallel Seq Scan all of its pages, so a small per-row saving on one
-	 * CPU outbids the CPUs a Gather brings.
+	 * CPU outbids the CPUs a Gather brings.  Where neither this call nor
+	 * the one with the sides swapped can make one (one side's paths all
+	 * hold a Gather, as an aggregated subquery's do), the serial path is
+	 * offered: otherwise the join gets no GPU path at all.
 	 */
-	if (partial_join_possible(joinrel, outerrel, innerrel, jointype))
-	{
-		add_partial_paths(root, joinrel, outerrel, innerrel, jointype, jt, single_match,
-						  inner_path, &kc);
+	if (gpuhash_partial_join_possible(joinrel, outerrel, innerrel, jointype) &&
+		(gpuhash_add_partial_paths(root, joinrel, outerrel, innerrel, jointype, jt, single_match,
+						   inner_path, &kc) ||
+		 gpuhash_swapped_partial_possible(outerrel, innerrel, jointype)))
 		return;
-	}
 
-	cpath = make_gpu_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
+	cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
 							   false, false, &kc, joinrel->rows);
 	cpath->path.parallel_safe = parallel_ok;
-	if (gains_enough(&cpath->path, joinrel->pathlist))
+	if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
 		add_path(joinrel, &cpath->path);
 
 	/*
@@ -1306,123 +601,18 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	 * cheapest alone: the join reads pages faster than any child hands it
 	 * rows.
 	 */
-	if (outer_absorbable(root, outerrel, jointype))
+	if (gpuhash_outer_absorbable(root, outerrel, jointype))
 	{
 		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
 			create_seqscan_path(root, outerrel, NULL, 0);
 
-		cpath = make_gpu_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
+		cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
 								   false, true, &kc, joinrel->rows);
 		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
-		if (gains_enough(&cpath->path, joinrel->pathlist))
+		if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
 			add_path(joinrel, &cpath->path);
 	}
 
-}
-
-/* ---------------------------------------------------------------------
- * Plan
- * --------------------------------------------------------------------- */
-
-static List *
-append_tlist(List *dst, List *src)
-{
-	ListCell   *lc;
-
-	foreach(lc, src)
-	{
-		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-
-		dst = lappend(dst, makeTargetEntry(copyObject(tle->expr),
-										   list_length(dst) + 1, NULL, false));
-	}
-	return dst;
-}
-
-/* A Seq Scan whose target list is plain columns of its relation? */
-static bool
-plain_seqscan(Plan *plan)
-{
-	ListCell   *lc;
-
-	if (!IsA(plan, SeqScan))
-		return false;
-	foreach(lc, plan->targetlist)
-	{
-		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
-
-		if (!IsA(v, Var) || v->varno != ((Scan *) plan)->scanrelid || v->varattno <= 0)
-			return false;
-	}
-	return true;
-}
-
-static Plan *
-plan_gpu_join(PlannerInfo *root, RelOptInfo *rel, struct CustomPath *best_path,
-			  List *tlist, List *clauses, List *custom_plans)
-{
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *outer_plan = linitial(custom_plans);
-	Plan	   *inner_plan = lsecond(custom_plans);
-	List	   *priv = best_path->custom_private;
-	List	   *other_rinfos = gpuhash_path_private(priv, GPP_OTHER_RINFOS);
-	List	   *pushed_rinfos = gpuhash_path_private(priv, GPP_PUSHED_RINFOS);
-	GpuJoinPlanInfo info;
-	List	   *quals = NIL;
-	List	   *filter = NIL;
-	List	   *gate = NIL;
-	ListCell   *lc;
-
-	gpuhash_deform_private(gpuhash_path_private(priv, GPP_PLAN_INFO), &info);
-	info.n_outer_cols = list_length(outer_plan->targetlist);
-
-	/* an absorbed scan must have become a Seq Scan of plain columns */
-	info.outer_scan = info.outer_scan && plain_seqscan(outer_plan);
-	info.inner_scan = info.inner_scan && plain_seqscan(inner_plan);
-
-	/*
-	 * Every clause that is not the hash key is checked per match; an outer
-	 * join's pushed-down clauses filter the joined rows.  Pseudoconstants
-	 * (no Vars, not volatile) decide once for the whole scan, as the gating
-	 * Result createplan.c puts over other joins.
-	 */
-	foreach(lc, other_rinfos)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (rinfo->pseudoconstant)
-			gate = lappend(gate, rinfo->clause);
-		else
-			quals = lappend(quals, rinfo->clause);
-	}
-	foreach(lc, list_concat_copy(pushed_rinfos, clauses))
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (rinfo->pseudoconstant)
-			gate = lappend(gate, rinfo->clause);
-		else
-			filter = lappend(filter, rinfo->clause);
-	}
-
-	/*
-	 * The join filter and the filter ride in custom_exprs after the keys
-	 * rather than in plan.qual, so EXPLAIN shows them with table prefixes.
-	 */
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = gpuhash_form_exprs(&info,
-											 gpuhash_path_private(priv, GPP_OUTER_KEYS),
-											 gpuhash_path_private(priv, GPP_INNER_KEYS),
-											 quals, filter, gate);
-	cscan->custom_private = gpuhash_form_private(&info);
-	cscan->custom_scan_tlist = append_tlist(append_tlist(NIL, outer_plan->targetlist),
-											inner_plan->targetlist);
-	cscan->methods = &gpuhash_scan_methods;
-	return &cscan->scan.plan;
 }
 
 /* Could a foreign table of this query be offered a join pushdown? */

@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * planner_int.h
+ *	  What the planner's files share: the keys and clauses a GPU join path
+ *	  is made of, and the functions that make, offer and plan its paths.
+ *	  planner.c makes the paths, partial_paths.c the parallel ones, plan.c
+ *	  turns the chosen one into a CustomScan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_PLANNER_INT_H
+#define GPUHASH_PLANNER_INT_H
+
+#include "gpuhash.h"
+
+#include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+
+/*
+ * What the path carries to PlanCustomPath (in custom_private, as nodes):
+ * the hash clauses' RestrictInfos, the join filter's, the outer/inner key
+ * expressions, the plan info, and the pushed-down clauses' RestrictInfos.
+ */
+typedef struct KeyChoice
+{
+	List	   *hash_rinfos;
+	List	   *other_rinfos;	/* join filter (with the recheck, if hashed) */
+	List	   *pushed_rinfos;	/* an outer join's WHERE clauses: a filter */
+	List	   *outer_exprs;
+	List	   *inner_exprs;
+	bool		fingerprint;
+	bool		key_filter;		/* most outer rows expected to miss */
+	double		outer_match_frac;	/* core's, where it costs matches by it; or -1 */
+	int			nkeys;
+	GpuKeySpec	keys[64];
+} KeyChoice;
+
+/* planner.c */
+extern CustomPath *gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
+										  JoinType jointype, bool single_match,
+										  Path *outer_path, Path *inner_path,
+										  bool parallel_inner, bool parallel_aware,
+										  bool outer_scan, KeyChoice *kc, double rows);
+extern bool gpuhash_gains_enough(Path *path, List *native_paths);
+extern bool gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
+extern bool gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel,
+									 JoinType jointype);
+
+/* partial_paths.c */
+extern bool gpuhash_partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel,
+										  RelOptInfo *innerrel, JoinType jointype);
+extern bool gpuhash_swapped_partial_possible(RelOptInfo *outerrel, RelOptInfo *innerrel,
+											 JoinType jointype);
+extern bool gpuhash_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+									  RelOptInfo *outerrel, RelOptInfo *innerrel,
+									  JoinType jointype, JoinType jt, bool single_match,
+									  Path *inner_path, KeyChoice *kc);
+
+/* plan.c */
+extern Plan *gpuhash_plan_gpu_join(PlannerInfo *root, RelOptInfo *rel,
+								   struct CustomPath *best_path, List *tlist,
+								   List *clauses, List *custom_plans);
+
+#endif							/* GPUHASH_PLANNER_INT_H */

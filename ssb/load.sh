@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Create the Star Schema Benchmark's tables and fill them from ssb/gen.py
+# (one COPY stream per table, in parallel); then primary keys, ANALYZE, and
+# the foreign keys.
+#
+#   ssb/load.sh [-s SF] [-d DB] [-S SEED] [-F]
+#
+#   -s SF    scale factor (default 1)
+#   -d DB    database, created if missing (default $PGDATABASE or ssb)
+#   -S SEED  generator seed
+#   -F       leave out the foreign keys
+#
+# Connection settings come from the usual PG* environment variables.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+sf=1
+db=${PGDATABASE:-ssb}
+seed=
+foreign_keys=1
+while getopts "s:d:S:Fh" opt; do
+	case $opt in
+	s) sf=$OPTARG ;;
+	d) db=$OPTARG ;;
+	S) seed=$OPTARG ;;
+	F) foreign_keys= ;;
+	h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+	*) exit 2 ;;
+	esac
+done
+psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+t0=$(date +%s)
+if [ -z "$(psql_q -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
+	psql_q -d postgres -c "CREATE DATABASE \"$db\""
+fi
+psql_q -d "$db" -f "$here/schema.sql"
+export PGOPTIONS="${PGOPTIONS:-} -c synchronous_commit=off"
+pids=()
+for t in lineorder part customer supplier date; do
+	python3 "$here/gen.py" -s "$sf" -T "$t" ${seed:+-S "$seed"} |
+		psql_q -d "$db" -c "COPY $t FROM STDIN" &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || { echo "ssb/load.sh: loading a table failed" >&2; exit 1; }; done
+grep -v '^--' "$here/keys.sql" | while read -r stmt; do psql_q -d "$db" -c "$stmt"; done
+psql_q -d "$db" -c "ANALYZE"
+if [ -n "$foreign_keys" ]; then
+	grep -v '^--' "$here/foreign_keys.sql" | while read -r stmt; do psql_q -d "$db" -c "$stmt"; done
+fi
+echo "ssb/load.sh: database $db at SF $sf loaded in $(( $(date +%s) - t0 )) s" \
+	"($(psql_q -d "$db" -tAc 'SELECT count(*) FROM lineorder') lineorder rows)"
