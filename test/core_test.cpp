@@ -31,6 +31,8 @@ using std::vector;
 void		test_chain(int gpus, bool quick, int *checks, int *failures);
 /* core_page.cpp */
 void		test_page(int gpus, bool quick, int *checks, int *failures);
+/* core_agg.cpp */
+void		test_agg(int gpus, bool quick, int *checks, int *failures);
 
 static int	failures = 0;
 static int	checks = 0;
@@ -1653,6 +1655,7 @@ main(int argc, char **argv)
 	test_dyc_attempts(gpus);
 	test_chain(gpus, quick, &checks, &failures);
 	test_page(gpus, quick, &checks, &failures);
+	test_agg(gpus, quick, &checks, &failures);
 	test_partitioned_limits(gpus);
 	if (gpus > 0)
 		test_gpu_budget();
