@@ -31,114 +31,105 @@ typedef unsigned __int128 gh_u128;
 
 #define GH_I128_LIMIT	(((gh_i128) 1) << 126)	/* the largest magnitude folded */
 
-/* ---- atomics on the GPU, plain operations in the host twin ---- */
+/*
+ * ---- atomics on the GPU (A), plain operations in the host twin and on a
+ * thread's own state (!A) ----
+ */
 
+#if defined(__CUDA_ARCH__)
+#define GH_AT(atomic, plain) do { if (A) { atomic; } else { plain; } } while (0)
+#else
+#define GH_AT(atomic, plain) do { plain; } while (0)
+#endif
+
+template <bool A = true>
 GH_HD uint64_t
 gh_at_add(uint64_t *p, uint64_t v)
 {
-#if defined(__CUDA_ARCH__)
-	return atomicAdd((unsigned long long *) p, (unsigned long long) v);
-#else
-	uint64_t	o = *p;
+	uint64_t	o;
 
-	*p = o + v;
+	GH_AT(o = atomicAdd((unsigned long long *) p, (unsigned long long) v), (o = *p, *p = o + v));
 	return o;
-#endif
 }
 
+template <bool A = true>
 GH_HD double
 gh_at_fadd(double *p, double v)
 {
-#if defined(__CUDA_ARCH__)
-	return atomicAdd(p, v);
-#else
-	double		o = *p;
+	double		o;
 
-	*p = o + v;
+	GH_AT(o = atomicAdd(p, v), (o = *p, *p = o + v));
 	return o;
-#endif
 }
 
+template <bool A = true>
 GH_HD float
 gh_at_fadd4(float *p, float v)
 {
-#if defined(__CUDA_ARCH__)
-	return atomicAdd(p, v);
-#else
-	float		o = *p;
+	float		o;
 
-	*p = o + v;
+	GH_AT(o = atomicAdd(p, v), (o = *p, *p = o + v));
 	return o;
-#endif
 }
 
+template <bool A = true>
 GH_HD void
 gh_at_min(int64_t *p, int64_t v)
 {
-#if defined(__CUDA_ARCH__)
-	atomicMin((long long *) p, (long long) v);
-#else
-	if (v < *p)
-		*p = v;
-#endif
+	GH_AT(atomicMin((long long *) p, (long long) v), (*p = v < *p ? v : *p));
 }
 
+template <bool A = true>
 GH_HD void
 gh_at_max(int64_t *p, int64_t v)
 {
-#if defined(__CUDA_ARCH__)
-	atomicMax((long long *) p, (long long) v);
-#else
-	if (v > *p)
-		*p = v;
-#endif
+	GH_AT(atomicMax((long long *) p, (long long) v), (*p = v > *p ? v : *p));
 }
 
+template <bool A = true>
 GH_HD uint64_t
 gh_at_cas(uint64_t *p, uint64_t expect, uint64_t v)
 {
-#if defined(__CUDA_ARCH__)
-	return atomicCAS((unsigned long long *) p, (unsigned long long) expect,
-					 (unsigned long long) v);
-#else
-	uint64_t	o = *p;
+	uint64_t	o;
 
-	if (o == expect)
-		*p = v;
+	GH_AT(o = atomicCAS((unsigned long long *) p, (unsigned long long) expect,
+						(unsigned long long) v),
+		  (o = *p, *p = o == expect ? v : o));
 	return o;
-#endif
 }
 
+template <bool A = true>
 GH_HD void
 gh_at_or(uint32_t *p, uint32_t v)
 {
-#if defined(__CUDA_ARCH__)
-	atomicOr(p, v);
-#else
-	*p |= v;
-#endif
+	GH_AT(atomicOr(p, v), (*p |= v));
 }
 
-/* Adds v (sign-extended) to the 192-bit sum w, carrying as described above. */
+/* Adds (v0, v1, v2) to the 192-bit sum w, carrying as described above. */
+template <bool A = true>
+GH_HD void
+gh_acc_add3(uint64_t *w, uint64_t v0, uint64_t v1, uint64_t v2)
+{
+	uint64_t	c = 0,
+				c2 = 0;
+
+	if (v0 != 0 && gh_at_add<A>(&w[0], v0) + v0 < v0)
+		c = 1;
+	if (v1 != 0 && gh_at_add<A>(&w[1], v1) + v1 < v1)
+		c2++;
+	if (c && gh_at_add<A>(&w[1], 1) == ~UINT64_C(0))
+		c2++;
+	if (v2 + c2 != 0)
+		gh_at_add<A>(&w[2], v2 + c2);
+}
+
+/* Adds v, sign-extended to 192 bits. */
+template <bool A = true>
 GH_HD void
 gh_acc_add(uint64_t *w, gh_i128 v)
 {
-	uint64_t	v0 = (uint64_t) (gh_u128) v,
-				v1 = (uint64_t) ((gh_u128) v >> 64),
-				v2 = v < 0 ? ~UINT64_C(0) : 0,
-				c = 0;
-
-	if (v0 != 0 && gh_at_add(&w[0], v0) + v0 < v0)
-		c = 1;
-
-	uint64_t	c2 = 0;
-
-	if (v1 != 0 && gh_at_add(&w[1], v1) + v1 < v1)
-		c2++;
-	if (c && gh_at_add(&w[1], 1) == ~UINT64_C(0))
-		c2++;
-	if (v2 + c2 != 0)
-		gh_at_add(&w[2], v2 + c2);
+	gh_acc_add3<A>(w, (uint64_t) (gh_u128) v, (uint64_t) ((gh_u128) v >> 64),
+				   v < 0 ? ~UINT64_C(0) : 0);
 }
 
 /* ---- numerics ---- */
@@ -248,23 +239,25 @@ gh_rescale(gh_i128 v, int from, int to, gh_i128 *out)
 	return true;
 }
 
-/* Raises the packed (dscale << 40 | count) word: a larger dscale restarts
- * the count at 1, an equal one counts, a smaller one leaves it. */
+/* Raises the packed (dscale << 40 | count) word by n inputs of dscale: a
+ * larger dscale restarts the count at n, an equal one adds n, a smaller one
+ * leaves it.  The result does not depend on the order of the calls. */
+template <bool A = true>
 GH_HD void
-gh_scale_note(uint64_t *w, uint32_t dscale)
+gh_scale_note(uint64_t *w, uint32_t dscale, uint64_t n = 1)
 {
-	uint64_t	cur = *(volatile uint64_t *) w;
+	uint64_t	cur = A ? *(volatile uint64_t *) w : *w;
 
 	for (;;)
 	{
 		uint32_t	d = (uint32_t) (cur >> 40);
 		uint64_t	nv;
 
-		if (dscale < d)
+		if (dscale < d || (dscale == d && n == 0))
 			return;
-		nv = dscale > d ? ((uint64_t) dscale << 40) | 1 : cur + 1;
+		nv = dscale > d ? ((uint64_t) dscale << 40) | n : cur + n;
 
-		uint64_t	o = gh_at_cas(w, cur, nv);
+		uint64_t	o = gh_at_cas<A>(w, cur, nv);
 
 		if (o == cur)
 			return;
@@ -383,13 +376,14 @@ gh_num_operand(const uint8_t *page, const gh_pval &v, gh_i128 *x, int *dscale)
 }
 
 /* Folds one row's value of aggregate sp (input type t) into st. */
+template <bool A = true>
 GH_HD void
 gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *cols,
 			const uint8_t *page)
 {
 	if (sp.fn == GH_AGG_COUNT_STAR)
 	{
-		gh_at_add((uint64_t *) &st->count, 1);
+		gh_at_add<A>((uint64_t *) &st->count, 1);
 		return;
 	}
 
@@ -399,7 +393,7 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 		return;
 	if (sp.fn == GH_AGG_COUNT)
 	{
-		gh_at_add((uint64_t *) &st->count, 1);
+		gh_at_add<A>((uint64_t *) &st->count, 1);
 		return;
 	}
 	if (t == GH_T_NUMERIC)
@@ -435,58 +429,58 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 		if (c == GH_NUMV_UNFIT || sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)
 		{
 			/* numeric min/max keep the input's own dscale: the CPU's */
-			gh_at_or(&st->flags, GH_AGG_S_FALLBACK);
+			gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
 			return;
 		}
 		if (c == GH_NUMV_NAN)
-			gh_at_add((uint64_t *) &st->nan, 1);
+			gh_at_add<A>((uint64_t *) &st->nan, 1);
 		else if (c == GH_NUMV_PINF)
-			gh_at_add((uint64_t *) &st->pinf, 1);
+			gh_at_add<A>((uint64_t *) &st->pinf, 1);
 		else if (c == GH_NUMV_NINF)
-			gh_at_add((uint64_t *) &st->ninf, 1);
+			gh_at_add<A>((uint64_t *) &st->ninf, 1);
 		else
 		{
 			gh_i128		s;
 
 			if (!gh_rescale(x, ds, sp.scale, &s))
 			{
-				gh_at_or(&st->flags, GH_AGG_S_FALLBACK);
+				gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
 				return;
 			}
-			gh_scale_note(&st->scale_word, (uint32_t) ds);
-			gh_acc_add(st->sum, s);
-			gh_at_add((uint64_t *) &st->count, 1);
+			gh_scale_note<A>(&st->scale_word, (uint32_t) ds);
+			gh_acc_add<A>(st->sum, s);
+			gh_at_add<A>((uint64_t *) &st->count, 1);
 		}
 		return;
 	}
 
-	gh_at_add((uint64_t *) &st->count, 1);
+	gh_at_add<A>((uint64_t *) &st->count, 1);
 	if (gh_is_float(t))
 	{
 		double		d;
 
 		memcpy(&d, &v.bits, 8);
 		if (sp.fn == GH_AGG_MIN)
-			gh_at_min((int64_t *) &st->mm, gh_float_key(v.bits));
+			gh_at_min<A>((int64_t *) &st->mm, gh_float_key(v.bits));
 		else if (sp.fn == GH_AGG_MAX)
-			gh_at_max((int64_t *) &st->mm, gh_float_key(v.bits));
+			gh_at_max<A>((int64_t *) &st->mm, gh_float_key(v.bits));
 		else if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
 		{
 			/* float4pl: float arithmetic, its overflow an error */
 			float		f = (float) d,
-						o = gh_at_fadd4((float *) &st->mm, f),
+						o = gh_at_fadd4<A>((float *) &st->mm, f),
 						r = o + f;
 
 			if (isinf(r) && !isinf(o) && !isinf(f))
-				gh_at_or(&st->flags, GH_AGG_S_FLOAT_OVERFLOW);
+				gh_at_or<A>(&st->flags, GH_AGG_S_FLOAT_OVERFLOW);
 		}
 		else
 		{
-			double		o = gh_at_fadd(&st->fsum, d),
+			double		o = gh_at_fadd<A>(&st->fsum, d),
 						r = o + d;
 
 			if (isinf(r) && !isinf(o) && !isinf(d))
-				gh_at_or(&st->flags, GH_AGG_S_FLOAT_OVERFLOW);
+				gh_at_or<A>(&st->flags, GH_AGG_S_FLOAT_OVERFLOW);
 		}
 		return;
 	}
@@ -494,11 +488,11 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 	int64_t		i = (int64_t) v.bits;
 
 	if (sp.fn == GH_AGG_MIN)
-		gh_at_min((int64_t *) &st->mm, i);
+		gh_at_min<A>((int64_t *) &st->mm, i);
 	else if (sp.fn == GH_AGG_MAX)
-		gh_at_max((int64_t *) &st->mm, i);
+		gh_at_max<A>((int64_t *) &st->mm, i);
 	else
-		gh_acc_add(st->sum, (gh_i128) i);
+		gh_acc_add<A>(st->sum, (gh_i128) i);
 }
 
 /*
@@ -523,6 +517,62 @@ gh_agg_state_finish(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st)
 		memcpy(&f, &st->mm, 4);
 		st->fsum = f;
 		st->mm = 0;
+	}
+}
+
+/*
+ * Adds state c (a few rows folded, unfinished) into d: non-atomically (a
+ * warp's rows of one group gathered by its leader) or atomically (the
+ * leader's sum into the group table).  Each field's update commutes, as
+ * the fold's do.
+ */
+template <bool A>
+GH_HD void
+gh_agg_state_add(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state &c)
+{
+	if (c.count != 0)
+		gh_at_add<A>((uint64_t *) &d->count, (uint64_t) c.count);
+	if (c.sum[0] | c.sum[1] | c.sum[2])
+		gh_acc_add3<A>(d->sum, c.sum[0], c.sum[1], c.sum[2]);
+	if (c.flags)
+		gh_at_or<A>(&d->flags, c.flags);
+	if (t == GH_T_NUMERIC)
+	{
+		if (c.nan)
+			gh_at_add<A>((uint64_t *) &d->nan, (uint64_t) c.nan);
+		if (c.pinf)
+			gh_at_add<A>((uint64_t *) &d->pinf, (uint64_t) c.pinf);
+		if (c.ninf)
+			gh_at_add<A>((uint64_t *) &d->ninf, (uint64_t) c.ninf);
+		gh_scale_note<A>(&d->scale_word, (uint32_t) (c.scale_word >> 40),
+						 c.scale_word & ((UINT64_C(1) << 40) - 1));
+		return;
+	}
+	if (c.count == 0)
+		return;
+	if (sp.fn == GH_AGG_MIN)
+		gh_at_min<A>((int64_t *) &d->mm, (int64_t) c.mm);
+	else if (sp.fn == GH_AGG_MAX)
+		gh_at_max<A>((int64_t *) &d->mm, (int64_t) c.mm);
+	else if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
+	{
+		float		f,
+					o,
+					r;
+
+		memcpy(&f, &c.mm, 4);
+		o = gh_at_fadd4<A>((float *) &d->mm, f);
+		r = o + f;
+		if (isinf(r) && !isinf(o) && !isinf(f))
+			gh_at_or<A>(&d->flags, GH_AGG_S_FLOAT_OVERFLOW);
+	}
+	else if (gh_is_float(t))
+	{
+		double		o = gh_at_fadd<A>(&d->fsum, c.fsum),
+					r = o + c.fsum;
+
+		if (isinf(r) && !isinf(o) && !isinf(c.fsum))
+			gh_at_or<A>(&d->flags, GH_AGG_S_FLOAT_OVERFLOW);
 	}
 }
 

@@ -2,7 +2,8 @@
  * gpu_agg.cu
  *		Partial aggregation on the GPU: agg_fold.cuh in a kernel with a
  *		block per page (the page staged in shared memory, a thread per
- *		slot) folding into one group table in device memory with atomics.
+ *		slot) folding into one group table in device memory with atomics,
+ *		the rows of one group within a warp gathered first.
  *
  *		Two phases per page, as the host twin: every slot is walked and
  *		its group key made; after the block's barrier a refused page
@@ -40,6 +41,7 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 				s_nitems;
 	__shared__ unsigned s_tuples,
 				s_passed;
+	__shared__ gh_agg_state s_state[AGG_THREADS];
 
 	const uint32_t p = blockIdx.x;
 	const gh_page_ref ref = refs[p];
@@ -118,25 +120,52 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 			atomicAdd(&counts[1], (unsigned long long) s_passed);
 	}
 
-	const int	naggs = agg->naggs;
+	/*
+	 * Fold, a warp at a time: the lanes whose rows fall in one group
+	 * (__match_any_sync over the group's slot) fold their rows into states
+	 * of their own, the group's lowest lane adds its peers' states to its
+	 * own and then the sum to the table with atomics: one set of atomics
+	 * per group and warp rather than per row, which is what keeps a few
+	 * hot groups from serializing every row on the same words.
+	 */
+	const int	naggs = agg->naggs,
+				lane = threadIdx.x & 31,
+				wbase = threadIdx.x & ~31;
 
-#pragma unroll
+#pragma unroll 1
 	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
 	{
-		if (!pass[k])
-			continue;
+		long long	g = -1;
 
-		gh_walk_out o;
+		if (pass[k])
+		{
+			gh_walk_out o;
 
-		gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
+			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
+			g = gh_agg_find(t, agg, keys[k], nulls[k]);
+		}
 
-		int64_t		g = gh_agg_find(t, agg, keys[k], nulls[k]);
+		unsigned	peers = __match_any_sync(0xFFFFFFFFu, (unsigned long long) g);
+		bool		lead = g >= 0 && lane == __ffs(peers) - 1;
 
-		if (g < 0)
-			return;
 		for (int a = 0; a < naggs; a++)
-			gh_agg_fold(agg->agg[a], scan->col[agg->agg[a].col].type,
-						&t.states[(uint64_t) g * naggs + a], cols, page);
+		{
+			const gh_agg_spec &sp = agg->agg[a];
+			uint8_t		ty = scan->col[sp.col].type;
+			gh_agg_state c;
+
+			gh_agg_state_init(sp, &c);
+			if (g >= 0)
+				gh_agg_fold<false>(sp, ty, &c, cols, page);
+			s_state[threadIdx.x] = c;
+			__syncwarp();
+			if (lead)
+				for (unsigned m = peers & ~(1u << lane); m; m &= m - 1)
+					gh_agg_state_add<false>(sp, ty, &c, s_state[wbase + __ffs(m) - 1]);
+			__syncwarp();
+			if (lead)
+				gh_agg_state_add<true>(sp, ty, &t.states[(uint64_t) g * naggs + a], c);
+		}
 	}
 }
 
