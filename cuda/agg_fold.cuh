@@ -587,11 +587,12 @@ struct gh_agg_table
 	uint32_t   *ctrl;			/* slot states */
 	uint64_t   *keys;
 	uint8_t    *nulls;
-	gh_agg_state *states;		/* slots * naggs */
+	uint32_t   *group;			/* a slot's group: its index into states */
+	gh_agg_state *states;		/* max_groups * naggs, dense in claim order */
 	uint64_t	mask;			/* slots - 1, a power of two minus one */
-	unsigned long long *n_groups;	/* claimed slots */
+	unsigned long long *n_groups;	/* groups claimed (may pass max_groups) */
 	uint32_t   *overflow;		/* set when more than max_groups */
-	uint64_t	max_groups;
+	uint64_t	max_groups;		/* the caller's, or the request's rows if fewer */
 	int			naggs;
 };
 
@@ -610,11 +611,12 @@ gh_at_cas32(uint32_t *p, uint32_t expect, uint32_t v)
 }
 
 /*
- * The slot of group (key, nulls), claimed and initialized if new; -1 when
- * a new group would pass max_groups (the request's overflow is set and the
- * row is not folded: the whole request is then redone by the caller).
- * A claimer takes a slot EMPTY -> BUSY, writes key and states, then marks
- * it READY after a fence; a reader meeting BUSY waits for READY.
+ * The index of group (key, nulls) into t.states, claimed and initialized
+ * if new; -1 when a new group would pass max_groups (the request's
+ * overflow is set and the row is not folded: the caller redoes the whole
+ * request).  A claimer takes a slot EMPTY -> BUSY, takes the next group
+ * index, writes key and states, then marks the slot READY after a fence;
+ * a reader meeting BUSY waits for READY.
  */
 GH_HD int64_t
 gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t nulls)
@@ -633,25 +635,27 @@ gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t
 			s = gh_at_cas32(c, GH_AGG_SLOT_EMPTY, GH_AGG_SLOT_BUSY);
 			if (s == GH_AGG_SLOT_EMPTY)
 			{
-				if (gh_at_add((uint64_t *) t.n_groups, 1) >= t.max_groups)
+				uint64_t	g = gh_at_add((uint64_t *) t.n_groups, 1);
+
+				if (g >= t.max_groups)
 				{
+					/* READY without states, so that waiters move on */
 					gh_at_or(t.overflow, 1);
-					/* the slot stays BUSY-free: mark it READY with its key
-					 * so waiters move on; its group is never reported */
+					g = UINT32_MAX;
 				}
+				else
+					for (int a = 0; a < t.naggs; a++)
+						gh_agg_state_init(agg->agg[a], &t.states[g * t.naggs + a]);
 				t.keys[h] = key;
 				t.nulls[h] = nulls;
-				for (int a = 0; a < t.naggs; a++)
-					gh_agg_state_init(agg->agg[a], &t.states[h * t.naggs + a]);
+				t.group[h] = (uint32_t) g;
 #if defined(__CUDA_ARCH__)
 				__threadfence();
 				atomicExch(c, GH_AGG_SLOT_READY);
 #else
 				*c = GH_AGG_SLOT_READY;
 #endif
-				if (*(volatile uint32_t *) t.overflow)
-					return -1;
-				return (int64_t) h;
+				return g == UINT32_MAX ? -1 : (int64_t) g;
 			}
 		}
 		while (s == GH_AGG_SLOT_BUSY)
@@ -660,7 +664,11 @@ gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t
 		__threadfence();
 #endif
 		if (*(volatile uint64_t *) &t.keys[h] == key && *(volatile uint8_t *) &t.nulls[h] == nulls)
-			return (int64_t) h;
+		{
+			uint32_t	g = *(volatile uint32_t *) &t.group[h];
+
+			return g == UINT32_MAX ? -1 : (int64_t) g;
+		}
 		h = (h + 1) & t.mask;
 	}
 	gh_at_or(t.overflow, 1);

@@ -18,13 +18,19 @@ struct gh_agg_host_table
 	std::vector<uint32_t> ctrl;
 	std::vector<uint64_t> keys;
 	std::vector<uint8_t> nulls;
-	std::vector<gh_agg_state> states;
+	std::vector<uint32_t> group;
+	std::vector<gh_agg_state> states;	/* n_groups * naggs */
 	uint64_t	slots = 0;
+	uint64_t	n_groups = 0;
 };
 
-/* Slots for a request of n_pages pages under max_groups: a power of two,
- * at least twice the groups it can hold. */
-uint64_t	gh_agg_slots(uint32_t n_pages, uint64_t max_groups);
+/* The most groups a request can have: max_groups, or its visible line
+ * pointers if fewer (they bound its rows). */
+uint64_t	gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups);
+
+/* Slots for a request of at most g groups: a power of two, at least
+ * twice g, so that probes stay short. */
+uint64_t	gh_agg_slots(uint64_t g);
 
 /* The request's groups (finished, sorted) folded into out; OUTPUT_FULL
  * past out->max_groups with out unchanged. */

@@ -208,7 +208,9 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	gh_agg_host_table ht;
 	int			na = agg->naggs;
 
-	ht.slots = gh_agg_slots(n_pages, out->max_groups);
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+
+	ht.slots = gh_agg_slots(bound);
 
 	/* the layout of the request in one allocation */
 	size_t		o_pages = 0,
@@ -221,8 +223,9 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 				o_ctrl = o_cnt + al(4 * sizeof(unsigned long long)),
 				o_keys = o_ctrl + al(4 * ht.slots),
 				o_nulls = o_keys + al(8 * ht.slots),
-				o_st = o_nulls + al(ht.slots),
-				total = o_st + al(sizeof(gh_agg_state) * ht.slots * na);
+				o_group = o_nulls + al(ht.slots),
+				o_st = o_group + al(4 * ht.slots),
+				total = o_st + al(sizeof(gh_agg_state) * bound * na);
 	dev_mem		m;
 
 	if (cudaMalloc(&m.p, total) != cudaSuccess)
@@ -256,11 +259,12 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	t.ctrl = (uint32_t *) (d + o_ctrl);
 	t.keys = (uint64_t *) (d + o_keys);
 	t.nulls = d + o_nulls;
+	t.group = (uint32_t *) (d + o_group);
 	t.states = (gh_agg_state *) (d + o_st);
 	t.mask = ht.slots - 1;
 	t.n_groups = cnt + 2;
 	t.overflow = (uint32_t *) (cnt + 3);
-	t.max_groups = out->max_groups;
+	t.max_groups = bound;
 	t.naggs = na;
 	if (n_pages)
 	{
@@ -303,18 +307,22 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 						(unsigned long long) out->max_groups);
 	}
 
-	/* the table back: only slots that hold a group carry states */
+	/* the table back, and the states of the groups it holds */
 	double		t0 = gh_now_ms();
 
+	ht.n_groups = hc[2];
 	ht.ctrl.resize(ht.slots);
 	ht.keys.resize(ht.slots);
 	ht.nulls.resize(ht.slots);
-	ht.states.resize(ht.slots * na);
+	ht.group.resize(ht.slots);
+	ht.states.resize(ht.n_groups * na);
 	GH_TRY(cudaMemcpy(ht.ctrl.data(), t.ctrl, 4 * ht.slots, cudaMemcpyDeviceToHost));
 	GH_TRY(cudaMemcpy(ht.keys.data(), t.keys, 8 * ht.slots, cudaMemcpyDeviceToHost));
 	GH_TRY(cudaMemcpy(ht.nulls.data(), t.nulls, ht.slots, cudaMemcpyDeviceToHost));
-	GH_TRY(cudaMemcpy(ht.states.data(), t.states, sizeof(gh_agg_state) * ht.slots * na,
-					  cudaMemcpyDeviceToHost));
+	GH_TRY(cudaMemcpy(ht.group.data(), t.group, 4 * ht.slots, cudaMemcpyDeviceToHost));
+	if (ht.n_groups)
+		GH_TRY(cudaMemcpy(ht.states.data(), t.states, sizeof(gh_agg_state) * ht.n_groups * na,
+						  cudaMemcpyDeviceToHost));
 	s.copy_ms += gh_now_ms() - t0;
 	if (stats)
 		*stats = s;

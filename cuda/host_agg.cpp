@@ -365,13 +365,22 @@ gh_agg_groups_free(gh_agg_groups *g)
 }
 
 uint64_t
-gh_agg_slots(uint32_t n_pages, uint64_t max_groups)
+gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups)
 {
-	uint64_t	rows = (uint64_t) n_pages * GH_PAGE_MAX_TUPLES;
-	uint64_t	g = std::min(rows, max_groups) + 1;
+	uint64_t	rows = 0;
+
+	for (uint32_t p = 0; p < n_pages; p++)
+		rows += refs[p].nvis == GH_PAGE_ALL_VISIBLE ? refs[p].maxoff : refs[p].nvis;
+	/* a group's index is 32 bits, UINT32_MAX marking none */
+	return std::min(std::min(rows, max_groups), (uint64_t) UINT32_MAX - 1);
+}
+
+uint64_t
+gh_agg_slots(uint64_t g)
+{
 	uint64_t	s = 16;
 
-	while (s < 2 * g)
+	while (s < 2 * (g + 1))
 		s <<= 1;
 	return s;
 }
@@ -384,7 +393,7 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 	std::vector<uint64_t> idx;
 
 	for (uint64_t h = 0; h < t.slots; h++)
-		if (t.ctrl[h] == GH_AGG_SLOT_READY)
+		if (t.ctrl[h] == GH_AGG_SLOT_READY && t.group[h] != UINT32_MAX)
 			idx.push_back(h);
 	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
 		return group_less(t.nulls[x], t.keys[x], t.nulls[y], t.keys[y]);
@@ -406,7 +415,7 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 		nulls[i] = t.nulls[idx[i]];
 		for (int a = 0; a < na; a++)
 		{
-			st[i * na + a] = t.states[idx[i] * na + a];
+			st[i * na + a] = t.states[(uint64_t) t.group[idx[i]] * na + a];
 			gh_agg_state_finish(agg->agg[a], scan->col[agg->agg[a].col].type, &st[i * na + a]);
 		}
 	}
@@ -448,22 +457,28 @@ gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const 
 	uint32_t	overflow = 0;
 
 	memset(&s, 0, sizeof(s));
-	ht.slots = gh_agg_slots(n_pages, out->max_groups);
+
+	/* a table for the request's groups: max_groups, or its rows if fewer */
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+
+	ht.slots = gh_agg_slots(bound);
 	ht.ctrl.assign(ht.slots, GH_AGG_SLOT_EMPTY);
 	ht.keys.assign(ht.slots, 0);
 	ht.nulls.assign(ht.slots, 0);
-	ht.states.resize(ht.slots * agg->naggs);
+	ht.group.assign(ht.slots, UINT32_MAX);
+	ht.states.resize(bound * agg->naggs);
 
 	gh_agg_table t;
 
 	t.ctrl = ht.ctrl.data();
 	t.keys = ht.keys.data();
 	t.nulls = ht.nulls.data();
+	t.group = ht.group.data();
 	t.states = ht.states.data();
 	t.mask = ht.slots - 1;
 	t.n_groups = &n_groups;
 	t.overflow = &overflow;
-	t.max_groups = out->max_groups;
+	t.max_groups = bound;
 	t.naggs = agg->naggs;
 	for (uint32_t p = 0; p < n_pages; p++)
 	{
@@ -476,5 +491,6 @@ gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const 
 	if (overflow)
 		return gh_error(GH_ERR_OUTPUT_FULL, "aggregation: more than %llu groups in the request",
 						(unsigned long long) out->max_groups);
+	ht.n_groups = n_groups;
 	return gh_agg_absorb(ht, scan, agg, out);
 }
