@@ -213,8 +213,8 @@ struct result
 	double		wall = 0,
 				kernel = 0,
 				copy = 0;
-	gh_agg_stats st;
-	gh_agg_groups g;
+	gh_agg_stats st = {};
+	gh_agg_groups g = {};	/* empty: timed() frees it before each run */
 };
 
 static bool
