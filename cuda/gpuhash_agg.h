@@ -89,7 +89,7 @@ typedef struct gh_agg_spec
 								 * typmod scale); a value with nonzero digits
 								 * beyond it sets GH_AGG_S_FALLBACK */
 	uint8_t		pad;
-	int16_t		col;			/* index into scan->col; ignored for COUNT_STAR */
+	int16_t		col;			/* index into scan->col (COUNT_STAR: any, e.g. 0) */
 	int16_t		col2;			/* second operand of expr */
 } gh_agg_spec;
 
