@@ -8,6 +8,7 @@
 #   make bench-multi-gpu probing a table partitioned over the GPUs (needs GPUs)
 #   make bench-chain     the multi-level probe on TPC-H's snowflake (needs a GPU)
 #   make bench-page      the page walk over lineitem-like heap pages (GPU and host twin)
+#   make bench-agg       partial aggregation over lineitem-like heap pages (GPU and host twin)
 #   make bench-cuco CUCO_DIR=.../include
 #                        bench's grid on cuCollections, to compare (needs a GPU)
 #
@@ -63,7 +64,7 @@ SHLIB_LINK += $(CUDA_LIBS)
 # src/ is in folders by subsystem; its headers are included by name
 PG_CPPFLAGS = -Isrc -Isrc/executor -Isrc/service -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o test/core_page.o test/core_page_bad.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_page bench/bench_page.o bench/bench_cuco \
+EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o test/core_page.o test/core_page_bad.o test/core_agg.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_page bench/bench_page.o bench/bench_agg bench/bench_agg.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
 
 # The mode of the last build: switching relinks the .so and core_test, whose
@@ -100,7 +101,7 @@ $(C_OBJS): $(wildcard src/*.h src/*/*.h) $(CORE_HEADERS)
 test/%.o: test/%.cpp $(CORE_HEADERS) $(wildcard test/*.h)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
-test/core_test: test/core_test.o test/core_chain.o test/core_page.o test/core_page_bad.o $(CORE_OBJS) .build-mode
+test/core_test: test/core_test.o test/core_chain.o test/core_page.o test/core_page_bad.o test/core_agg.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
 bench/bench_core.o: bench/bench_core.cu bench/bench_common.cuh $(CORE_HEADERS)
@@ -119,6 +120,12 @@ bench/bench_page.o: bench/bench_page.cpp test/page_builder.h $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
 bench/bench_page: bench/bench_page.o $(CORE_OBJS) .build-mode
+	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
+
+bench/bench_agg.o: bench/bench_agg.cpp test/page_builder.h $(CORE_HEADERS)
+	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
+
+bench/bench_agg: bench/bench_agg.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
 bench/bench_chain.o: bench/bench_chain.cpp $(CORE_HEADERS)
@@ -142,7 +149,7 @@ bench/bench_cuco: bench/bench_cuco.cu bench/bench_common.cuh cuda/hash.cuh
 	@test -f $(CUCO_DIR)/cuco/static_map.cuh || { echo "bench-cuco: no cuco/static_map.cuh under CUCO_DIR=$(CUCO_DIR)" >&2; exit 1; }
 	$(NVCC) $(CUCO_NVCCFLAGS) $< -o $@
 
-.PHONY: test-core bench bench-multi-gpu bench-chain bench-page bench-cuco installcheck-gpu
+.PHONY: test-core bench bench-multi-gpu bench-chain bench-page bench-agg bench-cuco installcheck-gpu
 installcheck-gpu:
 	$(pg_regress_installcheck) $(REGRESS_OPTS) $(REGRESS_GPU)
 
@@ -160,6 +167,9 @@ bench-chain: bench/bench_chain
 
 bench-page: bench/bench_page
 	bench/bench_page $(BENCH_ARGS)
+
+bench-agg: bench/bench_agg
+	bench/bench_agg $(BENCH_ARGS)
 
 bench-cuco: bench/bench_cuco
 	bench/bench_cuco $(BENCH_ARGS)

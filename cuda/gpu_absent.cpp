@@ -13,6 +13,7 @@
 #include "table_internal.h"
 #include "dycuckoo.h"
 #include "page_internal.h"
+#include "agg_internal.h"
 
 #include <string.h>
 
@@ -153,6 +154,14 @@ gh_status
 gh_gpu_page_probe(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_t,
 				  const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *, size_t,
 				  size_t *, uint8_t *, gh_page_stats *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_page_agg(int, const gh_page_scan *, const gh_agg_prog *, const gh_page_ref *, uint32_t,
+				const uint8_t *, size_t, const uint16_t *, uint32_t, uint8_t *, gh_agg_groups *,
+				gh_agg_stats *)
 {
 	return no_gpu();
 }

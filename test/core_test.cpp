@@ -7,7 +7,7 @@
  *		a GPU is present, the GPU and the host twin must also agree exactly:
  *		same counts, same emitted sequence, same deterministic layout.
  *
- *		usage: core_test [--quick] [--require-gpu] [--host-only] [--verbose]
+ *		usage: core_test [--quick] [--require-gpu] [--host-only] [--agg-only] [--verbose]
  *		       core_test --print-golden (prints the golden fingerprints, below)
  *		       core_test --count-gpus   (prints the number of usable GPUs)
  */
@@ -31,6 +31,8 @@ using std::vector;
 void		test_chain(int gpus, bool quick, int *checks, int *failures);
 /* core_page.cpp */
 void		test_page(int gpus, bool quick, int *checks, int *failures);
+/* core_agg.cpp */
+void		test_agg(int gpus, bool quick, int *checks, int *failures);
 
 static int	failures = 0;
 static int	checks = 0;
@@ -1510,7 +1512,8 @@ main(int argc, char **argv)
 {
 	bool		quick = false,
 				require_gpu = false,
-				host_only = false;
+				host_only = false,
+				agg_only = false;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -1520,6 +1523,8 @@ main(int argc, char **argv)
 			require_gpu = true;
 		else if (!strcmp(argv[i], "--host-only"))
 			host_only = true;
+		else if (!strcmp(argv[i], "--agg-only"))
+			agg_only = true;
 		else if (!strcmp(argv[i], "--verbose"))
 			verbose = true;
 		else if (!strcmp(argv[i], "--print-golden"))
@@ -1534,7 +1539,7 @@ main(int argc, char **argv)
 		}
 		else
 		{
-			fprintf(stderr, "usage: %s [--quick] [--require-gpu] [--host-only] [--verbose]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--quick] [--require-gpu] [--host-only] [--agg-only] [--verbose]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -1558,6 +1563,16 @@ main(int argc, char **argv)
 		printf("core_test: NO GPU here (%s): host twin only; the GPU half of these tests runs on a "
 			   "GPU machine (make test-core there; results in bench/RESULTS.md)\n",
 			   host_only ? "--host-only" : gh_last_error());
+
+	if (agg_only)
+	{
+		double		ta = gh_now_ms();
+
+		test_agg(gpus, quick, &checks, &failures);
+		printf("core_test --agg-only: %d checks, %d failures, %.1f s (%s)\n", checks, failures,
+			   (gh_now_ms() - ta) / 1000.0, gpus > 0 ? "GPU + host twin" : "host twin only");
+		return failures ? 1 : 0;
+	}
 
 	vector<dataset> cases = make_cases(quick);
 	gh_scheme	schemes[] = {GH_SCHEME_GPH, GH_SCHEME_FKS, GH_SCHEME_LINEAR, GH_SCHEME_HASHGRAPH, GH_SCHEME_DYCUCKOO, GH_SCHEME_CUCKOO};
@@ -1653,6 +1668,7 @@ main(int argc, char **argv)
 	test_dyc_attempts(gpus);
 	test_chain(gpus, quick, &checks, &failures);
 	test_page(gpus, quick, &checks, &failures);
+	test_agg(gpus, quick, &checks, &failures);
 	test_partitioned_limits(gpus);
 	if (gpus > 0)
 		test_gpu_budget();

@@ -1,0 +1,206 @@
+/*
+ * gpuhash_agg.h
+ *		Partial aggregation over the page walker: heap pages in, one partial
+ *		state per group and aggregate out, exact as PostgreSQL 15's own
+ *		transition functions.
+ *
+ * For each row of a request's pages that passes the scan program's quals
+ * (gh_page_scan: its join keys are not used), the aggregation program
+ * below makes a group key from its key columns and folds the values of
+ * its aggregates into that group's states.  The states are what
+ * PostgreSQL's partial aggregates hold (ARCHITECTURE.md maps each onto its
+ * serialized transition state), so the extension hands them to a Finalize
+ * Aggregate that combines them with PostgreSQL's own functions.
+ *
+ * Exact means: counts, integer sums, numeric sums (192-bit fixed point at
+ * a scale the program fixes, the display scale carried as numeric_add
+ * carries it), min and max are bit-identical on the GPU and the host twin
+ * whatever the order rows are folded in.  Float sums are IEEE sums in
+ * whatever order the rows arrive: like PostgreSQL's own parallel plans
+ * they may differ in the last bits from one run to another.  Whatever
+ * cannot be exact is never rounded: a value that does not fit sets
+ * GH_AGG_S_FALLBACK on its group's state (the caller recomputes that
+ * group, or the request, on the CPU), a page the walker cannot read is
+ * refused as a whole (refused[page], none of its rows folded), and more
+ * groups than the caller allowed is GH_ERR_OUTPUT_FULL.
+ *
+ * Plain C data throughout, like gh_page_scan: the program travels through
+ * the GPU service's staging as it is.
+ */
+#ifndef GPUHASH_AGG_H
+#define GPUHASH_AGG_H
+
+#include "gpuhash_page.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+#define GH_AGG_MAX_AGGS		16
+#define GH_AGG_MAX_KEYS		GH_PAGE_MAX_KEYS
+#define GH_AGG_MAX_SCALE	30	/* the largest accumulator scale */
+#define GH_AGG_HOST			(-1)	/* gh_page_agg's device: the host twin */
+
+typedef enum gh_agg_fn
+{
+	GH_AGG_COUNT_STAR = 0,		/* rows of the group */
+	GH_AGG_COUNT,				/* non-NULL values */
+	GH_AGG_SUM,
+	GH_AGG_AVG,					/* as SUM: the count and the sum */
+	GH_AGG_MIN,
+	GH_AGG_MAX
+} gh_agg_fn;
+
+/* The value an aggregate folds: a column, or exact numeric arithmetic. */
+typedef enum gh_agg_expr
+{
+	GH_AGG_E_COL = 0,			/* col */
+	GH_AGG_E_MUL_ONE_MINUS,		/* col * (1 - col2), both numeric: numeric_mul's
+								 * exact product, dscale col's + col2's */
+	GH_AGG_E_MUL				/* col * col2, both numeric */
+} gh_agg_expr;
+
+/*
+ * A group key column: exact keys, packed as the walker packs join keys
+ * (gh_page_key: conv 0 int16, 1 int32, 2 int64, 3 uint32, 4 bool) plus
+ * conv GH_AGG_KEY_BPCHAR: a char(n) or text value's bytes without trailing
+ * spaces (bpchar's equality), at most width / 8 of them, packed big-endian
+ * and zero-filled (a text value holds no zero byte, so the packing is
+ * one-to-one); a longer value refuses its page.  char(1) takes 8 bits.
+ * A NULL key column groups with the other NULLs (GROUP BY's rule): its bit
+ * in the group's null mask is set and its bits in the key are zero.
+ *
+ * Wider keys (several int8s, long text) are for later: a 64-bit
+ * fingerprint of the key's bytes as the table key, each group keeping its
+ * first row's (page, lp) so that the extension rechecks the key columns of
+ * every row whose fingerprint collides on the CPU, as the join's
+ * fingerprinted keys do.
+ */
+#define GH_AGG_KEY_BPCHAR	5
+
+typedef struct gh_agg_spec
+{
+	uint8_t		fn;				/* gh_agg_fn */
+	uint8_t		expr;			/* gh_agg_expr */
+	uint8_t		scale;			/* numeric sums: the accumulator's scale
+								 * (digits after the point it holds exactly,
+								 * <= GH_AGG_MAX_SCALE; e.g. the column's
+								 * typmod scale); a value with nonzero digits
+								 * beyond it sets GH_AGG_S_FALLBACK */
+	uint8_t		pad;
+	int16_t		col;			/* index into scan->col (COUNT_STAR: any, e.g. 0) */
+	int16_t		col2;			/* second operand of expr */
+} gh_agg_spec;
+
+typedef struct gh_agg_prog
+{
+	int16_t		nkeys;			/* 0: one group of every row (a plain aggregate) */
+	int16_t		naggs;
+	uint32_t	pad;
+	gh_page_key key[GH_AGG_MAX_KEYS];	/* conv as above; width: bits in the
+										 * packed key (sum of widths <= 64 when
+										 * nkeys > 1) */
+	gh_agg_spec agg[GH_AGG_MAX_AGGS];
+} gh_agg_prog;
+
+/*
+ * One aggregate's partial state in one group.  Which fields mean what
+ * depends on the aggregate and its input type:
+ *	count		COUNT_STAR: rows; every other: non-NULL inputs folded
+ *				(numeric: finite ones, PostgreSQL's N; NaN and infinities
+ *				are counted apart)
+ *	sum[3]		SUM/AVG of integers and numerics: the exact sum, a 192-bit
+ *				two's complement integer (sum[0] least significant) equal
+ *				to the sum * 10^scale (scale of the spec; integers: 0)
+ *	dscale		numerics: the largest display scale among the finite inputs
+ *				(numeric_add's result scale; 0 with no input), and
+ *	dscale_count	how many inputs had it (NumericAggState's maxScale and
+ *				maxScaleCount)
+ *	nan, pinf, ninf	numerics: NaN, +Infinity and -Infinity inputs
+ *	fsum		SUM/AVG of floats: the IEEE sum (float4 SUM: float
+ *				arithmetic, as float4pl; AVG: double)
+ *	mm			MIN/MAX: the value as the walker holds it (integers,
+ *				dates, timestamps as int64; floats as a double's bits);
+ *				meaningful when count > 0
+ *	flags		GH_AGG_S_*
+ */
+typedef struct gh_agg_state
+{
+	int64_t		count;
+	uint64_t	sum[3];
+	double		fsum;
+	uint64_t	mm;
+	int64_t		nan,
+				pinf,
+				ninf;
+	uint64_t	scale_word;		/* internal: dscale << 40 | dscale_count */
+	uint32_t	dscale;			/* set by the walk's end from scale_word */
+	uint32_t	flags;
+	int64_t		dscale_count;
+} gh_agg_state;
+
+#define GH_AGG_S_FALLBACK	0x1	/* a value did not fit: recompute on the CPU */
+#define GH_AGG_S_FLOAT_OVERFLOW 0x2 /* a finite float sum overflowed: PostgreSQL
+									 * raises "value out of range" (CPU) */
+
+/*
+ * A set of groups: the result of one or more requests (gh_page_agg folds
+ * into what out already holds, so a scan's requests accumulate into one
+ * set), sorted by (null mask, key) after every call.
+ */
+typedef struct gh_agg_groups
+{
+	int16_t		naggs;
+	uint64_t	max_groups;		/* the caller's bound (work_mem-derived) */
+	uint64_t	n_groups;
+	uint64_t   *keys;			/* n_groups packed keys */
+	uint8_t    *nulls;			/* n_groups null masks (bit i: key column i) */
+	gh_agg_state *states;		/* n_groups * naggs, group-major */
+	uint64_t	fallback_groups;	/* groups with GH_AGG_S_FALLBACK somewhere */
+} gh_agg_groups;
+
+typedef struct gh_agg_stats
+{
+	uint64_t	pages;
+	uint64_t	refused;
+	uint64_t	tuples;
+	uint64_t	passed;			/* rows folded */
+	double		kernel_ms;		/* GPU: CUDA events around the walk and fold */
+	double		copy_ms;		/* GPU: pages in, groups out */
+} gh_agg_stats;
+
+/* Checks an aggregation program against its scan program. */
+gh_status	gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg);
+
+/* An empty group set for agg's aggregates, bounded by max_groups. */
+gh_status	gh_agg_groups_init(gh_agg_groups *g, const gh_agg_prog *agg, uint64_t max_groups);
+void		gh_agg_groups_free(gh_agg_groups *g);
+
+/*
+ * Walks n_pages pages (arguments as gh_page_probe's) and folds every row
+ * that passes the quals into out.  device: a GPU ordinal, or GH_AGG_HOST
+ * for the host twin.  GH_ERR_OUTPUT_FULL: the request's groups and out's
+ * together are more than out->max_groups; out is then left as it was (the
+ * caller splits the request, spills, or runs it on the CPU).  refused[i]
+ * is set to 1 for a page none of whose rows were folded.
+ */
+gh_status	gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+						const gh_page_ref *refs, uint32_t n_pages,
+						const uint8_t *page_data, size_t page_data_bytes,
+						const uint16_t *visible, uint32_t n_visible,
+						uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats);
+
+/*
+ * Combines src's groups into dst (both for the same programs), as
+ * PostgreSQL's combine functions do.  GH_ERR_OUTPUT_FULL if the union has
+ * more than dst->max_groups groups (dst unchanged).
+ */
+gh_status	gh_agg_merge(gh_agg_groups *dst, const gh_agg_groups *src,
+						 const gh_page_scan *scan, const gh_agg_prog *agg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUHASH_AGG_H */

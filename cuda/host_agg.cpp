@@ -1,0 +1,496 @@
+/*
+ * host_agg.cpp
+ *		Partial aggregation's host side: the program's check, group sets
+ *		(init, free, merge), the host twin (agg_fold.cuh in a loop over a
+ *		host group table) and gh_page_agg's choice of device.
+ *
+ * A request folds into a fresh table of its own; its groups are then
+ * sorted by (null mask, key) and merged into the caller's set.  The GPU
+ * does the same through gpu_agg.cu, so both give the same set: the same
+ * groups in the same order with bit-identical exact states.
+ */
+#include "agg_internal.h"
+#include "agg_fold.cuh"
+#include "page_internal.h"
+
+#include <algorithm>
+#include <stdlib.h>
+#include <string.h>
+
+namespace
+{
+
+bool
+is_int(uint8_t t)
+{
+	return t == GH_T_INT2 || t == GH_T_INT4 || t == GH_T_INT8;
+}
+
+bool
+is_key_conv_ok(const gh_page_key &k, uint8_t t)
+{
+	switch (k.conv)
+	{
+		case 0:
+		case 1:
+		case 2:
+		case 3:
+		case 4:
+			return t != GH_T_NUMERIC && t != GH_T_TEXT && t != GH_T_BPCHAR && t != GH_T_SKIP;
+		case GH_AGG_KEY_BPCHAR:
+			return (t == GH_T_TEXT || t == GH_T_BPCHAR) && k.width % 8 == 0 && k.width >= 8;
+		default:
+			return false;
+	}
+}
+
+gh_status
+bad(const char *what, int i)
+{
+	return gh_error(GH_ERR_INVALID, "aggregation program: %s (at %d)", what, i);
+}
+
+/* (null mask, key) order */
+bool
+group_less(uint8_t na, uint64_t ka, uint8_t nb, uint64_t kb)
+{
+	return na != nb ? na < nb : ka < kb;
+}
+
+/* Combines finished state s into d, as PostgreSQL's combine functions. */
+void
+combine(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state *s)
+{
+	if ((sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX) && s->count > 0)
+	{
+		bool		take;
+
+		if (d->count == 0)
+			take = true;
+		else if (gh_is_float(t))
+		{
+			double		a,
+						b;
+
+			memcpy(&a, &d->mm, 8);
+			memcpy(&b, &s->mm, 8);
+
+			int			c = gh_float_cmp(b, a);
+
+			take = sp.fn == GH_AGG_MIN ? c < 0 : c > 0;
+		}
+		else
+			take = sp.fn == GH_AGG_MIN ? (int64_t) s->mm < (int64_t) d->mm
+				: (int64_t) s->mm > (int64_t) d->mm;
+		if (take)
+			d->mm = s->mm;
+	}
+	d->count += s->count;
+
+	unsigned __int128 lo = (unsigned __int128) d->sum[0] + s->sum[0];
+	unsigned __int128 mid = (unsigned __int128) d->sum[1] + s->sum[1] + (uint64_t) (lo >> 64);
+
+	d->sum[0] = (uint64_t) lo;
+	d->sum[1] = (uint64_t) mid;
+	d->sum[2] = d->sum[2] + s->sum[2] + (uint64_t) (mid >> 64);
+	if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
+	{
+		float		r = (float) d->fsum + (float) s->fsum;
+
+		if (isinf(r) && !isinf((float) d->fsum) && !isinf((float) s->fsum))
+			d->flags |= GH_AGG_S_FLOAT_OVERFLOW;
+		d->fsum = r;
+	}
+	else
+	{
+		double		r = d->fsum + s->fsum;
+
+		if (isinf(r) && !isinf(d->fsum) && !isinf(s->fsum))
+			d->flags |= GH_AGG_S_FLOAT_OVERFLOW;
+		d->fsum = r;
+	}
+	d->nan += s->nan;
+	d->pinf += s->pinf;
+	d->ninf += s->ninf;
+	if (s->dscale > d->dscale)
+	{
+		d->dscale = s->dscale;
+		d->dscale_count = s->dscale_count;
+	}
+	else if (s->dscale == d->dscale)
+		d->dscale_count += s->dscale_count;
+	d->scale_word = ((uint64_t) d->dscale << 40) | (uint64_t) d->dscale_count;
+	d->flags |= s->flags;
+}
+
+/*
+ * The union of a and b (both sorted) into r, combining equal groups; false
+ * (r untouched) when it would pass max_groups or memory runs out.
+ */
+gh_status
+merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
+		   const gh_page_scan *scan, gh_agg_groups *r)
+{
+	int			na = agg->naggs;
+	uint64_t	i = 0,
+				j = 0,
+				n = 0;
+
+	/* count first, to refuse before touching anything */
+	while (i < a->n_groups || j < b->n_groups)
+	{
+		if (j >= b->n_groups || (i < a->n_groups &&
+								 group_less(a->nulls[i], a->keys[i], b->nulls[j], b->keys[j])))
+			i++;
+		else if (i >= a->n_groups ||
+				 group_less(b->nulls[j], b->keys[j], a->nulls[i], a->keys[i]))
+			j++;
+		else
+			i++, j++;
+		n++;
+	}
+	if (n > r->max_groups)
+		return gh_error(GH_ERR_OUTPUT_FULL, "aggregation: %llu groups exceed the bound of %llu",
+						(unsigned long long) n, (unsigned long long) r->max_groups);
+
+	uint64_t   *keys = (uint64_t *) malloc(sizeof(uint64_t) * (n ? n : 1));
+	uint8_t    *nulls = (uint8_t *) malloc(n ? n : 1);
+	gh_agg_state *st = (gh_agg_state *) malloc(sizeof(gh_agg_state) * (n ? n : 1) * (na ? na : 1));
+
+	if (!keys || !nulls || !st)
+	{
+		free(keys);
+		free(nulls);
+		free(st);
+		return gh_error(GH_ERR_HOST_MEMORY, "aggregation: no memory for %llu groups",
+						(unsigned long long) n);
+	}
+	i = j = n = 0;
+	uint64_t	fb = 0;
+
+	while (i < a->n_groups || j < b->n_groups)
+	{
+		bool		ta,
+					tb;
+
+		if (j >= b->n_groups)
+			ta = true, tb = false;
+		else if (i >= a->n_groups)
+			ta = false, tb = true;
+		else if (group_less(a->nulls[i], a->keys[i], b->nulls[j], b->keys[j]))
+			ta = true, tb = false;
+		else if (group_less(b->nulls[j], b->keys[j], a->nulls[i], a->keys[i]))
+			ta = false, tb = true;
+		else
+			ta = tb = true;
+		keys[n] = ta ? a->keys[i] : b->keys[j];
+		nulls[n] = ta ? a->nulls[i] : b->nulls[j];
+
+		bool		f = false;
+
+		for (int x = 0; x < na; x++)
+		{
+			gh_agg_state *d = &st[n * na + x];
+
+			*d = ta ? a->states[i * na + x] : b->states[j * na + x];
+			if (ta && tb)
+				combine(agg->agg[x], scan->col[agg->agg[x].col].type, d, &b->states[j * na + x]);
+			f |= (d->flags & (GH_AGG_S_FALLBACK | GH_AGG_S_FLOAT_OVERFLOW)) != 0;
+		}
+		fb += f;
+		i += ta;
+		j += tb;
+		n++;
+	}
+	free(r->keys);
+	free(r->nulls);
+	free(r->states);
+	r->keys = keys;
+	r->nulls = nulls;
+	r->states = st;
+	r->n_groups = n;
+	r->fallback_groups = fb;
+	return GH_OK;
+}
+
+/* One page of the host twin: false if it is refused. */
+bool
+fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
+		  const gh_page_ref &ref, const uint16_t *visible, gh_agg_table &t, gh_agg_stats *s)
+{
+	static thread_local gh_pval cols[GH_PAGE_MAX_ATTS];
+	int			nitems;
+	int			n = gh_walk_slots(page, ref, &nitems);
+
+	if (n < 0)
+		return false;
+
+	int			pass[GH_PAGE_MAX_TUPLES];
+	uint64_t	keys[GH_PAGE_MAX_TUPLES];
+	uint8_t		nulls[GH_PAGE_MAX_TUPLES];
+	int			np = 0;
+	uint64_t	nt = 0;
+
+	for (int slot = 0; slot < n; slot++)
+	{
+		gh_walk_out o;
+		int			r = gh_walk_slot(scan, page, nitems, ref, visible, slot, cols, &o);
+
+		if (r == GH_WALK_REFUSE)
+			return false;
+		if (r != GH_WALK_OK)
+			continue;
+		nt++;
+		if (!o.passed)
+			continue;
+		if (!gh_agg_key(agg, cols, page, &keys[np], &nulls[np]))
+			return false;
+		pass[np++] = slot;
+	}
+	s->tuples += nt;
+	s->passed += np;
+	for (int i = 0; i < np; i++)
+	{
+		gh_walk_out o;
+
+		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
+
+		int64_t		g = gh_agg_find(t, agg, keys[i], nulls[i]);
+
+		if (g < 0)
+			return true;		/* the request overflowed: nothing it holds is used */
+		for (int a = 0; a < agg->naggs; a++)
+			gh_agg_fold(agg->agg[a], scan->col[agg->agg[a].col].type,
+						&t.states[(uint64_t) g * agg->naggs + a], cols, page);
+	}
+	return true;
+}
+
+}								/* namespace */
+
+gh_status
+gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
+{
+	if (!scan || !agg)
+		return gh_error(GH_ERR_INVALID, "aggregation program: no program");
+	GH_PAGE_CHECK(gh_page_scan_check(scan));
+	if (agg->nkeys < 0 || agg->nkeys > GH_AGG_MAX_KEYS)
+		return bad("nkeys out of range", agg->nkeys);
+	if (agg->naggs < 1 || agg->naggs > GH_AGG_MAX_AGGS)
+		return bad("naggs out of range", agg->naggs);
+
+	int			bits = 0;
+
+	for (int i = 0; i < agg->nkeys; i++)
+	{
+		const gh_page_key &k = agg->key[i];
+
+		if (k.col < 0 || k.col >= scan->natts)
+			return bad("key column out of range", i);
+		if (!is_key_conv_ok(k, scan->col[k.col].type))
+			return bad("key conversion does not fit its column", i);
+		if (k.width < 1 || k.width > 64 || (k.conv == GH_AGG_KEY_BPCHAR && k.width > 56))
+			return bad("key width out of range", i);
+		bits += k.width;
+	}
+	if (agg->nkeys > 1 && bits > 64)
+		return bad("packed key wider than 64 bits", bits);
+	for (int a = 0; a < agg->naggs; a++)
+	{
+		const gh_agg_spec &sp = agg->agg[a];
+
+		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_MUL)
+			return bad("unknown aggregate or expression", a);
+		if (sp.fn == GH_AGG_COUNT_STAR)
+		{
+			if (sp.col < 0 || sp.col >= scan->natts)
+				return bad("COUNT(*) needs any valid column index", a);
+			continue;
+		}
+		if (sp.col < 0 || sp.col >= scan->natts)
+			return bad("aggregate column out of range", a);
+
+		uint8_t		t = scan->col[sp.col].type;
+
+		if (t == GH_T_SKIP)
+			return bad("aggregate column not deformed", a);
+		if (sp.fn == GH_AGG_COUNT)
+			continue;
+		if (sp.expr != GH_AGG_E_COL)
+		{
+			if (sp.col2 < 0 || sp.col2 >= scan->natts || t != GH_T_NUMERIC ||
+				scan->col[sp.col2].type != GH_T_NUMERIC)
+				return bad("arithmetic takes two numeric columns", a);
+			if (sp.fn != GH_AGG_SUM && sp.fn != GH_AGG_AVG)
+				return bad("arithmetic only under SUM and AVG", a);
+		}
+		if (sp.fn == GH_AGG_SUM || sp.fn == GH_AGG_AVG)
+		{
+			if (!is_int(t) && !gh_is_float(t) && t != GH_T_NUMERIC)
+				return bad("SUM/AVG of this type stays on the CPU", a);
+			if (t == GH_T_NUMERIC && sp.scale > GH_AGG_MAX_SCALE)
+				return bad("accumulator scale out of range", a);
+		}
+		else if (!is_int(t) && !gh_is_float(t) && t != GH_T_DATE && t != GH_T_TIMESTAMP &&
+				 t != GH_T_TIME)
+			return bad("MIN/MAX of this type stays on the CPU", a);
+	}
+	return GH_OK;
+}
+
+gh_status
+gh_agg_groups_init(gh_agg_groups *g, const gh_agg_prog *agg, uint64_t max_groups)
+{
+	if (!g || !agg || agg->naggs < 1 || agg->naggs > GH_AGG_MAX_AGGS)
+		return gh_error(GH_ERR_INVALID, "aggregation: bad group set arguments");
+	memset(g, 0, sizeof(*g));
+	g->naggs = agg->naggs;
+	g->max_groups = max_groups;
+	return GH_OK;
+}
+
+void
+gh_agg_groups_free(gh_agg_groups *g)
+{
+	if (!g)
+		return;
+	free(g->keys);
+	free(g->nulls);
+	free(g->states);
+	g->keys = nullptr;
+	g->nulls = nullptr;
+	g->states = nullptr;
+	g->n_groups = 0;
+	g->fallback_groups = 0;
+}
+
+uint64_t
+gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups)
+{
+	uint64_t	rows = 0;
+
+	for (uint32_t p = 0; p < n_pages; p++)
+		rows += refs[p].nvis == GH_PAGE_ALL_VISIBLE ? refs[p].maxoff : refs[p].nvis;
+	/* a group's index is 32 bits, UINT32_MAX marking none */
+	return std::min(std::min(rows, max_groups), (uint64_t) UINT32_MAX - 1);
+}
+
+uint64_t
+gh_agg_slots(uint64_t g)
+{
+	uint64_t	s = 16;
+
+	while (s < 2 * (g + 1))
+		s <<= 1;
+	return s;
+}
+
+gh_status
+gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg_prog *agg,
+			  gh_agg_groups *out)
+{
+	int			na = agg->naggs;
+	std::vector<uint64_t> idx;
+
+	for (uint64_t h = 0; h < t.slots; h++)
+		if (t.ctrl[h] == GH_AGG_SLOT_READY && t.group[h] != UINT32_MAX)
+			idx.push_back(h);
+	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+		return group_less(t.nulls[x], t.keys[x], t.nulls[y], t.keys[y]);
+	});
+
+	gh_agg_groups req;
+
+	memset(&req, 0, sizeof(req));
+	req.naggs = (int16_t) na;
+	req.n_groups = idx.size();
+
+	std::vector<uint64_t> keys(idx.size());
+	std::vector<uint8_t> nulls(idx.size());
+	std::vector<gh_agg_state> st(idx.size() * na);
+
+	for (size_t i = 0; i < idx.size(); i++)
+	{
+		keys[i] = t.keys[idx[i]];
+		nulls[i] = t.nulls[idx[i]];
+		for (int a = 0; a < na; a++)
+		{
+			st[i * na + a] = t.states[(uint64_t) t.group[idx[i]] * na + a];
+			gh_agg_state_finish(agg->agg[a], scan->col[agg->agg[a].col].type, &st[i * na + a]);
+		}
+	}
+	req.keys = keys.data();
+	req.nulls = nulls.data();
+	req.states = st.data();
+	return merge_sets(out, &req, agg, scan, out);
+}
+
+gh_status
+gh_agg_merge(gh_agg_groups *dst, const gh_agg_groups *src, const gh_page_scan *scan,
+			 const gh_agg_prog *agg)
+{
+	if (!dst || !src || !agg || !scan || dst->naggs != agg->naggs || src->naggs != agg->naggs)
+		return gh_error(GH_ERR_INVALID, "aggregation merge: sets of another program");
+	return merge_sets(dst, src, agg, scan, dst);
+}
+
+gh_status
+gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
+			uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+			const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
+			gh_agg_stats *stats)
+{
+	size_t		n_out = 0;
+
+	GH_PAGE_CHECK(gh_agg_prog_check(scan, agg));
+	if (!out || out->naggs != agg->naggs)
+		return gh_error(GH_ERR_INVALID, "aggregation: the group set is not this program's");
+	GH_PAGE_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
+										n_visible, nullptr, 0, &n_out, refused));
+	if (device != GH_AGG_HOST)
+		return gh_gpu_page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes,
+							   visible, n_visible, refused, out, stats);
+
+	gh_agg_host_table ht;
+	gh_agg_stats s;
+	unsigned long long n_groups = 0;
+	uint32_t	overflow = 0;
+
+	memset(&s, 0, sizeof(s));
+
+	/* a table for the request's groups: max_groups, or its rows if fewer */
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+
+	ht.slots = gh_agg_slots(bound);
+	ht.ctrl.assign(ht.slots, GH_AGG_SLOT_EMPTY);
+	ht.keys.assign(ht.slots, 0);
+	ht.nulls.assign(ht.slots, 0);
+	ht.group.assign(ht.slots, UINT32_MAX);
+	ht.states.resize(bound * agg->naggs);
+
+	gh_agg_table t;
+
+	t.ctrl = ht.ctrl.data();
+	t.keys = ht.keys.data();
+	t.nulls = ht.nulls.data();
+	t.group = ht.group.data();
+	t.states = ht.states.data();
+	t.mask = ht.slots - 1;
+	t.n_groups = &n_groups;
+	t.overflow = &overflow;
+	t.max_groups = bound;
+	t.naggs = agg->naggs;
+	for (uint32_t p = 0; p < n_pages; p++)
+	{
+		refused[p] = !fold_page(scan, agg, page_data + refs[p].offset, refs[p], visible, t, &s);
+		s.refused += refused[p];
+	}
+	s.pages = n_pages;
+	if (stats)
+		*stats = s;
+	if (overflow)
+		return gh_error(GH_ERR_OUTPUT_FULL, "aggregation: more than %llu groups in the request",
+						(unsigned long long) out->max_groups);
+	ht.n_groups = n_groups;
+	return gh_agg_absorb(ht, scan, agg, out);
+}
