@@ -195,6 +195,34 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- the walk in the GPU service, with no table: the same rows (parallel too)
+SET gpuhash.page_inner_service = on;
+CREATE FUNCTION pi_path(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")')->>'Inner Page Path';
+END;
+$$;
+SELECT pi_path('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
+SELECT * FROM pi_check('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
+SELECT * FROM pi_check('SELECT p.n, t.id, length(t.big) FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.big <> ''b3'' AND t.e3 LIKE ''%z''');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT rows, same FROM pi_check('SELECT p.n, t.id, t.s FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.s LIKE ''p%'' AND t.a > 0');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET gpuhash.page_inner_service;
+-- no staging slot stays held
+SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
+
+DROP FUNCTION pi_path(text);
 DROP TABLE pi_t, pi_p;
 DROP FUNCTION pi_check(text);
 DROP FUNCTION pi_filters(text);

@@ -419,6 +419,15 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.page_inner_service",
+							 "Walks an absorbed inner scan's pages in the GPU service.",
+							 "The walk has no table, so the walker runs it on the host "
+							 "wherever it goes; off: in the backend (scan/page_inner.c).",
+							 &gpuhash_page_inner_service,
+							 false,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",
 							 "When a GPU hash join's outer side is another one, the levels' "

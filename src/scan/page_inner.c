@@ -38,6 +38,7 @@
  */
 #include "gpuhash.h"
 #include "page_scan.h"
+#include "service.h"
 
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -52,6 +53,8 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+bool		gpuhash_page_inner_service = false;
+
 /* Pages one request takes: 512 kB of copies. */
 #define INNER_REQ_PAGES 64
 
@@ -61,22 +64,15 @@ typedef struct GpuPageInner
 	GpuPageProgram prog;
 	ExprState  *cpu_qual;		/* prog.cpu_quals over the heap tuple slot */
 	bool		serializable;
-	int			cap_pages;
-	int			n_pages;
-	BlockNumber *blocks;
-	gh_page_ref *refs;
-	uint8	   *pages;			/* cap_pages copies of 8 kB */
-	uint16	   *visible;
-	uint32		n_visible;
-	gh_page_match *matches;
-	size_t		n_matches;
-	uint8	   *refused;
+	GpuPageReq	req;			/* pages in local_pages; no pins kept */
 	HeapTupleData *tups;		/* the rows handed to the build */
+	GhRemoteTable svc;			/* no table (id 0), of the service's generation */
 	/* EXPLAIN ANALYZE */
 	uint64		pages_all_visible;
 	uint64		pages_checked;
 	uint64		pages_refused;
 	uint64		requests;
+	uint64		in_service;
 	uint64		matches_total;
 	double		page_ms;
 } GpuPageInner;
@@ -91,6 +87,7 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 {
 	GpuHeapScan *is = gs->iscan;
 	GpuPageInner *pi;
+	GpuPageReq *r;
 	int			n;
 
 	if (!gpuhash_page_scan || is == NULL || plan->scan.plan.qual == NIL ||
@@ -125,13 +122,15 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		ps->scanopsfixed = fixed;
 		ps->scanopsset = set;
 	}
-	n = pi->cap_pages = INNER_REQ_PAGES;
-	pi->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
-	pi->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
-	pi->pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
-	pi->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
-	pi->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * GH_PAGE_MAX_TUPLES * n);
-	pi->refused = MemoryContextAlloc(gs->cxt, n);
+	r = &pi->req;
+	n = r->cap_pages = INNER_REQ_PAGES;
+	r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
+	r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
+	r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
+	r->pages = r->local_pages;
+	r->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
+	r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * GH_PAGE_MAX_TUPLES * n);
+	r->refused = MemoryContextAlloc(gs->cxt, n);
 	pi->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * GH_PAGE_MAX_TUPLES * n);
 	gs->ipage = pi;
 }
@@ -157,8 +156,8 @@ add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
 	HeapScanDesc hs = (HeapScanDesc) is->scan;
 	Buffer		buf = ReadBufferExtended(is->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
 	Page		page;
-	gh_page_ref *ref = &pi->refs[pi->n_pages];
-	uint8	   *copy = pi->pages + (Size) pi->n_pages * GH_PAGE_SIZE;
+	gh_page_ref *ref = &pi->req.refs[pi->req.n_pages];
+	uint8	   *copy = pi->req.pages + (Size) pi->req.n_pages * GH_PAGE_SIZE;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -175,7 +174,7 @@ add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
 		}
 		memcpy(copy, page, GH_PAGE_SIZE);
 		UnlockReleaseBuffer(buf);
-		ref->vis_start = pi->n_visible;
+		ref->vis_start = pi->req.n_visible;
 		pi->pages_all_visible++;
 	}
 	else
@@ -187,9 +186,9 @@ add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
 			return false;
 		buf = hs->rs_cbuf;
 		ref->nvis = hs->rs_ntuples;
-		ref->vis_start = pi->n_visible;
-		memcpy(pi->visible + pi->n_visible, hs->rs_vistuples, sizeof(uint16) * hs->rs_ntuples);
-		pi->n_visible += hs->rs_ntuples;
+		ref->vis_start = pi->req.n_visible;
+		memcpy(pi->req.visible + pi->req.n_visible, hs->rs_vistuples, sizeof(uint16) * hs->rs_ntuples);
+		pi->req.n_visible += hs->rs_ntuples;
 		/* the visible tuples stay put under the scan's pin; the copy has them */
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		ref->maxoff = PageGetMaxOffsetNumber(BufferGetPage(buf));
@@ -197,8 +196,8 @@ add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		pi->pages_checked++;
 	}
-	ref->offset = (uint64) pi->n_pages * GH_PAGE_SIZE;
-	pi->blocks[pi->n_pages++] = blk;
+	ref->offset = (uint64) pi->req.n_pages * GH_PAGE_SIZE;
+	pi->req.blocks[pi->req.n_pages++] = blk;
 	return true;
 }
 
@@ -211,10 +210,10 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi)
 
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_heap_scan_start(is);
-	pi->n_pages = 0;
-	pi->n_visible = 0;
-	pi->n_matches = 0;
-	while (pi->n_pages < pi->cap_pages && !is->done)
+	pi->req.n_pages = 0;
+	pi->req.n_visible = 0;
+	pi->req.n_matches = 0;
+	while (pi->req.n_pages < pi->req.cap_pages && !is->done)
 	{
 		BlockNumber blk;
 
@@ -237,20 +236,20 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi)
 	pi->page_ms += gpuhash_ms_since(t0);
 	if (is->timed)
 		is->page_ms += gpuhash_ms_since(t0);
-	return pi->n_pages;
+	return pi->req.n_pages;
 }
 
 /* Tuple off of page p's copy, in t. */
 static inline void
 copy_tuple(GpuJoinState *gs, GpuPageInner *pi, int p, OffsetNumber off, HeapTuple t)
 {
-	Page		page = (Page) (pi->pages + pi->refs[p].offset);
+	Page		page = (Page) (pi->req.pages + pi->req.refs[p].offset);
 	ItemId		lp = PageGetItemId(page, off);
 
 	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
 	t->t_len = ItemIdGetLength(lp);
 	t->t_tableOid = RelationGetRelid(gs->iscan->rel);
-	ItemPointerSet(&t->t_self, pi->blocks[p], off);
+	ItemPointerSet(&t->t_self, pi->req.blocks[p], off);
 }
 
 /* Does a row the walker passed pass the quals the CPU kept? */
@@ -275,14 +274,14 @@ cpu_passes(GpuJoinState *gs, GpuPageInner *pi, HeapTuple t)
 static int
 page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, int p, int n)
 {
-	gh_page_ref *ref = &pi->refs[p];
-	Page		page = (Page) (pi->pages + ref->offset);
+	gh_page_ref *ref = &pi->req.refs[p];
+	Page		page = (Page) (pi->req.pages + ref->offset);
 	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
 	int			count = all ? ref->maxoff : ref->nvis;
 
 	for (int i = 0; i < count; i++)
 	{
-		OffsetNumber off = all ? i + 1 : pi->visible[ref->vis_start + i];
+		OffsetNumber off = all ? i + 1 : pi->req.visible[ref->vis_start + i];
 		HeapTuple	t = &pi->tups[n];
 
 		if (all && !ItemIdIsNormal(PageGetItemId(page, off)))
@@ -294,29 +293,50 @@ page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, int p, int n)
 	return n;
 }
 
-/* The request's pages walked: with no table, in this backend. */
+/*
+ * The request's pages walked, with no table: in the GPU service where
+ * gpuhash.page_inner_service says so and a slot is free, else in this
+ * backend (gh_page_probe with no table walks on the host).
+ */
 static void
 walk_request(GpuJoinState *gs, GpuPageInner *pi)
 {
-	gh_page_stats stats;
-	gh_status	st;
+	GpuPageReq *r = &pi->req;
+	gh_status	st = GH_ERR_INVALID;
+	bool		walked = false;
 
-	memset(&stats, 0, sizeof(stats));
-	st = gh_page_probe(NULL, pi->prog.scan, pi->refs, pi->n_pages, pi->pages,
-					   (size_t) pi->n_pages * GH_PAGE_SIZE, pi->visible, pi->n_visible,
-					   pi->matches, (size_t) pi->cap_pages * GH_PAGE_MAX_TUPLES,
-					   &pi->n_matches, pi->refused, &stats);
+	memset(&r->stats, 0, sizeof(r->stats));
+	r->ticket.slot = -1;
+	if (gpuhash_page_inner_service && gpuhash_svc_page_notable(&pi->svc) &&
+		gpuhash_svc_page_submit(&pi->svc, pi->prog.scan, r, &r->ticket))
+	{
+		st = gpuhash_svc_page_wait(&pi->svc, &r->ticket, r);
+		walked = st == GH_OK;
+		if (walked)
+			pi->in_service++;
+		else
+			elog(DEBUG1, "gpuhash: inner page request not walked in the service: %s",
+				 gh_last_error());
+	}
+	if (!walked)
+	{
+		memset(&r->stats, 0, sizeof(r->stats));
+		st = gh_page_probe(NULL, pi->prog.scan, r->refs, r->n_pages, r->pages,
+						   (size_t) r->n_pages * GH_PAGE_SIZE, r->visible, r->n_visible,
+						   r->matches, (size_t) r->cap_pages * GH_PAGE_MAX_TUPLES,
+						   &r->n_matches, r->refused, &r->stats);
+	}
 	pi->requests++;
 	if (st != GH_OK)
 	{
 		/* not walked: every page the CPU's way */
 		elog(DEBUG1, "gpuhash: inner page request not walked: %s", gh_last_error());
-		pi->n_matches = 0;
-		memset(pi->refused, 1, pi->n_pages);
+		r->n_matches = 0;
+		memset(r->refused, 1, r->n_pages);
 		return;
 	}
-	gs->iscan->filtered += stats.tuples - stats.passed;
-	pi->matches_total += pi->n_matches;
+	gs->iscan->filtered += r->stats.tuples - r->stats.passed;
+	pi->matches_total += r->n_matches;
 }
 
 /*
@@ -337,19 +357,19 @@ gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
 		int			n = 0;
 
 		walk_request(gs, pi);
-		for (int p = 0; p < pi->n_pages; p++)
+		for (int p = 0; p < pi->req.n_pages; p++)
 		{
-			if (pi->refused[p])
+			if (pi->req.refused[p])
 			{
 				pi->pages_refused++;
 				n = page_by_tuples(gs, pi, p, n);
 				continue;
 			}
-			for (; mi < pi->n_matches && pi->matches[mi].page == (uint32) p; mi++)
+			for (; mi < pi->req.n_matches && pi->req.matches[mi].page == (uint32) p; mi++)
 			{
 				HeapTuple	t = &pi->tups[n];
 
-				copy_tuple(gs, pi, p, pi->matches[mi].lp, t);
+				copy_tuple(gs, pi, p, pi->req.matches[mi].lp, t);
 				if (cpu_passes(gs, pi, t))
 					n++;
 			}
@@ -376,6 +396,9 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pages_all_visible, es);
 	ExplainPropertyUInteger("Inner Pages Checked", NULL, pi->pages_checked, es);
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, pi->pages_refused, es);
+	ExplainPropertyText("Inner Page Path", pi->requests > 0 && pi->in_service == pi->requests ?
+						"GPU service" : pi->in_service > 0 ? "GPU service, in part" :
+						"in-process", es);
 	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->requests, es);
 	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->matches_total, es);
 }

@@ -105,5 +105,6 @@ extern uint8 *gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk);
 extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,
 									const GpuPageReq *req, GhProbeTicket *tk);
 extern gh_status gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req);
+extern bool gpuhash_svc_page_notable(GhRemoteTable *t);
 
 #endif							/* GPUHASH_PAGE_SCAN_H */
