@@ -412,8 +412,9 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.page_scan",
-							 "Hands an absorbed outer scan's heap pages to the GPU, which filters, keys and probes them.",
-							 "Off: the CPU walks every tuple and ships keys (scan/page_scan.c).",
+							 "Hands an absorbed scan's heap pages to the GPU, which filters, keys and probes them.",
+							 "Off: the CPU walks every tuple and ships keys (scan/page_scan.c; "
+							 "the inner side's build: scan/page_inner.c).",
 							 &gpuhash_page_scan,
 							 true,
 							 PGC_USERSET, 0,
