@@ -15,6 +15,9 @@ SET client_min_messages = warning;
 SET enable_nestloop = off;
 SET max_parallel_workers_per_gather = 0;
 SET gpuhash.kept_row_cost = 0;
+-- off by default: the walk without a table runs on the host (page_inner.c)
+SHOW gpuhash.page_inner;
+SET gpuhash.page_inner = on;
 CREATE EXTENSION IF NOT EXISTS pg_visibility;
 
 -- q natively, on the tuple path and on the page path: same multiset?
@@ -227,3 +230,4 @@ DROP TABLE pi_t, pi_p;
 DROP FUNCTION pi_check(text);
 DROP FUNCTION pi_filters(text);
 RESET gpuhash.kept_row_cost;
+RESET gpuhash.page_inner;

@@ -420,6 +420,17 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.page_inner",
+							 "Hands an absorbed inner scan's heap pages to the page walker too, "
+							 "where gpuhash.page_scan is on.",
+							 "The walk has no table, so the walker runs it on the host, where it "
+							 "is slower than the tuple path's in-place filter: off until the "
+							 "walker places such a walk on a GPU (scan/page_inner.c).",
+							 &gpuhash_page_inner,
+							 false,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuhash.page_inner_service",
 							 "Walks an absorbed inner scan's pages in the GPU service.",
 							 "The walk has no table, so the walker runs it on the host "

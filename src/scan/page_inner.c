@@ -28,6 +28,11 @@
  * walker picks its device from the table's.  The rows come out in the same
  * order and with the same quals' results either way.
  *
+ * Measured on the host twin (1.5 M rows, five date and IN-list clauses,
+ * all pages all-visible), the walk without a table read the inner side in
+ * 2.7 times the tuple path's time: gpuhash.page_inner (off) keeps it out
+ * of plans until the walker can place a walk without a table on a GPU.
+ *
  * Where: batch 0 of an absorbed inner scan that is not split across a
  * parallel join's shared batches (those read through next_inner_row), not
  * SERIALIZABLE (predicate locks go per tuple), gpuhash.page_scan on, and a
@@ -53,6 +58,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+bool		gpuhash_page_inner = false;
 bool		gpuhash_page_inner_service = false;
 
 /* Pages one request takes: 512 kB of copies. */
@@ -90,7 +96,7 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	GpuPageReq *r;
 	int			n;
 
-	if (!gpuhash_page_scan || is == NULL || plan->scan.plan.qual == NIL ||
+	if (!gpuhash_page_scan || !gpuhash_page_inner || is == NULL || plan->scan.plan.qual == NIL ||
 		BLCKSZ != GH_PAGE_SIZE)
 		return;
 	pi = MemoryContextAllocZero(gs->cxt, sizeof(GpuPageInner));
