@@ -19,6 +19,7 @@ SET gpuhash.kept_row_cost = 0;
 SHOW gpuhash.page_inner;
 SET gpuhash.page_inner = on;
 CREATE EXTENSION IF NOT EXISTS pg_visibility;
+CREATE EXTENSION IF NOT EXISTS dblink;
 
 -- q natively, on the tuple path and on the page path: same multiset?
 CREATE FUNCTION pi_check(q text, OUT rows bigint, OUT same boolean, OUT pages text)
@@ -152,6 +153,17 @@ SELECT count(*) FILTER (WHERE NOT all_visible) > 0 AS some_not_all_visible
 FROM pg_visibility_map('pi_t');
 SELECT * FROM pi_check('SELECT p.n, t.id, t.b FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
 SELECT * FROM pi_check('SELECT p.n, t.id, t.k FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.a < 0 OR t.n > 50');
+-- a snapshot taken before another session's committed updates, deletes and inserts
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM pi_t;
+SELECT dblink_exec('dbname=' || current_database() || ' port=' || current_setting('port') ||
+                   ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1),
+                   'UPDATE pi_t SET b = -b, k = (k + 7) % 3000 WHERE id % 11 = 1; ' ||
+                   'DELETE FROM pi_t WHERE id % 29 = 0; ' ||
+                   'INSERT INTO pi_t (id, k, b) SELECT g, g % 3000, 5 FROM generate_series(200001, 201000) g');
+SELECT * FROM pi_check('SELECT p.n, t.id, t.b, t.k FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
+COMMIT;
+SELECT * FROM pi_check('SELECT p.n, t.id, t.b, t.k FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
 -- SERIALIZABLE reads tuple by tuple (predicate locks)
 BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT * FROM pi_check('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
