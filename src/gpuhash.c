@@ -389,11 +389,32 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.page_scan",
-							 "Hands an absorbed outer scan's heap pages to the GPU, which filters, keys and probes them.",
-							 "Off: the CPU walks every tuple and ships keys (scan/page_scan.c).",
+							 "Hands an absorbed scan's heap pages to the GPU, which filters, keys and probes them.",
+							 "Off: the CPU walks every tuple and ships keys (scan/page_scan.c; "
+							 "the inner side's build: scan/page_inner.c).",
 							 &gpuhash_page_scan,
 							 true,
 							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.page_inner",
+							 "Hands an absorbed inner scan's heap pages to the page walker too, "
+							 "where gpuhash.page_scan is on.",
+							 "The walk has no table, so the walker runs it on the host, where it "
+							 "is slower than the tuple path's in-place filter: off until the "
+							 "walker places such a walk on a GPU (scan/page_inner.c).",
+							 &gpuhash_page_inner,
+							 false,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.page_inner_service",
+							 "Walks an absorbed inner scan's pages in the GPU service.",
+							 "The walk has no table, so the walker runs it on the host "
+							 "wherever it goes; off: in the backend (scan/page_inner.c).",
+							 &gpuhash_page_inner_service,
+							 false,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.chain",

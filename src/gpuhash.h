@@ -77,6 +77,8 @@ extern bool gpuhash_absorb_inner_scan;
 extern bool gpuhash_shared_inner_pages;
 extern bool gpuhash_scan_filter_in_place;
 extern bool gpuhash_page_scan;
+extern bool gpuhash_page_inner;
+extern bool gpuhash_page_inner_service;
 extern bool gpuhash_chain_joins;
 
 /*

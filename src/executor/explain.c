@@ -74,6 +74,8 @@ show_absorbed_scan(GpuJoinState *gs, SeqScan *scan, GpuHeapScan *hs, bool outer,
 	/* the clauses the page walker runs (page_scan.c), and its pages */
 	if (outer)
 		gpuhash_page_explain(gs, es, scan_cxt, useprefix);
+	else
+		gpuhash_page_inner_explain(gs, es, scan_cxt, useprefix);
 }
 
 /*

@@ -353,6 +353,8 @@ typedef struct GpuJoinState
 
 	/* the absorbed outer scan's page path (page_scan.c); NULL: none */
 	struct GpuPagePath *page;
+	/* the absorbed inner scan's page path (page_inner.c); NULL: none */
+	struct GpuPageInner *ipage;
 } GpuJoinState;
 
 

@@ -396,4 +396,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	/* the absorbed outer scan's pages to the page walker (page_scan.c) */
 	if (gs->oscan)
 		gpuhash_page_setup(gs, linitial_node(SeqScan, cscan->custom_plans), estate);
+	/* and the absorbed inner scan's (page_inner.c) */
+	if (gs->iscan)
+		gpuhash_page_inner_setup(gs, castNode(SeqScan, gs->inner_plan), estate);
 }

@@ -14,6 +14,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "scan/page_scan.h"
 
 #include "access/htup_details.h"
 #include "executor/executor.h"
@@ -389,17 +390,20 @@ take_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 k
 
 /*
  * Batch 0's rows from the absorbed inner scan, a page at a time
- * (gpuhash_heap_scan_page): the same rows next_inner_row gives, with no
- * call per tuple to get there.
+ * (gpuhash_heap_scan_page), or a request of pages at a time through the
+ * page walker (page_inner.c, by_walker): the same rows next_inner_row
+ * gives, with no call per tuple to get there.
  */
 static void
-read_inner_pages(GpuJoinState *gs)
+read_inner_pages(GpuJoinState *gs, bool by_walker)
 {
 	GpuHeapScan *is = gs->iscan;
-	HeapTupleData *tups = palloc(sizeof(HeapTupleData) * MaxHeapTuplesPerPage);
+	HeapTupleData *own = by_walker ? NULL : palloc(sizeof(HeapTupleData) * MaxHeapTuplesPerPage);
+	HeapTupleData *tups = own;
 	int			n;
 
-	while ((n = gpuhash_heap_scan_page(is, tups)) > 0)
+	while ((n = by_walker ? gpuhash_page_inner_next(gs, &tups) :
+			gpuhash_heap_scan_page(is, tups)) > 0)
 	{
 		for (int i = 0; i < n; i++)
 		{
@@ -414,7 +418,8 @@ read_inner_pages(GpuJoinState *gs)
 			take_inner_row(gs, slot, is->heap_keep, key, nokey);
 		}
 	}
-	pfree(tups);
+	if (own)
+		pfree(own);
 	inner_scan_read_done(gs);
 }
 
@@ -431,8 +436,11 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 	if (gs->curbatch == 0)
 		gs->nbatch_original = gs->nbatch;
 	start_inner(gs);
-	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gs->iscan && gs->iscan->qual == NULL)
-		read_inner_pages(gs);
+	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gpuhash_page_inner_usable(gs))
+		read_inner_pages(gs, true);
+	else if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gs->iscan &&
+			 gs->iscan->qual == NULL)
+		read_inner_pages(gs, false);
 	else
 	{
 		TupleTableSlot *slot;

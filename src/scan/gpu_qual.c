@@ -592,7 +592,8 @@ gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List
 	qc.s = s;
 	qc.desc = desc;
 	qc.relid = scanrelid;
-	if (nkeys < 1 || nkeys > GH_PAGE_MAX_KEYS)
+	/* no key: an inner scan's rows, keyed by the CPU (page_inner.c) */
+	if (nkeys < 0 || nkeys > GH_PAGE_MAX_KEYS)
 	{
 		prog->why = "keys";
 		return;

@@ -87,6 +87,13 @@ extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
 								 bool useprefix);
 
+/* page_inner.c: the inner side's page path */
+extern void gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
+extern bool gpuhash_page_inner_usable(GpuJoinState *gs);
+extern int	gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups);
+extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es,
+									   List *context, bool useprefix);
+
 /* heap_scan.c, for page_scan.c */
 extern void gpuhash_heap_scan_start(GpuHeapScan *os);
 extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);
@@ -98,5 +105,6 @@ extern uint8 *gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk);
 extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,
 									const GpuPageReq *req, GhProbeTicket *tk);
 extern gh_status gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req);
+extern bool gpuhash_svc_page_notable(GhRemoteTable *t);
 
 #endif							/* GPUHASH_PAGE_SCAN_H */

@@ -168,6 +168,20 @@ gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req)
 }
 
 /*
+ * t as no table (id 0) of the running service: a walk that only filters
+ * (an inner scan's pages, page_inner.c).  False without the service.
+ */
+bool
+gpuhash_svc_page_notable(GhRemoteTable *t)
+{
+	if (!gpuhash_service_ready())
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->generation = pg_atomic_read_u32(&gpuhash_svc->generation);
+	return true;
+}
+
+/*
  * The service's side (a worker thread: no PostgreSQL calls here): the walk
  * over the pages in the chunk, the matches behind them.
  */
@@ -180,7 +194,8 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 	size_t		n_out = 0;
 	gh_page_stats stats;
 
-	if (table == NULL || !page_layout(gpuhash_svc->chunk_bytes, &lay) || s->n > lay.cap_pages ||
+	/* table NULL: no table, the rows that pass (gh_page_probe walks on the host) */
+	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.capacity)
 	{
 		strlcpy(s->err, "GPU service: bad page probe", sizeof(s->err));
@@ -199,6 +214,7 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 	}
 	memcpy(chunk + lay.stats, &stats, sizeof(stats));
 	s->written = n_out;
-	gh_table_get_info(table, &s->info);
+	if (table != NULL)
+		gh_table_get_info(table, &s->info);
 	return GH_OK;
 }

@@ -1040,6 +1040,10 @@ serve(SvcSlot *s)
 	if (s->type == REQ_CHAIN)
 		return serve_chain(s);
 
+	/* a page walk with no table (an inner scan's: page_inner.c) */
+	if (s->type == REQ_PAGE_PROBE && s->table_id == 0)
+		return gpuhash_svc_serve_page(s, NULL);
+
 	pthread_mutex_lock(&registry);
 	t = use_table(s->table_id);
 	pthread_mutex_unlock(&registry);
