@@ -116,13 +116,13 @@ bench/bench_multi_gpu.o: bench/bench_multi_gpu.cu bench/bench_common.cuh $(CORE_
 bench/bench_multi_gpu: bench/bench_multi_gpu.o $(CORE_OBJS)
 	$(CXX) -o $@ $^ $(CUDA_LIBS)
 
-bench/bench_page.o: bench/bench_page.cpp test/page_builder.h $(CORE_HEADERS)
+bench/bench_page.o: bench/bench_page.cpp bench/bench_pages.h test/page_builder.h $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
 bench/bench_page: bench/bench_page.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
-bench/bench_agg.o: bench/bench_agg.cpp test/page_builder.h $(CORE_HEADERS)
+bench/bench_agg.o: bench/bench_agg.cpp bench/bench_pages.h test/page_builder.h $(CORE_HEADERS)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
 bench/bench_agg: bench/bench_agg.o $(CORE_OBJS) .build-mode

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <vector>
 
+#include "test_check.h"
+
 using namespace pagetest;
 using namespace aggtest;
 using std::vector;
@@ -34,16 +36,7 @@ namespace
 int		   *n_checks,
 		   *n_failures;
 
-#define ACHECK(cond, ...) \
-	do { \
-		(*n_checks)++; \
-		if (!(cond)) { \
-			(*n_failures)++; \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fprintf(stderr, "\n"); \
-		} \
-	} while (0)
+#define ACHECK(cond, ...) GH_TEST_CHECK(n_checks, n_failures, cond, __VA_ARGS__)
 
 typedef __int128 i128;
 

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <vector>
 
+#include "test_check.h"
+
 using namespace pagetest;
 using std::string;
 using std::vector;
@@ -31,16 +33,7 @@ namespace
 int		   *n_checks,
 		   *n_failures;
 
-#define PCHECK(cond, ...) \
-	do { \
-		(*n_checks)++; \
-		if (!(cond)) { \
-			(*n_failures)++; \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fprintf(stderr, "\n"); \
-		} \
-	} while (0)
+#define PCHECK(cond, ...) GH_TEST_CHECK(n_checks, n_failures, cond, __VA_ARGS__)
 
 
 /* A case: the scan, its constants, its pages and rows, the request. */

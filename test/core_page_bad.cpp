@@ -15,6 +15,8 @@
 #include <functional>
 #include <vector>
 
+#include "test_check.h"
+
 using namespace pagetest;
 using std::vector;
 
@@ -24,16 +26,7 @@ namespace
 int		   *n_checks,
 		   *n_failures;
 
-#define BCHECK(cond, ...) \
-	do { \
-		(*n_checks)++; \
-		if (!(cond)) { \
-			(*n_failures)++; \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__); \
-			fprintf(stderr, "\n"); \
-		} \
-	} while (0)
+#define BCHECK(cond, ...) GH_TEST_CHECK(n_checks, n_failures, cond, __VA_ARGS__)
 
 /* (int4 key, text, numeric): every row passes, the key is column 0. */
 const vector<col_desc> D3 = {{4, 4, GH_T_INT4}, {-1, 4, GH_T_TEXT}, {-1, 4, GH_T_NUMERIC}};
