@@ -205,6 +205,8 @@ SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND 100 / (t.k - 399) > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b * 100000 > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d + 2147483000 > ''2000-01-01''');
+-- no staging slot stays held (read into, or in flight) after those errors
+SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
 -- keys: int8, int2, oid, bool, two columns packed
 SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k8 = i.k8 WHERE t.a > 0');
 SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k2 = i.k2 WHERE t.s LIKE ''p%''');

@@ -196,7 +196,12 @@ cleanup_callback(void *arg)
 	GpuJoinState *gs = (GpuJoinState *) arg;
 
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	{
 		gpuhash_probe_abandon(gs, &gs->pb[i]);
+		/* a slot held while pages were read into it (page_scan.c) */
+		if (gs->pb[i].ticket.slot >= 0)
+			gpuhash_svc_probe_abandon(&gs->pb[i].ticket);
+	}
 	gpuhash_free_table(gs);
 }
 

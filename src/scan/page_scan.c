@@ -115,7 +115,9 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		r->cap_pages = n;
 		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
 		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
-		r->pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
+		r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
+		r->pages = r->local_pages;
+		r->lps = MemoryContextAllocHuge(gs->cxt, sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * n);
 		r->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
 		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
 		r->refused = MemoryContextAlloc(gs->cxt, n);
@@ -178,13 +180,16 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 		/* every tuple is visible to every snapshot, as heapgetpage decides */
 		ref->nvis = GH_PAGE_ALL_VISIBLE;
 		ref->maxoff = PageGetMaxOffsetNumber(page);
-		memcpy(copy, page, GH_PAGE_SIZE);
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (ref->maxoff == 0)
+		if (ref->maxoff == 0 || ref->maxoff > GH_PAGE_MAX_TUPLES)
 		{
-			ReleaseBuffer(buf);
+			/* empty; or not a heap page as this build knows them: heapam's way */
+			UnlockReleaseBuffer(buf);
 			return false;
 		}
+		memcpy(copy, page, GH_PAGE_SIZE);
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		memcpy(r->lps + (Size) r->n_pages * GH_PAGE_MAX_TUPLES, PageGetItemId((Page) copy, 1),
+			   sizeof(ItemIdData) * ref->maxoff);
 		gs->page->pages_all_visible++;
 	}
 	else
@@ -234,6 +239,12 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	Assert(b->n_pins == 0 && b->n == 0);
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_heap_scan_start(os);
+	/* through the service: the pages go straight into a staging chunk */
+	r->pages = NULL;
+	if (gs->table.remote && !os->done)
+		r->pages = gpuhash_svc_page_claim(&gs->table.svc, &b->ticket);
+	if (r->pages == NULL)
+		r->pages = r->local_pages;
 	r->n_pages = 0;
 	r->n_visible = 0;
 	r->n_matches = 0;
@@ -263,7 +274,11 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	if (os->timed)
 		os->page_ms += gpuhash_ms_since(t0);
 	if (r->n_pages == 0)
+	{
+		if (b->ticket.slot >= 0)
+			gpuhash_svc_probe_abandon(&b->ticket);
 		return false;
+	}
 	b->preq = r;
 	b->any_key = true;
 	return true;
@@ -330,7 +345,7 @@ page_by_tuples(GpuJoinState *gs, GpuProbeBatch *b, int p, uint32 *probe, int *n_
 {
 	GpuPageReq *r = b->preq;
 	gh_page_ref *ref = &r->refs[p];
-	Page		copy = (Page) (r->pages + ref->offset);
+	const ItemIdData *lps = r->lps + (Size) p * GH_PAGE_MAX_TUPLES;
 	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
 	int			n = all ? ref->maxoff : ref->nvis;
 
@@ -342,7 +357,7 @@ page_by_tuples(GpuJoinState *gs, GpuProbeBatch *b, int p, uint32 *probe, int *n_
 		bool		nokey;
 
 		/* all-visible: the line pointers as seen under the lock */
-		if (all && !ItemIdIsNormal(PageGetItemId(copy, off)))
+		if (all && !ItemIdIsNormal(&lps[off - 1]))
 			continue;
 		set_tuple(gs, b, p, off, &t);
 		if (!gpuhash_heap_scan_tuple_passes(gs->oscan, gs->key_econtext, &t))
@@ -443,7 +458,7 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 		if (st == GH_OK)
 			gs->page->in_service++;
 	}
-	else if (!gs->table.remote && gs->table.local != NULL)
+	else if (!gs->table.remote && gs->table.local != NULL && r->pages == r->local_pages)
 	{
 		/* an in-process table: the walk runs in this backend */
 		st = gh_page_probe(gs->table.local, gs->page->prog.scan, r->refs, r->n_pages,
@@ -478,6 +493,9 @@ gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b)
 {
 	GpuPageReq *r = b->preq;
 
+	/* a slot held for pages never sent */
+	if (b->ticket.slot >= 0 && b->state != PB_IN_FLIGHT)
+		gpuhash_svc_probe_abandon(&b->ticket);
 	if (r == NULL)
 		return;
 	r->n_pages = 0;

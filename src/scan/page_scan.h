@@ -14,6 +14,7 @@
 
 #include "join_state.h"
 #include "gpuhash_page.h"
+#include "storage/itemid.h"
 
 /* A scan program and what the CPU still evaluates (gpu_qual.c). */
 typedef struct GpuPageProgram
@@ -39,7 +40,13 @@ typedef struct GpuPageReq
 	int			cap_pages;
 	BlockNumber *blocks;
 	gh_page_ref *refs;
-	uint8	   *pages;			/* cap_pages x GH_PAGE_SIZE */
+	uint8	   *pages;			/* cap_pages x GH_PAGE_SIZE: a staging chunk's
+								 * (the slot the batch's ticket holds), or
+								 * local_pages */
+	uint8	   *local_pages;
+	ItemIdData *lps;			/* all-visible pages: the line pointers as
+								 * seen under the lock, GH_PAGE_MAX_TUPLES
+								 * a page (refused pages are read by them) */
 	uint16	   *visible;
 	uint32		n_visible;
 	gh_page_match *matches;		/* cap_pages x GH_PAGE_MAX_TUPLES */
@@ -87,6 +94,7 @@ extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtex
 
 /* service_page.c: a page request through the GPU service */
 extern uint32 gpuhash_service_page_capacity(void);
+extern uint8 *gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk);
 extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,
 									const GpuPageReq *req, GhProbeTicket *tk);
 extern gh_status gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req);

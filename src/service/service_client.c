@@ -265,6 +265,11 @@ abandon_slot(SvcSlot *s, uint32 generation)
 		else
 			release_slot(s, generation);
 	}
+	else if (expected == SLOT_CLAIMED)
+	{
+		/* held for a request being written (service_page.c): never sent */
+		release_slot(s, generation);
+	}
 }
 
 /* Gives up the request that submit() waits on. */
@@ -740,21 +745,31 @@ gpuhash_svc_async_claim(GhRemoteTable *t)
 	return s;
 }
 
-/* The claimed slot, its request written, goes to the service: tk follows it. */
+/*
+ * The claimed slot is held by tk while its request is written: given up
+ * (gpuhash_svc_probe_abandon) like one in flight, at an error or exit too.
+ */
 void
-gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
+gpuhash_svc_async_hold(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
 {
 	int			i = s - gpuhash_svc->slots;
 
 	async_slots |= UINT64CONST(1) << i;
 	async_generation[i] = t->generation;
+	tk->slot = i;
+	tk->generation = t->generation;
+	tk->n = s->n;
+}
+
+/* The claimed slot, its request written, goes to the service: tk follows it. */
+void
+gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
+{
+	gpuhash_svc_async_hold(s, t, tk);
 	t->probe_requests++;
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
 	wake_service();
-	tk->slot = i;
-	tk->generation = t->generation;
-	tk->n = s->n;
 }
 
 /*

@@ -225,6 +225,7 @@ chunk_of(SvcSlot *s)
 
 /* service_client.c: requests in flight, for service_page.c */
 extern SvcSlot *gpuhash_svc_async_claim(GhRemoteTable *t);
+extern void gpuhash_svc_async_hold(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk);
 extern void gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk);
 extern gh_status gpuhash_svc_async_wait(GhProbeTicket *tk, SvcSlot **sp);
 extern gh_status gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_status st);

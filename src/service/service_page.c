@@ -7,11 +7,13 @@
  *	  page walker (cuda/gpuhash_page.h) answers in place with match records
  *	  and refused flags.  A backend keeps two in flight, as its probes.
  *
- * The request's chunk, from its start, each part 8-aligned:
- *	  gh_page_scan | refs[n] | visible[nv] | pages[n x 8 kB] | refused[n] |
- *	  gh_page_stats | matches[capacity]
- * The answer's matches go behind the pages, never over them: the walker
- * reads every page before it has written its matches.
+ * The request's chunk, from its start, each part 64-aligned, sized for
+ * the most pages a chunk takes (page_layout):
+ *	  gh_page_scan | refs | pages (8 kB each) | visible | refused |
+ *	  gh_page_stats | matches
+ * A backend reads pages straight into the pages of a slot it holds
+ * (gpuhash_svc_page_claim), then writes the rest and sends it.  The
+ * answer's matches go behind the pages, never over them.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,67 +26,85 @@
 typedef struct PageLayout
 {
 	Size		refs;
-	Size		visible;
 	Size		pages;
+	Size		visible;
 	Size		refused;
 	Size		stats;
 	Size		matches;
-	uint64		capacity;
+	uint64		cap_pages;		/* pages a request may carry */
+	uint64		capacity;		/* match records: a whole row each */
 } PageLayout;
 
-static bool
-page_layout(uint64 chunk_bytes, uint64 n_pages, uint64 n_visible, PageLayout *lay)
-{
-	Size		off = TYPEALIGN(8, sizeof(gh_page_scan));
-
-	if (n_pages == 0 || n_pages > chunk_bytes / GH_PAGE_SIZE ||
-		n_visible > chunk_bytes / sizeof(uint16))
-		return false;
-	lay->refs = off;
-	off = TYPEALIGN(8, off + n_pages * sizeof(gh_page_ref));
-	lay->visible = off;
-	off = TYPEALIGN(8, off + n_visible * sizeof(uint16));
-	lay->pages = off;
-	off += n_pages * GH_PAGE_SIZE;
-	lay->refused = off;
-	off = TYPEALIGN(8, off + n_pages);
-	lay->stats = off;
-	off = TYPEALIGN(8, off + sizeof(gh_page_stats));
-	lay->matches = off;
-	if (off >= chunk_bytes)
-		return false;
-	lay->capacity = (chunk_bytes - off) / sizeof(gh_page_match);
-	return true;
-}
-
-/* Rows the walker may write for these pages: each page's visible ones, at most. */
-static uint64
-rows_at_most(const GpuPageReq *req)
-{
-	uint64		n = 0;
-
-	for (int i = 0; i < req->n_pages; i++)
-		n += req->refs[i].nvis == GH_PAGE_ALL_VISIBLE ? req->refs[i].maxoff : req->refs[i].nvis;
-	return n;
-}
-
 /*
- * Pages one request takes when each may be full of tuples, all of which
- * may match; 0 without the service.
+ * The one layout of every page request in a chunk of chunk_bytes: room for
+ * cap_pages pages, each full of visible tuples that all match, so that a
+ * backend can read pages straight into a chunk before it knows how many
+ * tuples they hold.  False when a chunk has no room for one such page.
  */
+static bool
+page_layout(uint64 chunk_bytes, PageLayout *lay)
+{
+	Size		per = sizeof(gh_page_ref) + GH_PAGE_SIZE + GH_PAGE_MAX_TUPLES * sizeof(uint16) +
+		1 + GH_PAGE_MAX_TUPLES * sizeof(gh_page_match);
+	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + 64 * 5 + sizeof(gh_page_stats);
+	Size		off;
+	uint64		cap;
+
+	if (chunk_bytes <= fixed + per)
+		return false;
+	cap = (chunk_bytes - fixed) / per;
+	off = TYPEALIGN(64, sizeof(gh_page_scan));
+	lay->refs = off;
+	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
+	lay->pages = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
+	lay->visible = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
+	lay->refused = off;
+	off = TYPEALIGN(64, off + cap);
+	lay->stats = off;
+	off = TYPEALIGN(64, off + sizeof(gh_page_stats));
+	lay->matches = off;
+	lay->cap_pages = cap;
+	lay->capacity = (chunk_bytes - off) / sizeof(gh_page_match);
+	return lay->capacity >= cap * GH_PAGE_MAX_TUPLES;
+}
+
+/* Pages one request takes; 0 without the service. */
 uint32
 gpuhash_service_page_capacity(void)
 {
-	Size		per = sizeof(gh_page_ref) + GH_PAGE_MAX_TUPLES * sizeof(uint16) +
-		GH_PAGE_SIZE + 1 + GH_PAGE_MAX_TUPLES * sizeof(gh_page_match);
-	Size		fixed = TYPEALIGN(8, sizeof(gh_page_scan)) + sizeof(gh_page_stats) + 64;
+	PageLayout	lay;
 
-	if (!gpuhash_service_ready() || gpuhash_svc->chunk_bytes <= fixed + per)
+	if (!gpuhash_service_ready() || !page_layout(gpuhash_svc->chunk_bytes, &lay))
 		return 0;
-	return (uint32) ((gpuhash_svc->chunk_bytes - fixed) / per);
+	return (uint32) lay.cap_pages;
 }
 
-/* Sends the request's pages; false when it cannot go now (the caller reads them itself). */
+/*
+ * A slot for a request of t's, held by tk while its pages are read straight
+ * into its chunk: where they go; NULL when no slot is free now.  Given up
+ * by gpuhash_svc_probe_abandon(tk) if it is never sent.
+ */
+uint8 *
+gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk)
+{
+	PageLayout	lay;
+	SvcSlot    *s;
+
+	tk->slot = -1;
+	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || (s = gpuhash_svc_async_claim(t)) == NULL)
+		return NULL;
+	s->n = 0;
+	gpuhash_svc_async_hold(s, t, tk);
+	return (uint8 *) chunk_of(s) + lay.pages;
+}
+
+/*
+ * Sends the request: its pages already in the slot tk holds, or copied
+ * from req->pages into a slot claimed now.  False when it cannot go now
+ * (then tk holds nothing, and the caller walks or reads the pages itself).
+ */
 bool
 gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPageReq *req,
 						GhProbeTicket *tk)
@@ -93,15 +113,22 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	SvcSlot    *s;
 	char	   *chunk;
 
-	tk->slot = -1;
-	if (!page_layout(gpuhash_svc->chunk_bytes, req->n_pages, req->n_visible, &lay) ||
-		lay.capacity < rows_at_most(req) || (s = gpuhash_svc_async_claim(t)) == NULL)
+	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || req->n_pages > lay.cap_pages ||
+		req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES)
+	{
+		gpuhash_svc_probe_abandon(tk);
+		return false;
+	}
+	if (tk->slot >= 0)
+		s = &gpuhash_svc->slots[tk->slot];
+	else if ((s = gpuhash_svc_async_claim(t)) == NULL)
 		return false;
 	chunk = chunk_of(s);
+	if (req->pages != (uint8 *) chunk + lay.pages)
+		memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
-	memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	s->type = REQ_PAGE_PROBE;
 	s->table_id = t->id;
 	s->n = req->n_pages;
@@ -121,8 +148,8 @@ gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req)
 	PageLayout	lay;
 
 	if (st == GH_OK &&
-		(!page_layout(gpuhash_svc->chunk_bytes, req->n_pages, req->n_visible, &lay) ||
-		 s->written > lay.capacity || s->written > rows_at_most(req)))
+		(!page_layout(gpuhash_svc->chunk_bytes, &lay) || s->written > lay.capacity ||
+		 s->written > (uint64) req->n_pages * GH_PAGE_MAX_TUPLES))
 	{
 		gh_set_last_error("GPU service: bad page probe answer");
 		st = GH_ERR_INVALID;
@@ -153,8 +180,8 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 	size_t		n_out = 0;
 	gh_page_stats stats;
 
-	if (table == NULL ||
-		!page_layout(gpuhash_svc->chunk_bytes, s->n, s->pos, &lay) || s->capacity > lay.capacity)
+	if (table == NULL || !page_layout(gpuhash_svc->chunk_bytes, &lay) || s->n > lay.cap_pages ||
+		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.capacity)
 	{
 		strlcpy(s->err, "GPU service: bad page probe", sizeof(s->err));
 		return GH_ERR_INVALID;
