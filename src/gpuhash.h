@@ -79,6 +79,7 @@ extern bool gpuhash_shared_inner_pages;
 extern bool gpuhash_inner_share_credit;
 extern bool gpuhash_scan_filter_in_place;
 extern bool gpuhash_page_scan;
+extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
 
 /*

@@ -273,10 +273,49 @@ walk(gh_table *t, const gcase &c, bool host_twin)
  * they lie in a long-lived buffer (registered with the GPUs once, as the
  * service registers the buffer pool), each all-visible page sent as the
  * list of its LP_NORMAL offsets up to maxoff, read from its line pointers.
+ * Then, as concurrent inserts may once the share lock is released, every
+ * page's unused line pointers are refilled and one is added (pointing at a
+ * tuple the page holds): the walk must read the listed items alone.
  */
 const size_t IN_PLACE_PAGES = 16;
 uint8_t    *in_place_data;
 bool		in_place_mapped;
+
+/* Unused line pointers of page made LP_NORMAL, and one more added. */
+void
+refill(uint8_t *page)
+{
+	uint32_t	lower = page[12] | (page[13] << 8),
+				upper = page[14] | (page[15] << 8),
+				normal = 0;
+	int			nitems = lower >= 24 && upper > 0 ? (int) (lower - 24) / 4 : 0;
+
+	for (int lp = 1; lp <= nitems && !normal; lp++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + 24 + 4 * (lp - 1), 4);
+		if (((w >> 15) & 3) == 1)
+			normal = w;
+	}
+	if (!normal)
+		return;
+	for (int lp = 1; lp <= nitems; lp++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + 24 + 4 * (lp - 1), 4);
+		if (((w >> 15) & 3) == 0)
+			memcpy(page + 24 + 4 * (lp - 1), &normal, 4);
+	}
+	if (lower + 4 <= upper && nitems < GH_PAGE_MAX_TUPLES)
+	{
+		memcpy(page + lower, &normal, 4);
+		lower += 4;
+		page[12] = (uint8_t) lower;
+		page[13] = (uint8_t) (lower >> 8);
+	}
+}
 
 walk_result
 walk_in_place(gh_table *t, const gcase &c, bool host_twin)
@@ -319,6 +358,7 @@ walk_in_place(gh_table *t, const gcase &c, bool host_twin)
 		ref.vis_start = start;
 		ref.nvis = (uint16_t) (vis.size() - start);
 		refs.push_back(ref);
+		refill(in_place_data + cr.offset);
 	}
 	w.out.resize(cap + 1);
 	w.refused.assign(c.pages.size(), 7);
