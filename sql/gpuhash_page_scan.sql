@@ -218,6 +218,12 @@ SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i
 SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE NOT EXISTS (SELECT 1 FROM ps_i i WHERE i.k = t.k) AND t.n > 0');
 SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE EXISTS (SELECT 1 FROM ps_i i WHERE i.k8 = t.k8) AND t.s LIKE ''%5''');
 SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t FULL JOIN (SELECT * FROM ps_i WHERE k < 350) i ON t.k = i.k WHERE t.b IS NULL OR t.id IS NULL');
+-- outer keys with NULLs (a NULL key matches nothing, yet comes out of a
+-- left or anti join), and a cross-type key
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.a = i.k2');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t LEFT JOIN ps_i i ON t.a = i.k2 WHERE t.b > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t WHERE NOT EXISTS (SELECT 1 FROM ps_i i WHERE i.k2 = t.a)');
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k8 WHERE t.b IS NOT NULL');
 -- no qual at all
 SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_t t JOIN ps_i i ON t.k = i.k');
 
