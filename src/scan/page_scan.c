@@ -196,14 +196,15 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	if (PageIsAllVisible(page) && !os->snapshot->takenDuringRecovery)
+	/* (more line pointers than a heap page holds: heapam decides, below) */
+	if (PageIsAllVisible(page) && !os->snapshot->takenDuringRecovery &&
+		PageGetMaxOffsetNumber(page) <= GH_PAGE_MAX_TUPLES)
 	{
 		/* every tuple is visible to every snapshot, as heapgetpage decides */
 		ref->nvis = GH_PAGE_ALL_VISIBLE;
 		ref->maxoff = PageGetMaxOffsetNumber(page);
-		if (ref->maxoff == 0 || ref->maxoff > GH_PAGE_MAX_TUPLES)
+		if (ref->maxoff == 0)
 		{
-			/* empty; or not a heap page as this build knows them: heapam's way */
 			UnlockReleaseBuffer(buf);
 			return false;
 		}
