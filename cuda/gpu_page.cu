@@ -54,9 +54,10 @@ struct passed_flag
 
 /*
  * MAPPED: pages is registered host memory mapped into the device (the
- * buffer pool read in place).  Plain loads then, not the read-only cache
- * path: a page may take a hint bit while the kernel reads it (never in
- * what the walk reads, ARCHITECTURE.md), so it is not read-only data.
+ * buffer pool read in place).  Loads marked volatile (__ldcv) then, not
+ * the read-only cache path that a const __restrict__ pointer invites: a
+ * page may take a hint bit while the kernel reads it (never in what the
+ * walk reads, ARCHITECTURE.md), so it is not read-only data.
  */
 template <bool MAPPED>
 __global__ void __launch_bounds__(PAGE_THREADS)
@@ -81,7 +82,8 @@ walk_kernel(const gh_page_scan *__restrict__ scan, const uint8_t *__restrict__ p
 	/* stage the page: 16-byte loads when it lies so, else bytes */
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
-			((uint4 *) page)[i] = MAPPED ? ((const uint4 *) src)[i] : __ldg((const uint4 *) src + i);
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
 	else
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
 			page[i] = src[i];
@@ -433,9 +435,9 @@ gh_gpu_page_free(gh_table *t)
 /* Both entries: the request checked, walked, and nothing held after a failure. */
 static gh_status
 walk_checked(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
-	  const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
-	  uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
-	  uint8_t *refused, gh_page_stats *stats, bool mapped)
+			 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
+			 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
+			 uint8_t *refused, gh_page_stats *stats, bool mapped)
 {
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 								   n_visible, out, capacity, n_out, refused));
@@ -460,8 +462,8 @@ gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs
 				  const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
 				  size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
 {
-	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible, out,
-				 capacity, n_out, refused, stats, false);
+	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+						out, capacity, n_out, refused, stats, false);
 }
 
 gh_status
@@ -470,8 +472,8 @@ gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_re
 						 const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
 						 size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
 {
-	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible, out,
-				 capacity, n_out, refused, stats, true);
+	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+						out, capacity, n_out, refused, stats, true);
 }
 
 gh_status
