@@ -296,7 +296,7 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	 * The service reads the pages where they lie, when it mapped the buffer
 	 * pool (a temporary table's local buffers are this backend's alone).
 	 */
-	r->in_place = gs->table.remote && r->pages != r->local_pages && gpuhash_page_in_place &&
+	r->in_place = gs->table.remote && gpuhash_page_in_place &&
 		!RelationUsesLocalBuffers(os->rel) && gpuhash_service_pages_in_place();
 	r->n_pages = 0;
 	r->n_visible = 0;
