@@ -165,3 +165,17 @@ gh_gpu_page_agg(int, const gh_page_scan *, const gh_agg_prog *, const gh_page_re
 {
 	return no_gpu();
 }
+
+gh_status
+gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_t,
+						 const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *,
+						 size_t, size_t *, uint8_t *, gh_page_stats *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_page_register_host(void *, size_t)
+{
+	return no_gpu();
+}

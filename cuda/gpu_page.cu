@@ -52,6 +52,14 @@ struct passed_flag
 	}
 };
 
+/*
+ * MAPPED: pages is registered host memory mapped into the device (the
+ * buffer pool read in place).  Loads marked volatile (__ldcv) then, not
+ * the read-only cache path that a const __restrict__ pointer invites: a
+ * page may take a hint bit while the kernel reads it (never in what the
+ * walk reads, ARCHITECTURE.md), so it is not read-only data.
+ */
+template <bool MAPPED>
 __global__ void __launch_bounds__(PAGE_THREADS)
 walk_kernel(const gh_page_scan *__restrict__ scan, const uint8_t *__restrict__ pages,
 			const gh_page_ref *__restrict__ refs, const uint16_t *__restrict__ visible,
@@ -74,7 +82,8 @@ walk_kernel(const gh_page_scan *__restrict__ scan, const uint8_t *__restrict__ p
 	/* stage the page: 16-byte loads when it lies so, else bytes */
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
-			((uint4 *) page)[i] = __ldg((const uint4 *) src + i);
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
 	else
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
 			page[i] = src[i];
@@ -261,11 +270,11 @@ gh_status
 walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
 	 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
 	 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
-	 uint8_t *refused, gh_page_stats *stats)
+	 uint8_t *refused, gh_page_stats *stats, bool mapped)
 {
 	gh_gpu_state *g = t->gpu;
 	cudaStream_t st = g->stream;
-	layout		l = plan(page_data_bytes, n_pages, n_visible);
+	layout		l = plan(mapped ? 0 : page_data_bytes, n_pages, n_visible);
 	gh_page_gpu *pg;
 	size_t		slots = (size_t) n_pages * GH_PAGE_SLOTS;
 
@@ -284,10 +293,20 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	gh_range   *d_ranges = (gh_range *) (d + l.ranges);
 	int		   *d_nsel = (int *) (d + l.nsel);
 	unsigned long long *d_counts = (unsigned long long *) (d + l.counts);
+	const uint8_t *d_pages = d + l.pages;
+
+	if (mapped && n_pages)
+	{
+		/* the kernel reads the pages where they are, through the mapping */
+		void	   *dp = nullptr;
+
+		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
+		d_pages = (const uint8_t *) dp;
+	}
 
 	/* pages in: one copy of the request's page data, then its small parts */
 	GH_TRY(cudaEventRecord(pg->ev[0], st));
-	if (page_data_bytes)
+	if (page_data_bytes && !mapped)
 		GH_TRY(cudaMemcpyAsync(d + l.pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
 	if (n_pages)
 		GH_TRY(cudaMemcpyAsync(d + l.refs, refs, n_pages * sizeof(gh_page_ref),
@@ -305,9 +324,14 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 
 	if (n_pages)
 	{
-		walk_kernel<<<n_pages, PAGE_THREADS, 0, st>>>(
-			(const gh_page_scan *) (d + l.scan), d + l.pages, (const gh_page_ref *) (d + l.refs),
-			(const uint16_t *) (d + l.vis), d_state, d_cand, d_keys, d + l.refused, d_counts);
+		if (mapped)
+			walk_kernel<true><<<n_pages, PAGE_THREADS, 0, st>>>(
+				(const gh_page_scan *) (d + l.scan), d_pages, (const gh_page_ref *) (d + l.refs),
+				(const uint16_t *) (d + l.vis), d_state, d_cand, d_keys, d + l.refused, d_counts);
+		else
+			walk_kernel<false><<<n_pages, PAGE_THREADS, 0, st>>>(
+				(const gh_page_scan *) (d + l.scan), d_pages, (const gh_page_ref *) (d + l.refs),
+				(const uint16_t *) (d + l.vis), d_state, d_cand, d_keys, d + l.refused, d_counts);
 		GH_LAUNCHED();
 
 		/* the passing rows and their keys, in slot order */
@@ -408,18 +432,19 @@ gh_gpu_page_free(gh_table *t)
 	t->gpu->page = nullptr;
 }
 
-gh_status
-gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs,
-				  uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
-				  const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
-				  size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+/* Both entries: the request checked, walked, and nothing held after a failure. */
+static gh_status
+walk_checked(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
+			 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
+			 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
+			 uint8_t *refused, gh_page_stats *stats, bool mapped)
 {
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 								   n_visible, out, capacity, n_out, refused));
 	*n_out = 0;
 
 	gh_status	st = walk(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
-						  out, capacity, n_out, refused, stats);
+						  out, capacity, n_out, refused, stats, mapped);
 
 	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL)
 	{
@@ -429,4 +454,42 @@ gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs
 		gh_gpu_page_free(t);
 	}
 	return st;
+}
+
+gh_status
+gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs,
+				  uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+				  const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+				  size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+{
+	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+						out, capacity, n_out, refused, stats, false);
+}
+
+gh_status
+gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs,
+						 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+						 const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+						 size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+{
+	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+						out, capacity, n_out, refused, stats, true);
+}
+
+gh_status
+gh_page_register_host(void *ptr, size_t bytes)
+{
+	if (gh_gpu_count() == 0)
+		return gh_error(GH_ERR_NO_GPU, "no GPU to map host memory into");
+	if (!ptr || !bytes)
+		return gh_error(GH_ERR_INVALID, "page walk: no host memory to map");
+
+	/* whole OS pages: the range's ends need not lie on one */
+	const uintptr_t os_page = 4096;
+	uintptr_t	lo = (uintptr_t) ptr & ~(os_page - 1),
+				hi = ((uintptr_t) ptr + bytes + os_page - 1) & ~(os_page - 1);
+
+	/* portable and mapped: every GPU's context reads it through its mapping */
+	GH_TRY(cudaHostRegister((void *) lo, hi - lo, cudaHostRegisterMapped | cudaHostRegisterPortable));
+	return GH_OK;
 }

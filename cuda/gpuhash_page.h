@@ -274,6 +274,30 @@ gh_status	gh_page_probe_host(gh_table *t, const gh_page_scan *scan,
 							   gh_page_match *out, size_t capacity, size_t *n_out,
 							   uint8_t *refused, gh_page_stats *stats);
 
+/*
+ * Pages read in place: page_data is host memory the walker may read where
+ * it lies (the buffer pool), never copied as a whole to the device.  A GPU
+ * table's kernel reads each page of the request through the mapping that
+ * gh_page_register_host made (an unregistered range fails the walk: the
+ * caller reads its pages itself); the host twin reads them directly.  The
+ * same arguments, checks and answer as gh_page_probe; the caller keeps the
+ * listed items of every page unchanged until the walk returns.
+ */
+gh_status	gh_page_probe_mapped(gh_table *t, const gh_page_scan *scan,
+								 const gh_page_ref *refs, uint32_t n_pages,
+								 const uint8_t *page_data, size_t page_data_bytes,
+								 const uint16_t *visible, uint32_t n_visible,
+								 gh_page_match *out, size_t capacity, size_t *n_out,
+								 uint8_t *refused, gh_page_stats *stats);
+
+/*
+ * Page-locks host memory that lives as long as the process and maps it into
+ * every GPU's address space (cudaHostRegister, mapped and portable; the
+ * range widened to whole OS pages), for gh_page_probe_mapped.  GH_OK, or an
+ * error when there is no GPU or the memory cannot be locked.
+ */
+gh_status	gh_page_register_host(void *ptr, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -541,3 +541,22 @@ gh_page_probe(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, ui
 	return gh_page_probe_host(t, scan, refs, n_pages, page_data, page_data_bytes, visible,
 							  n_visible, out, capacity, n_out, refused, stats);
 }
+
+gh_status
+gh_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs,
+					 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+					 const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+					 size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+{
+	if (t && t->n_parts > 0)
+	{
+		gh_set_last_error("page walk: the page walk takes single tables, not a partitioned one");
+		return GH_ERR_INVALID;
+	}
+	if (t && t->device == GH_DEVICE_GPU)
+		return gh_gpu_page_probe_mapped(t, scan, refs, n_pages, page_data, page_data_bytes,
+										visible, n_visible, out, capacity, n_out, refused, stats);
+	/* the host twin reads pages where they lie in either mode */
+	return gh_page_probe_host(t, scan, refs, n_pages, page_data, page_data_bytes, visible,
+							  n_visible, out, capacity, n_out, refused, stats);
+}

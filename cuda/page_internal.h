@@ -18,6 +18,14 @@ gh_status	gh_gpu_page_probe(gh_table *t, const gh_page_scan *scan,
 							  gh_page_match *out, size_t capacity, size_t *n_out,
 							  uint8_t *refused, gh_page_stats *stats);
 
+/* The same, the pages read through the mapping of registered host memory. */
+gh_status	gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan,
+									 const gh_page_ref *refs, uint32_t n_pages,
+									 const uint8_t *page_data, size_t page_data_bytes,
+									 const uint16_t *visible, uint32_t n_visible,
+									 gh_page_match *out, size_t capacity, size_t *n_out,
+									 uint8_t *refused, gh_page_stats *stats);
+
 /*
  * The checks both sides make before a walk: the scan program
  * (gh_page_scan_check), every page inside page_data, every visible list

@@ -263,6 +263,54 @@ BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0');
 COMMIT;
 
+-- an all-visible page takes concurrent inserts (into line pointers VACUUM
+-- left unused) after its items were listed, while the join's cursor holds
+-- it pinned: the cursor does not see them, its pages copied or read in
+-- place (gpuhash.page_in_place)
+CREATE TABLE ps_v (id int4, k int4, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO ps_v SELECT g, g % 300, 'x' FROM generate_series(1, 100) g;
+DELETE FROM ps_v WHERE id % 4 = 0;
+VACUUM (FREEZE, ANALYZE) ps_v;
+SELECT * FROM ps_check('SELECT t.id, i.w FROM ps_v t JOIN ps_i i ON t.k = i.k');
+CREATE FUNCTION ps_insert_between(mode text, OUT native bigint, OUT seen bigint,
+                                  OUT new_seen bigint, OUT same_page boolean,
+                                  OUT reused_lp boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  SELECT count(*) INTO native FROM ps_v t JOIN ps_i i ON t.k = i.k;
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_in_place', mode, true);
+  OPEN c FOR SELECT t.id FROM ps_v t JOIN ps_i i ON t.k = i.k;
+  FETCH c INTO r;   -- the page read: pinned, its items listed
+  seen := CASE WHEN FOUND THEN 1 ELSE 0 END;
+  new_seen := 0;
+  PERFORM dblink_exec('dbname=' || current_database() || ' port=' || current_setting('port') ||
+                      ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1),
+                      'INSERT INTO ps_v SELECT g, g % 40, ''new'' FROM generate_series(1001, 1020) g');
+  LOOP
+    FETCH c INTO r;
+    EXIT WHEN NOT FOUND;
+    seen := seen + 1;
+    IF r.id > 1000 THEN new_seen := new_seen + 1; END IF;
+  END LOOP;
+  CLOSE c;
+  SELECT bool_and((ctid::text::point)[0] = 0), bool_or((ctid::text::point)[1] < 100)
+  INTO same_page, reused_lp FROM ps_v WHERE id > 1000;
+END;
+$$;
+SELECT all_visible FROM pg_visibility_map('ps_v');
+SELECT * FROM ps_insert_between('off');
+DELETE FROM ps_v WHERE id > 1000;
+VACUUM (FREEZE, ANALYZE) ps_v;
+SELECT all_visible FROM pg_visibility_map('ps_v');
+SELECT * FROM ps_insert_between('on');
+DROP FUNCTION ps_insert_between(text);
+DROP TABLE ps_v;
+
 -- dropped columns, and columns added after the rows were written: without
 -- a default, with one by value, with one by reference
 ALTER TABLE ps_t DROP COLUMN o;

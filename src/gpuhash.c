@@ -417,6 +417,15 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.page_in_place",
+							 "Lets the GPU service read the page path's pages in the buffer pool.",
+							 "Off: every page is copied into the request, as when the service "
+							 "could not map the buffer pool (tests compare both modes).",
+							 &gpuhash_page_in_place,
+							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",
 							 "When a GPU hash join's outer side is another one, the levels' "

@@ -79,6 +79,7 @@ extern bool gpuhash_scan_filter_in_place;
 extern bool gpuhash_page_scan;
 extern bool gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
+extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
 
 /*

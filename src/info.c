@@ -78,9 +78,10 @@ service_columns(Datum *values, bool *nulls, bool shown)
 			nulls[c] = true;
 		return;
 	}
-	values[10] = CStringGetTextDatum(psprintf("running (pid %d, %s%s)", st.pid,
+	values[10] = CStringGetTextDatum(psprintf("running (pid %d, %s%s%s)", st.pid,
 											  st.gpus > 0 ? "GPU" : "host twin",
-											  st.pinned ? ", staging page-locked" : ""));
+											  st.pinned ? ", staging page-locked" : "",
+											  st.pool_in_place ? ", pages read in place" : ""));
 	values[11] = Int64GetDatum((int64) (st.staging_bytes >> 20));
 	values[12] = Int64GetDatum((int64) (st.staging_in_use >> 20));
 	values[13] = Int32GetDatum(st.tables_alive);

@@ -261,6 +261,108 @@ walk(gh_table *t, const gcase &c, bool host_twin)
 	return w;
 }
 
+/*
+ * The in-place mode's request over c's pages (page_scan.c): the pages where
+ * they lie in a long-lived buffer (registered with the GPUs once, as the
+ * service registers the buffer pool), each all-visible page sent as the
+ * list of its LP_NORMAL offsets up to maxoff, read from its line pointers.
+ * Then, as concurrent inserts may once the share lock is released, every
+ * page's unused line pointers are refilled and one is added (pointing at a
+ * tuple the page holds): the walk must read the listed items alone.
+ */
+const size_t IN_PLACE_PAGES = 16;
+uint8_t    *in_place_data;
+bool		in_place_mapped;
+
+/* Unused line pointers of page made LP_NORMAL, and one more added. */
+void
+refill(uint8_t *page)
+{
+	uint32_t	lower = page[12] | (page[13] << 8),
+				upper = page[14] | (page[15] << 8),
+				normal = 0;
+	int			nitems = lower >= 24 && upper > 0 ? (int) (lower - 24) / 4 : 0;
+
+	for (int lp = 1; lp <= nitems && !normal; lp++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + 24 + 4 * (lp - 1), 4);
+		if (((w >> 15) & 3) == 1)
+			normal = w;
+	}
+	if (!normal)
+		return;
+	for (int lp = 1; lp <= nitems; lp++)
+	{
+		uint32_t	w;
+
+		memcpy(&w, page + 24 + 4 * (lp - 1), 4);
+		if (((w >> 15) & 3) == 0)
+			memcpy(page + 24 + 4 * (lp - 1), &normal, 4);
+	}
+	if (lower + 4 <= upper && nitems < GH_PAGE_MAX_TUPLES)
+	{
+		memcpy(page + lower, &normal, 4);
+		lower += 4;
+		page[12] = (uint8_t) lower;
+		page[13] = (uint8_t) (lower >> 8);
+	}
+}
+
+walk_result
+walk_in_place(gh_table *t, const gcase &c, bool host_twin)
+{
+	vector<gh_page_ref> refs;
+	vector<uint16_t> vis;
+	walk_result w;
+	size_t		n = 0,
+				cap = c.pages.size() * GH_PAGE_MAX_TUPLES;
+
+	if (c.data.size() > IN_PLACE_PAGES * GH_PAGE_SIZE)
+	{
+		w.st = GH_ERR_INVALID;
+		return w;
+	}
+	memcpy(in_place_data, c.data.data(), c.data.size());
+	for (const gh_page_ref &cr : c.refs)
+	{
+		gh_page_ref ref = cr;
+		uint32_t	start = (uint32_t) vis.size();
+
+		if (cr.nvis == GH_PAGE_ALL_VISIBLE)
+		{
+			const uint8_t *page = c.data.data() + cr.offset;
+			uint32_t	lower = page[12] | (page[13] << 8);
+			int			nitems = lower >= 24 ? (int) (lower - 24) / 4 : 0;
+
+			for (int lp = 1; lp <= cr.maxoff && lp <= nitems; lp++)
+			{
+				const uint8_t *w4 = page + 24 + 4 * (lp - 1);
+				uint32_t	word = w4[0] | (w4[1] << 8) | (w4[2] << 16) | ((uint32_t) w4[3] << 24);
+
+				if (((word >> 15) & 3) == 1)
+					vis.push_back((uint16_t) lp);
+			}
+		}
+		else
+			vis.insert(vis.end(), c.vis.begin() + cr.vis_start,
+					   c.vis.begin() + cr.vis_start + cr.nvis);
+		ref.vis_start = start;
+		ref.nvis = (uint16_t) (vis.size() - start);
+		refs.push_back(ref);
+		refill(in_place_data + cr.offset);
+	}
+	w.out.resize(cap + 1);
+	w.refused.assign(c.pages.size(), 7);
+	memset(&w.stats, 0, sizeof(w.stats));
+	w.st = (host_twin ? gh_page_probe_host : gh_page_probe_mapped) (t, c.scan, refs.data(),
+		(uint32_t) refs.size(), in_place_data, IN_PLACE_PAGES * GH_PAGE_SIZE, vis.data(),
+		(uint32_t) vis.size(), w.out.data(), cap, &n, w.refused.data(), &w.stats);
+	w.out.resize(n);
+	return w;
+}
+
 /* A walk's result against the reference, t built from keys. */
 void
 check_walk(const char *tag, const walk_result &w, const gcase &c, const expect &e,
@@ -408,6 +510,13 @@ random_cases(int gpus, int n_cases)
 
 			snprintf(tag, sizeof(tag), "case %d/host %s", ci, gh_scheme_name(sc));
 			check_walk(tag, h, c, e, t, keys);
+			if (sc == GH_SCHEME_GPH)
+			{
+				walk_result ip = walk_in_place(t, c, false);
+
+				PCHECK(same_walk(ip, h), "%s: the in-place walk (pages listed) differs: %s",
+					   tag, ip.st == GH_OK ? "records" : gh_last_error());
+			}
 			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
 				request_edges(tag, t, c, h);
 			if (sc == GH_SCHEME_GPH)
@@ -432,6 +541,15 @@ random_cases(int gpus, int n_cases)
 				snprintf(tag, sizeof(tag), "case %d/GPU %s", ci, gh_scheme_name(sc));
 				check_walk(tag, g, c, e, t, keys);
 				PCHECK(same_walk(g, tw), "%s: the GPU walk and the host twin differ", tag);
+				if (in_place_mapped)
+				{
+					walk_result gm = walk_in_place(t, c, false),
+								tm = walk_in_place(t, c, true);
+
+					PCHECK(same_walk(gm, g) && same_walk(tm, g),
+						   "%s: the GPU's in-place walk (mapped pages) differs: %s", tag,
+						   gm.st == GH_OK ? "records" : gh_last_error());
+				}
 				if (sc == GH_SCHEME_GPH)
 					request_edges(tag, t, c, g);
 				gh_free(t);
@@ -453,7 +571,8 @@ random_cases(int gpus, int n_cases)
 	printf("page walk: %d random cases, %llu pages (%llu refused), %llu tuples, %llu records: %s\n",
 		   n_cases, (unsigned long long) pages, (unsigned long long) refused,
 		   (unsigned long long) tuples, (unsigned long long) written,
-		   gpus > 0 ? "reference, every scheme, GPU = host twin" : "reference, every scheme (host twin)");
+		   gpus > 0 ? "reference, every scheme, GPU = host twin, in place (mapped) = copied" :
+		   "reference, every scheme (host twin), in place = copied");
 }
 
 }								/* namespace */
@@ -465,6 +584,20 @@ test_page(int gpus, bool quick, int *checks, int *failures)
 {
 	n_checks = checks;
 	n_failures = failures;
+	/* lives as long as the process, as the buffer pool does: never freed */
+	in_place_data = (uint8_t *) aligned_alloc(4096, IN_PLACE_PAGES * GH_PAGE_SIZE);
+	PCHECK(in_place_data != nullptr, "page walk: no memory for the in-place pages");
+	if (!in_place_data)
+		return;
+	if (gpus > 0)
+	{
+		in_place_mapped = gh_page_register_host(in_place_data,
+												IN_PLACE_PAGES * GH_PAGE_SIZE) == GH_OK;
+		PCHECK(in_place_mapped, "page walk: registering the in-place pages: %s", gh_last_error());
+	}
+	else
+		PCHECK(gh_page_register_host(in_place_data, IN_PLACE_PAGES * GH_PAGE_SIZE) == GH_ERR_NO_GPU,
+			   "page walk: registering host memory without a GPU did not say so");
 	random_cases(gpus, quick ? 150 : 600);
 	test_page_malformed(gpus, checks, failures);
 }

@@ -49,6 +49,7 @@
 #include "utils/ruleutils.h"
 
 bool		gpuhash_page_scan = true;
+bool		gpuhash_page_in_place = true;
 
 /* Pages a request takes, by the batch's rows: about a hundred rows a page. */
 #define ROWS_PER_PAGE_GUESS 100
@@ -160,8 +161,28 @@ req_of(GpuJoinState *gs, GpuProbeBatch *b)
 }
 
 /*
+ * An all-visible page in place: the offsets of its LP_NORMAL items, read
+ * under the share lock, appended to r's visible offsets; how many.  Once
+ * the lock goes an insert may refill an unused line pointer, never one of
+ * these while the page is pinned (ARCHITECTURE.md): the walker reads these
+ * alone.
+ */
+static int
+list_normal_items(GpuPageReq *r, Page page, OffsetNumber maxoff)
+{
+	uint16	   *vis = r->visible + r->n_visible;
+	int			n = 0;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		if (ItemIdIsNormal(PageGetItemId(page, off)))
+			vis[n++] = off;
+	return n;
+}
+
+/*
  * Adds block blk to request r and its batch b: pinned, its visibility
- * decided, copied.  False when the page has no visible tuple (not added).
+ * decided, copied (or, in place, its buffer named).  False when the page
+ * has no visible tuple (not added).
  */
 static bool
 add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
@@ -171,7 +192,7 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 	Buffer		buf = ReadBufferExtended(os->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
 	Page		page;
 	gh_page_ref *ref = &r->refs[r->n_pages];
-	uint8	   *copy = r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
+	uint8	   *copy = r->in_place ? NULL : r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -187,10 +208,27 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 			UnlockReleaseBuffer(buf);
 			return false;
 		}
-		memcpy(copy, page, GH_PAGE_SIZE);
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		memcpy(r->lps + (Size) r->n_pages * GH_PAGE_MAX_TUPLES, PageGetItemId((Page) copy, 1),
-			   sizeof(ItemIdData) * ref->maxoff);
+		if (r->in_place)
+		{
+			int			n = list_normal_items(r, page, ref->maxoff);
+
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (n == 0)
+			{
+				ReleaseBuffer(buf);
+				return false;
+			}
+			ref->nvis = n;
+			ref->vis_start = r->n_visible;
+			r->n_visible += n;
+		}
+		else
+		{
+			memcpy(copy, page, GH_PAGE_SIZE);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			memcpy(r->lps + (Size) r->n_pages * GH_PAGE_MAX_TUPLES, PageGetItemId((Page) copy, 1),
+				   sizeof(ItemIdData) * ref->maxoff);
+		}
 		gs->page->pages_all_visible++;
 	}
 	else
@@ -211,15 +249,22 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 		memcpy(r->visible + r->n_visible, hs->rs_vistuples, sizeof(uint16) * hs->rs_ntuples);
 		r->n_visible += hs->rs_ntuples;
 		/* the visible tuples stay put under our pin; the rest may change */
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		ref->maxoff = PageGetMaxOffsetNumber(page);
-		memcpy(copy, page, GH_PAGE_SIZE);
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (r->in_place)
+			ref->maxoff = hs->rs_vistuples[hs->rs_ntuples - 1];
+		else
+		{
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			ref->maxoff = PageGetMaxOffsetNumber(page);
+			memcpy(copy, page, GH_PAGE_SIZE);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
 		gs->page->pages_checked++;
 	}
 	if (ref->nvis == GH_PAGE_ALL_VISIBLE)
 		ref->vis_start = r->n_visible;
-	ref->offset = (uint64) r->n_pages * GH_PAGE_SIZE;
+	/* in place: where the service finds the page, BufferBlocks being its too */
+	ref->offset = r->in_place ? (uint64) ((char *) page - BufferBlocks) :
+		(uint64) r->n_pages * GH_PAGE_SIZE;
 	r->blocks[r->n_pages++] = blk;
 	b->pins[b->n_pins++] = buf;
 	return true;
@@ -246,6 +291,13 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 		r->pages = gpuhash_svc_page_claim(&gs->table.svc, &b->ticket);
 	if (r->pages == NULL)
 		r->pages = r->local_pages;
+
+	/*
+	 * The service reads the pages where they lie, when it mapped the buffer
+	 * pool (a temporary table's local buffers are this backend's alone).
+	 */
+	r->in_place = gs->table.remote && gpuhash_page_in_place &&
+		!RelationUsesLocalBuffers(os->rel) && gpuhash_service_pages_in_place();
 	r->n_pages = 0;
 	r->n_visible = 0;
 	r->n_matches = 0;

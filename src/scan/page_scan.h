@@ -44,6 +44,9 @@ typedef struct GpuPageReq
 								 * (the slot the batch's ticket holds), or
 								 * local_pages */
 	uint8	   *local_pages;
+	bool		in_place;		/* the service reads the pages in the buffer
+								 * pool: refs[].offset from BufferBlocks, every
+								 * page with its visible list */
 	ItemIdData *lps;			/* all-visible pages: the line pointers as
 								 * seen under the lock, GH_PAGE_MAX_TUPLES
 								 * a page (refused pages are read by them) */
@@ -101,6 +104,7 @@ extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtex
 
 /* service_page.c: a page request through the GPU service */
 extern uint32 gpuhash_service_page_capacity(void);
+extern bool gpuhash_service_pages_in_place(void);
 extern uint8 *gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk);
 extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,
 									const GpuPageReq *req, GhProbeTicket *tk);

@@ -66,6 +66,7 @@ typedef struct GhServiceStatus
 	int			pid;
 	int			gpus;
 	bool		pinned;
+	bool		pool_in_place;
 	uint64		staging_bytes;
 	uint64		staging_in_use;
 	int			tables_alive;

@@ -116,6 +116,7 @@ typedef struct SvcSlot
 	int			column;			/* CARRY_APPEND: the chunk's column */
 	int			n_levels;		/* CHAIN */
 	bool		has_valid;		/* CARRY_BEGIN, CHAIN: validity bytes come too */
+	bool		in_place;		/* PAGE_PROBE: pages read in the buffer pool */
 	uint64		skip;			/* CHAIN: the window's first combination */
 	uint64		capacity;		/* CHAIN: the caller's room; answered: the
 								 * window's stride in the chunk */
@@ -197,6 +198,8 @@ typedef struct SvcShared
 	int			gpus;
 	char		no_gpu_reason[256];	/* why gpus is 0 (gh_last_error()) */
 	bool		pinned;
+	bool		pool_in_place;	/* page requests may name buffers: the pool
+								 * is mapped for the GPUs (or none is used) */
 	gh_gpu_info gpu[SVC_MAX_GPUS];	/* the service's GPUs (gpuhash.gpus) */
 	SvcGpuUse	gpu_use[SVC_MAX_GPUS];
 	int			driver_version;

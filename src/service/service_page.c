@@ -15,12 +15,19 @@
  * (gpuhash_svc_page_claim), then writes the rest and sends it.  The
  * answer's matches go behind the pages, never over them.
  *
+ * In place (the service mapped the buffer pool: pool_in_place) a request
+ * carries no page: each ref's offset is its buffer's from BufferBlocks,
+ * which lies at the same address in the service as in every backend, and
+ * every page comes with its visible list; the walker reads the pool
+ * (gh_page_probe_mapped) while the backend keeps the pages pinned.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "service_internal.h"
 #include "scan/page_scan.h"
 
+#include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 
 typedef struct PageLayout
@@ -81,6 +88,13 @@ gpuhash_service_page_capacity(void)
 	return (uint32) lay.cap_pages;
 }
 
+/* May page requests name buffers instead of carrying pages? */
+bool
+gpuhash_service_pages_in_place(void)
+{
+	return gpuhash_service_ready() && gpuhash_svc->pool_in_place;
+}
+
 /*
  * A slot for a request of t's, held by tk while its pages are read straight
  * into its chunk: where they go; NULL when no slot is free now.  Given up
@@ -114,7 +128,8 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	char	   *chunk;
 
 	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || req->n_pages > lay.cap_pages ||
-		req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES)
+		req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
+		(req->in_place && !gpuhash_svc->pool_in_place))
 	{
 		gpuhash_svc_probe_abandon(tk);
 		return false;
@@ -124,12 +139,13 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	else if ((s = gpuhash_svc_async_claim(t)) == NULL)
 		return false;
 	chunk = chunk_of(s);
-	if (req->pages != (uint8 *) chunk + lay.pages)
+	if (!req->in_place && req->pages != (uint8 *) chunk + lay.pages)
 		memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
 	s->type = REQ_PAGE_PROBE;
+	s->in_place = req->in_place;
 	s->table_id = t->id;
 	s->n = req->n_pages;
 	s->pos = req->n_visible;
@@ -202,11 +218,27 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 		return GH_ERR_INVALID;
 	}
 	memset(&stats, 0, sizeof(stats));
-	st = gh_page_probe(table, (const gh_page_scan *) chunk, (const gh_page_ref *) (chunk + lay.refs),
-					   (uint32) s->n, (const uint8 *) (chunk + lay.pages),
-					   (size_t) s->n * GH_PAGE_SIZE, (const uint16 *) (chunk + lay.visible),
-					   (uint32) s->pos, (gh_page_match *) (chunk + lay.matches), s->capacity,
-					   &n_out, (uint8 *) (chunk + lay.refused), &stats);
+	if (s->in_place)
+	{
+		if (!gpuhash_svc->pool_in_place)
+		{
+			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
+			return GH_ERR_INVALID;
+		}
+		st = gh_page_probe_mapped(table, (const gh_page_scan *) chunk,
+								  (const gh_page_ref *) (chunk + lay.refs), (uint32) s->n,
+								  (const uint8 *) BufferBlocks, (size_t) NBuffers * BLCKSZ,
+								  (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+								  (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
+								  (uint8 *) (chunk + lay.refused), &stats);
+	}
+	else
+		st = gh_page_probe(table, (const gh_page_scan *) chunk,
+						   (const gh_page_ref *) (chunk + lay.refs), (uint32) s->n,
+						   (const uint8 *) (chunk + lay.pages), (size_t) s->n * GH_PAGE_SIZE,
+						   (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+						   (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
+						   (uint8 *) (chunk + lay.refused), &stats);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));

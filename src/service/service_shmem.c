@@ -123,6 +123,7 @@ gpuhash_service_status(GhServiceStatus *st)
 	st->pid = gpuhash_svc->pid;
 	st->gpus = gpuhash_svc->gpus;
 	st->pinned = gpuhash_svc->pinned;
+	st->pool_in_place = gpuhash_svc->pool_in_place;
 	st->staging_bytes = gpuhash_svc->staging_bytes;
 	for (int i = 0; i < SVC_SLOTS; i++)
 		if (pg_atomic_read_u32(&gpuhash_svc->slots[i].state) != SLOT_FREE)

@@ -20,6 +20,7 @@
 #include "gpuhash.h"
 #include "service_internal.h"
 #include "service_gpus.h"
+#include "gpuhash_page.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -1262,6 +1264,19 @@ gpuhash_service_main(Datum arg)
 		ereport(LOG, (errmsg("gpuhash GPU service: staging memory not page-locked: %s",
 							 gh_last_error())));
 
+	/*
+	 * The buffer pool, for page requests that name buffers instead of
+	 * carrying pages: forked from the postmaster, the service has it at
+	 * every backend's address.  The host twin reads it there as it is; the
+	 * GPUs through a mapping.  Without one (memory-lock limits) pages are
+	 * copied, as before.
+	 */
+	gpuhash_svc->pool_in_place = n == 0 ||
+		gh_page_register_host(BufferBlocks, (size_t) NBuffers * BLCKSZ) == GH_OK;
+	if (!gpuhash_svc->pool_in_place)
+		ereport(LOG, (errmsg("gpuhash GPU service: buffer pool not mapped for the GPUs, page requests copy their pages: %s",
+							 gh_last_error())));
+
 	gpuhash_svc->pid = MyProcPid;
 	gpuhash_svc->procno = MyProc->pgprocno;
 	on_shmem_exit(service_exit, (Datum) 0);
@@ -1269,9 +1284,10 @@ gpuhash_service_main(Datum arg)
 	pg_atomic_fetch_add_u32(&gpuhash_svc->generation, 1);
 	pg_write_barrier();
 	pg_atomic_write_u32(&gpuhash_svc->ready, 1);
-	ereport(LOG, (errmsg("gpuhash GPU service ready: %d GPU(s)%s, %d MB staging%s, %d threads", n,
+	ereport(LOG, (errmsg("gpuhash GPU service ready: %d GPU(s)%s, %d MB staging%s, %d threads%s", n,
 						 n > 0 ? "" : " (host twin)", gpuhash_staging_memory_mb,
-						 gpuhash_svc->pinned ? " page-locked" : "", gpuhash_service_threads)));
+						 gpuhash_svc->pinned ? " page-locked" : "", gpuhash_service_threads,
+						 gpuhash_svc->pool_in_place ? ", pages read in place" : "")));
 
 	while (!got_sigterm)
 	{
