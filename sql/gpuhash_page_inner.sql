@@ -1,6 +1,6 @@
 --
 -- The page path of an absorbed inner scan (page_inner.c, issue 53): the
--- build side's heap pages go to the page walker with no table; it deforms
+-- build side's heap pages go to the page walker with no key; it deforms
 -- and filters them and hands back the rows that pass, and the build reads
 -- only those rows' keys and kept columns.  Every query runs natively, with
 -- the GPU join and gpuhash.page_scan off (the tuple path), and with it on;
@@ -15,9 +15,10 @@ SET client_min_messages = warning;
 SET enable_nestloop = off;
 SET max_parallel_workers_per_gather = 0;
 SET gpuhash.kept_row_cost = 0;
--- off by default: the walk without a table runs on the host (page_inner.c)
+-- "gpu" by default: the path only where its walk runs on a GPU of the GPU
+-- service (page_inner.c); "always" takes it on the host twin too
 SHOW gpuhash.page_inner;
-SET gpuhash.page_inner = on;
+SET gpuhash.page_inner = always;
 CREATE EXTENSION IF NOT EXISTS pg_visibility;
 CREATE EXTENSION IF NOT EXISTS dblink;
 
@@ -110,6 +111,13 @@ SELECT count(*) FILTER (WHERE NOT all_visible) AS not_all_visible FROM pg_visibi
 SELECT pi_filters('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.ch IN (''MAIL'', ''SHIP'') AND t.d2 < t.d3 AND t.d1 < t.d2 AND t.d3 >= ''1996-01-01'' AND t.d3 < timestamp ''1997-01-01''');
 SELECT pi_filters('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND md5(t.s) > ''a'' AND t.a < 0');
 SELECT pi_filters('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE md5(t.s) > ''a''');
+-- "gpu" where the join runs on the host twin: the tuple path, no walker clause
+SET gpuhash.page_inner = gpu;
+SELECT pi_filters('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND md5(t.s) > ''a'' AND t.a < 0');
+SELECT * FROM pi_check('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.a < 0 AND t.b >= 100');
+SET gpuhash.page_inner = off;
+SELECT * FROM pi_check('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.a < 0 AND t.b >= 100');
+SET gpuhash.page_inner = always;
 
 -- every kind of qual the compiler takes, NULLs in them and in the keys
 SELECT * FROM pi_check('SELECT p.n, t.id, t.s FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.ch IN (''MAIL'', ''SHIP'') AND t.d2 < t.d3 AND t.d1 < t.d2 AND t.d3 >= ''1996-01-01'' AND t.d3 < timestamp ''1997-01-01''');
@@ -210,7 +218,9 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
--- the walk in the GPU service, with no table: the same rows (parallel too)
+-- the walk in the GPU service, against a one-row table built there for the
+-- scan (on the host twin here; on a GPU where the service has one): the
+-- same rows (rescans and parallel too), and no table left behind
 SET gpuhash.page_inner_service = on;
 CREATE FUNCTION pi_path(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -224,6 +234,18 @@ $$;
 SELECT pi_path('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
 SELECT * FROM pi_check('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
 SELECT * FROM pi_check('SELECT p.n, t.id, length(t.big) FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.big <> ''b3'' AND t.e3 LIKE ''%z''');
+SET enable_nestloop = on;
+SELECT pi_path('SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x),
+                LATERAL (SELECT count(*) AS n FROM pi_p p JOIN pi_t t ON p.pk = t.k
+                         WHERE t.a > v.x * 1000 AND t.s LIKE ''p%'') s');
+SELECT * FROM pi_check('SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x),
+                        LATERAL (SELECT count(*) AS n FROM pi_p p JOIN pi_t t ON p.pk = t.k
+                                 WHERE t.a > v.x * 1000 AND t.s LIKE ''p%'') s');
+SET enable_nestloop = off;
+SELECT tables_alive FROM gpuhash_info() LIMIT 1;
+-- an error while the scan's table lives: the node's reset callback frees it
+SELECT pi_path('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND 1 / (t.a - t.a) > 0');
+SELECT tables_alive FROM gpuhash_info() LIMIT 1;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -234,8 +256,8 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET gpuhash.page_inner_service;
--- no staging slot stays held
-SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
+-- no staging slot stays held, no table stays alive
+SELECT staging_in_use_mb AS staging_held, tables_alive FROM gpuhash_info() LIMIT 1;
 
 DROP FUNCTION pi_path(text);
 DROP TABLE pi_t, pi_p;

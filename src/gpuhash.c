@@ -63,6 +63,13 @@ static const struct config_enum_entry device_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry page_inner_options[] = {
+	{"off", GPUHASH_PAGE_INNER_OFF, false},
+	{"gpu", GPUHASH_PAGE_INNER_GPU, false},
+	{"always", GPUHASH_PAGE_INNER_ALWAYS, false},
+	{NULL, 0, false}
+};
+
 static const struct config_enum_entry scheme_options[] = {
 	{"auto", GPUHASH_SCHEME_AUTO, false},
 	{"gph", GH_SCHEME_GPH, false},
@@ -397,21 +404,24 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpuhash.page_inner",
+	DefineCustomEnumVariable("gpuhash.page_inner",
 							 "Hands an absorbed inner scan's heap pages to the page walker too, "
 							 "where gpuhash.page_scan is on.",
-							 "The walk has no table, so the walker runs it on the host, where it "
-							 "is slower than the tuple path's in-place filter: off until the "
-							 "walker places such a walk on a GPU (scan/page_inner.c).",
+							 "gpu: only where the join runs on a GPU of the GPU service, which "
+							 "walks the pages against a one-row table of its own there; "
+							 "always: on the host twin too, where the walk is slower than the "
+							 "tuple path's in-place filter; off: never (scan/page_inner.c).",
 							 &gpuhash_page_inner,
-							 false,
+							 GPUHASH_PAGE_INNER_GPU, page_inner_options,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.page_inner_service",
-							 "Walks an absorbed inner scan's pages in the GPU service.",
-							 "The walk has no table, so the walker runs it on the host "
-							 "wherever it goes; off: in the backend (scan/page_inner.c).",
+							 "Walks an absorbed inner scan's pages in the GPU service, on the host twin too.",
+							 "With gpuhash.page_inner = always: the one-row table the walk goes "
+							 "against is built in the service even where it has no GPU, so "
+							 "tests exercise its life; off: the walk runs in the backend there "
+							 "(scan/page_inner.c).",
 							 &gpuhash_page_inner_service,
 							 false,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,

@@ -77,7 +77,14 @@ extern bool gpuhash_absorb_inner_scan;
 extern bool gpuhash_shared_inner_pages;
 extern bool gpuhash_scan_filter_in_place;
 extern bool gpuhash_page_scan;
-extern bool gpuhash_page_inner;
+/* gpuhash.page_inner: where the inner side's page walk may run (page_inner.c) */
+typedef enum GpuhashPageInner
+{
+	GPUHASH_PAGE_INNER_OFF,
+	GPUHASH_PAGE_INNER_GPU,		/* only where it walks on a service GPU */
+	GPUHASH_PAGE_INNER_ALWAYS	/* on the host twin too (tests) */
+} GpuhashPageInner;
+extern int	gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
 extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;

@@ -1283,6 +1283,8 @@ rescan_gpu_join(CustomScanState *node)
 
 	/* the batches of the last scan, and their probes in flight, go */
 	release_batches(gs);
+	/* and an inner page walk's table, should a read have stopped short */
+	gpuhash_page_inner_release(gs);
 	if (gs->chain)
 		gpuhash_chain_rescan(gs);
 	if (chg)

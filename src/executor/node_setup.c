@@ -202,6 +202,8 @@ cleanup_callback(void *arg)
 		if (gs->pb[i].ticket.slot >= 0)
 			gpuhash_svc_probe_abandon(&gs->pb[i].ticket);
 	}
+	/* the inner page walk's table (page_inner.c) */
+	gpuhash_page_inner_release(gs);
 	gpuhash_free_table(gs);
 }
 

@@ -24,14 +24,23 @@
  * overflow) goes through the scan's own quals tuple by tuple; a failed
  * request is all pages refused.  Nothing is dropped.
  *
- * With no table, gh_page_probe walks in this backend's host twin: the
- * walker picks its device from the table's.  The rows come out in the same
- * order and with the same quals' results either way.
+ * The walker picks its device from the table's, and with no table
+ * gh_page_probe walks in this backend's host twin.  So where the join's
+ * own table goes to a GPU of the GPU service, the requests go against a
+ * one-row table built there for the scan (key 0: with no key every row's
+ * key is 0, and GH_PAGE_ALL_ROWS hands back every row that passes whatever
+ * its range), and the service walks them on that table's GPU.  It lives
+ * while the scan reads its pages: freed at the scan's end, and on error,
+ * cancel or rescan by the node's reset callback (or the service's sweep
+ * of an exited owner's tables).  The rows come out in the same order and
+ * with the same quals' results wherever the walk ran.
  *
  * Measured on the host twin (1.5 M rows, five date and IN-list clauses,
  * all pages all-visible), the walk without a table read the inner side in
- * 2.7 times the tuple path's time: gpuhash.page_inner (off) keeps it out
- * of plans until the walker can place a walk without a table on a GPU.
+ * 2.7 times the tuple path's time: gpuhash.page_inner = gpu (the default)
+ * takes the path only where the walk goes to a GPU; "always" takes it on
+ * the host twin too, and with gpuhash.page_inner_service builds the
+ * one-row table in a service without a GPU, so tests exercise its life.
  *
  * Where: batch 0 of an absorbed inner scan that is not split across a
  * parallel join's shared batches (those read through next_inner_row), not
@@ -58,7 +67,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-bool		gpuhash_page_inner = false;
+int			gpuhash_page_inner = GPUHASH_PAGE_INNER_GPU;
 bool		gpuhash_page_inner_service = false;
 
 /* Pages one request takes: 512 kB of copies. */
@@ -72,13 +81,16 @@ typedef struct GpuPageInner
 	bool		serializable;
 	GpuPageReq	req;			/* pages in local_pages; no pins kept */
 	HeapTupleData *tups;		/* the rows handed to the build */
-	GhRemoteTable svc;			/* no table (id 0), of the service's generation */
+	bool		want_table;		/* walk against a one-row service table */
+	bool		table_failed;	/* its build failed: not tried again */
+	GhRemoteTable svc;			/* that table while the scan reads; id 0: none */
 	/* EXPLAIN ANALYZE */
 	uint64		pages_all_visible;
 	uint64		pages_checked;
 	uint64		pages_refused;
 	uint64		requests;
 	uint64		in_service;
+	uint64		on_gpu;			/* of those, walked on a GPU */
 	uint64		matches_total;
 	double		page_ms;
 } GpuPageInner;
@@ -111,6 +123,21 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		return;
 	}
 	pi->serializable = IsolationIsSerializable();
+	/* where the join's table goes to a service GPU, the walk can go there too */
+	{
+		const char *reason;
+
+		pi->want_table = gpuhash_service_ready() &&
+			((gpuhash_service_gpu_count() > 0 &&
+			  gpuhash_effective_device(&reason) == GPUHASH_RUN_GPU) ||
+			 (gpuhash_page_inner == GPUHASH_PAGE_INNER_ALWAYS && gpuhash_page_inner_service));
+	}
+	if (!pi->want_table && gpuhash_page_inner != GPUHASH_PAGE_INNER_ALWAYS)
+	{
+		/* the walk would run on the host: slower than the tuple path */
+		pfree(pi);
+		return;
+	}
 	{
 		/* as heap_scan.c compiles the scan's own quals: over the heap tuple */
 		PlanState  *ps = &gs->css.ss.ps;
@@ -141,14 +168,70 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	gs->ipage = pi;
 }
 
-/* May this read of the inner side go by pages? */
+/*
+ * Builds the one-row table the scan's requests go against, in the service
+ * (on a GPU where it has one); false when it failed or landed on the host
+ * where a GPU was wanted (then nothing is left in the service).
+ */
+static bool
+build_walk_table(GpuPageInner *pi)
+{
+	gh_build_options opt;
+	GpuKeyParts keys;
+	uint64		zero = 0;
+	bool		gpu = gpuhash_service_gpu_count() > 0;
+
+	if (pi->table_failed || !gpuhash_service_ready())
+		return false;
+	/* linear places any one key at once */
+	gpuhash_build_options(&opt, gpu ? GH_DEVICE_GPU : GH_DEVICE_HOST, GH_SCHEME_LINEAR);
+	gpuhash_keys_one(&keys, &zero, 1);
+	if (gpuhash_svc_build(&opt, &keys, 0, &pi->svc) != GH_OK)
+	{
+		elog(DEBUG1, "gpuhash: no table for the inner page walk: %s", gh_last_error());
+		memset(&pi->svc, 0, sizeof(pi->svc));
+		pi->table_failed = true;
+		return false;
+	}
+	if (gpu && pi->svc.info.device != GH_DEVICE_GPU)
+	{
+		/* the service moved it off its GPUs: the walk would run on the host */
+		gpuhash_svc_free(&pi->svc);
+		memset(&pi->svc, 0, sizeof(pi->svc));
+		pi->table_failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* Frees the walk's table, if any; never throws (the node's reset callback). */
+void
+gpuhash_page_inner_release(GpuJoinState *gs)
+{
+	GpuPageInner *pi = gs->ipage;
+
+	if (pi == NULL || pi->svc.id == 0)
+		return;
+	gpuhash_svc_free(&pi->svc);
+	memset(&pi->svc, 0, sizeof(pi->svc));
+}
+
+/*
+ * May this read of the inner side go by pages?  Where the walk is to run
+ * in the service, its table is built now; without it, "gpu" leaves the
+ * read to the tuple path.
+ */
 bool
 gpuhash_page_inner_usable(GpuJoinState *gs)
 {
 	GpuPageInner *pi = gs->ipage;
 
-	return pi != NULL && !pi->serializable && gs->iscan != NULL && !gs->iscan->pending &&
-		gs->curbatch == 0;
+	if (pi == NULL || pi->serializable || gs->iscan == NULL || gs->iscan->pending ||
+		gs->curbatch != 0)
+		return false;
+	if (!pi->want_table || pi->svc.id != 0 || build_walk_table(pi))
+		return true;
+	return gpuhash_page_inner == GPUHASH_PAGE_INNER_ALWAYS;
 }
 
 /*
@@ -301,9 +384,9 @@ page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, int p, int n)
 }
 
 /*
- * The request's pages walked, with no table: in the GPU service where
- * gpuhash.page_inner_service says so and a slot is free, else in this
- * backend (gh_page_probe with no table walks on the host).
+ * The request's pages walked: in the service against the scan's one-row
+ * table where there is one and a slot is free (on its GPU), else in this
+ * backend with no table (gh_page_probe then walks on the host).
  */
 static void
 walk_request(GpuJoinState *gs, GpuPageInner *pi)
@@ -314,13 +397,16 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi)
 
 	memset(&r->stats, 0, sizeof(r->stats));
 	r->ticket.slot = -1;
-	if (gpuhash_page_inner_service && gpuhash_svc_page_notable(&pi->svc) &&
-		gpuhash_svc_page_submit(&pi->svc, pi->prog.scan, r, &r->ticket))
+	if (pi->svc.id != 0 && gpuhash_svc_page_submit(&pi->svc, pi->prog.scan, r, &r->ticket))
 	{
 		st = gpuhash_svc_page_wait(&pi->svc, &r->ticket, r);
 		walked = st == GH_OK;
 		if (walked)
+		{
 			pi->in_service++;
+			if (pi->svc.info.device == GH_DEVICE_GPU)
+				pi->on_gpu++;
+		}
 		else
 			elog(DEBUG1, "gpuhash: inner page request not walked in the service: %s",
 				 gh_last_error());
@@ -384,6 +470,8 @@ gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
 		if (n > 0)
 			return n;
 	}
+	/* the scan's pages are read: nothing stays in the service */
+	gpuhash_page_inner_release(gs);
 	return 0;
 }
 
@@ -403,9 +491,10 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pages_all_visible, es);
 	ExplainPropertyUInteger("Inner Pages Checked", NULL, pi->pages_checked, es);
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, pi->pages_refused, es);
-	ExplainPropertyText("Inner Page Path", pi->requests > 0 && pi->in_service == pi->requests ?
-						"GPU service" : pi->in_service > 0 ? "GPU service, in part" :
-						"in-process", es);
+	ExplainPropertyText("Inner Page Path",
+						pi->requests > 0 && pi->on_gpu == pi->requests ? "GPU service (gpu)" :
+						pi->requests > 0 && pi->in_service == pi->requests ? "GPU service (host)" :
+						pi->in_service > 0 ? "GPU service, in part" : "in-process", es);
 	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->requests, es);
 	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->matches_total, es);
 }

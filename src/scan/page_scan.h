@@ -94,6 +94,7 @@ extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List
 extern void gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
 extern bool gpuhash_page_inner_usable(GpuJoinState *gs);
 extern int	gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups);
+extern void gpuhash_page_inner_release(GpuJoinState *gs);
 extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es,
 									   List *context, bool useprefix);
 
