@@ -410,9 +410,11 @@ _PG_init(void)
 							 "gpu: only where the join runs on a GPU of the GPU service, which "
 							 "walks the pages against a one-row table of its own there; "
 							 "always: on the host twin too, where the walk is slower than the "
-							 "tuple path's in-place filter; off: never (scan/page_inner.c).",
+							 "tuple path's in-place filter; off: never (scan/page_inner.c). "
+							 "Off by default: on an H200 its one-row table's round trips and "
+							 "page copies made the inner read slower than the tuple path's.",
 							 &gpuhash_page_inner,
-							 GPUHASH_PAGE_INNER_GPU, page_inner_options,
+							 GPUHASH_PAGE_INNER_OFF, page_inner_options,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 

@@ -67,7 +67,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-int			gpuhash_page_inner = GPUHASH_PAGE_INNER_GPU;
+int			gpuhash_page_inner = GPUHASH_PAGE_INNER_OFF;
 bool		gpuhash_page_inner_service = false;
 
 /* Pages one request takes: 512 kB of copies. */
