@@ -485,17 +485,35 @@ gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups)
 	}
 }
 
-/* For the page path (page_scan.c): the scan started, its next block. */
+/* For the page path (page_scan.c, page_inner.c): the scan started, its next block. */
 void
 gpuhash_heap_scan_start(GpuHeapScan *os)
 {
 	start_scan(os);
 }
 
+/*
+ * The page path's next block, counted; at the end the scan is done and its
+ * own pin goes (the page path's requests hold pins of their own).
+ */
 BlockNumber
 gpuhash_heap_scan_next_block(GpuHeapScan *os)
 {
-	return next_block(os);
+	BlockNumber blk = next_block(os);
+
+	if (!BlockNumberIsValid(blk))
+	{
+		HeapScanDesc hs = (HeapScanDesc) os->scan;
+
+		if (BufferIsValid(hs->rs_cbuf))
+			ReleaseBuffer(hs->rs_cbuf);
+		hs->rs_cbuf = InvalidBuffer;
+		hs->rs_cblock = InvalidBlockNumber;
+		os->done = true;
+		return InvalidBlockNumber;
+	}
+	os->pages++;
+	return blk;
 }
 
 /*

@@ -310,17 +310,7 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi)
 		CHECK_FOR_INTERRUPTS();
 		blk = gpuhash_heap_scan_next_block(is);
 		if (!BlockNumberIsValid(blk))
-		{
-			HeapScanDesc hs = (HeapScanDesc) is->scan;
-
-			if (BufferIsValid(hs->rs_cbuf))
-				ReleaseBuffer(hs->rs_cbuf);
-			hs->rs_cbuf = InvalidBuffer;
-			hs->rs_cblock = InvalidBlockNumber;
-			is->done = true;
 			break;
-		}
-		is->pages++;
 		(void) add_page(gs, pi, blk);
 	}
 	pi->page_ms += gpuhash_ms_since(t0);

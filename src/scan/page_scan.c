@@ -309,18 +309,7 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 		CHECK_FOR_INTERRUPTS();
 		blk = gpuhash_heap_scan_next_block(os);
 		if (!BlockNumberIsValid(blk))
-		{
-			HeapScanDesc hs = (HeapScanDesc) os->scan;
-
-			/* drop the scan's pin now: the batches hold their own */
-			if (BufferIsValid(hs->rs_cbuf))
-				ReleaseBuffer(hs->rs_cbuf);
-			hs->rs_cbuf = InvalidBuffer;
-			hs->rs_cblock = InvalidBlockNumber;
-			os->done = true;
 			break;
-		}
-		os->pages++;
 		(void) add_page(gs, b, r, blk);
 	}
 	pp->page_ms += gpuhash_ms_since(t0);

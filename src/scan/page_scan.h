@@ -100,7 +100,7 @@ extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es
 
 /* heap_scan.c, for page_scan.c */
 extern void gpuhash_heap_scan_start(GpuHeapScan *os);
-extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);
+extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);	/* at the end: done, pin gone */
 extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t);
 
 /* service_page.c: a page request through the GPU service */
