@@ -450,13 +450,17 @@ gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
 /* executor.c */
-extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern bool gpuhash_is_join_state(PlanState *ps);
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
+
+/* probe_pipeline.c */
+extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
+
+/* scan_tuple.c */
 extern void gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner);
 extern void gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner);
 extern bool gpuhash_batch_rows_in_pages(GpuJoinState *gs);
