@@ -599,13 +599,15 @@ extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void 
 extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_shutdown(CustomScanState *node);
-extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
 extern void gpuhash_shared_carry_done(GpuJoinState *gs);
 extern bool gpuhash_shared_carried(GpuJoinState *gs, const uint64 **keys, const uint8 **valid);
+
+/* parallel_build.c */
+extern void gpuhash_shared_build(GpuJoinState *gs);
 
 /* parallel_split.c */
 extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);
