@@ -302,48 +302,96 @@ merge_answer(GpuPreAggState *as, gh_agg_groups *ans)
 				 errmsg("gpuhash: merging aggregate groups failed: %s", gh_last_error())));
 }
 
-/* Folds n pages of q from page p in this backend; the core's status. */
-static gh_status
-fold_here(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device, gh_agg_stats *stats)
+/* Does a request's answer hold a value the core could not keep exactly? */
+static bool
+has_fallback(const gh_agg_groups *g)
 {
-	return gh_page_agg(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
-					   q->r.local_pages, (size_t) q->r.n_pages * GH_PAGE_SIZE, q->r.visible,
-					   q->r.n_visible, q->r.refused + p, &as->groups, stats);
+	if (g->fallback_groups == 0)
+		return false;
+	for (uint64 i = 0; i < g->n_groups * g->naggs; i++)
+		if (g->states[i].flags & GH_AGG_S_FALLBACK)
+			return true;
+	return false;
 }
 
 /*
- * Folds q in this backend: the whole request into the set; past the
- * bound, the set spilled and the request again; a request with more
- * groups than the bound alone, page by page.  A page that cannot be
- * folded (its own groups past the bound, a failure) is refused.
+ * A request's answer (for its pages p .. p + n - 1) into the set; an answer
+ * with a value the core could not hold exactly (GH_AGG_S_FALLBACK) is
+ * dropped whole and its pages go the CPU's way instead.
+ */
+static void
+accept_answer(GpuPreAggState *as, GpuAggReq *q, int p, int n, gh_agg_groups *ans,
+			  const gh_agg_stats *stats)
+{
+	if (has_fallback(ans))
+	{
+		memset(q->r.refused + p, 1, n);
+		return;
+	}
+	merge_answer(as, ans);
+	as->rows_folded += stats->passed;
+	as->gpu_ms += stats->kernel_ms + stats->copy_ms;
+}
+
+/* Folds n pages of q from page p in this backend into a set of their own. */
+static gh_status
+fold_here(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device, gh_agg_groups *ans,
+		  gh_agg_stats *stats)
+{
+	gh_status	st;
+
+	memset(stats, 0, sizeof(*stats));
+	st = gh_agg_groups_init(ans, as->aprog, as->max_groups);
+	if (st == GH_OK)
+		st = gh_page_agg(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
+						 q->r.local_pages, (size_t) q->r.n_pages * GH_PAGE_SIZE, q->r.visible,
+						 q->r.n_visible, q->r.refused + p, ans, stats);
+	return st;
+}
+
+/* fold_here, then its answer into the set; the core's status. */
+static gh_status
+fold_accept(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device)
+{
+	gh_agg_groups ans;
+	gh_agg_stats stats;
+	gh_status	st;
+
+	memset(&ans, 0, sizeof(ans));
+	PG_TRY();
+	{
+		st = fold_here(as, q, p, n, device, &ans, &stats);
+		if (st == GH_OK)
+			accept_answer(as, q, p, n, &ans, &stats);
+	}
+	PG_FINALLY();
+	{
+		gh_agg_groups_free(&ans);
+	}
+	PG_END_TRY();
+	return st;
+}
+
+/*
+ * Folds q in this backend (the host twin, or this backend's GPU and the
+ * host twin if that fails); a request with more groups than the bound
+ * alone page by page.  A page that cannot be folded is refused.
  */
 static void
 fold_local(GpuPreAggState *as, GpuAggReq *q)
 {
-	gh_agg_stats stats;
 	int			device = as->gpu_ordinal;
 	gh_status	st;
 
-	memset(&stats, 0, sizeof(stats));
-	st = fold_here(as, q, 0, q->r.n_pages, device, &stats);
+	st = fold_accept(as, q, 0, q->r.n_pages, device);
 	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL && device != GH_AGG_HOST)
 	{
 		elog(DEBUG1, "gpuhash: GPU aggregate request on the host twin: %s", gh_last_error());
 		device = GH_AGG_HOST;
-		st = fold_here(as, q, 0, q->r.n_pages, device, &stats);
-	}
-	if (st == GH_ERR_OUTPUT_FULL && as->groups.n_groups > 0)
-	{
-		as->spills++;
-		gpuhash_agg_spill(as);
-		st = fold_here(as, q, 0, q->r.n_pages, device, &stats);
+		st = fold_accept(as, q, 0, q->r.n_pages, device);
 	}
 	if (st == GH_OK)
-	{
-		as->rows_folded += stats.passed;
-		as->gpu_ms += stats.kernel_ms + stats.copy_ms;
 		return;
-	}
 	if (st != GH_ERR_OUTPUT_FULL)
 	{
 		elog(DEBUG1, "gpuhash: aggregate request left to the CPU: %s", gh_last_error());
@@ -352,17 +400,7 @@ fold_local(GpuPreAggState *as, GpuAggReq *q)
 	}
 	for (int p = 0; p < q->r.n_pages; p++)
 	{
-		memset(&stats, 0, sizeof(stats));
-		st = fold_here(as, q, p, 1, device, &stats);
-		if (st == GH_ERR_OUTPUT_FULL && as->groups.n_groups > 0)
-		{
-			as->spills++;
-			gpuhash_agg_spill(as);
-			st = fold_here(as, q, p, 1, device, &stats);
-		}
-		if (st == GH_OK)
-			as->rows_folded += stats.passed;
-		else
+		if (fold_accept(as, q, p, 1, device) != GH_OK)
 			q->r.refused[p] = 1;
 	}
 }
@@ -419,7 +457,7 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 		{
 			PG_TRY();
 			{
-				merge_answer(as, &ans);
+				accept_answer(as, q, 0, q->r.n_pages, &ans, &stats);
 			}
 			PG_FINALLY();
 			{
@@ -427,8 +465,6 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 			}
 			PG_END_TRY();
 			as->in_service++;
-			as->rows_folded += stats.passed;
-			as->gpu_ms += stats.kernel_ms + stats.copy_ms;
 			return;
 		}
 		gh_agg_groups_free(&ans);

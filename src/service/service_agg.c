@@ -166,6 +166,7 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 			memcpy(answer->nulls, chunk + lay.nulls, n);
 			memcpy(answer->states, chunk + lay.states, sizeof(gh_agg_state) * n * agg->naggs);
 			answer->n_groups = n;
+			answer->fallback_groups = s->total;
 			memcpy(req->refused, chunk + lay.refused, req->n_pages);
 			memcpy(stats, chunk + lay.stats, sizeof(gh_agg_stats));
 		}
@@ -216,6 +217,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	memcpy(chunk + lay.states, g.states, sizeof(gh_agg_state) * g.n_groups * agg->naggs);
 	memcpy(chunk + lay.stats, &stats, sizeof(stats));
 	s->written = g.n_groups;
+	s->total = g.fallback_groups;
 	gh_agg_groups_free(&g);
 	return GH_OK;
 }
