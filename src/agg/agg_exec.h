@@ -108,6 +108,6 @@ extern bool gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *
 								   GhProbeTicket *tk);
 extern gh_status gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req,
 									  const gh_agg_prog *agg, gh_agg_groups *answer,
-									  gh_agg_stats *stats);
+									  gh_agg_stats *stats, int *folded);
 
 #endif							/* GPUHASH_AGG_EXEC_H */

@@ -373,32 +373,36 @@ fold_accept(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device)
 }
 
 /*
- * Folds q in this backend (the host twin, or this backend's GPU and the
- * host twin if that fails); a request with more groups than the bound
- * alone page by page.  A page that cannot be folded is refused.
+ * Folds q's pages from p0 in this backend (the host twin, or this
+ * backend's GPU and the host twin if that fails); a request with more
+ * groups than the bound alone page by page.  A page that cannot be folded
+ * is refused.
  */
 static void
-fold_local(GpuPreAggState *as, GpuAggReq *q)
+fold_local(GpuPreAggState *as, GpuAggReq *q, int p0)
 {
 	int			device = as->gpu_ordinal;
+	int			n = q->r.n_pages - p0;
 	gh_status	st;
 
-	st = fold_accept(as, q, 0, q->r.n_pages, device);
+	if (n <= 0)
+		return;
+	st = fold_accept(as, q, p0, n, device);
 	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL && device != GH_AGG_HOST)
 	{
 		elog(DEBUG1, "gpuhash: GPU aggregate request on the host twin: %s", gh_last_error());
 		device = GH_AGG_HOST;
-		st = fold_accept(as, q, 0, q->r.n_pages, device);
+		st = fold_accept(as, q, p0, n, device);
 	}
 	if (st == GH_OK)
 		return;
 	if (st != GH_ERR_OUTPUT_FULL)
 	{
 		elog(DEBUG1, "gpuhash: aggregate request left to the CPU: %s", gh_last_error());
-		memset(q->r.refused, 1, q->r.n_pages);
+		memset(q->r.refused + p0, 1, n);
 		return;
 	}
-	for (int p = 0; p < q->r.n_pages; p++)
+	for (int p = p0; p < q->r.n_pages; p++)
 	{
 		if (fold_accept(as, q, p, 1, device) != GH_OK)
 			q->r.refused[p] = 1;
@@ -446,18 +450,19 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 		gh_agg_groups ans;
 		gh_agg_stats stats;
 		gh_status	st;
+		int			folded = 0;
 
 		memset(&ans, 0, sizeof(ans));
 		ans.naggs = as->aprog->naggs;
 		ans.max_groups = as->max_groups;
 		memset(&stats, 0, sizeof(stats));
 		q->in_flight = false;
-		st = gpuhash_svc_agg_wait(&q->r.ticket, &q->r, as->aprog, &ans, &stats);
+		st = gpuhash_svc_agg_wait(&q->r.ticket, &q->r, as->aprog, &ans, &stats, &folded);
 		if (st == GH_OK)
 		{
 			PG_TRY();
 			{
-				accept_answer(as, q, 0, q->r.n_pages, &ans, &stats);
+				accept_answer(as, q, 0, folded, &ans, &stats);
 			}
 			PG_FINALLY();
 			{
@@ -465,13 +470,15 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 			}
 			PG_END_TRY();
 			as->in_service++;
+			/* the pages whose groups did not fit the answer */
+			fold_local(as, q, folded);
 			return;
 		}
 		gh_agg_groups_free(&ans);
 		/* the service could not (its bound, a failure): the pages are still here */
 		elog(DEBUG1, "gpuhash: aggregate request folded in-process: %s", gh_last_error());
 	}
-	fold_local(as, q);
+	fold_local(as, q, 0);
 }
 
 /*

@@ -128,20 +128,22 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 }
 
 /*
- * Waits for the answer: the request's groups merged into groups by merge
- * (the caller's, which spills when its set is full), refused flags into
- * req->refused, the figures into *stats.
+ * Waits for the answer: the groups of the request's first *folded pages in
+ * answer (malloc'd, as the core's sets), their refused flags into
+ * req->refused, the figures into *stats.  The pages after them did not fit
+ * the answer: the caller folds them.
  */
 gh_status
 gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
-					 gh_agg_groups *answer, gh_agg_stats *stats)
+					 gh_agg_groups *answer, gh_agg_stats *stats, int *folded)
 {
 	SvcSlot    *s;
 	gh_status	st = gpuhash_svc_async_wait(tk, &s);
 	AggLayout	lay;
 
 	if (st == GH_OK &&
-		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->written > lay.groups))
+		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->written > lay.groups ||
+		 s->skip > (uint64) req->n_pages))
 	{
 		gh_set_last_error("GPU service: bad aggregation answer");
 		st = GH_ERR_INVALID;
@@ -167,7 +169,8 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 			memcpy(answer->states, chunk + lay.states, sizeof(gh_agg_state) * n * agg->naggs);
 			answer->n_groups = n;
 			answer->fallback_groups = s->total;
-			memcpy(req->refused, chunk + lay.refused, req->n_pages);
+			memcpy(req->refused, chunk + lay.refused, s->skip);
+			*folded = (int) s->skip;
 			memcpy(stats, chunk + lay.stats, sizeof(gh_agg_stats));
 		}
 	}
@@ -188,6 +191,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	gh_agg_stats stats;
 	gh_status	st;
 	int			device = GH_AGG_HOST;
+	uint32		done = 0;
+	uint32		m = (uint32) s->n;
 
 	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
@@ -200,12 +205,44 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
 	memset(&stats, 0, sizeof(stats));
 	st = gh_agg_groups_init(&g, agg, s->capacity);
-	if (st == GH_OK)
+
+	/*
+	 * More groups than the answer holds: the leading pages that fit, in
+	 * halving runs; the rest are the backend's to fold (s->skip says where
+	 * they start).
+	 */
+	while (st == GH_OK && done < s->n)
+	{
+		gh_agg_stats run;
+
+		memset(&run, 0, sizeof(run));
+		m = Min(m, (uint32) s->n - done);
 		st = gh_page_agg(device, (const gh_page_scan *) chunk, agg,
-						 (const gh_page_ref *) (chunk + lay.refs), (uint32) s->n,
+						 (const gh_page_ref *) (chunk + lay.refs) + done, m,
 						 (const uint8 *) (chunk + lay.pages), (size_t) s->n * GH_PAGE_SIZE,
 						 (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
-						 (uint8 *) (chunk + lay.refused), &g, &stats);
+						 (uint8 *) (chunk + lay.refused) + done, &g, &run);
+		if (st == GH_OK)
+		{
+			done += m;
+			stats.pages += run.pages;
+			stats.refused += run.refused;
+			stats.tuples += run.tuples;
+			stats.passed += run.passed;
+			stats.kernel_ms += run.kernel_ms;
+			stats.copy_ms += run.copy_ms;
+		}
+		else if (st == GH_ERR_OUTPUT_FULL && m > 1)
+		{
+			m = (m + 1) / 2;
+			st = GH_OK;
+		}
+		else if (st == GH_ERR_OUTPUT_FULL)
+		{
+			st = GH_OK;
+			break;
+		}
+	}
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
@@ -218,6 +255,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	memcpy(chunk + lay.stats, &stats, sizeof(stats));
 	s->written = g.n_groups;
 	s->total = g.fallback_groups;
+	s->skip = done;
 	gh_agg_groups_free(&g);
 	return GH_OK;
 }
