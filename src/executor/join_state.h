@@ -537,6 +537,9 @@ extern void gpuhash_spill_rewind(BufFile *file);
 /* heap_scan.c */
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
+extern GpuHeapScan *gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual,
+											 List *tlist, bool parallel, EState *estate,
+											 int eflags);
 extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext,
 										  HeapTuple *tup);
 extern GpuScanNext gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os,
