@@ -3,8 +3,10 @@
  *		TEMPORARY (i55p): stands in for agg_exec.c's
  *		gpuhash_preagg_create_state until the executor lands, so that plain
  *		EXPLAIN (which initializes the plan) shows GpuPreAgg plans; running
- *		one is an error.  Weak, so the real one wins where both are linked.
- *		Delete with the merge.
+ *		one is an error.  A weak alias, so the real one wins where both are
+ *		linked; while only this one is, gpuhash.gpu_aggregate defaults to
+ *		off.  Delete with the merge (gpuhash.c's weak reference to
+ *		gpuhash_preagg_stub_only then reads NULL: default on).
  */
 #include "postgres.h"
 
@@ -16,10 +18,6 @@
 static void
 stub_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuPreAgg executor not built")));
 }
 
 static TupleTableSlot *
@@ -49,11 +47,25 @@ static CustomExecMethods stub_methods = {
 	.ReScanCustomScan = stub_rescan,
 };
 
-__attribute__((weak)) Node *
-gpuhash_preagg_create_state(CustomScan *cscan)
+static Node *
+stub_create_state(CustomScan *cscan)
 {
 	CustomScanState *css = makeNode(CustomScanState);
 
 	css->methods = &stub_methods;
 	return (Node *) css;
+}
+
+Node	   *gpuhash_preagg_create_state(CustomScan *cscan) __attribute__((weak, alias("stub_create_state")));
+
+/*
+ * Is this stub the executor linked?  gpuhash.gpu_aggregate is then off by
+ * default (gpuhash.c), so that no query runs into it unless a test asks.
+ */
+bool		gpuhash_preagg_stub_only(void);
+
+bool
+gpuhash_preagg_stub_only(void)
+{
+	return gpuhash_preagg_create_state == stub_create_state;
 }
