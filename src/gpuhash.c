@@ -24,9 +24,6 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* TEMPORARY: agg/agg_exec_stub.c's, until the GpuPreAgg executor lands */
-extern bool gpuhash_preagg_stub_only(void) __attribute__((weak));
-
 bool		enable_gpuhashjoin = true;
 int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
 int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
@@ -452,17 +449,13 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
-	/*
-	 * TEMPORARY: off by default while only agg/agg_exec_stub.c stands in
-	 * for the executor (its gpuhash_preagg_stub_only, weak here).
-	 */
 	DefineCustomBoolVariable("gpuhash.gpu_aggregate",
 							 "Lets the planner compute partial aggregates over a plain table on the GPU.",
 							 "A GpuPreAgg node reads the table's pages and folds each group's "
 							 "partial states on the GPU; PostgreSQL's Finalize Aggregate "
 							 "combines them (src/agg/).",
 							 &gpuhash_gpu_aggregate,
-							 !(gpuhash_preagg_stub_only && gpuhash_preagg_stub_only()),
+							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
