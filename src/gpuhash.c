@@ -24,6 +24,9 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* TEMPORARY: agg/agg_exec_stub.c's, until the GpuPreAgg executor lands */
+extern bool gpuhash_preagg_stub_only(void) __attribute__((weak));
+
 bool		enable_gpuhashjoin = true;
 int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
 int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
@@ -52,6 +55,7 @@ bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
+bool		gpuhash_gpu_aggregate = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -448,6 +452,20 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	/*
+	 * TEMPORARY: off by default while only agg/agg_exec_stub.c stands in
+	 * for the executor (its gpuhash_preagg_stub_only, weak here).
+	 */
+	DefineCustomBoolVariable("gpuhash.gpu_aggregate",
+							 "Lets the planner compute partial aggregates over a plain table on the GPU.",
+							 "A GpuPreAgg node reads the table's pages and folds each group's "
+							 "partial states on the GPU; PostgreSQL's Finalize Aggregate "
+							 "combines them (src/agg/).",
+							 &gpuhash_gpu_aggregate,
+							 !(gpuhash_preagg_stub_only && gpuhash_preagg_stub_only()),
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	/* the GPU service exists only when preloaded: it needs shared memory */
 	if (process_shared_preload_libraries_in_progress)
 	{
@@ -495,4 +513,5 @@ _PG_init(void)
 
 	RegisterCustomScanMethods(&gpuhash_scan_methods);
 	gpuhash_planner_init();
+	gpuhash_agg_planner_init();
 }
