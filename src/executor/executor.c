@@ -440,7 +440,13 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			break;
 		default:
 			Assert(gs->phase == GJ_NEXT_SPLIT);
-			next = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+			next = GJ_DONE;
+			if (gpuhash_split_next_batch(gs))
+			{
+				gpuhash_build_inner(gs);
+				gpuhash_split_batch_built(gs);
+				next = GJ_NEED_BATCH;
+			}
 			break;
 	}
 	/* outer rows read meanwhile (a parallel build's prefill) are read time */

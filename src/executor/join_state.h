@@ -491,7 +491,8 @@ extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *sl
 extern void gpuhash_read_inner_rows(GpuJoinState *gs);
 extern void gpuhash_finish_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
-extern void gpuhash_inner_rows_to_split(GpuJoinState *gs);
+extern void gpuhash_inner_split(GpuJoinState *gs);
+extern void gpuhash_inner_split_done(GpuJoinState *gs);
 extern void gpuhash_inner_forget(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
@@ -614,6 +615,7 @@ extern bool gpuhash_split_outer_begin(GpuJoinState *gs);
 extern void gpuhash_split_put_outer(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nokey);
 extern void gpuhash_split_outer_done(GpuJoinState *gs);
 extern bool gpuhash_split_next_batch(GpuJoinState *gs);
+extern void gpuhash_split_batch_built(GpuJoinState *gs);
 extern bool gpuhash_split_next_inner(GpuJoinState *gs, TupleTableSlot **slot, uint64 *key,
 									 bool *nokey);
 extern bool gpuhash_split_next_outer(GpuJoinState *gs, MemoryContext cxt, MinimalTuple *tup,

@@ -158,7 +158,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			/* split: the kept rows to their batches, before anyone joins one */
 			if (split)
-				gpuhash_split_inner_done(gs);
+				gpuhash_inner_split_done(gs);
 			if (build_barrier_wait(gs) && !split)
 			{
 				gs->owns_table = true;	/* until published */
@@ -203,7 +203,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			/* a participant that read no inner row joins the split now */
 			if (gs->split == NULL)
-				gpuhash_split_inner_done(gs);
+				gpuhash_inner_split_done(gs);
 			SpinLockAcquire(&sh->mutex);
 			sh->phase = SHARED_SPLIT;
 			SpinLockRelease(&sh->mutex);
@@ -233,7 +233,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		if (gs->split)
 		{
 			/* it split while reading: every inner row is in the batches now */
-			gpuhash_split_inner_done(gs);
+			gpuhash_inner_split_done(gs);
 			SpinLockAcquire(&sh->mutex);
 			sh->phase = SHARED_SPLIT;
 			SpinLockRelease(&sh->mutex);
@@ -265,7 +265,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 	ConditionVariableCancelSleep();
 	if (gpuhash_split_is_on(gs))
 	{
-		gpuhash_split_inner_done(gs);
+		gpuhash_inner_split_done(gs);
 		return;
 	}
 	adopt(gs, area, false);

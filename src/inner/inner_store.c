@@ -385,7 +385,7 @@ take_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 k
 	if (gs->can_batch && gs->mem_used > gs->mem_limit)
 		gpuhash_increase_batches(gs);
 	else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
-		gpuhash_split_begin(gs);
+		gpuhash_inner_split(gs);
 }
 
 /*
@@ -459,8 +459,8 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
  * so far, not finished yet (NULL-key rows still apart), go to their shared
  * batches.
  */
-void
-gpuhash_inner_rows_to_split(GpuJoinState *gs)
+static void
+rows_to_split(GpuJoinState *gs)
 {
 	int			nc = gs->n_inner_keep;
 	uint64		null_key_rows = gs->stats.null_key_rows;
@@ -485,6 +485,26 @@ gpuhash_inner_rows_to_split(GpuJoinState *gs)
 	}
 	start_inner(gs);
 	gs->stats.null_key_rows = null_key_rows;
+}
+
+/* This participant joins the split, with the inner rows it kept. */
+void
+gpuhash_inner_split(GpuJoinState *gs)
+{
+	gpuhash_split_begin(gs);
+	rows_to_split(gs);
+}
+
+/*
+ * This participant has read all its inner rows (joining the split now if
+ * it has not yet, with what it kept).
+ */
+void
+gpuhash_inner_split_done(GpuJoinState *gs)
+{
+	if (gs->split == NULL)
+		gpuhash_inner_split(gs);
+	gpuhash_split_inner_done(gs);
 }
 
 /*

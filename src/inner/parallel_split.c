@@ -254,10 +254,10 @@ attach(GpuJoinState *gs, GpuSplit *sp)
 }
 
 /*
- * This participant joins the split: the batches made (by it, if first),
- * its accessors, and the inner rows it kept moved to their batches.  From
- * here on its inner rows go to the batches as it reads them, and the
- * tables it builds are its own.
+ * This participant joins the split: the batches made (by it, if first) and
+ * its accessors; the inner store (gpuhash_inner_split) then moves the inner
+ * rows it kept to their batches.  From here on its inner rows go to the
+ * batches as it reads them, and the tables it builds are its own.
  */
 void
 gpuhash_split_begin(GpuJoinState *gs)
@@ -282,7 +282,6 @@ gpuhash_split_begin(GpuJoinState *gs)
 	attach(gs, sp);
 	gs->split = sp;
 	sp->writing = true;
-	gpuhash_inner_rows_to_split(gs);
 
 	/* a table of its own from here on, freed by its own node */
 	gs->table_owner_pid = 0;
@@ -319,17 +318,14 @@ gpuhash_split_put_inner(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nok
 }
 
 /*
- * This participant has written all its inner rows (joining the split now
- * if it has not yet, with what it kept).
+ * This participant has written all its inner rows (it has joined the split:
+ * gpuhash_inner_split_done).
  */
 void
 gpuhash_split_inner_done(GpuJoinState *gs)
 {
-	GpuSplit   *sp;
+	GpuSplit   *sp = gs->split;
 
-	if (gs->split == NULL)
-		gpuhash_split_begin(gs);
-	sp = gs->split;
 	for (int b = 0; b < sp->nbatch; b++)
 		sts_end_write(sp->acc[b]);
 	sp->writing = false;
@@ -437,9 +433,10 @@ add_stats(GpuJoinState *gs)
 }
 
 /*
- * GJ_NEXT_SPLIT: claims the next batch that can yield rows, reads its inner
- * rows and builds its table, and makes its outer rows the outer side.
- * False when no batch is left.
+ * GJ_NEXT_SPLIT: claims the next batch that can yield rows and makes its
+ * inner rows the inner side; the caller builds its table (its inner rows
+ * read through gpuhash_split_next_inner), then gpuhash_split_batch_built
+ * makes its outer rows the outer side.  False when no batch is left.
  */
 bool
 gpuhash_split_next_batch(GpuJoinState *gs)
@@ -477,18 +474,25 @@ gpuhash_split_next_batch(GpuJoinState *gs)
 		gs->built = false;
 		sp->reading = sp->acc[b];
 		sts_begin_parallel_scan(sp->reading);
-		gpuhash_build_inner(gs);
-		end_reading(sp);
-		if (gs->n_inner > 0 && !gs->table.remote)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
-		sp->reading = sp->acc[sp->nbatch + b];
-		sts_begin_parallel_scan(sp->reading);
-		gs->outer_done = false;
-		gs->cur = -1;
 		return true;
 	}
+}
+
+/* The claimed batch's table is built: its outer rows become the outer side. */
+void
+gpuhash_split_batch_built(GpuJoinState *gs)
+{
+	GpuSplit   *sp = gs->split;
+
+	end_reading(sp);
+	if (gs->n_inner > 0 && !gs->table.remote)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
+	sp->reading = sp->acc[sp->nbatch + sp->cur];
+	sts_begin_parallel_scan(sp->reading);
+	gs->outer_done = false;
+	gs->cur = -1;
 }
 
 /* Is this participant joining a batch of a split (not writing to them)? */
