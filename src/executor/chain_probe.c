@@ -253,27 +253,6 @@ request_done(GpuChain *ch)
 	ch->phase = CH_NEXT_BATCH;
 }
 
-/*
- * Rows formed at each level below the top, for EXPLAIN ANALYZE's row
- * counts.  With run, even none: the level ran (a loop, as for a node pulled).
- */
-void
-gpuhash_chain_count_rows(GpuChain *ch, bool run)
-{
-	for (int k = 0; k < ch->n - 1; k++)
-	{
-		ChainLevel *l = &ch->lv[k];
-		Instrumentation *instr = l->gs->css.ss.ps.instrument;
-
-		if (instr && (run || l->rows_out > 0))
-		{
-			InstrStartNode(instr);
-			InstrStopNode(instr, l->rows_out);
-		}
-		l->rows_out = 0;
-	}
-}
-
 /* CH_NEXT_BATCH: the bottom's next batch and its keys; or the end. */
 static void
 chain_next_batch(GpuChain *ch, GpuJoinState *top)

@@ -58,7 +58,7 @@ static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void end_gpu_join(CustomScanState *node);
 static void rescan_gpu_join(CustomScanState *node);
 
-static const CustomExecMethods gpuhash_exec_methods = {
+const CustomExecMethods gpuhash_exec_methods = {
 	.CustomName = GPUHASH_NODE_NAME,
 	.BeginCustomScan = gpuhash_begin_join,
 	.ExecCustomScan = exec_gpu_join,
@@ -83,13 +83,6 @@ gpuhash_create_scan_state(CustomScan *cscan)
 	return (Node *) gs;
 }
 
-/* Is this plan state a GpuHashJoin's? */
-bool
-gpuhash_is_join_state(PlanState *ps)
-{
-	return ps != NULL && IsA(ps, CustomScanState) &&
-		((CustomScanState *) ps)->methods == &gpuhash_exec_methods;
-}
 
 
 /* The empty row a count(*) reads: stored once, returned as is. */
@@ -121,109 +114,6 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 	InstrCountFiltered1(node, 1);
 	ResetExprContext(econtext);
 	return NULL;
-}
-
-/* The last hash batch is over: a split parallel join's next shared batch, or the end. */
-static inline GpuJoinPhase
-after_last_batch(GpuJoinState *gs)
-{
-	return gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
-}
-
-/* A hash batch is over: the next one, or the end. */
-static GpuJoinPhase
-batch_done(GpuJoinState *gs)
-{
-	return gs->curbatch + 1 < gs->nbatch ? GJ_NEW_BATCH : after_last_batch(gs);
-}
-
-/* The end of this participant's outer side: on to the unmatched inner rows? */
-void
-gpuhash_end_probe(GpuJoinState *gs)
-{
-	bool		fill = gs->fill_inner;
-
-	if (gs->oscan)
-	{
-		/* this scan's figures: summed over participants below */
-		gs->stats.scan_pages += gs->oscan->pages;
-		gs->stats.scan_page_ms += gs->oscan->page_ms;
-		gs->stats.scan_filtered += gs->oscan->filtered;
-		gs->oscan->pages = gs->oscan->filtered = 0;
-		gs->oscan->page_ms = 0;
-	}
-	if (gs->shared)
-	{
-		gpuhash_shared_add_counts(gs);
-		/* one table for all: the last participant to probe it fills */
-		if (gpuhash_shares_table(gs))
-			fill = gpuhash_shared_probe_done(gs) && fill;
-	}
-	gs->phase = fill ? GJ_FILL_INNER : batch_done(gs);
-	gs->fill_pos = 0;
-}
-
-/*
- * GJ_BUILD: the start of a scan.  Pseudoconstant quals (WHERE now() IS NULL
- * above the join) decide once per scan whether any row comes out, as a
- * gating Result would.  Then, as nodeHashjoin.c: an empty outer side needs
- * no table (and must not raise the errors its inner keys could), unless the
- * unmatched inner rows come out; parallel participants build together.  A
- * table kept from an earlier scan is probed again.
- */
-static GpuJoinPhase
-start_scan(GpuJoinState *gs, ExprContext *econtext)
-{
-	if (gs->gate != NULL && !ExecQual(gs->gate, econtext))
-	{
-		ResetExprContext(econtext);
-		return GJ_DONE;
-	}
-	if (!gs->built && gs->split == NULL)
-	{
-		if (!gs->fill_inner && gs->shared == NULL && gs->oscan)
-		{
-			HeapTuple	first;
-
-			/* the first tuple stays the scan's next one */
-			if (gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, &first) == OS_END)
-				return GJ_DONE;
-			gs->oscan->pending = true;
-		}
-		else if (!gs->fill_inner && gs->shared == NULL)
-		{
-			gs->first_outer = ExecProcNode(gs->outer_ps);
-			if (TupIsNull(gs->first_outer))
-			{
-				gs->first_outer = NULL;
-				return GJ_DONE;
-			}
-		}
-		if (gs->shared)
-			gpuhash_shared_build(gs);
-		else
-			gpuhash_build_inner(gs);
-	}
-	/* too large for all participants: split into shared batches */
-	if (gs->split)
-		return GJ_SPLIT_OUTER;
-
-	/*
-	 * An empty inner side joins nothing: then the outer side need not be
-	 * read (unless later hash batches have inner rows).
-	 */
-	if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
-	{
-		gpuhash_end_probe(gs);
-		return gs->phase;
-	}
-	return GJ_NEED_BATCH;
-}
-
-GpuJoinPhase
-gpuhash_start_scan(GpuJoinState *gs)
-{
-	return start_scan(gs, gs->css.ss.ps.ps_ExprContext);
 }
 
 /*
@@ -407,7 +297,7 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 		gs->fill_pos++;
 	if (gs->fill_pos >= gs->n_inner_all)
 	{
-		gs->phase = batch_done(gs);
+		gs->phase = gpuhash_batch_done(gs);
 		return NULL;
 	}
 	gpuhash_store_row(gs, -1, (int64) gs->fill_pos++);
@@ -430,10 +320,10 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 	switch (gs->phase)
 	{
 		case GJ_BUILD:
-			next = start_scan(gs, econtext);
+			next = gpuhash_scan_start(gs, econtext);
 			break;
 		case GJ_NEW_BATCH:
-			next = gpuhash_next_hash_batch(gs) ? GJ_NEED_BATCH : after_last_batch(gs);
+			next = gpuhash_next_hash_batch(gs) ? GJ_NEED_BATCH : gpuhash_after_last_batch(gs);
 			break;
 		case GJ_SPLIT_OUTER:
 			next = gpuhash_split_outer(gs);

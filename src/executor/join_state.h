@@ -449,9 +449,18 @@ gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
 /* node_setup.c */
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
-/* executor.c */
-extern bool gpuhash_shared_table_published(GpuJoinState *gs);
-extern bool gpuhash_is_join_state(PlanState *ps);
+/* executor.c: the node's methods */
+extern const CustomExecMethods gpuhash_exec_methods;
+
+/* Is this plan state a GpuHashJoin's? */
+static inline bool
+gpuhash_is_join_state(PlanState *ps)
+{
+	return ps != NULL && IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &gpuhash_exec_methods;
+}
+
+/* scan_start.c */
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
 
@@ -470,6 +479,8 @@ extern void gpuhash_chain_init(GpuJoinState *top);
 extern bool gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out);
 extern void gpuhash_chain_rescan(GpuJoinState *top);
 extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
+
+/* chain_carry.c */
 extern int	gpuhash_carried_columns(GpuJoinState *gs);
 extern void gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls,
 								 uint64 n, uint64 *keys, uint8 *valid, uint64 ld);
@@ -592,6 +603,7 @@ extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void 
 extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_shutdown(CustomScanState *node);
+extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
