@@ -546,8 +546,7 @@ rescan_gpu_join(CustomScanState *node)
 	gs->cur = -1;
 	gs->cur_match = 0;
 	gs->cur_matched = false;
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
+	gpuhash_keyfilter_start(gs);
 	gs->phase = GJ_BUILD;
 	gs->fill_pos = 0;
 }

@@ -203,6 +203,18 @@ typedef struct GpuProbeBatch
 	struct GpuPageReq *preq;	/* filled from pages (page_scan.c); or NULL */
 } GpuProbeBatch;
 
+/*
+ * The Bloom filter of the table's keys (keyfilter.c owns it: the other
+ * files set it through keyfilter.h's functions).
+ */
+typedef struct GpuKeyFilter
+{
+	uint64	   *words;			/* NULL: none */
+	uint64		nwords;
+	uint64		tested;			/* outer keys tested in this scan */
+	uint64		passed;			/* ... and let through */
+} GpuKeyFilter;
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
@@ -248,12 +260,10 @@ typedef struct GpuJoinState
 	uint64		n_inner_all;	/* and after them, right/full's NULL-key rows */
 	uint64		inner_cap;
 	uint32	   *matched;		/* right/full: a bit per inner row (serial) */
-	/* Bloom filter of the table's keys (keyfilter.c); NULL: none */
-	uint64	   *kf_words;
-	uint64		kf_nwords;
-	bool		kf_on;			/* still worth checking for this scan */
-	uint64		kf_tested;
-	uint64		kf_passed;
+	/* Bloom filter of the table's keys: keyfilter.c's, set through it */
+	GpuKeyFilter kf;
+	bool		kf_on;			/* still worth checking for this scan (in kf
+								 * once heap_scan.c, which reads it, moves) */
 	pg_atomic_uint32 *shared_matched;	/* the same, shared by a parallel plan */
 	GpuTable	table;
 	gh_device	device;

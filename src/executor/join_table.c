@@ -256,15 +256,12 @@ gpuhash_build_inner(GpuJoinState *gs)
 		gpuhash_reorder_inner(gs, table_built(gs, &keys));
 		if (gpuhash_keyfilter_wanted(gs))
 		{
-			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
-			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
 			/* the keys as reordered (the array before is gone) */
 			gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
-			gpuhash_keyfilter_build(gs, gs->kf_words, gs->kf_nwords, &keys);
+			gpuhash_keyfilter_make(gs, gs->inner_cxt, gs->n_inner, &keys);
 		}
 	}
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
+	gpuhash_keyfilter_start(gs);
 	if (gs->fill_inner && !gpuhash_shares_table(gs))
 		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
 											 sizeof(uint32) * gpuhash_matched_words(gs));

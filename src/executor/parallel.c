@@ -246,8 +246,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gs->split_shared = NULL;
 	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_keyfilter_forget(gs);
 	if (sh == NULL)
 		return;
 	if (sh->phase == SHARED_READY)

@@ -81,8 +81,7 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
 		gs->owns_table = false; /* the shared state frees it */
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
+	gpuhash_keyfilter_start(gs);
 	gs->built = true;
 }
 

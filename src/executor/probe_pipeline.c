@@ -420,7 +420,7 @@ gpuhash_prefill_batches(GpuJoinState *gs)
 	/* a chain's level above the bottom: its outer side is a level below */
 	if (gs->no_prefill)
 		return;
-	gs->kf_on = false;
+	gpuhash_keyfilter_pause(gs);
 	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
 		   (b = add_batch(gs)) != NULL)
 		b->state = PB_PREFILLED;

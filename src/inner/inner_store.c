@@ -332,8 +332,7 @@ start_inner(GpuJoinState *gs)
 
 	MemoryContextReset(gs->inner_cxt);
 	gs->matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_keyfilter_forget(gs);
 	gs->inner_cap = gs->nk_cap = 1024;
 	gs->n_inner = gs->n_nk = 0;
 	gs->mem_used = 0;
@@ -527,8 +526,7 @@ gpuhash_inner_forget(GpuJoinState *gs)
 	gs->inner_cap = gs->nk_cap = 0;
 	gs->mem_used = 0;
 	gs->matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_keyfilter_forget(gs);
 	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
 }
