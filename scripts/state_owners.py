@@ -36,6 +36,7 @@ OWNERS = {
     'probe': ['executor/probe_pipeline.c', 'executor/probe_internal.h'],
     'step': ['executor/executor.c'],
     'batches': ['inner/batch.c'],
+    'rows': ['executor/rows.c'],
     'chain': ['executor/chain.c', 'executor/chain_probe.c', 'executor/chain_rows.c',
               'executor/chain_internal.h'],
     'parallel': ['executor/parallel.c', 'executor/parallel_build.c',
@@ -53,15 +54,14 @@ TOP_LEVEL = {
     'inner_src': 'inner_ps iscan ipage',
     'inner': 'inner_cxt inner_vals inner_nulls inner_keys_arr n_inner n_inner_all inner_cap '
              'matched shared_matched nk_vals nk_nulls nk_keys n_nk nk_cap shared_area '
-             'shared_rowptrs row_vals row_nulls',
-    'kf': 'kf_words kf_nwords kf_on kf_tested kf_passed kf',
+             'shared_rowptrs row_vals row_nulls mem_used null_seq',
+    'kf': 'kf kf_on',
     'table': 'table device scheme built owns_table table_owner_pid table_version',
     'probe': 'pb pb_head pb_count cb batch_cap prefill n_prefill prefill_head prefill_cxt '
              'outer_done',
     'step': 'cur cur_match cur_matched phase fill_pos',
-    'batches': 'can_batch nbatch nbatch_original nbatch_outstart curbatch grow_enabled mem_limit '
-               'mem_used inner_files outer_files files_cap inner_spill_slot spill_vals '
-               'spill_nulls spill_cxt null_seq hb',
+    'batches': 'hb nbatch curbatch',
+    'rows': 'spill_vals spill_nulls',
     'chain': 'chain chain_member outer_is_level no_prefill carrier carrier_level',
     'parallel': 'shared split_shared split split_reported',
     'stats': 'stats',

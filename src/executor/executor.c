@@ -524,9 +524,7 @@ rescan_gpu_join(CustomScanState *node)
 	{
 		if (gs->iscan)
 			gpuhash_heap_scan_rescan(gs->iscan);
-		gpuhash_batch_files_close(gs);
-		gs->curbatch = 0;
-		gs->grow_enabled = gs->can_batch;
+		gpuhash_batches_rescan(gs);
 	}
 	/*
 	 * A chain's level below is never pulled through ExecProcNode while the

@@ -215,6 +215,21 @@ typedef struct GpuKeyFilter
 	uint64		passed;			/* ... and let through */
 } GpuKeyFilter;
 
+/* Hash batches of a serial join (batch.c owns them). */
+typedef struct GpuHashBatches
+{
+	bool		can_batch;		/* serial plans only */
+	int			nbatch_original;	/* nbatch when batch 0's inner rows began */
+	int			nbatch_outstart;	/* nbatch when its outer rows began */
+	bool		grow_enabled;	/* splitting still moves rows */
+	size_t		mem_limit;		/* bytes the kept inner rows may take */
+	BufFile   **inner_files;	/* per batch; NULL: no row */
+	BufFile   **outer_files;
+	int			files_cap;
+	TupleTableSlot *inner_spill_slot;	/* a spilled inner row, read back */
+	MemoryContext spill_cxt;	/* the spilled row being read back */
+} GpuHashBatches;
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
@@ -296,26 +311,18 @@ typedef struct GpuJoinState
 	GpuJoinStats stats;
 
 	/*
-	 * Hash batches (batch.c): rows of batches other than curbatch wait in
-	 * temporary files.  Serial plans only (can_batch).
+	 * Hash batches (batch.c's, set through its functions): rows of batches
+	 * other than curbatch wait in temporary files.  nbatch and curbatch stay
+	 * here while page_scan.c and page_inner.c read them.
 	 */
-	bool		can_batch;
+	GpuHashBatches hb;
 	int			nbatch;			/* a power of two */
-	int			nbatch_original;	/* nbatch when batch 0's inner rows began */
-	int			nbatch_outstart;	/* nbatch when its outer rows began */
 	int			curbatch;
-	bool		grow_enabled;	/* splitting still moves rows */
-	size_t		mem_limit;		/* bytes the kept inner rows may take */
-	size_t		mem_used;		/* ... and take now */
-	BufFile   **inner_files;	/* per batch; NULL: no row */
-	BufFile   **outer_files;
-	int			files_cap;
+	size_t		mem_used;		/* bytes the kept inner rows take (inner store) */
 	TupleDesc	outer_desc;		/* the kept outer columns (spilled rows) */
-	TupleTableSlot *inner_spill_slot;	/* a spilled inner row, read back */
 	int		   *ident_keep;		/* 0, 1, 2, ...: a spilled row's columns */
-	Datum	   *spill_vals;		/* one row's kept columns, to spill it */
+	Datum	   *spill_vals;		/* one row's kept columns, to spill it (rows.c) */
 	bool	   *spill_nulls;
-	MemoryContext spill_cxt;	/* the spilled row being read back */
 	uint64		null_seq;		/* places NULL-key inner rows in batches */
 	/* right/full: inner rows with a NULL key, while the inner side is read */
 	Datum	   *nk_vals;
@@ -496,6 +503,7 @@ extern void gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool
 								 uint64 n, uint64 *keys, uint8 *valid, uint64 ld);
 
 /* rows.c */
+extern void gpuhash_rows_begin(GpuJoinState *gs, int nmax);
 extern bool gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull,
 							   uint32 mask, uint64 *key);
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
@@ -546,6 +554,15 @@ extern void gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_probe_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 
 /* batch.c */
+extern void gpuhash_batches_begin(GpuJoinState *gs, EState *estate);
+extern void gpuhash_batches_off(GpuJoinState *gs);
+extern void gpuhash_batches_serial(GpuJoinState *gs);
+extern void gpuhash_batches_rescan(GpuJoinState *gs);
+extern void gpuhash_batches_advance(GpuJoinState *gs);
+extern void gpuhash_batches_inner_start(GpuJoinState *gs);
+extern void gpuhash_batches_outer_start(GpuJoinState *gs);
+extern bool gpuhash_batches_double(GpuJoinState *gs);
+extern void gpuhash_batches_stop_growing(GpuJoinState *gs);
 extern int	gpuhash_batch_of(uint64 key, int nbatch);
 extern int	gpuhash_split_batch_of(uint64 key, int nbatch);
 extern void gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch);

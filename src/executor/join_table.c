@@ -238,7 +238,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 	 */
 	while (gs->n_inner > 0)
 	{
-		bool		may_split = gs->can_batch && gs->grow_enabled;
+		bool		may_split = gs->hb.can_batch && gs->hb.grow_enabled;
 
 		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
 		if (build_table(gs, &keys, gpuhash_exec_device(), may_split))
@@ -271,7 +271,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 	if (gs->curbatch == 0)
 	{
 		/* batch 0's outer rows are read next, and spilled for this many batches */
-		gs->nbatch_outstart = gs->nbatch;
+		gpuhash_batches_outer_start(gs);
 		/* a scan's figures: its batches together */
 		gs->stats.inner_rows = 0;
 		gs->stats.builds++;

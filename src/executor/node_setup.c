@@ -340,27 +340,9 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		gs->ident_keep = palloc(sizeof(int) * nmax);
 		for (int k = 0; k < nmax; k++)
 			gs->ident_keep[k] = k;
-		gs->spill_vals = palloc(sizeof(Datum) * nmax);
-		gs->spill_nulls = palloc(sizeof(bool) * nmax);
-		if (gs->inner_desc)
-			gs->inner_spill_slot = ExecInitExtraTupleSlot(estate, gs->inner_desc,
-														  &TTSOpsMinimalTuple);
+		gpuhash_rows_begin(gs, nmax);
 	}
-	gs->spill_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin spill",
-										  ALLOCSET_DEFAULT_SIZES);
-
-	/*
-	 * Within work_mem x hash_mem_multiplier, as a hash join: start with the
-	 * batches the planner's estimate calls for, split further when the real
-	 * inner side outgrows it.  A parallel-aware plan that gets its DSM
-	 * shares one table instead, or splits into shared batches (parallel.c
-	 * turns this off); one run without a parallel context is serial.
-	 */
-	gs->can_batch = true;
-	gs->mem_limit = gpuhash_memory_limit();
-	gs->nbatch = gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width);
-	gs->grow_enabled = true;
-	gpuhash_batch_files_grow(gs, gs->nbatch);
+	gpuhash_batches_begin(gs, estate);
 
 	/* a batch's probe goes to the service as one request: up to a chunk */
 	gs->batch_cap = gpuhash_batch_rows;

@@ -154,10 +154,7 @@ on_detach_free_table(dsm_segment *seg, Datum arg)
 static void
 not_serial(GpuJoinState *gs)
 {
-	gs->can_batch = false;
-	gs->grow_enabled = false;
-	gs->nbatch = 1;
-	gs->curbatch = 0;
+	gpuhash_batches_off(gs);
 }
 
 void

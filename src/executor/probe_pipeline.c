@@ -75,7 +75,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
 			tup = outer_kept_tuple(gs, NULL, *htup);
-			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
 		}
@@ -95,7 +95,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
 			tup = outer_kept_tuple(gs, *slot, NULL);
-			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
 		}
@@ -109,7 +109,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			}
 			else
 			{
-				BufFile    *file = gs->outer_files[gs->curbatch];
+				BufFile    *file = gs->hb.outer_files[gs->curbatch];
 
 				if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, pb->cxt))
 					return OS_END;
@@ -118,7 +118,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			if (b != gs->curbatch)
 			{
 				/* the batches doubled since it was written */
-				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+				gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 				if (tup)
 					pfree(tup);
 				continue;
@@ -495,9 +495,9 @@ skip_batch(GpuJoinState *gs, BufFile *inner, BufFile *outer)
 {
 	if (inner != NULL && outer != NULL)
 		return false;
-	if (outer != NULL && (gs->fill_outer || gs->nbatch != gs->nbatch_outstart))
+	if (outer != NULL && (gs->fill_outer || gs->nbatch != gs->hb.nbatch_outstart))
 		return false;
-	if (inner != NULL && (gs->fill_inner || gs->nbatch != gs->nbatch_original))
+	if (inner != NULL && (gs->fill_inner || gs->nbatch != gs->hb.nbatch_original))
 		return false;
 	return true;
 }
@@ -512,25 +512,19 @@ gpuhash_next_hash_batch(GpuJoinState *gs)
 {
 	while (gs->curbatch + 1 < gs->nbatch)
 	{
-		int			prev = gs->curbatch++;
 		BufFile    *inner;
 		BufFile    *outer;
 
-		if (gs->inner_files[prev])
-			BufFileClose(gs->inner_files[prev]);
-		if (gs->outer_files[prev])
-			BufFileClose(gs->outer_files[prev]);
-		gs->inner_files[prev] = gs->outer_files[prev] = NULL;
-
-		inner = gs->inner_files[gs->curbatch];
-		outer = gs->outer_files[gs->curbatch];
+		gpuhash_batches_advance(gs);
+		inner = gs->hb.inner_files[gs->curbatch];
+		outer = gs->hb.outer_files[gs->curbatch];
 		if (skip_batch(gs, inner, outer))
 			continue;
 		if (inner)
 			gpuhash_spill_rewind(inner);
 		gpuhash_build_inner(gs);
-		if (gs->outer_files[gs->curbatch])
-			gpuhash_spill_rewind(gs->outer_files[gs->curbatch]);
+		if (gs->hb.outer_files[gs->curbatch])
+			gpuhash_spill_rewind(gs->hb.outer_files[gs->curbatch]);
 		gs->outer_done = false;
 		gs->cur = -1;
 		return true;

@@ -188,7 +188,7 @@ move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n
 		{
 			MinimalTuple tup = nc > 0 ? heap_form_minimal_tuple(gs->inner_desc, v, nl) : NULL;
 
-			gpuhash_spill_write(gs, &gs->inner_files[b], keys[i], nokey, tup);
+			gpuhash_spill_write(gs, &gs->hb.inner_files[b], keys[i], nokey, tup);
 			if (tup)
 				pfree(tup);
 			free_row_copies(gs, v, nl);
@@ -219,23 +219,15 @@ gpuhash_increase_batches(GpuJoinState *gs)
 	uint64		before = gs->n_inner + gs->n_nk;
 	uint64		moved = 0;
 
-	if (!gs->grow_enabled)
+	if (!gpuhash_batches_double(gs))
 		return;
-	if (gs->nbatch >= GPUHASH_MAX_BATCHES)
-	{
-		gs->grow_enabled = false;
-		return;
-	}
-	gs->nbatch *= 2;
-	gpuhash_batch_files_grow(gs, gs->nbatch);
-	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
 	gs->mem_used = 0;
 	gs->n_inner = move_out_rows(gs, gs->inner_vals, gs->inner_nulls, gs->inner_keys_arr,
 								gs->n_inner, false, &moved);
 	gs->n_nk = move_out_rows(gs, gs->nk_vals, gs->nk_nulls, gs->nk_keys, gs->n_nk,
 							 true, &moved);
 	if (moved == 0 || moved == before)
-		gs->grow_enabled = false;
+		gpuhash_batches_stop_growing(gs);
 }
 
 /*
@@ -310,16 +302,16 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 	}
 	else
 	{
-		BufFile    *file = gs->inner_files[gs->curbatch];
+		BufFile    *file = gs->hb.inner_files[gs->curbatch];
 		MinimalTuple tup;
 
-		MemoryContextReset(gs->spill_cxt);
-		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->spill_cxt))
+		MemoryContextReset(gs->hb.spill_cxt);
+		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->hb.spill_cxt))
 			return false;
 		*keep = gs->ident_keep;
 		*slot = NULL;
 		if (tup)
-			*slot = ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false);
+			*slot = ExecStoreMinimalTuple(tup, gs->hb.inner_spill_slot, false);
 		return true;
 	}
 }
@@ -375,13 +367,13 @@ take_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 k
 		MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
 														  gs->inner_desc) : NULL;
 
-		gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
+		gpuhash_spill_write(gs, &gs->hb.inner_files[b], key, nokey, tup);
 		if (tup)
 			pfree(tup);
 		return;
 	}
 	keep_inner_row(gs, slot, keep, key, nokey);
-	if (gs->can_batch && gs->mem_used > gs->mem_limit)
+	if (gs->hb.can_batch && gs->mem_used > gs->hb.mem_limit)
 		gpuhash_increase_batches(gs);
 	else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
 		gpuhash_inner_split(gs);
@@ -432,8 +424,7 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (gs->curbatch == 0)
-		gs->nbatch_original = gs->nbatch;
+	gpuhash_batches_inner_start(gs);
 	start_inner(gs);
 	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gpuhash_page_inner_usable(gs))
 		read_inner_pages(gs, true);

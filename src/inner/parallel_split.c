@@ -143,7 +143,7 @@ bool
 gpuhash_split_wanted(GpuJoinState *gs)
 {
 	GpuSplitShared *ss = gs->split_shared;
-	size_t		step = Max(Min(gs->mem_limit / 8, (size_t) 1024 * 1024), (size_t) 8192);
+	size_t		step = Max(Min(gs->hb.mem_limit / 8, (size_t) 1024 * 1024), (size_t) 8192);
 	uint64		total;
 
 	if (pg_atomic_read_u32(&ss->state) != SPLIT_NONE)
@@ -178,14 +178,14 @@ make_batches(GpuJoinState *gs, GpuSplit *sp)
 	GpuSplitShared *ss = sp->ss;
 	dsa_area   *area = gs->css.ss.ps.state->es_query_dsa;
 	double		want = Max((double) SPLIT_BATCHES_PER_PARTICIPANT * ss->participants,
-						   2.0 * pg_atomic_read_u64(&ss->inner_bytes) / Max(gs->mem_limit, 1));
+						   2.0 * pg_atomic_read_u64(&ss->inner_bytes) / Max(gs->hb.mem_limit, 1));
 	int			n = 1;
 	char	   *base;
 	pg_atomic_uint64 *counts;
 	MemoryContext old;
 
 	while (n < want && n < SPLIT_MAX_BATCHES &&
-		   (n < 2 || (size_t) 2 * n * SPLIT_WRITE_BUFFER <= gs->mem_limit))
+		   (n < 2 || (size_t) 2 * n * SPLIT_WRITE_BUFFER <= gs->hb.mem_limit))
 		n <<= 1;
 	ss->stores = dsa_allocate(area, (Size) 2 * n * MAXALIGN(sts_estimate(ss->participants)));
 	ss->counts = dsa_allocate(area, sizeof(pg_atomic_uint64) * 2 * n);
@@ -467,10 +467,7 @@ gpuhash_split_next_batch(GpuJoinState *gs)
 
 		/* a serial join of this batch, free to split it further */
 		sp->cur = (int) b;
-		gs->can_batch = true;
-		gs->grow_enabled = true;
-		gs->nbatch = 1;
-		gs->curbatch = 0;
+		gpuhash_batches_serial(gs);
 		gs->built = false;
 		sp->reading = sp->acc[b];
 		sts_begin_parallel_scan(sp->reading);
@@ -531,7 +528,7 @@ gpuhash_split_next_inner(GpuJoinState *gs, TupleTableSlot **slot, uint64 *key, b
 	if (tup == NULL)
 		return false;
 	*slot = gs->n_inner_keep > 0 ?
-		ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false) : NULL;
+		ExecStoreMinimalTuple(tup, gs->hb.inner_spill_slot, false) : NULL;
 	return true;
 }
 
@@ -584,10 +581,7 @@ gpuhash_split_forget(GpuJoinState *gs)
 	MemoryContextDelete(sp->cxt);
 	pfree(sp);
 	gs->split = NULL;
-	gs->can_batch = false;
-	gs->grow_enabled = false;
-	gs->nbatch = 1;
-	gs->curbatch = 0;
+	gpuhash_batches_off(gs);
 }
 
 /*
