@@ -333,6 +333,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			next = GJ_DONE;
 			if (gpuhash_split_next_batch(gs))
 			{
+				gpuhash_table_set_built(gs, false);
 				gpuhash_build_inner(gs);
 				gpuhash_split_batch_built(gs);
 				next = GJ_NEED_BATCH;
@@ -492,7 +493,7 @@ rescan_gpu_join(CustomScanState *node)
 	{
 		/* a parallel plan's shared table is rebuilt with its shared state */
 		gpuhash_free_table(gs);
-		gs->built = false;
+		gpuhash_table_set_built(gs, false);
 		/* ... and a split one's batches (parallel.c deletes their files) */
 		gpuhash_split_forget(gs);
 		if (gs->shared)
@@ -516,7 +517,7 @@ rescan_gpu_join(CustomScanState *node)
 		 * several: as nodeHashjoin.c, start over.
 		 */
 		gpuhash_free_table(gs);
-		gs->built = false;
+		gpuhash_table_set_built(gs, false);
 		if (gs->inner_ps)
 			ExecReScan(gs->inner_ps);
 	}

@@ -546,6 +546,11 @@ extern bool gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64
 extern void gpuhash_shared_inner_drop_carried(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
+extern void gpuhash_table_set_owns(GpuJoinState *gs, bool owns);
+extern void gpuhash_table_set_service_owner(GpuJoinState *gs, int pid);
+extern void gpuhash_table_set_built(GpuJoinState *gs, bool built);
+extern void gpuhash_table_adopt(GpuJoinState *gs, const GpuTable *table, gh_device device,
+								int scheme);
 extern void gpuhash_free_table(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const GpuKeyParts *keys);
 extern void gpuhash_build_inner(GpuJoinState *gs);

@@ -316,7 +316,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
 
 	/* a parallel-aware node's table belongs to its shared state (parallel.c) */
-	gs->owns_table = true;
+	gpuhash_table_set_owns(gs, true);
 	if (gs->n_inner_keep > 0)
 	{
 		TupleDesc	child = gs->inner_ps ? ExecGetResultType(gs->inner_ps) :

@@ -219,7 +219,7 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	gs->shared = sh;
 	gs->split_shared = &sh->split;
 	not_serial(gs);
-	gs->owns_table = false;		/* only while it builds, if it does */
+	gpuhash_table_set_owns(gs, false);	/* only while it builds, if it does */
 	SharedFileSetAttach(&sh->split.fileset, seg);
 	gpuhash_heap_scan_init_worker(gs->oscan, SCAN_SPACE(coordinate));
 	gpuhash_heap_scan_init_worker(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));

@@ -41,7 +41,7 @@ publish_table(GpuJoinState *gs)
 	handed = !sh->leader_detached;
 	sh->table_live = handed && gpuhash_table_exists(&gs->table);
 	SpinLockRelease(&sh->mutex);
-	gs->owns_table = !handed;
+	gpuhash_table_set_owns(gs, !handed);
 	if (handed)
 		gpuhash_table_handed_over(&gs->table);
 	sh->device = gs->device;
@@ -68,9 +68,7 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 {
 	GpuJoinShared *sh = gs->shared;
 
-	gs->table = sh->table;
-	gs->device = sh->device;
-	gs->scheme = sh->scheme;
+	gpuhash_table_adopt(gs, &sh->table, sh->device, sh->scheme);
 	gs->n_inner = sh->n_inner;
 	gs->n_inner_all = sh->n_inner_all;
 	/* the builder's own copies have served: everyone reads the shared rows */
@@ -80,9 +78,9 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	gs->inner_keys_arr = NULL;
 	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
-		gs->owns_table = false; /* the shared state frees it */
+		gpuhash_table_set_owns(gs, false);	/* the shared state frees it */
 	gpuhash_keyfilter_start(gs);
-	gs->built = true;
+	gpuhash_table_set_built(gs, true);
 }
 
 /* Arrives at the build barrier; the wait counts as Build Wait Time. */
@@ -112,7 +110,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 	if (area == NULL)
 		elog(ERROR, "gpuhash: parallel-aware join without a DSA area");
 	/* the leader's exit, not ours, ends the table's life in the service */
-	gs->table_owner_pid = sh->leader_pid;
+	gpuhash_table_set_service_owner(gs, sh->leader_pid);
 
 	/*
 	 * Counted as probing before reading any outer row: while the table is
@@ -160,7 +158,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 				gpuhash_inner_split_done(gs);
 			if (build_barrier_wait(gs) && !split)
 			{
-				gs->owns_table = true;	/* until published */
+				gpuhash_table_set_owns(gs, true);	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
 				builder = true;
 			}
@@ -227,7 +225,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 	if (builder)
 	{
-		gs->owns_table = true;	/* until published */
+		gpuhash_table_set_owns(gs, true);	/* until published */
 		gpuhash_shared_inner_build_one(gs, &sh->inner, area);
 		if (gs->split)
 		{

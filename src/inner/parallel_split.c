@@ -468,7 +468,6 @@ gpuhash_split_next_batch(GpuJoinState *gs)
 		/* a serial join of this batch, free to split it further */
 		sp->cur = (int) b;
 		gpuhash_batches_serial(gs);
-		gs->built = false;
 		sp->reading = sp->acc[b];
 		sts_begin_parallel_scan(sp->reading);
 		return true;
