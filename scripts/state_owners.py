@@ -50,7 +50,7 @@ TOP_LEVEL = {
              'n_inner_keep outer_keys inner_keys outer_keys_plain inner_keys_plain qual filter '
              'key_econtext inner_key_params gate forms_no_rows bare_matches fp_mask fill_outer '
              'fill_inner cxt cleanup outer_desc inner_desc ident_keep',
-    'outer': 'outer_ps oscan first_outer page',
+    'outer': 'outer_ps oscan page',
     'inner_src': 'inner_ps iscan ipage',
     'inner': 'inner_cxt inner_vals inner_nulls inner_keys_arr n_inner n_inner_all inner_cap '
              'matched shared_matched nk_vals nk_nulls nk_keys n_nk nk_cap shared_area '
@@ -58,7 +58,7 @@ TOP_LEVEL = {
     'kf': 'kf kf_on',
     'table': 'table device scheme built owns_table table_owner_pid table_version',
     'probe': 'pb pb_head pb_count cb batch_cap prefill n_prefill prefill_head prefill_cxt '
-             'outer_done',
+             'outer_done first_outer',
     'step': 'cur cur_match cur_matched phase fill_pos',
     'batches': 'hb nbatch curbatch',
     'rows': 'spill_vals spill_nulls',

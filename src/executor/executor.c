@@ -540,8 +540,7 @@ rescan_gpu_join(CustomScanState *node)
 	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */
 	if (gs->built && gs->matched)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
-	gs->outer_done = false;
-	gs->first_outer = NULL;
+	gpuhash_probe_restart(gs);
 	gs->cur = -1;
 	gs->cur_match = 0;
 	gs->cur_matched = false;

@@ -42,6 +42,8 @@ extern bool gpuhash_next_batch(GpuJoinState *gs);
 extern bool gpuhash_next_hash_batch(GpuJoinState *gs);
 extern void gpuhash_release_batches(GpuJoinState *gs);
 extern GpuJoinPhase gpuhash_split_outer(GpuJoinState *gs);
+extern bool gpuhash_outer_peek(GpuJoinState *gs);
+extern void gpuhash_probe_restart(GpuJoinState *gs);
 
 /* scan_start.c */
 extern GpuJoinPhase gpuhash_scan_start(GpuJoinState *gs, ExprContext *econtext);

@@ -41,6 +41,30 @@ outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
 }
 
 /*
+ * Reads the outer plan's first row before the build (an empty outer side
+ * needs no table); it stays the next one.  False when there is none.
+ */
+bool
+gpuhash_outer_peek(GpuJoinState *gs)
+{
+	gs->first_outer = ExecProcNode(gs->outer_ps);
+	if (TupIsNull(gs->first_outer))
+	{
+		gs->first_outer = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* A rescan: the outer side is read again from its start. */
+void
+gpuhash_probe_restart(GpuJoinState *gs)
+{
+	gs->outer_done = false;
+	gs->first_outer = NULL;
+}
+
+/*
  * The next outer row of this hash batch, in one of three forms: a slot
  * (batch 0 of an outer plan), a heap tuple in a pinned page (batch 0 of an
  * absorbed scan), or, read back from the batch's file or from the shared

@@ -68,15 +68,8 @@ gpuhash_scan_start(GpuJoinState *gs, ExprContext *econtext)
 				return GJ_DONE;
 			gs->oscan->pending = true;
 		}
-		else if (!gs->fill_inner && gs->shared == NULL)
-		{
-			gs->first_outer = ExecProcNode(gs->outer_ps);
-			if (TupIsNull(gs->first_outer))
-			{
-				gs->first_outer = NULL;
-				return GJ_DONE;
-			}
-		}
+		else if (!gs->fill_inner && gs->shared == NULL && !gpuhash_outer_peek(gs))
+			return GJ_DONE;
 		if (gs->shared)
 			gpuhash_shared_build(gs);
 		else
