@@ -517,6 +517,8 @@ extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *sl
 											const int *keep, int nkeep, TupleDesc desc);
 
 /* inner_store.c */
+extern void gpuhash_inner_matched_clear(GpuJoinState *gs);
+extern void gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all);
 extern void gpuhash_read_inner_rows(GpuJoinState *gs);
 extern void gpuhash_finish_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
@@ -540,6 +542,7 @@ extern void gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_a
 extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);
+extern void gpuhash_shared_inner_detach(GpuJoinState *gs);
 extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 extern bool gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64 n, int m,
 										 const uint64 **keys, const uint8 **valid);

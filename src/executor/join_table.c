@@ -262,11 +262,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 		}
 	}
 	gpuhash_keyfilter_start(gs);
-	if (gs->fill_inner && !gpuhash_shares_table(gs))
-		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
-											 sizeof(uint32) * gpuhash_matched_words(gs));
-	if (gs->matched)
-		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
+	gpuhash_inner_matched_clear(gs);
 	gs->stats.build_ms += gpuhash_ms_since(t0);
 	if (gs->curbatch == 0)
 	{

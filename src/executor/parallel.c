@@ -241,8 +241,7 @@ gpuhash_shutdown(CustomScanState *node)
 	gpuhash_split_close(gs);
 	gs->shared = NULL;
 	gs->split_shared = NULL;
-	gs->shared_rowptrs = NULL;
-	gs->shared_matched = NULL;
+	gpuhash_shared_inner_detach(gs);
 	gpuhash_keyfilter_forget(gs);
 	if (sh == NULL)
 		return;

@@ -69,13 +69,7 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 	GpuJoinShared *sh = gs->shared;
 
 	gpuhash_table_adopt(gs, &sh->table, sh->device, sh->scheme);
-	gs->n_inner = sh->n_inner;
-	gs->n_inner_all = sh->n_inner_all;
-	/* the builder's own copies have served: everyone reads the shared rows */
-	MemoryContextReset(gs->inner_cxt);
-	gs->inner_vals = NULL;
-	gs->inner_nulls = NULL;
-	gs->inner_keys_arr = NULL;
+	gpuhash_inner_adopt(gs, sh->n_inner, sh->n_inner_all);
 	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
 		gpuhash_table_set_owns(gs, false);	/* the shared state frees it */

@@ -445,6 +445,36 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 }
 
 /*
+ * Right/full joins of a table of this process's own: the match bits, all
+ * clear (a shared table's are in the DSA).
+ */
+void
+gpuhash_inner_matched_clear(GpuJoinState *gs)
+{
+	if (gs->fill_inner && !gpuhash_shares_table(gs))
+		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
+											 sizeof(uint32) * gpuhash_matched_words(gs));
+	if (gs->matched)
+		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
+}
+
+/*
+ * A parallel plan's table of n_inner rows (n_inner_all with right/full's
+ * NULL-key rows) is adopted: the builder's own copies have served,
+ * everyone reads the shared rows (shared_inner.c attaches them).
+ */
+void
+gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all)
+{
+	gs->n_inner = n_inner;
+	gs->n_inner_all = n_inner_all;
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_vals = NULL;
+	gs->inner_nulls = NULL;
+	gs->inner_keys_arr = NULL;
+}
+
+/*
  * A parallel join splits (parallel_split.c): the rows this participant kept
  * so far, not finished yet (NULL-key rows still apart), go to their shared
  * batches.

@@ -66,6 +66,14 @@ gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 						  si->kf_nwords);
 }
 
+/* The shared rows are gone with the query's DSM (or were never attached). */
+void
+gpuhash_shared_inner_detach(GpuJoinState *gs)
+{
+	gs->shared_rowptrs = NULL;
+	gs->shared_matched = NULL;
+}
+
 static void
 free_dsa(dsa_area *area, dsa_pointer *p)
 {
