@@ -482,6 +482,7 @@ extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
 
 /* probe_pipeline.c */
+extern void gpuhash_probe_begin(GpuJoinState *gs);
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
@@ -517,6 +518,7 @@ extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *sl
 											const int *keep, int nkeep, TupleDesc desc);
 
 /* inner_store.c */
+extern void gpuhash_inner_begin(GpuJoinState *gs);
 extern void gpuhash_inner_matched_clear(GpuJoinState *gs);
 extern void gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all);
 extern void gpuhash_read_inner_rows(GpuJoinState *gs);

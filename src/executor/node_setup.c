@@ -309,8 +309,6 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
 									ALLOCSET_DEFAULT_SIZES);
-	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
-										  ALLOCSET_DEFAULT_SIZES);
 	gs->cleanup.func = cleanup_callback;
 	gs->cleanup.arg = gs;
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
@@ -325,9 +323,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		gs->inner_desc = CreateTemplateTupleDesc(gs->n_inner_keep);
 		for (int k = 0; k < gs->n_inner_keep; k++)
 			TupleDescCopyEntry(gs->inner_desc, k + 1, child, gs->inner_keep[k] + 1);
-		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
-		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
 	}
+	gpuhash_inner_begin(gs);
 	/* the outer columns as a tuple: spilled outer rows (batch.c) */
 	{
 		TupleDesc	child = gs->outer_ps ? ExecGetResultType(gs->outer_ps) :
@@ -344,33 +341,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	}
 	gpuhash_batches_begin(gs, estate);
 
-	/* a batch's probe goes to the service as one request: up to a chunk */
-	gs->batch_cap = gpuhash_batch_rows;
-	{
-		uint64		chunk = gpuhash_service_probe_capacity();
-
-		if (chunk > 0)
-			gs->batch_cap = Min(gs->batch_cap, chunk);
-	}
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
-	{
-		GpuProbeBatch *b = &gs->pb[i];
-		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
-
-		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
-		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
-		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
-		if (gs->oscan && gs->oscan->keep_rows)
-		{
-			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
-			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
-		}
-		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
-		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
-		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
-		b->ticket.slot = -1;
-		b->state = PB_FREE;
-	}
+	gpuhash_probe_begin(gs);
 	gs->cur = -1;
 	gs->phase = GJ_BUILD;
 

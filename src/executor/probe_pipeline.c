@@ -13,6 +13,7 @@
 #include "join_state.h"
 #include "probe_internal.h"
 #include "scan/page_scan.h"
+#include "service.h"
 
 #include "executor/executor.h"
 #include "access/htup_details.h"
@@ -38,6 +39,39 @@ outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
 									   gs->n_outer_keep, gs->outer_desc);
 	}
 	return gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, gs->n_outer_keep, gs->outer_desc);
+}
+
+/* The probe batches, set up with the node. */
+void
+gpuhash_probe_begin(GpuJoinState *gs)
+{
+	/* a batch's probe goes to the service as one request: up to a chunk */
+	gs->batch_cap = gpuhash_batch_rows;
+	{
+		uint64		chunk = gpuhash_service_probe_capacity();
+
+		if (chunk > 0)
+			gs->batch_cap = Min(gs->batch_cap, chunk);
+	}
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	{
+		GpuProbeBatch *b = &gs->pb[i];
+		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
+
+		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
+		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
+		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
+		if (gs->oscan && gs->oscan->keep_rows)
+		{
+			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
+			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
+		}
+		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
+		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+		b->ticket.slot = -1;
+		b->state = PB_FREE;
+	}
 }
 
 /*

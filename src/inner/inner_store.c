@@ -445,6 +445,22 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 }
 
 /*
+ * The inner store, set up with the node: its memory, and one shared row's
+ * deformed columns (a parallel plan's, shared_inner.c).
+ */
+void
+gpuhash_inner_begin(GpuJoinState *gs)
+{
+	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
+										  ALLOCSET_DEFAULT_SIZES);
+	if (gs->n_inner_keep > 0)
+	{
+		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
+		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
+	}
+}
+
+/*
  * Right/full joins of a table of this process's own: the match bits, all
  * clear (a shared table's are in the DSA).
  */
