@@ -323,7 +323,13 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			next = gpuhash_scan_start(gs, econtext);
 			break;
 		case GJ_NEW_BATCH:
-			next = gpuhash_next_hash_batch(gs) ? GJ_NEED_BATCH : gpuhash_after_last_batch(gs);
+			if (gpuhash_next_hash_batch(gs))
+			{
+				gs->cur = -1;
+				next = GJ_NEED_BATCH;
+			}
+			else
+				next = gpuhash_after_last_batch(gs);
 			break;
 		case GJ_SPLIT_OUTER:
 			next = gpuhash_split_outer(gs);
@@ -336,6 +342,8 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 				gpuhash_table_set_built(gs, false);
 				gpuhash_build_inner(gs);
 				gpuhash_split_batch_built(gs);
+				gpuhash_probe_restart(gs);
+				gs->cur = -1;
 				next = GJ_NEED_BATCH;
 			}
 			break;
@@ -378,7 +386,10 @@ exec_gpu_join_steps(GpuJoinState *gs)
 				break;
 			case GJ_NEED_BATCH:
 				if (gpuhash_next_batch(gs))
+				{
+					gs->cur = -1;
 					gs->phase = GJ_NEXT_OUTER;
+				}
 				else
 					gpuhash_end_probe(gs);
 				break;

@@ -535,7 +535,6 @@ gpuhash_next_batch(GpuJoinState *gs)
 	gs->cb = b;
 	if (gs->oscan)
 		gs->oscan->slot_row = -1;
-	gs->cur = -1;
 	return true;
 }
 
@@ -584,7 +583,6 @@ gpuhash_next_hash_batch(GpuJoinState *gs)
 		if (gs->hb.outer_files[gs->curbatch])
 			gpuhash_spill_rewind(gs->hb.outer_files[gs->curbatch]);
 		gs->outer_done = false;
-		gs->cur = -1;
 		return true;
 	}
 	return false;

@@ -487,8 +487,6 @@ gpuhash_split_batch_built(GpuJoinState *gs)
 				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
 	sp->reading = sp->acc[sp->nbatch + sp->cur];
 	sts_begin_parallel_scan(sp->reading);
-	gs->outer_done = false;
-	gs->cur = -1;
 }
 
 /* Is this participant joining a batch of a split (not writing to them)? */
