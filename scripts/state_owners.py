@@ -44,7 +44,9 @@ OWNERS = {
     'stats': [],
 }
 
-# fields still at the top of GpuJoinState -> their part
+# fields still at the top of GpuJoinState -> their part (with the names the
+# key filter's and the batches' fields had before they moved into kf and hb,
+# so that an older tree is counted alike)
 TOP_LEVEL = {
     'setup': 'css info inner_plan n_outer_cols n_inner_cols outer_keep n_outer_keep inner_keep '
              'n_inner_keep outer_keys inner_keys outer_keys_plain inner_keys_plain qual filter '
@@ -55,12 +57,13 @@ TOP_LEVEL = {
     'inner': 'inner_cxt inner_vals inner_nulls inner_keys_arr n_inner n_inner_all inner_cap '
              'matched shared_matched nk_vals nk_nulls nk_keys n_nk nk_cap shared_area '
              'shared_rowptrs row_vals row_nulls mem_used null_seq',
-    'kf': 'kf kf_on',
+    'kf': 'kf kf_on kf_words kf_nwords kf_tested kf_passed',
     'table': 'table device scheme built owns_table table_owner_pid table_version',
     'probe': 'pb pb_head pb_count cb batch_cap prefill n_prefill prefill_head prefill_cxt '
              'outer_done first_outer',
     'step': 'cur cur_match cur_matched phase fill_pos',
-    'batches': 'hb nbatch curbatch',
+    'batches': 'hb nbatch curbatch can_batch nbatch_original nbatch_outstart grow_enabled '
+               'mem_limit inner_files outer_files files_cap inner_spill_slot spill_cxt',
     'rows': 'spill_vals spill_nulls',
     'chain': 'chain chain_member outer_is_level no_prefill carrier carrier_level',
     'parallel': 'shared split_shared split split_reported',
