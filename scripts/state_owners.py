@@ -30,11 +30,13 @@ OWNERS = {
     'setup': ['executor/node_setup.c'],
     'outer': ['executor/node_setup.c', 'scan/heap_scan.c', 'scan/page_scan.c'],
     'inner_src': ['executor/node_setup.c', 'scan/heap_scan.c', 'scan/page_inner.c'],
-    'inner': ['inner/inner_store.c', 'inner/shared_inner.c'],
+    'inner': ['inner/inner_store.c', 'inner/inner_store.h', 'inner/shared_inner.c'],
     'kf': ['executor/keyfilter.c', 'executor/keyfilter.h'],
     'table': ['executor/join_table.c'],
     'probe': ['executor/probe_pipeline.c', 'executor/probe_internal.h'],
-    'step': ['executor/executor.c'],
+    # the state machine: executor.c, and the start and end of a scan that
+    # scan_start.c holds for it and for a chain's levels
+    'step': ['executor/executor.c', 'executor/scan_start.c'],
     'batches': ['inner/batch.c'],
     'rows': ['executor/rows.c'],
     'chain': ['executor/chain.c', 'executor/chain_probe.c', 'executor/chain_rows.c',
@@ -61,7 +63,7 @@ TOP_LEVEL = {
     'table': 'table device scheme built owns_table table_owner_pid table_version',
     'probe': 'pb pb_head pb_count cb batch_cap prefill n_prefill prefill_head prefill_cxt '
              'outer_done first_outer',
-    'step': 'cur cur_match cur_matched phase fill_pos',
+    'step': 'step cur cur_match cur_matched phase fill_pos',
     'batches': 'hb nbatch curbatch can_batch nbatch_original nbatch_outstart grow_enabled '
                'mem_limit inner_files outer_files files_cap inner_spill_slot spill_cxt',
     'rows': 'spill_vals spill_nulls',

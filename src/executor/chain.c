@@ -381,8 +381,8 @@ gpuhash_chain_start(GpuChain *ch)
 			return;
 		}
 	}
-	bottom->phase = gpuhash_start_scan(bottom);
-	if (bottom->phase == GJ_DONE)
+	bottom->step.phase = gpuhash_start_scan(bottom);
+	if (bottom->step.phase == GJ_DONE)
 	{
 		ch->phase = CH_DONE;
 		return;

@@ -139,9 +139,9 @@ unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 		drop_emitted_rows(bottom, ch->b, ch->lo);
 	ch->b->state = PB_FILLED;
 	bottom->cb = NULL;
-	bottom->phase = GJ_NEED_BATCH;
+	bottom->step.phase = GJ_NEED_BATCH;
 	for (int k = 1; k < ch->n; k++)
-		ch->lv[k].gs->phase = GJ_BUILD;
+		ch->lv[k].gs->step.phase = GJ_BUILD;
 	ch->b = NULL;
 	ch->unfused_why = too_large ? "a row's combinations exceed a chain probe" :
 		"a chain probe failed";

@@ -85,6 +85,14 @@ gpuhash_create_scan_state(CustomScan *cscan)
 
 
 
+/* The state machine, set up with the node: a scan starts at GJ_BUILD. */
+void
+gpuhash_step_begin(GpuJoinState *gs)
+{
+	gs->step.cur = -1;
+	gs->step.phase = GJ_BUILD;
+}
+
 /* The empty row a count(*) reads: stored once, returned as is. */
 static inline TupleTableSlot *
 empty_row(GpuJoinState *gs)
@@ -146,7 +154,7 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 static GpuJoinPhase
 next_outer(GpuJoinState *gs)
 {
-	if (gs->cur < 0)
+	if (gs->step.cur < 0)
 	{
 		/* a new batch: the first rows' loads start together */
 		for (int i = 0; i < PREFETCH_AHEAD; i++)
@@ -154,23 +162,23 @@ next_outer(GpuJoinState *gs)
 	}
 	do
 	{
-		gs->cur++;
-		PREFETCH_ROW(gs, gs->cur + PREFETCH_AHEAD);
+		gs->step.cur++;
+		PREFETCH_ROW(gs, gs->step.cur + PREFETCH_AHEAD);
 		/* a shared inner row: its pointer is in by now, then the row */
 		if (gs->shared_rowptrs && gs->n_inner_keep > 0 &&
-			gs->cur + PREFETCH_AHEAD / 2 < gs->cb->n)
+			gs->step.cur + PREFETCH_AHEAD / 2 < gs->cb->n)
 		{
-			const gh_range *r = &gs->cb->ranges[gs->cur + PREFETCH_AHEAD / 2];
+			const gh_range *r = &gs->cb->ranges[gs->step.cur + PREFETCH_AHEAD / 2];
 
 			if (r->count > 0)
 				gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[r->offset]));
 		}
-	} while (!gs->fill_outer && gs->cur < gs->cb->n &&
-			 gs->cb->ranges[gs->cur].count == 0);
-	if (gs->cur >= gs->cb->n)
+	} while (!gs->fill_outer && gs->step.cur < gs->cb->n &&
+			 gs->cb->ranges[gs->step.cur].count == 0);
+	if (gs->step.cur >= gs->cb->n)
 		return GJ_NEED_BATCH;
-	gs->cur_match = 0;
-	gs->cur_matched = false;
+	gs->step.cur_match = 0;
+	gs->step.cur_matched = false;
 	return GJ_SCAN_RANGE;
 }
 
@@ -178,27 +186,27 @@ next_outer(GpuJoinState *gs)
 static inline TupleTableSlot *
 scan_one_range(GpuJoinState *gs, ExprContext *econtext, bool anti)
 {
-	gh_range   *r = &gs->cb->ranges[gs->cur];
+	gh_range   *r = &gs->cb->ranges[gs->step.cur];
 	TupleTableSlot *out;
 
-	while (gs->cur_match < r->count)
+	while (gs->step.cur_match < r->count)
 	{
-		uint64		row = (uint64) r->offset + gs->cur_match++;
+		uint64		row = (uint64) r->offset + gs->step.cur_match++;
 
 		/* a key can have millions of rows: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
-		gpuhash_store_row(gs, gs->cur, (int64) row);
+		gpuhash_store_row(gs, gs->step.cur, (int64) row);
 		if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
 		{
 			InstrCountFiltered2(&gs->css, 1);
 			ResetExprContext(econtext);
 			continue;
 		}
-		gs->cur_matched = true;
+		gs->step.cur_matched = true;
 		if (gs->fill_inner)
 			gpuhash_inner_mark(gs, row);
 		if (anti || gs->info.single_match)
-			gs->cur_match = r->count;
+			gs->step.cur_match = r->count;
 		if (anti)
 			continue;
 		if ((out = emit(gs, econtext)) != NULL)
@@ -219,19 +227,19 @@ static inline bool
 next_bare_match(GpuJoinState *gs)
 {
 	GpuProbeBatch *b = gs->cb;
-	uint32		count = b->ranges[gs->cur].count;
+	uint32		count = b->ranges[gs->step.cur].count;
 
-	if (gs->cur_match < count)
+	if (gs->step.cur_match < count)
 	{
-		gs->cur_match = gs->info.single_match ? count : gs->cur_match + 1;
+		gs->step.cur_match = gs->info.single_match ? count : gs->step.cur_match + 1;
 		return true;
 	}
-	while (++gs->cur < b->n)
+	while (++gs->step.cur < b->n)
 	{
-		count = b->ranges[gs->cur].count;
+		count = b->ranges[gs->step.cur].count;
 		if (count > 0)
 		{
-			gs->cur_match = gs->info.single_match ? count : 1;
+			gs->step.cur_match = gs->info.single_match ? count : 1;
 			return true;
 		}
 	}
@@ -244,7 +252,7 @@ next_bare_row(GpuJoinState *gs)
 {
 	if (next_bare_match(gs))
 		return empty_row(gs);
-	gs->phase = GJ_NEED_BATCH;
+	gs->step.phase = GJ_NEED_BATCH;
 	return NULL;
 }
 
@@ -255,7 +263,7 @@ next_bare_row(GpuJoinState *gs)
 static inline TupleTableSlot *
 bare_row_ready(GpuJoinState *gs)
 {
-	return gs->phase == GJ_SCAN_RANGE && gs->bare_matches ? next_bare_row(gs) : NULL;
+	return gs->step.phase == GJ_SCAN_RANGE && gs->bare_matches ? next_bare_row(gs) : NULL;
 }
 
 /*
@@ -279,12 +287,12 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 		if ((out = scan_one_range(gs, econtext, anti)) != NULL)
 			return out;
 		/* the row's matches are done: unmatched, it may come out alone */
-		if (gs->fill_outer && !gs->cur_matched)
+		if (gs->fill_outer && !gs->step.cur_matched)
 		{
-			gs->phase = GJ_FILL_OUTER;
+			gs->step.phase = GJ_FILL_OUTER;
 			return NULL;
 		}
-		if ((gs->phase = next_outer(gs)) != GJ_SCAN_RANGE)
+		if ((gs->step.phase = next_outer(gs)) != GJ_SCAN_RANGE)
 			return NULL;
 	}
 }
@@ -293,14 +301,14 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 static TupleTableSlot *
 fill_inner(GpuJoinState *gs, ExprContext *econtext)
 {
-	while (gs->fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->fill_pos))
-		gs->fill_pos++;
-	if (gs->fill_pos >= gs->n_inner_all)
+	while (gs->step.fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->step.fill_pos))
+		gs->step.fill_pos++;
+	if (gs->step.fill_pos >= gs->n_inner_all)
 	{
-		gs->phase = gpuhash_batch_done(gs);
+		gs->step.phase = gpuhash_batch_done(gs);
 		return NULL;
 	}
-	gpuhash_store_row(gs, -1, (int64) gs->fill_pos++);
+	gpuhash_store_row(gs, -1, (int64) gs->step.fill_pos++);
 	return emit(gs, econtext);
 }
 
@@ -317,7 +325,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 	double		read_before = gs->stats.read_ms;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	switch (gs->phase)
+	switch (gs->step.phase)
 	{
 		case GJ_BUILD:
 			next = gpuhash_scan_start(gs, econtext);
@@ -325,7 +333,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 		case GJ_NEW_BATCH:
 			if (gpuhash_next_hash_batch(gs))
 			{
-				gs->cur = -1;
+				gs->step.cur = -1;
 				next = GJ_NEED_BATCH;
 			}
 			else
@@ -335,7 +343,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 			next = gpuhash_split_outer(gs);
 			break;
 		default:
-			Assert(gs->phase == GJ_NEXT_SPLIT);
+			Assert(gs->step.phase == GJ_NEXT_SPLIT);
 			next = GJ_DONE;
 			if (gpuhash_split_next_batch(gs))
 			{
@@ -343,7 +351,7 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 				gpuhash_build_inner(gs);
 				gpuhash_split_batch_built(gs);
 				gpuhash_probe_restart(gs);
-				gs->cur = -1;
+				gs->step.cur = -1;
 				next = GJ_NEED_BATCH;
 			}
 			break;
@@ -376,33 +384,33 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
-		switch (gs->phase)
+		switch (gs->step.phase)
 		{
 			case GJ_BUILD:
 			case GJ_NEW_BATCH:
 			case GJ_SPLIT_OUTER:
 			case GJ_NEXT_SPLIT:
-				gs->phase = start_step(gs, econtext);
+				gs->step.phase = start_step(gs, econtext);
 				break;
 			case GJ_NEED_BATCH:
 				if (gpuhash_next_batch(gs))
 				{
-					gs->cur = -1;
-					gs->phase = GJ_NEXT_OUTER;
+					gs->step.cur = -1;
+					gs->step.phase = GJ_NEXT_OUTER;
 				}
 				else
 					gpuhash_end_probe(gs);
 				break;
 			case GJ_NEXT_OUTER:
-				gs->phase = next_outer(gs);
+				gs->step.phase = next_outer(gs);
 				break;
 			case GJ_SCAN_RANGE:
 				if ((out = scan_range(gs, econtext)) != NULL)
 					return out;
 				break;
 			case GJ_FILL_OUTER:
-				gs->phase = GJ_NEXT_OUTER;
-				gpuhash_store_row(gs, gs->cur, -1);
+				gs->step.phase = GJ_NEXT_OUTER;
+				gpuhash_store_row(gs, gs->step.cur, -1);
 				if ((out = emit(gs, econtext)) != NULL)
 					return out;
 				break;
@@ -552,10 +560,10 @@ rescan_gpu_join(CustomScanState *node)
 	if (gs->built && gs->matched)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
 	gpuhash_probe_restart(gs);
-	gs->cur = -1;
-	gs->cur_match = 0;
-	gs->cur_matched = false;
+	gs->step.cur = -1;
+	gs->step.cur_match = 0;
+	gs->step.cur_matched = false;
 	gpuhash_keyfilter_start(gs);
-	gs->phase = GJ_BUILD;
-	gs->fill_pos = 0;
+	gs->step.phase = GJ_BUILD;
+	gs->step.fill_pos = 0;
 }

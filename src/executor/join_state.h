@@ -215,6 +215,19 @@ typedef struct GpuKeyFilter
 	uint64		passed;			/* ... and let through */
 } GpuKeyFilter;
 
+/*
+ * Where the state machine is (executor.c owns it, with the scan's start and
+ * end in scan_start.c): the phase, and the outer row being emitted.
+ */
+typedef struct GpuJoinStep
+{
+	GpuJoinPhase phase;
+	int			cur;			/* current outer row in the batch */
+	uint32		cur_match;		/* next match of that row */
+	bool		cur_matched;	/* that row passed the join filter once */
+	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
+} GpuJoinStep;
+
 /* Hash batches of a serial join (batch.c owns them). */
 typedef struct GpuHashBatches
 {
@@ -301,12 +314,8 @@ typedef struct GpuJoinState
 	int			n_prefill;
 	int			prefill_head;	/* the next one into the ring */
 	MemoryContext prefill_cxt;
-	int			cur;			/* current outer row in the batch */
-	uint32		cur_match;		/* next match of that row */
-	bool		cur_matched;	/* that row passed the join filter once */
 	bool		outer_done;
-	GpuJoinPhase phase;
-	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
+	GpuJoinStep step;			/* the state machine's (executor.c) */
 
 	GpuJoinStats stats;
 
@@ -383,39 +392,6 @@ typedef struct GpuJoinState
 #endif
 
 /*
- * Where the kept inner row at table position pos is read first: its
- * columns (this process's rows), or the pointer to its tuple (a shared
- * table's); NULL where no inner column is kept.
- */
-static inline const void *
-gpuhash_inner_row_address(GpuJoinState *gs, uint64 pos)
-{
-	if (gs->n_inner_keep == 0)
-		return NULL;
-	if (gs->inner_vals)
-		return gs->inner_vals + pos * gs->n_inner_keep;
-	return gs->shared_rowptrs ? &gs->shared_rowptrs[pos] : NULL;
-}
-
-/*
- * Starts loading that first read of the row at pos (with its null flags).
- * A statement, not a function: GCC deems a function of prefetches alone
- * free of effects and drops its calls.
- */
-#define GPUHASH_PREFETCH_INNER_ROW(gs, pos) \
-	do { \
-		GpuJoinState *pg_ = (gs); \
-		uint64		pp_ = (pos); \
-		const void *pa_ = gpuhash_inner_row_address(pg_, pp_); \
-		if (pa_ != NULL) \
-		{ \
-			gpuhash_prefetch(pa_); \
-			if (pg_->inner_vals) \
-				gpuhash_prefetch(pg_->inner_nulls + pp_ * pg_->n_inner_keep); \
-		} \
-	} while (0)
-
-/*
  * Do the participants of a parallel plan share this join's table?  Not
  * once the join has split into batches that each participant joins alone.
  */
@@ -425,49 +401,12 @@ gpuhash_shares_table(const GpuJoinState *gs)
 	return gs->shared != NULL && gs->split == NULL;
 }
 
-/* Right/full joins: 32-bit words of match bits, one bit per inner row. */
-static inline uint64
-gpuhash_matched_words(const GpuJoinState *gs)
-{
-	return Max((gs->n_inner_all + 31) / 32, 1);
-}
-
-/*
- * The inner store's match bits (right/full joins): this join's own, or a
- * parallel plan's in shared memory.  Inner row `row` has matched.
- */
-static inline void
-gpuhash_inner_mark(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-	{
-		pg_atomic_uint32 *w = &gs->shared_matched[row >> 5];
-
-		/* most rows match again and again: write only the first time */
-		if ((pg_atomic_read_u32(w) & bit) == 0)
-			pg_atomic_fetch_or_u32(w, bit);
-	}
-	else
-		gs->matched[row >> 5] |= bit;
-}
-
-static inline bool
-gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-		return (pg_atomic_read_u32(&gs->shared_matched[row >> 5]) & bit) != 0;
-	return (gs->matched[row >> 5] & bit) != 0;
-}
-
 /* node_setup.c */
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
 /* executor.c: the node's methods */
 extern const CustomExecMethods gpuhash_exec_methods;
+extern void gpuhash_step_begin(GpuJoinState *gs);
 
 /* Is this plan state a GpuHashJoin's? */
 static inline bool
@@ -655,6 +594,7 @@ extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);
 extern void gpuhash_split_shared_reset(GpuSplitShared *ss, dsa_area *area);
 extern bool gpuhash_split_wanted(GpuJoinState *gs);
+extern void gpuhash_split_inner_restart(GpuJoinState *gs);
 extern bool gpuhash_split_is_on(GpuJoinState *gs);
 extern void gpuhash_split_begin(GpuJoinState *gs);
 extern bool gpuhash_split_writing(GpuJoinState *gs);
@@ -684,5 +624,6 @@ gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
 }
 
 #include "keyfilter.h"
+#include "inner/inner_store.h"
 
 #endif							/* GPUHASH_JOIN_STATE_H */

@@ -342,8 +342,7 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	gpuhash_batches_begin(gs, estate);
 
 	gpuhash_probe_begin(gs);
-	gs->cur = -1;
-	gs->phase = GJ_BUILD;
+	gpuhash_step_begin(gs);
 
 	/* a GpuHashJoin below: perhaps one chain with it (chain.c) */
 	gpuhash_chain_init(gs);

@@ -37,8 +37,8 @@ gpuhash_end_probe(GpuJoinState *gs)
 		if (gpuhash_shares_table(gs))
 			fill = gpuhash_shared_probe_done(gs) && fill;
 	}
-	gs->phase = fill ? GJ_FILL_INNER : gpuhash_batch_done(gs);
-	gs->fill_pos = 0;
+	gs->step.phase = fill ? GJ_FILL_INNER : gpuhash_batch_done(gs);
+	gs->step.fill_pos = 0;
 }
 
 /*
@@ -86,7 +86,7 @@ gpuhash_scan_start(GpuJoinState *gs, ExprContext *econtext)
 	if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
 	{
 		gpuhash_end_probe(gs);
-		return gs->phase;
+		return gs->step.phase;
 	}
 	return GJ_NEED_BATCH;
 }

@@ -328,7 +328,7 @@ start_inner(GpuJoinState *gs)
 	gs->inner_cap = gs->nk_cap = 1024;
 	gs->n_inner = gs->n_nk = 0;
 	gs->mem_used = 0;
-	gs->split_reported = 0;
+	gpuhash_split_inner_restart(gs);
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
 	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);

@@ -253,6 +253,13 @@ attach(GpuJoinState *gs, GpuSplit *sp)
 	MemoryContextSwitchTo(old);
 }
 
+/* The kept inner rows start over: none of their bytes reported yet. */
+void
+gpuhash_split_inner_restart(GpuJoinState *gs)
+{
+	gs->split_reported = 0;
+}
+
 /*
  * This participant joins the split: the batches made (by it, if first) and
  * its accessors; the inner store (gpuhash_inner_split) then moves the inner
