@@ -1,10 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * join_state.h
- *	  The executor state of a GpuHashJoin, shared by the files of the node:
- *	  executor.c (the state machine), heap_scan.c, rows.c, inner_store.c, join_table.c,
- *	  batch.c and parallel.c (one table for all participants of a parallel
- *	  plan).
+ *	  The executor state of a GpuHashJoin, shared by the files of the node.
+ *	  Each part has one owner that sets it (ARCHITECTURE.md, "The node's
+ *	  state by owner"; scripts/state_owners.py counts what bypasses one):
+ *	  the key filter (kf, keyfilter.c), the hash batches (hb, batch.c), the
+ *	  state machine (step, executor.c), the inner store, the join table,
+ *	  the probe pipeline, the chain and parallel coordination.
  *
  *-------------------------------------------------------------------------
  */
@@ -307,7 +309,7 @@ typedef struct GpuJoinState
 
 	/*
 	 * Keys read on while another participant built the shared table, past
-	 * the ring (executor.c): batches that go into the ring, oldest first,
+	 * the ring (probe_pipeline.c): batches that go into the ring, oldest first,
 	 * before any new row is read.
 	 */
 	GpuProbeBatch *prefill;

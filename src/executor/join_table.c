@@ -299,7 +299,7 @@ probe_keys(GpuJoinState *gs, const uint64 *keys, int n, gh_range *ranges)
 
 /*
  * Submits the batch's probe to the service without waiting (the pipeline,
- * executor.c); a table in this process, or a service that cannot take it
+ * probe_pipeline.c); a table in this process, or a service that cannot take it
  * now, is probed when the batch is waited for.
  */
 void
