@@ -431,6 +431,13 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 	uint32	   *probe = NULL;
 	int			n_probe = 0;
 
+	/*
+	 * Nothing reads the outer tuple when the join keeps none of its columns
+	 * and no CPU qual reads it (a count(*)): a match is its range alone.
+	 * Forming each tuple read its page's line pointer, a cache miss a row.
+	 */
+	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL;
+
 	b->n = 0;
 	for (int p = 0; p < r->n_pages; p++)
 	{
@@ -445,13 +452,17 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 		for (; mi < r->n_matches && r->matches[mi].page == (uint32) p; mi++)
 		{
 			const gh_page_match *m = &r->matches[mi];
-			HeapTupleData t;
 			bool		nokey = (m->flags & GH_PM_NULL_KEY) != 0;
 
-			set_tuple(gs, b, p, m->lp, &t);
-			if (!cpu_passes(gs, &t) || (nokey && !gs->fill_outer))
+			/* formed in place: a copy from the stack stalled on its store forwarding */
+			if (!ranges_only)
+			{
+				set_tuple(gs, b, p, m->lp, &b->tups[b->n]);
+				if (!cpu_passes(gs, &b->tups[b->n]))
+					continue;
+			}
+			if (nokey && !gs->fill_outer)
 				continue;
-			b->tups[b->n] = t;
 			b->nokey[b->n] = nokey;
 			b->keys[b->n] = 0;
 			b->ranges[b->n] = m->range;
