@@ -32,6 +32,7 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "buffer_hint.h"
 #include "page_scan.h"
 #include "service.h"
 
@@ -189,7 +190,7 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 {
 	GpuHeapScan *os = gs->oscan;
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
-	Buffer		buf = ReadBufferExtended(os->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
+	Buffer		buf = gpuhash_read_hinted_buffer(os->rel, blk, hs->rs_strategy);
 	Page		page;
 	gh_page_ref *ref = &r->refs[r->n_pages];
 	uint8	   *copy = r->in_place ? NULL : r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
