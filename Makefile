@@ -62,7 +62,7 @@ OBJS = $(C_OBJS) $(CORE_OBJS)
 
 SHLIB_LINK += $(CUDA_LIBS)
 # src/ is in folders by subsystem; its headers are included by name
-PG_CPPFLAGS = -Isrc -Isrc/executor -Isrc/service -Icuda
+PG_CPPFLAGS = -Isrc -Isrc/executor -Isrc/service -Isrc/agg -Icuda
 
 EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o test/core_page.o test/core_page_bad.o test/core_agg.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_page bench/bench_page.o bench/bench_agg bench/bench_agg.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode

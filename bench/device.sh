@@ -209,10 +209,8 @@ hugeab() {
 	BENCH_OPTS="$opts"
 }
 
-# perfpack: on the build machine (Debian 12, linux-perf installed), this
-# machine's perf with its shared libraries and loader into .device/perf.tar.xz,
-# for qperf to run on a device that has none
-perfstrom() {
+# strom "3,5" TAG: PG-Strom side by side (see the list at the top)
+strom() {
 	local base
 	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
 	PGSTROM_BASE_OPTS="$base" source .device/on-gpu.sh .device/pgstrom.tar.xz ${DB:-tpch} \
@@ -223,7 +221,10 @@ perfstrom() {
 	el "strom $2"
 }
 
-pack() {
+# perfpack: on the build machine (Debian 12, linux-perf installed), this
+# machine's perf with its shared libraries and loader into .device/perf.tar.xz,
+# for qperf to run on a device that has none
+perfpack() {
 	local d=$(mktemp -d)
 	mkdir -p $d/perfb/lib && cp "$(command -v perf)" $d/perfb/perf || return 1
 	ldd $d/perfb/perf | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |

@@ -265,6 +265,46 @@ gh_scale_note(uint64_t *w, uint32_t dscale, uint64_t n = 1)
 	}
 }
 
+/*
+ * The factor 1 - v (sign -1), 1 + v (sign 1) or v (0) of a value v at
+ * display scale ds, at that scale: numeric_sub's and numeric_add's result
+ * scale is the larger of 1's (0) and v's.  false past GH_I128_LIMIT.
+ */
+GH_HD bool
+gh_num_factor(gh_i128 v, int ds, int sign, gh_i128 *out)
+{
+	if (sign == 0)
+	{
+		*out = v;
+		return true;
+	}
+	if (ds > 37)
+		return false;
+
+	/* both below 2^126 in magnitude: the sum fits 128 bits */
+	gh_i128		one = (gh_i128) gh_pow10(ds),
+				r = sign > 0 ? one + v : one - v;
+
+	if (r >= GH_I128_LIMIT || r <= -GH_I128_LIMIT)
+		return false;
+	*out = r;
+	return true;
+}
+
+/* a * b exactly (numeric_mul of two fixed-point values: scales add), or
+ * false if its magnitude reaches GH_I128_LIMIT. */
+GH_HD bool
+gh_mul_fit(gh_i128 a, gh_i128 b, gh_i128 *out)
+{
+	gh_u128		ua = a < 0 ? (gh_u128) (-a) : (gh_u128) a,
+				ub = b < 0 ? (gh_u128) (-b) : (gh_u128) b;
+
+	if (ua != 0 && ub > ((gh_u128) GH_I128_LIMIT - 1) / ua)
+		return false;
+	*out = a * b;
+	return true;
+}
+
 /* ---- floats ---- */
 
 /* A double's bits as an int64 that orders as float8_cmp_internal does
@@ -316,10 +356,10 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const uint8_t *page, uin
 
 		if (v.null)
 			nm |= (uint8_t) (1u << i);
-		else if (pk.conv == GH_AGG_KEY_BPCHAR)
+		else if (pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT)
 		{
 			const uint8_t *p = page + v.ref;
-			uint32_t	len = gh_bpchar_len(p, v.len);
+			uint32_t	len = pk.conv == GH_AGG_KEY_TEXT ? v.len : gh_bpchar_len(p, v.len);
 
 			if (len * 8 > pk.width)
 				return false;
@@ -389,7 +429,8 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 
 	const gh_pval &v = cols[sp.col];
 
-	if (v.null || (sp.expr != GH_AGG_E_COL && cols[sp.col2].null))
+	if (v.null || (sp.expr != GH_AGG_E_COL && cols[sp.col2].null) ||
+		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && cols[sp.col3].null))
 		return;
 	if (sp.fn == GH_AGG_COUNT)
 	{
@@ -410,20 +451,22 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 
 			if (c != GH_NUMV_FINITE || c2 != GH_NUMV_FINITE)
 				c = GH_NUMV_UNFIT;	/* NaN or infinity in the product: the CPU */
+			else if (!gh_num_factor(y, ds2, sp.expr == GH_AGG_E_MUL ? 0 : -1, &y) ||
+					 !gh_mul_fit(x, y, &x))
+				c = GH_NUMV_UNFIT;
 			else
+				ds += ds2;		/* numeric_mul's exact product: dscale the sum */
+			if (c == GH_NUMV_FINITE && sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
 			{
-				if (sp.expr == GH_AGG_E_MUL_ONE_MINUS)
-					y = (gh_i128) gh_pow10(ds2) - y;
-				/* numeric_mul's exact product: dscale the operands' sum */
-				gh_i128		lim = (gh_i128) 1 << 63;
+				gh_i128		z = 0;
+				int			ds3 = 0;
 
-				if (x >= lim || x <= -lim || y >= lim || y <= -lim)
+				/* (col * (1 - col2)) * (1 + col3): exact again, dscale + ds3 */
+				if (gh_num_operand(page, cols[sp.col3], &z, &ds3) != GH_NUMV_FINITE ||
+					!gh_num_factor(z, ds3, 1, &z) || !gh_mul_fit(x, z, &x))
 					c = GH_NUMV_UNFIT;
 				else
-				{
-					x *= y;
-					ds += ds2;
-				}
+					ds += ds3;
 			}
 		}
 		if (c == GH_NUMV_UNFIT || sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)

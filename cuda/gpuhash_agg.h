@@ -58,7 +58,10 @@ typedef enum gh_agg_expr
 	GH_AGG_E_COL = 0,			/* col */
 	GH_AGG_E_MUL_ONE_MINUS,		/* col * (1 - col2), both numeric: numeric_mul's
 								 * exact product, dscale col's + col2's */
-	GH_AGG_E_MUL				/* col * col2, both numeric */
+	GH_AGG_E_MUL,				/* col * col2, both numeric */
+	GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS /* col * (1 - col2) * (1 + col3), all
+									 * numeric: numeric_mul left to right,
+									 * dscale the three operands' sum */
 } gh_agg_expr;
 
 /*
@@ -79,6 +82,13 @@ typedef enum gh_agg_expr
  */
 #define GH_AGG_KEY_BPCHAR	5
 
+/*
+ * conv GH_AGG_KEY_TEXT: as GH_AGG_KEY_BPCHAR but every byte counts, trailing
+ * spaces too (text's and varchar's equality under a deterministic
+ * collation: 'a' and 'a ' are two groups).
+ */
+#define GH_AGG_KEY_TEXT		6
+
 typedef struct gh_agg_spec
 {
 	uint8_t		fn;				/* gh_agg_fn */
@@ -91,6 +101,8 @@ typedef struct gh_agg_spec
 	uint8_t		pad;
 	int16_t		col;			/* index into scan->col (COUNT_STAR: any, e.g. 0) */
 	int16_t		col2;			/* second operand of expr */
+	int16_t		col3;			/* third operand of expr */
+	int16_t		pad2;
 } gh_agg_spec;
 
 typedef struct gh_agg_prog

@@ -38,6 +38,7 @@ is_key_conv_ok(const gh_page_key &k, uint8_t t)
 		case 4:
 			return t != GH_T_NUMERIC && t != GH_T_TEXT && t != GH_T_BPCHAR && t != GH_T_SKIP;
 		case GH_AGG_KEY_BPCHAR:
+		case GH_AGG_KEY_TEXT:
 			return (t == GH_T_TEXT || t == GH_T_BPCHAR) && k.width % 8 == 0 && k.width >= 8;
 		default:
 			return false;
@@ -289,7 +290,8 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 			return bad("key column out of range", i);
 		if (!is_key_conv_ok(k, scan->col[k.col].type))
 			return bad("key conversion does not fit its column", i);
-		if (k.width < 1 || k.width > 64 || (k.conv == GH_AGG_KEY_BPCHAR && k.width > 56))
+		if (k.width < 1 || k.width > 64 ||
+			((k.conv == GH_AGG_KEY_BPCHAR || k.conv == GH_AGG_KEY_TEXT) && k.width > 56))
 			return bad("key width out of range", i);
 		bits += k.width;
 	}
@@ -299,7 +301,7 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	{
 		const gh_agg_spec &sp = agg->agg[a];
 
-		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_MUL)
+		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
 			return bad("unknown aggregate or expression", a);
 		if (sp.fn == GH_AGG_COUNT_STAR)
 		{
@@ -321,6 +323,10 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 			if (sp.col2 < 0 || sp.col2 >= scan->natts || t != GH_T_NUMERIC ||
 				scan->col[sp.col2].type != GH_T_NUMERIC)
 				return bad("arithmetic takes two numeric columns", a);
+			if (sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS &&
+				(sp.col3 < 0 || sp.col3 >= scan->natts ||
+				 scan->col[sp.col3].type != GH_T_NUMERIC))
+				return bad("arithmetic takes three numeric columns", a);
 			if (sp.fn != GH_AGG_SUM && sp.fn != GH_AGG_AVG)
 				return bad("arithmetic only under SUM and AVG", a);
 		}

@@ -53,6 +53,7 @@ bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
+bool		gpuhash_gpu_aggregate = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -449,6 +450,16 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.gpu_aggregate",
+							 "Lets the planner compute partial aggregates over a plain table on the GPU.",
+							 "A GpuPreAgg node reads the table's pages and folds each group's "
+							 "partial states on the GPU; PostgreSQL's Finalize Aggregate "
+							 "combines them (src/agg/).",
+							 &gpuhash_gpu_aggregate,
+							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	/* the GPU service exists only when preloaded: it needs shared memory */
 	if (process_shared_preload_libraries_in_progress)
 	{
@@ -498,4 +509,5 @@ _PG_init(void)
 
 	RegisterCustomScanMethods(&gpuhash_scan_methods);
 	gpuhash_planner_init();
+	gpuhash_agg_planner_init();
 }

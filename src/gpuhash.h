@@ -88,6 +88,7 @@ extern int	gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
 extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
+extern bool gpuhash_gpu_aggregate;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types
@@ -160,6 +161,8 @@ gpuhash_pack(uint64 key, uint64 value, int width, int nkeys)
 /* planner.c */
 extern void gpuhash_planner_init(void);
 extern const char *gpuhash_join_hook_state(void);
+/* agg/agg_paths.c: the GPU aggregate's upper-path hook */
+extern void gpuhash_agg_planner_init(void);
 
 /* costs.c */
 struct PlannerInfo;

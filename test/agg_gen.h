@@ -22,19 +22,22 @@ namespace aggtest
 using namespace pagetest;
 using std::vector;
 
-/* g1 int4, flag char(1), i2, i4, i8, f4, f8, n numeric, d date, ts, price, disc */
+/* g1 int4, flag char(1), i2, i4, i8, f4, f8, n numeric, d date, ts, price, disc,
+ * tax numeric, txt text */
 const vector<col_desc> ADESC = {
 	{4, 4, GH_T_INT4}, {-1, 4, GH_T_BPCHAR}, {2, 2, GH_T_INT2}, {4, 4, GH_T_INT4},
 	{8, 8, GH_T_INT8}, {4, 4, GH_T_FLOAT4}, {8, 8, GH_T_FLOAT8}, {-1, 4, GH_T_NUMERIC},
-	{4, 4, GH_T_DATE}, {8, 8, GH_T_TIMESTAMP}, {-1, 4, GH_T_NUMERIC}, {-1, 4, GH_T_NUMERIC}
+	{4, 4, GH_T_DATE}, {8, 8, GH_T_TIMESTAMP}, {-1, 4, GH_T_NUMERIC}, {-1, 4, GH_T_NUMERIC},
+	{-1, 4, GH_T_NUMERIC}, {-1, 4, GH_T_TEXT}
 };
 enum
 {
-	C_G1 = 0, C_FLAG, C_I2, C_I4, C_I8, C_F4, C_F8, C_N, C_D, C_TS, C_PRICE, C_DISC, NCOLS
+	C_G1 = 0, C_FLAG, C_I2, C_I4, C_I8, C_F4, C_F8, C_N, C_D, C_TS, C_PRICE, C_DISC, C_TAX, C_TXT, NCOLS
 };
 
 const int	NUM_SCALE = 6;		/* the accumulator scale of SUM(n) */
 const int	MUL_SCALE = 4;		/* of SUM(price * (1 - disc)) */
+const int	MUL3_SCALE = 6;		/* of SUM(price * (1 - disc) * (1 + tax)) */
 
 struct options
 {
@@ -150,6 +153,10 @@ make_data(const options &o, uint64_t seed)
 		row[C_TS].v = nul() ? null_v() : int_v((int64_t) (r.next() >> 8) - (INT64_C(1) << 55));
 		row[C_PRICE].v = nul() ? null_v() : num_v(0, (int64_t) r.below(10000000), 2, 2);
 		row[C_DISC].v = nul() ? null_v() : num_v(0, (int64_t) r.below(11), 2, 2);
+		row[C_TAX].v = nul() ? null_v() : num_v(0, (int64_t) r.below(9), 2, 2);
+		/* text keys: 'a' and 'a ' are two groups, '' is not NULL */
+		row[C_TXT].v = nul() ? null_v()
+			: str_v(vector<std::string>{"a", "a ", "b", "", "ab ", " "}[r.below(6)]);
 		ds.rows.push_back(row);
 	}
 

@@ -64,14 +64,15 @@ make_scan(gh_page_scan *s, bool qual)
 }
 
 const gh_agg_spec SPECS[] = {
-	{GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0}, {GH_AGG_COUNT, 0, 0, 0, C_I4, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I2, 0}, {GH_AGG_SUM, 0, 0, 0, C_I4, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I8, 0}, {GH_AGG_AVG, 0, 0, 0, C_F4, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_F4, 0}, {GH_AGG_SUM, 0, 0, 0, C_F8, 0},
-	{GH_AGG_SUM, 0, NUM_SCALE, 0, C_N, 0}, {GH_AGG_MIN, 0, 0, 0, C_D, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_TS, 0}, {GH_AGG_MIN, 0, 0, 0, C_F8, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_I4, 0}, {GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, 0, C_PRICE, C_DISC},
-	{GH_AGG_MAX, 0, 0, 0, C_F8, 0}, {GH_AGG_MIN, 0, 0, 0, C_I8, 0},
+	{GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0}, {GH_AGG_COUNT, 0, 0, 0, C_I4, 0, 0, 0},
+	{GH_AGG_SUM, 0, 0, 0, C_I2, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_I4, 0, 0, 0},
+	{GH_AGG_SUM, 0, 0, 0, C_I8, 0, 0, 0}, {GH_AGG_AVG, 0, 0, 0, C_F4, 0, 0, 0},
+	{GH_AGG_SUM, 0, 0, 0, C_F4, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_F8, 0, 0, 0},
+	{GH_AGG_SUM, 0, NUM_SCALE, 0, C_N, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_D, 0, 0, 0},
+	{GH_AGG_MAX, 0, 0, 0, C_TS, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_F8, 0, 0, 0},
+	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, 0, C_PRICE, C_DISC, C_TAX, 0},
+	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, 0, C_PRICE, C_DISC, 0, 0},
+	{GH_AGG_MAX, 0, 0, 0, C_F8, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_I8, 0, 0, 0},
 };
 
 void
@@ -86,6 +87,13 @@ make_prog(gh_agg_prog *p, int keys)
 		p->key[0] = {C_G1, 1, 32};
 	if (keys >= 2)
 		p->key[1] = {C_FLAG, GH_AGG_KEY_BPCHAR, 8};
+	if (keys == 3)
+	{
+		/* (txt, g1): a text key whose trailing spaces count */
+		p->nkeys = 2;
+		p->key[0] = {C_TXT, GH_AGG_KEY_TEXT, 24};
+		p->key[1] = {C_G1, 1, 32};
+	}
 }
 
 i128
@@ -136,7 +144,8 @@ ref_fold(const gh_agg_spec &sp, ref_state &st, const vector<cell> &row)
 
 	const lval &v = row[sp.col].v;
 
-	if (v.null || (sp.expr != GH_AGG_E_COL && row[sp.col2].v.null))
+	if (v.null || (sp.expr != GH_AGG_E_COL && row[sp.col2].v.null) ||
+		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && row[sp.col3].v.null))
 		return;
 	if (sp.fn == GH_AGG_COUNT)
 	{
@@ -152,13 +161,21 @@ ref_fold(const gh_agg_spec &sp, ref_state &st, const vector<cell> &row)
 		int			ds = v.n.dscale,
 					sc = v.n.scale;
 
-		if (sp.expr == GH_AGG_E_MUL_ONE_MINUS)
+		if (sp.expr == GH_AGG_E_MUL_ONE_MINUS || sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
 		{
 			const num &d = row[sp.col2].v.n;
 
 			x = x * (pow10i(d.scale) - d.m);
 			sc += d.scale;
 			ds += d.dscale;
+		}
+		if (sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
+		{
+			const num &t = row[sp.col3].v.n;
+
+			x = x * (pow10i(t.scale) + t.m);
+			sc += t.scale;
+			ds += t.dscale;
 		}
 		if (v.n.cls != 0)
 		{
@@ -252,8 +269,15 @@ reference(const dataset &ds, const gh_agg_prog &p, bool qual, const vector<uint8
 
 			if (v.null)
 				k.nulls |= (uint8_t) (1 << j);
-			else if (p.key[j].conv == GH_AGG_KEY_BPCHAR)
-				x = (uint8_t) v.s[0];
+			else if (p.key[j].conv == GH_AGG_KEY_BPCHAR || p.key[j].conv == GH_AGG_KEY_TEXT)
+			{
+				std::string b = v.s;
+
+				while (p.key[j].conv == GH_AGG_KEY_BPCHAR && !b.empty() && b.back() == ' ')
+					b.pop_back();
+				for (int c = 0; c < p.key[j].width / 8; c++)
+					x = (x << 8) | (c < (int) b.size() ? (uint8_t) b[c] : 0);
+			}
 			else
 				x = (uint64_t) (int64_t) (int32_t) v.i;
 			k.key = p.nkeys == 1 ? x : (k.key << p.key[j].width) |
@@ -535,6 +559,7 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 	run_case("(int4, char(1)) groups", gpus, o, 2, false, 4);
 	o.null_p = 0.3;
 	run_case("(int4, char(1)), many NULLs", gpus, o, 2, true, 5);
+	run_case("(text, int4) groups", gpus, o, 3, false, 10);
 	o.null_p = 0.05;
 	o.big_i8 = true;
 	run_case("int8 sums past int64", gpus, o, 1, false, 6);

@@ -450,13 +450,17 @@ gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
 /* executor.c */
-extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern bool gpuhash_is_join_state(PlanState *ps);
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
+
+/* probe_pipeline.c */
+extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
+
+/* scan_tuple.c */
 extern void gpuhash_store_row(GpuJoinState *gs, int64 outer_row, int64 inner);
 extern void gpuhash_store_row_from(GpuJoinState *gs, TupleTableSlot *outer, int64 inner);
 extern bool gpuhash_batch_rows_in_pages(GpuJoinState *gs);
@@ -533,6 +537,9 @@ extern void gpuhash_spill_rewind(BufFile *file);
 /* heap_scan.c */
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
+extern GpuHeapScan *gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual,
+											 List *tlist, bool parallel, EState *estate,
+											 int eflags);
 extern GpuScanNext gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext,
 										  HeapTuple *tup);
 extern GpuScanNext gpuhash_heap_scan_fill_keys(GpuJoinState *gs, GpuHeapScan *os,
@@ -581,27 +588,21 @@ gpuhash_heap_key_fast(GpuJoinState *gs, GpuHeapScan *scan, bool outer, HeapTuple
 	return gpuhash_heap_key(gs, scan, outer, tup, key);
 }
 
-/* keyfilter.c */
-extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
-extern void gpuhash_keyfilter_add_shared(pg_atomic_uint64 *words, uint64 n_words,
-										 const uint64 *keys, uint64 n);
-extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
-									const GpuKeyParts *keys);
-extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
-
 /* parallel.c */
 extern Size gpuhash_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_shutdown(CustomScanState *node);
-extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
 extern void gpuhash_shared_carry_done(GpuJoinState *gs);
 extern bool gpuhash_shared_carried(GpuJoinState *gs, const uint64 **keys, const uint8 **valid);
+
+/* parallel_build.c */
+extern void gpuhash_shared_build(GpuJoinState *gs);
 
 /* parallel_split.c */
 extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);
@@ -625,79 +626,6 @@ extern void gpuhash_split_close(GpuJoinState *gs);
 extern void gpuhash_split_forget(GpuJoinState *gs);
 extern void gpuhash_split_stats(GpuSplitShared *ss, GpuJoinStats *st);
 
-/*
- * The key filter's hash (keyfilter.c): inline, as it runs once per outer
- * row.  Murmur3's 64-bit finalizer, a few multiplies and shifts where a
- * call to hash_bytes_uint32_extended cost more than the rest of the test
- * (perf, host twin): the filter only spares work, any well-mixed hash
- * does, and nothing else depends on this one.  batch.c mixes keys its own
- * way (other constants and shifts): a batch's keys, which share some bits
- * of its hash, still spread over the whole filter.
- */
-static inline uint64
-gpuhash_kf_hash(uint64 key)
-{
-	key ^= key >> 33;
-	key *= UINT64CONST(0xff51afd7ed558ccd);
-	key ^= key >> 33;
-	key *= UINT64CONST(0xc4ceb9fe1a85ec53);
-	key ^= key >> 33;
-	return key;
-}
-
-/* The word index from the low bits, three bit positions from the high ones. */
-static inline uint64
-gpuhash_kf_bits(uint64 h)
-{
-	return (UINT64CONST(1) << ((h >> 46) & 63)) |
-		(UINT64CONST(1) << ((h >> 52) & 63)) |
-		(UINT64CONST(1) << ((h >> 58) & 63));
-}
-
-static inline bool
-gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key)
-{
-	uint64		h = gpuhash_kf_hash(key);
-	uint64		bits = gpuhash_kf_bits(h);
-
-	return (words[h & (n_words - 1)] & bits) == bits;
-}
-
-/*
- * Does the key filter let this outer key through?  A filter that lets most
- * keys through (a join where nearly every row matches) only costs a cache
- * miss per row: after a sample it is switched off for the rest of the scan.
- */
-#define KF_SAMPLE 65536
-
-static inline bool
-gpuhash_key_filter_passes(GpuJoinState *gs, uint64 key)
-{
-	gs->kf_tested++;
-	if (!gpuhash_keyfilter_test(gs->kf_words, gs->kf_nwords, key))
-	{
-		gs->stats.outer_filtered++;
-		return false;
-	}
-	gs->kf_passed++;
-	if (gs->kf_tested == KF_SAMPLE && gs->kf_passed * 4 > gs->kf_tested * 3)
-		gs->kf_on = false;
-	return true;
-}
-
-/*
- * Does an outer row read go into the probe batch?  One without a key
- * matches nothing: only where unmatched outer rows come out (left, full,
- * anti); one the key filter rules out, never.
- */
-static inline bool
-gpuhash_outer_row_wanted(GpuJoinState *gs, uint64 key, bool nokey)
-{
-	if (nokey)
-		return gs->fill_outer;
-	return !gs->kf_on || gpuhash_key_filter_passes(gs, key);
-}
-
 /* The row's key goes into probe batch b (its columns or tuple already did). */
 static inline void
 gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
@@ -706,5 +634,7 @@ gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
 	b->keys[b->n++] = nokey ? 0 : key;
 	b->any_key |= !nokey;
 }
+
+#include "keyfilter.h"
 
 #endif							/* GPUHASH_JOIN_STATE_H */

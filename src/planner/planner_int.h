@@ -35,7 +35,9 @@ typedef struct KeyChoice
 	GpuKeySpec	keys[64];
 } KeyChoice;
 
-/* planner.c */
+/* join_paths.c */
+extern bool gpuhash_choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
+								RelOptInfo *innerrel, bool isouter, KeyChoice *kc);
 extern CustomPath *gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 										  JoinType jointype, bool single_match,
 										  Path *outer_path, Path *inner_path,

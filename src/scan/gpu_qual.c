@@ -581,6 +581,20 @@ gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List
 					 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
 					 int nkeys, bool fill_outer)
 {
+	gpuhash_page_program_cols(prog, desc, scanrelid, quals, key_attno, conv, width, nkeys,
+							  fill_outer, NULL, 0);
+}
+
+/*
+ * The same, with the columns extra[] (1-based) deformed as well though no
+ * key reads them (the GPU aggregate's group columns and arguments, which
+ * its own program names); prog->scan NULL if the walker cannot read one.
+ */
+void
+gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
+						  const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
+						  int nkeys, bool fill_outer, const AttrNumber *extra, int nextra)
+{
 	QualCompiler qc;
 	gh_page_scan *s = palloc0(sizeof(gh_page_scan));
 	bool		gpu_may_take = true;
@@ -633,6 +647,14 @@ gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List
 		s->key[k].width = (uint8) width[k];
 	}
 	s->nkeys = nkeys;
+	for (int i = 0; i < nextra; i++)
+	{
+		if (need_column(&qc, extra[i]) == GH_T_SKIP)
+		{
+			prog->why = "column";
+			return;
+		}
+	}
 
 	foreach(lc, quals)
 	{

@@ -68,29 +68,41 @@ max_batch_pins(void)
 GpuHeapScan *
 gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int eflags)
 {
+	return gpuhash_heap_scan_open(&gs->css.ss.ps, plan->scan.scanrelid, plan->scan.plan.qual,
+								  plan->scan.plan.targetlist, plan->scan.plan.parallel_aware,
+								  estate, eflags);
+}
+
+/*
+ * A heap scan of scanrelid read by the node ps (a join, or the GPU
+ * aggregate, src/agg/): quals compiled under ps over the heap tuple; tlist
+ * the plain columns it hands out (NIL: none).
+ */
+GpuHeapScan *
+gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual, List *tlist, bool parallel,
+					   EState *estate, int eflags)
+{
 	GpuHeapScan *os = palloc0(sizeof(GpuHeapScan));
 	ListCell   *lc;
 	int			j = 0;
 
 	os->fast_key_off = -1;		/* none until the keys are known */
-	os->rel = ExecOpenScanRelation(estate, plan->scan.scanrelid, eflags);
+	os->rel = ExecOpenScanRelation(estate, scanrelid, eflags);
 	os->desc = RelationGetDescr(os->rel);
-	os->parallel = plan->scan.plan.parallel_aware;
+	os->parallel = parallel;
 	os->slot = ExecInitExtraTupleSlot(estate, os->desc, &TTSOpsHeapTuple);
 	{
 		/*
-		 * The quals read the heap tuple as their scan tuple, not the join's
+		 * The quals read the heap tuple as their scan tuple, not the node's
 		 * virtual scan slot: compile them for that slot.
 		 */
-		PlanState  *ps = &gs->css.ss.ps;
 		const TupleTableSlotOps *ops = ps->scanops;
 		TupleDesc	desc = ps->scandesc;
 		bool		fixed = ps->scanopsfixed,
 					set = ps->scanopsset;
 		List	   *rest;
 
-		os->filter = gpuhash_scan_filter_compile(plan->scan.plan.qual, plan->scan.scanrelid,
-												 os->desc, &rest);
+		os->filter = gpuhash_scan_filter_compile(qual, scanrelid, os->desc, &rest);
 		ps->scanops = &TTSOpsHeapTuple;
 		ps->scandesc = os->desc;
 		ps->scanopsfixed = ps->scanopsset = true;
@@ -100,13 +112,13 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 		ps->scanopsfixed = fixed;
 		ps->scanopsset = set;
 	}
-	os->attno = palloc(sizeof(AttrNumber) * Max(list_length(plan->scan.plan.targetlist), 1));
-	foreach(lc, plan->scan.plan.targetlist)
+	os->attno = palloc(sizeof(AttrNumber) * Max(list_length(tlist), 1));
+	foreach(lc, tlist)
 	{
 		Var		   *v = (Var *) lfirst_node(TargetEntry, lc)->expr;
 
 		/* planner.c absorbs only plain columns of the scanned relation */
-		if (!IsA(v, Var) || v->varno != plan->scan.scanrelid || v->varattno <= 0)
+		if (!IsA(v, Var) || v->varno != scanrelid || v->varattno <= 0)
 			elog(ERROR, "gpuhash: an absorbed scan reads only plain columns");
 		os->attno[j++] = v->varattno;
 	}

@@ -181,14 +181,16 @@ list_normal_items(GpuPageReq *r, Page page, OffsetNumber maxoff)
 }
 
 /*
- * Adds block blk to request r and its batch b: pinned, its visibility
- * decided, copied (or, in place, its buffer named).  False when the page
- * has no visible tuple (not added).
+ * Adds block blk of scan os to request r: pinned (the pin appended to
+ * pins[*n_pins]), its visibility decided, copied (or, in place, its buffer
+ * named), counted in pp.  False when the page has no visible tuple (not
+ * added).  The join's batches and the GPU aggregate (src/agg/) read pages
+ * alike.
  */
-static bool
-add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
+bool
+gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, int *n_pins,
+				 BlockNumber blk)
 {
-	GpuHeapScan *os = gs->oscan;
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
 	Buffer		buf = gpuhash_read_hinted_buffer(os->rel, blk, hs->rs_strategy);
 	Page		page;
@@ -230,7 +232,7 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 			memcpy(r->lps + (Size) r->n_pages * GH_PAGE_MAX_TUPLES, PageGetItemId((Page) copy, 1),
 				   sizeof(ItemIdData) * ref->maxoff);
 		}
-		gs->page->pages_all_visible++;
+		pp->pages_all_visible++;
 	}
 	else
 	{
@@ -259,7 +261,7 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 			memcpy(copy, page, GH_PAGE_SIZE);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
-		gs->page->pages_checked++;
+		pp->pages_checked++;
 	}
 	if (ref->nvis == GH_PAGE_ALL_VISIBLE)
 		ref->vis_start = r->n_visible;
@@ -267,8 +269,27 @@ add_page(GpuJoinState *gs, GpuProbeBatch *b, GpuPageReq *r, BlockNumber blk)
 	ref->offset = r->in_place ? (uint64) ((char *) page - BufferBlocks) :
 		(uint64) r->n_pages * GH_PAGE_SIZE;
 	r->blocks[r->n_pages++] = blk;
-	b->pins[b->n_pins++] = buf;
+	pins[(*n_pins)++] = buf;
 	return true;
+}
+
+/*
+ * Reads the next blocks of os into r until it holds cap_pages pages with
+ * visible tuples or the scan ends (os->done); their pins go to pins[].
+ */
+void
+gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, int *n_pins)
+{
+	while (r->n_pages < r->cap_pages && !os->done)
+	{
+		BlockNumber blk;
+
+		CHECK_FOR_INTERRUPTS();
+		blk = gpuhash_heap_scan_next_block(os);
+		if (!BlockNumberIsValid(blk))
+			break;
+		(void) gpuhash_page_add(os, pp, r, pins, n_pins, blk);
+	}
 }
 
 /*
@@ -303,16 +324,7 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	r->n_visible = 0;
 	r->n_matches = 0;
 	r->in_flight = r->answered = false;
-	while (r->n_pages < r->cap_pages && !os->done)
-	{
-		BlockNumber blk;
-
-		CHECK_FOR_INTERRUPTS();
-		blk = gpuhash_heap_scan_next_block(os);
-		if (!BlockNumberIsValid(blk))
-			break;
-		(void) add_page(gs, b, r, blk);
-	}
+	gpuhash_page_read(os, pp, r, b->pins, &b->n_pins);
 	pp->page_ms += gpuhash_ms_since(t0);
 	if (os->timed)
 		os->page_ms += gpuhash_ms_since(t0);

@@ -29,6 +29,10 @@ extern void gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index sca
 								 List *quals, const AttrNumber *key_attno,
 								 const GpuKeyConv *conv, const int *width, int nkeys,
 								 bool fill_outer);
+extern void gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid,
+									  List *quals, const AttrNumber *key_attno,
+									  const GpuKeyConv *conv, const int *width, int nkeys,
+									  bool fill_outer, const AttrNumber *extra, int nextra);
 
 /*
  * One request's pages, with the probe batch that emits its matches: the
@@ -89,6 +93,11 @@ extern void gpuhash_page_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
 								 bool useprefix);
+/* reading pages into a request, for any node (the join's batches, src/agg/) */
+extern bool gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
+							 int *n_pins, BlockNumber blk);
+extern void gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
+							  int *n_pins);
 
 /* page_inner.c: the inner side's page path */
 extern void gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);

@@ -5,6 +5,7 @@
  *	  integer, date and timestamp columns with constants or with each other,
  *	  equality of text and char(n) columns with constants, IN lists of
  *	  either, and NULL tests, on values read straight from the heap tuple.
+ *	  This file compiles the quals; scan_filter_eval.c evaluates them.
  *
  * Why: through ExecQual a tuple is stored in a slot, every column up to the
  * last one a qual reads is deformed into it, and each comparison is an
@@ -32,6 +33,7 @@
  */
 #include "gpuhash.h"
 #include "join_state.h"
+#include "scan_filter_internal.h"
 
 #include "access/htup_details.h"
 #include "access/tupmacs.h"
@@ -43,74 +45,6 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-
-/* The comparison a clause makes of its two operands' order. */
-typedef enum FilterOp
-{
-	FOP_LT,
-	FOP_LE,
-	FOP_EQ,
-	FOP_NE,
-	FOP_GE,
-	FOP_GT
-} FilterOp;
-
-/* How the two operands compare. */
-typedef enum FilterMode
-{
-	FMODE_INT,					/* as signed integers: the same type, or ints */
-	FMODE_DATE_TS,				/* a date against a timestamp */
-	FMODE_TS_DATE,				/* a timestamp against a date */
-	FMODE_TEXT,					/* text: bytes, under a deterministic collation */
-	FMODE_BPCHAR				/* char(n): bytes without trailing spaces */
-} FilterMode;
-
-typedef enum FilterKind
-{
-	FK_CMP,						/* column op column, or column op constant */
-	FK_IN,						/* column = ANY (constants) */
-	FK_IS_NULL,
-	FK_NOT_NULL
-} FilterKind;
-
-/* A string constant, without its header (and a char(n)'s trailing spaces). */
-typedef struct FilterString
-{
-	const char *data;
-	int			len;
-} FilterString;
-
-/*
- * A clause: operand -1 is its constant, others index the filter's columns.
- * FK_IN and string comparisons have column col[0] and constants vals[].
- */
-typedef struct FilterTerm
-{
-	uint8		kind;			/* FilterKind */
-	uint8		op;				/* FilterOp */
-	uint8		mode;			/* FilterMode */
-	int8		col[2];			/* a NULL test: col[0] */
-	int64		cst[2];
-	int			nvals;
-	int64	   *ivals;			/* FK_IN of integers */
-	FilterString *svals;		/* strings: FK_IN, or FK_CMP's one constant */
-} FilterTerm;
-
-#define FILTER_MAX_TERMS 16
-#define FILTER_MAX_COLS 8
-
-struct GpuScanFilter
-{
-	int			nterms;
-	FilterTerm	terms[FILTER_MAX_TERMS];
-	int			ncols;
-	int16		attnum[FILTER_MAX_COLS];	/* 0-based, ascending once compiled */
-	uint8		width[FILTER_MAX_COLS]; /* filter_column() */
-	/* a tuple without NULLs: its first skip columns end at skip_off */
-	int			skip;
-	uint32		skip_off;
-	MemoryContext detoast_cxt;	/* a compressed or out-of-line string's copy */
-};
 
 /* An operator's C function this file evaluates, and its operands' widths. */
 typedef struct KnownFunc
@@ -150,13 +84,6 @@ static const KnownFunc known_funcs[] = {
 	{F_BPCHARNE, FOP_NE, {0, 0}, FMODE_BPCHAR},
 };
 
-/* Is this a string comparison (operands of width 0: varlenas)? */
-static inline bool
-string_mode(uint8 mode)
-{
-	return mode == FMODE_TEXT || mode == FMODE_BPCHAR;
-}
-
 static const KnownFunc *
 known_func(Oid fn)
 {
@@ -164,21 +91,6 @@ known_func(Oid fn)
 		if (known_funcs[i].fn == fn)
 			return &known_funcs[i];
 	return NULL;
-}
-
-/* A by-value datum of width bytes as int64. */
-static inline int64
-datum_int64(Datum d, int width)
-{
-	switch (width)
-	{
-		case 2:
-			return DatumGetInt16(d);
-		case 4:
-			return DatumGetInt32(d);
-		default:
-			return DatumGetInt64(d);
-	}
 }
 
 /*
@@ -227,19 +139,6 @@ column_operand(GpuScanFilter *f, Node *n, Index scanrelid, TupleDesc desc, int w
 	if (width < 0 && att->attlen != -1)
 		return -1;
 	return filter_column(f, att);
-}
-
-/* A detoasted string's bytes as the filter compares them: char(n)'s without trailing spaces. */
-static inline FilterString
-string_bytes(struct varlena *v, uint8 mode)
-{
-	FilterString fs;
-
-	fs.data = VARDATA_ANY(v);
-	fs.len = VARSIZE_ANY_EXHDR(v);
-	while (mode == FMODE_BPCHAR && fs.len > 0 && fs.data[fs.len - 1] == ' ')
-		fs.len--;
-	return fs;
 }
 
 /* A string constant's bytes, as the filter compares them. */
@@ -536,181 +435,4 @@ gpuhash_scan_filter_compile(List *quals, Index scanrelid, TupleDesc desc, List *
 		f->skip = i + 1;
 	}
 	return f;
-}
-
-/*
- * The filter's columns of tuple th, as datums (a varlena's points into the
- * page): walked as heap deforming walks a tuple (alignment, short and
- * toasted varlena headers, the NULL bitmap), the columns after the last one
- * needed left alone.  A column the tuple does not store (added after it was
- * written) takes its missing value.
- */
-static inline void
-read_columns(const GpuScanFilter *f, HeapTupleHeader th, TupleDesc desc, Datum *vals,
-			 bool *nulls)
-{
-	int			natts = HeapTupleHeaderGetNatts(th);
-	bool		hasnulls = (th->t_infomask & HEAP_HASNULL) != 0;
-	bits8	   *bp = th->t_bits;
-	char	   *tp = (char *) th + th->t_hoff;
-	uint32		off = hasnulls ? 0 : f->skip_off;
-	int			c = 0;
-
-	for (int i = hasnulls ? 0 : f->skip; c < f->ncols; i++)
-	{
-		Form_pg_attribute att;
-		bool		want;
-
-		if (i >= natts)
-		{
-			for (; c < f->ncols; c++)
-				vals[c] = getmissingattr(desc, f->attnum[c] + 1, &nulls[c]);
-			return;
-		}
-		att = TupleDescAttr(desc, i);
-		want = f->attnum[c] == i;
-		if (hasnulls && att_isnull(i, bp))
-		{
-			if (want)
-			{
-				nulls[c] = true;
-				vals[c++] = (Datum) 0;
-			}
-			continue;
-		}
-		off = att_align_pointer(off, att->attalign, att->attlen, tp + off);
-		if (want)
-		{
-			nulls[c] = false;
-			vals[c] = fetchatt(att, tp + off);
-			if (++c == f->ncols)
-				return;
-		}
-		off = att_addlength_pointer(off, att->attlen, tp + off);
-	}
-}
-
-static inline bool
-op_holds(uint8 op, int cmp)
-{
-	switch (op)
-	{
-		case FOP_LT:
-			return cmp < 0;
-		case FOP_LE:
-			return cmp <= 0;
-		case FOP_EQ:
-			return cmp == 0;
-		case FOP_NE:
-			return cmp != 0;
-		case FOP_GE:
-			return cmp >= 0;
-		default:
-			return cmp > 0;
-	}
-}
-
-/*
- * A string column's bytes as the filter compares them; a compressed or
- * out-of-line value is detoasted into the filter's context (*copied).
- */
-static inline FilterString
-string_value(const GpuScanFilter *f, Datum d, uint8 mode, bool *copied)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-	{
-		MemoryContext old = MemoryContextSwitchTo(f->detoast_cxt);
-
-		v = pg_detoast_datum_packed(v);
-		MemoryContextSwitchTo(old);
-		*copied = true;
-	}
-	return string_bytes(v, mode);
-}
-
-static inline bool
-string_equal(FilterString a, FilterString b)
-{
-	return a.len == b.len && memcmp(a.data, b.data, a.len) == 0;
-}
-
-/* Does term t hold for the row's columns? */
-static inline bool
-term_holds(const GpuScanFilter *f, const FilterTerm *t, const Datum *vals, const bool *nulls,
-		   bool *copied)
-{
-	int64		a,
-				b;
-	int			c0 = t->col[0];
-	int			cmp;
-
-	switch (t->kind)
-	{
-		case FK_IS_NULL:
-			return nulls[c0];
-		case FK_NOT_NULL:
-			return !nulls[c0];
-		case FK_IN:
-			if (nulls[c0])
-				return false;
-			if (string_mode(t->mode))
-			{
-				FilterString v = string_value(f, vals[c0], t->mode, copied);
-
-				for (int i = 0; i < t->nvals; i++)
-					if (string_equal(v, t->svals[i]))
-						return true;
-				return false;
-			}
-			a = datum_int64(vals[c0], f->width[c0]);
-			for (int i = 0; i < t->nvals; i++)
-				if (a == t->ivals[i])
-					return true;
-			return false;
-		default:
-			break;
-	}
-	if ((c0 >= 0 && nulls[c0]) || (t->col[1] >= 0 && nulls[t->col[1]]))
-		return false;
-	if (string_mode(t->mode))
-	{
-		bool		eq = string_equal(string_value(f, vals[c0], t->mode, copied), t->svals[0]);
-
-		return t->op == FOP_EQ ? eq : !eq;
-	}
-	a = c0 >= 0 ? datum_int64(vals[c0], f->width[c0]) : t->cst[0];
-	b = t->col[1] >= 0 ? datum_int64(vals[t->col[1]], f->width[t->col[1]]) : t->cst[1];
-	if (t->mode == FMODE_INT)
-		cmp = (a > b) - (a < b);
-	else if (t->mode == FMODE_DATE_TS)
-		cmp = date_cmp_timestamp_internal((DateADT) a, (Timestamp) b);
-	else
-		cmp = -date_cmp_timestamp_internal((DateADT) b, (Timestamp) a);
-	return op_holds(t->op, cmp);
-}
-
-/* Does heap tuple th pass every clause of f? */
-bool
-gpuhash_scan_filter_pass(const GpuScanFilter *f, HeapTupleHeader th, TupleDesc desc)
-{
-	Datum		vals[FILTER_MAX_COLS];
-	bool		nulls[FILTER_MAX_COLS];
-	bool		copied = false;
-	bool		pass = true;
-
-	read_columns(f, th, desc, vals, nulls);
-	for (int k = 0; k < f->nterms && pass; k++)
-		pass = term_holds(f, &f->terms[k], vals, nulls, &copied);
-	if (copied)
-		MemoryContextReset(f->detoast_cxt);
-	return pass;
-}
-
-/* How many of the scan's clauses f evaluates (EXPLAIN VERBOSE). */
-int
-gpuhash_scan_filter_clauses(const GpuScanFilter *f)
-{
-	return f ? f->nterms : 0;
 }

@@ -3,7 +3,8 @@
  * service_client.c
  *	  A backend's side of the GPU service: it claims a request slot, writes
  *	  its request and data into the slot's staging chunk, and sleeps until
- *	  the service answers; frees go through the free queue.
+ *	  the service answers (the slots, probes in flight and frees through
+ *	  the free queue are in service_slots.c).
  *
  * What a backend gives up (a cancelled request, a freed table) it waits
  * for, boundedly and without throwing, until the service has dropped it;
@@ -13,6 +14,7 @@
  */
 #include "gpuhash.h"
 #include "service_internal.h"
+#include "client_internal.h"
 
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -22,371 +24,6 @@
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "utils/timestamp.h"
-
-/*
- * How long a backend waits for the service to drop what it gave up or
- * freed.  Normally milliseconds (a cancelled host build stops at its next
- * poll); the limit only guards against a wedged service, whose sweep then
- * frees the rest.
- */
-#define SVC_SETTLE_MS 5000
-
-/*
- * What this backend has handed back and waits for the service to drop:
- * slots of requests it gave up, and free queue entries not yet emptied.
- * A backend frees one table at a time and waits, so a few entries do.
- */
-#define MAX_PENDING_FREES 8
-
-static uint64 abandoned_slots = 0;	/* bit i: slot i given up */
-static int	n_pending_frees = 0;
-static struct
-{
-	int			index;
-	uint64		value;
-}			pending_frees[MAX_PENDING_FREES];
-static uint32 pending_generation;
-
-/* The request submit() waits on, for giving it up at exit. */
-static SvcSlot *inflight = NULL;
-static uint32 inflight_generation;
-
-/* Probes in flight (gpuhash_svc_probe_submit): bit i, slot i, and its service */
-static uint64 async_slots = 0;
-static uint32 async_generation[SVC_SLOTS];
-static bool exit_callback_set = false;
-
-static void backend_exit(int code, Datum arg);
-
-static void
-wake_service(void)
-{
-	if (pg_atomic_read_u32(&gpuhash_svc->ready))
-		SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
-}
-
-/* A free slot, claimed; NULL when all are taken. */
-static SvcSlot *
-try_claim_slot(void)
-{
-	if (!exit_callback_set)
-	{
-		before_shmem_exit(backend_exit, (Datum) 0);
-		exit_callback_set = true;
-	}
-	for (int i = 0; i < SVC_SLOTS; i++)
-	{
-		uint32		expected = SLOT_FREE;
-		SvcSlot    *s = &gpuhash_svc->slots[i];
-
-		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
-		{
-			s->owner_pid = MyProcPid;
-			s->owner_procno = MyProc->pgprocno;
-			s->host_parts = gpuhash_host_partitions;
-			s->fail_gpu = gpuhash_debug_fail_gpu;
-			s->note[0] = '\0';
-			return s;
-		}
-	}
-	return NULL;
-}
-
-static SvcSlot *
-claim_slot(void)
-{
-	SvcSlot    *s;
-
-	/* every slot busy: wait for one, interruptibly */
-	while ((s = try_claim_slot()) == NULL)
-	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-	return s;
-}
-
-/* True while the service that took our requests and frees still runs. */
-static bool
-same_service(uint32 generation)
-{
-	return pg_atomic_read_u32(&gpuhash_svc->ready) != 0 &&
-		pg_atomic_read_u32(&gpuhash_svc->generation) == generation;
-}
-
-/*
- * Is the slot we claimed under this service generation still ours?  A
- * service that restarted reset every slot (while not ready, before its new
- * generation), and another backend may have claimed this one since.
- */
-static bool
-slot_ours(SvcSlot *s, uint32 generation)
-{
-	return same_service(generation) && s->owner_pid == MyProcPid;
-}
-
-/* Frees a slot claimed under generation, unless a restarted service took it. */
-static void
-release_slot(SvcSlot *s, uint32 generation)
-{
-	if (slot_ours(s, generation))
-		pg_atomic_write_u32(&s->state, SLOT_FREE);
-}
-
-/*
- * After a request loop: the slot is ours to free unless the service still
- * holds it (a request abandoned while running is dropped by the service).
- */
-static gh_status
-release_if_ours(SvcSlot *s, uint32 generation, gh_status st)
-{
-	uint32		state = pg_atomic_read_u32(&s->state);
-
-	if (state == SLOT_DONE || state == SLOT_CLAIMED)
-		release_slot(s, generation);
-	return st;
-}
-
-static gh_status
-service_gone(void)
-{
-	gh_set_last_error("the gpuhash GPU service exited; its join tables are gone");
-	return GH_ERR_CUDA;
-}
-
-/*
- * Waits until the service has dropped every request this backend gave up
- * and destroyed every table it freed, so that nothing of a cancelled or
- * finished statement stays in the service after it returns.  Never throws
- * and never processes interrupts: error cleanup and exit callbacks call
- * it.  The latch is reset, as every latch wait in PostgreSQL rechecks its
- * own condition.
- */
-static void
-settle(void)
-{
-	TimestampTz start = 0;
-
-	for (;;)
-	{
-		bool		busy = false;
-
-		if (abandoned_slots == 0 && n_pending_frees == 0)
-			return;
-		if (!same_service(pending_generation))
-			break;				/* its slots were reset and its tables went with it */
-		for (int i = 0; i < SVC_SLOTS; i++)
-		{
-			SvcSlot    *s = &gpuhash_svc->slots[i];
-			uint32		st;
-
-			if ((abandoned_slots & (UINT64CONST(1) << i)) == 0)
-				continue;
-			st = pg_atomic_read_u32(&s->state);
-			if ((st == SLOT_ABANDONED || st == SLOT_ABANDONED_RUNNING) &&
-				s->owner_pid == MyProcPid)
-				busy = true;
-			else
-				abandoned_slots &= ~(UINT64CONST(1) << i);
-		}
-		for (int i = n_pending_frees - 1; i >= 0; i--)
-		{
-			int			k = pending_frees[i].index;
-			uint64		v = pg_atomic_read_u64(&gpuhash_svc->free_queue[k]);
-
-			if ((v & ~FREE_TAKEN) == pending_frees[i].value)
-				busy = true;
-			else
-				pending_frees[i] = pending_frees[--n_pending_frees];
-		}
-		if (!busy)
-			return;
-		if (start == 0)
-			start = GetCurrentTimestamp();
-		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
-		{
-			ereport(LOG,
-					(errmsg("gpuhash: the GPU service did not drop %d request(s) and %d table(s) of this backend within %d ms",
-							pg_popcount64(abandoned_slots),
-							n_pending_frees, SVC_SETTLE_MS),
-					 errdetail("Its sweep frees them when this backend exits.")));
-			break;
-		}
-		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 10,
-					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
-			break;
-		ResetLatch(MyLatch);
-	}
-	abandoned_slots = 0;
-	n_pending_frees = 0;
-}
-
-/*
- * Gives up a submitted request: the service drops it and whatever it was
- * building.  A request answered meanwhile is ours to clean up.
- */
-static void
-abandon_slot(SvcSlot *s, uint32 generation)
-{
-	uint32		expected = SLOT_SUBMITTED;
-	bool		given_up;
-
-	if (!same_service(generation))
-		return;
-	given_up = pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED);
-	if (!given_up && expected == SLOT_RUNNING)
-		given_up = pg_atomic_compare_exchange_u32(&s->state, &expected,
-												  SLOT_ABANDONED_RUNNING);
-	if (given_up)
-	{
-		if (pending_generation != generation)
-			abandoned_slots = 0;
-		pending_generation = generation;
-		abandoned_slots |= UINT64CONST(1) << (s - gpuhash_svc->slots);
-		wake_service();
-		return;
-	}
-	if (expected == SLOT_DONE)
-	{
-		/* a table that the request made is freed like any other */
-		if (s->table_id != 0 &&
-			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
-			 s->type == REQ_BUILD_FINISH))
-		{
-			GhRemoteTable t = {0};
-
-			t.id = s->table_id;
-			t.generation = generation;
-			release_slot(s, generation);
-			gpuhash_svc_free(&t);
-		}
-		else
-			release_slot(s, generation);
-	}
-	else if (expected == SLOT_CLAIMED)
-	{
-		/* held for a request being written (service_page.c): never sent */
-		release_slot(s, generation);
-	}
-}
-
-/* Gives up the request that submit() waits on. */
-static void
-abandon_inflight(void)
-{
-	SvcSlot    *s = inflight;
-
-	inflight = NULL;
-	if (s != NULL)
-		abandon_slot(s, inflight_generation);
-}
-
-/* A probe in flight is no longer ours to wait on. */
-static void
-async_forget(int i)
-{
-	async_slots &= ~(UINT64CONST(1) << i);
-	pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
-}
-
-/* Gives up every probe in flight (an exit). */
-static void
-abandon_async(void)
-{
-	while (async_slots != 0)
-	{
-		int			i = pg_rightmost_one_pos64(async_slots);
-
-		async_forget(i);
-		abandon_slot(&gpuhash_svc->slots[i], async_generation[i]);
-	}
-}
-
-/* A backend leaving inside a request (FATAL skips PG_CATCH) gives it up. */
-static void
-backend_exit(int code, Datum arg)
-{
-	if (gpuhash_svc == NULL)
-		return;
-	abandon_inflight();
-	abandon_async();
-	settle();
-}
-
-/*
- * Sleeps until the service answers the submitted slot, or is gone.  A
- * cancel or timeout throws: the caller gives the request up.
- */
-static void
-wait_answer(SvcSlot *s, uint32 generation)
-{
-	for (;;)
-	{
-		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
-			break;
-		if (pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
-			pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
-			break;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
-						 PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/*
- * The answer's status, its error message made the last error; after a
- * service that died, which reset every slot, the slot's answer may be
- * another backend's.
- */
-static gh_status
-answer_status(SvcSlot *s, uint32 generation)
-{
-	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
-		return service_gone();
-	pg_read_barrier();
-	if (!slot_ours(s, generation))
-		return service_gone();
-	if (s->status != GH_OK)
-		gh_set_last_error(s->err);
-	return s->status;
-}
-
-/*
- * Hands the claimed slot to the service and sleeps until it answers.  A
- * cancel or timeout while waiting abandons the request, and waits until
- * the service has dropped it.
- */
-static gh_status
-submit(SvcSlot *s, uint32 generation)
-{
-	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
-	{
-		release_slot(s, generation);
-		return service_gone();
-	}
-	inflight = s;
-	inflight_generation = generation;
-	pg_write_barrier();
-	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
-	SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
-
-	PG_TRY();
-	{
-		wait_answer(s, generation);
-	}
-	PG_CATCH();
-	{
-		abandon_inflight();
-		settle();
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	inflight = NULL;
-	return answer_status(s, generation);
-}
 
 /*
  * Builds a table over the keys, sent a staging chunk at a time; a chunk
@@ -401,7 +38,7 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 	uint64		n = keys->total;
 	int			part = 0;
 	uint64		in_part = 0;	/* keys of keys->keys[part] sent */
-	SvcSlot    *s = claim_slot();
+	SvcSlot    *s = svc_claim_slot();
 	gh_status	st;
 	instr_time	t0;
 
@@ -413,9 +50,9 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 	s->n = n;
 	s->table_id = 0;			/* set by the service: no stale id to free */
 	s->table_owner = owner_pid ? owner_pid : MyProcPid;
-	st = submit(s, gen);
+	st = svc_submit(s, gen);
 	if (st != GH_OK)
-		return release_if_ours(s, gen, st);
+		return svc_release_if_ours(s, gen, st);
 	t->id = s->table_id;
 	t->n_rows = n;
 	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
@@ -441,7 +78,7 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 		s->pos = pos;
 		s->n = cnt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-		st = submit(s, gen);
+		st = svc_submit(s, gen);
 	}
 	t->ship_ms = gpuhash_ms_since(t0);
 	if (st == GH_OK)
@@ -450,11 +87,11 @@ gpuhash_svc_build(const gh_build_options *opt, const GpuKeyParts *keys, int owne
 		s->table_id = t->id;
 		s->opt = *opt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-		st = submit(s, gen);
+		st = svc_submit(s, gen);
 		t->info = s->info;
 		strlcpy(t->note, s->note, sizeof(t->note));
 	}
-	release_if_ours(s, gen, st);
+	svc_release_if_ours(s, gen, st);
 	if (st != GH_OK)
 		gpuhash_svc_free(t);
 	return st;
@@ -464,7 +101,7 @@ gh_status
 gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
 {
 	uint64		per = gpuhash_svc->chunk_bytes / sizeof(uint32);
-	SvcSlot    *s = claim_slot();
+	SvcSlot    *s = svc_claim_slot();
 	gh_status	st = GH_OK;
 
 	for (uint64 pos = 0; pos < t->n_rows && st == GH_OK; pos += per)
@@ -476,11 +113,11 @@ gpuhash_svc_rowids(GhRemoteTable *t, uint32 *rowids)
 		s->pos = pos;
 		s->n = cnt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-		st = submit(s, t->generation);
+		st = svc_submit(s, t->generation);
 		if (st == GH_OK)
 			memcpy(rowids + pos, chunk_of(s), cnt * sizeof(uint32));
 	}
-	return release_if_ours(s, t->generation, st);
+	return svc_release_if_ours(s, t->generation, st);
 }
 
 /*
@@ -492,7 +129,7 @@ gh_status
 gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *ranges)
 {
 	uint64		per = gpuhash_svc->chunk_bytes / Max(sizeof(uint64), sizeof(gh_range));
-	SvcSlot    *s = claim_slot();
+	SvcSlot    *s = svc_claim_slot();
 	gh_status	st = GH_OK;
 
 	for (uint64 pos = 0; pos < n && st == GH_OK; pos += per)
@@ -505,14 +142,14 @@ gpuhash_svc_probe(GhRemoteTable *t, const uint64 *keys, uint64 n, gh_range *rang
 		s->n = cnt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
 		t->probe_requests++;
-		st = submit(s, t->generation);
+		st = svc_submit(s, t->generation);
 		if (st == GH_OK)
 		{
 			memcpy(ranges + pos, chunk_of(s), cnt * sizeof(gh_range));
 			t->info = s->info;
 		}
 	}
-	return release_if_ours(s, t->generation, st);
+	return svc_release_if_ours(s, t->generation, st);
 }
 
 uint64
@@ -541,12 +178,12 @@ gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid
 		gh_set_last_error("invalid carried columns");
 		return GH_ERR_INVALID;
 	}
-	s = claim_slot();
+	s = svc_claim_slot();
 	s->type = REQ_CARRY_BEGIN;
 	s->table_id = t->id;
 	s->ncols = ncols;
 	s->has_valid = valid != NULL;
-	st = submit(s, t->generation);
+	st = svc_submit(s, t->generation);
 	for (int c = 0; c < ncols && st == GH_OK; c++)
 	{
 		for (uint64 pos = 0; pos < t->n_rows && st == GH_OK; pos += per)
@@ -563,7 +200,7 @@ gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid
 			s->pos = pos;
 			s->n = cnt;
 			pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-			st = submit(s, t->generation);
+			st = svc_submit(s, t->generation);
 		}
 	}
 	if (st == GH_OK)
@@ -571,11 +208,11 @@ gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid
 		s->type = REQ_CARRY_FINISH;
 		s->table_id = t->id;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-		st = submit(s, t->generation);
+		st = svc_submit(s, t->generation);
 		if (st == GH_OK)
 			t->info = s->info;	/* device_bytes now counts the columns */
 	}
-	return release_if_ours(s, t->generation, st);
+	return svc_release_if_ours(s, t->generation, st);
 }
 
 /*
@@ -626,10 +263,10 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 		}
 		/* an id of an earlier service may name another table now */
 		if (tables[l]->generation != gen)
-			return service_gone();
+			return svc_service_gone();
 	}
 
-	s = claim_slot();
+	s = svc_claim_slot();
 	lv = (SvcChainLevel *) chunk_of(s);
 	for (int l = 0; l < n_levels; l++)
 	{
@@ -650,7 +287,7 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 	s->has_valid = outer_valid != NULL;
 	s->skip = skip;
 	s->capacity = capacity;
-	st = submit(s, gen);
+	st = svc_submit(s, gen);
 	if (st == GH_OK)
 	{
 		const uint32 *out = (const uint32 *) (chunk_of(s) + lay.out);
@@ -668,7 +305,7 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 		for (int l = 0; level_ms != NULL && l < n_levels; l++)
 			level_ms[l] += s->level_ms[l];
 	}
-	return release_if_ours(s, gen, st);
+	return svc_release_if_ours(s, gen, st);
 }
 
 /*
@@ -695,201 +332,4 @@ gpuhash_service_chain_rows(int n_outer_cols, int n_levels)
 			lay.room < rows))
 		rows--;
 	return rows;
-}
-
-/*
- * Submits a probe of n keys without waiting for it (a pipelined join fills
- * its next batch meanwhile).  False when it cannot go now: more keys than a
- * slot's chunk, no slot free, or the slots that probes in flight may hold
- * all held; the caller then probes synchronously.
- */
-bool
-gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n, GhProbeTicket *tk)
-{
-	SvcSlot    *s;
-
-	tk->slot = -1;
-	if (n == 0 || n * Max(sizeof(uint64), sizeof(gh_range)) > gpuhash_svc->chunk_bytes ||
-		(s = gpuhash_svc_async_claim(t)) == NULL)
-		return false;
-	memcpy(chunk_of(s), keys, n * sizeof(uint64));
-	s->type = REQ_PROBE;
-	s->table_id = t->id;
-	s->n = n;
-	gpuhash_svc_async_submit(s, t, tk);
-	return true;
-}
-
-/*
- * A slot for a request in flight (a probe, a page probe: service_page.c),
- * claimed; NULL when it cannot go now: another service, no slot free, or
- * the slots that requests in flight may hold all held.
- */
-SvcSlot *
-gpuhash_svc_async_claim(GhRemoteTable *t)
-{
-	SvcSlot    *s;
-
-	if (!same_service(t->generation))
-		return NULL;
-	if (pg_atomic_add_fetch_u32(&gpuhash_svc->async_held, 1) > SVC_ASYNC_SLOTS)
-	{
-		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
-		return NULL;
-	}
-	if ((s = try_claim_slot()) == NULL)
-	{
-		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
-		return NULL;
-	}
-	return s;
-}
-
-/*
- * The claimed slot is held by tk while its request is written: given up
- * (gpuhash_svc_probe_abandon) like one in flight, at an error or exit too.
- */
-void
-gpuhash_svc_async_hold(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
-{
-	int			i = s - gpuhash_svc->slots;
-
-	async_slots |= UINT64CONST(1) << i;
-	async_generation[i] = t->generation;
-	tk->slot = i;
-	tk->generation = t->generation;
-	tk->n = s->n;
-}
-
-/* The claimed slot, its request written, goes to the service: tk follows it. */
-void
-gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
-{
-	gpuhash_svc_async_hold(s, t, tk);
-	t->probe_requests++;
-	pg_write_barrier();
-	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
-	wake_service();
-}
-
-/*
- * Waits for a request in flight; its answer's status.  The caller reads the
- * answer from *sp's chunk, then hands the slot back (async_release).
- */
-gh_status
-gpuhash_svc_async_wait(GhProbeTicket *tk, SvcSlot **sp)
-{
-	SvcSlot    *s = &gpuhash_svc->slots[tk->slot];
-
-	PG_TRY();
-	{
-		wait_answer(s, tk->generation);
-	}
-	PG_CATCH();
-	{
-		gpuhash_svc_probe_abandon(tk);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	async_forget(tk->slot);
-	tk->slot = -1;
-	*sp = s;
-	return answer_status(s, tk->generation);
-}
-
-gh_status
-gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_status st)
-{
-	return release_if_ours(s, tk->generation, st);
-}
-
-/* Waits for a submitted probe and copies its n ranges out. */
-gh_status
-gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
-{
-	SvcSlot    *s;
-	gh_status	st = gpuhash_svc_async_wait(tk, &s);
-
-	if (st == GH_OK)
-	{
-		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
-		t->info = s->info;
-	}
-	return gpuhash_svc_async_release(s, tk, st);
-}
-
-/*
- * Gives up a submitted probe (a rescan, an error, a rebuilt table) and
- * waits until the service has dropped it.  Never throws.
- */
-void
-gpuhash_svc_probe_abandon(GhProbeTicket *tk)
-{
-	int			i = tk->slot;
-
-	if (i < 0)
-		return;
-	tk->slot = -1;
-	if ((async_slots & (UINT64CONST(1) << i)) == 0)
-		return;
-	async_forget(i);
-	abandon_slot(&gpuhash_svc->slots[i], tk->generation);
-	settle();
-}
-
-void
-gpuhash_svc_free(GhRemoteTable *t)
-{
-	uint64		value;
-	TimestampTz start = 0;
-
-	if (gpuhash_svc == NULL || t->id == 0 || !same_service(t->generation))
-	{
-		t->id = 0;
-		return;					/* gone with its service already */
-	}
-	if (n_pending_frees == MAX_PENDING_FREES)
-		settle();
-	if (n_pending_frees > 0 && pending_generation != t->generation)
-		n_pending_frees = 0;
-	value = (uint64) t->id | ((uint64) (MyProc->pgprocno + 1) << 32);
-	for (;;)
-	{
-		for (int i = 0; i < SVC_FREE_QUEUE; i++)
-		{
-			uint64		expected = 0;
-
-			if (pg_atomic_compare_exchange_u64(&gpuhash_svc->free_queue[i], &expected, value))
-			{
-				pending_generation = t->generation;
-				pending_frees[n_pending_frees].index = i;
-				pending_frees[n_pending_frees].value = value;
-				n_pending_frees++;
-				wake_service();
-				t->id = 0;
-				settle();
-				return;
-			}
-		}
-
-		/* a full queue: the service is emptying it */
-		if (!same_service(t->generation))
-		{
-			t->id = 0;
-			return;				/* gone with its service */
-		}
-		if (start == 0)
-			start = GetCurrentTimestamp();
-		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
-			break;
-		wake_service();
-		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
-					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
-			break;
-		ResetLatch(MyLatch);
-	}
-	ereport(LOG,
-			(errmsg("gpuhash: the GPU service's free queue stayed full; join table %u is left to its sweep",
-					t->id)));
-	t->id = 0;
 }

@@ -96,7 +96,8 @@ typedef enum RequestType
 	REQ_CARRY_APPEND,
 	REQ_CARRY_FINISH,
 	REQ_CHAIN,
-	REQ_PAGE_PROBE				/* heap pages in, match records out (service_page.c) */
+	REQ_PAGE_PROBE,				/* heap pages in, match records out (service_page.c) */
+	REQ_PAGE_AGG				/* heap pages in, groups out (service_agg.c) */
 } RequestType;
 
 typedef struct SvcSlot
@@ -235,5 +236,8 @@ extern gh_status gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_sta
 
 /* service_page.c: REQ_PAGE_PROBE on a table, in a service thread */
 extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
+
+/* service_agg.c: REQ_PAGE_AGG, in a service thread */
+extern gh_status gpuhash_svc_serve_agg(SvcSlot *s);
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */

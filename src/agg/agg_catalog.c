@@ -1,0 +1,469 @@
+/*
+ * agg_catalog.c
+ *		Which aggregates and group keys the GPU aggregate folds exactly
+ *		(cuda/gpuhash_agg.h's gh_agg_fn and gh_agg_expr over the walker's
+ *		column types), and how.
+ *
+ * Declined, so that PostgreSQL's own Partial Aggregate computes them:
+ *	- FILTER, DISTINCT, ORDER BY, ordered-set and hypothetical aggregates,
+ *	  outer-level aggregates, variadic calls;
+ *	- numeric without a typmod: the accumulator's scale must be fixed at
+ *	  plan time, and only a typmod bounds the display scale of every value
+ *	  (one with more digits would fall back on every page); numeric MIN and
+ *	  MAX (the result keeps the winning input's own display scale, which the
+ *	  core does not track);
+ *	- avg(float8): float8_accum raises "value out of range" when its sum of
+ *	  squares Sxx overflows (inputs beyond ~1e154) even where the sum does
+ *	  not, and the GPU keeps no Sxx to tell;
+ *	- any argument but a column of the scanned relation, or a product
+ *	  col * col2, col * (1 - col2) or col * (1 - col2) * (1 + col3) over
+ *	  numeric columns with typmods.
+ *
+ * The 192-bit accumulator cannot overflow: every value folded is below 2^126
+ * in magnitude (a larger one, or one with nonzero digits beyond the
+ * accumulator's scale, sets GH_AGG_S_FALLBACK on its group instead) and a
+ * relation has fewer than 2^63 rows, so every sum stays below 2^189.  What
+ * the typmod bounds here is the scale: the accumulator's scale is the
+ * typmod's (the sum of the operands' for a product), at most
+ * GH_AGG_MAX_SCALE.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+#include "utils/syscache.h"
+
+#include "agg_catalog.h"
+
+/* Does the walker read values of this (base) type? */
+static bool
+walkable_type(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case BOOLOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case DATEOID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case NUMERICOID:
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* A plain column of the scanned relation, or NULL. */
+static const Var *
+scan_column(const Node *n, Index scanrelid)
+{
+	const Var  *v;
+
+	if (n == NULL || !IsA(n, Var))
+		return NULL;
+	v = (const Var *) n;
+	if (v->varno != scanrelid || v->varlevelsup != 0 || v->varattno <= 0)
+		return NULL;
+	return v;
+}
+
+/* The scale s of a numeric(p, s) column, or -1 (no typmod, or s < 0). */
+static int
+numeric_col_scale(const Var *v)
+{
+	int32		typmod = v->vartypmod;
+	int			scale;
+
+	if (getBaseType(v->vartype) != NUMERICOID || typmod < (int32) VARHDRSZ)
+		return -1;
+	/* numeric.c's typmod layout: ((precision << 16) | scale) + VARHDRSZ,
+	 * the scale an 11-bit signed field (negative scales since PG 15) */
+	typmod -= VARHDRSZ;
+	scale = ((typmod & 0x7ff) ^ 1024) - 1024;
+	return scale >= 0 ? scale : -1;	/* a negative scale: declined */
+}
+
+static Oid
+func_of(const Node *n)
+{
+	const OpExpr *op = (const OpExpr *) n;
+
+	if (!IsA(n, OpExpr) || list_length(op->args) != 2)
+		return InvalidOid;
+	return OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+}
+
+/* A numeric constant 1 of display scale 0 (what `1 - x` folds 1 into). */
+static bool
+is_numeric_one(const Node *n)
+{
+	const Const *c = (const Const *) n;
+	char	   *s;
+	bool		one;
+
+	if (!IsA(n, Const) || c->consttype != NUMERICOID || c->constisnull)
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+	one = strcmp(s, "1") == 0;
+	pfree(s);
+	return one;
+}
+
+/*
+ * One factor of a product: a numeric column with a typmod (sign 0), 1 - it
+ * (sign -1) or 1 + it / it + 1 (sign 1).  numeric_sub and numeric_add give
+ * the larger display scale of their operands: the column's.
+ */
+static bool
+numeric_factor(const Node *n, Index scanrelid, int *sign, const Var **col)
+{
+	Oid			f = func_of(n);
+	const List *args;
+
+	*sign = 0;
+	if (f == F_NUMERIC_SUB || f == F_NUMERIC_ADD)
+	{
+		args = ((const OpExpr *) n)->args;
+		if (is_numeric_one(linitial(args)))
+			n = lsecond(args);
+		else if (f == F_NUMERIC_ADD && is_numeric_one(lsecond(args)))
+			n = linitial(args);
+		else
+			return false;
+		*sign = f == F_NUMERIC_SUB ? -1 : 1;
+	}
+	*col = scan_column(n, scanrelid);
+	return *col != NULL && numeric_col_scale(*col) >= 0;
+}
+
+/* Collects the factors of a product tree (numeric_mul is exact: any
+ * bracketing gives the same value and display scale). */
+static bool
+product_factors(const Node *n, Index scanrelid, int *nf, int signs[3], const Var *cols[3])
+{
+	if (func_of(n) == F_NUMERIC_MUL)
+	{
+		const List *args = ((const OpExpr *) n)->args;
+
+		return product_factors(linitial(args), scanrelid, nf, signs, cols) &&
+			product_factors(lsecond(args), scanrelid, nf, signs, cols);
+	}
+	if (*nf >= 3)
+		return false;
+	if (!numeric_factor(n, scanrelid, &signs[*nf], &cols[*nf]))
+		return false;
+	(*nf)++;
+	return true;
+}
+
+/*
+ * The numeric product forms the core computes: col * col2, col * (1 - col2)
+ * and col * (1 - col2) * (1 + col3), their factors in any order.
+ */
+static bool
+numeric_product(const Node *n, Index scanrelid, GpuAggSupport *s, const char **why)
+{
+	int			nf = 0,
+				signs[3];
+	const Var  *cols[3];
+	const Var  *plain[3],
+			   *minus = NULL,
+			   *plus = NULL;
+	int			np = 0,
+				scale = 0;
+
+	if (!product_factors(n, scanrelid, &nf, signs, cols) || nf < 2)
+	{
+		*why = "the aggregate's argument is not a column or a supported numeric product";
+		return false;
+	}
+	for (int i = 0; i < nf; i++)
+	{
+		if (signs[i] == 0)
+			plain[np++] = cols[i];
+		else if (signs[i] < 0 && minus == NULL)
+			minus = cols[i];
+		else if (signs[i] > 0 && plus == NULL)
+			plus = cols[i];
+		else
+		{
+			*why = "the numeric product is not of a supported form";
+			return false;
+		}
+		scale += numeric_col_scale(cols[i]);
+	}
+	if (np == 2 && nf == 2)
+		s->expr = GH_AGG_E_MUL;
+	else if (np == 1 && minus && nf == 2)
+		s->expr = GH_AGG_E_MUL_ONE_MINUS;
+	else if (np == 1 && minus && plus)
+		s->expr = GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS;
+	else
+	{
+		*why = "the numeric product is not of a supported form";
+		return false;
+	}
+	if (scale > GH_AGG_MAX_SCALE)
+	{
+		*why = "the product's display scale is beyond the GPU accumulator's";
+		return false;
+	}
+	s->attno[0] = plain[0]->varattno;
+	s->attno[1] = np == 2 ? plain[1]->varattno : minus->varattno;
+	s->attno[2] = plus ? plus->varattno : 0;
+	s->scale = (uint8) scale;
+	s->input_type = NUMERICOID;
+	return true;
+}
+
+/* The aggregate's gh_agg_fn and the base types it takes, or false. */
+static bool
+agg_function(Oid aggfnoid, uint8 *fn, Oid *argtype)
+{
+	static const struct
+	{
+		Oid			aggfnoid;
+		uint8		fn;
+		Oid			argtype;
+	}			map[] =
+	{
+		{F_COUNT_, GH_AGG_COUNT_STAR, InvalidOid},
+		{F_COUNT_ANY, GH_AGG_COUNT, InvalidOid},
+		{F_SUM_INT2, GH_AGG_SUM, INT2OID},
+		{F_SUM_INT4, GH_AGG_SUM, INT4OID},
+		{F_SUM_INT8, GH_AGG_SUM, INT8OID},
+		{F_SUM_FLOAT4, GH_AGG_SUM, FLOAT4OID},
+		{F_SUM_FLOAT8, GH_AGG_SUM, FLOAT8OID},
+		{F_SUM_NUMERIC, GH_AGG_SUM, NUMERICOID},
+		{F_AVG_INT2, GH_AGG_AVG, INT2OID},
+		{F_AVG_INT4, GH_AGG_AVG, INT4OID},
+		{F_AVG_INT8, GH_AGG_AVG, INT8OID},
+		{F_AVG_FLOAT4, GH_AGG_AVG, FLOAT4OID},
+		{F_AVG_NUMERIC, GH_AGG_AVG, NUMERICOID},
+		{F_MIN_INT2, GH_AGG_MIN, INT2OID},
+		{F_MIN_INT4, GH_AGG_MIN, INT4OID},
+		{F_MIN_INT8, GH_AGG_MIN, INT8OID},
+		{F_MIN_FLOAT4, GH_AGG_MIN, FLOAT4OID},
+		{F_MIN_FLOAT8, GH_AGG_MIN, FLOAT8OID},
+		{F_MIN_DATE, GH_AGG_MIN, DATEOID},
+		{F_MIN_TIME, GH_AGG_MIN, TIMEOID},
+		{F_MIN_TIMESTAMP, GH_AGG_MIN, TIMESTAMPOID},
+		{F_MIN_TIMESTAMPTZ, GH_AGG_MIN, TIMESTAMPTZOID},
+		{F_MAX_INT2, GH_AGG_MAX, INT2OID},
+		{F_MAX_INT4, GH_AGG_MAX, INT4OID},
+		{F_MAX_INT8, GH_AGG_MAX, INT8OID},
+		{F_MAX_FLOAT4, GH_AGG_MAX, FLOAT4OID},
+		{F_MAX_FLOAT8, GH_AGG_MAX, FLOAT8OID},
+		{F_MAX_DATE, GH_AGG_MAX, DATEOID},
+		{F_MAX_TIME, GH_AGG_MAX, TIMEOID},
+		{F_MAX_TIMESTAMP, GH_AGG_MAX, TIMESTAMPOID},
+		{F_MAX_TIMESTAMPTZ, GH_AGG_MAX, TIMESTAMPTZOID},
+	};
+
+	for (int i = 0; i < lengthof(map); i++)
+		if (map[i].aggfnoid == aggfnoid)
+		{
+			*fn = map[i].fn;
+			*argtype = map[i].argtype;
+			return true;
+		}
+	return false;
+}
+
+/* The type of the partial aggregate's output: the transition type, or
+ * bytea where the state is internal and serialized. */
+static Oid
+partial_type_of(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	Oid			t;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	t = agg->aggtranstype == INTERNALOID ? BYTEAOID : agg->aggtranstype;
+	ReleaseSysCache(tup);
+	return t;
+}
+
+bool
+gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
+					  GpuAggSupport *s, const char **why)
+{
+	uint8		fn;
+	Oid			argtype;
+	const Node *arg;
+	const Var  *col;
+
+	memset(s, 0, sizeof(*s));
+	*why = NULL;
+	if (aggref->aggfilter != NULL)
+		*why = "an aggregate with FILTER";
+	else if (aggref->aggdistinct != NIL)
+		*why = "a DISTINCT aggregate";
+	else if (aggref->aggorder != NIL)
+		*why = "an aggregate with ORDER BY";
+	else if (aggref->aggkind != AGGKIND_NORMAL || aggref->aggdirectargs != NIL)
+		*why = "an ordered-set aggregate";
+	else if (aggref->agglevelsup != 0)
+		*why = "an outer-level aggregate";
+	else if (aggref->aggvariadic)
+		*why = "a variadic aggregate call";
+	else if (aggref->aggfnoid == F_AVG_FLOAT8)
+		*why = "avg(float8): float8_accum's overflow check needs the sum of squares";
+	else if (aggref->aggfnoid == F_MIN_NUMERIC || aggref->aggfnoid == F_MAX_NUMERIC)
+		*why = "numeric min/max keep the input's display scale (CPU)";
+	else if (!agg_function(aggref->aggfnoid, &fn, &argtype))
+		*why = "this aggregate function has no GPU version";
+	if (*why)
+		return false;
+
+	s->fn = fn;
+	s->aggfnoid = aggref->aggfnoid;
+	s->partial_type = partial_type_of(aggref->aggfnoid);
+	s->expr = GH_AGG_E_COL;
+	if (fn == GH_AGG_COUNT_STAR)
+	{
+		s->input_type = InvalidOid;
+		return true;
+	}
+	if (list_length(aggref->args) != 1)
+	{
+		*why = "an aggregate of more than one argument";
+		return false;
+	}
+	arg = (const Node *) ((const TargetEntry *) linitial(aggref->args))->expr;
+
+	col = scan_column(arg, scanrelid);
+	if (col == NULL)
+	{
+		if (argtype == NUMERICOID && (fn == GH_AGG_SUM || fn == GH_AGG_AVG))
+			return numeric_product(arg, scanrelid, s, why);
+		*why = "the aggregate's argument is not a column of the scanned relation";
+		return false;
+	}
+	s->attno[0] = col->varattno;
+	s->input_type = getBaseType(col->vartype);
+	if (!walkable_type(s->input_type))
+	{
+		*why = "the aggregate's column is of a type the GPU does not read";
+		return false;
+	}
+	if (fn == GH_AGG_COUNT)
+		return true;
+	if (s->input_type != argtype)
+	{
+		*why = "the aggregate's column is not of the aggregate's input type";
+		return false;
+	}
+	if (argtype == NUMERICOID)
+	{
+		int			scale = numeric_col_scale(col);
+
+		if (scale < 0)
+		{
+			*why = "numeric without a typmod: no fixed accumulator scale";
+			return false;
+		}
+		if (scale > GH_AGG_MAX_SCALE)
+		{
+			*why = "the numeric scale is beyond the GPU accumulator's";
+			return false;
+		}
+		s->scale = (uint8) scale;
+	}
+	return true;
+}
+
+/*
+ * Group keys: integers, oid, bool and date as the walker's join keys pack
+ * them (signed values sign-extended, then masked to their width: one-to-one
+ * within a width); char(n) and text/varchar as their bytes (GH_AGG_KEY_BPCHAR
+ * without trailing spaces, bpchar's equality; GH_AGG_KEY_TEXT with them,
+ * text's).  A value longer than the key's bytes refuses its page, which the
+ * CPU then reads: exact, though a column of long values gains nothing.
+ * Collations must be deterministic (equality is then bytewise); bpchar
+ * without a typmod is declined, since its groups would show whichever
+ * padding the first row had.
+ */
+bool
+gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
+						  uint8 *conv, uint8 *width, const char **why)
+{
+	const Var  *v = scan_column((const Node *) expr, scanrelid);
+	Oid			t;
+	int			len = -1;
+
+	*why = NULL;
+	if (v == NULL)
+	{
+		*why = "the group key is not a column of the scanned relation";
+		return false;
+	}
+	t = getBaseType(v->vartype);
+	switch (t)
+	{
+		case INT2OID:
+			*conv = 0;
+			*width = 16;
+			return true;
+		case INT4OID:
+		case DATEOID:
+			*conv = 1;
+			*width = 32;
+			return true;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*conv = 2;
+			*width = 64;
+			return true;
+		case OIDOID:
+			*conv = 3;
+			*width = 32;
+			return true;
+		case BOOLOID:
+			*conv = 4;
+			*width = 1;
+			return true;
+		case BPCHAROID:
+		case VARCHAROID:
+		case TEXTOID:
+			break;
+		default:
+			*why = "the group key's type does not pack into a GPU key";
+			return false;
+	}
+	if (OidIsValid(v->varcollid) && !get_collation_isdeterministic(v->varcollid))
+	{
+		*why = "the group key's collation is nondeterministic";
+		return false;
+	}
+	if (v->vartypmod >= (int32) VARHDRSZ)
+		len = v->vartypmod - VARHDRSZ;
+	if (t == BPCHAROID && len < 0)
+	{
+		*why = "char without a length: its groups' padding is the first row's";
+		return false;
+	}
+	*conv = t == BPCHAROID ? GH_AGG_KEY_BPCHAR : GH_AGG_KEY_TEXT;
+	*width = (len >= 1 && len < 7) ? (uint8) (8 * len) : 56;
+	return true;
+}

@@ -1,0 +1,60 @@
+/*
+ * agg_catalog.h
+ *		Which aggregates and group keys the GPU aggregate (GpuPreAgg) folds
+ *		exactly, and the partial states it hands PostgreSQL's Finalize
+ *		Aggregate: the same Datums PostgreSQL 15's partial aggregates
+ *		(AGGSPLIT_INITIAL_SERIAL) produce, so that PostgreSQL's own
+ *		deserialize, combine and final functions finish them.
+ */
+#ifndef AGG_CATALOG_H
+#define AGG_CATALOG_H
+
+#include "postgres.h"
+
+#include "nodes/primnodes.h"
+
+#include "gpuhash_agg.h"
+
+typedef struct GpuAggSupport
+{
+	uint8		fn;				/* gh_agg_fn */
+	uint8		expr;			/* gh_agg_expr */
+	uint8		scale;			/* numeric accumulator scale (gh_agg_spec.scale) */
+	Oid			input_type;		/* the type of the value folded */
+	AttrNumber	attno[3];		/* the relation's columns the argument reads;
+								 * 0 unused */
+	Oid			partial_type;	/* the partial Aggref's aggtype (int8, bytea,
+								 * float8[], ...) */
+	Oid			aggfnoid;
+} GpuAggSupport;
+
+/*
+ * true if the GPU folds aggref exactly (no FILTER, DISTINCT, ORDER BY; args
+ * over columns of scanrelid in a supported form); else *why says why.
+ */
+extern bool gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
+								  GpuAggSupport *s, const char **why);
+
+/*
+ * true if a GROUP BY expression can be a GPU group key (a Var of scanrelid
+ * whose type packs, see gh_agg_prog.key); *conv and *width as gh_page_key
+ * wants them.
+ */
+extern bool gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
+									  uint8 *conv, uint8 *width,
+									  const char **why);
+
+/* The partial state Datum a Finalize Aggregate deserializes/combines, from a GPU group state. */
+extern Datum gpuhash_agg_state_datum(const GpuAggSupport *s,
+									 const gh_agg_state *st, bool *isnull);
+
+/* The same for one row the CPU read itself (a refused page): the argument's column values. */
+extern Datum gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
+								   const bool *nulls, bool *isnull);
+
+/* A group column's value back from a packed group key (type and typmod of the column). */
+extern Datum gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod,
+								   uint64 packed, int shift, int width,
+								   bool *isnull);
+
+#endif							/* AGG_CATALOG_H */

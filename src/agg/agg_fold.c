@@ -1,0 +1,546 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_fold.c
+ *	  The GPU aggregate's requests and group set: pages read as the join's
+ *	  page path reads them (page_scan.c: pinned, all-visible by the
+ *	  visibility map, others through heapgetpage, copied under the share
+ *	  lock), folded by the aggregation core (gh_page_agg) in the GPU service
+ *	  (service_agg.c) or in this backend, the answers merged into one set of
+ *	  groups (gh_agg_merge).
+ *
+ * The set is bounded by work_mem x hash_mem_multiplier, as a HashAggregate
+ * is: a fold or a merge that would pass the bound hands the set collected
+ * so far out as rows (a spill: the Finalize Aggregate above combines several
+ * partial rows of one group, so nothing is lost) and starts a new one.
+ *
+ * Where the GPU cannot fold exactly (a qual it cannot take, which must run
+ * first on the CPU; a column it cannot read; a group key or aggregate its
+ * program cannot hold) every page is a refused page: the CPU reads its
+ * tuples, evaluates the quals and hands out one partial row per tuple
+ * (agg_exec.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "agg_exec.h"
+#include "service.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/*
+ * The scan's quals over the relation's columns: a Var that setrefs pointed
+ * at custom_scan_tlist (INDEX_VAR) is that entry's expression again.
+ */
+static Node *
+unindex_mutator(Node *node, List *tlist)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varattno < 1 || v->varattno > list_length(tlist))
+			elog(ERROR, "gpuhash: GpuPreAgg qual column %d out of range", v->varattno);
+		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, v->varattno - 1)->expr);
+	}
+	return expression_tree_mutator(node, unindex_mutator, tlist);
+}
+
+/* Every malloc'd group set freed. */
+static void
+free_sets(GpuPreAggState *as)
+{
+	ListCell   *lc;
+
+	gh_agg_groups_free(&as->groups);
+	foreach(lc, as->pending)
+		gh_agg_groups_free((gh_agg_groups *) lfirst(lc));
+	as->pending = NIL;
+}
+
+/*
+ * The node's memory goes (the end, an error or cancel): requests in flight
+ * are given up and the sets freed.  Pins are the resource owner's.
+ */
+static void
+cleanup_callback(void *arg)
+{
+	GpuPreAggState *as = arg;
+
+	for (int r = 0; r < GPUAGG_PIPELINE; r++)
+		gpuhash_svc_probe_abandon(&as->req[r].r.ticket);
+	free_sets(as);
+}
+
+/* Decline the GPU: every page goes the CPU's way. */
+static void
+cpu_only(GpuPreAggState *as, const char *why)
+{
+	if (as->why_cpu == NULL)
+		as->why_cpu = why;
+}
+
+void
+gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int eflags)
+{
+	Index		scanrelid = cscan->scan.scanrelid;
+	List	   *tlist = cscan->custom_scan_tlist;
+	List	   *quals;
+	AttrNumber *extra;
+	int			nextra = 0;
+	int			i = 0;
+	ListCell   *lc;
+	size_t		per_group;
+	uint32		cap;
+	MemoryContextCallback *cb;
+
+	if (cscan->custom_private == NIL)
+		elog(ERROR, "gpuhash: GpuPreAgg without its group column count");
+	as->nkeys = intVal(linitial(cscan->custom_private));
+	as->naggs = 0;
+	foreach(lc, tlist)
+	{
+		if (foreach_current_index(lc) >= as->nkeys &&
+			IsA(lfirst_node(TargetEntry, lc)->expr, Aggref))
+			as->naggs++;
+	}
+	if (as->nkeys < 0 || as->nkeys > GH_AGG_MAX_KEYS || as->naggs > GH_AGG_MAX_AGGS ||
+		as->nkeys > list_length(tlist))
+		elog(ERROR, "gpuhash: GpuPreAgg with %d group columns and %d aggregates", as->nkeys,
+			 as->naggs);
+	quals = (List *) unindex_mutator((Node *) cscan->scan.plan.qual, tlist);
+	as->os = gpuhash_heap_scan_open(&as->css.ss.ps, scanrelid, quals, NIL,
+									cscan->scan.plan.parallel_aware, estate, eflags);
+
+	/* the group columns */
+	as->key_attno = palloc0(sizeof(AttrNumber) * Max(as->nkeys, 1));
+	as->key_type = palloc0(sizeof(Oid) * Max(as->nkeys, 1));
+	as->key_typmod = palloc0(sizeof(int32) * Max(as->nkeys, 1));
+	as->key_conv = palloc0(Max(as->nkeys, 1));
+	as->key_width = palloc0(Max(as->nkeys, 1));
+	as->key_shift = palloc0(sizeof(int) * Max(as->nkeys, 1));
+	extra = palloc0(sizeof(AttrNumber) * (as->nkeys + 3 * as->naggs + 1));
+	as->aggs = palloc0(sizeof(GpuAggSupport) * Max(as->naggs, 1));
+	foreach(lc, tlist)
+	{
+		Expr	   *e = lfirst_node(TargetEntry, lc)->expr;
+		const char *why = NULL;
+		int			k = foreach_current_index(lc);
+
+		if (k < as->nkeys)
+		{
+			Expr	   *v = e;
+
+			while (IsA(v, RelabelType))
+				v = ((RelabelType *) v)->arg;
+			if (!IsA(v, Var) || ((Var *) v)->varno != scanrelid || ((Var *) v)->varattno <= 0)
+				elog(ERROR, "gpuhash: a GpuPreAgg group column is not a column of its relation");
+			as->key_attno[k] = ((Var *) v)->varattno;
+			as->key_type[k] = exprType((Node *) v);
+			as->key_typmod[k] = exprTypmod((Node *) v);
+			extra[nextra++] = as->key_attno[k];
+			if (!gpuhash_agg_key_supported(e, scanrelid, &as->key_conv[k], &as->key_width[k],
+										   &why))
+				cpu_only(as, why ? why : "group key");
+		}
+		else if (IsA(e, Aggref))
+		{
+			GpuAggSupport *s = &as->aggs[i++];
+
+			/* the CPU's rows need the catalog too: a plan it declines is wrong */
+			if (!gpuhash_agg_supported((Aggref *) e, scanrelid, s, &why))
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("gpuhash: GpuPreAgg over an aggregate it cannot compute: %s",
+								why ? why : "unsupported")));
+			for (int j = 0; j < 3; j++)
+				if (s->attno[j] > 0)
+					extra[nextra++] = s->attno[j];
+		}
+	}
+	for (int k = as->nkeys - 1, shift = 0; k >= 0 && as->nkeys > 1; k--)
+	{
+		as->key_shift[k] = shift;
+		shift += as->key_width[k];
+	}
+
+	/* the walker's program: the quals, the columns keys and arguments read */
+	gpuhash_page_program_cols(&as->pp.prog, as->os->desc, scanrelid, quals, NULL, NULL, NULL, 0,
+							  false, extra, nextra);
+	if (as->pp.prog.scan == NULL)
+		cpu_only(as, as->pp.prog.why ? as->pp.prog.why : "scan program");
+	else if (as->pp.prog.cpu_quals != NIL)
+		cpu_only(as, "a qual the GPU does not take");
+	else if (BLCKSZ != GH_PAGE_SIZE)
+		cpu_only(as, "block size");
+	if (as->why_cpu == NULL)
+	{
+		gh_page_scan *s = as->pp.prog.scan;
+		gh_agg_prog *ap = palloc0(sizeof(gh_agg_prog));
+
+		/* count(*) alone reads no column: the first is walked over */
+		if (s->natts == 0 && as->os->desc->natts > 0)
+		{
+			Form_pg_attribute att = TupleDescAttr(as->os->desc, 0);
+
+			s->natts = 1;
+			s->col[0].attlen = att->attlen;
+			s->col[0].attalign = att->attalign == TYPALIGN_DOUBLE ? 8 :
+				att->attalign == TYPALIGN_INT ? 4 : att->attalign == TYPALIGN_SHORT ? 2 : 1;
+			s->col[0].type = GH_T_SKIP;
+		}
+		ap->nkeys = as->nkeys;
+		for (int k = 0; k < as->nkeys; k++)
+		{
+			ap->key[k].col = as->key_attno[k] - 1;
+			ap->key[k].conv = as->key_conv[k];
+			ap->key[k].width = as->key_width[k];
+		}
+		/* the core folds at least one aggregate: a GROUP BY alone counts */
+		ap->naggs = Max(as->naggs, 1);
+		for (int a = 0; a < as->naggs; a++)
+		{
+			GpuAggSupport *g = &as->aggs[a];
+
+			ap->agg[a].fn = g->fn;
+			ap->agg[a].expr = g->expr;
+			ap->agg[a].scale = g->scale;
+			ap->agg[a].col = g->attno[0] > 0 ? g->attno[0] - 1 : 0;
+			ap->agg[a].col2 = g->attno[1] > 0 ? g->attno[1] - 1 : 0;
+		}
+		if (as->naggs == 0)
+			ap->agg[0].fn = GH_AGG_COUNT_STAR;
+		if (gh_agg_prog_check(s, ap) != GH_OK)
+			cpu_only(as, pstrdup(gh_last_error()));
+		as->aprog = ap;
+	}
+
+	/* where it folds */
+	as->device = gpuhash_exec_device();
+	as->use_service = gpuhash_service_ready();
+	as->gpu_ordinal = GH_AGG_HOST;
+	if (as->device == GH_DEVICE_GPU && !as->use_service)
+		as->gpu_ordinal = gpuhash_local_gpu(gh_gpu_count());
+	if (as->gpu_ordinal < 0)
+		as->gpu_ordinal = GH_AGG_HOST;
+
+	/* the set's bound: work_mem x hash_mem_multiplier, as HashAggregate's */
+	per_group = sizeof(uint64) + 1 + sizeof(gh_agg_state) * Max(as->naggs, 1);
+	as->max_groups = Max(get_hash_memory_limit() / per_group, GH_PAGE_MAX_TUPLES);
+
+	/* requests: as many pages as a batch of the join pins, or the service takes */
+	cap = as->os->max_pins;
+	if (as->use_service && as->why_cpu == NULL)
+	{
+		uint32		svc = gpuhash_service_agg_capacity(Max(as->naggs, 1));
+
+		if (svc > 0)
+			cap = Min(cap, svc);
+	}
+	for (int r = 0; r < GPUAGG_PIPELINE; r++)
+	{
+		GpuAggReq  *q = &as->req[r];
+
+		q->r.cap_pages = cap;
+		q->r.blocks = palloc(sizeof(BlockNumber) * cap);
+		q->r.refs = palloc(sizeof(gh_page_ref) * cap);
+		q->r.local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
+		q->r.pages = q->r.local_pages;
+		q->r.lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap,
+								   MCXT_ALLOC_HUGE);
+		q->r.visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap);
+		q->r.refused = palloc0(cap);
+		q->r.ticket.slot = -1;
+		q->pins = palloc(sizeof(Buffer) * cap);
+	}
+	as->vals = palloc(sizeof(Datum) * 3);
+	as->nulls = palloc(sizeof(bool) * 3);
+	if (as->aprog != NULL && gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
+		elog(ERROR, "gpuhash: %s", gh_last_error());
+	cb = palloc0(sizeof(MemoryContextCallback));
+	cb->func = cleanup_callback;
+	cb->arg = as;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+}
+
+/* The set collected so far goes out as rows (agg_exec.c); a new one starts. */
+void
+gpuhash_agg_spill(GpuPreAggState *as)
+{
+	gh_agg_groups *g = palloc(sizeof(gh_agg_groups));
+
+	*g = as->groups;
+	as->pending = lappend(as->pending, g);
+	if (gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
+		elog(ERROR, "gpuhash: %s", gh_last_error());
+}
+
+/* A request's groups into the set, spilling it when they would not fit. */
+static void
+merge_answer(GpuPreAggState *as, gh_agg_groups *ans)
+{
+	gh_status	st = gh_agg_merge(&as->groups, ans, as->pp.prog.scan, as->aprog);
+
+	if (st == GH_ERR_OUTPUT_FULL && as->groups.n_groups > 0)
+	{
+		as->spills++;
+		gpuhash_agg_spill(as);
+		st = gh_agg_merge(&as->groups, ans, as->pp.prog.scan, as->aprog);
+	}
+	if (st != GH_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuhash: merging aggregate groups failed: %s", gh_last_error())));
+}
+
+/* Does a request's answer hold a value the core could not keep exactly? */
+static bool
+has_fallback(const gh_agg_groups *g)
+{
+	if (g->fallback_groups == 0)
+		return false;
+	for (uint64 i = 0; i < g->n_groups * g->naggs; i++)
+		if (g->states[i].flags & GH_AGG_S_FALLBACK)
+			return true;
+	return false;
+}
+
+/*
+ * A request's answer (for its pages p .. p + n - 1) into the set; an answer
+ * with a value the core could not hold exactly (GH_AGG_S_FALLBACK) is
+ * dropped whole and its pages go the CPU's way instead.
+ */
+static void
+accept_answer(GpuPreAggState *as, GpuAggReq *q, int p, int n, gh_agg_groups *ans,
+			  const gh_agg_stats *stats)
+{
+	if (has_fallback(ans))
+	{
+		memset(q->r.refused + p, 1, n);
+		return;
+	}
+	merge_answer(as, ans);
+	as->rows_folded += stats->passed;
+	as->gpu_ms += stats->kernel_ms + stats->copy_ms;
+}
+
+/* Folds n pages of q from page p in this backend into a set of their own. */
+static gh_status
+fold_here(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device, gh_agg_groups *ans,
+		  gh_agg_stats *stats)
+{
+	gh_status	st;
+
+	memset(stats, 0, sizeof(*stats));
+	st = gh_agg_groups_init(ans, as->aprog, as->max_groups);
+	if (st == GH_OK)
+		st = gh_page_agg(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
+						 q->r.local_pages, (size_t) q->r.n_pages * GH_PAGE_SIZE, q->r.visible,
+						 q->r.n_visible, q->r.refused + p, ans, stats);
+	return st;
+}
+
+/* fold_here, then its answer into the set; the core's status. */
+static gh_status
+fold_accept(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device)
+{
+	gh_agg_groups ans;
+	gh_agg_stats stats;
+	gh_status	st;
+
+	memset(&ans, 0, sizeof(ans));
+	PG_TRY();
+	{
+		st = fold_here(as, q, p, n, device, &ans, &stats);
+		if (st == GH_OK)
+			accept_answer(as, q, p, n, &ans, &stats);
+	}
+	PG_FINALLY();
+	{
+		gh_agg_groups_free(&ans);
+	}
+	PG_END_TRY();
+	return st;
+}
+
+/*
+ * Folds q's pages from p0 in this backend (the host twin, or this
+ * backend's GPU and the host twin if that fails); a request with more
+ * groups than the bound alone page by page.  A page that cannot be folded
+ * is refused.
+ */
+static void
+fold_local(GpuPreAggState *as, GpuAggReq *q, int p0)
+{
+	int			device = as->gpu_ordinal;
+	int			n = q->r.n_pages - p0;
+	gh_status	st;
+
+	if (n <= 0)
+		return;
+	st = fold_accept(as, q, p0, n, device);
+	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL && device != GH_AGG_HOST)
+	{
+		elog(DEBUG1, "gpuhash: GPU aggregate request on the host twin: %s", gh_last_error());
+		device = GH_AGG_HOST;
+		st = fold_accept(as, q, p0, n, device);
+	}
+	if (st == GH_OK)
+		return;
+	if (st != GH_ERR_OUTPUT_FULL)
+	{
+		elog(DEBUG1, "gpuhash: aggregate request left to the CPU: %s", gh_last_error());
+		memset(q->r.refused + p0, 1, n);
+		return;
+	}
+	for (int p = p0; p < q->r.n_pages; p++)
+	{
+		if (fold_accept(as, q, p, 1, device) != GH_OK)
+			q->r.refused[p] = 1;
+	}
+}
+
+/* Reads the next pages into q and, with the service, sends them. */
+static void
+fill(GpuPreAggState *as, GpuAggReq *q)
+{
+	GpuHeapScan *os = as->os;
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	gpuhash_heap_scan_start(os);
+	q->r.pages = q->r.local_pages;
+	q->r.in_place = false;
+	q->r.n_pages = 0;
+	q->r.n_visible = 0;
+	q->n_pins = 0;
+	q->in_flight = q->answered = false;
+	q->next_page = q->next_item = 0;
+	gpuhash_page_read(os, &as->pp, &q->r, q->pins, &q->n_pins);
+	if (q->r.n_pages > 0 && as->why_cpu == NULL && as->use_service &&
+		gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
+							   &q->r.ticket))
+		q->in_flight = true;
+	if (q->r.n_pages > 0 && as->why_cpu == NULL)
+		as->pp.requests++;
+	as->pp.page_ms += gpuhash_ms_since(t0);
+}
+
+/* q's answer: its groups in the set, its refused pages marked. */
+static void
+answer(GpuPreAggState *as, GpuAggReq *q)
+{
+	q->answered = true;
+	if (as->why_cpu != NULL)
+	{
+		memset(q->r.refused, 1, q->r.n_pages);
+		return;
+	}
+	if (q->in_flight)
+	{
+		gh_agg_groups ans;
+		gh_agg_stats stats;
+		gh_status	st;
+		int			folded = 0;
+
+		memset(&ans, 0, sizeof(ans));
+		ans.naggs = as->aprog->naggs;
+		ans.max_groups = as->max_groups;
+		memset(&stats, 0, sizeof(stats));
+		q->in_flight = false;
+		st = gpuhash_svc_agg_wait(&q->r.ticket, &q->r, as->aprog, &ans, &stats, &folded);
+		if (st == GH_OK)
+		{
+			PG_TRY();
+			{
+				accept_answer(as, q, 0, folded, &ans, &stats);
+			}
+			PG_FINALLY();
+			{
+				gh_agg_groups_free(&ans);
+			}
+			PG_END_TRY();
+			as->in_service++;
+			/* the pages whose groups did not fit the answer */
+			fold_local(as, q, folded);
+			return;
+		}
+		gh_agg_groups_free(&ans);
+		/* the service could not (its bound, a failure): the pages are still here */
+		elog(DEBUG1, "gpuhash: aggregate request folded in-process: %s", gh_last_error());
+	}
+	fold_local(as, q, 0);
+}
+
+/*
+ * The next request answered, its groups folded in: true; false when the
+ * scan has ended and no request is left.  With the service, up to
+ * GPUAGG_PIPELINE requests are in flight while the backend reads pages.
+ */
+bool
+gpuhash_agg_advance(GpuPreAggState *as)
+{
+	GpuAggReq  *q;
+
+	for (int i = 0; i < GPUAGG_PIPELINE; i++)
+	{
+		q = &as->req[as->next_fill];
+		if (as->os->done || q->r.n_pages > 0)
+			break;
+		fill(as, q);
+		if (q->r.n_pages == 0)
+			break;
+		as->next_fill = (as->next_fill + 1) % GPUAGG_PIPELINE;
+		/* in-process: one read, one fold */
+		if (!q->in_flight)
+			break;
+	}
+	q = &as->req[as->next_answer];
+	if (q->r.n_pages == 0)
+		return false;
+	as->next_answer = (as->next_answer + 1) % GPUAGG_PIPELINE;
+	answer(as, q);
+	as->reading = q;
+	return true;
+}
+
+/* A request's refused pages are read: its pins go, it may be filled again. */
+void
+gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q)
+{
+	if (q->in_flight || q->r.ticket.slot >= 0)
+		gpuhash_svc_probe_abandon(&q->r.ticket);
+	q->in_flight = false;
+	for (int i = 0; i < q->n_pins; i++)
+		ReleaseBuffer(q->pins[i]);
+	q->n_pins = 0;
+	q->r.n_pages = 0;
+	q->r.n_visible = 0;
+	q->answered = false;
+	q->next_page = q->next_item = 0;
+	if (as->reading == q)
+		as->reading = NULL;
+}
+
+/* Everything in flight given up, every set emptied (a rescan, the end). */
+void
+gpuhash_agg_reset(GpuPreAggState *as)
+{
+	for (int r = 0; r < GPUAGG_PIPELINE; r++)
+		gpuhash_agg_release_req(as, &as->req[r]);
+	as->next_fill = as->next_answer = 0;
+	as->reading = NULL;
+	free_sets(as);
+	as->out_pos = 0;
+	if (as->aprog != NULL && gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
+		elog(ERROR, "gpuhash: %s", gh_last_error());
+}

@@ -1,0 +1,359 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_paths.c
+ *	  Offers the GPU aggregate (GpuPreAgg) to the planner through
+ *	  create_upper_paths_hook, in the grouped relation: PostgreSQL's
+ *	  Finalize Aggregate over a Gather of a parallel-aware GpuPreAgg where
+ *	  PostgreSQL could aggregate in parallel, else over a serial GpuPreAgg.
+ *	  Only over one plain heap table, under a plain GROUP BY (or none),
+ *	  where every group column and aggregate is one the GPU folds exactly
+ *	  (agg_catalog.h).  Paths are only added to the upper relations, next
+ *	  to PostgreSQL's, and add_path decides: nothing of PostgreSQL's own
+ *	  paths changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "agg_catalog.h"
+#include "agg_plan.h"
+#include "planner/planner_int.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/prep.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "optimizer/tlist.h"
+#include "utils/selfuncs.h"
+
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+/*
+ * Is rel one heap table the node may read by pages, as the join's absorbed
+ * scans may (gpuhash_scan_absorbable), under a plain grouping?  Not with a
+ * pseudoconstant clause: core puts the gating Result for it only over a
+ * base relation's own scan paths, and this path lives in an upper one.
+ */
+static bool
+input_ok(PlannerInfo *root, RelOptInfo *rel, GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	ListCell   *lc;
+
+	if ((parse->commandType != CMD_SELECT && parse->commandType != CMD_INSERT) ||
+		root->rowMarks != NIL || parse->groupingSets != NIL ||
+		extra->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return false;
+	if (rel->reloptkind != RELOPT_BASEREL || rel->lateral_relids != NULL ||
+		IS_DUMMY_REL(rel) || !gpuhash_scan_absorbable(root, rel))
+		return false;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		if (lfirst_node(RestrictInfo, lc)->pseudoconstant)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Can the GPU produce target, a partial grouping target: the group columns
+ * first, each a key the GPU packs, then partial Aggrefs it folds exactly,
+ * and nothing else (not a column the GROUP BY determines functionally, not
+ * a placeholder); no more keys or aggregates than a gh_agg_prog holds.
+ */
+static bool
+target_ok(PlannerInfo *root, PathTarget *target, Index relid)
+{
+	Query	   *parse = root->parse;
+	int			i = 0,
+				nkeys = 0,
+				naggs = 0,
+				bits = 0;
+	const char *why = NULL;
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i++);
+
+		if (sgref && parse->groupClause &&
+			get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
+		{
+			uint8		conv,
+						width;
+
+			if (naggs > 0)
+				why = "a group column after an aggregate";
+			else if (gpuhash_agg_key_supported(e, relid, &conv, &width, &why))
+			{
+				nkeys++;
+				bits += width;
+				continue;
+			}
+		}
+		else if (IsA(e, Aggref))
+		{
+			GpuAggSupport s;
+
+			if (gpuhash_agg_supported((Aggref *) e, relid, &s, &why))
+			{
+				naggs++;
+				continue;
+			}
+		}
+		else
+			why = "a column that is neither a group column nor an aggregate";
+		elog(DEBUG1, "gpuhash: no GPU aggregate: %s", why ? why : "unsupported");
+		return false;
+	}
+	if (nkeys > GH_AGG_MAX_KEYS || naggs > GH_AGG_MAX_AGGS || (nkeys > 1 && bits > 64) ||
+		nkeys + naggs == 0)
+	{
+		elog(DEBUG1, "gpuhash: no GPU aggregate: %d group columns (%d bits) and %d aggregates",
+			 nkeys, bits, naggs);
+		return false;
+	}
+	return true;
+}
+
+/* The groups of input_rows rows, as core's get_number_of_groups counts them. */
+static double
+estimate_groups(PlannerInfo *root, GroupPathExtraData *extra, double input_rows)
+{
+	List	   *exprs;
+
+	if (root->parse->groupClause == NIL)
+		return 1.0;
+	exprs = get_sortgrouplist_exprs(root->parse->groupClause, extra->targetList);
+	return estimate_num_groups(root, exprs, input_rows, NULL, NULL);
+}
+
+/*
+ * The relation's Parallel Seq Scan, whose participants and share of rows
+ * the node takes: it divides the blocks among participants as that does.
+ */
+static Path *
+partial_seqscan(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (IsA(p, ProjectionPath))
+			p = ((ProjectionPath *) p)->subpath;
+		if (p->pathtype == T_SeqScan && p->parallel_aware && p->param_info == NULL)
+			return p;
+	}
+	return NULL;
+}
+
+static CustomPath *
+make_preagg_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *baserel,
+				 PathTarget *target, Path *partial_scan, double groups)
+{
+	CustomPath *cp = makeNode(CustomPath);
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = parent;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = partial_scan != NULL;
+	cp->path.parallel_safe = partial_scan != NULL;
+	cp->path.parallel_workers = partial_scan ? partial_scan->parallel_workers : 0;
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = NIL;
+	/* the relation, for PlanCustomPath: the parent is an upper relation */
+	cp->custom_private = list_make1(makeInteger(baserel->relid));
+	cp->methods = &gpuhash_preagg_path_methods;
+	gpuhash_cost_preagg(root, cp, baserel, partial_scan, groups);
+	return cp;
+}
+
+/*
+ * The partial grouping target of grouping_target, as core's
+ * make_partial_grouping_target (static in planner.c) makes it: the group
+ * columns as they are, then the Vars, placeholders and Aggrefs the other
+ * columns and HAVING use, each Aggref marked partial (serialized).
+ */
+static PathTarget *
+partial_grouping_target(PlannerInfo *root, PathTarget *grouping_target, Node *having)
+{
+	Query	   *parse = root->parse;
+	PathTarget *target = create_empty_pathtarget();
+	List	   *others = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, grouping_target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(grouping_target, i++);
+
+		if (sgref && parse->groupClause &&
+			get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
+			add_column_to_pathtarget(target, e, sgref);
+		else
+			others = lappend(others, e);
+	}
+	if (having)
+		others = lappend(others, having);
+	add_new_columns_to_pathtarget(target,
+								  pull_var_clause((Node *) others,
+												  PVC_INCLUDE_AGGREGATES |
+												  PVC_RECURSE_WINDOWFUNCS |
+												  PVC_INCLUDE_PLACEHOLDERS));
+	foreach(lc, target->exprs)
+	{
+		if (IsA(lfirst(lc), Aggref))
+		{
+			Aggref	   *a = makeNode(Aggref);
+
+			memcpy(a, lfirst(lc), sizeof(Aggref));
+			mark_partial_aggref(a, AGGSPLIT_INITIAL_SERIAL);
+			lfirst(lc) = a;
+		}
+	}
+	return set_pathtarget_cost_width(root, target);
+}
+
+/*
+ * core's partially grouped relation of grouped_rel, where it made one (it
+ * could aggregate in parallel), without making one where it did not.
+ */
+static RelOptInfo *
+core_partial_rel(PlannerInfo *root, RelOptInfo *grouped_rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, root->upper_rels[UPPERREL_PARTIAL_GROUP_AGG])
+	{
+		RelOptInfo *rel = lfirst(lc);
+
+		if (bms_equal(rel->relids, grouped_rel->relids))
+			return rel;
+	}
+	return NULL;
+}
+
+/*
+ * One Finalize Aggregate over input, as core's add_paths_to_grouping_rel
+ * makes it, offered where it gains enough over native, core's paths.
+ */
+static void
+add_final_path(PlannerInfo *root, RelOptInfo *grouped_rel, List *native, Path *input,
+			   AggStrategy strategy, const AggClauseCosts *costs, GroupPathExtraData *extra,
+			   double groups)
+{
+	Query	   *parse = root->parse;
+	Path	   *path = input;
+
+	if (strategy == AGG_SORTED)
+		path = (Path *) create_sort_path(root, grouped_rel, path, root->group_pathkeys, -1.0);
+	path = (Path *) create_agg_path(root, grouped_rel, path, grouped_rel->reltarget, strategy,
+									AGGSPLIT_FINAL_DESERIAL,
+									strategy == AGG_PLAIN ? NIL : parse->groupClause,
+									(List *) extra->havingQual, costs, groups);
+	if (gpuhash_gains_enough(path, native))
+		add_path(grouped_rel, path);
+}
+
+/*
+ * PostgreSQL 15 calls create_upper_paths_hook for UPPERREL_GROUP_AGG only,
+ * after the partially grouped relation's paths have gone into its Gathers
+ * and Finalize Aggregates.  So this makes, in the grouped relation, what
+ * core makes over a partial aggregate: where core could aggregate in
+ * parallel, Finalize Aggregate over a Gather of a parallel-aware
+ * GpuPreAgg (its target is core's partial target, whose Aggrefs the
+ * Finalize Aggregate's match); where it could not, Finalize Aggregate over
+ * a serial GpuPreAgg.  Hashed, or sorted above the GpuPreAgg (or Gather),
+ * as the grouping allows; plain without GROUP BY.  add_path weighs each
+ * against core's own paths.
+ */
+static void
+add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+				 GroupPathExtraData *extra)
+{
+	Query	   *parse = root->parse;
+	RelOptInfo *partial_rel = core_partial_rel(root, grouped_rel);
+	Path	   *scan = NULL;
+	PathTarget *target;
+	AggClauseCosts costs;
+	CustomPath *cp;
+	Path	   *input;
+	List	   *native;
+	double		groups;
+
+	if ((!parse->hasAggs && parse->groupClause == NIL) || !input_ok(root, input_rel, extra))
+		return;
+	if (partial_rel != NULL)
+	{
+		/* core could go parallel: the parallel path is the offer */
+		scan = partial_seqscan(input_rel);
+		if (!partial_rel->consider_parallel || scan == NULL)
+			return;
+		target = partial_rel->reltarget;
+	}
+	else
+		target = partial_grouping_target(root, grouped_rel->reltarget, extra->havingQual);
+	if (!target_ok(root, target, input_rel->relid) || gpuhash_plan_device() < 0)
+		return;
+
+	if (scan != NULL)
+	{
+		double		total;
+
+		cp = make_preagg_path(root, partial_rel, input_rel, target, scan,
+							  estimate_groups(root, extra, scan->rows));
+		/* each participant hands up its groups, as core's gather_grouping_paths counts */
+		total = cp->path.rows * cp->path.parallel_workers;
+		input = (Path *) create_gather_path(root, partial_rel, &cp->path, target, NULL, &total);
+	}
+	else
+	{
+		cp = make_preagg_path(root, grouped_rel, input_rel, target, NULL,
+							  estimate_groups(root, extra, input_rel->rows));
+		input = &cp->path;
+	}
+	MemSet(&costs, 0, sizeof(costs));
+	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &costs);
+
+	groups = estimate_groups(root, extra, input_rel->rows);
+	native = list_copy(grouped_rel->pathlist);
+	if (parse->groupClause == NIL)
+		add_final_path(root, grouped_rel, native, input, AGG_PLAIN, &costs, extra, groups);
+	else
+	{
+		if (extra->flags & GROUPING_CAN_USE_HASH)
+			add_final_path(root, grouped_rel, native, input, AGG_HASHED, &costs, extra, groups);
+		if (extra->flags & GROUPING_CAN_USE_SORT)
+			add_final_path(root, grouped_rel, native, input, AGG_SORTED, &costs, extra, groups);
+	}
+}
+
+static void
+gpu_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				RelOptInfo *output_rel, void *extra)
+{
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage == UPPERREL_GROUP_AGG && extra != NULL && enable_gpuhashjoin &&
+		gpuhash_gpu_aggregate)
+		add_preagg_paths(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+}
+
+/* _PG_init: the scan methods (workers copy the plan) and the hook, chained */
+void
+gpuhash_agg_planner_init(void)
+{
+	RegisterCustomScanMethods(&gpuhash_preagg_scan_methods);
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpu_upper_paths;
+}

@@ -1,0 +1,192 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_plan.c
+ *	  PlanCustomPath of a GpuPreAgg path: one absorbed heap scan whose
+ *	  partial aggregates the node computes (layout in agg_plan.h), and the
+ *	  scan methods registered so that parallel workers can copy the plan.
+ *
+ *	  The quals are the relation's restriction clauses, ordered as a Seq
+ *	  Scan's.  setrefs fixes a CustomScan's quals against custom_scan_tlist
+ *	  when it has one (set_customscan_references), so the columns they read
+ *	  are added to that list as junk entries, and
+ *	  gpuhash_preagg_scan_quals() maps them back to the relation's Vars.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "agg_plan.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+
+static Plan *plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						 List *tlist, List *clauses, List *custom_plans);
+
+CustomPathMethods gpuhash_preagg_path_methods = {
+	.CustomName = "GpuPreAgg",
+	.PlanCustomPath = plan_preagg,
+};
+
+CustomScanMethods gpuhash_preagg_scan_methods = {
+	.CustomName = "GpuPreAgg",
+	.CreateCustomScanState = gpuhash_preagg_create_state,
+};
+
+/*
+ * The relation's restriction clauses, bare, in the order createplan.c's
+ * order_qual_clauses (static there) gives a Seq Scan's: by security level
+ * (a cheap leakproof clause at level 0), then by cost per tuple, a stable
+ * sort; pseudoconstants left out (the
+ * path is not offered with any).
+ */
+List *
+gpuhash_preagg_order_quals(PlannerInfo *root, List *rinfos)
+{
+	int			n = list_length(rinfos);
+	RestrictInfo **ri = palloc(sizeof(RestrictInfo *) * Max(n, 1));
+	Cost	   *cost = palloc(sizeof(Cost) * Max(n, 1));
+	Index	   *level = palloc(sizeof(Index) * Max(n, 1));
+	List	   *quals = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, rinfos)
+	{
+		QualCost	qc;
+
+		ri[i] = lfirst_node(RestrictInfo, lc);
+		cost_qual_eval_node(&qc, (Node *) ri[i], root);
+		cost[i] = qc.per_tuple;
+		/* a cheap leakproof clause may go first, as core lets it */
+		level[i] = ri[i]->leakproof && cost[i] < 10 * cpu_operator_cost ? 0 : ri[i]->security_level;
+		i++;
+	}
+	for (i = 1; i < n; i++)
+	{
+		RestrictInfo *r = ri[i];
+		Cost		c = cost[i];
+		Index		l = level[i];
+		int			j;
+
+		for (j = i; j > 0; j--)
+		{
+			if (l > level[j - 1] || (l == level[j - 1] && c >= cost[j - 1]))
+				break;
+			ri[j] = ri[j - 1];
+			cost[j] = cost[j - 1];
+			level[j] = level[j - 1];
+		}
+		ri[j] = r;
+		cost[j] = c;
+		level[j] = l;
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (!ri[i]->pseudoconstant)
+			quals = lappend(quals, ri[i]->clause);
+	}
+	return quals;
+}
+
+static Plan *
+plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+			List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	PathTarget *target = best_path->path.pathtarget;
+	Index		relid = intVal(linitial(best_path->custom_private));
+	RelOptInfo *baserel = find_base_rel(root, relid);
+	List	   *quals = gpuhash_preagg_order_quals(root, baserel->baserestrictinfo);
+	List	   *scan_tlist = NIL;
+	List	   *out_tlist = NIL;
+	int			ngroupcols = 0;
+	int			i = 0;
+	ListCell   *lc;
+
+	/*
+	 * The path's target, labelled as core labels it (build_path_tlist), in
+	 * both lists: setrefs turns each output entry into an INDEX_VAR Var of
+	 * its scan entry, and matches the parent's Aggrefs against these.
+	 */
+	foreach(lc, target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		TargetEntry *tle;
+
+		if (!IsA(e, Aggref))
+			ngroupcols++;
+		tle = makeTargetEntry(copyObject(e), i + 1, NULL, false);
+		tle->ressortgroupref = get_pathtarget_sortgroupref(target, i);
+		out_tlist = lappend(out_tlist, tle);
+		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(e), i + 1, NULL, false));
+		i++;
+	}
+	/* the columns the quals read, beyond the group columns: junk */
+	foreach(lc, pull_var_clause((Node *) quals, 0))
+	{
+		Var		   *v = lfirst(lc);
+
+		if (tlist_member((Expr *) v, scan_tlist) == NULL)
+			scan_tlist = lappend(scan_tlist,
+								 makeTargetEntry((Expr *) copyObject(v),
+												 list_length(scan_tlist) + 1, NULL, true));
+	}
+
+	cscan->scan.plan.targetlist = out_tlist;
+	cscan->scan.plan.qual = quals;
+	cscan->scan.scanrelid = relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make1(makeInteger(ngroupcols));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_make_singleton(relid);
+	cscan->methods = &gpuhash_preagg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+int
+gpuhash_preagg_ngroupcols(const CustomScan *cscan)
+{
+	return intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NGROUPCOLS));
+}
+
+/* The node's output columns: group columns and partial aggregates. */
+int
+gpuhash_preagg_noutputs(const CustomScan *cscan)
+{
+	return list_length(cscan->scan.plan.targetlist);
+}
+
+static Node *
+scan_var_mutator(Node *node, void *context)
+{
+	List	   *scan_tlist = context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
+	{
+		Var		   *v = (Var *) node;
+
+		return copyObject((Node *) list_nth_node(TargetEntry, scan_tlist, v->varattno - 1)->expr);
+	}
+	return expression_tree_mutator(node, scan_var_mutator, context);
+}
+
+/*
+ * The plan's quals over the relation's own Vars (varno scanrelid), as the
+ * scan program's compiler and ExecQual over the heap tuple want them.
+ */
+List *
+gpuhash_preagg_scan_quals(const CustomScan *cscan)
+{
+	return (List *) scan_var_mutator((Node *) cscan->scan.plan.qual,
+									 cscan->custom_scan_tlist);
+}

@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_plan.h
+ *	  The planner's side of the GPU aggregate (GpuPreAgg): the upper-path
+ *	  hook that offers it (agg_paths.c), its costs (agg_costs.c) and the
+ *	  CustomScan it becomes (agg_plan.c).
+ *
+ *	  The plan, as the executor (agg_exec.c) reads it after setrefs:
+ *	  scan.scanrelid is the relation; custom_scan_tlist holds the group
+ *	  columns (Vars of the relation), then the partial Aggrefs
+ *	  (AGGSPLIT_INITIAL_SERIAL), then, marked resjunk, the relation's
+ *	  columns the quals read that are not group columns; scan.plan.targetlist
+ *	  is one INDEX_VAR Var per non-junk custom_scan_tlist entry, in order;
+ *	  scan.plan.qual, as setrefs leaves it, reads INDEX_VAR Vars of that
+ *	  list: gpuhash_preagg_scan_quals() gives them back as the relation's
+ *	  Vars, in a Seq Scan's order; custom_private is
+ *	  list_make1(makeInteger(number of group columns)).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_AGG_PLAN_H
+#define GPUHASH_AGG_PLAN_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+/* custom_private's slots (extend only by appending) */
+#define GPUHASH_PREAGG_PRIV_NGROUPCOLS 0
+
+/* agg_plan.c */
+extern CustomScanMethods gpuhash_preagg_scan_methods;
+extern CustomPathMethods gpuhash_preagg_path_methods;
+extern int	gpuhash_preagg_ngroupcols(const CustomScan *cscan);
+extern int	gpuhash_preagg_noutputs(const CustomScan *cscan);
+extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
+extern List *gpuhash_preagg_order_quals(PlannerInfo *root, List *rinfos);
+
+/* agg_exec.c: the executor's state of a GpuPreAgg plan */
+extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
+
+/* agg_paths.c */
+extern void gpuhash_agg_planner_init(void);
+
+/* agg_costs.c */
+extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
+								Path *partial_scan, double groups);
+
+#endif							/* GPUHASH_AGG_PLAN_H */

@@ -1,0 +1,20 @@
+/*-------------------------------------------------------------------------
+ *
+ * client_internal.h
+ *	  Between a backend's request slots (service_slots.c) and its requests
+ *	  (service_client.c).  Not for the service process.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_CLIENT_INTERNAL_H
+#define GPUHASH_CLIENT_INTERNAL_H
+
+#include "service_internal.h"
+
+/* service_slots.c */
+extern SvcSlot *svc_claim_slot(void);
+extern gh_status svc_submit(SvcSlot *s, uint32 generation);
+extern gh_status svc_release_if_ours(SvcSlot *s, uint32 generation, gh_status st);
+extern gh_status svc_service_gone(void);
+
+#endif							/* GPUHASH_CLIENT_INTERNAL_H */

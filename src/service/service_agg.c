@@ -1,0 +1,261 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_agg.c
+ *	  REQ_PAGE_AGG (issue 55): the GPU aggregate's heap pages go to the GPU
+ *	  service in one request, with the scan program, the aggregation program,
+ *	  the pages' references and the visible offsets of pages that are not
+ *	  all-visible; the service folds them (gh_page_agg) and answers the
+ *	  request's groups, which the backend merges into its own set
+ *	  (src/agg/agg_fold.c).
+ *
+ * The chunk, from its start, each part 64-aligned (agg_layout):
+ *	  gh_page_scan | gh_agg_prog | refs | pages (8 kB each) | visible |
+ *	  refused | gh_agg_stats | answer: keys | null masks | states
+ * The pages take at most half of the chunk; the answer's groups the rest,
+ * so a request's groups are bounded by the chunk as well as by the
+ * caller's max_groups.  The pages are copied in (a backend keeps its own
+ * copy, so that a request the service cannot fold is folded in-process).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "service_internal.h"
+#include "service_gpus.h"
+#include "scan/page_scan.h"
+#include "agg_exec.h"
+
+typedef struct AggLayout
+{
+	Size		agg;
+	Size		refs;
+	Size		pages;
+	Size		visible;
+	Size		refused;
+	Size		stats;
+	Size		keys;
+	Size		nulls;
+	Size		states;
+	uint64		cap_pages;		/* pages a request may carry */
+	uint64		groups;			/* groups the answer may hold */
+} AggLayout;
+
+static bool
+agg_layout(uint64 chunk_bytes, int naggs, AggLayout *lay)
+{
+	Size		per_page = sizeof(gh_page_ref) + GH_PAGE_SIZE +
+		GH_PAGE_MAX_TUPLES * sizeof(uint16) + 1;
+	Size		per_group = sizeof(uint64) + 1 + sizeof(gh_agg_state) * Max(naggs, 1);
+	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + TYPEALIGN(64, sizeof(gh_agg_prog)) +
+		64 * 8 + sizeof(gh_agg_stats);
+	Size		off;
+	uint64		cap;
+
+	if (naggs < 1 || naggs > GH_AGG_MAX_AGGS || chunk_bytes <= 2 * (fixed + per_page))
+		return false;
+	cap = (chunk_bytes / 2 - fixed) / per_page;
+	off = TYPEALIGN(64, sizeof(gh_page_scan));
+	lay->agg = off;
+	off = TYPEALIGN(64, off + sizeof(gh_agg_prog));
+	lay->refs = off;
+	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
+	lay->pages = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
+	lay->visible = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
+	lay->refused = off;
+	off = TYPEALIGN(64, off + cap);
+	lay->stats = off;
+	off = TYPEALIGN(64, off + sizeof(gh_agg_stats));
+	lay->keys = off;
+	if (off + 128 + per_group >= chunk_bytes)
+		return false;
+	lay->groups = (chunk_bytes - off - 128) / per_group;
+	lay->nulls = TYPEALIGN(64, lay->keys + lay->groups * sizeof(uint64));
+	lay->states = TYPEALIGN(64, lay->nulls + lay->groups);
+	lay->cap_pages = cap;
+	return lay->states + lay->groups * sizeof(gh_agg_state) * naggs <= chunk_bytes;
+}
+
+/* Pages one aggregation request takes; 0 without the service. */
+uint32
+gpuhash_service_agg_capacity(int naggs)
+{
+	AggLayout	lay;
+
+	if (!gpuhash_service_ready() || !agg_layout(gpuhash_svc->chunk_bytes, naggs, &lay))
+		return 0;
+	return (uint32) lay.cap_pages;
+}
+
+/*
+ * Sends req's pages (copied from req->pages) to be folded on device
+ * (GH_DEVICE_GPU or GH_DEVICE_HOST) into at most max_groups groups.  False
+ * when it cannot go now (tk then holds nothing: the caller folds in-process).
+ */
+bool
+gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *req,
+					   gh_device device, uint64 max_groups, GhProbeTicket *tk)
+{
+	GhRemoteTable t;
+	AggLayout	lay;
+	SvcSlot    *s;
+	char	   *chunk;
+
+	tk->slot = -1;
+	if (!gpuhash_svc_page_notable(&t) ||
+		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) ||
+		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
+		req->in_place)
+		return false;
+	if ((s = gpuhash_svc_async_claim(&t)) == NULL)
+		return false;
+	chunk = chunk_of(s);
+	memcpy(chunk, scan, sizeof(gh_page_scan));
+	memcpy(chunk + lay.agg, agg, sizeof(gh_agg_prog));
+	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
+	memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
+	s->type = REQ_PAGE_AGG;
+	s->in_place = false;
+	s->table_id = 0;
+	s->opt.device = device;
+	s->n = req->n_pages;
+	s->pos = req->n_visible;
+	s->capacity = Min(max_groups, lay.groups);
+	s->written = 0;
+	gpuhash_svc_async_submit(s, &t, tk);
+	return true;
+}
+
+/*
+ * Waits for the answer: the groups of the request's first *folded pages in
+ * answer (malloc'd, as the core's sets), their refused flags into
+ * req->refused, the figures into *stats.  The pages after them did not fit
+ * the answer: the caller folds them.
+ */
+gh_status
+gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
+					 gh_agg_groups *answer, gh_agg_stats *stats, int *folded)
+{
+	SvcSlot    *s;
+	gh_status	st = gpuhash_svc_async_wait(tk, &s);
+	AggLayout	lay;
+
+	if (st == GH_OK &&
+		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->written > lay.groups ||
+		 s->skip > (uint64) req->n_pages))
+	{
+		gh_set_last_error("GPU service: bad aggregation answer");
+		st = GH_ERR_INVALID;
+	}
+	if (st == GH_OK)
+	{
+		char	   *chunk = chunk_of(s);
+		uint64		n = s->written;
+
+		/* the caller's answer set: malloc'd arrays, as the core's sets */
+		answer->keys = malloc(sizeof(uint64) * Max(n, 1));
+		answer->nulls = malloc(Max(n, 1));
+		answer->states = malloc(sizeof(gh_agg_state) * Max(n, 1) * agg->naggs);
+		if (!answer->keys || !answer->nulls || !answer->states)
+		{
+			gh_set_last_error("no memory for an aggregation answer");
+			st = GH_ERR_HOST_MEMORY;
+		}
+		else
+		{
+			memcpy(answer->keys, chunk + lay.keys, sizeof(uint64) * n);
+			memcpy(answer->nulls, chunk + lay.nulls, n);
+			memcpy(answer->states, chunk + lay.states, sizeof(gh_agg_state) * n * agg->naggs);
+			answer->n_groups = n;
+			answer->fallback_groups = s->total;
+			memcpy(req->refused, chunk + lay.refused, s->skip);
+			*folded = (int) s->skip;
+			memcpy(stats, chunk + lay.stats, sizeof(gh_agg_stats));
+		}
+	}
+	return gpuhash_svc_async_release(s, tk, st);
+}
+
+/*
+ * The service's side (a worker thread: no PostgreSQL calls here): the fold
+ * of the chunk's pages, the groups behind them.
+ */
+gh_status
+gpuhash_svc_serve_agg(SvcSlot *s)
+{
+	char	   *chunk = chunk_of(s);
+	const gh_agg_prog *agg = (const gh_agg_prog *) (chunk + TYPEALIGN(64, sizeof(gh_page_scan)));
+	AggLayout	lay;
+	gh_agg_groups g;
+	gh_agg_stats stats;
+	gh_status	st;
+	int			device = GH_AGG_HOST;
+	uint32		done = 0;
+	uint32		m = (uint32) s->n;
+
+	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
+		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
+	{
+		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
+		return GH_ERR_INVALID;
+	}
+	/* the GPUs take turns by slot: a query's requests in flight spread */
+	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
+		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	memset(&stats, 0, sizeof(stats));
+	st = gh_agg_groups_init(&g, agg, s->capacity);
+
+	/*
+	 * More groups than the answer holds: the leading pages that fit, in
+	 * halving runs; the rest are the backend's to fold (s->skip says where
+	 * they start).
+	 */
+	while (st == GH_OK && done < s->n)
+	{
+		gh_agg_stats run;
+
+		memset(&run, 0, sizeof(run));
+		m = Min(m, (uint32) s->n - done);
+		st = gh_page_agg(device, (const gh_page_scan *) chunk, agg,
+						 (const gh_page_ref *) (chunk + lay.refs) + done, m,
+						 (const uint8 *) (chunk + lay.pages), (size_t) s->n * GH_PAGE_SIZE,
+						 (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+						 (uint8 *) (chunk + lay.refused) + done, &g, &run);
+		if (st == GH_OK)
+		{
+			done += m;
+			stats.pages += run.pages;
+			stats.refused += run.refused;
+			stats.tuples += run.tuples;
+			stats.passed += run.passed;
+			stats.kernel_ms += run.kernel_ms;
+			stats.copy_ms += run.copy_ms;
+		}
+		else if (st == GH_ERR_OUTPUT_FULL && m > 1)
+		{
+			m = (m + 1) / 2;
+			st = GH_OK;
+		}
+		else if (st == GH_ERR_OUTPUT_FULL)
+		{
+			st = GH_OK;
+			break;
+		}
+	}
+	if (st != GH_OK)
+	{
+		strlcpy(s->err, gh_last_error(), sizeof(s->err));
+		gh_agg_groups_free(&g);
+		return st;
+	}
+	memcpy(chunk + lay.keys, g.keys, sizeof(uint64) * g.n_groups);
+	memcpy(chunk + lay.nulls, g.nulls, g.n_groups);
+	memcpy(chunk + lay.states, g.states, sizeof(gh_agg_state) * g.n_groups * agg->naggs);
+	memcpy(chunk + lay.stats, &stats, sizeof(stats));
+	s->written = g.n_groups;
+	s->total = g.fallback_groups;
+	s->skip = done;
+	gh_agg_groups_free(&g);
+	return GH_OK;
+}

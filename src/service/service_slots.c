@@ -1,0 +1,584 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_slots.c
+ *	  A backend's request slots of the GPU service: claimed, submitted and
+ *	  waited on, released, or given up (a cancelled request, an exiting
+ *	  backend) and then waited for, boundedly and without throwing, until
+ *	  the service has dropped them; frees waited for the same way.  The
+ *	  requests themselves are in service_client.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "service_internal.h"
+#include "client_internal.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/pg_bitutils.h"
+#include "portability/instr_time.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/timestamp.h"
+
+/*
+ * How long a backend waits for the service to drop what it gave up or
+ * freed.  Normally milliseconds (a cancelled host build stops at its next
+ * poll); the limit only guards against a wedged service, whose sweep then
+ * frees the rest.
+ */
+#define SVC_SETTLE_MS 5000
+
+/*
+ * What this backend has handed back and waits for the service to drop:
+ * slots of requests it gave up, and free queue entries not yet emptied.
+ * A backend frees one table at a time and waits, so a few entries do.
+ */
+#define MAX_PENDING_FREES 8
+
+static uint64 abandoned_slots = 0;	/* bit i: slot i given up */
+static int	n_pending_frees = 0;
+static struct
+{
+	int			index;
+	uint64		value;
+}			pending_frees[MAX_PENDING_FREES];
+static uint32 pending_generation;
+
+/* The request svc_submit() waits on, for giving it up at exit. */
+static SvcSlot *inflight = NULL;
+static uint32 inflight_generation;
+
+/* Probes in flight (gpuhash_svc_probe_submit): bit i, slot i, and its service */
+static uint64 async_slots = 0;
+static uint32 async_generation[SVC_SLOTS];
+static bool exit_callback_set = false;
+
+static void backend_exit(int code, Datum arg);
+
+static void
+wake_service(void)
+{
+	if (pg_atomic_read_u32(&gpuhash_svc->ready))
+		SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
+}
+
+/* A free slot, claimed; NULL when all are taken. */
+static SvcSlot *
+try_claim_slot(void)
+{
+	if (!exit_callback_set)
+	{
+		before_shmem_exit(backend_exit, (Datum) 0);
+		exit_callback_set = true;
+	}
+	for (int i = 0; i < SVC_SLOTS; i++)
+	{
+		uint32		expected = SLOT_FREE;
+		SvcSlot    *s = &gpuhash_svc->slots[i];
+
+		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_CLAIMED))
+		{
+			s->owner_pid = MyProcPid;
+			s->owner_procno = MyProc->pgprocno;
+			s->host_parts = gpuhash_host_partitions;
+			s->fail_gpu = gpuhash_debug_fail_gpu;
+			s->note[0] = '\0';
+			return s;
+		}
+	}
+	return NULL;
+}
+
+SvcSlot *
+svc_claim_slot(void)
+{
+	SvcSlot    *s;
+
+	/* every slot busy: wait for one, interruptibly */
+	while ((s = try_claim_slot()) == NULL)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return s;
+}
+
+/* True while the service that took our requests and frees still runs. */
+static bool
+same_service(uint32 generation)
+{
+	return pg_atomic_read_u32(&gpuhash_svc->ready) != 0 &&
+		pg_atomic_read_u32(&gpuhash_svc->generation) == generation;
+}
+
+/*
+ * Is the slot we claimed under this service generation still ours?  A
+ * service that restarted reset every slot (while not ready, before its new
+ * generation), and another backend may have claimed this one since.
+ */
+static bool
+slot_ours(SvcSlot *s, uint32 generation)
+{
+	return same_service(generation) && s->owner_pid == MyProcPid;
+}
+
+/* Frees a slot claimed under generation, unless a restarted service took it. */
+static void
+release_slot(SvcSlot *s, uint32 generation)
+{
+	if (slot_ours(s, generation))
+		pg_atomic_write_u32(&s->state, SLOT_FREE);
+}
+
+/*
+ * After a request loop: the slot is ours to free unless the service still
+ * holds it (a request abandoned while running is dropped by the service).
+ */
+gh_status
+svc_release_if_ours(SvcSlot *s, uint32 generation, gh_status st)
+{
+	uint32		state = pg_atomic_read_u32(&s->state);
+
+	if (state == SLOT_DONE || state == SLOT_CLAIMED)
+		release_slot(s, generation);
+	return st;
+}
+
+gh_status
+svc_service_gone(void)
+{
+	gh_set_last_error("the gpuhash GPU service exited; its join tables are gone");
+	return GH_ERR_CUDA;
+}
+
+/*
+ * Waits until the service has dropped every request this backend gave up
+ * and destroyed every table it freed, so that nothing of a cancelled or
+ * finished statement stays in the service after it returns.  Never throws
+ * and never processes interrupts: error cleanup and exit callbacks call
+ * it.  The latch is reset, as every latch wait in PostgreSQL rechecks its
+ * own condition.
+ */
+static void
+settle(void)
+{
+	TimestampTz start = 0;
+
+	for (;;)
+	{
+		bool		busy = false;
+
+		if (abandoned_slots == 0 && n_pending_frees == 0)
+			return;
+		if (!same_service(pending_generation))
+			break;				/* its slots were reset and its tables went with it */
+		for (int i = 0; i < SVC_SLOTS; i++)
+		{
+			SvcSlot    *s = &gpuhash_svc->slots[i];
+			uint32		st;
+
+			if ((abandoned_slots & (UINT64CONST(1) << i)) == 0)
+				continue;
+			st = pg_atomic_read_u32(&s->state);
+			if ((st == SLOT_ABANDONED || st == SLOT_ABANDONED_RUNNING) &&
+				s->owner_pid == MyProcPid)
+				busy = true;
+			else
+				abandoned_slots &= ~(UINT64CONST(1) << i);
+		}
+		for (int i = n_pending_frees - 1; i >= 0; i--)
+		{
+			int			k = pending_frees[i].index;
+			uint64		v = pg_atomic_read_u64(&gpuhash_svc->free_queue[k]);
+
+			if ((v & ~FREE_TAKEN) == pending_frees[i].value)
+				busy = true;
+			else
+				pending_frees[i] = pending_frees[--n_pending_frees];
+		}
+		if (!busy)
+			return;
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		{
+			ereport(LOG,
+					(errmsg("gpuhash: the GPU service did not drop %d request(s) and %d table(s) of this backend within %d ms",
+							pg_popcount64(abandoned_slots),
+							n_pending_frees, SVC_SETTLE_MS),
+					 errdetail("Its sweep frees them when this backend exits.")));
+			break;
+		}
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 10,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	abandoned_slots = 0;
+	n_pending_frees = 0;
+}
+
+/*
+ * Gives up a submitted request: the service drops it and whatever it was
+ * building.  A request answered meanwhile is ours to clean up.
+ */
+static void
+abandon_slot(SvcSlot *s, uint32 generation)
+{
+	uint32		expected = SLOT_SUBMITTED;
+	bool		given_up;
+
+	if (!same_service(generation))
+		return;
+	given_up = pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_ABANDONED);
+	if (!given_up && expected == SLOT_RUNNING)
+		given_up = pg_atomic_compare_exchange_u32(&s->state, &expected,
+												  SLOT_ABANDONED_RUNNING);
+	if (given_up)
+	{
+		if (pending_generation != generation)
+			abandoned_slots = 0;
+		pending_generation = generation;
+		abandoned_slots |= UINT64CONST(1) << (s - gpuhash_svc->slots);
+		wake_service();
+		return;
+	}
+	if (expected == SLOT_DONE)
+	{
+		/* a table that the request made is freed like any other */
+		if (s->table_id != 0 &&
+			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
+			 s->type == REQ_BUILD_FINISH))
+		{
+			GhRemoteTable t = {0};
+
+			t.id = s->table_id;
+			t.generation = generation;
+			release_slot(s, generation);
+			gpuhash_svc_free(&t);
+		}
+		else
+			release_slot(s, generation);
+	}
+	else if (expected == SLOT_CLAIMED)
+	{
+		/* held for a request being written (service_page.c): never sent */
+		release_slot(s, generation);
+	}
+}
+
+/* Gives up the request that svc_submit() waits on. */
+static void
+abandon_inflight(void)
+{
+	SvcSlot    *s = inflight;
+
+	inflight = NULL;
+	if (s != NULL)
+		abandon_slot(s, inflight_generation);
+}
+
+/* A probe in flight is no longer ours to wait on. */
+static void
+async_forget(int i)
+{
+	async_slots &= ~(UINT64CONST(1) << i);
+	pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+}
+
+/* Gives up every probe in flight (an exit). */
+static void
+abandon_async(void)
+{
+	while (async_slots != 0)
+	{
+		int			i = pg_rightmost_one_pos64(async_slots);
+
+		async_forget(i);
+		abandon_slot(&gpuhash_svc->slots[i], async_generation[i]);
+	}
+}
+
+/* A backend leaving inside a request (FATAL skips PG_CATCH) gives it up. */
+static void
+backend_exit(int code, Datum arg)
+{
+	if (gpuhash_svc == NULL)
+		return;
+	abandon_inflight();
+	abandon_async();
+	settle();
+}
+
+/*
+ * Sleeps until the service answers the submitted slot, or is gone.  A
+ * cancel or timeout throws: the caller gives the request up.
+ */
+static void
+wait_answer(SvcSlot *s, uint32 generation)
+{
+	for (;;)
+	{
+		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
+			break;
+		if (pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
+			pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * The answer's status, its error message made the last error; after a
+ * service that died, which reset every slot, the slot's answer may be
+ * another backend's.
+ */
+static gh_status
+answer_status(SvcSlot *s, uint32 generation)
+{
+	if (pg_atomic_read_u32(&s->state) != SLOT_DONE)
+		return svc_service_gone();
+	pg_read_barrier();
+	if (!slot_ours(s, generation))
+		return svc_service_gone();
+	if (s->status != GH_OK)
+		gh_set_last_error(s->err);
+	return s->status;
+}
+
+/*
+ * Hands the claimed slot to the service and sleeps until it answers.  A
+ * cancel or timeout while waiting abandons the request, and waits until
+ * the service has dropped it.
+ */
+gh_status
+svc_submit(SvcSlot *s, uint32 generation)
+{
+	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+	{
+		release_slot(s, generation);
+		return svc_service_gone();
+	}
+	inflight = s;
+	inflight_generation = generation;
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
+	SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
+
+	PG_TRY();
+	{
+		wait_answer(s, generation);
+	}
+	PG_CATCH();
+	{
+		abandon_inflight();
+		settle();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	inflight = NULL;
+	return answer_status(s, generation);
+}
+/*
+ * Submits a probe of n keys without waiting for it (a pipelined join fills
+ * its next batch meanwhile).  False when it cannot go now: more keys than a
+ * slot's chunk, no slot free, or the slots that probes in flight may hold
+ * all held; the caller then probes synchronously.
+ */
+bool
+gpuhash_svc_probe_submit(GhRemoteTable *t, const uint64 *keys, uint64 n, GhProbeTicket *tk)
+{
+	SvcSlot    *s;
+
+	tk->slot = -1;
+	if (n == 0 || n * Max(sizeof(uint64), sizeof(gh_range)) > gpuhash_svc->chunk_bytes ||
+		(s = gpuhash_svc_async_claim(t)) == NULL)
+		return false;
+	memcpy(chunk_of(s), keys, n * sizeof(uint64));
+	s->type = REQ_PROBE;
+	s->table_id = t->id;
+	s->n = n;
+	gpuhash_svc_async_submit(s, t, tk);
+	return true;
+}
+
+/*
+ * A slot for a request in flight (a probe, a page probe: service_page.c),
+ * claimed; NULL when it cannot go now: another service, no slot free, or
+ * the slots that requests in flight may hold all held.
+ */
+SvcSlot *
+gpuhash_svc_async_claim(GhRemoteTable *t)
+{
+	SvcSlot    *s;
+
+	if (!same_service(t->generation))
+		return NULL;
+	if (pg_atomic_add_fetch_u32(&gpuhash_svc->async_held, 1) > SVC_ASYNC_SLOTS)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return NULL;
+	}
+	if ((s = try_claim_slot()) == NULL)
+	{
+		pg_atomic_fetch_sub_u32(&gpuhash_svc->async_held, 1);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * The claimed slot is held by tk while its request is written: given up
+ * (gpuhash_svc_probe_abandon) like one in flight, at an error or exit too.
+ */
+void
+gpuhash_svc_async_hold(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
+{
+	int			i = s - gpuhash_svc->slots;
+
+	async_slots |= UINT64CONST(1) << i;
+	async_generation[i] = t->generation;
+	tk->slot = i;
+	tk->generation = t->generation;
+	tk->n = s->n;
+}
+
+/* The claimed slot, its request written, goes to the service: tk follows it. */
+void
+gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
+{
+	gpuhash_svc_async_hold(s, t, tk);
+	t->probe_requests++;
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
+	wake_service();
+}
+
+/*
+ * Waits for a request in flight; its answer's status.  The caller reads the
+ * answer from *sp's chunk, then hands the slot back (async_release).
+ */
+gh_status
+gpuhash_svc_async_wait(GhProbeTicket *tk, SvcSlot **sp)
+{
+	SvcSlot    *s = &gpuhash_svc->slots[tk->slot];
+
+	PG_TRY();
+	{
+		wait_answer(s, tk->generation);
+	}
+	PG_CATCH();
+	{
+		gpuhash_svc_probe_abandon(tk);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	async_forget(tk->slot);
+	tk->slot = -1;
+	*sp = s;
+	return answer_status(s, tk->generation);
+}
+
+gh_status
+gpuhash_svc_async_release(SvcSlot *s, GhProbeTicket *tk, gh_status st)
+{
+	return svc_release_if_ours(s, tk->generation, st);
+}
+
+/* Waits for a submitted probe and copies its n ranges out. */
+gh_status
+gpuhash_svc_probe_wait(GhRemoteTable *t, GhProbeTicket *tk, gh_range *ranges)
+{
+	SvcSlot    *s;
+	gh_status	st = gpuhash_svc_async_wait(tk, &s);
+
+	if (st == GH_OK)
+	{
+		memcpy(ranges, chunk_of(s), tk->n * sizeof(gh_range));
+		t->info = s->info;
+	}
+	return gpuhash_svc_async_release(s, tk, st);
+}
+
+/*
+ * Gives up a submitted probe (a rescan, an error, a rebuilt table) and
+ * waits until the service has dropped it.  Never throws.
+ */
+void
+gpuhash_svc_probe_abandon(GhProbeTicket *tk)
+{
+	int			i = tk->slot;
+
+	if (i < 0)
+		return;
+	tk->slot = -1;
+	if ((async_slots & (UINT64CONST(1) << i)) == 0)
+		return;
+	async_forget(i);
+	abandon_slot(&gpuhash_svc->slots[i], tk->generation);
+	settle();
+}
+
+void
+gpuhash_svc_free(GhRemoteTable *t)
+{
+	uint64		value;
+	TimestampTz start = 0;
+
+	if (gpuhash_svc == NULL || t->id == 0 || !same_service(t->generation))
+	{
+		t->id = 0;
+		return;					/* gone with its service already */
+	}
+	if (n_pending_frees == MAX_PENDING_FREES)
+		settle();
+	if (n_pending_frees > 0 && pending_generation != t->generation)
+		n_pending_frees = 0;
+	value = (uint64) t->id | ((uint64) (MyProc->pgprocno + 1) << 32);
+	for (;;)
+	{
+		for (int i = 0; i < SVC_FREE_QUEUE; i++)
+		{
+			uint64		expected = 0;
+
+			if (pg_atomic_compare_exchange_u64(&gpuhash_svc->free_queue[i], &expected, value))
+			{
+				pending_generation = t->generation;
+				pending_frees[n_pending_frees].index = i;
+				pending_frees[n_pending_frees].value = value;
+				n_pending_frees++;
+				wake_service();
+				t->id = 0;
+				settle();
+				return;
+			}
+		}
+
+		/* a full queue: the service is emptying it */
+		if (!same_service(t->generation))
+		{
+			t->id = 0;
+			return;				/* gone with its service */
+		}
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+			break;
+		wake_service();
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			break;
+		ResetLatch(MyLatch);
+	}
+	ereport(LOG,
+			(errmsg("gpuhash: the GPU service's free queue stayed full; join table %u is left to its sweep",
+					t->id)));
+	t->id = 0;
+}

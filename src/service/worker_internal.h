@@ -1,0 +1,85 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker_internal.h
+ *	  Between the files of the GPU service process: the table registry and
+ *	  the threads (service_worker.c), builds (service_build.c) and probes
+ *	  (service_probe.c).  Not for backends.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_WORKER_INTERNAL_H
+#define GPUHASH_WORKER_INTERNAL_H
+
+#include "service_internal.h"
+#include "service_gpus.h"
+
+#include <pthread.h>
+
+typedef struct SvcTable
+{
+	uint32		id;
+	int			owner_pid;
+	gh_table   *table;
+	/* while being built: the keys on GPU staged_gpu, or else here */
+	gh_table   *staged;
+	int			staged_gpu;
+	uint64	   *keys;
+	uint64		n_rows;
+	uint64		filled;
+	/* carried columns while they come (CARRY_BEGIN to FINISH), key-grouped */
+	uint64	   *carry_keys;		/* NULL: none coming */
+	uint8	   *carry_valid;	/* NULL: all valid */
+	int			carry_ncols;
+	uint64		carry_filled;	/* cells received */
+	pthread_mutex_t lock;		/* its build, row order and carried columns,
+								 * and making copies: one at a time */
+	int			users;			/* requests running on it (registry lock) */
+
+	/*
+	 * Where it lives.  home: the GPU it was built on (-1: the host twin, or
+	 * partitioned over GPUs); copy[g]: the table on GPU g, copy[home] being
+	 * table itself.  A probe runs on one copy, holding its copy_lock (the
+	 * host or partitioned table: copy_lock[0]); copies are made under lock
+	 * and their copy_lock, set and dropped under the registry lock too.
+	 * Lock order: lock, then copy locks by GPU; tables by id.  The registry
+	 * lock comes last, and is never held while waiting for another.
+	 */
+	int			home;
+	gh_table   *copy[SVC_MAX_GPUS];
+	pthread_mutex_t copy_lock[SVC_MAX_GPUS];
+	uint64		on_gpu[SVC_MAX_GPUS];	/* bytes it keeps on each GPU (its table,
+										 * a copy or a part; 0: none), as
+										 * counted in gpu_use */
+	uint64		budget;			/* the build's GPU memory budget, for copies */
+	gh_table_info probes;		/* the probes' figures over all copies
+								 * (registry lock) */
+	bool		doomed;			/* freed while in use: the last user drops it */
+	bool		carry_dropped;	/* (registry lock) a CARRY_* request was
+								 * given up while the table was in use: its
+								 * last user frees the carried columns */
+} SvcTable;
+
+
+/* The registry's lock (service_worker.c): taken last and held briefly. */
+extern pthread_mutex_t svc_registry;
+
+/* service_worker.c */
+extern gh_status svc_fail(SvcSlot *s, gh_status st, const char *msg);
+extern void svc_publish_locked(void);
+extern void svc_count_on_gpu(SvcTable *t, int g, uint64 bytes);
+extern void svc_uncount_on_gpu(SvcTable *t, int g);
+extern bool svc_gpu_fault(gh_status st);
+extern void svc_free_carry(SvcTable *t);
+extern SvcTable *svc_use_table(uint32 id);
+extern void svc_unuse_table(SvcTable *t);
+
+/* service_build.c */
+extern gh_status svc_serve_on_table(SvcSlot *s, SvcTable *t);
+extern bool svc_injected(SvcSlot *s, int g);
+extern gh_status svc_injected_failure(void);
+
+/* service_probe.c */
+extern gh_status svc_serve_probe(SvcSlot *s, SvcTable *t);
+extern gh_status svc_serve_chain(SvcSlot *s);
+
+#endif							/* GPUHASH_WORKER_INTERNAL_H */
