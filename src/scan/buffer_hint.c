@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * buffer_hint.c
- *	  Pinning a page path's heap pages without the buffer mapping lookup:
- *	  a shared table of hints remembers which buffer last held a block, and
+ *	  Pinning an absorbed scan's heap pages (the page path's, and the tuple
+ *	  path's all-visible ones) without the buffer mapping lookup: a shared
+ *	  table of hints remembers which buffer last held a block, and
  *	  ReadRecentBuffer pins that buffer if it still holds the block.
  *
  * ReadBufferExtended finds a block's buffer through the shared buffer
@@ -27,6 +28,9 @@
 #include "gpuhash.h"
 #include "buffer_hint.h"
 
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/xact.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -139,4 +143,60 @@ gpuhash_read_hinted_buffer(Relation rel, BlockNumber blk, BufferAccessStrategy s
 	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
 	pg_atomic_write_u32(slot, (uint32) buf);
 	return buf;
+}
+
+/*
+ * heapgetpage(sscan, blk) for the tuple path's page loop (heap_scan.c), with
+ * an all-visible page pinned through its hint: the same visible tuples in
+ * rs_vistuples, the page pinned in rs_cbuf.  For an all-visible page
+ * heapgetpage takes every LP_NORMAL item under the share lock without a
+ * visibility test (a snapshot taken during recovery excepted), which is
+ * what this does; it skips the opportunistic pruning, as the page path does
+ * on such pages (an all-visible page has nothing to prune), and the
+ * serializable conflict checks, by leaving SERIALIZABLE to heapgetpage.
+ * Any other page, and every page where hints are off, goes to heapgetpage.
+ */
+void
+gpuhash_heap_getpage(TableScanDesc sscan, BlockNumber blk)
+{
+	HeapScanDesc scan = (HeapScanDesc) sscan;
+	Relation	rel = sscan->rs_rd;
+	Buffer		buf;
+	Page		page;
+	OffsetNumber maxoff;
+	int			n = 0;
+
+	if (hints == NULL || RelationUsesLocalBuffers(rel) || IsolationIsSerializable() ||
+		sscan->rs_snapshot->takenDuringRecovery || !(sscan->rs_flags & SO_ALLOW_PAGEMODE))
+	{
+		heapgetpage(sscan, blk);
+		return;
+	}
+	/* as heapgetpage: the last page's pin goes first */
+	if (BufferIsValid(scan->rs_cbuf))
+	{
+		ReleaseBuffer(scan->rs_cbuf);
+		scan->rs_cbuf = InvalidBuffer;
+	}
+	CHECK_FOR_INTERRUPTS();
+	buf = gpuhash_read_hinted_buffer(rel, blk, scan->rs_strategy);
+	page = BufferGetPage(buf);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	maxoff = PageGetMaxOffsetNumber(page);
+	if (!PageIsAllVisible(page) || maxoff > MaxHeapTuplesPerPage)
+	{
+		/* heapam's way: pruning and visibility under a pin of its own */
+		UnlockReleaseBuffer(buf);
+		heapgetpage(sscan, blk);
+		return;
+	}
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		if (ItemIdIsNormal(PageGetItemId(page, off)))
+			scan->rs_vistuples[n++] = off;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	scan->rs_cbuf = buf;
+	scan->rs_cblock = blk;
+	scan->rs_ntuples = n;
 }

@@ -10,10 +10,12 @@
 #define GPUHASH_BUFFER_HINT_H
 
 #include "storage/bufmgr.h"
+#include "access/relscan.h"
 #include "utils/relcache.h"
 
 extern void gpuhash_buffer_hints_register(void);
 extern Buffer gpuhash_read_hinted_buffer(Relation rel, BlockNumber blk,
 										 BufferAccessStrategy strategy);
+extern void gpuhash_heap_getpage(TableScanDesc sscan, BlockNumber blk);
 
 #endif
