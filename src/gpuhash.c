@@ -15,6 +15,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "service.h"
+#include "scan/buffer_hint.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
@@ -488,6 +489,8 @@ _PG_init(void)
 								   check_gpus, assign_gpus, NULL);
 
 		gpuhash_service_register();
+		/* the page path's buffer hints (buffer_hint.c) */
+		gpuhash_buffer_hints_register();
 	}
 	else
 	{
