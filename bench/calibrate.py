@@ -230,7 +230,7 @@ def page_tables(n):
     column after the key (about 19 rows a page; the walker does not deform
     it)."""
     return {"narrow": [("calib_narrow_h", n // 2), ("calib_outer", n)],
-            "wide": [("calib_wide_h", n // 16), ("calib_wide", n // 8)]}
+            "wide": [("calib_wide_h", n // 8), ("calib_wide", n // 4)]}
 
 
 def page_path(db, n, runs):
@@ -312,8 +312,8 @@ def main(argv):
         -- the page path's outer tables (page_tables): every page all-visible
         CREATE TABLE calib_narrow_h AS SELECT * FROM calib_outer WHERE k <= {n // 2};
         CREATE TABLE calib_wide AS SELECT k, km, v, repeat(md5(k::text), 12) AS pad
-          FROM calib_outer WHERE k <= {n // 8};
-        CREATE TABLE calib_wide_h AS SELECT * FROM calib_wide WHERE k <= {n // 16};
+          FROM calib_outer WHERE k <= {n // 4};
+        CREATE TABLE calib_wide_h AS SELECT * FROM calib_wide WHERE k <= {n // 8};
         VACUUM ANALYZE {TABLES};
     """)
 
