@@ -76,6 +76,8 @@ plan_order_quals(PlannerInfo *root, List *rinfos)
  * serializable.  (A join that a GPU join above takes into its chain, and a
  * table split over several GPUs, fall back to tuples at run time; the plan
  * cannot see either here.)  On yes, price holds what the CPU keeps doing.
+ * With gpuhash.page_cpu_cost at -1 (its default until calibrated on a GPU
+ * machine) no: the page path is priced as the tuple path.
  */
 bool
 gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
@@ -93,7 +95,8 @@ gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
 	int			k = 0;
 
 	memset(price, 0, sizeof(*price));
-	if (!gpuhash_page_scan || chained || kc->fingerprint || kc->nkeys < 1 ||
+	/* gpuhash.page_cpu_cost -1: priced as the tuple path */
+	if (gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || chained || kc->fingerprint || kc->nkeys < 1 ||
 		kc->nkeys > GH_PAGE_MAX_KEYS || BLCKSZ != GH_PAGE_SIZE ||
 		outer_path->pathtype != T_SeqScan || rel->reloptkind != RELOPT_BASEREL ||
 		IsolationIsSerializable() ||
