@@ -264,6 +264,9 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	GpuJoinPlanInfo info;
+	GpuPagePrice page;
+	bool		chained,
+				by_pages;
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
@@ -294,12 +297,16 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 	 * With gpuhash.shared_inner_pages, an absorbed parallel inner scan is
 	 * charged its share of the pages, as the outer one is.
 	 */
+	chained = chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
+								parallel_inner);
+	by_pages = outer_scan &&
+		gpuhash_page_price_of(root, outer_path, inner_path, jointype, kc, parallel_aware,
+							  parallel_inner, chained, &page);
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
 					  info.inner_scan, gpuhash_shared_inner_pages && parallel_inner,
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
-					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
-										parallel_inner));
+					  chained, by_pages ? &page : NULL);
 	return cpath;
 }
 
