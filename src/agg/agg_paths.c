@@ -19,18 +19,19 @@
 #include "agg_plan.h"
 #include "planner/planner_int.h"
 
+#include "scan/page_scan.h"
+
+#include "access/table.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/prep.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "optimizer/tlist.h"
 #include "parser/parsetree.h"
-#include "scan/page_scan.h"
-#include "access/table.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
 
