@@ -110,11 +110,11 @@ make_programs(gh_page_scan *s, gh_agg_prog *a, bool many)
 		a->nkeys = 1;
 		a->key[0] = {0, 1, 32};
 		a->naggs = 2;
-		a->agg[0] = {GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0};
-		a->agg[1] = {GH_AGG_SUM, 0, 2, 0, 4, 0};
+		a->agg[0] = {GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0};
+		a->agg[1] = {GH_AGG_SUM, 0, 2, 0, 4, 0, 0, 0};
 		return;
 	}
-	for (int i : {4, 5, 6})
+	for (int i : {4, 5, 6, 7})
 		s->col[i].type = GH_T_NUMERIC;
 	s->col[8].type = GH_T_BPCHAR;
 	s->col[9].type = GH_T_BPCHAR;
@@ -132,14 +132,16 @@ make_programs(gh_page_scan *s, gh_agg_prog *a, bool many)
 	a->nkeys = 2;
 	a->key[0] = {8, GH_AGG_KEY_BPCHAR, 8};
 	a->key[1] = {9, GH_AGG_KEY_BPCHAR, 8};
-	a->naggs = 7;
-	a->agg[0] = {GH_AGG_SUM, 0, 2, 0, 4, 0};	/* sum(l_quantity) */
-	a->agg[1] = {GH_AGG_SUM, 0, 2, 0, 5, 0};	/* sum(l_extendedprice) */
-	a->agg[2] = {GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, 4, 0, 5, 6};	/* sum(price * (1 - disc)) */
-	a->agg[3] = {GH_AGG_AVG, 0, 2, 0, 4, 0};
-	a->agg[4] = {GH_AGG_AVG, 0, 2, 0, 5, 0};
-	a->agg[5] = {GH_AGG_AVG, 0, 2, 0, 6, 0};
-	a->agg[6] = {GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0};
+	a->naggs = 8;
+	a->agg[0] = {GH_AGG_SUM, 0, 2, 0, 4, 0, 0, 0};	/* sum(l_quantity) */
+	a->agg[1] = {GH_AGG_SUM, 0, 2, 0, 5, 0, 0, 0};	/* sum(l_extendedprice) */
+	a->agg[2] = {GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, 4, 0, 5, 6, 0, 0};	/* sum(price * (1 - disc)) */
+	a->agg[3] = {GH_AGG_AVG, 0, 2, 0, 4, 0, 0, 0};
+	a->agg[4] = {GH_AGG_AVG, 0, 2, 0, 5, 0, 0, 0};
+	a->agg[5] = {GH_AGG_AVG, 0, 2, 0, 6, 0, 0, 0};
+	a->agg[6] = {GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0};
+	/* sum(price * (1 - disc) * (1 + tax)) */
+	a->agg[7] = {GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, 6, 0, 5, 6, 7, 0};
 }
 
 static double

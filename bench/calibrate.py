@@ -18,6 +18,12 @@ query timed with one warm-up and the median of --runs:
     growing size whose keys all miss (slope, less the outer scan's);
   - the cost per match emitted: the same outer side with every key
     matching, against every key missing (gpuhash.match_row_cost);
+  - the page path (gpuhash.page_scan on; the measures above run with it
+    off): per outer page handed over and per tuple the walker walks, from
+    every-key-missing joins over a narrow and a wide table at two sizes
+    each (gpuhash.page_cpu_cost, gpuhash.page_row_cost), and per record
+    handed back and emitted, every key matching against every key missing
+    (gpuhash.page_match_cost);
   - with --parallel W: the per-inner-row and per-kept-row build costs of a
     parallel-aware join with W workers, every participant reading a share
     of the inner side (the GPU join's Parallel Inner Scan, PostgreSQL's
@@ -34,7 +40,11 @@ cpu_tuple_cost), so that the GPU join's constants are on the scale that the
 native join they compete with is costed on. Prints both and the settings
 that match the measurement:
 
-    bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep] [--parallel W]
+    bench/calibrate.py [--rows N] [--runs 5] [--db NAME] [--keep] [--parallel W] [--json FILE]
+
+It prints the settings as SET commands and as postgresql.conf lines, and
+with --json writes them with every measure to FILE (bench/device.sh
+calibrate runs it on the GPU machine).
 
 Creates and drops tables calib_*. The defaults in the README come from a
 run on the H100 recorded in bench/history/journal-2026.md.
@@ -51,8 +61,12 @@ SERIAL = ["SET max_parallel_workers_per_gather = 0", "SET jit = off",
 # as the measures below assume: at the defaults the planner may build the
 # larger side of a join whose smaller side is a filtered scan.  Costs choose
 # the plan only; what is timed is the same work.
+# The tuple path's constants are measured with the page path off; the page
+# path's (page_path below) with it on.
 GPU = SERIAL + ["SET enable_gpuhashjoin = on", "SET enable_hashjoin = off",
-                "SET gpuhash.min_gain = 0", "SET gpuhash.build_row_cost = 0.1"]
+                "SET gpuhash.min_gain = 0", "SET gpuhash.build_row_cost = 0.1",
+                "SET gpuhash.page_scan = off"]
+PAGES = [s for s in GPU if "page_scan" not in s] + ["SET gpuhash.page_scan = on"]
 NATIVE = SERIAL + ["SET enable_gpuhashjoin = off", "SET enable_hashjoin = on"]
 
 
@@ -200,6 +214,69 @@ def parallel_build(db, a, n, unit):
     print(f"participants: gpuhash {rows['gpuhash'][2]}, native {rows['native'][2]}")
 
 
+def page_requests(plan):
+    """Page requests of the plan's GPU joins (EXPLAIN ANALYZE, VERBOSE)."""
+    n = plan.get("Page Requests", 0) if plan.get("Custom Plan Provider") == "GpuHashJoin" else 0
+    return n + sum(page_requests(c) for c in plan.get("Plans", []))
+
+
+def rows_per_page(db, table):
+    return float(db.run(f"SELECT reltuples / relpages FROM pg_class WHERE oid = '{table}'::regclass"))
+
+
+def page_tables(n):
+    """The page path's outer tables by shape, (name, rows) a size: narrow,
+    about 200 rows a page (calib_outer and its half), and wide, a 384-byte
+    column after the key (about 19 rows a page; the walker does not deform
+    it)."""
+    return {"narrow": [("calib_narrow_h", n // 2), ("calib_outer", n)],
+            "wide": [("calib_wide_h", n // 8), ("calib_wide", n // 4)]}
+
+
+def page_path(db, n, runs):
+    """The page path's constants (scan/page_scan.c), in ms: per outer page
+    the CPU hands over and per tuple the walker walks, from every-key-missing
+    joins over a narrow table (many rows a page) and a wide one (few), each
+    at two sizes: the slope of the time per row is c_row + c_page / (rows a
+    page) for each shape, two equations for the two.  Per record handed back
+    and emitted: the whole narrow outer side against half of calib_inner,
+    every key that half holds matching against every key missing."""
+    slopes = {}
+    tables = page_tables(n)
+    for shape in ("narrow", "wide"):
+        xs, ys = [], []
+        for t, rows in tables[shape]:
+            q = f"SELECT count(*) FROM {t} o JOIN calib_small i ON o.km = i.k"
+            if not has_gpu_join(db.plan(q, PAGES)):
+                sys.exit(f"calibrate.py: no GPU join in: {q}")
+            xs.append(rows)
+            ys.append(db.ms(q, PAGES, runs))
+            pl = json.loads(db.run("EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) " + q, PAGES))[0]["Plan"]
+            if page_requests(pl) <= 0:
+                sys.exit(f"calibrate.py: the page path did not run in: {q}")
+        slopes[shape] = ((ys[1] - ys[0]) / (xs[1] - xs[0]), rows_per_page(db, t))
+    (sn, rn), (sw, rw) = slopes["narrow"], slopes["wide"]
+    page = (sw - sn) / (1.0 / rw - 1.0 / rn)
+    row = sn - page / rn
+    # half of calib_inner built, so that it, the smaller side, is the one
+    # built and calib_outer's pages are walked: n / 2 matches
+    hit_q = f"SELECT count(*) FROM calib_outer o JOIN calib_inner i ON o.k = i.k WHERE i.k <= {n // 2}"
+    miss_q = hit_q.replace("o.k = i.k", "o.km = i.k")
+    for q in (hit_q, miss_q):
+        if not (has_gpu_join(db.plan(q, PAGES)) and builds(db.plan(q, PAGES), "calib_inner")):
+            sys.exit(f"calibrate.py: no GPU join building calib_inner in: {q}")
+        pl = json.loads(db.run("EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) " + q, PAGES))[0]["Plan"]
+        if page_requests(pl) <= 0:
+            sys.exit(f"calibrate.py: the page path did not run in: {q}")
+    match = (db.ms(hit_q, PAGES, runs) - db.ms(miss_q, PAGES, runs)) / (n // 2)
+    return {"page": page, "page_row": row, "page_match": match,
+            "rows_per_page_narrow": rn, "rows_per_page_wide": rw}
+
+
+TABLES = ("calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small, calib_dim, "
+          "calib_narrow_h, calib_wide, calib_wide_h")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=2_000_000,
@@ -209,6 +286,8 @@ def main(argv):
     ap.add_argument("--keep", action="store_true", help="keep the calib_* tables")
     ap.add_argument("--parallel", type=int, default=0, metavar="W",
                     help="also measure a parallel build with W workers (default: not)")
+    ap.add_argument("--json", metavar="FILE",
+                    help="also write the measures and the settings to FILE (JSON)")
     a = ap.parse_args(argv)
     db = Db(a.db)
     n = a.rows
@@ -217,8 +296,7 @@ def main(argv):
     print("calibrate.py: loading (largest table %d rows)" % n, flush=True)
     db.run("CREATE EXTENSION IF NOT EXISTS gpuhash")
     db.run(f"""
-        DROP TABLE IF EXISTS calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small,
-            calib_dim;
+        DROP TABLE IF EXISTS {TABLES};
         CREATE TABLE calib_tiny_a AS SELECT g AS k, g % 10 AS v FROM generate_series(1, 1000) g;
         CREATE TABLE calib_tiny_b AS SELECT g AS k, g % 7 AS v FROM generate_series(1, 1000) g;
         -- inner keys 1..n; the outer keys of a "miss" run are negative
@@ -231,7 +309,12 @@ def main(argv):
         -- one row per calib_inner.p: joined below a join, it makes the
         -- inner side a join's output of calib_inner's rows
         CREATE TABLE calib_dim AS SELECT g::int4 AS p, g AS w FROM generate_series(0, 976) g;
-        VACUUM ANALYZE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small, calib_dim;
+        -- the page path's outer tables (page_tables): every page all-visible
+        CREATE TABLE calib_narrow_h AS SELECT * FROM calib_outer WHERE k <= {n // 2};
+        CREATE TABLE calib_wide AS SELECT k, km, v, repeat(md5(k::text), 12) AS pad
+          FROM calib_outer WHERE k <= {n // 4};
+        CREATE TABLE calib_wide_h AS SELECT * FROM calib_wide WHERE k <= {n // 8};
+        VACUUM ANALYZE {TABLES};
     """)
 
     # ms per cost unit: the server's Seq Scan, timed against its plan
@@ -338,10 +421,49 @@ def main(argv):
     print(f"SET gpuhash.match_row_cost = {match:.5f};")
     print(f"SET gpuhash.kept_row_cost = {kept:.5f};")
     print(f"SET gpuhash.kept_join_row_cost = {kept_join:.5f};")
+
+    # The page path (page_price.c): per page handed over, per tuple walked,
+    # per record handed back and emitted, each the whole of its time (the
+    # model charges them in place of the Seq Scan's CPU per tuple, its
+    # quals, the keys and match_row_cost; the pages' seq_page_cost stays,
+    # as every scan of the table pays it)
+    pg = page_path(db, n, a.runs)
+    page_cpu = max(pg["page"] / unit, 0.0)
+    page_row = max(pg["page_row"] / unit, 0.0)
+    page_match = max(pg["page_match"] / unit, 0.0)
+    print()
+    print("page path: %.6f ms a page, %.7f ms a tuple walked, %.6f ms a record handed back "
+          "(rows a page %.0f narrow, %.0f wide)"
+          % (pg["page"], pg["page_row"], pg["page_match"], pg["rows_per_page_narrow"],
+             pg["rows_per_page_wide"]))
+    print(f"SET gpuhash.page_cpu_cost = {page_cpu:.5f};")
+    print(f"SET gpuhash.page_row_cost = {page_row:.6f};")
+    print(f"SET gpuhash.page_match_cost = {page_match:.5f};")
+
+    settings = {"gpuhash.setup_cost": round(setup, 1), "gpuhash.build_row_cost": round(build, 5),
+                "gpuhash.match_row_cost": round(match, 5), "gpuhash.kept_row_cost": round(kept, 5),
+                "gpuhash.kept_join_row_cost": round(kept_join, 5),
+                "gpuhash.page_cpu_cost": round(page_cpu, 5),
+                "gpuhash.page_row_cost": round(page_row, 6),
+                "gpuhash.page_match_cost": round(page_match, 5)}
+    print()
+    print("-- the same as postgresql.conf lines")
+    for k, v in settings.items():
+        print(f"{k} = {v:g}")
+    if a.json:
+        device = db.run("SHOW gpuhash.device").strip()
+        with open(a.json, "w") as f:
+            json.dump({"rows": n, "runs": a.runs, "device": device,
+                       "cpu_operator_cost": cpu_operator_cost, "cpu_tuple_cost": cpu_tuple_cost,
+                       "unit_ms": unit, "seqscan_unit_ms": scan_unit,
+                       "ms": {"gpuhash": results["gpuhash"], "native": results["native"],
+                              "page": pg},
+                       "probe_residue_units": probe, "settings": settings}, f, indent=1)
+        print(f"calibrate.py: wrote {a.json}")
     if a.parallel > 0:
         parallel_build(db, a, n, unit)
     if not a.keep:
-        db.run("DROP TABLE calib_tiny_a, calib_tiny_b, calib_inner, calib_outer, calib_small, calib_dim")
+        db.run(f"DROP TABLE {TABLES}")
     return 0
 
 

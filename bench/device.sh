@@ -50,6 +50,19 @@
 #                    restarted with pg_strom preloaded (not gpuhash), med with
 #                    TOGGLE=pg_strom.enabled (off: PostgreSQL's own plans), then
 #                    back to BENCH_OPTS; results compared as med compares them
+#   calibrate        bench/calibrate.py (${CAL_ROWS:-1000000} rows, ${CAL_RUNS:-3}
+#                    runs) on a server restarted with BENCH_OPTS: every cost
+#                    constant, the page path's too, as postgresql.conf lines
+#                    and $OUT/calibrate.json (about 1 min on an H200; before
+#                    sfsetup, which must not be followed by a restart)
+#   variations       bench/variations.py on the loaded ${DB:-tpch} (SF ${SF:-10}):
+#                    TPC-H with and without foreign keys, 4 workers and serial,
+#                    each plan without a GPU node checked to be PostgreSQL's,
+#                    each with one timed off and on (${RUNS:-3} runs, the ratios
+#                    against 0.95) within ${BUDGET:-180} s; drops the foreign keys
+#                    for good; the table in $OUT/variations.md
+#   calvar           build, calibrate, SF 1 sfsetup and variations (timings
+#                    within ${BUDGET:-120} s) in one go, about 6 min: issue 54's run
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -209,7 +222,7 @@ hugeab() {
 	BENCH_OPTS="$opts"
 }
 
-# strom "3,5" TAG: PG-Strom side by side (see the list at the top)
+# strom "3,5" TAG: PG-Strom's plans against PostgreSQL's on the loaded database
 strom() {
 	local base
 	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
@@ -301,6 +314,41 @@ streams() {
 			tee -a $OUT/summary
 	done
 	el "streams $tag"
+}
+
+# calibrate: the cost constants on this server (bench/calibrate.py), the
+# server restarted with the benchmark's settings (shared_buffers holds the
+# calib_* tables), in the postgres database
+calibrate() {
+	restart_with "$BENCH_OPTS"
+	PYTHONUNBUFFERED=1 python3 bench/calibrate.py --db postgres --rows ${CAL_ROWS:-1000000} \
+		--runs ${CAL_RUNS:-3} --json $OUT/calibrate.json >$OUT/calibrate.log 2>&1
+	echo "calibrate rc=$?" | tee -a $OUT/summary
+	# the table and settings, or where it stopped
+	grep -q "^one cost unit" $OUT/calibrate.log || tail -5 $OUT/calibrate.log
+	sed -n '/^one cost unit/,$p' $OUT/calibrate.log
+	el "calibrate"
+}
+
+# variations: TPC-H under issue 54's variations on the loaded database
+variations() {
+	PYTHONUNBUFFERED=1 python3 bench/variations.py --sf ${SF:-10} --db ${DB:-tpch} --device ${DEVICE:-gpu} \
+		--runs ${RUNS:-3} --budget ${BUDGET:-180} --out $OUT/var >$OUT/variations.log 2>&1
+	echo "variations rc=$?" | tee -a $OUT/summary
+	cp $OUT/var/variations.md $OUT/var/variations.json $OUT/ 2>/dev/null
+	tar -C $OUT -cJf $OUT/variations.tar.xz var && rm -rf $OUT/var
+	cat $OUT/variations.md 2>/dev/null || tail -20 $OUT/variations.log
+	el "variations"
+}
+
+# calvar: issue 54's device run, about 6 min: build, calibrate, an SF 1
+# load, the variations; everything but the summary packed at the end
+calvar() {
+	build || return 1
+	calibrate
+	SF=1 DB=tpch1 sfsetup
+	SF=1 DB=tpch1 BUDGET=${BUDGET:-120} variations
+	pack
 }
 
 # The device drops files past its count (med.d.tar.xz was lost so): one archive.

@@ -101,7 +101,7 @@ SELECT a::regprocedure, t,
 INSERT INTO cases (agg, typ, typmod, expr, vals)
 SELECT DISTINCT agg, typ, typmod, expr, v
 FROM cases, (VALUES ('{}'::text[]), ('{NULL,NULL}')) AS e(v)
-ORDER BY agg::text, typ, typmod, expr, v;
+ORDER BY agg, typ, typmod, expr, v;
 
 SELECT c.id, c.agg, c.typ, c.expr, c.vals, r.ref,
        s1 IS NOT DISTINCT FROM r.ref AS one_state,
@@ -137,6 +137,50 @@ FROM (VALUES ('avg(float8)', -1, 'col'), ('sum(numeric)', -1, 'col'),
              ('min(numeric)', (15 << 16 | 2) + 4, 'col'),
              ('sum(numeric)', (40 << 16 | 26) + 4, 'mul'),
              ('sum(interval)', -1, 'col'), ('max(text)', -1, 'col')) AS d(a, m, e);
+
+-- Group keys: each value packed as the core packs it (above a neighbour key),
+-- then back through gpuhash_agg_key_datum: the value as the column holds it
+-- (char(n) padded to n), 'refused' where it is longer than the key (the
+-- page goes to the CPU), or why the type is declined.
+CREATE FUNCTION gpuhash_agg_key_selftest(typ regtype, typmod int4, vals text[])
+RETURNS text[] AS '$libdir/gpuhash', 'gpuhash_agg_key_selftest' LANGUAGE C STRICT;
+-- (the values as an array of the type, output: char(n) keeps its padding)
+CREATE FUNCTION key_ref(typ text, vals text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE format('SELECT array_agg(v::%s ORDER BY o)::text FROM unnest($1) WITH ORDINALITY u(v, o)', typ)
+    INTO r USING vals;
+  RETURN r;
+END $$;
+SELECT typ, k.keys, k.keys::text = key_ref(typ, vals) AS same
+FROM (VALUES
+  ('int2', -1, '{-32768,-1,0,32767}'::text[]),
+  ('int4', -1, '{-2147483648,-1,0,2147483647}'),
+  ('int8', -1, '{-9223372036854775808,-1,0,9223372036854775807}'),
+  ('oid', -1, '{0,4294967295,12345}'),
+  ('bool', -1, '{t,f}'),
+  ('date', -1, '{2020-01-05,1900-01-01,infinity,-infinity}'),
+  ('timestamp', -1, '{"2020-01-05 10:00:00.123456",infinity,-infinity}'),
+  ('timestamptz', -1, '{"2020-01-05 10:00:00.123456+00"}'),
+  ('time', -1, '{00:00:00,23:59:59.999999}'),
+  ('char(1)', 5, '{A," ",""}'),
+  ('char(3)', 7, '{ab,"ab ",a,"",abc}'),
+  ('char(10)', 14, '{short,"a b",AUTOMOB}'),
+  ('text', -1, '{a,"a ","","  ",abcdefg," a"}'),
+  ('varchar(5)', 9, '{x,"x ",zzzzz,""}'),
+  ('varchar(2)', 6, '{"",x,xy,"x "}')
+) AS c(typ, typmod, vals),
+LATERAL (SELECT gpuhash_agg_key_selftest(typ::regtype, typmod, vals) AS keys) k;
+-- too long for the key: refused; multibyte characters count their bytes
+SELECT typ, gpuhash_agg_key_selftest(typ::regtype, typmod, vals)
+FROM (VALUES ('char(1)', 5, '{é,A}'::text[]), ('char(10)', 14, '{BUILDING,AUTOMOBILE}'),
+             ('text', -1, '{abcdefgh}'), ('varchar(2)', 6, '{éé}')) AS c(typ, typmod, vals);
+-- declined
+SELECT typ, gpuhash_agg_key_selftest(typ::regtype, -1, '{1}')
+FROM (VALUES ('bpchar'), ('float8'), ('numeric'), ('interval')) AS c(typ);
+DROP FUNCTION key_ref(text, text[]);
+DROP FUNCTION gpuhash_agg_key_selftest(regtype, int4, text[]);
 
 DROP TABLE cases;
 DROP FUNCTION agg_ref(regprocedure, text, text, text[]);

@@ -13,7 +13,7 @@ INSERT INTO ax
 SELECT i, i % 37, chr(65 + i % 3), chr(70 + i % 2),
 	   (i % 50) + 1, (i % 997) * 1.25, (i % 11) / 100.0,
 	   date '1992-01-01' + i % 2500,
-	   CASE WHEN i % 13 = 0 THEN NULL ELSE i * 1000003 END,
+	   CASE WHEN i % 13 = 0 THEN NULL ELSE i::int8 * 1000003 END,
 	   CASE WHEN i % 17 = 0 THEN NULL ELSE i * 0.25 END,
 	   'n' || i % 7
 FROM generate_series(1, 40000) i;

@@ -386,6 +386,47 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- the planner prices the page path by its own constants (page_price.c):
+-- with gpuhash.page_cpu_cost at -1 as the tuple path; set, the outer side's
+-- per-tuple CPU gives way to page_cpu_cost per page (so a unit more per page
+-- is the table's pages more), page_row_cost per tuple and page_match_cost
+-- per record handed back; off, or keys the walker cannot read, the tuple
+-- path's price
+CREATE FUNCTION ps_run_cost(q text, page_cpu text, page_scan text DEFAULT 'on')
+RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+  PERFORM set_config('gpuhash.page_cpu_cost', page_cpu, true);
+  PERFORM set_config('gpuhash.page_scan', page_scan, true);
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  IF n->>'Outer Scan' IS NULL THEN
+    RETURN NULL;                -- not absorbed: nothing to compare
+  END IF;
+  RETURN round((n->>'Total Cost')::numeric - (n->>'Startup Cost')::numeric, 2);
+END;
+$$;
+CREATE TABLE ps_pt AS SELECT g AS id, g % 400 AS k, g AS b, 'x' || g % 300 AS s
+  FROM generate_series(1, 20000) g;
+CREATE TABLE ps_pi AS SELECT g AS k, 'x' || g AS w FROM generate_series(0, 299) g;
+VACUUM (FREEZE, ANALYZE) ps_pt, ps_pi;
+SELECT ps_run_cost(q, '-1') = ps_run_cost(q, '-1', 'off') AS unset_is_tuples,
+       ps_run_cost(q, '0.1') <> ps_run_cost(q, '-1') AS set_is_pages,
+       ps_run_cost(q, '0.1', 'off') = ps_run_cost(q, '-1') AS off_is_tuples,
+       ps_run_cost(q, '1.1') - ps_run_cost(q, '0.1') =
+         (SELECT relpages FROM pg_class WHERE relname = 'ps_pt') AS per_page
+FROM (VALUES ('SELECT t.id FROM ps_pt t JOIN ps_pi i ON t.k = i.k WHERE t.b > 0')) v(q);
+-- a key the walker does not read (text: a fingerprint): the tuple path's price
+SELECT ps_run_cost(q, '0.1') = ps_run_cost(q, '-1') AS fingerprint_is_tuples
+FROM (VALUES ('SELECT t.id FROM ps_pt t JOIN ps_pi i ON t.s = i.w')) v(q);
+DROP TABLE ps_pt, ps_pi;
+RESET gpuhash.page_cpu_cost;
+DROP FUNCTION ps_run_cost(text, text, text);
+
 DROP FUNCTION ps_cursor(text);
 DROP TABLE ps_t, ps_i;
 DROP FUNCTION ps_check(text);

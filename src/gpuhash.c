@@ -15,6 +15,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "service.h"
+#include "scan/buffer_hint.h"
 #include "utils/guc.h"
 
 PG_MODULE_MAGIC;
@@ -41,6 +42,9 @@ double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
 double		gpuhash_build_row_cost = 0.0005;
 double		gpuhash_match_row_cost = 0.01;
+double		gpuhash_page_cpu_cost = -1.0;
+double		gpuhash_page_row_cost = 0.0005;
+double		gpuhash_page_match_cost = 0.01;
 double		gpuhash_kept_row_cost = 0.01;
 double		gpuhash_kept_join_row_cost = 0.01;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
@@ -304,6 +308,36 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomRealVariable("gpuhash.page_cpu_cost",
+							 "Planner's estimate of the CPU's cost of handing one heap page to the page walker; -1: the page path is priced as the tuple path.",
+							 "Charged per outer page a participant reads where an absorbed outer scan "
+							 "goes by pages (gpuhash.page_scan), in place of the tuple path's "
+							 "cpu_tuple_cost and quals per tuple, with page_row_cost and "
+							 "page_match_cost.  -1 until bench/calibrate.py's figures from a GPU "
+							 "machine are the defaults.",
+							 &gpuhash_page_cpu_cost,
+							 -1.0, -1.0, 1e10,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.page_row_cost",
+							 "Planner's estimate of the cost of the page walker's work per tuple on a page.",
+							 "Deforming, the clauses it runs, the key and the probe, per tuple of "
+							 "the pages handed over.",
+							 &gpuhash_page_row_cost,
+							 0.0005, 0.0, 1e10,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpuhash.page_match_cost",
+							 "Planner's estimate of the cost of one record the page walker hands back.",
+							 "The CPU reads the row in its page and emits its matches; charged in "
+							 "place of match_row_cost where the outer scan goes by pages.",
+							 &gpuhash_page_match_cost,
+							 0.01, 0.0, 1e10,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	/* superuser only: a large value switches the memory guard off */
 	DefineCustomIntVariable("gpuhash.max_inner_memory",
 							"Largest estimated inner side a GPU join keeps in memory.",
@@ -488,6 +522,8 @@ _PG_init(void)
 								   check_gpus, assign_gpus, NULL);
 
 		gpuhash_service_register();
+		/* the page path's buffer hints (buffer_hint.c) */
+		gpuhash_buffer_hints_register();
 	}
 	else
 	{

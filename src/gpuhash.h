@@ -65,6 +65,10 @@ extern double gpuhash_build_row_cost;
 extern double gpuhash_kept_row_cost;
 extern double gpuhash_kept_join_row_cost;
 extern double gpuhash_match_row_cost;
+/* the page path's (planner/page_price.c) */
+extern double gpuhash_page_cpu_cost;
+extern double gpuhash_page_row_cost;
+extern double gpuhash_page_match_cost;
 extern double gpuhash_min_gain;
 extern double gpuhash_serial_inner_penalty;
 extern double gpuhash_absorbed_page_cost;
@@ -168,11 +172,13 @@ extern void gpuhash_agg_planner_init(void);
 struct PlannerInfo;
 struct CustomPath;
 struct Path;
+struct GpuPagePrice;
 extern void gpuhash_cost_join(struct PlannerInfo *root, struct CustomPath *cpath,
 							  struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_inner, bool outer_scan, bool inner_scan,
 							  bool inner_share, List *quals, int nkeys, double rows,
-							  double outer_match_frac, bool anti, bool chained);
+							  double outer_match_frac, bool anti, bool chained,
+							  const struct GpuPagePrice *page);
 extern double gpuhash_parallel_divisor(struct Path *path);
 extern Cost gpuhash_parallel_page_excess(struct Path *scan);
 extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);

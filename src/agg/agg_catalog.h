@@ -44,15 +44,31 @@ extern bool gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
 									  uint8 *conv, uint8 *width,
 									  const char **why);
 
-/* The partial state Datum a Finalize Aggregate deserializes/combines, from a GPU group state. */
+/*
+ * The partial state Datum a Finalize Aggregate deserializes/combines, from a
+ * GPU group state (finished: gh_page_agg's output).  Never for a state with
+ * GH_AGG_S_FALLBACK (an error: the caller recomputes that group on the CPU);
+ * a GH_AGG_S_FLOAT_OVERFLOW state raises PostgreSQL's float overflow error.
+ * The Datum is allocated in the current memory context.
+ */
 extern Datum gpuhash_agg_state_datum(const GpuAggSupport *s,
 									 const gh_agg_state *st, bool *isnull);
 
-/* The same for one row the CPU read itself (a refused page): the argument's column values. */
+/*
+ * The same for one row the CPU read itself (a refused page): vals[i] and
+ * nulls[i] are the row's values of column s->attno[i] (i < 3, where attno[i]
+ * is not 0; count(*) reads none).
+ */
 extern Datum gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
 								   const bool *nulls, bool *isnull);
 
-/* A group column's value back from a packed group key (type and typmod of the column). */
+/*
+ * A group column's value back from a packed group key (type and typmod of
+ * the column): its bits are (packed >> shift) masked to width, shift being
+ * the widths of the key columns packed after it (0 for the last or only
+ * one).  *isnull is always false: a NULL key column is the group's null
+ * mask's business, which the caller checks first.
+ */
 extern Datum gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod,
 								   uint64 packed, int shift, int width,
 								   bool *isnull);

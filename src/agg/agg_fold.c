@@ -216,6 +216,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 			ap->agg[a].scale = g->scale;
 			ap->agg[a].col = g->attno[0] > 0 ? g->attno[0] - 1 : 0;
 			ap->agg[a].col2 = g->attno[1] > 0 ? g->attno[1] - 1 : 0;
+			ap->agg[a].col3 = g->attno[2] > 0 ? g->attno[2] - 1 : 0;
 		}
 		if (as->naggs == 0)
 			ap->agg[0].fn = GH_AGG_COUNT_STAR;

@@ -468,3 +468,97 @@ gpuhash_agg_selftest(PG_FUNCTION_ARGS)
 		PG_RETURN_TEXT_P(cstring_to_text(OidOutputFunctionCall(tout, result)));
 	}
 }
+
+/*
+ * gpuhash_agg_key_selftest(typ regtype, typmod int4, vals text[]) RETURNS
+ * text[]: each value as a group key of a column of that type, packed as the
+ * core packs it (above an 8-bit neighbour where it leaves room, so that the
+ * shift is exercised), then turned back into a Datum by
+ * gpuhash_agg_key_datum and output: equal to the value as the column would
+ * hold it.  'refused' for a value too long for the key, 'declined: ...'
+ * where gpuhash_agg_key_supported declines the type.
+ */
+PG_FUNCTION_INFO_V1(gpuhash_agg_key_selftest);
+
+Datum
+gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
+{
+	Oid			type = PG_GETARG_OID(0);
+	int32		typmod = PG_GETARG_INT32(1);
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(2);
+	Oid			coll = get_typcollation(type);
+	Var		   *var = makeVar(1, 1, type, typmod, coll, 0);
+	uint8		conv,
+				width;
+	const char *why;
+	Datum	   *elems;
+	bool	   *enulls;
+	int			nelems;
+	Datum	   *out;
+	Oid			typinput,
+				typioparam,
+				typoutput;
+	bool		varlena;
+
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
+	out = palloc0(sizeof(Datum) * Max(nelems, 1));
+	if (!gpuhash_agg_key_supported((Expr *) var, 1, &conv, &width, &why))
+	{
+		for (int i = 0; i < nelems; i++)
+			out[i] = CStringGetTextDatum(psprintf("declined: %s", why));
+		PG_RETURN_ARRAYTYPE_P(construct_array(out, nelems, TEXTOID, -1, false, TYPALIGN_INT));
+	}
+	getTypeInputInfo(type, &typinput, &typioparam);
+	getTypeOutputInfo(type, &typoutput, &varlena);
+	for (int i = 0; i < nelems; i++)
+	{
+		Datum		v = OidInputFunctionCall(typinput, TextDatumGetCString(elems[i]),
+											 typioparam, typmod);
+		uint64		x = 0;
+		int			shift = width <= 56 ? 8 : 0;
+		uint64		packed;
+		bool		isnull;
+
+		if (conv == GH_AGG_KEY_BPCHAR || conv == GH_AGG_KEY_TEXT)
+		{
+			text	   *t = DatumGetTextPP(v);
+			const char *p = VARDATA_ANY(t);
+			int			len = VARSIZE_ANY_EXHDR(t);
+
+			while (conv == GH_AGG_KEY_BPCHAR && len > 0 && p[len - 1] == ' ')
+				len--;
+			if (len * 8 > width)
+			{
+				out[i] = CStringGetTextDatum("refused");
+				continue;
+			}
+			for (int j = 0; j < width / 8; j++)
+				x = (x << 8) | (j < len ? (uint8) p[j] : 0);
+		}
+		else
+			switch (type)
+			{
+				case INT2OID:
+					x = (uint64) (int64) DatumGetInt16(v);
+					break;
+				case INT4OID:
+				case DATEOID:
+					x = (uint64) (int64) DatumGetInt32(v);
+					break;
+				case OIDOID:
+					x = DatumGetObjectId(v);
+					break;
+				case BOOLOID:
+					x = DatumGetBool(v) ? 1 : 0;
+					break;
+				default:
+					x = (uint64) DatumGetInt64(v);
+			}
+		if (width < 64)
+			x &= (UINT64CONST(1) << width) - 1;
+		packed = (x << shift) | (shift ? 0xAB : 0);
+		v = gpuhash_agg_key_datum(conv, type, typmod, packed, shift, width, &isnull);
+		out[i] = CStringGetTextDatum(OidOutputFunctionCall(typoutput, v));
+	}
+	PG_RETURN_ARRAYTYPE_P(construct_array(out, nelems, TEXTOID, -1, false, TYPALIGN_INT));
+}

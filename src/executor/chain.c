@@ -285,57 +285,6 @@ gpuhash_chain_init(GpuJoinState *top)
  * The start of a scan
  * --------------------------------------------------------------------- */
 
-/* How many upper levels' key columns gs's inner rows carry (0: none). */
-int
-gpuhash_carried_columns(GpuJoinState *gs)
-{
-	return gs->carrier ? gs->carrier->lv[gs->carrier_level].n_carry : 0;
-}
-
-/*
- * The carried keys of n inner rows of carrier level gs, kept as vals and
- * nulls (n_inner_keep columns a row): column c of row i goes to
- * keys[c * ld + i], as the upper level's own probe would make its key.
- * The readers of a parallel inner side call this on their share, in its
- * storage order; a walk over the shared rows in the table's order would
- * deform each tuple at a cache miss, in one participant.
- */
-void
-gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls, uint64 n,
-					 uint64 *keys, uint8 *valid, uint64 ld)
-{
-	GpuChain   *ch = gs->carrier;
-	ChainLevel *l = &ch->lv[gs->carrier_level];
-	int			nc = gs->n_inner_keep;
-	Datum		d[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
-
-	for (int c = 0; c < l->n_carry; c++)
-	{
-		ChainLevel *up = &ch->lv[l->carry_for[c]];
-		uint32		mask = l->carry_mask[c];
-
-		for (uint64 p = 0; p < n; p++)
-		{
-			const Datum *iv = vals + p * nc;
-			const bool *in = nulls + p * nc;
-			uint64		key;
-
-			if ((p & 0xffff) == 0)
-				CHECK_FOR_INTERRUPTS();
-			for (int i = 0; i < up->gs->info.nkeys; i++)
-			{
-				if (!(mask & (UINT32_C(1) << i)))
-					continue;
-				d[i] = iv[up->src[i]];
-				isnull[i] = in[up->src[i]];
-			}
-			valid[c * ld + p] = gpuhash_datums_key(up->gs, d, isnull, mask, &key);
-			keys[c * ld + p] = valid[c * ld + p] ? key : 0;
-		}
-	}
-}
-
 /*
  * Sets level j's carried columns: the keys of the upper levels that read
  * its inner rows, per row in the table's key-grouped order.  A parallel
@@ -432,8 +381,8 @@ gpuhash_chain_start(GpuChain *ch)
 			return;
 		}
 	}
-	bottom->phase = gpuhash_start_scan(bottom);
-	if (bottom->phase == GJ_DONE)
+	bottom->step.phase = gpuhash_start_scan(bottom);
+	if (bottom->step.phase == GJ_DONE)
 	{
 		ch->phase = CH_DONE;
 		return;

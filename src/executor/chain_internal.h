@@ -101,10 +101,8 @@ typedef struct GpuChain
 /* chain.c */
 extern void gpuhash_chain_start(GpuChain *ch);
 
-/* chain_probe.c */
-extern void gpuhash_chain_count_rows(GpuChain *ch, bool run);
-
 /* chain_rows.c */
 extern TupleTableSlot *gpuhash_chain_emit(GpuChain *ch);
+extern void gpuhash_chain_count_rows(GpuChain *ch, bool run);
 
 #endif							/* GPUHASH_CHAIN_INTERNAL_H */

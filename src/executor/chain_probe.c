@@ -139,9 +139,9 @@ unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 		drop_emitted_rows(bottom, ch->b, ch->lo);
 	ch->b->state = PB_FILLED;
 	bottom->cb = NULL;
-	bottom->phase = GJ_NEED_BATCH;
+	bottom->step.phase = GJ_NEED_BATCH;
 	for (int k = 1; k < ch->n; k++)
-		ch->lv[k].gs->phase = GJ_BUILD;
+		ch->lv[k].gs->step.phase = GJ_BUILD;
 	ch->b = NULL;
 	ch->unfused_why = too_large ? "a row's combinations exceed a chain probe" :
 		"a chain probe failed";
@@ -251,27 +251,6 @@ request_done(GpuChain *ch)
 	gpuhash_batch_emitted(ch->lv[0].gs);
 	ch->b = NULL;
 	ch->phase = CH_NEXT_BATCH;
-}
-
-/*
- * Rows formed at each level below the top, for EXPLAIN ANALYZE's row
- * counts.  With run, even none: the level ran (a loop, as for a node pulled).
- */
-void
-gpuhash_chain_count_rows(GpuChain *ch, bool run)
-{
-	for (int k = 0; k < ch->n - 1; k++)
-	{
-		ChainLevel *l = &ch->lv[k];
-		Instrumentation *instr = l->gs->css.ss.ps.instrument;
-
-		if (instr && (run || l->rows_out > 0))
-		{
-			InstrStartNode(instr);
-			InstrStopNode(instr, l->rows_out);
-		}
-		l->rows_out = 0;
-	}
 }
 
 /* CH_NEXT_BATCH: the bottom's next batch and its keys; or the end. */

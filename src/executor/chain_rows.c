@@ -151,3 +151,24 @@ gpuhash_chain_emit(GpuChain *ch)
 	}
 	return NULL;
 }
+
+/*
+ * Rows formed at each level below the top, for EXPLAIN ANALYZE's row
+ * counts.  With run, even none: the level ran (a loop, as for a node pulled).
+ */
+void
+gpuhash_chain_count_rows(GpuChain *ch, bool run)
+{
+	for (int k = 0; k < ch->n - 1; k++)
+	{
+		ChainLevel *l = &ch->lv[k];
+		Instrumentation *instr = l->gs->css.ss.ps.instrument;
+
+		if (instr && (run || l->rows_out > 0))
+		{
+			InstrStartNode(instr);
+			InstrStopNode(instr, l->rows_out);
+		}
+		l->rows_out = 0;
+	}
+}

@@ -58,7 +58,7 @@ static TupleTableSlot *exec_gpu_join(CustomScanState *node);
 static void end_gpu_join(CustomScanState *node);
 static void rescan_gpu_join(CustomScanState *node);
 
-static const CustomExecMethods gpuhash_exec_methods = {
+const CustomExecMethods gpuhash_exec_methods = {
 	.CustomName = GPUHASH_NODE_NAME,
 	.BeginCustomScan = gpuhash_begin_join,
 	.ExecCustomScan = exec_gpu_join,
@@ -83,14 +83,15 @@ gpuhash_create_scan_state(CustomScan *cscan)
 	return (Node *) gs;
 }
 
-/* Is this plan state a GpuHashJoin's? */
-bool
-gpuhash_is_join_state(PlanState *ps)
-{
-	return ps != NULL && IsA(ps, CustomScanState) &&
-		((CustomScanState *) ps)->methods == &gpuhash_exec_methods;
-}
 
+
+/* The state machine, set up with the node: a scan starts at GJ_BUILD. */
+void
+gpuhash_step_begin(GpuJoinState *gs)
+{
+	gs->step.cur = -1;
+	gs->step.phase = GJ_BUILD;
+}
 
 /* The empty row a count(*) reads: stored once, returned as is. */
 static inline TupleTableSlot *
@@ -123,109 +124,6 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 	return NULL;
 }
 
-/* The last hash batch is over: a split parallel join's next shared batch, or the end. */
-static inline GpuJoinPhase
-after_last_batch(GpuJoinState *gs)
-{
-	return gs->split ? GJ_NEXT_SPLIT : GJ_DONE;
-}
-
-/* A hash batch is over: the next one, or the end. */
-static GpuJoinPhase
-batch_done(GpuJoinState *gs)
-{
-	return gs->curbatch + 1 < gs->nbatch ? GJ_NEW_BATCH : after_last_batch(gs);
-}
-
-/* The end of this participant's outer side: on to the unmatched inner rows? */
-void
-gpuhash_end_probe(GpuJoinState *gs)
-{
-	bool		fill = gs->fill_inner;
-
-	if (gs->oscan)
-	{
-		/* this scan's figures: summed over participants below */
-		gs->stats.scan_pages += gs->oscan->pages;
-		gs->stats.scan_page_ms += gs->oscan->page_ms;
-		gs->stats.scan_filtered += gs->oscan->filtered;
-		gs->oscan->pages = gs->oscan->filtered = 0;
-		gs->oscan->page_ms = 0;
-	}
-	if (gs->shared)
-	{
-		gpuhash_shared_add_counts(gs);
-		/* one table for all: the last participant to probe it fills */
-		if (gpuhash_shares_table(gs))
-			fill = gpuhash_shared_probe_done(gs) && fill;
-	}
-	gs->phase = fill ? GJ_FILL_INNER : batch_done(gs);
-	gs->fill_pos = 0;
-}
-
-/*
- * GJ_BUILD: the start of a scan.  Pseudoconstant quals (WHERE now() IS NULL
- * above the join) decide once per scan whether any row comes out, as a
- * gating Result would.  Then, as nodeHashjoin.c: an empty outer side needs
- * no table (and must not raise the errors its inner keys could), unless the
- * unmatched inner rows come out; parallel participants build together.  A
- * table kept from an earlier scan is probed again.
- */
-static GpuJoinPhase
-start_scan(GpuJoinState *gs, ExprContext *econtext)
-{
-	if (gs->gate != NULL && !ExecQual(gs->gate, econtext))
-	{
-		ResetExprContext(econtext);
-		return GJ_DONE;
-	}
-	if (!gs->built && gs->split == NULL)
-	{
-		if (!gs->fill_inner && gs->shared == NULL && gs->oscan)
-		{
-			HeapTuple	first;
-
-			/* the first tuple stays the scan's next one */
-			if (gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, &first) == OS_END)
-				return GJ_DONE;
-			gs->oscan->pending = true;
-		}
-		else if (!gs->fill_inner && gs->shared == NULL)
-		{
-			gs->first_outer = ExecProcNode(gs->outer_ps);
-			if (TupIsNull(gs->first_outer))
-			{
-				gs->first_outer = NULL;
-				return GJ_DONE;
-			}
-		}
-		if (gs->shared)
-			gpuhash_shared_build(gs);
-		else
-			gpuhash_build_inner(gs);
-	}
-	/* too large for all participants: split into shared batches */
-	if (gs->split)
-		return GJ_SPLIT_OUTER;
-
-	/*
-	 * An empty inner side joins nothing: then the outer side need not be
-	 * read (unless later hash batches have inner rows).
-	 */
-	if (gs->n_inner == 0 && !gs->fill_outer && gs->nbatch == 1)
-	{
-		gpuhash_end_probe(gs);
-		return gs->phase;
-	}
-	return GJ_NEED_BATCH;
-}
-
-GpuJoinPhase
-gpuhash_start_scan(GpuJoinState *gs)
-{
-	return start_scan(gs, gs->css.ss.ps.ps_ExprContext);
-}
-
 /*
  * How many outer rows ahead of the one being emitted the rows it will touch
  * are prefetched.  A match reads its inner row at a random place in the
@@ -256,7 +154,7 @@ gpuhash_start_scan(GpuJoinState *gs)
 static GpuJoinPhase
 next_outer(GpuJoinState *gs)
 {
-	if (gs->cur < 0)
+	if (gs->step.cur < 0)
 	{
 		/* a new batch: the first rows' loads start together */
 		for (int i = 0; i < PREFETCH_AHEAD; i++)
@@ -264,23 +162,23 @@ next_outer(GpuJoinState *gs)
 	}
 	do
 	{
-		gs->cur++;
-		PREFETCH_ROW(gs, gs->cur + PREFETCH_AHEAD);
+		gs->step.cur++;
+		PREFETCH_ROW(gs, gs->step.cur + PREFETCH_AHEAD);
 		/* a shared inner row: its pointer is in by now, then the row */
 		if (gs->shared_rowptrs && gs->n_inner_keep > 0 &&
-			gs->cur + PREFETCH_AHEAD / 2 < gs->cb->n)
+			gs->step.cur + PREFETCH_AHEAD / 2 < gs->cb->n)
 		{
-			const gh_range *r = &gs->cb->ranges[gs->cur + PREFETCH_AHEAD / 2];
+			const gh_range *r = &gs->cb->ranges[gs->step.cur + PREFETCH_AHEAD / 2];
 
 			if (r->count > 0)
 				gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[r->offset]));
 		}
-	} while (!gs->fill_outer && gs->cur < gs->cb->n &&
-			 gs->cb->ranges[gs->cur].count == 0);
-	if (gs->cur >= gs->cb->n)
+	} while (!gs->fill_outer && gs->step.cur < gs->cb->n &&
+			 gs->cb->ranges[gs->step.cur].count == 0);
+	if (gs->step.cur >= gs->cb->n)
 		return GJ_NEED_BATCH;
-	gs->cur_match = 0;
-	gs->cur_matched = false;
+	gs->step.cur_match = 0;
+	gs->step.cur_matched = false;
 	return GJ_SCAN_RANGE;
 }
 
@@ -288,27 +186,27 @@ next_outer(GpuJoinState *gs)
 static inline TupleTableSlot *
 scan_one_range(GpuJoinState *gs, ExprContext *econtext, bool anti)
 {
-	gh_range   *r = &gs->cb->ranges[gs->cur];
+	gh_range   *r = &gs->cb->ranges[gs->step.cur];
 	TupleTableSlot *out;
 
-	while (gs->cur_match < r->count)
+	while (gs->step.cur_match < r->count)
 	{
-		uint64		row = (uint64) r->offset + gs->cur_match++;
+		uint64		row = (uint64) r->offset + gs->step.cur_match++;
 
 		/* a key can have millions of rows: stay cancellable */
 		CHECK_FOR_INTERRUPTS();
-		gpuhash_store_row(gs, gs->cur, (int64) row);
+		gpuhash_store_row(gs, gs->step.cur, (int64) row);
 		if (gs->qual != NULL && !ExecQual(gs->qual, econtext))
 		{
 			InstrCountFiltered2(&gs->css, 1);
 			ResetExprContext(econtext);
 			continue;
 		}
-		gs->cur_matched = true;
+		gs->step.cur_matched = true;
 		if (gs->fill_inner)
 			gpuhash_inner_mark(gs, row);
 		if (anti || gs->info.single_match)
-			gs->cur_match = r->count;
+			gs->step.cur_match = r->count;
 		if (anti)
 			continue;
 		if ((out = emit(gs, econtext)) != NULL)
@@ -329,19 +227,19 @@ static inline bool
 next_bare_match(GpuJoinState *gs)
 {
 	GpuProbeBatch *b = gs->cb;
-	uint32		count = b->ranges[gs->cur].count;
+	uint32		count = b->ranges[gs->step.cur].count;
 
-	if (gs->cur_match < count)
+	if (gs->step.cur_match < count)
 	{
-		gs->cur_match = gs->info.single_match ? count : gs->cur_match + 1;
+		gs->step.cur_match = gs->info.single_match ? count : gs->step.cur_match + 1;
 		return true;
 	}
-	while (++gs->cur < b->n)
+	while (++gs->step.cur < b->n)
 	{
-		count = b->ranges[gs->cur].count;
+		count = b->ranges[gs->step.cur].count;
 		if (count > 0)
 		{
-			gs->cur_match = gs->info.single_match ? count : 1;
+			gs->step.cur_match = gs->info.single_match ? count : 1;
 			return true;
 		}
 	}
@@ -354,7 +252,7 @@ next_bare_row(GpuJoinState *gs)
 {
 	if (next_bare_match(gs))
 		return empty_row(gs);
-	gs->phase = GJ_NEED_BATCH;
+	gs->step.phase = GJ_NEED_BATCH;
 	return NULL;
 }
 
@@ -365,7 +263,7 @@ next_bare_row(GpuJoinState *gs)
 static inline TupleTableSlot *
 bare_row_ready(GpuJoinState *gs)
 {
-	return gs->phase == GJ_SCAN_RANGE && gs->bare_matches ? next_bare_row(gs) : NULL;
+	return gs->step.phase == GJ_SCAN_RANGE && gs->bare_matches ? next_bare_row(gs) : NULL;
 }
 
 /*
@@ -389,12 +287,12 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 		if ((out = scan_one_range(gs, econtext, anti)) != NULL)
 			return out;
 		/* the row's matches are done: unmatched, it may come out alone */
-		if (gs->fill_outer && !gs->cur_matched)
+		if (gs->fill_outer && !gs->step.cur_matched)
 		{
-			gs->phase = GJ_FILL_OUTER;
+			gs->step.phase = GJ_FILL_OUTER;
 			return NULL;
 		}
-		if ((gs->phase = next_outer(gs)) != GJ_SCAN_RANGE)
+		if ((gs->step.phase = next_outer(gs)) != GJ_SCAN_RANGE)
 			return NULL;
 	}
 }
@@ -403,14 +301,14 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 static TupleTableSlot *
 fill_inner(GpuJoinState *gs, ExprContext *econtext)
 {
-	while (gs->fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->fill_pos))
-		gs->fill_pos++;
-	if (gs->fill_pos >= gs->n_inner_all)
+	while (gs->step.fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->step.fill_pos))
+		gs->step.fill_pos++;
+	if (gs->step.fill_pos >= gs->n_inner_all)
 	{
-		gs->phase = batch_done(gs);
+		gs->step.phase = gpuhash_batch_done(gs);
 		return NULL;
 	}
-	gpuhash_store_row(gs, -1, (int64) gs->fill_pos++);
+	gpuhash_store_row(gs, -1, (int64) gs->step.fill_pos++);
 	return emit(gs, econtext);
 }
 
@@ -427,20 +325,35 @@ start_step(GpuJoinState *gs, ExprContext *econtext)
 	double		read_before = gs->stats.read_ms;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	switch (gs->phase)
+	switch (gs->step.phase)
 	{
 		case GJ_BUILD:
-			next = start_scan(gs, econtext);
+			next = gpuhash_scan_start(gs, econtext);
 			break;
 		case GJ_NEW_BATCH:
-			next = gpuhash_next_hash_batch(gs) ? GJ_NEED_BATCH : after_last_batch(gs);
+			if (gpuhash_next_hash_batch(gs))
+			{
+				gs->step.cur = -1;
+				next = GJ_NEED_BATCH;
+			}
+			else
+				next = gpuhash_after_last_batch(gs);
 			break;
 		case GJ_SPLIT_OUTER:
 			next = gpuhash_split_outer(gs);
 			break;
 		default:
-			Assert(gs->phase == GJ_NEXT_SPLIT);
-			next = gpuhash_split_next_batch(gs) ? GJ_NEED_BATCH : GJ_DONE;
+			Assert(gs->step.phase == GJ_NEXT_SPLIT);
+			next = GJ_DONE;
+			if (gpuhash_split_next_batch(gs))
+			{
+				gpuhash_table_set_built(gs, false);
+				gpuhash_build_inner(gs);
+				gpuhash_split_batch_built(gs);
+				gpuhash_probe_restart(gs);
+				gs->step.cur = -1;
+				next = GJ_NEED_BATCH;
+			}
 			break;
 	}
 	/* outer rows read meanwhile (a parallel build's prefill) are read time */
@@ -471,30 +384,33 @@ exec_gpu_join_steps(GpuJoinState *gs)
 	for (;;)
 	{
 		CHECK_FOR_INTERRUPTS();
-		switch (gs->phase)
+		switch (gs->step.phase)
 		{
 			case GJ_BUILD:
 			case GJ_NEW_BATCH:
 			case GJ_SPLIT_OUTER:
 			case GJ_NEXT_SPLIT:
-				gs->phase = start_step(gs, econtext);
+				gs->step.phase = start_step(gs, econtext);
 				break;
 			case GJ_NEED_BATCH:
 				if (gpuhash_next_batch(gs))
-					gs->phase = GJ_NEXT_OUTER;
+				{
+					gs->step.cur = -1;
+					gs->step.phase = GJ_NEXT_OUTER;
+				}
 				else
 					gpuhash_end_probe(gs);
 				break;
 			case GJ_NEXT_OUTER:
-				gs->phase = next_outer(gs);
+				gs->step.phase = next_outer(gs);
 				break;
 			case GJ_SCAN_RANGE:
 				if ((out = scan_range(gs, econtext)) != NULL)
 					return out;
 				break;
 			case GJ_FILL_OUTER:
-				gs->phase = GJ_NEXT_OUTER;
-				gpuhash_store_row(gs, gs->cur, -1);
+				gs->step.phase = GJ_NEXT_OUTER;
+				gpuhash_store_row(gs, gs->step.cur, -1);
 				if ((out = emit(gs, econtext)) != NULL)
 					return out;
 				break;
@@ -596,7 +512,7 @@ rescan_gpu_join(CustomScanState *node)
 	{
 		/* a parallel plan's shared table is rebuilt with its shared state */
 		gpuhash_free_table(gs);
-		gs->built = false;
+		gpuhash_table_set_built(gs, false);
 		/* ... and a split one's batches (parallel.c deletes their files) */
 		gpuhash_split_forget(gs);
 		if (gs->shared)
@@ -620,7 +536,7 @@ rescan_gpu_join(CustomScanState *node)
 		 * several: as nodeHashjoin.c, start over.
 		 */
 		gpuhash_free_table(gs);
-		gs->built = false;
+		gpuhash_table_set_built(gs, false);
 		if (gs->inner_ps)
 			ExecReScan(gs->inner_ps);
 	}
@@ -628,9 +544,7 @@ rescan_gpu_join(CustomScanState *node)
 	{
 		if (gs->iscan)
 			gpuhash_heap_scan_rescan(gs->iscan);
-		gpuhash_batch_files_close(gs);
-		gs->curbatch = 0;
-		gs->grow_enabled = gs->can_batch;
+		gpuhash_batches_rescan(gs);
 	}
 	/*
 	 * A chain's level below is never pulled through ExecProcNode while the
@@ -645,13 +559,11 @@ rescan_gpu_join(CustomScanState *node)
 	/* a kept table starts over unmatched, as nodeHashjoin.c resets match flags */
 	if (gs->built && gs->matched)
 		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
-	gs->outer_done = false;
-	gs->first_outer = NULL;
-	gs->cur = -1;
-	gs->cur_match = 0;
-	gs->cur_matched = false;
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
-	gs->phase = GJ_BUILD;
-	gs->fill_pos = 0;
+	gpuhash_probe_restart(gs);
+	gs->step.cur = -1;
+	gs->step.cur_match = 0;
+	gs->step.cur_matched = false;
+	gpuhash_keyfilter_start(gs);
+	gs->step.phase = GJ_BUILD;
+	gs->step.fill_pos = 0;
 }

@@ -201,11 +201,11 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Inner Rows", NULL, st->inner_rows, es);
 	ExplainPropertyUInteger("Distinct Keys", NULL, st->distinct_keys, es);
 	ExplainPropertyUInteger("Probe Batches", NULL, st->batches, es);
-	/* the pipeline (executor.c): batches probed or in flight at each wait */
+	/* the pipeline (probe_pipeline.c): batches probed or in flight at each wait */
 	if (st->batches > 0 && es->verbose)
 		ExplainPropertyFloat("Batches In Flight", NULL,
 							 (double) st->in_flight_sum / st->batches, 2, es);
-	/* keys read on while another participant built the table (executor.c) */
+	/* keys read on while another participant built the table (probe_pipeline.c) */
 	if (st->prefilled > 0 && es->verbose)
 		ExplainPropertyUInteger("Prefilled Batches", NULL, st->prefilled, es);
 	/* batches over a staging chunk went to the service in pieces: say so */

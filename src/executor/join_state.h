@@ -1,10 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * join_state.h
- *	  The executor state of a GpuHashJoin, shared by the files of the node:
- *	  executor.c (the state machine), heap_scan.c, rows.c, inner_store.c, join_table.c,
- *	  batch.c and parallel.c (one table for all participants of a parallel
- *	  plan).
+ *	  The executor state of a GpuHashJoin, shared by the files of the node.
+ *	  Each part has one owner that sets it (ARCHITECTURE.md, "The node's
+ *	  state by owner"; scripts/state_owners.py counts what bypasses one):
+ *	  the key filter (kf, keyfilter.c), the hash batches (hb, batch.c), the
+ *	  state machine (step, executor.c), the inner store, the join table,
+ *	  the probe pipeline, the chain and parallel coordination.
  *
  *-------------------------------------------------------------------------
  */
@@ -203,6 +205,46 @@ typedef struct GpuProbeBatch
 	struct GpuPageReq *preq;	/* filled from pages (page_scan.c); or NULL */
 } GpuProbeBatch;
 
+/*
+ * The Bloom filter of the table's keys (keyfilter.c owns it: the other
+ * files set it through keyfilter.h's functions).
+ */
+typedef struct GpuKeyFilter
+{
+	uint64	   *words;			/* NULL: none */
+	uint64		nwords;
+	uint64		tested;			/* outer keys tested in this scan */
+	uint64		passed;			/* ... and let through */
+} GpuKeyFilter;
+
+/*
+ * Where the state machine is (executor.c owns it, with the scan's start and
+ * end in scan_start.c): the phase, and the outer row being emitted.
+ */
+typedef struct GpuJoinStep
+{
+	GpuJoinPhase phase;
+	int			cur;			/* current outer row in the batch */
+	uint32		cur_match;		/* next match of that row */
+	bool		cur_matched;	/* that row passed the join filter once */
+	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
+} GpuJoinStep;
+
+/* Hash batches of a serial join (batch.c owns them). */
+typedef struct GpuHashBatches
+{
+	bool		can_batch;		/* serial plans only */
+	int			nbatch_original;	/* nbatch when batch 0's inner rows began */
+	int			nbatch_outstart;	/* nbatch when its outer rows began */
+	bool		grow_enabled;	/* splitting still moves rows */
+	size_t		mem_limit;		/* bytes the kept inner rows may take */
+	BufFile   **inner_files;	/* per batch; NULL: no row */
+	BufFile   **outer_files;
+	int			files_cap;
+	TupleTableSlot *inner_spill_slot;	/* a spilled inner row, read back */
+	MemoryContext spill_cxt;	/* the spilled row being read back */
+} GpuHashBatches;
+
 typedef struct GpuJoinState
 {
 	CustomScanState css;
@@ -248,12 +290,10 @@ typedef struct GpuJoinState
 	uint64		n_inner_all;	/* and after them, right/full's NULL-key rows */
 	uint64		inner_cap;
 	uint32	   *matched;		/* right/full: a bit per inner row (serial) */
-	/* Bloom filter of the table's keys (keyfilter.c); NULL: none */
-	uint64	   *kf_words;
-	uint64		kf_nwords;
-	bool		kf_on;			/* still worth checking for this scan */
-	uint64		kf_tested;
-	uint64		kf_passed;
+	/* Bloom filter of the table's keys: keyfilter.c's, set through it */
+	GpuKeyFilter kf;
+	bool		kf_on;			/* still worth checking for this scan (in kf
+								 * once heap_scan.c, which reads it, moves) */
 	pg_atomic_uint32 *shared_matched;	/* the same, shared by a parallel plan */
 	GpuTable	table;
 	gh_device	device;
@@ -269,43 +309,31 @@ typedef struct GpuJoinState
 
 	/*
 	 * Keys read on while another participant built the shared table, past
-	 * the ring (executor.c): batches that go into the ring, oldest first,
+	 * the ring (probe_pipeline.c): batches that go into the ring, oldest first,
 	 * before any new row is read.
 	 */
 	GpuProbeBatch *prefill;
 	int			n_prefill;
 	int			prefill_head;	/* the next one into the ring */
 	MemoryContext prefill_cxt;
-	int			cur;			/* current outer row in the batch */
-	uint32		cur_match;		/* next match of that row */
-	bool		cur_matched;	/* that row passed the join filter once */
 	bool		outer_done;
-	GpuJoinPhase phase;
-	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
+	GpuJoinStep step;			/* the state machine's (executor.c) */
 
 	GpuJoinStats stats;
 
 	/*
-	 * Hash batches (batch.c): rows of batches other than curbatch wait in
-	 * temporary files.  Serial plans only (can_batch).
+	 * Hash batches (batch.c's, set through its functions): rows of batches
+	 * other than curbatch wait in temporary files.  nbatch and curbatch stay
+	 * here while page_scan.c and page_inner.c read them.
 	 */
-	bool		can_batch;
+	GpuHashBatches hb;
 	int			nbatch;			/* a power of two */
-	int			nbatch_original;	/* nbatch when batch 0's inner rows began */
-	int			nbatch_outstart;	/* nbatch when its outer rows began */
 	int			curbatch;
-	bool		grow_enabled;	/* splitting still moves rows */
-	size_t		mem_limit;		/* bytes the kept inner rows may take */
-	size_t		mem_used;		/* ... and take now */
-	BufFile   **inner_files;	/* per batch; NULL: no row */
-	BufFile   **outer_files;
-	int			files_cap;
+	size_t		mem_used;		/* bytes the kept inner rows take (inner store) */
 	TupleDesc	outer_desc;		/* the kept outer columns (spilled rows) */
-	TupleTableSlot *inner_spill_slot;	/* a spilled inner row, read back */
 	int		   *ident_keep;		/* 0, 1, 2, ...: a spilled row's columns */
-	Datum	   *spill_vals;		/* one row's kept columns, to spill it */
+	Datum	   *spill_vals;		/* one row's kept columns, to spill it (rows.c) */
 	bool	   *spill_nulls;
-	MemoryContext spill_cxt;	/* the spilled row being read back */
 	uint64		null_seq;		/* places NULL-key inner rows in batches */
 	/* right/full: inner rows with a NULL key, while the inner side is read */
 	Datum	   *nk_vals;
@@ -366,39 +394,6 @@ typedef struct GpuJoinState
 #endif
 
 /*
- * Where the kept inner row at table position pos is read first: its
- * columns (this process's rows), or the pointer to its tuple (a shared
- * table's); NULL where no inner column is kept.
- */
-static inline const void *
-gpuhash_inner_row_address(GpuJoinState *gs, uint64 pos)
-{
-	if (gs->n_inner_keep == 0)
-		return NULL;
-	if (gs->inner_vals)
-		return gs->inner_vals + pos * gs->n_inner_keep;
-	return gs->shared_rowptrs ? &gs->shared_rowptrs[pos] : NULL;
-}
-
-/*
- * Starts loading that first read of the row at pos (with its null flags).
- * A statement, not a function: GCC deems a function of prefetches alone
- * free of effects and drops its calls.
- */
-#define GPUHASH_PREFETCH_INNER_ROW(gs, pos) \
-	do { \
-		GpuJoinState *pg_ = (gs); \
-		uint64		pp_ = (pos); \
-		const void *pa_ = gpuhash_inner_row_address(pg_, pp_); \
-		if (pa_ != NULL) \
-		{ \
-			gpuhash_prefetch(pa_); \
-			if (pg_->inner_vals) \
-				gpuhash_prefetch(pg_->inner_nulls + pp_ * pg_->n_inner_keep); \
-		} \
-	} while (0)
-
-/*
  * Do the participants of a parallel plan share this join's table?  Not
  * once the join has split into batches that each participant joins alone.
  */
@@ -408,54 +403,27 @@ gpuhash_shares_table(const GpuJoinState *gs)
 	return gs->shared != NULL && gs->split == NULL;
 }
 
-/* Right/full joins: 32-bit words of match bits, one bit per inner row. */
-static inline uint64
-gpuhash_matched_words(const GpuJoinState *gs)
-{
-	return Max((gs->n_inner_all + 31) / 32, 1);
-}
-
-/*
- * The inner store's match bits (right/full joins): this join's own, or a
- * parallel plan's in shared memory.  Inner row `row` has matched.
- */
-static inline void
-gpuhash_inner_mark(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-	{
-		pg_atomic_uint32 *w = &gs->shared_matched[row >> 5];
-
-		/* most rows match again and again: write only the first time */
-		if ((pg_atomic_read_u32(w) & bit) == 0)
-			pg_atomic_fetch_or_u32(w, bit);
-	}
-	else
-		gs->matched[row >> 5] |= bit;
-}
-
-static inline bool
-gpuhash_inner_matched(GpuJoinState *gs, uint64 row)
-{
-	uint32		bit = ((uint32) 1) << (row & 31);
-
-	if (gs->shared_matched)
-		return (pg_atomic_read_u32(&gs->shared_matched[row >> 5]) & bit) != 0;
-	return (gs->matched[row >> 5] & bit) != 0;
-}
-
 /* node_setup.c */
 extern void gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags);
 
-/* executor.c */
-extern bool gpuhash_shared_table_published(GpuJoinState *gs);
-extern bool gpuhash_is_join_state(PlanState *ps);
+/* executor.c: the node's methods */
+extern const CustomExecMethods gpuhash_exec_methods;
+extern void gpuhash_step_begin(GpuJoinState *gs);
+
+/* Is this plan state a GpuHashJoin's? */
+static inline bool
+gpuhash_is_join_state(PlanState *ps)
+{
+	return ps != NULL && IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &gpuhash_exec_methods;
+}
+
+/* scan_start.c */
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
 
 /* probe_pipeline.c */
+extern void gpuhash_probe_begin(GpuJoinState *gs);
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
@@ -470,11 +438,14 @@ extern void gpuhash_chain_init(GpuJoinState *top);
 extern bool gpuhash_chain_step(GpuJoinState *top, TupleTableSlot **out);
 extern void gpuhash_chain_rescan(GpuJoinState *top);
 extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
+
+/* chain_carry.c */
 extern int	gpuhash_carried_columns(GpuJoinState *gs);
 extern void gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls,
 								 uint64 n, uint64 *keys, uint8 *valid, uint64 ld);
 
 /* rows.c */
+extern void gpuhash_rows_begin(GpuJoinState *gs, int nmax);
 extern bool gpuhash_datums_key(GpuJoinState *gs, const Datum *values, const bool *isnull,
 							   uint32 mask, uint64 *key);
 extern bool gpuhash_row_key(GpuJoinState *gs, TupleTableSlot *slot, GpuKeyEval *keys,
@@ -488,10 +459,14 @@ extern MinimalTuple gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *sl
 											const int *keep, int nkeep, TupleDesc desc);
 
 /* inner_store.c */
+extern void gpuhash_inner_begin(GpuJoinState *gs);
+extern void gpuhash_inner_matched_clear(GpuJoinState *gs);
+extern void gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all);
 extern void gpuhash_read_inner_rows(GpuJoinState *gs);
 extern void gpuhash_finish_inner(GpuJoinState *gs);
 extern void gpuhash_increase_batches(GpuJoinState *gs);
-extern void gpuhash_inner_rows_to_split(GpuJoinState *gs);
+extern void gpuhash_inner_split(GpuJoinState *gs);
+extern void gpuhash_inner_split_done(GpuJoinState *gs);
 extern void gpuhash_inner_forget(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
@@ -510,12 +485,18 @@ extern void gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_a
 extern void gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area);
 extern uint64 gpuhash_shared_inner_keyed(SharedInner *si, dsa_area *area);
 extern void gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area);
+extern void gpuhash_shared_inner_detach(GpuJoinState *gs);
 extern void gpuhash_shared_inner_release(SharedInner *si, dsa_area *area);
 extern bool gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64 n, int m,
 										 const uint64 **keys, const uint8 **valid);
 extern void gpuhash_shared_inner_drop_carried(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
+extern void gpuhash_table_set_owns(GpuJoinState *gs, bool owns);
+extern void gpuhash_table_set_service_owner(GpuJoinState *gs, int pid);
+extern void gpuhash_table_set_built(GpuJoinState *gs, bool built);
+extern void gpuhash_table_adopt(GpuJoinState *gs, const GpuTable *table, gh_device device,
+								int scheme);
 extern void gpuhash_free_table(GpuJoinState *gs);
 extern const uint32 *gpuhash_build_keys(GpuJoinState *gs, const GpuKeyParts *keys);
 extern void gpuhash_build_inner(GpuJoinState *gs);
@@ -524,6 +505,15 @@ extern void gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_probe_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 
 /* batch.c */
+extern void gpuhash_batches_begin(GpuJoinState *gs, EState *estate);
+extern void gpuhash_batches_off(GpuJoinState *gs);
+extern void gpuhash_batches_serial(GpuJoinState *gs);
+extern void gpuhash_batches_rescan(GpuJoinState *gs);
+extern void gpuhash_batches_advance(GpuJoinState *gs);
+extern void gpuhash_batches_inner_start(GpuJoinState *gs);
+extern void gpuhash_batches_outer_start(GpuJoinState *gs);
+extern bool gpuhash_batches_double(GpuJoinState *gs);
+extern void gpuhash_batches_stop_growing(GpuJoinState *gs);
 extern int	gpuhash_batch_of(uint64 key, int nbatch);
 extern int	gpuhash_split_batch_of(uint64 key, int nbatch);
 extern void gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch);
@@ -594,6 +584,7 @@ extern void gpuhash_init_dsm(CustomScanState *node, ParallelContext *pcxt, void 
 extern void gpuhash_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
 extern void gpuhash_shutdown(CustomScanState *node);
+extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
@@ -608,6 +599,7 @@ extern void gpuhash_shared_build(GpuJoinState *gs);
 extern void gpuhash_split_shared_init(GpuSplitShared *ss, int participants);
 extern void gpuhash_split_shared_reset(GpuSplitShared *ss, dsa_area *area);
 extern bool gpuhash_split_wanted(GpuJoinState *gs);
+extern void gpuhash_split_inner_restart(GpuJoinState *gs);
 extern bool gpuhash_split_is_on(GpuJoinState *gs);
 extern void gpuhash_split_begin(GpuJoinState *gs);
 extern bool gpuhash_split_writing(GpuJoinState *gs);
@@ -617,6 +609,7 @@ extern bool gpuhash_split_outer_begin(GpuJoinState *gs);
 extern void gpuhash_split_put_outer(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nokey);
 extern void gpuhash_split_outer_done(GpuJoinState *gs);
 extern bool gpuhash_split_next_batch(GpuJoinState *gs);
+extern void gpuhash_split_batch_built(GpuJoinState *gs);
 extern bool gpuhash_split_next_inner(GpuJoinState *gs, TupleTableSlot **slot, uint64 *key,
 									 bool *nokey);
 extern bool gpuhash_split_next_outer(GpuJoinState *gs, MemoryContext cxt, MinimalTuple *tup,
@@ -636,5 +629,6 @@ gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
 }
 
 #include "keyfilter.h"
+#include "inner/inner_store.h"
 
 #endif							/* GPUHASH_JOIN_STATE_H */

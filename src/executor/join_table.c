@@ -238,7 +238,7 @@ gpuhash_build_inner(GpuJoinState *gs)
 	 */
 	while (gs->n_inner > 0)
 	{
-		bool		may_split = gs->can_batch && gs->grow_enabled;
+		bool		may_split = gs->hb.can_batch && gs->hb.grow_enabled;
 
 		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
 		if (build_table(gs, &keys, gpuhash_exec_device(), may_split))
@@ -256,25 +256,18 @@ gpuhash_build_inner(GpuJoinState *gs)
 		gpuhash_reorder_inner(gs, table_built(gs, &keys));
 		if (gpuhash_keyfilter_wanted(gs))
 		{
-			gs->kf_nwords = gpuhash_keyfilter_words(gs->n_inner);
-			gs->kf_words = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->kf_nwords);
 			/* the keys as reordered (the array before is gone) */
 			gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);
-			gpuhash_keyfilter_build(gs, gs->kf_words, gs->kf_nwords, &keys);
+			gpuhash_keyfilter_make(gs, gs->inner_cxt, gs->n_inner, &keys);
 		}
 	}
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
-	if (gs->fill_inner && !gpuhash_shares_table(gs))
-		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
-											 sizeof(uint32) * gpuhash_matched_words(gs));
-	if (gs->matched)
-		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
+	gpuhash_keyfilter_start(gs);
+	gpuhash_inner_matched_clear(gs);
 	gs->stats.build_ms += gpuhash_ms_since(t0);
 	if (gs->curbatch == 0)
 	{
 		/* batch 0's outer rows are read next, and spilled for this many batches */
-		gs->nbatch_outstart = gs->nbatch;
+		gpuhash_batches_outer_start(gs);
 		/* a scan's figures: its batches together */
 		gs->stats.inner_rows = 0;
 		gs->stats.builds++;
@@ -306,7 +299,7 @@ probe_keys(GpuJoinState *gs, const uint64 *keys, int n, gh_range *ranges)
 
 /*
  * Submits the batch's probe to the service without waiting (the pipeline,
- * executor.c); a table in this process, or a service that cannot take it
+ * probe_pipeline.c); a table in this process, or a service that cannot take it
  * now, is probed when the batch is waited for.
  */
 void
@@ -627,4 +620,37 @@ gpuhash_table_free(GpuTable *t)
 			gh_gpu_trim(info.gpu_ordinal);
 	}
 	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * Whether this node frees its table (not a parallel worker's adopted one;
+ * a parallel builder's only until it publishes it).
+ */
+void
+gpuhash_table_set_owns(GpuJoinState *gs, bool owns)
+{
+	gs->owns_table = owns;
+}
+
+/* The backend whose exit ends the table's life in the service; 0: this one. */
+void
+gpuhash_table_set_service_owner(GpuJoinState *gs, int pid)
+{
+	gs->table_owner_pid = pid;
+}
+
+/* The table is built (and probed as it is), or to be built again. */
+void
+gpuhash_table_set_built(GpuJoinState *gs, bool built)
+{
+	gs->built = built;
+}
+
+/* A table another participant built and published (parallel_build.c). */
+void
+gpuhash_table_adopt(GpuJoinState *gs, const GpuTable *table, gh_device device, int scheme)
+{
+	gs->table = *table;
+	gs->device = device;
+	gs->scheme = scheme;
 }

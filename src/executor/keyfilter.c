@@ -73,8 +73,8 @@ gpuhash_keyfilter_add_shared(pg_atomic_uint64 *words, uint64 n_words, const uint
 }
 
 /* Fills the filter of a join's table, timed for EXPLAIN ANALYZE. */
-void
-gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const GpuKeyParts *keys)
+static void
+keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words, const GpuKeyParts *keys)
 {
 	instr_time	t0;
 
@@ -93,4 +93,45 @@ bool
 gpuhash_keyfilter_wanted(GpuJoinState *gs)
 {
 	return gpuhash_outer_filter && !gs->fill_outer && gs->info.key_filter;
+}
+
+/* The filter of a join's table of n_keys keys, made in cxt. */
+void
+gpuhash_keyfilter_make(GpuJoinState *gs, MemoryContext cxt, uint64 n_keys,
+					   const GpuKeyParts *keys)
+{
+	gs->kf.nwords = gpuhash_keyfilter_words(n_keys);
+	gs->kf.words = MemoryContextAllocHuge(cxt, sizeof(uint64) * gs->kf.nwords);
+	keyfilter_build(gs, gs->kf.words, gs->kf.nwords, keys);
+}
+
+/* A filter made elsewhere (a parallel plan's, in its DSA); NULL: none. */
+void
+gpuhash_keyfilter_set(GpuJoinState *gs, uint64 *words, uint64 n_words)
+{
+	gs->kf.words = words;
+	gs->kf.nwords = n_words;
+}
+
+/* The table's filter is gone with its memory. */
+void
+gpuhash_keyfilter_forget(GpuJoinState *gs)
+{
+	gs->kf.words = NULL;
+	gs->kf_on = false;
+}
+
+/* A scan of the table starts: the filter is checked again, counts anew. */
+void
+gpuhash_keyfilter_start(GpuJoinState *gs)
+{
+	gs->kf_on = gs->kf.words != NULL;
+	gs->kf.tested = gs->kf.passed = 0;
+}
+
+/* Outer rows read before the table (and its filter) exist go unfiltered. */
+void
+gpuhash_keyfilter_pause(GpuJoinState *gs)
+{
+	gs->kf_on = false;
 }

@@ -15,8 +15,12 @@
 extern uint64 gpuhash_keyfilter_words(uint64 n_keys);
 extern void gpuhash_keyfilter_add_shared(pg_atomic_uint64 *words, uint64 n_words,
 										 const uint64 *keys, uint64 n);
-extern void gpuhash_keyfilter_build(GpuJoinState *gs, uint64 *words, uint64 n_words,
-									const GpuKeyParts *keys);
+extern void gpuhash_keyfilter_make(GpuJoinState *gs, MemoryContext cxt, uint64 n_keys,
+								   const GpuKeyParts *keys);
+extern void gpuhash_keyfilter_set(GpuJoinState *gs, uint64 *words, uint64 n_words);
+extern void gpuhash_keyfilter_forget(GpuJoinState *gs);
+extern void gpuhash_keyfilter_start(GpuJoinState *gs);
+extern void gpuhash_keyfilter_pause(GpuJoinState *gs);
 extern bool gpuhash_keyfilter_wanted(GpuJoinState *gs);
 
 /*
@@ -67,14 +71,14 @@ gpuhash_keyfilter_test(const uint64 *words, uint64 n_words, uint64 key)
 static inline bool
 gpuhash_key_filter_passes(GpuJoinState *gs, uint64 key)
 {
-	gs->kf_tested++;
-	if (!gpuhash_keyfilter_test(gs->kf_words, gs->kf_nwords, key))
+	gs->kf.tested++;
+	if (!gpuhash_keyfilter_test(gs->kf.words, gs->kf.nwords, key))
 	{
 		gs->stats.outer_filtered++;
 		return false;
 	}
-	gs->kf_passed++;
-	if (gs->kf_tested == KF_SAMPLE && gs->kf_passed * 4 > gs->kf_tested * 3)
+	gs->kf.passed++;
+	if (gs->kf.tested == KF_SAMPLE && gs->kf.passed * 4 > gs->kf.tested * 3)
 		gs->kf_on = false;
 	return true;
 }

@@ -309,14 +309,12 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 
 	gs->cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuHashJoin",
 									ALLOCSET_DEFAULT_SIZES);
-	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
-										  ALLOCSET_DEFAULT_SIZES);
 	gs->cleanup.func = cleanup_callback;
 	gs->cleanup.arg = gs;
 	MemoryContextRegisterResetCallback(gs->cxt, &gs->cleanup);
 
 	/* a parallel-aware node's table belongs to its shared state (parallel.c) */
-	gs->owns_table = true;
+	gpuhash_table_set_owns(gs, true);
 	if (gs->n_inner_keep > 0)
 	{
 		TupleDesc	child = gs->inner_ps ? ExecGetResultType(gs->inner_ps) :
@@ -325,9 +323,8 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		gs->inner_desc = CreateTemplateTupleDesc(gs->n_inner_keep);
 		for (int k = 0; k < gs->n_inner_keep; k++)
 			TupleDescCopyEntry(gs->inner_desc, k + 1, child, gs->inner_keep[k] + 1);
-		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
-		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
 	}
+	gpuhash_inner_begin(gs);
 	/* the outer columns as a tuple: spilled outer rows (batch.c) */
 	{
 		TupleDesc	child = gs->outer_ps ? ExecGetResultType(gs->outer_ps) :
@@ -340,57 +337,12 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		gs->ident_keep = palloc(sizeof(int) * nmax);
 		for (int k = 0; k < nmax; k++)
 			gs->ident_keep[k] = k;
-		gs->spill_vals = palloc(sizeof(Datum) * nmax);
-		gs->spill_nulls = palloc(sizeof(bool) * nmax);
-		if (gs->inner_desc)
-			gs->inner_spill_slot = ExecInitExtraTupleSlot(estate, gs->inner_desc,
-														  &TTSOpsMinimalTuple);
+		gpuhash_rows_begin(gs, nmax);
 	}
-	gs->spill_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin spill",
-										  ALLOCSET_DEFAULT_SIZES);
+	gpuhash_batches_begin(gs, estate);
 
-	/*
-	 * Within work_mem x hash_mem_multiplier, as a hash join: start with the
-	 * batches the planner's estimate calls for, split further when the real
-	 * inner side outgrows it.  A parallel-aware plan that gets its DSM
-	 * shares one table instead, or splits into shared batches (parallel.c
-	 * turns this off); one run without a parallel context is serial.
-	 */
-	gs->can_batch = true;
-	gs->mem_limit = gpuhash_memory_limit();
-	gs->nbatch = gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width);
-	gs->grow_enabled = true;
-	gpuhash_batch_files_grow(gs, gs->nbatch);
-
-	/* a batch's probe goes to the service as one request: up to a chunk */
-	gs->batch_cap = gpuhash_batch_rows;
-	{
-		uint64		chunk = gpuhash_service_probe_capacity();
-
-		if (chunk > 0)
-			gs->batch_cap = Min(gs->batch_cap, chunk);
-	}
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
-	{
-		GpuProbeBatch *b = &gs->pb[i];
-		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
-
-		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
-		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
-		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
-		if (gs->oscan && gs->oscan->keep_rows)
-		{
-			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
-			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
-		}
-		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
-		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
-		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
-		b->ticket.slot = -1;
-		b->state = PB_FREE;
-	}
-	gs->cur = -1;
-	gs->phase = GJ_BUILD;
+	gpuhash_probe_begin(gs);
+	gpuhash_step_begin(gs);
 
 	/* a GpuHashJoin below: perhaps one chain with it (chain.c) */
 	gpuhash_chain_init(gs);

@@ -154,10 +154,7 @@ on_detach_free_table(dsm_segment *seg, Datum arg)
 static void
 not_serial(GpuJoinState *gs)
 {
-	gs->can_batch = false;
-	gs->grow_enabled = false;
-	gs->nbatch = 1;
-	gs->curbatch = 0;
+	gpuhash_batches_off(gs);
 }
 
 void
@@ -222,7 +219,7 @@ gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	gs->shared = sh;
 	gs->split_shared = &sh->split;
 	not_serial(gs);
-	gs->owns_table = false;		/* only while it builds, if it does */
+	gpuhash_table_set_owns(gs, false);	/* only while it builds, if it does */
 	SharedFileSetAttach(&sh->split.fileset, seg);
 	gpuhash_heap_scan_init_worker(gs->oscan, SCAN_SPACE(coordinate));
 	gpuhash_heap_scan_init_worker(gs->iscan, INNER_SCAN_SPACE(gs, coordinate));
@@ -244,10 +241,8 @@ gpuhash_shutdown(CustomScanState *node)
 	gpuhash_split_close(gs);
 	gs->shared = NULL;
 	gs->split_shared = NULL;
-	gs->shared_rowptrs = NULL;
-	gs->shared_matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_shared_inner_detach(gs);
+	gpuhash_keyfilter_forget(gs);
 	if (sh == NULL)
 		return;
 	if (sh->phase == SHARED_READY)

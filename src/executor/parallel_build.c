@@ -41,7 +41,7 @@ publish_table(GpuJoinState *gs)
 	handed = !sh->leader_detached;
 	sh->table_live = handed && gpuhash_table_exists(&gs->table);
 	SpinLockRelease(&sh->mutex);
-	gs->owns_table = !handed;
+	gpuhash_table_set_owns(gs, !handed);
 	if (handed)
 		gpuhash_table_handed_over(&gs->table);
 	sh->device = gs->device;
@@ -68,22 +68,13 @@ adopt(GpuJoinState *gs, dsa_area *area, bool built)
 {
 	GpuJoinShared *sh = gs->shared;
 
-	gs->table = sh->table;
-	gs->device = sh->device;
-	gs->scheme = sh->scheme;
-	gs->n_inner = sh->n_inner;
-	gs->n_inner_all = sh->n_inner_all;
-	/* the builder's own copies have served: everyone reads the shared rows */
-	MemoryContextReset(gs->inner_cxt);
-	gs->inner_vals = NULL;
-	gs->inner_nulls = NULL;
-	gs->inner_keys_arr = NULL;
+	gpuhash_table_adopt(gs, &sh->table, sh->device, sh->scheme);
+	gpuhash_inner_adopt(gs, sh->n_inner, sh->n_inner_all);
 	gpuhash_shared_inner_attach(gs, &sh->inner, area);
 	if (!built)
-		gs->owns_table = false; /* the shared state frees it */
-	gs->kf_on = gs->kf_words != NULL;
-	gs->kf_tested = gs->kf_passed = 0;
-	gs->built = true;
+		gpuhash_table_set_owns(gs, false);	/* the shared state frees it */
+	gpuhash_keyfilter_start(gs);
+	gpuhash_table_set_built(gs, true);
 }
 
 /* Arrives at the build barrier; the wait counts as Build Wait Time. */
@@ -113,7 +104,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 	if (area == NULL)
 		elog(ERROR, "gpuhash: parallel-aware join without a DSA area");
 	/* the leader's exit, not ours, ends the table's life in the service */
-	gs->table_owner_pid = sh->leader_pid;
+	gpuhash_table_set_service_owner(gs, sh->leader_pid);
 
 	/*
 	 * Counted as probing before reading any outer row: while the table is
@@ -158,10 +149,10 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			/* split: the kept rows to their batches, before anyone joins one */
 			if (split)
-				gpuhash_split_inner_done(gs);
+				gpuhash_inner_split_done(gs);
 			if (build_barrier_wait(gs) && !split)
 			{
-				gs->owns_table = true;	/* until published */
+				gpuhash_table_set_owns(gs, true);	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
 				builder = true;
 			}
@@ -203,7 +194,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 		{
 			/* a participant that read no inner row joins the split now */
 			if (gs->split == NULL)
-				gpuhash_split_inner_done(gs);
+				gpuhash_inner_split_done(gs);
 			SpinLockAcquire(&sh->mutex);
 			sh->phase = SHARED_SPLIT;
 			SpinLockRelease(&sh->mutex);
@@ -228,12 +219,12 @@ gpuhash_shared_build(GpuJoinState *gs)
 
 	if (builder)
 	{
-		gs->owns_table = true;	/* until published */
+		gpuhash_table_set_owns(gs, true);	/* until published */
 		gpuhash_shared_inner_build_one(gs, &sh->inner, area);
 		if (gs->split)
 		{
 			/* it split while reading: every inner row is in the batches now */
-			gpuhash_split_inner_done(gs);
+			gpuhash_inner_split_done(gs);
 			SpinLockAcquire(&sh->mutex);
 			sh->phase = SHARED_SPLIT;
 			SpinLockRelease(&sh->mutex);
@@ -265,7 +256,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 	ConditionVariableCancelSleep();
 	if (gpuhash_split_is_on(gs))
 	{
-		gpuhash_split_inner_done(gs);
+		gpuhash_inner_split_done(gs);
 		return;
 	}
 	adopt(gs, area, false);

@@ -13,6 +13,7 @@
 #include "join_state.h"
 #include "probe_internal.h"
 #include "scan/page_scan.h"
+#include "service.h"
 
 #include "executor/executor.h"
 #include "access/htup_details.h"
@@ -38,6 +39,63 @@ outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
 									   gs->n_outer_keep, gs->outer_desc);
 	}
 	return gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, gs->n_outer_keep, gs->outer_desc);
+}
+
+/* The probe batches, set up with the node. */
+void
+gpuhash_probe_begin(GpuJoinState *gs)
+{
+	/* a batch's probe goes to the service as one request: up to a chunk */
+	gs->batch_cap = gpuhash_batch_rows;
+	{
+		uint64		chunk = gpuhash_service_probe_capacity();
+
+		if (chunk > 0)
+			gs->batch_cap = Min(gs->batch_cap, chunk);
+	}
+	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	{
+		GpuProbeBatch *b = &gs->pb[i];
+		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
+
+		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
+		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
+		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
+		if (gs->oscan && gs->oscan->keep_rows)
+		{
+			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
+			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
+		}
+		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
+		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+		b->ticket.slot = -1;
+		b->state = PB_FREE;
+	}
+}
+
+/*
+ * Reads the outer plan's first row before the build (an empty outer side
+ * needs no table); it stays the next one.  False when there is none.
+ */
+bool
+gpuhash_outer_peek(GpuJoinState *gs)
+{
+	gs->first_outer = ExecProcNode(gs->outer_ps);
+	if (TupIsNull(gs->first_outer))
+	{
+		gs->first_outer = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* A rescan: the outer side is read again from its start. */
+void
+gpuhash_probe_restart(GpuJoinState *gs)
+{
+	gs->outer_done = false;
+	gs->first_outer = NULL;
 }
 
 /*
@@ -75,7 +133,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
 			tup = outer_kept_tuple(gs, NULL, *htup);
-			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
 		}
@@ -95,7 +153,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 				(b = gpuhash_batch_of(*key, gs->nbatch)) == 0)
 				return OS_TUPLE;
 			tup = outer_kept_tuple(gs, *slot, NULL);
-			gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+			gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 			if (tup)
 				pfree(tup);
 		}
@@ -109,7 +167,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			}
 			else
 			{
-				BufFile    *file = gs->outer_files[gs->curbatch];
+				BufFile    *file = gs->hb.outer_files[gs->curbatch];
 
 				if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, pb->cxt))
 					return OS_END;
@@ -118,7 +176,7 @@ next_outer_row(GpuJoinState *gs, GpuProbeBatch *pb, int row, TupleTableSlot **sl
 			if (b != gs->curbatch)
 			{
 				/* the batches doubled since it was written */
-				gpuhash_spill_write(gs, &gs->outer_files[b], *key, false, tup);
+				gpuhash_spill_write(gs, &gs->hb.outer_files[b], *key, false, tup);
 				if (tup)
 					pfree(tup);
 				continue;
@@ -420,7 +478,7 @@ gpuhash_prefill_batches(GpuJoinState *gs)
 	/* a chain's level above the bottom: its outer side is a level below */
 	if (gs->no_prefill)
 		return;
-	gs->kf_on = false;
+	gpuhash_keyfilter_pause(gs);
 	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
 		   (b = add_batch(gs)) != NULL)
 		b->state = PB_PREFILLED;
@@ -477,7 +535,6 @@ gpuhash_next_batch(GpuJoinState *gs)
 	gs->cb = b;
 	if (gs->oscan)
 		gs->oscan->slot_row = -1;
-	gs->cur = -1;
 	return true;
 }
 
@@ -495,9 +552,9 @@ skip_batch(GpuJoinState *gs, BufFile *inner, BufFile *outer)
 {
 	if (inner != NULL && outer != NULL)
 		return false;
-	if (outer != NULL && (gs->fill_outer || gs->nbatch != gs->nbatch_outstart))
+	if (outer != NULL && (gs->fill_outer || gs->nbatch != gs->hb.nbatch_outstart))
 		return false;
-	if (inner != NULL && (gs->fill_inner || gs->nbatch != gs->nbatch_original))
+	if (inner != NULL && (gs->fill_inner || gs->nbatch != gs->hb.nbatch_original))
 		return false;
 	return true;
 }
@@ -512,27 +569,20 @@ gpuhash_next_hash_batch(GpuJoinState *gs)
 {
 	while (gs->curbatch + 1 < gs->nbatch)
 	{
-		int			prev = gs->curbatch++;
 		BufFile    *inner;
 		BufFile    *outer;
 
-		if (gs->inner_files[prev])
-			BufFileClose(gs->inner_files[prev]);
-		if (gs->outer_files[prev])
-			BufFileClose(gs->outer_files[prev]);
-		gs->inner_files[prev] = gs->outer_files[prev] = NULL;
-
-		inner = gs->inner_files[gs->curbatch];
-		outer = gs->outer_files[gs->curbatch];
+		gpuhash_batches_advance(gs);
+		inner = gs->hb.inner_files[gs->curbatch];
+		outer = gs->hb.outer_files[gs->curbatch];
 		if (skip_batch(gs, inner, outer))
 			continue;
 		if (inner)
 			gpuhash_spill_rewind(inner);
 		gpuhash_build_inner(gs);
-		if (gs->outer_files[gs->curbatch])
-			gpuhash_spill_rewind(gs->outer_files[gs->curbatch]);
+		if (gs->hb.outer_files[gs->curbatch])
+			gpuhash_spill_rewind(gs->hb.outer_files[gs->curbatch]);
 		gs->outer_done = false;
-		gs->cur = -1;
 		return true;
 	}
 	return false;

@@ -260,3 +260,11 @@ gpuhash_form_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, const int *keep,
 	}
 	return heap_form_minimal_tuple(desc, gs->spill_vals, gs->spill_nulls);
 }
+
+/* The scratch row gpuhash_form_kept_tuple forms a tuple from: nmax columns. */
+void
+gpuhash_rows_begin(GpuJoinState *gs, int nmax)
+{
+	gs->spill_vals = palloc(sizeof(Datum) * nmax);
+	gs->spill_nulls = palloc(sizeof(bool) * nmax);
+}

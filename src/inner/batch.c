@@ -19,6 +19,7 @@
 #include "gpuhash.h"
 #include "join_state.h"
 
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
@@ -122,19 +123,19 @@ gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch)
 {
 	MemoryContext old = MemoryContextSwitchTo(gs->cxt);
 
-	if (gs->inner_files == NULL)
+	if (gs->hb.inner_files == NULL)
 	{
-		gs->inner_files = palloc0(sizeof(BufFile *) * nbatch);
-		gs->outer_files = palloc0(sizeof(BufFile *) * nbatch);
+		gs->hb.inner_files = palloc0(sizeof(BufFile *) * nbatch);
+		gs->hb.outer_files = palloc0(sizeof(BufFile *) * nbatch);
 	}
-	else if (nbatch > gs->files_cap)
+	else if (nbatch > gs->hb.files_cap)
 	{
-		gs->inner_files = repalloc(gs->inner_files, sizeof(BufFile *) * nbatch);
-		gs->outer_files = repalloc(gs->outer_files, sizeof(BufFile *) * nbatch);
-		memset(gs->inner_files + gs->files_cap, 0, sizeof(BufFile *) * (nbatch - gs->files_cap));
-		memset(gs->outer_files + gs->files_cap, 0, sizeof(BufFile *) * (nbatch - gs->files_cap));
+		gs->hb.inner_files = repalloc(gs->hb.inner_files, sizeof(BufFile *) * nbatch);
+		gs->hb.outer_files = repalloc(gs->hb.outer_files, sizeof(BufFile *) * nbatch);
+		memset(gs->hb.inner_files + gs->hb.files_cap, 0, sizeof(BufFile *) * (nbatch - gs->hb.files_cap));
+		memset(gs->hb.outer_files + gs->hb.files_cap, 0, sizeof(BufFile *) * (nbatch - gs->hb.files_cap));
 	}
-	gs->files_cap = Max(gs->files_cap, nbatch);
+	gs->hb.files_cap = Max(gs->hb.files_cap, nbatch);
 	MemoryContextSwitchTo(old);
 }
 
@@ -142,13 +143,13 @@ gpuhash_batch_files_grow(GpuJoinState *gs, int nbatch)
 void
 gpuhash_batch_files_close(GpuJoinState *gs)
 {
-	for (int b = 0; b < gs->files_cap; b++)
+	for (int b = 0; b < gs->hb.files_cap; b++)
 	{
-		if (gs->inner_files[b])
-			BufFileClose(gs->inner_files[b]);
-		if (gs->outer_files[b])
-			BufFileClose(gs->outer_files[b]);
-		gs->inner_files[b] = gs->outer_files[b] = NULL;
+		if (gs->hb.inner_files[b])
+			BufFileClose(gs->hb.inner_files[b]);
+		if (gs->hb.outer_files[b])
+			BufFileClose(gs->hb.outer_files[b]);
+		gs->hb.inner_files[b] = gs->hb.outer_files[b] = NULL;
 	}
 }
 
@@ -222,4 +223,111 @@ gpuhash_spill_rewind(BufFile *file)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("gpuhash: could not rewind a hash batch file")));
+}
+
+/*
+ * The node's hash batches, set up with it.  Within work_mem x
+ * hash_mem_multiplier, as a hash join: start with the batches the
+ * planner's estimate calls for, split further when the real inner side
+ * outgrows it.  A parallel-aware plan that gets its DSM shares one table
+ * instead, or splits into shared batches (parallel.c turns this off); one
+ * run without a parallel context is serial.
+ */
+void
+gpuhash_batches_begin(GpuJoinState *gs, EState *estate)
+{
+	if (gs->inner_desc)
+		gs->hb.inner_spill_slot = ExecInitExtraTupleSlot(estate, gs->inner_desc,
+														 &TTSOpsMinimalTuple);
+	gs->hb.spill_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin spill",
+											 ALLOCSET_DEFAULT_SIZES);
+	gs->hb.can_batch = true;
+	gs->hb.mem_limit = gpuhash_memory_limit();
+	gs->nbatch = gpuhash_initial_nbatch(gs->inner_plan->plan_rows, gs->inner_plan->plan_width);
+	gs->hb.grow_enabled = true;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+}
+
+/* One batch, never more: a parallel-aware join's participants share. */
+void
+gpuhash_batches_off(GpuJoinState *gs)
+{
+	gs->hb.can_batch = false;
+	gs->hb.grow_enabled = false;
+	gs->nbatch = 1;
+	gs->curbatch = 0;
+}
+
+/* One batch, free to split further: a split parallel join's shared batch. */
+void
+gpuhash_batches_serial(GpuJoinState *gs)
+{
+	gs->hb.can_batch = true;
+	gs->hb.grow_enabled = true;
+	gs->nbatch = 1;
+	gs->curbatch = 0;
+}
+
+/* A rescan that rebuilds: from batch 0 again, its files gone. */
+void
+gpuhash_batches_rescan(GpuJoinState *gs)
+{
+	gpuhash_batch_files_close(gs);
+	gs->curbatch = 0;
+	gs->hb.grow_enabled = gs->hb.can_batch;
+}
+
+/* The next hash batch becomes the current one; the last one's files go. */
+void
+gpuhash_batches_advance(GpuJoinState *gs)
+{
+	int			prev = gs->curbatch++;
+
+	if (gs->hb.inner_files[prev])
+		BufFileClose(gs->hb.inner_files[prev]);
+	if (gs->hb.outer_files[prev])
+		BufFileClose(gs->hb.outer_files[prev]);
+	gs->hb.inner_files[prev] = gs->hb.outer_files[prev] = NULL;
+}
+
+/* The current batch's inner rows are read: batch 0's with this many batches. */
+void
+gpuhash_batches_inner_start(GpuJoinState *gs)
+{
+	if (gs->curbatch == 0)
+		gs->hb.nbatch_original = gs->nbatch;
+}
+
+/* Batch 0's outer rows are read next, and spilled for this many batches. */
+void
+gpuhash_batches_outer_start(GpuJoinState *gs)
+{
+	gs->hb.nbatch_outstart = gs->nbatch;
+}
+
+/*
+ * Doubles the batches, when they may still grow (at most
+ * GPUHASH_MAX_BATCHES); false when they may not.
+ */
+bool
+gpuhash_batches_double(GpuJoinState *gs)
+{
+	if (!gs->hb.grow_enabled)
+		return false;
+	if (gs->nbatch >= GPUHASH_MAX_BATCHES)
+	{
+		gs->hb.grow_enabled = false;
+		return false;
+	}
+	gs->nbatch *= 2;
+	gpuhash_batch_files_grow(gs, gs->nbatch);
+	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
+	return true;
+}
+
+/* A split that moved all rows or none will not help: batches stop growing. */
+void
+gpuhash_batches_stop_growing(GpuJoinState *gs)
+{
+	gs->hb.grow_enabled = false;
 }

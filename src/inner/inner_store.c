@@ -188,7 +188,7 @@ move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n
 		{
 			MinimalTuple tup = nc > 0 ? heap_form_minimal_tuple(gs->inner_desc, v, nl) : NULL;
 
-			gpuhash_spill_write(gs, &gs->inner_files[b], keys[i], nokey, tup);
+			gpuhash_spill_write(gs, &gs->hb.inner_files[b], keys[i], nokey, tup);
 			if (tup)
 				pfree(tup);
 			free_row_copies(gs, v, nl);
@@ -219,23 +219,15 @@ gpuhash_increase_batches(GpuJoinState *gs)
 	uint64		before = gs->n_inner + gs->n_nk;
 	uint64		moved = 0;
 
-	if (!gs->grow_enabled)
+	if (!gpuhash_batches_double(gs))
 		return;
-	if (gs->nbatch >= GPUHASH_MAX_BATCHES)
-	{
-		gs->grow_enabled = false;
-		return;
-	}
-	gs->nbatch *= 2;
-	gpuhash_batch_files_grow(gs, gs->nbatch);
-	gs->stats.hash_batches = Max(gs->stats.hash_batches, gs->nbatch);
 	gs->mem_used = 0;
 	gs->n_inner = move_out_rows(gs, gs->inner_vals, gs->inner_nulls, gs->inner_keys_arr,
 								gs->n_inner, false, &moved);
 	gs->n_nk = move_out_rows(gs, gs->nk_vals, gs->nk_nulls, gs->nk_keys, gs->n_nk,
 							 true, &moved);
 	if (moved == 0 || moved == before)
-		gs->grow_enabled = false;
+		gpuhash_batches_stop_growing(gs);
 }
 
 /*
@@ -310,16 +302,16 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 	}
 	else
 	{
-		BufFile    *file = gs->inner_files[gs->curbatch];
+		BufFile    *file = gs->hb.inner_files[gs->curbatch];
 		MinimalTuple tup;
 
-		MemoryContextReset(gs->spill_cxt);
-		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->spill_cxt))
+		MemoryContextReset(gs->hb.spill_cxt);
+		if (file == NULL || !gpuhash_spill_read(file, key, nokey, &tup, gs->hb.spill_cxt))
 			return false;
 		*keep = gs->ident_keep;
 		*slot = NULL;
 		if (tup)
-			*slot = ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false);
+			*slot = ExecStoreMinimalTuple(tup, gs->hb.inner_spill_slot, false);
 		return true;
 	}
 }
@@ -332,12 +324,11 @@ start_inner(GpuJoinState *gs)
 
 	MemoryContextReset(gs->inner_cxt);
 	gs->matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_keyfilter_forget(gs);
 	gs->inner_cap = gs->nk_cap = 1024;
 	gs->n_inner = gs->n_nk = 0;
 	gs->mem_used = 0;
-	gs->split_reported = 0;
+	gpuhash_split_inner_restart(gs);
 	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
 	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
@@ -376,16 +367,16 @@ take_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 k
 		MinimalTuple tup = slot ? gpuhash_form_kept_tuple(gs, slot, keep, gs->n_inner_keep,
 														  gs->inner_desc) : NULL;
 
-		gpuhash_spill_write(gs, &gs->inner_files[b], key, nokey, tup);
+		gpuhash_spill_write(gs, &gs->hb.inner_files[b], key, nokey, tup);
 		if (tup)
 			pfree(tup);
 		return;
 	}
 	keep_inner_row(gs, slot, keep, key, nokey);
-	if (gs->can_batch && gs->mem_used > gs->mem_limit)
+	if (gs->hb.can_batch && gs->mem_used > gs->hb.mem_limit)
 		gpuhash_increase_batches(gs);
 	else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
-		gpuhash_split_begin(gs);
+		gpuhash_inner_split(gs);
 }
 
 /*
@@ -433,8 +424,7 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (gs->curbatch == 0)
-		gs->nbatch_original = gs->nbatch;
+	gpuhash_batches_inner_start(gs);
 	start_inner(gs);
 	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gpuhash_page_inner_usable(gs))
 		read_inner_pages(gs, true);
@@ -455,12 +445,58 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 }
 
 /*
+ * The inner store, set up with the node: its memory, and one shared row's
+ * deformed columns (a parallel plan's, shared_inner.c).
+ */
+void
+gpuhash_inner_begin(GpuJoinState *gs)
+{
+	gs->inner_cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin inner",
+										  ALLOCSET_DEFAULT_SIZES);
+	if (gs->n_inner_keep > 0)
+	{
+		gs->row_vals = palloc(sizeof(Datum) * gs->n_inner_keep);
+		gs->row_nulls = palloc(sizeof(bool) * gs->n_inner_keep);
+	}
+}
+
+/*
+ * Right/full joins of a table of this process's own: the match bits, all
+ * clear (a shared table's are in the DSA).
+ */
+void
+gpuhash_inner_matched_clear(GpuJoinState *gs)
+{
+	if (gs->fill_inner && !gpuhash_shares_table(gs))
+		gs->matched = MemoryContextAllocHuge(gs->inner_cxt,
+											 sizeof(uint32) * gpuhash_matched_words(gs));
+	if (gs->matched)
+		memset(gs->matched, 0, sizeof(uint32) * gpuhash_matched_words(gs));
+}
+
+/*
+ * A parallel plan's table of n_inner rows (n_inner_all with right/full's
+ * NULL-key rows) is adopted: the builder's own copies have served,
+ * everyone reads the shared rows (shared_inner.c attaches them).
+ */
+void
+gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all)
+{
+	gs->n_inner = n_inner;
+	gs->n_inner_all = n_inner_all;
+	MemoryContextReset(gs->inner_cxt);
+	gs->inner_vals = NULL;
+	gs->inner_nulls = NULL;
+	gs->inner_keys_arr = NULL;
+}
+
+/*
  * A parallel join splits (parallel_split.c): the rows this participant kept
  * so far, not finished yet (NULL-key rows still apart), go to their shared
  * batches.
  */
-void
-gpuhash_inner_rows_to_split(GpuJoinState *gs)
+static void
+rows_to_split(GpuJoinState *gs)
 {
 	int			nc = gs->n_inner_keep;
 	uint64		null_key_rows = gs->stats.null_key_rows;
@@ -487,6 +523,26 @@ gpuhash_inner_rows_to_split(GpuJoinState *gs)
 	gs->stats.null_key_rows = null_key_rows;
 }
 
+/* This participant joins the split, with the inner rows it kept. */
+void
+gpuhash_inner_split(GpuJoinState *gs)
+{
+	gpuhash_split_begin(gs);
+	rows_to_split(gs);
+}
+
+/*
+ * This participant has read all its inner rows (joining the split now if
+ * it has not yet, with what it kept).
+ */
+void
+gpuhash_inner_split_done(GpuJoinState *gs)
+{
+	if (gs->split == NULL)
+		gpuhash_inner_split(gs);
+	gpuhash_split_inner_done(gs);
+}
+
 /*
  * A parallel plan's rescan: nothing of the last scan's inner rows stays,
  * neither this participant's own (a batch of a split join) nor its view of
@@ -507,8 +563,7 @@ gpuhash_inner_forget(GpuJoinState *gs)
 	gs->inner_cap = gs->nk_cap = 0;
 	gs->mem_used = 0;
 	gs->matched = NULL;
-	gs->kf_words = NULL;
-	gs->kf_on = false;
+	gpuhash_keyfilter_forget(gs);
 	gs->shared_rowptrs = NULL;
 	gs->shared_matched = NULL;
 }

@@ -143,7 +143,7 @@ bool
 gpuhash_split_wanted(GpuJoinState *gs)
 {
 	GpuSplitShared *ss = gs->split_shared;
-	size_t		step = Max(Min(gs->mem_limit / 8, (size_t) 1024 * 1024), (size_t) 8192);
+	size_t		step = Max(Min(gs->hb.mem_limit / 8, (size_t) 1024 * 1024), (size_t) 8192);
 	uint64		total;
 
 	if (pg_atomic_read_u32(&ss->state) != SPLIT_NONE)
@@ -178,14 +178,14 @@ make_batches(GpuJoinState *gs, GpuSplit *sp)
 	GpuSplitShared *ss = sp->ss;
 	dsa_area   *area = gs->css.ss.ps.state->es_query_dsa;
 	double		want = Max((double) SPLIT_BATCHES_PER_PARTICIPANT * ss->participants,
-						   2.0 * pg_atomic_read_u64(&ss->inner_bytes) / Max(gs->mem_limit, 1));
+						   2.0 * pg_atomic_read_u64(&ss->inner_bytes) / Max(gs->hb.mem_limit, 1));
 	int			n = 1;
 	char	   *base;
 	pg_atomic_uint64 *counts;
 	MemoryContext old;
 
 	while (n < want && n < SPLIT_MAX_BATCHES &&
-		   (n < 2 || (size_t) 2 * n * SPLIT_WRITE_BUFFER <= gs->mem_limit))
+		   (n < 2 || (size_t) 2 * n * SPLIT_WRITE_BUFFER <= gs->hb.mem_limit))
 		n <<= 1;
 	ss->stores = dsa_allocate(area, (Size) 2 * n * MAXALIGN(sts_estimate(ss->participants)));
 	ss->counts = dsa_allocate(area, sizeof(pg_atomic_uint64) * 2 * n);
@@ -253,11 +253,18 @@ attach(GpuJoinState *gs, GpuSplit *sp)
 	MemoryContextSwitchTo(old);
 }
 
+/* The kept inner rows start over: none of their bytes reported yet. */
+void
+gpuhash_split_inner_restart(GpuJoinState *gs)
+{
+	gs->split_reported = 0;
+}
+
 /*
- * This participant joins the split: the batches made (by it, if first),
- * its accessors, and the inner rows it kept moved to their batches.  From
- * here on its inner rows go to the batches as it reads them, and the
- * tables it builds are its own.
+ * This participant joins the split: the batches made (by it, if first) and
+ * its accessors; the inner store (gpuhash_inner_split) then moves the inner
+ * rows it kept to their batches.  From here on its inner rows go to the
+ * batches as it reads them, and the tables it builds are its own.
  */
 void
 gpuhash_split_begin(GpuJoinState *gs)
@@ -282,7 +289,6 @@ gpuhash_split_begin(GpuJoinState *gs)
 	attach(gs, sp);
 	gs->split = sp;
 	sp->writing = true;
-	gpuhash_inner_rows_to_split(gs);
 
 	/* a table of its own from here on, freed by its own node */
 	gs->table_owner_pid = 0;
@@ -319,17 +325,14 @@ gpuhash_split_put_inner(GpuJoinState *gs, MinimalTuple tup, uint64 key, bool nok
 }
 
 /*
- * This participant has written all its inner rows (joining the split now
- * if it has not yet, with what it kept).
+ * This participant has written all its inner rows (it has joined the split:
+ * gpuhash_inner_split_done).
  */
 void
 gpuhash_split_inner_done(GpuJoinState *gs)
 {
-	GpuSplit   *sp;
+	GpuSplit   *sp = gs->split;
 
-	if (gs->split == NULL)
-		gpuhash_split_begin(gs);
-	sp = gs->split;
 	for (int b = 0; b < sp->nbatch; b++)
 		sts_end_write(sp->acc[b]);
 	sp->writing = false;
@@ -437,9 +440,10 @@ add_stats(GpuJoinState *gs)
 }
 
 /*
- * GJ_NEXT_SPLIT: claims the next batch that can yield rows, reads its inner
- * rows and builds its table, and makes its outer rows the outer side.
- * False when no batch is left.
+ * GJ_NEXT_SPLIT: claims the next batch that can yield rows and makes its
+ * inner rows the inner side; the caller builds its table (its inner rows
+ * read through gpuhash_split_next_inner), then gpuhash_split_batch_built
+ * makes its outer rows the outer side.  False when no batch is left.
  */
 bool
 gpuhash_split_next_batch(GpuJoinState *gs)
@@ -470,25 +474,26 @@ gpuhash_split_next_batch(GpuJoinState *gs)
 
 		/* a serial join of this batch, free to split it further */
 		sp->cur = (int) b;
-		gs->can_batch = true;
-		gs->grow_enabled = true;
-		gs->nbatch = 1;
-		gs->curbatch = 0;
-		gs->built = false;
+		gpuhash_batches_serial(gs);
 		sp->reading = sp->acc[b];
 		sts_begin_parallel_scan(sp->reading);
-		gpuhash_build_inner(gs);
-		end_reading(sp);
-		if (gs->n_inner > 0 && !gs->table.remote)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
-		sp->reading = sp->acc[sp->nbatch + b];
-		sts_begin_parallel_scan(sp->reading);
-		gs->outer_done = false;
-		gs->cur = -1;
 		return true;
 	}
+}
+
+/* The claimed batch's table is built: its outer rows become the outer side. */
+void
+gpuhash_split_batch_built(GpuJoinState *gs)
+{
+	GpuSplit   *sp = gs->split;
+
+	end_reading(sp);
+	if (gs->n_inner > 0 && !gs->table.remote)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: a parallel GPU hash join needs the GPU service, which is not running")));
+	sp->reading = sp->acc[sp->nbatch + sp->cur];
+	sts_begin_parallel_scan(sp->reading);
 }
 
 /* Is this participant joining a batch of a split (not writing to them)? */
@@ -527,7 +532,7 @@ gpuhash_split_next_inner(GpuJoinState *gs, TupleTableSlot **slot, uint64 *key, b
 	if (tup == NULL)
 		return false;
 	*slot = gs->n_inner_keep > 0 ?
-		ExecStoreMinimalTuple(tup, gs->inner_spill_slot, false) : NULL;
+		ExecStoreMinimalTuple(tup, gs->hb.inner_spill_slot, false) : NULL;
 	return true;
 }
 
@@ -580,10 +585,7 @@ gpuhash_split_forget(GpuJoinState *gs)
 	MemoryContextDelete(sp->cxt);
 	pfree(sp);
 	gs->split = NULL;
-	gs->can_batch = false;
-	gs->grow_enabled = false;
-	gs->nbatch = 1;
-	gs->curbatch = 0;
+	gpuhash_batches_off(gs);
 }
 
 /*

@@ -62,8 +62,16 @@ gpuhash_shared_inner_attach(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 		dsa_get_address(area, si->rowptrs) : NULL;
 	gs->shared_matched = DsaPointerIsValid(si->matched) ?
 		dsa_get_address(area, si->matched) : NULL;
-	gs->kf_words = DsaPointerIsValid(si->kf) ? dsa_get_address(area, si->kf) : NULL;
-	gs->kf_nwords = si->kf_nwords;
+	gpuhash_keyfilter_set(gs, DsaPointerIsValid(si->kf) ? dsa_get_address(area, si->kf) : NULL,
+						  si->kf_nwords);
+}
+
+/* The shared rows are gone with the query's DSM (or were never attached). */
+void
+gpuhash_shared_inner_detach(GpuJoinState *gs)
+{
+	gs->shared_rowptrs = NULL;
+	gs->shared_matched = NULL;
 }
 
 static void
@@ -176,11 +184,11 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	}
 	if (gs->fill_inner)
 		si->matched = gpuhash_inner_shared_matched(gs, area);
-	if (gs->kf_words)
+	if (gs->kf.words)
 	{
-		si->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf_nwords, DSA_ALLOC_HUGE);
-		memcpy(dsa_get_address(area, si->kf), gs->kf_words, sizeof(uint64) * gs->kf_nwords);
-		si->kf_nwords = gs->kf_nwords;
+		si->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf.nwords, DSA_ALLOC_HUGE);
+		memcpy(dsa_get_address(area, si->kf), gs->kf.words, sizeof(uint64) * gs->kf.nwords);
+		si->kf_nwords = gs->kf.nwords;
 	}
 }
 

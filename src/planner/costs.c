@@ -9,7 +9,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "gpuhash.h"
+#include "planner_int.h"
 
 #include <math.h>
 
@@ -69,27 +69,33 @@ cheapest_full_scan(Path *scan)
  * them: an absorbed scan read by all participants (share) is charged that
  * share (bench/RESULTS.md, section 28).  gpuhash.absorbed_page_cost >= 0 sets the cost of a page in every
  * participant instead.  Only the GPU join's scans: PostgreSQL's own plans
- * keep their costs.
+ * keep their costs.  (absorbed_page_saving is the pages' part alone, all
+ * an outer scan by pages saves on its pages: its CPU is priced anew.)
  */
 static Cost
-absorbed_scan_saving(Path *scan, bool share)
+absorbed_page_saving(Path *scan, bool share)
 {
 	RelOptInfo *rel = scan->parent;
-	Path	   *cheapest = cheapest_full_scan(scan);
-	Cost		saving = 0;
 
-	if (cheapest != NULL)
-		saving = Max(scan->total_cost - cheapest->total_cost, 0);
 	if (gpuhash_absorbed_page_cost >= 0)
 	{
 		double		spc_seq_page_cost;
 
 		get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-		saving = Max(saving, (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages);
+		return (spc_seq_page_cost - gpuhash_absorbed_page_cost) * rel->pages;
 	}
-	else if (share)
-		saving = Max(saving, gpuhash_parallel_page_excess(scan));
-	return saving;
+	return share ? gpuhash_parallel_page_excess(scan) : 0.0;
+}
+
+static Cost
+absorbed_scan_saving(Path *scan, bool share)
+{
+	Path	   *cheapest = cheapest_full_scan(scan);
+	Cost		saving = 0;
+
+	if (cheapest != NULL)
+		saving = Max(scan->total_cost - cheapest->total_cost, 0);
+	return Max(saving, absorbed_page_saving(scan, share));
 }
 
 /*
@@ -148,14 +154,15 @@ keeps_inner_columns(PlannerInfo *root, Path *inner_path, PathTarget *target, Lis
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
  * (join filter and filter), nkeys: the hash keys; chained: the join and
  * the GpuHashJoin below it run as one chain; inner_share: an absorbed
- * parallel inner scan is charged a participant's share of its pages.
+ * parallel inner scan is charged a participant's share of its pages;
+ * page: the absorbed outer scan goes by pages (page_price.c), else NULL.
  */
 void
 gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 				  Path *inner_path, bool parallel_inner, bool outer_scan, bool inner_scan,
 				  bool inner_share,
 				  List *quals, int nkeys, double rows, double outer_match_frac, bool anti,
-				  bool chained)
+				  bool chained, const GpuPagePrice *page)
 {
 	QualCost	qc;
 
@@ -205,15 +212,29 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * chain forms are the lower levels' emitted rows, charged there.
 	 */
 	run = outer_path->total_cost - outer_path->startup_cost;
-	run += outer_rows * (chained ? 0.0 : cpu_operator_cost * nkeys);
 
 	/*
-	 * An absorbed outer scan hands out tuples in place, with no Seq Scan
-	 * node, slot or copy per row: half a tuple's CPU cost saved per row, and
-	 * it costs no more than the relation's cheapest full scan.
+	 * An absorbed outer scan by pages (page_price.c): the Seq Scan's CPU
+	 * per tuple, its quals and the keys are the page walker's, charged per
+	 * page handed over and per tuple walked instead; its pages save as an
+	 * absorbed scan's do.  The rows the walker hands back are charged with
+	 * the matches below.
 	 */
-	if (outer_scan)
-		run -= 0.5 * cpu_tuple_cost * outer_rows + absorbed_scan_saving(outer_path, true);
+	if (page != NULL)
+		run = gpuhash_page_scan_run(outer_path, run - absorbed_page_saving(outer_path, true));
+	else
+	{
+		run += outer_rows * (chained ? 0.0 : cpu_operator_cost * nkeys);
+
+		/*
+		 * An absorbed outer scan by tuples hands them out in place, with no
+		 * Seq Scan node, slot or copy per row: half a tuple's CPU cost saved
+		 * per row, and it costs no more than the relation's cheapest full
+		 * scan.
+		 */
+		if (outer_scan)
+			run -= 0.5 * cpu_tuple_cost * outer_rows + absorbed_scan_saving(outer_path, true);
+	}
 
 	/*
 	 * Each hash match is checked against the other clauses, as in
@@ -232,7 +253,20 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	}
 	else
 		emit_rows = rows * (inner_rows > 0 ? inner_path->rows / inner_rows : 1.0);
-	run += emit_rows * (qc.per_tuple + gpuhash_match_row_cost);
+	if (page != NULL)
+	{
+		/*
+		 * By pages, each record handed back is read in its page, checked
+		 * against the clauses the walker left to the CPU and its matches
+		 * emitted: gpuhash.page_match_cost in place of match_row_cost.
+		 */
+		double		records = gpuhash_page_records(outer_path, page, emit_rows);
+
+		run += records * (page->cpu_quals.per_tuple + gpuhash_page_match_cost) +
+			page->cpu_quals.startup + emit_rows * qc.per_tuple;
+	}
+	else
+		run += emit_rows * (qc.per_tuple + gpuhash_match_row_cost);
 	run += rows * cpath->path.pathtarget->cost.per_tuple + cpath->path.pathtarget->cost.startup;
 
 	/*

@@ -4,8 +4,9 @@
  *	  A GpuHashJoin's serial CustomPath: the join keys chosen among the
  *	  hashable `=` clauses (exact or fingerprint), the hash scheme, the
  *	  chain a join over another GPU join's output makes, and whether the
- *	  path gains enough over PostgreSQL's best to be offered (planner.c
- *	  calls these from its hook).
+ *	  path gains enough over PostgreSQL's best to be offered; and whether a
+ *	  side's scan can be absorbed.  planner.c and partial_paths.c call
+ *	  these; nothing here calls them.
  *
  *-------------------------------------------------------------------------
  */
@@ -263,6 +264,9 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	GpuJoinPlanInfo info;
+	GpuPagePrice page;
+	bool		chained,
+				by_pages;
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
@@ -293,12 +297,16 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 	 * With gpuhash.shared_inner_pages, an absorbed parallel inner scan is
 	 * charged its share of the pages, as the outer one is.
 	 */
+	chained = chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
+								parallel_inner);
+	by_pages = outer_scan &&
+		gpuhash_page_price_of(root, outer_path, inner_path, jointype, kc, parallel_aware,
+							  parallel_inner, chained, &page);
 	gpuhash_cost_join(root, cpath, outer_path, inner_path, parallel_inner, outer_scan,
 					  info.inner_scan, gpuhash_shared_inner_pages && parallel_inner,
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
-					  chains_with_outer(outer_path, jointype, kc, inner_path, parallel_aware,
-										parallel_inner));
+					  chained, by_pages ? &page : NULL);
 	return cpath;
 }
 
@@ -355,4 +363,47 @@ gpuhash_gains_enough(Path *path, List *native_paths)
 		own -= jp->outerjoinpath->total_cost + jp->innerjoinpath->total_cost;
 	}
 	return path->total_cost < native->total_cost - gpuhash_min_gain * Max(own, 0.0);
+}
+
+/*
+ * Can the join read rel's pages itself (heap_scan.c)?  A plain heap table
+ * without inheritance or sampling, whose columns the join reads are plain
+ * user columns: no whole-row or system column, no expression evaluated at
+ * the scan.
+ */
+bool
+gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte;
+	Relation	r;
+	bool		heap;
+	ListCell   *lc;
+
+	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return false;
+	foreach(lc, rel->reltarget->exprs)
+	{
+		Var		   *v = lfirst(lc);
+
+		if (!IsA(v, Var) || v->varno != rel->relid || v->varattno <= 0)
+			return false;
+	}
+	/* the planner holds a lock on every table of the query */
+	r = table_open(rte->relid, NoLock);
+	heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
+	table_close(r, NoLock);
+	return heap;
+}
+
+/* May the join read its outer table's pages itself (heap_scan.c)? */
+bool
+gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
+{
+	/* a unique-ified outer side stays a child */
+	return gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
+		gpuhash_scan_absorbable(root, outerrel);
 }

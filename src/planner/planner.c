@@ -87,40 +87,6 @@ CustomScanMethods gpuhash_scan_methods = {
 	.CreateCustomScanState = gpuhash_create_scan_state,
 };
 
-/*
- * Can the join read rel's pages itself (heap_scan.c)?  A plain heap table
- * without inheritance or sampling, whose columns the join reads are plain
- * user columns: no whole-row or system column, no expression evaluated at
- * the scan.
- */
-bool
-gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel)
-{
-	RangeTblEntry *rte;
-	Relation	r;
-	bool		heap;
-	ListCell   *lc;
-
-	if (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)
-		return false;
-	rte = planner_rt_fetch(rel->relid, root);
-	if (rte->inh || rte->tablesample != NULL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
-		return false;
-	foreach(lc, rel->reltarget->exprs)
-	{
-		Var		   *v = lfirst(lc);
-
-		if (!IsA(v, Var) || v->varno != rel->relid || v->varattno <= 0)
-			return false;
-	}
-	/* the planner holds a lock on every table of the query */
-	r = table_open(rte->relid, NoLock);
-	heap = r->rd_rel->relam == HEAP_TABLE_AM_OID;
-	table_close(r, NoLock);
-	return heap;
-}
-
 static bool
 has_pseudoconstant(List *restrictlist)
 {
@@ -132,15 +98,6 @@ has_pseudoconstant(List *restrictlist)
 			return true;
 	}
 	return false;
-}
-
-/* May the join read its outer table's pages itself (heap_scan.c)? */
-bool
-gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel, JoinType jointype)
-{
-	/* a unique-ified outer side stays a child */
-	return gpuhash_absorb_outer_scan && jointype != JOIN_UNIQUE_OUTER &&
-		gpuhash_scan_absorbable(root, outerrel);
 }
 
 static void

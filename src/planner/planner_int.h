@@ -35,6 +35,19 @@ typedef struct KeyChoice
 	GpuKeySpec	keys[64];
 } KeyChoice;
 
+/*
+ * An absorbed outer scan that will go by pages (page_price.c): what the
+ * CPU still does per row that comes back.
+ */
+typedef struct GpuPagePrice
+{
+	bool		all_rows;		/* every row passing the walker's clauses comes
+								 * back, not only the joining ones */
+	QualCost	cpu_quals;		/* the clauses left to the CPU */
+	Selectivity gpu_sel;		/* of the clauses the walker runs */
+	Selectivity cpu_sel;		/* of those left to the CPU */
+} GpuPagePrice;
+
 /* join_paths.c */
 extern bool gpuhash_choose_keys(List *restrictlist, RelOptInfo *joinrel, RelOptInfo *outerrel,
 								RelOptInfo *innerrel, bool isouter, KeyChoice *kc);
@@ -57,6 +70,14 @@ extern bool gpuhash_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									  RelOptInfo *outerrel, RelOptInfo *innerrel,
 									  JoinType jointype, JoinType jt, bool single_match,
 									  Path *inner_path, KeyChoice *kc);
+
+/* page_price.c */
+extern bool gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
+								  JoinType jointype, KeyChoice *kc, bool parallel_aware,
+								  bool parallel_inner, bool chained, GpuPagePrice *price);
+extern Cost gpuhash_page_scan_run(Path *outer_path, Cost outer_run);
+extern double gpuhash_page_records(Path *outer_path, const GpuPagePrice *price,
+								   double emit_rows);
 
 /* plan.c */
 extern Plan *gpuhash_plan_gpu_join(PlannerInfo *root, RelOptInfo *rel,

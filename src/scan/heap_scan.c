@@ -50,6 +50,7 @@
 #include "storage/bufpage.h"
 #include "utils/rel.h"
 #include "scan/page_scan.h"
+#include "scan/buffer_hint.h"
 
 /*
  * Pins a probe batch may hold: a small share of shared_buffers, for each
@@ -265,7 +266,7 @@ next_page(GpuHeapScan *os)
 		os->done = true;
 		return OS_END;
 	}
-	heapgetpage(os->scan, blk);
+	gpuhash_heap_getpage(os->scan, blk);
 	if (os->timed)
 	{
 		os->page_ms += gpuhash_ms_since(t0);

@@ -51,6 +51,7 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "buffer_hint.h"
 #include "page_scan.h"
 #include "service.h"
 
@@ -243,7 +244,7 @@ add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
 {
 	GpuHeapScan *is = gs->iscan;
 	HeapScanDesc hs = (HeapScanDesc) is->scan;
-	Buffer		buf = ReadBufferExtended(is->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
+	Buffer		buf = gpuhash_read_hinted_buffer(is->rel, blk, hs->rs_strategy);
 	Page		page;
 	gh_page_ref *ref = &pi->req.refs[pi->req.n_pages];
 	uint8	   *copy = pi->req.pages + (Size) pi->req.n_pages * GH_PAGE_SIZE;

@@ -32,6 +32,7 @@
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
+#include "buffer_hint.h"
 #include "page_scan.h"
 #include "service.h"
 
@@ -191,7 +192,7 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 				 BlockNumber blk)
 {
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
-	Buffer		buf = ReadBufferExtended(os->rel, MAIN_FORKNUM, blk, RBM_NORMAL, hs->rs_strategy);
+	Buffer		buf = gpuhash_read_hinted_buffer(os->rel, blk, hs->rs_strategy);
 	Page		page;
 	gh_page_ref *ref = &r->refs[r->n_pages];
 	uint8	   *copy = r->in_place ? NULL : r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
@@ -443,6 +444,13 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 	uint32	   *probe = NULL;
 	int			n_probe = 0;
 
+	/*
+	 * Nothing reads the outer tuple when the join keeps none of its columns
+	 * and no CPU qual reads it (a count(*)): a match is its range alone.
+	 * Forming each tuple read its page's line pointer, a cache miss a row.
+	 */
+	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL;
+
 	b->n = 0;
 	for (int p = 0; p < r->n_pages; p++)
 	{
@@ -457,13 +465,17 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 		for (; mi < r->n_matches && r->matches[mi].page == (uint32) p; mi++)
 		{
 			const gh_page_match *m = &r->matches[mi];
-			HeapTupleData t;
 			bool		nokey = (m->flags & GH_PM_NULL_KEY) != 0;
 
-			set_tuple(gs, b, p, m->lp, &t);
-			if (!cpu_passes(gs, &t) || (nokey && !gs->fill_outer))
+			/* formed in place: a copy from the stack stalled on its store forwarding */
+			if (!ranges_only)
+			{
+				set_tuple(gs, b, p, m->lp, &b->tups[b->n]);
+				if (!cpu_passes(gs, &b->tups[b->n]))
+					continue;
+			}
+			if (nokey && !gs->fill_outer)
 				continue;
-			b->tups[b->n] = t;
 			b->nokey[b->n] = nokey;
 			b->keys[b->n] = 0;
 			b->ranges[b->n] = m->range;

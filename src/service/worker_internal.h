@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * worker_internal.h
- *	  Between the files of the GPU service process: the table registry and
- *	  the threads (service_worker.c), builds (service_build.c) and probes
- *	  (service_probe.c).  Not for backends.
+ *	  Between the files of the GPU service process: the threads and the
+ *	  sweep (service_worker.c) call builds (service_build.c) and probes
+ *	  (service_probe.c), and all three the table registry
+ *	  (service_registry.c), which calls none of them.  Not for backends.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,18 +61,26 @@ typedef struct SvcTable
 } SvcTable;
 
 
-/* The registry's lock (service_worker.c): taken last and held briefly. */
+/* The registry's lock (service_registry.c): taken last and held briefly. */
 extern pthread_mutex_t svc_registry;
 
-/* service_worker.c */
+/* service_registry.c */
+extern volatile bool svc_freed_since_trim;	/* memory to give back */
 extern gh_status svc_fail(SvcSlot *s, gh_status st, const char *msg);
 extern void svc_publish_locked(void);
+extern void svc_publish_stats(void);
 extern void svc_count_on_gpu(SvcTable *t, int g, uint64 bytes);
 extern void svc_uncount_on_gpu(SvcTable *t, int g);
 extern bool svc_gpu_fault(gh_status st);
+extern void svc_ack_free(int i, uint64 taken);
 extern void svc_free_carry(SvcTable *t);
 extern SvcTable *svc_use_table(uint32 id);
 extern void svc_unuse_table(SvcTable *t);
+extern void svc_drop_carry_id(uint32 id);
+extern bool svc_drop_table_id(uint32 id);
+extern gh_status svc_begin_build(SvcSlot *s);
+extern bool svc_owner_alive(int pid);
+extern void svc_drop_orphans(void);
 
 /* service_build.c */
 extern gh_status svc_serve_on_table(SvcSlot *s, SvcTable *t);
