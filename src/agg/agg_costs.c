@@ -23,22 +23,18 @@
 #include "utils/spccache.h"
 
 /*
- * The constants, in the planner's units.  Neither is measured for the
- * aggregate yet: bench_agg (make bench-agg) has no H200 figure in
- * bench/RESULTS.md, so both are uncalibrated.  Each is the join's page
- * path's constant for the same mechanism (issue 54's gpuhash.page_cpu_cost
- * and page_row_cost, 0.1 and 0.0005), which the aggregate should read once
- * that lands, and bench/calibrate.py should measure.
- *
- * AGG_PAGE_CPU_COST: the CPU's work per heap page handed to the GPU (pin,
- * visibility, the copy into the staging chunk).
- * AGG_ROW_GPU_COST: the GPU's work per tuple on those pages: deform, run
- * the quals, fold a passing row into its group's states.  (Tuples of a
- * page the walker refuses, a compressed value say, are read by the CPU:
- * not priced.)
+ * The page path's constants, the same mechanism as the join's
+ * (page_price.c): gpuhash.page_cpu_cost per page the CPU hands the GPU
+ * (pin, visibility, the copy into the staging chunk), gpuhash.page_row_cost
+ * per tuple the GPU walks (deform, the quals, the fold of a passing row
+ * into its group).  Neither is measured for the aggregate: bench_agg has no
+ * H200 figure in bench/RESULTS.md.  page_cpu_cost's default -1 (the join's
+ * page path priced as its tuple path) leaves the aggregate, which has no
+ * tuple path, AGG_PAGE_CPU_COST: uncalibrated, ten tuples' cpu_tuple_cost.
+ * (Tuples of a page the walker refuses, a compressed value say, are read by
+ * the CPU: not priced.)
  */
 #define AGG_PAGE_CPU_COST 0.1
-#define AGG_ROW_GPU_COST 0.0005
 
 /*
  * partial_scan: the relation's Parallel Seq Scan for a parallel-aware
@@ -69,10 +65,11 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 		(partial_scan ? gpuhash_parallel_page_excess(partial_scan) : 0.0);
 
 	/* the CPU hands its share of the pages to the GPU */
-	startup += AGG_PAGE_CPU_COST * baserel->pages / participants;
+	startup += (gpuhash_page_cpu_cost >= 0 ? gpuhash_page_cpu_cost : AGG_PAGE_CPU_COST) *
+		baserel->pages / participants;
 
 	/* the GPU walks every tuple of them and folds those the quals pass */
-	startup += AGG_ROW_GPU_COST * tuples;
+	startup += gpuhash_page_row_cost * tuples;
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);
