@@ -41,17 +41,22 @@ SELECT flag, count(*), sum(qty), max(shipdate) FROM agg_t WHERE k > 10 GROUP BY 
 
 -- every aggregate kind, no GROUP BY, no quals
 EXPLAIN (COSTS OFF)
-SELECT count(*), count(qty), sum(k), avg(f8), min(shipdate), max(price) FROM agg_t;
+SELECT count(*), count(qty), sum(k), sum(f8), avg(k), min(shipdate), max(k), min(f8) FROM agg_t;
 
 -- HAVING stays in the Finalize Aggregate
 EXPLAIN (COSTS OFF)
 SELECT status, sum(qty) FROM agg_t GROUP BY status HAVING count(*) > 10;
 
--- declined (DISTINCT, FILTER, a text aggregate, an array key, an expression
--- key, grouping sets, a join, a pseudoconstant qual): PostgreSQL's plans
+-- declined (DISTINCT, FILTER, a text aggregate, avg(float8), numeric max,
+-- a CPU qual, an array key, an expression key, grouping sets, a join, a
+-- pseudoconstant qual): PostgreSQL's plans
 EXPLAIN (COSTS OFF) SELECT count(DISTINCT k) FROM agg_t;
 EXPLAIN (COSTS OFF) SELECT sum(qty) FILTER (WHERE k > 5) FROM agg_t;
 EXPLAIN (COSTS OFF) SELECT flag, max(note) FROM agg_t GROUP BY flag;
+EXPLAIN (COSTS OFF) SELECT flag, avg(f8) FROM agg_t GROUP BY flag;
+EXPLAIN (COSTS OFF) SELECT flag, max(price) FROM agg_t GROUP BY flag;
+-- a qual the GPU does not take would send every row to the CPU
+EXPLAIN (COSTS OFF) SELECT flag, sum(qty) FROM agg_t WHERE substring(note FROM 1 FOR 1) = 'n' GROUP BY flag;
 EXPLAIN (COSTS OFF) SELECT arr, count(*) FROM agg_t GROUP BY arr;
 EXPLAIN (COSTS OFF) SELECT k % 10, count(*) FROM agg_t GROUP BY k % 10;
 EXPLAIN (COSTS OFF)
@@ -78,7 +83,7 @@ SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF)
 SELECT flag, status, sum(qty), avg(price), count(*) FROM agg_t WHERE shipdate <= date '1998-09-02'
 GROUP BY flag, status;
-EXPLAIN (COSTS OFF)
+EXPLAIN (VERBOSE, COSTS OFF)
 SELECT sum(price * disc), count(*) FROM agg_t WHERE qty < 24;
 -- a group per row: PostgreSQL's HashAggregate costs less than handing every row up
 EXPLAIN (VERBOSE, COSTS OFF)

@@ -28,6 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GPU_PROVIDER = "GpuHashJoin"
+# the GPU nodes a plan may hold: the join, and the partial aggregate (issue 55)
+GPU_PROVIDERS = (GPU_PROVIDER, "GpuPreAgg")
 DEVICE_SETTING = "gpuhash.device"
 Q11_FRACTION = "0.0001000000"
 # Citus refuses a query it cannot run distributed with feature_not_supported
@@ -331,7 +333,7 @@ def gpu_join_matcher(count_node):
     if count_node:
         return lambda node: node.get("Node Type") == count_node
     return lambda node: node.get("Node Type") == "Custom Scan" and \
-        node.get("Custom Plan Provider") == GPU_PROVIDER
+        node.get("Custom Plan Provider") in GPU_PROVIDERS
 
 
 # ---------------------------------------------------------------- execution

@@ -3,9 +3,10 @@
  * agg_costs.c
  *	  The planner's cost of a GpuPreAgg path, by mechanism: the pages each
  *	  participant reads, the CPU handing them to the GPU, the GPU walking
- *	  every tuple on them (deform, the quals it takes, the fold into the
- *	  row's group), the rows that quals it cannot take send back to the CPU,
- *	  and one row out per group.  Only this path is priced here; PostgreSQL's
+ *	  every tuple on them (deform, the quals, the fold into the row's
+ *	  group), and one row out per group.  The path is offered only where the
+ *	  walker takes every qual (agg_paths.c: otherwise the executor reads
+ *	  every row on the CPU).  Only this path is priced here; PostgreSQL's
  *	  own Partial Aggregate over its Parallel Seq Scan keeps its costs, and
  *	  add_path weighs the two.
  *
@@ -15,55 +16,25 @@
 
 #include "agg_plan.h"
 #include "gpuhash.h"
-#include "scan/page_scan.h"
 
-#include "access/table.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/prep.h"
-#include "parser/parsetree.h"
-#include "utils/rel.h"
 #include "utils/spccache.h"
 
 /*
- * The constants, in the planner's units.  Neither is measured for the
- * aggregate yet: bench_agg (make bench-agg) has no H200 figure in
- * bench/RESULTS.md, so both are uncalibrated.  Each is the join's page
- * path's constant for the same mechanism (issue 54's gpuhash.page_cpu_cost
- * and page_row_cost, 0.1 and 0.0005), which the aggregate should read once
- * that lands, and bench/calibrate.py should measure.
- *
- * AGG_PAGE_CPU_COST: the CPU's work per heap page handed to the GPU (pin,
- * visibility, the copy into the staging chunk).
- * AGG_ROW_GPU_COST: the GPU's work per tuple on those pages: deform, run
- * the quals it takes, fold a passing row into its group's states.
+ * The page path's constants, the same mechanism as the join's
+ * (page_price.c): gpuhash.page_cpu_cost per page the CPU hands the GPU
+ * (pin, visibility, the copy into the staging chunk), gpuhash.page_row_cost
+ * per tuple the GPU walks (deform, the quals, the fold of a passing row
+ * into its group).  Neither is measured for the aggregate: bench_agg has no
+ * H200 figure in bench/RESULTS.md.  page_cpu_cost's default -1 (the join's
+ * page path priced as its tuple path) leaves the aggregate, which has no
+ * tuple path, AGG_PAGE_CPU_COST: uncalibrated, ten tuples' cpu_tuple_cost.
+ * (Tuples of a page the walker refuses, a compressed value say, are read by
+ * the CPU: not priced.)
  */
 #define AGG_PAGE_CPU_COST 0.1
-#define AGG_ROW_GPU_COST 0.0005
-
-/*
- * The clauses of quals (in plan order) the page walker will not run: as
- * the executor decides, from the scan program gpu_qual.c compiles.
- */
-static List *
-cpu_quals_of(PlannerInfo *root, RelOptInfo *baserel, List *quals, List **gpu_quals)
-{
-	RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
-	Relation	r = table_open(rte->relid, NoLock);
-	GpuPageProgram prog;
-
-	gpuhash_page_program(&prog, RelationGetDescr(r), baserel->relid, quals,
-						 NULL, NULL, NULL, 0, false);
-	table_close(r, NoLock);
-	if (prog.scan == NULL)
-	{
-		*gpu_quals = NIL;
-		return quals;
-	}
-	*gpu_quals = prog.gpu_quals;
-	return prog.cpu_quals;
-}
 
 /*
  * partial_scan: the relation's Parallel Seq Scan for a parallel-aware
@@ -77,8 +48,6 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	double		tuples = baserel->tuples / participants;
 	double		spc_seq_page_cost;
-	List	   *gpu_quals;
-	List	   *cpu_quals;
 	Cost		startup;
 
 	get_tablespace_page_costs(baserel->reltablespace, NULL, &spc_seq_page_cost);
@@ -96,33 +65,11 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 		(partial_scan ? gpuhash_parallel_page_excess(partial_scan) : 0.0);
 
 	/* the CPU hands its share of the pages to the GPU */
-	startup += AGG_PAGE_CPU_COST * baserel->pages / participants;
+	startup += (gpuhash_page_cpu_cost >= 0 ? gpuhash_page_cpu_cost : AGG_PAGE_CPU_COST) *
+		baserel->pages / participants;
 
-	/* the GPU walks every tuple of them and folds those its quals pass */
-	startup += AGG_ROW_GPU_COST * tuples;
-
-	/*
-	 * Clauses the walker cannot run: the rows that pass the ones it ran come
-	 * back to the CPU, which forms each and runs the rest, and folds those
-	 * that pass with the aggregates' own transition functions.
-	 */
-	cpu_quals = cpu_quals_of(root, baserel,
-							 gpuhash_preagg_order_quals(root, baserel->baserestrictinfo),
-							 &gpu_quals);
-	if (cpu_quals != NIL)
-	{
-		double		back = tuples * clauselist_selectivity(root, gpu_quals, baserel->relid,
-														   JOIN_INNER, NULL);
-		double		kept = baserel->rows / participants;
-		QualCost	qc;
-		AggClauseCosts aggc;
-
-		cost_qual_eval(&qc, cpu_quals, root);
-		MemSet(&aggc, 0, sizeof(aggc));
-		get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &aggc);
-		startup += qc.startup + back * (cpu_tuple_cost + qc.per_tuple) +
-			aggc.transCost.startup + kept * aggc.transCost.per_tuple;
-	}
+	/* the GPU walks every tuple of them and folds those the quals pass */
+	startup += gpuhash_page_row_cost * tuples;
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);

@@ -19,15 +19,20 @@
 #include "agg_plan.h"
 #include "planner/planner_int.h"
 
+#include "scan/page_scan.h"
+
+#include "access/table.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
-#include "optimizer/prep.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/rel.h"
 #include "utils/selfuncs.h"
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -64,9 +69,10 @@ input_ok(PlannerInfo *root, RelOptInfo *rel, GroupPathExtraData *extra)
  * first, each a key the GPU packs, then partial Aggrefs it folds exactly,
  * and nothing else (not a column the GROUP BY determines functionally, not
  * a placeholder); no more keys or aggregates than a gh_agg_prog holds.
+ * cols[] gets the relation's columns the keys and arguments read.
  */
 static bool
-target_ok(PlannerInfo *root, PathTarget *target, Index relid)
+target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, int *ncols)
 {
 	Query	   *parse = root->parse;
 	int			i = 0,
@@ -76,13 +82,16 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid)
 	const char *why = NULL;
 	ListCell   *lc;
 
+	*ncols = 0;
 	foreach(lc, target->exprs)
 	{
 		Expr	   *e = lfirst(lc);
 		Index		sgref = get_pathtarget_sortgroupref(target, i++);
 
-		if (sgref && parse->groupClause &&
-			get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
+		if (nkeys >= GH_AGG_MAX_KEYS || naggs >= GH_AGG_MAX_AGGS)
+			why = "more group columns or aggregates than the GPU program holds";
+		else if (sgref && parse->groupClause &&
+				 get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
 		{
 			uint8		conv,
 						width;
@@ -91,6 +100,7 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid)
 				why = "a group column after an aggregate";
 			else if (gpuhash_agg_key_supported(e, relid, &conv, &width, &why))
 			{
+				cols[(*ncols)++] = ((Var *) e)->varattno;
 				nkeys++;
 				bits += width;
 				continue;
@@ -102,6 +112,9 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid)
 
 			if (gpuhash_agg_supported((Aggref *) e, relid, &s, &why))
 			{
+				for (int j = 0; j < 3; j++)
+					if (s.attno[j] > 0)
+						cols[(*ncols)++] = s.attno[j];
 				naggs++;
 				continue;
 			}
@@ -111,11 +124,41 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid)
 		elog(DEBUG1, "gpuhash: no GPU aggregate: %s", why ? why : "unsupported");
 		return false;
 	}
-	if (nkeys > GH_AGG_MAX_KEYS || naggs > GH_AGG_MAX_AGGS || (nkeys > 1 && bits > 64) ||
-		nkeys + naggs == 0)
+	if ((nkeys > 1 && bits > 64) || nkeys + naggs == 0)
 	{
 		elog(DEBUG1, "gpuhash: no GPU aggregate: %d group columns (%d bits) and %d aggregates",
 			 nkeys, bits, naggs);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Will the node fold on the GPU?  As the executor's set-up decides
+ * (agg_fold.c): the page walker's program, compiled here as there, runs
+ * every qual and reads every column the keys and arguments use, over pages
+ * of its size.  Otherwise the node reads every row on the CPU, no cheaper
+ * than PostgreSQL's own partial aggregate: not offered.
+ */
+static bool
+walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *cols, int ncols)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	Relation	r;
+	GpuPageProgram prog;
+
+	if (BLCKSZ != GH_PAGE_SIZE)
+		return false;
+	r = table_open(rte->relid, NoLock);
+	gpuhash_page_program_cols(&prog, RelationGetDescr(r), rel->relid,
+							  gpuhash_preagg_order_quals(root, rel->baserestrictinfo),
+							  NULL, NULL, NULL, 0, false, cols, ncols);
+	table_close(r, NoLock);
+	if (prog.scan == NULL || prog.cpu_quals != NIL)
+	{
+		elog(DEBUG1, "gpuhash: no GPU aggregate: %s",
+			 prog.scan == NULL ? (prog.why ? prog.why : "scan program") :
+			 "a qual the GPU does not take");
 		return false;
 	}
 	return true;
@@ -159,9 +202,18 @@ make_preagg_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *baserel,
 				 PathTarget *target, Path *partial_scan, double groups)
 {
 	CustomPath *cp = makeNode(CustomPath);
+	RelOptInfo *named = makeNode(RelOptInfo);
 
+	/*
+	 * The parent: the upper relation, naming the scanned one in its relids,
+	 * since core sets the plan's custom_relids from them and EXPLAIN names
+	 * only the relations of custom_relids (with an alias where the query
+	 * reads the table twice).  The copy is this path's alone.
+	 */
+	memcpy(named, parent, sizeof(RelOptInfo));
+	named->relids = bms_copy(baserel->relids);
 	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = parent;
+	cp->path.parent = named;
 	cp->path.pathtarget = target;
 	cp->path.param_info = NULL;
 	cp->path.parallel_aware = partial_scan != NULL;
@@ -290,6 +342,8 @@ add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	Path	   *input;
 	List	   *native;
 	double		groups;
+	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];
+	int			ncols;
 
 	if ((!parse->hasAggs && parse->groupClause == NIL) || !input_ok(root, input_rel, extra))
 		return;
@@ -303,7 +357,8 @@ add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	}
 	else
 		target = partial_grouping_target(root, grouped_rel->reltarget, extra->havingQual);
-	if (!target_ok(root, target, input_rel->relid) || gpuhash_plan_device() < 0)
+	if (!target_ok(root, target, input_rel->relid, cols, &ncols) ||
+		!walker_takes(root, input_rel, cols, ncols) || gpuhash_plan_device() < 0)
 		return;
 
 	if (scan != NULL)
