@@ -130,8 +130,9 @@ INSERT INTO ax_toast SELECT 0, 2, -('1' || repeat('0', 4000))::numeric;
 VACUUM ANALYZE ax_toast;
 SELECT agg_same('SELECT g, count(*), count(n), sum(n) = 0 AS zero, max(k) FROM ax_toast GROUP BY g');
 SELECT agg_same('SELECT count(*), sum(n) > 0 AS pos FROM ax_toast WHERE g <> 2');
--- the same where the column has a typmod: the GPU folds, the CPU reads
--- the pages of the compressed values
+-- the same where the column has a typmod, so the GPU takes the sum: a
+-- value past its exact accumulator (or compressed) sends its request's
+-- pages to the CPU, which hands out one partial row per tuple
 CREATE TABLE ax_toast2 (k int4, g int4, n numeric(1000, 0), pad text);
 ALTER TABLE ax_toast2 ALTER COLUMN pad SET STORAGE PLAIN;
 INSERT INTO ax_toast2 SELECT i, i % 5, i, 'p' FROM generate_series(1, 2000) i;
