@@ -5,6 +5,9 @@
 -- pages, MVCC, rescans and PostgreSQL's errors.
 SET gpuhash.device = host;
 SET extra_float_digits = 0;
+-- the planner's price of the GPU aggregate out of the way: its plans here
+SET gpuhash.setup_cost = 0;
+SET gpuhash.min_gain = 0;
 CREATE TABLE ax (
 	k int4, g int4, flag char(1), status char(1),
 	qty numeric(15,2), price numeric(15,2), disc numeric(15,2),
@@ -87,6 +90,14 @@ RESET max_parallel_workers_per_gather;
 
 -- spills: more groups than work_mem holds, several partial rows per group
 SET work_mem = '64kB';
+ALTER TABLE ax ADD COLUMN h int4;
+UPDATE ax SET h = k % 2000;
+VACUUM ANALYZE ax;
+SELECT agg_same('SELECT h, count(*), sum(qty), max(d) FROM ax GROUP BY h');
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT h, count(*), sum(qty), max(d) FROM ax GROUP BY h;
+RESET max_parallel_workers_per_gather;
 SELECT agg_same('SELECT k % 5000 AS m, count(*), sum(qty) FROM ax GROUP BY k % 5000');
 SELECT agg_same('SELECT k, count(*), sum(qty), max(d) FROM ax GROUP BY k');
 SET max_parallel_workers_per_gather = 0;
@@ -106,8 +117,10 @@ BEGIN;
 INSERT INTO ax (k, g, qty) SELECT i, 1, 1 FROM generate_series(1, 3000) i;
 ROLLBACK;
 SELECT agg_same('SELECT g, count(*), sum(qty) FROM ax GROUP BY g');
+SET max_parallel_workers_per_gather = 0;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT count(*), sum(qty) FROM ax;
+RESET max_parallel_workers_per_gather;
 
 -- refused pages: a compressed value in an argument column goes the CPU's way
 CREATE TABLE ax_toast (k int4, g int4, n numeric);
@@ -117,6 +130,20 @@ INSERT INTO ax_toast SELECT 0, 2, -('1' || repeat('0', 4000))::numeric;
 VACUUM ANALYZE ax_toast;
 SELECT agg_same('SELECT g, count(*), count(n), sum(n) = 0 AS zero, max(k) FROM ax_toast GROUP BY g');
 SELECT agg_same('SELECT count(*), sum(n) > 0 AS pos FROM ax_toast WHERE g <> 2');
+-- the same where the column has a typmod, so the GPU takes the sum: a
+-- value past its exact accumulator (or compressed) sends its request's
+-- pages to the CPU, which hands out one partial row per tuple
+CREATE TABLE ax_toast2 (k int4, g int4, n numeric(1000, 0), pad text);
+ALTER TABLE ax_toast2 ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO ax_toast2 SELECT i, i % 5, i, 'p' FROM generate_series(1, 2000) i;
+INSERT INTO ax_toast2 SELECT 0, 1, ('1' || repeat('0', 900))::numeric, repeat('x', 3000);
+INSERT INTO ax_toast2 SELECT 0, 2, -('1' || repeat('0', 900))::numeric, repeat('x', 3000);
+VACUUM ANALYZE ax_toast2;
+SELECT agg_same('SELECT g, count(*), count(n), sum(n) = 0 AS zero, max(k) FROM ax_toast2 GROUP BY g');
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT g, count(*), sum(n) FROM ax_toast2 GROUP BY g;
+RESET max_parallel_workers_per_gather;
 
 -- rescans: the aggregate inside a correlated subquery
 SELECT agg_same('SELECT x, (SELECT sum(qty) FROM ax WHERE g = x) FROM generate_series(1, 4) x');
@@ -130,5 +157,5 @@ SELECT sum(f) FROM ax_f;
 SET gpuhash.gpu_aggregate = on;
 SELECT sum(f) FROM ax_f;
 
-DROP TABLE ax, ax_toast, ax_f;
+DROP TABLE ax, ax_toast, ax_toast2, ax_f;
 DROP FUNCTION agg_same(text), agg_digest(text);
