@@ -32,7 +32,7 @@ OWNERS = {
     'inner_src': ['executor/node_setup.c', 'scan/heap_scan.c', 'scan/page_inner.c'],
     'inner': ['inner/inner_store.c', 'inner/inner_store.h', 'inner/shared_inner.c'],
     'kf': ['executor/keyfilter.c', 'executor/keyfilter.h'],
-    'table': ['executor/join_table.c'],
+    'table': ['executor/join_table.c', 'executor/join_table.h'],
     'probe': ['executor/probe_pipeline.c', 'executor/probe_internal.h'],
     # the state machine: executor.c, and the start and end of a scan that
     # scan_start.c holds for it and for a chain's levels
