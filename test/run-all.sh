@@ -19,7 +19,9 @@
 #   8. where Citus is installed (citus.so in pg_config --pkglibdir; it is never
 #      built here): TPC-H scale factor 0.01 on a scratch Citus cluster, GPU join
 #      off vs on, and the WARNING of the wrong load order 'gpuhash,citus'.
-# Before all that it proves the package check (test/install_deps_check.sh).
+# Before all that it proves the package check (test/install_deps_check.sh),
+# and that no file of src/ writes another's part of the node's state nor
+# calls in a circle (scripts/state_owners.py).
 # The TPC-H steps write to their own directories under the scratch
 # directory, never to tpch/out/, the main job's.
 # Exits non-zero on the first failure.  Uses nvcc at $CUDA_HOME/bin (default
@@ -45,6 +47,11 @@ fi
 say "install-deps.sh --check on fake roots"
 test/install_deps_check.sh || die "install-deps.sh judges packages wrongly"
 scripts/install-deps.sh
+
+# ---- the node's state by owner (ARCHITECTURE.md): no file writes another's
+# part of GpuJoinState, no call circle between the files of src/
+say "state owners and call circles (scripts/state_owners.py)"
+python3 scripts/state_owners.py -v || die "a foreign assignment or a call circle in src/ (listed above)"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # the Makefile makes the same choice; HAVE_NVCC keeps make install (under sudo) on it
 if [ -x "$CUDA_HOME/bin/nvcc" ]; then HAVE_NVCC=yes; else HAVE_NVCC=no; fi

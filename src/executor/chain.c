@@ -381,7 +381,7 @@ gpuhash_chain_start(GpuChain *ch)
 			return;
 		}
 	}
-	bottom->step.phase = gpuhash_start_scan(bottom);
+	gpuhash_step_set_phase(bottom, gpuhash_start_scan(bottom));
 	if (bottom->step.phase == GJ_DONE)
 	{
 		ch->phase = CH_DONE;
@@ -433,7 +433,6 @@ gpuhash_chain_start(GpuChain *ch)
 		ch->levels[k].kind = l->kind;
 		ch->levels[k].n_parts = l->n_parts;
 		memcpy(ch->levels[k].part, l->part, sizeof(l->part));
-		l->gs->css.ss.ps.ps_ExprContext->ecxt_scantuple = l->gs->css.ss.ss_ScanTupleSlot;
 	}
 	if (ch->okeys == NULL)
 	{

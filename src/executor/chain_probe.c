@@ -137,11 +137,10 @@ unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 	gpuhash_chain_count_rows(ch, false);
 	if (ch->lo > 0)
 		drop_emitted_rows(bottom, ch->b, ch->lo);
-	ch->b->state = PB_FILLED;
-	bottom->cb = NULL;
-	bottom->step.phase = GJ_NEED_BATCH;
+	gpuhash_probe_batch_back(bottom, ch->b);
+	gpuhash_step_set_phase(bottom, GJ_NEED_BATCH);
 	for (int k = 1; k < ch->n; k++)
-		ch->lv[k].gs->step.phase = GJ_BUILD;
+		gpuhash_step_set_phase(ch->lv[k].gs, GJ_BUILD);
 	ch->b = NULL;
 	ch->unfused_why = too_large ? "a row's combinations exceed a chain probe" :
 		"a chain probe failed";

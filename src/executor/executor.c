@@ -72,17 +72,6 @@ const CustomExecMethods gpuhash_exec_methods = {
 	.ExplainCustomScan = gpuhash_explain,
 };
 
-Node *
-gpuhash_create_scan_state(CustomScan *cscan)
-{
-	GpuJoinState *gs = palloc0(sizeof(GpuJoinState));
-
-	NodeSetTag(gs, T_CustomScanState);
-	gs->css.methods = &gpuhash_exec_methods;
-	gs->css.flags = cscan->flags;
-	return (Node *) gs;
-}
-
 
 
 /* The state machine, set up with the node: a scan starts at GJ_BUILD. */

@@ -421,11 +421,13 @@ gpuhash_is_join_state(PlanState *ps)
 /* scan_start.c */
 extern GpuJoinPhase gpuhash_start_scan(GpuJoinState *gs);
 extern void gpuhash_end_probe(GpuJoinState *gs);
+extern void gpuhash_step_set_phase(GpuJoinState *gs, GpuJoinPhase phase);
 
 /* probe_pipeline.c */
 extern void gpuhash_probe_begin(GpuJoinState *gs);
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
+extern void gpuhash_probe_batch_back(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
 
 /* scan_tuple.c */
@@ -492,8 +494,6 @@ extern bool gpuhash_shared_inner_carried(SharedInner *si, dsa_area *area, uint64
 extern void gpuhash_shared_inner_drop_carried(SharedInner *si, dsa_area *area);
 
 /* join_table.c */
-extern void gpuhash_table_set_owns(GpuJoinState *gs, bool owns);
-extern void gpuhash_table_set_service_owner(GpuJoinState *gs, int pid);
 extern void gpuhash_table_set_built(GpuJoinState *gs, bool built);
 extern void gpuhash_table_adopt(GpuJoinState *gs, const GpuTable *table, gh_device device,
 								int scheme);
@@ -538,6 +538,10 @@ extern int	gpuhash_heap_scan_page(GpuHeapScan *os, HeapTupleData *tups);
 extern void gpuhash_heap_scan_fill(GpuHeapScan *os, GpuProbeBatch *b);
 extern void gpuhash_heap_scan_keep_tuple(GpuHeapScan *os);
 extern void gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b);
+extern void gpuhash_heap_scan_push_back(GpuHeapScan *os);
+extern void gpuhash_heap_scan_slot_clear(GpuHeapScan *os);
+extern void gpuhash_heap_scan_take_figures(GpuHeapScan *os, uint64 *pages, double *page_ms,
+										   uint64 *filtered);
 extern void gpuhash_heap_scan_rescan(GpuHeapScan *os);
 extern void gpuhash_heap_scan_end(GpuHeapScan *os);
 
@@ -630,5 +634,6 @@ gpuhash_batch_add_key(GpuProbeBatch *b, uint64 key, bool nokey)
 
 #include "keyfilter.h"
 #include "inner/inner_store.h"
+#include "join_table.h"
 
 #endif							/* GPUHASH_JOIN_STATE_H */

@@ -622,23 +622,6 @@ gpuhash_table_free(GpuTable *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/*
- * Whether this node frees its table (not a parallel worker's adopted one;
- * a parallel builder's only until it publishes it).
- */
-void
-gpuhash_table_set_owns(GpuJoinState *gs, bool owns)
-{
-	gs->owns_table = owns;
-}
-
-/* The backend whose exit ends the table's life in the service; 0: this one. */
-void
-gpuhash_table_set_service_owner(GpuJoinState *gs, int pid)
-{
-	gs->table_owner_pid = pid;
-}
-
 /* The table is built (and probed as it is), or to be built again. */
 void
 gpuhash_table_set_built(GpuJoinState *gs, bool built)

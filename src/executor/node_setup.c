@@ -207,6 +207,18 @@ cleanup_callback(void *arg)
 	gpuhash_free_table(gs);
 }
 
+/* The node's state, made for PostgreSQL's ExecInitCustomScan. */
+Node *
+gpuhash_create_scan_state(CustomScan *cscan)
+{
+	GpuJoinState *gs = palloc0(sizeof(GpuJoinState));
+
+	NodeSetTag(gs, T_CustomScanState);
+	gs->css.methods = &gpuhash_exec_methods;
+	gs->css.flags = cscan->flags;
+	return (Node *) gs;
+}
+
 void
 gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 {
@@ -250,6 +262,9 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 	/* columns never kept are never read: NULL once and for all */
 	memset(node->ss.ss_ScanTupleSlot->tts_isnull, true,
 		   sizeof(bool) * (gs->n_outer_cols + gs->n_inner_cols));
+	/* its quals and projection read the scan tuple: a chain's levels too,
+	 * run without ExecProcNode (chain.c) */
+	node->ss.ps.ps_ExprContext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
 
 	/*
 	 * Keys are evaluated on each side's own rows: their INDEX_VAR columns

@@ -34,7 +34,7 @@ outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
 	if (htup != NULL)
 	{
 		ExecStoreHeapTuple(htup, gs->oscan->slot, false);
-		gs->oscan->slot_row = -1;
+		gpuhash_heap_scan_slot_clear(gs->oscan);
 		return gpuhash_form_kept_tuple(gs, gs->oscan->slot, gs->oscan->heap_keep,
 									   gs->n_outer_keep, gs->outer_desc);
 	}
@@ -534,7 +534,7 @@ gpuhash_next_batch(GpuJoinState *gs)
 	}
 	gs->cb = b;
 	if (gs->oscan)
-		gs->oscan->slot_row = -1;
+		gpuhash_heap_scan_slot_clear(gs->oscan);
 	return true;
 }
 
@@ -604,7 +604,7 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 	b->state = PB_FILLED;
 	gs->cb = b;
 	if (gs->oscan)
-		gs->oscan->slot_row = -1;
+		gpuhash_heap_scan_slot_clear(gs->oscan);
 	return b;
 }
 
@@ -621,6 +621,17 @@ gpuhash_batch_emitted(GpuJoinState *gs)
 	gs->cb = NULL;
 	gs->pb_head = (gs->pb_head + 1) % GPUHASH_PIPELINE;
 	gs->pb_count--;
+}
+
+/*
+ * A chain gives the batch it took back unprobed (its rows not emitted yet):
+ * the bottom level probes it as a single join, from its next batch on.
+ */
+void
+gpuhash_probe_batch_back(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	b->state = PB_FILLED;
+	gs->cb = NULL;
 }
 
 /*

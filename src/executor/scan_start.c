@@ -23,12 +23,15 @@ gpuhash_end_probe(GpuJoinState *gs)
 
 	if (gs->oscan)
 	{
+		uint64		pages,
+					filtered;
+		double		page_ms;
+
 		/* this scan's figures: summed over participants below */
-		gs->stats.scan_pages += gs->oscan->pages;
-		gs->stats.scan_page_ms += gs->oscan->page_ms;
-		gs->stats.scan_filtered += gs->oscan->filtered;
-		gs->oscan->pages = gs->oscan->filtered = 0;
-		gs->oscan->page_ms = 0;
+		gpuhash_heap_scan_take_figures(gs->oscan, &pages, &page_ms, &filtered);
+		gs->stats.scan_pages += pages;
+		gs->stats.scan_page_ms += page_ms;
+		gs->stats.scan_filtered += filtered;
 	}
 	if (gs->shared)
 	{
@@ -66,7 +69,7 @@ gpuhash_scan_start(GpuJoinState *gs, ExprContext *econtext)
 			/* the first tuple stays the scan's next one */
 			if (gpuhash_heap_scan_next(gs->oscan, gs->key_econtext, &first) == OS_END)
 				return GJ_DONE;
-			gs->oscan->pending = true;
+			gpuhash_heap_scan_push_back(gs->oscan);
 		}
 		else if (!gs->fill_inner && gs->shared == NULL && !gpuhash_outer_peek(gs))
 			return GJ_DONE;
@@ -95,4 +98,14 @@ GpuJoinPhase
 gpuhash_start_scan(GpuJoinState *gs)
 {
 	return gpuhash_scan_start(gs, gs->css.ss.ps.ps_ExprContext);
+}
+
+/*
+ * A chain's levels run their state machines from chain.c: the phase a
+ * level goes on from.
+ */
+void
+gpuhash_step_set_phase(GpuJoinState *gs, GpuJoinPhase phase)
+{
+	gs->step.phase = phase;
 }

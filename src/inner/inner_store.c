@@ -249,8 +249,13 @@ null_key_row_stays(GpuJoinState *gs, uint64 *key)
 static void
 inner_scan_read_done(GpuJoinState *gs)
 {
-	gs->stats.inner_scan_filtered += gs->iscan->filtered;
-	gs->iscan->filtered = 0;
+	uint64		pages,
+				filtered;
+	double		page_ms;
+
+	/* (its pages and page_ms are not shown) */
+	gpuhash_heap_scan_take_figures(gs->iscan, &pages, &page_ms, &filtered);
+	gs->stats.inner_scan_filtered += filtered;
 }
 
 /*

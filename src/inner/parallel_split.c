@@ -291,8 +291,8 @@ gpuhash_split_begin(GpuJoinState *gs)
 	sp->writing = true;
 
 	/* a table of its own from here on, freed by its own node */
-	gs->table_owner_pid = 0;
-	gs->owns_table = true;
+	gpuhash_table_set_service_owner(gs, 0);
+	gpuhash_table_set_owns(gs, true);
 }
 
 /* Appends a row to store i: its kept columns (NULL: none), key and flag. */

@@ -551,6 +551,35 @@ gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple
 	return pass;
 }
 
+/* The tuple just handed out is handed out again by the next call. */
+void
+gpuhash_heap_scan_push_back(GpuHeapScan *os)
+{
+	os->pending = true;
+}
+
+/* The slot no longer holds a batch row deformed (its batch moved on). */
+void
+gpuhash_heap_scan_slot_clear(GpuHeapScan *os)
+{
+	os->slot_row = -1;
+}
+
+/*
+ * This scan's EXPLAIN ANALYZE figures since the last call, counted from
+ * zero again (a participant's are summed over scans by the caller).
+ */
+void
+gpuhash_heap_scan_take_figures(GpuHeapScan *os, uint64 *pages, double *page_ms,
+							   uint64 *filtered)
+{
+	*pages = os->pages;
+	*page_ms = os->page_ms;
+	*filtered = os->filtered;
+	os->pages = os->filtered = 0;
+	os->page_ms = 0;
+}
+
 /* The scan starts over (a rescan; a parallel one after its DSM was reset). */
 void
 gpuhash_heap_scan_rescan(GpuHeapScan *os)
