@@ -389,6 +389,19 @@ gh_agg_state_init(const gh_agg_spec &sp, gh_agg_state *st)
 		st->mm = (uint64_t) INT64_MAX;
 	else if (sp.fn == GH_AGG_MAX)
 		st->mm = (uint64_t) INT64_MIN;
+	else if (sp.fn == GH_AGG_SUM)
+	{
+		/*
+		 * float4pl/float8pl's sum starts from the first input, not from 0:
+		 * a sum of -0 inputs only is -0, which 0 + -0 (= +0) would lose.
+		 * -0 is IEEE addition's identity.  A float4 sum lives in mm's low
+		 * bytes while folding; other types' sums use neither field.
+		 */
+		const float nz4 = -0.0f;
+
+		st->fsum = -0.0;
+		memcpy(&st->mm, &nz4, sizeof(nz4));
+	}
 }
 
 enum
