@@ -29,6 +29,12 @@ constexpr int AGG_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + AGG_THREADS - 1) / AG
 namespace
 {
 
+/*
+ * MAPPED: pages is the buffer pool read in place through its host mapping:
+ * volatile loads (__ldcv), not the read-only cache path, as gpu_page.cu's
+ * walk does (a page may take a hint bit while it is read).
+ */
+template <bool MAPPED>
 __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
@@ -49,7 +55,8 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
-			((uint4 *) page)[i] = __ldg((const uint4 *) src + i);
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
 	else
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
 			page[i] = src[i];
@@ -196,7 +203,7 @@ gh_status
 gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 				const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
 				size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-				uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats)
+				uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
 {
 	int			ndev = 0;
 
@@ -214,7 +221,7 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 
 	/* the layout of the request in one allocation */
 	size_t		o_pages = 0,
-				o_refs = o_pages + al(page_data_bytes),
+				o_refs = o_pages + al(mapped ? 0 : page_data_bytes),
 				o_vis = o_refs + al(sizeof(gh_page_ref) * n_pages),
 				o_scan = o_vis + al(2 * (size_t) n_visible),
 				o_agg = o_scan + al(sizeof(gh_page_scan)),
@@ -237,10 +244,20 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 		GH_TRY(cudaEventCreate(&e));
 
 	uint8_t    *d = (uint8_t *) m.p;
+	const uint8_t *d_pages = d + o_pages;
 	cudaStream_t st = 0;
 
+	if (mapped && n_pages)
+	{
+		/* the kernel reads the pages where they are, through the mapping */
+		void	   *dp = nullptr;
+
+		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
+		d_pages = (const uint8_t *) dp;
+	}
+
 	GH_TRY(cudaEventRecord(m.ev[0], st));
-	if (page_data_bytes)
+	if (page_data_bytes && !mapped)
 		GH_TRY(cudaMemcpyAsync(d + o_pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
 	if (n_pages)
 		GH_TRY(cudaMemcpyAsync(d + o_refs, refs, sizeof(gh_page_ref) * n_pages,
@@ -268,10 +285,16 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	t.naggs = na;
 	if (n_pages)
 	{
-		agg_kernel<<<n_pages, AGG_THREADS, 0, st>>>((const gh_page_scan *) (d + o_scan),
-													(const gh_agg_prog *) (d + o_agg),
-													d + o_pages, (const gh_page_ref *) (d + o_refs),
-													(const uint16_t *) (d + o_vis), d + o_ref, t, cnt);
+		if (mapped)
+			agg_kernel<true><<<n_pages, AGG_THREADS, 0, st>>>(
+				(const gh_page_scan *) (d + o_scan), (const gh_agg_prog *) (d + o_agg), d_pages,
+				(const gh_page_ref *) (d + o_refs), (const uint16_t *) (d + o_vis), d + o_ref, t,
+				cnt);
+		else
+			agg_kernel<false><<<n_pages, AGG_THREADS, 0, st>>>(
+				(const gh_page_scan *) (d + o_scan), (const gh_agg_prog *) (d + o_agg), d_pages,
+				(const gh_page_ref *) (d + o_refs), (const uint16_t *) (d + o_vis), d + o_ref, t,
+				cnt);
 		GH_LAUNCHED();
 	}
 	GH_TRY(cudaEventRecord(m.ev[2], st));

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <map>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vector>
 
@@ -425,13 +426,45 @@ compare_sets(const char *tag, const gh_agg_groups &a, const gh_agg_groups &b)
 gh_status
 run_agg(int device, const gh_page_scan &s, const gh_agg_prog &p, const dataset &ds,
 		uint32_t first, uint32_t n, uint64_t max_groups, gh_agg_groups *out,
-		vector<uint8_t> &refused, gh_agg_stats *st, bool init = true)
+		vector<uint8_t> &refused, gh_agg_stats *st, bool init = true,
+		const uint8_t *mapped = nullptr)
 {
 	if (init)
 		gh_agg_groups_init(out, &p, max_groups);
 	refused.resize(ds.n_pages);
+	if (mapped)
+		return gh_page_agg_mapped(device, &s, &p, ds.refs.data() + first, n, mapped,
+								  ds.data.size(), nullptr, 0, refused.data() + first, out, st);
 	return gh_page_agg(device, &s, &p, ds.refs.data() + first, n, ds.data.data(), ds.data.size(),
 					   nullptr, 0, refused.data() + first, out, st);
+}
+
+/*
+ * Host memory registered once for the GPU's in-place reads (as the
+ * service registers the buffer pool, for the process's life): ds's pages
+ * copied into it, or NULL when they do not fit.
+ */
+const uint8_t *
+mapped_copy(const dataset &ds)
+{
+	static uint8_t *arena;
+	const size_t arena_bytes = (size_t) 256 << 20;
+
+	if (arena == nullptr)
+	{
+		arena = (uint8_t *) aligned_alloc(4096, arena_bytes);
+		if (arena == nullptr || gh_page_register_host(arena, arena_bytes) != GH_OK)
+		{
+			fprintf(stderr, "  cannot register host memory: %s\n", gh_last_error());
+			free(arena);
+			arena = nullptr;
+			return nullptr;
+		}
+	}
+	if (ds.data.size() > arena_bytes)
+		return nullptr;
+	memcpy(arena, ds.data.data(), ds.data.size());
+	return arena;
 }
 
 void
@@ -464,6 +497,19 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			ACHECK(st.refused == 0, "%s: %llu pages refused", tag, (unsigned long long) st.refused);
 	}
 
+	/* in place: the host twin reads the pages where they lie */
+	if (r == GH_OK)
+	{
+		gh_agg_groups m;
+		vector<uint8_t> rm;
+
+		ACHECK(run_agg(GH_AGG_HOST, *s, p, ds, 0, ds.n_pages, max_groups, &m, rm, nullptr, true,
+					   ds.data.data()) == GH_OK, "%s: host twin in place: %s", tag, gh_last_error());
+		compare_sets(tag, m, host);
+		ACHECK(rm == refused, "%s: in place refused other pages", tag);
+		gh_agg_groups_free(&m);
+	}
+
 	/* the same pages in two requests, merged, are the same set */
 	if (ds.n_pages >= 2 && r == GH_OK)
 	{
@@ -493,6 +539,24 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			ACHECK(rg == refused, "%s: GPU refused other pages", tag);
 		}
 		gh_agg_groups_free(&gpu);
+
+		/* in place: the kernel reads registered host memory through its mapping */
+		const uint8_t *mp = mapped_copy(ds);
+
+		ACHECK(mp != nullptr, "%s: no registered host memory for %zu bytes of pages", tag,
+			   ds.data.size());
+		if (mp != nullptr)
+		{
+			g = run_agg(0, *s, p, ds, 0, ds.n_pages, max_groups, &gpu, rg, &st, true, mp);
+			ACHECK(g == r, "%s: GPU in place status %s, host %s (%s)", tag, gh_status_name(g),
+				   gh_status_name(r), gh_last_error());
+			if (g == GH_OK && r == GH_OK)
+			{
+				compare_sets(tag, gpu, host);
+				ACHECK(rg == refused, "%s: GPU in place refused other pages", tag);
+			}
+			gh_agg_groups_free(&gpu);
+		}
 	}
 	printf("  %-34s rows %7zu pages %5u groups %7llu  %6.2f s\n", tag, o.rows, ds.n_pages,
 		   (unsigned long long) host.n_groups, (gh_now_ms() - t0) / 1000.0);
