@@ -18,11 +18,13 @@
 #include "table_internal.h"
 #include "agg_gen.h"
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <thread>
 #include <vector>
 
 #include "test_check.h"
@@ -603,6 +605,61 @@ test_overflow(int gpus)
 	delete s;
 }
 
+/*
+ * Requests on several threads at once, as the GPU service folds them: each
+ * thread's own device memory and stream, grown from small requests to
+ * large ones, copied and in place in turn; every answer the host twin's.
+ */
+void
+test_threads(int gpus)
+{
+	options		o;
+
+	o.rows = 20000;
+	o.groups = 40;
+	dataset		ds = make_data(o, 12);
+	gh_page_scan *s = new gh_page_scan();
+	gh_agg_prog p;
+	gh_agg_groups host;
+	vector<uint8_t> refused;
+	const uint8_t *mp = gpus > 0 ? mapped_copy(ds) : ds.data.data();
+
+	make_scan(s, true);
+	make_prog(&p, 2);
+	ACHECK(run_agg(GH_AGG_HOST, *s, p, ds, 0, ds.n_pages, 1u << 24, &host, refused, nullptr) ==
+		   GH_OK, "threads: host twin: %s", gh_last_error());
+	for (int dev = GH_AGG_HOST; dev < (gpus > 0 ? 1 : 0) && mp != nullptr; dev++)
+	{
+		const int	nthreads = 4;
+		std::atomic<int> bad(0);
+		vector<std::thread> th;
+
+		for (int k = 0; k < nthreads; k++)
+			th.emplace_back([&, k]() {
+				for (int round = 0; round < 6; round++)
+				{
+					gh_agg_groups g;
+					vector<uint8_t> r;
+					uint32_t	n = round < 2 ? 1 + k : ds.n_pages;
+					gh_status	st = run_agg(dev, *s, p, ds, 0, n, 1u << 24, &g, r, nullptr, true,
+											 (round + k) % 2 ? mp : nullptr);
+
+					if (st != GH_OK ||
+						(n == ds.n_pages && (g.n_groups != host.n_groups ||
+											 memcmp(g.keys, host.keys, 8 * g.n_groups) != 0)))
+						bad++;
+					gh_agg_groups_free(&g);
+				}
+			});
+		for (std::thread &t : th)
+			t.join();
+		ACHECK(bad == 0, "threads (device %d): %d answers wrong or failed", dev, bad.load());
+	}
+	printf("  %-34s threads 4, rounds 6\n", "concurrent requests");
+	gh_agg_groups_free(&host);
+	delete s;
+}
+
 }								/* namespace */
 
 void
@@ -638,4 +695,5 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 	o.groups = quick ? 1000000 : 2000000;
 	run_case("100k+ groups", gpus, o, 1, false, 9);
 	test_overflow(gpus);
+	test_threads(gpus);
 }
