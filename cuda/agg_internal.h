@@ -37,11 +37,12 @@ uint64_t	gh_agg_slots(uint64_t g);
 gh_status	gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan,
 						  const gh_agg_prog *agg, gh_agg_groups *out);
 
-/* gh_page_agg on GPU device (gpu_agg.cu; GH_ERR_NO_GPU without CUDA). */
+/* gh_page_agg on GPU device (gpu_agg.cu; GH_ERR_NO_GPU without CUDA);
+ * mapped: page_data read through its host mapping (gh_page_agg_mapped). */
 gh_status	gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 							const gh_page_ref *refs, uint32_t n_pages,
 							const uint8_t *page_data, size_t page_data_bytes,
 							const uint16_t *visible, uint32_t n_visible, uint8_t *refused,
-							gh_agg_groups *out, gh_agg_stats *stats);
+							gh_agg_groups *out, gh_agg_stats *stats, bool mapped);
 
 #endif							/* GPUHASH_AGG_INTERNAL_H */

@@ -161,7 +161,7 @@ gh_gpu_page_probe(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_
 gh_status
 gh_gpu_page_agg(int, const gh_page_scan *, const gh_agg_prog *, const gh_page_ref *, uint32_t,
 				const uint8_t *, size_t, const uint16_t *, uint32_t, uint8_t *, gh_agg_groups *,
-				gh_agg_stats *)
+				gh_agg_stats *, bool)
 {
 	return no_gpu();
 }

@@ -9,19 +9,24 @@
  *		its group key made; after the block's barrier a refused page
  *		returns with nothing folded, any other folds its passing rows
  *		(walked again: the walk is a pure function of the page).  The
- *		table is then copied back and its groups sorted and merged on the
+ *		table's groups are then copied back and sorted and merged on the
  *		host by the code the host twin uses (gh_agg_absorb), so both give
  *		the same group set.
  *
- *		Device memory is taken for the request and given back after it
- *		(the GPU service will keep it between requests).
+ *		Device memory, pinned staging, a stream and events are each
+ *		thread's per GPU, kept between requests (agg_scratch).  The answer
+ *		comes back compacted (compact_kernel): the counts, refused flags
+ *		and first records in one copy, the rest, if any, in one more.
  */
 #include "gpu_common.cuh"
 #include "agg_internal.h"
 #include "agg_fold.cuh"
 #include "page_internal.h"
 
+#include <algorithm>
+#include <memory>
 #include <string.h>
+#include <vector>
 
 constexpr int AGG_THREADS = 128;
 constexpr int AGG_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + AGG_THREADS - 1) / AGG_THREADS;
@@ -29,6 +34,12 @@ constexpr int AGG_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + AGG_THREADS - 1) / AG
 namespace
 {
 
+/*
+ * MAPPED: pages is the buffer pool read in place through its host mapping:
+ * volatile loads (__ldcv), not the read-only cache path, as gpu_page.cu's
+ * walk does (a page may take a hint bit while it is read).
+ */
+template <bool MAPPED>
 __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
@@ -49,7 +60,8 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
-			((uint4 *) page)[i] = __ldg((const uint4 *) src + i);
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
 	else
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
 			page[i] = src[i];
@@ -169,20 +181,36 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 	}
 }
 
-/* The request's device memory, given back on every path. */
-struct dev_mem
+/*
+ * The answer's groups, compacted: for each claimed slot its group's record
+ * at the group's index (indices are dense, 0 .. n_groups - 1, in claim
+ * order), so that the host copies back n_groups records rather than the
+ * whole table.  A record: the key (8 bytes), the null mask (1, padded to
+ * 16), then the group's naggs states.
+ */
+__global__ void
+compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes)
 {
-	void	   *p = nullptr;
-	cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
-	~dev_mem()
+	for (uint64_t h = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; h <= t.mask;
+		 h += (uint64_t) gridDim.x * blockDim.x)
 	{
-		if (p)
-			cudaFree(p);
-		for (cudaEvent_t e : ev)
-			if (e)
-				cudaEventDestroy(e);
+		if (t.ctrl[h] != GH_AGG_SLOT_READY || t.group[h] == UINT32_MAX)
+			continue;
+
+		uint64_t	g = t.group[h];
+		uint8_t    *r = rec + g * rec_bytes;
+		gh_agg_state *st = (gh_agg_state *) (r + 16);
+
+		*(uint64_t *) r = t.keys[h];
+		r[8] = t.nulls[h];
+		for (int a = 0; a < t.naggs; a++)
+			st[a] = t.states[g * t.naggs + a];
 	}
-};
+}
+
+constexpr size_t REC_HEAD = 16;
+/* records in the first copy back: what most answers hold, a few kB */
+constexpr size_t FIRST_COPY_BYTES = 64 * 1024;
 
 size_t
 al(size_t x)
@@ -190,68 +218,186 @@ al(size_t x)
 	return (x + 255) & ~(size_t) 255;
 }
 
-}								/* namespace */
-
-gh_status
-gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
-				const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
-				size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-				uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats)
+/*
+ * One thread's device memory, pinned host staging, stream and events on
+ * one GPU, kept between requests (the GPU service folds requests on
+ * several threads at once, each with its own): grown when a request needs
+ * more, given back at the thread's end or after a failed request.
+ */
+struct agg_scratch
 {
-	int			ndev = 0;
+	int			dev = -1;
+	void	   *d = nullptr;
+	size_t		d_bytes = 0;
+	void	   *h = nullptr;		/* pinned: the request's small inputs, the answer's head */
+	size_t		h_bytes = 0;
+	cudaStream_t st = nullptr;
+	cudaEvent_t ev[3] = {nullptr, nullptr, nullptr};
 
-	GH_TRY(cudaGetDeviceCount(&ndev));
-	if (device < 0 || device >= ndev)
-		return gh_error(GH_ERR_NO_GPU, "aggregation: no GPU %d", device);
-	GH_TRY(cudaSetDevice(device));
-
-	gh_agg_host_table ht;
-	int			na = agg->naggs;
-
-	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
-
-	ht.slots = gh_agg_slots(bound);
-
-	/* the layout of the request in one allocation */
-	size_t		o_pages = 0,
-				o_refs = o_pages + al(page_data_bytes),
-				o_vis = o_refs + al(sizeof(gh_page_ref) * n_pages),
-				o_scan = o_vis + al(2 * (size_t) n_visible),
-				o_agg = o_scan + al(sizeof(gh_page_scan)),
-				o_ref = o_agg + al(sizeof(gh_agg_prog)),
-				o_cnt = o_ref + al(n_pages),
-				o_ctrl = o_cnt + al(4 * sizeof(unsigned long long)),
-				o_keys = o_ctrl + al(4 * ht.slots),
-				o_nulls = o_keys + al(8 * ht.slots),
-				o_group = o_nulls + al(ht.slots),
-				o_st = o_group + al(4 * ht.slots),
-				total = o_st + al(sizeof(gh_agg_state) * bound * na);
-	dev_mem		m;
-
-	if (cudaMalloc(&m.p, total) != cudaSuccess)
+	/* errors ignored: this runs after failures and at the thread's end */
+	void release()
 	{
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		if (st)
+			cudaStreamSynchronize(st);
+		if (d)
+			cudaFree(d);
+		if (h)
+			cudaFreeHost(h);
+		for (cudaEvent_t &e : ev)
+		{
+			if (e)
+				cudaEventDestroy(e);
+			e = nullptr;
+		}
+		if (st)
+			cudaStreamDestroy(st);
 		cudaGetLastError();
-		return gh_error(GH_ERR_GPU_MEMORY, "aggregation: %zu bytes of device memory", total);
+		d = h = nullptr;
+		d_bytes = h_bytes = 0;
+		st = nullptr;
 	}
-	for (cudaEvent_t &e : m.ev)
-		GH_TRY(cudaEventCreate(&e));
+	~agg_scratch()
+	{
+		release();
+	}
+};
 
-	uint8_t    *d = (uint8_t *) m.p;
-	cudaStream_t st = 0;
+/* This thread's scratch for device dev (the current device). */
+gh_status
+scratch_of(int dev, agg_scratch **out)
+{
+	static thread_local std::vector<std::unique_ptr<agg_scratch>> per_dev;
 
-	GH_TRY(cudaEventRecord(m.ev[0], st));
-	if (page_data_bytes)
-		GH_TRY(cudaMemcpyAsync(d + o_pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
+	if ((size_t) dev >= per_dev.size())
+		per_dev.resize(dev + 1);
+	if (!per_dev[dev])
+		per_dev[dev].reset(new agg_scratch());
+
+	agg_scratch *s = per_dev[dev].get();
+
+	if (s->st == nullptr)
+	{
+		s->dev = dev;
+		GH_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
+		for (cudaEvent_t &e : s->ev)
+			GH_TRY(cudaEventCreate(&e));
+	}
+	*out = s;
+	return GH_OK;
+}
+
+/* Grows s to d_bytes of device memory and h_bytes of pinned host memory. */
+gh_status
+reserve(agg_scratch *s, size_t d_bytes, size_t h_bytes)
+{
+	/* the stream is idle between requests: the old memory may go */
+	if (d_bytes > s->d_bytes)
+	{
+		size_t		want = d_bytes + d_bytes / 4;
+
+		if (s->d)
+			GH_TRY(cudaFree(s->d));
+		s->d = nullptr;
+		s->d_bytes = 0;
+		if (cudaMalloc(&s->d, want) != cudaSuccess)
+		{
+			cudaGetLastError();
+			s->d = nullptr;
+			return gh_error(GH_ERR_GPU_MEMORY, "aggregation: %zu bytes of device memory", want);
+		}
+		s->d_bytes = want;
+	}
+	if (h_bytes > s->h_bytes)
+	{
+		size_t		want = h_bytes + h_bytes / 4;
+
+		if (s->h)
+			GH_TRY(cudaFreeHost(s->h));
+		s->h = nullptr;
+		s->h_bytes = 0;
+		if (cudaHostAlloc(&s->h, want, cudaHostAllocPortable) != cudaSuccess)
+		{
+			cudaGetLastError();
+			s->h = nullptr;
+			return gh_error(GH_ERR_HOST_MEMORY, "aggregation: %zu bytes of pinned memory", want);
+		}
+		s->h_bytes = want;
+	}
+	return GH_OK;
+}
+
+/*
+ * The request on s: inputs in with one copy (and the pages, unless
+ * mapped), the fold and the compaction, then the answer's head (counts,
+ * refused flags, the first records) back in one copy and one wait, the
+ * rest of the records, if any, in a second.
+ */
+gh_status
+fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
+	 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
+	 uint32_t n_visible, uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
+{
+	int			na = agg->naggs;
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+	uint64_t	slots = gh_agg_slots(bound);
+	size_t		rec = REC_HEAD + sizeof(gh_agg_state) * na;
+	uint64_t	first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / rec));
+
+	/* inputs, the same offsets in the pinned staging and on the device */
+	size_t		i_scan = 0,
+				i_agg = i_scan + al(sizeof(gh_page_scan)),
+				i_refs = i_agg + al(sizeof(gh_agg_prog)),
+				i_vis = i_refs + al(sizeof(gh_page_ref) * n_pages),
+				in_bytes = i_vis + al(2 * (size_t) n_visible);
+
+	/* the answer: counts | refused | records, one range (its head copied back first) */
+	size_t		o_cnt = in_bytes,
+				o_ref = o_cnt + 4 * sizeof(unsigned long long),
+				o_rec = o_cnt + al(4 * sizeof(unsigned long long) + n_pages),
+				head_bytes = o_rec - o_cnt + first * rec;
+
+	/* the table, then the pages when they are copied */
+	size_t		o_ctrl = o_rec + al(rec * bound),
+				o_keys = o_ctrl + al(4 * slots),
+				o_nulls = o_keys + al(8 * slots),
+				o_group = o_nulls + al(slots),
+				o_st = o_group + al(4 * slots),
+				o_pages = o_st + al(sizeof(gh_agg_state) * bound * na),
+				total = o_pages + (mapped ? 0 : al(page_data_bytes));
+
+	GH_CHECK(reserve(s, total, in_bytes + head_bytes));
+
+	uint8_t    *d = (uint8_t *) s->d,
+			   *h = (uint8_t *) s->h;
+	const uint8_t *d_pages = d + o_pages;
+	cudaStream_t st = s->st;
+
+	if (mapped && n_pages)
+	{
+		/* the kernel reads the pages where they are, through the mapping */
+		void	   *dp = nullptr;
+
+		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
+		d_pages = (const uint8_t *) dp;
+	}
+	memcpy(h + i_scan, scan, sizeof(gh_page_scan));
+	memcpy(h + i_agg, agg, sizeof(gh_agg_prog));
 	if (n_pages)
-		GH_TRY(cudaMemcpyAsync(d + o_refs, refs, sizeof(gh_page_ref) * n_pages,
-							   cudaMemcpyHostToDevice, st));
+		memcpy(h + i_refs, refs, sizeof(gh_page_ref) * n_pages);
 	if (n_visible)
-		GH_TRY(cudaMemcpyAsync(d + o_vis, visible, 2 * (size_t) n_visible, cudaMemcpyHostToDevice, st));
-	GH_TRY(cudaMemcpyAsync(d + o_scan, scan, sizeof(gh_page_scan), cudaMemcpyHostToDevice, st));
-	GH_TRY(cudaMemcpyAsync(d + o_agg, agg, sizeof(gh_agg_prog), cudaMemcpyHostToDevice, st));
-	/* counts, slot states: zero is EMPTY; states are initialized on claim */
-	GH_TRY(cudaMemsetAsync(d + o_cnt, 0, o_keys - o_cnt, st));
-	GH_TRY(cudaEventRecord(m.ev[1], st));
+		memcpy(h + i_vis, visible, 2 * (size_t) n_visible);
+
+	GH_TRY(cudaEventRecord(s->ev[0], st));
+	GH_TRY(cudaMemcpyAsync(d, h, in_bytes, cudaMemcpyHostToDevice, st));
+	if (page_data_bytes && !mapped)
+		GH_TRY(cudaMemcpyAsync(d + o_pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
+	/* counts and slot states: zero is EMPTY; states are initialized on claim */
+	GH_TRY(cudaMemsetAsync(d + o_cnt, 0, 4 * sizeof(unsigned long long), st));
+	GH_TRY(cudaMemsetAsync(d + o_ctrl, 0, 4 * slots, st));
+	GH_TRY(cudaEventRecord(s->ev[1], st));
 
 	gh_agg_table t;
 	unsigned long long *cnt = (unsigned long long *) (d + o_cnt);
@@ -261,70 +407,128 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	t.nulls = d + o_nulls;
 	t.group = (uint32_t *) (d + o_group);
 	t.states = (gh_agg_state *) (d + o_st);
-	t.mask = ht.slots - 1;
+	t.mask = slots - 1;
 	t.n_groups = cnt + 2;
 	t.overflow = (uint32_t *) (cnt + 3);
 	t.max_groups = bound;
 	t.naggs = na;
 	if (n_pages)
 	{
-		agg_kernel<<<n_pages, AGG_THREADS, 0, st>>>((const gh_page_scan *) (d + o_scan),
-													(const gh_agg_prog *) (d + o_agg),
-													d + o_pages, (const gh_page_ref *) (d + o_refs),
-													(const uint16_t *) (d + o_vis), d + o_ref, t, cnt);
+		const gh_page_scan *d_scan = (const gh_page_scan *) (d + i_scan);
+		const gh_agg_prog *d_agg = (const gh_agg_prog *) (d + i_agg);
+		const gh_page_ref *d_refs = (const gh_page_ref *) (d + i_refs);
+		const uint16_t *d_vis = (const uint16_t *) (d + i_vis);
+
+		if (mapped)
+			agg_kernel<true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs, d_vis,
+															  d + o_ref, t, cnt);
+		else
+			agg_kernel<false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
+															   d_vis, d + o_ref, t, cnt);
+		GH_LAUNCHED();
+		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec);
 		GH_LAUNCHED();
 	}
-	GH_TRY(cudaEventRecord(m.ev[2], st));
+	GH_TRY(cudaEventRecord(s->ev[2], st));
 
-	unsigned long long hc[4];
-
-	GH_TRY(cudaMemcpyAsync(hc, cnt, sizeof(hc), cudaMemcpyDeviceToHost, st));
-	if (n_pages)
-		GH_TRY(cudaMemcpyAsync(refused, d + o_ref, n_pages, cudaMemcpyDeviceToHost, st));
+	/* the answer's head: counts, refused flags, the first records */
+	GH_TRY(cudaMemcpyAsync(h + o_cnt, d + o_cnt, head_bytes, cudaMemcpyDeviceToHost, st));
 	GH_TRY(cudaStreamSynchronize(st));
 
-	gh_agg_stats s;
+	unsigned long long hc[4];
+	gh_agg_stats gs;
 
-	memset(&s, 0, sizeof(s));
-	s.pages = n_pages;
+	memcpy(hc, h + o_cnt, sizeof(hc));
+	if (n_pages)
+		memcpy(refused, h + o_ref, n_pages);
+	memset(&gs, 0, sizeof(gs));
+	gs.pages = n_pages;
 	for (uint32_t p = 0; p < n_pages; p++)
-		s.refused += refused[p];
-	s.tuples = hc[0];
-	s.passed = hc[1];
+		gs.refused += refused[p];
+	gs.tuples = hc[0];
+	gs.passed = hc[1];
 
 	float		ms_copy = 0,
 				ms_kernel = 0;
 
-	GH_TRY(cudaEventElapsedTime(&ms_copy, m.ev[0], m.ev[1]));
-	GH_TRY(cudaEventElapsedTime(&ms_kernel, m.ev[1], m.ev[2]));
-	s.kernel_ms = ms_kernel;
-	s.copy_ms = ms_copy;
-	if (hc[3])
+	GH_TRY(cudaEventElapsedTime(&ms_copy, s->ev[0], s->ev[1]));
+	GH_TRY(cudaEventElapsedTime(&ms_kernel, s->ev[1], s->ev[2]));
+	gs.kernel_ms = ms_kernel;
+	gs.copy_ms = ms_copy;
+	if (hc[3] || hc[2] > bound)
 	{
 		if (stats)
-			*stats = s;
+			*stats = gs;
 		return gh_error(GH_ERR_OUTPUT_FULL, "aggregation: more than %llu groups in the request",
 						(unsigned long long) out->max_groups);
 	}
 
-	/* the table back, and the states of the groups it holds */
+	/* the rest of the records, when there are more than the head held */
 	double		t0 = gh_now_ms();
+	uint64_t	n = hc[2];
+	std::vector<uint8_t> rest;
+	const uint8_t *recs = h + o_rec;
 
-	ht.n_groups = hc[2];
-	ht.ctrl.resize(ht.slots);
-	ht.keys.resize(ht.slots);
-	ht.nulls.resize(ht.slots);
-	ht.group.resize(ht.slots);
-	ht.states.resize(ht.n_groups * na);
-	GH_TRY(cudaMemcpy(ht.ctrl.data(), t.ctrl, 4 * ht.slots, cudaMemcpyDeviceToHost));
-	GH_TRY(cudaMemcpy(ht.keys.data(), t.keys, 8 * ht.slots, cudaMemcpyDeviceToHost));
-	GH_TRY(cudaMemcpy(ht.nulls.data(), t.nulls, ht.slots, cudaMemcpyDeviceToHost));
-	GH_TRY(cudaMemcpy(ht.group.data(), t.group, 4 * ht.slots, cudaMemcpyDeviceToHost));
-	if (ht.n_groups)
-		GH_TRY(cudaMemcpy(ht.states.data(), t.states, sizeof(gh_agg_state) * ht.n_groups * na,
-						  cudaMemcpyDeviceToHost));
-	s.copy_ms += gh_now_ms() - t0;
+	if (n > first)
+	{
+		rest.resize(n * rec);
+		memcpy(rest.data(), h + o_rec, first * rec);
+		GH_TRY(cudaMemcpyAsync(rest.data() + first * rec, d + o_rec + first * rec,
+							   (n - first) * rec, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+		recs = rest.data();
+	}
+
+	/* the records as a table of n slots, each its own group, for gh_agg_absorb */
+	gh_agg_host_table ht;
+
+	ht.slots = n;
+	ht.n_groups = n;
+	ht.ctrl.assign(n, GH_AGG_SLOT_READY);
+	ht.keys.resize(n);
+	ht.nulls.resize(n);
+	ht.group.resize(n);
+	ht.states.resize(n * na);
+	for (uint64_t g = 0; g < n; g++)
+	{
+		const uint8_t *r = recs + g * rec;
+
+		memcpy(&ht.keys[g], r, sizeof(uint64_t));
+		ht.nulls[g] = r[8];
+		ht.group[g] = (uint32_t) g;
+		memcpy(&ht.states[g * na], r + REC_HEAD, sizeof(gh_agg_state) * na);
+	}
+	gs.copy_ms += gh_now_ms() - t0;
 	if (stats)
-		*stats = s;
+		*stats = gs;
 	return gh_agg_absorb(ht, scan, agg, out);
+}
+
+}								/* namespace */
+
+gh_status
+gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+				const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+				size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+				uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
+{
+	int			ndev = 0;
+	agg_scratch *s = nullptr;
+
+	GH_TRY(cudaGetDeviceCount(&ndev));
+	if (device < 0 || device >= ndev)
+		return gh_error(GH_ERR_NO_GPU, "aggregation: no GPU %d", device);
+	GH_TRY(cudaSetDevice(device));
+
+	gh_status	st = scratch_of(device, &s);
+
+	if (st == GH_OK)
+		st = fold(s, scan, agg, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+				  refused, out, stats, mapped);
+	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL && s != nullptr)
+	{
+		/* nothing of a failed request stays in flight or held */
+		s->release();
+	}
+	return st;
 }

@@ -204,6 +204,20 @@ gh_status	gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *a
 						uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats);
 
 /*
+ * Pages read in place, as gh_page_probe_mapped reads them: page_data is host
+ * memory (the buffer pool) that a GPU reads through the mapping
+ * gh_page_register_host made, never copied to the device as a whole; the
+ * host twin reads it directly.  The same arguments, checks and answer as
+ * gh_page_agg; the caller keeps the listed items of every page unchanged
+ * (pinned) until it returns.
+ */
+gh_status	gh_page_agg_mapped(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+							   const gh_page_ref *refs, uint32_t n_pages,
+							   const uint8_t *page_data, size_t page_data_bytes,
+							   const uint16_t *visible, uint32_t n_visible,
+							   uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats);
+
+/*
  * Combines src's groups into dst (both for the same programs), as
  * PostgreSQL's combine functions do.  GH_ERR_OUTPUT_FULL if the union has
  * more than dst->max_groups groups (dst unchanged).

@@ -440,11 +440,12 @@ gh_agg_merge(gh_agg_groups *dst, const gh_agg_groups *src, const gh_page_scan *s
 	return merge_sets(dst, src, agg, scan, dst);
 }
 
-gh_status
-gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
-			uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
-			const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
-			gh_agg_stats *stats)
+/* Both entries; the host twin reads pages where they lie in either mode. */
+static gh_status
+page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
+		 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+		 const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
+		 gh_agg_stats *stats, bool mapped)
 {
 	size_t		n_out = 0;
 
@@ -455,7 +456,7 @@ gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const 
 										n_visible, nullptr, 0, &n_out, refused));
 	if (device != GH_AGG_HOST)
 		return gh_gpu_page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes,
-							   visible, n_visible, refused, out, stats);
+							   visible, n_visible, refused, out, stats, mapped);
 
 	gh_agg_host_table ht;
 	gh_agg_stats s;
@@ -499,4 +500,24 @@ gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const 
 						(unsigned long long) out->max_groups);
 	ht.n_groups = n_groups;
 	return gh_agg_absorb(ht, scan, agg, out);
+}
+
+gh_status
+gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
+			uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+			const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
+			gh_agg_stats *stats)
+{
+	return page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes, visible,
+					n_visible, refused, out, stats, false);
+}
+
+gh_status
+gh_page_agg_mapped(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+				   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+				   uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats)
+{
+	return page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes, visible,
+					n_visible, refused, out, stats, true);
 }

@@ -18,10 +18,13 @@
 #include "table_internal.h"
 #include "agg_gen.h"
 
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <thread>
 #include <vector>
 
 #include "test_check.h"
@@ -425,13 +428,45 @@ compare_sets(const char *tag, const gh_agg_groups &a, const gh_agg_groups &b)
 gh_status
 run_agg(int device, const gh_page_scan &s, const gh_agg_prog &p, const dataset &ds,
 		uint32_t first, uint32_t n, uint64_t max_groups, gh_agg_groups *out,
-		vector<uint8_t> &refused, gh_agg_stats *st, bool init = true)
+		vector<uint8_t> &refused, gh_agg_stats *st, bool init = true,
+		const uint8_t *mapped = nullptr)
 {
 	if (init)
 		gh_agg_groups_init(out, &p, max_groups);
 	refused.resize(ds.n_pages);
+	if (mapped)
+		return gh_page_agg_mapped(device, &s, &p, ds.refs.data() + first, n, mapped,
+								  ds.data.size(), nullptr, 0, refused.data() + first, out, st);
 	return gh_page_agg(device, &s, &p, ds.refs.data() + first, n, ds.data.data(), ds.data.size(),
 					   nullptr, 0, refused.data() + first, out, st);
+}
+
+/*
+ * Host memory registered once for the GPU's in-place reads (as the
+ * service registers the buffer pool, for the process's life): ds's pages
+ * copied into it, or NULL when they do not fit.
+ */
+const uint8_t *
+mapped_copy(const dataset &ds)
+{
+	static uint8_t *arena;
+	const size_t arena_bytes = (size_t) 256 << 20;
+
+	if (arena == nullptr)
+	{
+		arena = (uint8_t *) aligned_alloc(4096, arena_bytes);
+		if (arena == nullptr || gh_page_register_host(arena, arena_bytes) != GH_OK)
+		{
+			fprintf(stderr, "  cannot register host memory: %s\n", gh_last_error());
+			free(arena);
+			arena = nullptr;
+			return nullptr;
+		}
+	}
+	if (ds.data.size() > arena_bytes)
+		return nullptr;
+	memcpy(arena, ds.data.data(), ds.data.size());
+	return arena;
 }
 
 void
@@ -464,6 +499,19 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			ACHECK(st.refused == 0, "%s: %llu pages refused", tag, (unsigned long long) st.refused);
 	}
 
+	/* in place: the host twin reads the pages where they lie */
+	if (r == GH_OK)
+	{
+		gh_agg_groups m;
+		vector<uint8_t> rm;
+
+		ACHECK(run_agg(GH_AGG_HOST, *s, p, ds, 0, ds.n_pages, max_groups, &m, rm, nullptr, true,
+					   ds.data.data()) == GH_OK, "%s: host twin in place: %s", tag, gh_last_error());
+		compare_sets(tag, m, host);
+		ACHECK(rm == refused, "%s: in place refused other pages", tag);
+		gh_agg_groups_free(&m);
+	}
+
 	/* the same pages in two requests, merged, are the same set */
 	if (ds.n_pages >= 2 && r == GH_OK)
 	{
@@ -493,6 +541,24 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			ACHECK(rg == refused, "%s: GPU refused other pages", tag);
 		}
 		gh_agg_groups_free(&gpu);
+
+		/* in place: the kernel reads registered host memory through its mapping */
+		const uint8_t *mp = mapped_copy(ds);
+
+		ACHECK(mp != nullptr, "%s: no registered host memory for %zu bytes of pages", tag,
+			   ds.data.size());
+		if (mp != nullptr)
+		{
+			g = run_agg(0, *s, p, ds, 0, ds.n_pages, max_groups, &gpu, rg, &st, true, mp);
+			ACHECK(g == r, "%s: GPU in place status %s, host %s (%s)", tag, gh_status_name(g),
+				   gh_status_name(r), gh_last_error());
+			if (g == GH_OK && r == GH_OK)
+			{
+				compare_sets(tag, gpu, host);
+				ACHECK(rg == refused, "%s: GPU in place refused other pages", tag);
+			}
+			gh_agg_groups_free(&gpu);
+		}
 	}
 	printf("  %-34s rows %7zu pages %5u groups %7llu  %6.2f s\n", tag, o.rows, ds.n_pages,
 		   (unsigned long long) host.n_groups, (gh_now_ms() - t0) / 1000.0);
@@ -539,6 +605,61 @@ test_overflow(int gpus)
 	delete s;
 }
 
+/*
+ * Requests on several threads at once, as the GPU service folds them: each
+ * thread's own device memory and stream, grown from small requests to
+ * large ones, copied and in place in turn; every answer the host twin's.
+ */
+void
+test_threads(int gpus)
+{
+	options		o;
+
+	o.rows = 20000;
+	o.groups = 40;
+	dataset		ds = make_data(o, 12);
+	gh_page_scan *s = new gh_page_scan();
+	gh_agg_prog p;
+	gh_agg_groups host;
+	vector<uint8_t> refused;
+	const uint8_t *mp = gpus > 0 ? mapped_copy(ds) : ds.data.data();
+
+	make_scan(s, true);
+	make_prog(&p, 2);
+	ACHECK(run_agg(GH_AGG_HOST, *s, p, ds, 0, ds.n_pages, 1u << 24, &host, refused, nullptr) ==
+		   GH_OK, "threads: host twin: %s", gh_last_error());
+	for (int dev = GH_AGG_HOST; dev < (gpus > 0 ? 1 : 0) && mp != nullptr; dev++)
+	{
+		const int	nthreads = 4;
+		std::atomic<int> bad(0);
+		vector<std::thread> th;
+
+		for (int k = 0; k < nthreads; k++)
+			th.emplace_back([&, k]() {
+				for (int round = 0; round < 6; round++)
+				{
+					gh_agg_groups g;
+					vector<uint8_t> r;
+					uint32_t	n = round < 2 ? 1 + k : ds.n_pages;
+					gh_status	st = run_agg(dev, *s, p, ds, 0, n, 1u << 24, &g, r, nullptr, true,
+											 (round + k) % 2 ? mp : nullptr);
+
+					if (st != GH_OK ||
+						(n == ds.n_pages && (g.n_groups != host.n_groups ||
+											 memcmp(g.keys, host.keys, 8 * g.n_groups) != 0)))
+						bad++;
+					gh_agg_groups_free(&g);
+				}
+			});
+		for (std::thread &t : th)
+			t.join();
+		ACHECK(bad == 0, "threads (device %d): %d answers wrong or failed", dev, bad.load());
+	}
+	printf("  %-34s threads 4, rounds 6\n", "concurrent requests");
+	gh_agg_groups_free(&host);
+	delete s;
+}
+
 }								/* namespace */
 
 void
@@ -574,4 +695,5 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 	o.groups = quick ? 1000000 : 2000000;
 	run_case("100k+ groups", gpus, o, 1, false, 9);
 	test_overflow(gpus);
+	test_threads(gpus);
 }

@@ -4,7 +4,7 @@
  *	  The GPU aggregate's requests and group set: pages read as the join's
  *	  page path reads them (page_scan.c: pinned, all-visible by the
  *	  visibility map, others through heapgetpage, copied under the share
- *	  lock), folded by the aggregation core (gh_page_agg) in the GPU service
+ *	  lock or, for the service, named in place in the buffer pool), folded by the aggregation core (gh_page_agg) in the GPU service
  *	  (service_agg.c) or in this backend, the answers merged into one set of
  *	  groups (gh_agg_merge).
  *
@@ -343,11 +343,16 @@ fold_here(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device, gh_agg_gro
 
 	memset(stats, 0, sizeof(*stats));
 	st = gh_agg_groups_init(ans, as->aprog, as->max_groups);
-	if (st == GH_OK)
-		st = gh_page_agg(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
-						 q->r.local_pages, (size_t) q->r.n_pages * GH_PAGE_SIZE, q->r.visible,
-						 q->r.n_visible, q->r.refused + p, ans, stats);
-	return st;
+	if (st != GH_OK)
+		return st;
+	/* in place: the pages are still pinned where the refs name them */
+	if (q->r.in_place)
+		return gh_page_agg_mapped(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
+								  (const uint8 *) BufferBlocks, (size_t) NBuffers * BLCKSZ,
+								  q->r.visible, q->r.n_visible, q->r.refused + p, ans, stats);
+	return gh_page_agg(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
+					   q->r.local_pages, (size_t) q->r.n_pages * GH_PAGE_SIZE, q->r.visible,
+					   q->r.n_visible, q->r.refused + p, ans, stats);
 }
 
 /* fold_here, then its answer into the set; the core's status. */
@@ -420,7 +425,16 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_heap_scan_start(os);
 	q->r.pages = q->r.local_pages;
-	q->r.in_place = false;
+
+	/*
+	 * The service reads the pages where they lie, when it mapped the buffer
+	 * pool, as the join's page requests (page_scan.c): nothing is copied,
+	 * the pins held until the request's refused pages are read.  A
+	 * temporary table's local buffers are this backend's alone.
+	 */
+	q->r.in_place = as->use_service && as->why_cpu == NULL && gpuhash_page_in_place &&
+		as->gpu_ordinal == GH_AGG_HOST && !RelationUsesLocalBuffers(os->rel) &&
+		gpuhash_service_pages_in_place();
 	q->r.n_pages = 0;
 	q->r.n_visible = 0;
 	q->n_pins = 0;

@@ -14,7 +14,12 @@
  * The pages take at most half of the chunk; the answer's groups the rest,
  * so a request's groups are bounded by the chunk as well as by the
  * caller's max_groups.  The pages are copied in (a backend keeps its own
- * copy, so that a request the service cannot fold is folded in-process).
+ * copy, so that a request the service cannot fold is folded in-process),
+ * unless the request is in place: as the join's page requests
+ * (service_page.c), each ref's offset is then its buffer's from
+ * BufferBlocks, every page comes with its visible list, and the service
+ * reads the pool (gh_page_agg_mapped) while the backend keeps the pages
+ * pinned; the chunk's pages part goes unused.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +28,8 @@
 #include "service_gpus.h"
 #include "scan/page_scan.h"
 #include "agg_exec.h"
+
+#include "storage/bufmgr.h"
 
 typedef struct AggLayout
 {
@@ -88,7 +95,8 @@ gpuhash_service_agg_capacity(int naggs)
 }
 
 /*
- * Sends req's pages (copied from req->pages) to be folded on device
+ * Sends req's pages (copied from req->pages, or named in the buffer pool
+ * when req->in_place) to be folded on device
  * (GH_DEVICE_GPU or GH_DEVICE_HOST) into at most max_groups groups.  False
  * when it cannot go now (tk then holds nothing: the caller folds in-process).
  */
@@ -105,7 +113,7 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	if (!gpuhash_svc_page_notable(&t) ||
 		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) ||
 		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
-		req->in_place)
+		(req->in_place && !gpuhash_svc->pool_in_place))
 		return false;
 	if ((s = gpuhash_svc_async_claim(&t)) == NULL)
 		return false;
@@ -113,10 +121,11 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.agg, agg, sizeof(gh_agg_prog));
 	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
-	memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	if (!req->in_place)
+		memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
 	s->type = REQ_PAGE_AGG;
-	s->in_place = false;
+	s->in_place = req->in_place;
 	s->table_id = 0;
 	s->opt.device = device;
 	s->n = req->n_pages;
@@ -193,12 +202,26 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	int			device = GH_AGG_HOST;
 	uint32		done = 0;
 	uint32		m = (uint32) s->n;
+	const uint8 *pages;
+	size_t		pages_bytes;
 
 	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
 	{
 		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
 		return GH_ERR_INVALID;
+	}
+	pages = (const uint8 *) (chunk + lay.pages);
+	pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
+	if (s->in_place)
+	{
+		if (!gpuhash_svc->pool_in_place)
+		{
+			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
+			return GH_ERR_INVALID;
+		}
+		pages = (const uint8 *) BufferBlocks;
+		pages_bytes = (size_t) NBuffers * BLCKSZ;
 	}
 	/* the GPUs take turns by slot: a query's requests in flight spread */
 	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
@@ -217,11 +240,11 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 
 		memset(&run, 0, sizeof(run));
 		m = Min(m, (uint32) s->n - done);
-		st = gh_page_agg(device, (const gh_page_scan *) chunk, agg,
-						 (const gh_page_ref *) (chunk + lay.refs) + done, m,
-						 (const uint8 *) (chunk + lay.pages), (size_t) s->n * GH_PAGE_SIZE,
-						 (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
-						 (uint8 *) (chunk + lay.refused) + done, &g, &run);
+		st = (s->in_place ? gh_page_agg_mapped : gh_page_agg)
+			(device, (const gh_page_scan *) chunk, agg,
+			 (const gh_page_ref *) (chunk + lay.refs) + done, m, pages, pages_bytes,
+			 (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+			 (uint8 *) (chunk + lay.refused) + done, &g, &run);
 		if (st == GH_OK)
 		{
 			done += m;
