@@ -399,6 +399,14 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 		appendStringInfoString(&buf, deparse_expression(e, context, useprefix, false));
 	}
 	ExplainPropertyText("GPU Aggregate", buf.data, es);
+
+	/*
+	 * Where the rows are folded, in the machine formats that tools read to
+	 * say what ran (tpch/run.py); the text form reads the same on either.
+	 */
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyText("Device", as->why_cpu != NULL ? "host" :
+							gh_device_name(as->device), es);
 	if (as->why_cpu != NULL)
 		ExplainPropertyText("GPU Declined", as->why_cpu, es);
 	else
