@@ -103,7 +103,7 @@ typedef enum GpuKeyConv
 {
 	GPUKEY_INT16,				/* int2 */
 	GPUKEY_INT32,				/* int4, date */
-	GPUKEY_INT64,				/* int8, timestamp, timestamptz */
+	GPUKEY_INT64,				/* int8, time, timestamp, timestamptz */
 	GPUKEY_UINT32,				/* oid */
 	GPUKEY_BOOL,
 	GPUKEY_HASH					/* any hashable type: its extended hash */
@@ -130,6 +130,7 @@ typedef struct GpuKeySpec
 extern bool gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec);
 extern bool gpuhash_fingerprint_spec_for_op(Oid opno, Oid collation, bool outer_is_left,
 											GpuKeySpec *spec);
+extern bool gpuhash_conv_for_type(Oid typid, GpuKeyConv *conv);
 extern int	gpuhash_conv_width(GpuKeyConv conv);
 
 static inline uint64

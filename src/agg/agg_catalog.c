@@ -27,7 +27,7 @@
  * typmod's (the sum of the operands' for a product), at most
  * GH_AGG_MAX_SCALE.
  */
-#include "postgres.h"
+#include "gpuhash.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
@@ -408,6 +408,7 @@ gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
 {
 	const Var  *v = scan_column((const Node *) expr, scanrelid);
 	Oid			t;
+	GpuKeyConv	kc;
 	int			len = -1;
 
 	*why = NULL;
@@ -417,32 +418,15 @@ gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
 		return false;
 	}
 	t = getBaseType(v->vartype);
+	/* integer-like types pack as the join's exact keys do (keys.c) */
+	if (gpuhash_conv_for_type(t, &kc))
+	{
+		*conv = (uint8) kc;
+		*width = (uint8) gpuhash_conv_width(kc);
+		return true;
+	}
 	switch (t)
 	{
-		case INT2OID:
-			*conv = 0;
-			*width = 16;
-			return true;
-		case INT4OID:
-		case DATEOID:
-			*conv = 1;
-			*width = 32;
-			return true;
-		case INT8OID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			*conv = 2;
-			*width = 64;
-			return true;
-		case OIDOID:
-			*conv = 3;
-			*width = 32;
-			return true;
-		case BOOLOID:
-			*conv = 4;
-			*width = 1;
-			return true;
 		case BPCHAROID:
 		case VARCHAROID:
 		case TEXTOID:

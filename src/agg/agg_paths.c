@@ -151,7 +151,7 @@ walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *cols, int nco
 		return false;
 	r = table_open(rte->relid, NoLock);
 	gpuhash_page_program_cols(&prog, RelationGetDescr(r), rel->relid,
-							  gpuhash_preagg_order_quals(root, rel->baserestrictinfo),
+							  gpuhash_order_quals(root, rel->baserestrictinfo),
 							  NULL, NULL, NULL, 0, false, cols, ncols);
 	table_close(r, NoLock);
 	if (prog.scan == NULL || prog.cpu_quals != NIL)

@@ -16,6 +16,7 @@
 #include "postgres.h"
 
 #include "agg_plan.h"
+#include "planner/planner_int.h"
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -38,62 +39,6 @@ CustomScanMethods gpuhash_preagg_scan_methods = {
 	.CreateCustomScanState = gpuhash_preagg_create_state,
 };
 
-/*
- * The relation's restriction clauses, bare, in the order createplan.c's
- * order_qual_clauses (static there) gives a Seq Scan's: by security level
- * (a cheap leakproof clause at level 0), then by cost per tuple, a stable
- * sort; pseudoconstants left out (the
- * path is not offered with any).
- */
-List *
-gpuhash_preagg_order_quals(PlannerInfo *root, List *rinfos)
-{
-	int			n = list_length(rinfos);
-	RestrictInfo **ri = palloc(sizeof(RestrictInfo *) * Max(n, 1));
-	Cost	   *cost = palloc(sizeof(Cost) * Max(n, 1));
-	Index	   *level = palloc(sizeof(Index) * Max(n, 1));
-	List	   *quals = NIL;
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, rinfos)
-	{
-		QualCost	qc;
-
-		ri[i] = lfirst_node(RestrictInfo, lc);
-		cost_qual_eval_node(&qc, (Node *) ri[i], root);
-		cost[i] = qc.per_tuple;
-		/* a cheap leakproof clause may go first, as core lets it */
-		level[i] = ri[i]->leakproof && cost[i] < 10 * cpu_operator_cost ? 0 : ri[i]->security_level;
-		i++;
-	}
-	for (i = 1; i < n; i++)
-	{
-		RestrictInfo *r = ri[i];
-		Cost		c = cost[i];
-		Index		l = level[i];
-		int			j;
-
-		for (j = i; j > 0; j--)
-		{
-			if (l > level[j - 1] || (l == level[j - 1] && c >= cost[j - 1]))
-				break;
-			ri[j] = ri[j - 1];
-			cost[j] = cost[j - 1];
-			level[j] = level[j - 1];
-		}
-		ri[j] = r;
-		cost[j] = c;
-		level[j] = l;
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (!ri[i]->pseudoconstant)
-			quals = lappend(quals, ri[i]->clause);
-	}
-	return quals;
-}
-
 static Plan *
 plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
 			List *clauses, List *custom_plans)
@@ -102,7 +47,7 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	PathTarget *target = best_path->path.pathtarget;
 	Index		relid = intVal(linitial(best_path->custom_private));
 	RelOptInfo *baserel = find_base_rel(root, relid);
-	List	   *quals = gpuhash_preagg_order_quals(root, baserel->baserestrictinfo);
+	List	   *quals = gpuhash_order_quals(root, baserel->baserestrictinfo);
 	List	   *scan_tlist = NIL;
 	List	   *out_tlist = NIL;
 	int			ngroupcols = 0;

@@ -35,7 +35,6 @@ extern CustomPathMethods gpuhash_preagg_path_methods;
 extern int	gpuhash_preagg_ngroupcols(const CustomScan *cscan);
 extern int	gpuhash_preagg_noutputs(const CustomScan *cscan);
 extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
-extern List *gpuhash_preagg_order_quals(PlannerInfo *root, List *rinfos);
 
 /* agg_exec.c: the executor's state of a GpuPreAgg plan */
 extern Node *gpuhash_preagg_create_state(CustomScan *cscan);

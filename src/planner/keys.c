@@ -29,8 +29,13 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-static bool
-conv_for_type(Oid typid, GpuKeyConv *conv)
+/*
+ * How a value of typid packs into a key exactly (its Datum widened as an
+ * integer); false for types that do not.  The join's exact keys and the
+ * aggregate's group keys share it.
+ */
+bool
+gpuhash_conv_for_type(Oid typid, GpuKeyConv *conv)
 {
 	switch (typid)
 	{
@@ -42,6 +47,7 @@ conv_for_type(Oid typid, GpuKeyConv *conv)
 			*conv = GPUKEY_INT32;
 			return true;
 		case INT8OID:
+		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			*conv = GPUKEY_INT64;
@@ -121,7 +127,7 @@ gpuhash_key_spec_for_op(Oid opno, bool outer_is_left, GpuKeySpec *spec)
 	if (!exact_equality(opno))
 		return false;
 	op_input_types(opno, &ltype, &rtype);
-	if (!conv_for_type(ltype, &lconv) || !conv_for_type(rtype, &rconv))
+	if (!gpuhash_conv_for_type(ltype, &lconv) || !gpuhash_conv_for_type(rtype, &rconv))
 		return false;
 
 	/* one family per operator: no date = int4 or bool = int2 mixing */

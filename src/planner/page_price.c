@@ -24,16 +24,19 @@
 #include "utils/rel.h"
 
 /*
- * The scan's quals in the order createplan.c gives a Seq Scan's
- * (order_qual_clauses, static there): by security level, then by cost per
- * tuple, a stable sort.  The walker takes a prefix of them.
+ * The relation's restriction clauses, bare, in the order createplan.c's
+ * order_qual_clauses (static there) gives a Seq Scan's: by security level
+ * (a cheap leakproof clause at level 0), then by cost per tuple, a stable
+ * sort; pseudoconstants left out.  The page walker of a join and the
+ * aggregate's take a prefix of them, so both must see the plan's order.
  */
-static List *
-plan_order_quals(PlannerInfo *root, List *rinfos)
+List *
+gpuhash_order_quals(PlannerInfo *root, List *rinfos)
 {
 	int			n = list_length(rinfos);
 	RestrictInfo **ri = palloc(sizeof(RestrictInfo *) * Max(n, 1));
 	Cost	   *cost = palloc(sizeof(Cost) * Max(n, 1));
+	Index	   *level = palloc(sizeof(Index) * Max(n, 1));
 	List	   *quals = NIL;
 	int			i = 0;
 	ListCell   *lc;
@@ -43,27 +46,36 @@ plan_order_quals(PlannerInfo *root, List *rinfos)
 		QualCost	qc;
 
 		ri[i] = lfirst_node(RestrictInfo, lc);
-		cost_qual_eval_node(&qc, (Node *) ri[i]->clause, root);
-		cost[i++] = qc.per_tuple;
+		cost_qual_eval_node(&qc, (Node *) ri[i], root);
+		cost[i] = qc.per_tuple;
+		/* a cheap leakproof clause may go first, as core lets it */
+		level[i] = ri[i]->leakproof && cost[i] < 10 * cpu_operator_cost ? 0 : ri[i]->security_level;
+		i++;
 	}
 	for (i = 1; i < n; i++)
 	{
 		RestrictInfo *r = ri[i];
 		Cost		c = cost[i];
-		int			j = i;
+		Index		l = level[i];
+		int			j;
 
-		for (; j > 0 && (ri[j - 1]->security_level > r->security_level ||
-						 (ri[j - 1]->security_level == r->security_level && cost[j - 1] > c)); j--)
+		for (j = i; j > 0; j--)
 		{
+			if (l > level[j - 1] || (l == level[j - 1] && c >= cost[j - 1]))
+				break;
 			ri[j] = ri[j - 1];
 			cost[j] = cost[j - 1];
+			level[j] = level[j - 1];
 		}
 		ri[j] = r;
 		cost[j] = c;
+		level[j] = l;
 	}
 	for (i = 0; i < n; i++)
+	{
 		if (!ri[i]->pseudoconstant)
 			quals = lappend(quals, ri[i]->clause);
+	}
 	return quals;
 }
 
@@ -120,7 +132,7 @@ gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
 	rte = planner_rt_fetch(rel->relid, root);
 	r = table_open(rte->relid, NoLock);
 	gpuhash_page_program(&prog, RelationGetDescr(r), rel->relid,
-						 plan_order_quals(root, rel->baserestrictinfo),
+						 gpuhash_order_quals(root, rel->baserestrictinfo),
 						 attno, conv, width, kc->nkeys,
 						 jointype == JOIN_LEFT || jointype == JOIN_FULL || jointype == JOIN_ANTI);
 	table_close(r, NoLock);

@@ -72,6 +72,7 @@ extern bool gpuhash_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									  Path *inner_path, KeyChoice *kc);
 
 /* page_price.c */
+extern List *gpuhash_order_quals(PlannerInfo *root, List *rinfos);
 extern bool gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
 								  JoinType jointype, KeyChoice *kc, bool parallel_aware,
 								  bool parallel_inner, bool chained, GpuPagePrice *price);

@@ -25,6 +25,7 @@
  */
 #include "gpuhash.h"
 #include "service_internal.h"
+#include "service_layout.h"
 #include "service_gpus.h"
 #include "scan/page_scan.h"
 #include "agg_exec.h"
@@ -34,11 +35,7 @@
 typedef struct AggLayout
 {
 	Size		agg;
-	Size		refs;
-	Size		pages;
-	Size		visible;
-	Size		refused;
-	Size		stats;
+	SvcPagesLayout pg;		/* the pages section */
 	Size		keys;
 	Size		nulls;
 	Size		states;
@@ -63,16 +60,7 @@ agg_layout(uint64 chunk_bytes, int naggs, AggLayout *lay)
 	off = TYPEALIGN(64, sizeof(gh_page_scan));
 	lay->agg = off;
 	off = TYPEALIGN(64, off + sizeof(gh_agg_prog));
-	lay->refs = off;
-	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
-	lay->pages = off;
-	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
-	lay->visible = off;
-	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
-	lay->refused = off;
-	off = TYPEALIGN(64, off + cap);
-	lay->stats = off;
-	off = TYPEALIGN(64, off + sizeof(gh_agg_stats));
+	off = svc_pages_layout(off, cap, sizeof(gh_agg_stats), &lay->pg);
 	lay->keys = off;
 	if (off + 128 + per_group >= chunk_bytes)
 		return false;
@@ -120,10 +108,10 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	chunk = chunk_of(s);
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.agg, agg, sizeof(gh_agg_prog));
-	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
+	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	if (!req->in_place)
-		memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
-	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
+		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
 	s->type = REQ_PAGE_AGG;
 	s->in_place = req->in_place;
 	s->table_id = 0;
@@ -178,9 +166,9 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 			memcpy(answer->states, chunk + lay.states, sizeof(gh_agg_state) * n * agg->naggs);
 			answer->n_groups = n;
 			answer->fallback_groups = s->total;
-			memcpy(req->refused, chunk + lay.refused, s->skip);
+			memcpy(req->refused, chunk + lay.pg.refused, s->skip);
 			*folded = (int) s->skip;
-			memcpy(stats, chunk + lay.stats, sizeof(gh_agg_stats));
+			memcpy(stats, chunk + lay.pg.stats, sizeof(gh_agg_stats));
 		}
 	}
 	return gpuhash_svc_async_release(s, tk, st);
@@ -211,7 +199,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
 		return GH_ERR_INVALID;
 	}
-	pages = (const uint8 *) (chunk + lay.pages);
+	pages = (const uint8 *) (chunk + lay.pg.pages);
 	pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
 	if (s->in_place)
 	{
@@ -242,9 +230,9 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		m = Min(m, (uint32) s->n - done);
 		st = (s->in_place ? gh_page_agg_mapped : gh_page_agg)
 			(device, (const gh_page_scan *) chunk, agg,
-			 (const gh_page_ref *) (chunk + lay.refs) + done, m, pages, pages_bytes,
-			 (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
-			 (uint8 *) (chunk + lay.refused) + done, &g, &run);
+			 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m, pages, pages_bytes,
+			 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
+			 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
 		if (st == GH_OK)
 		{
 			done += m;
@@ -275,7 +263,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	memcpy(chunk + lay.keys, g.keys, sizeof(uint64) * g.n_groups);
 	memcpy(chunk + lay.nulls, g.nulls, g.n_groups);
 	memcpy(chunk + lay.states, g.states, sizeof(gh_agg_state) * g.n_groups * agg->naggs);
-	memcpy(chunk + lay.stats, &stats, sizeof(stats));
+	memcpy(chunk + lay.pg.stats, &stats, sizeof(stats));
 	s->written = g.n_groups;
 	s->total = g.fallback_groups;
 	s->skip = done;

@@ -25,6 +25,7 @@
  */
 #include "gpuhash.h"
 #include "service_internal.h"
+#include "service_layout.h"
 #include "scan/page_scan.h"
 
 #include "storage/bufmgr.h"
@@ -32,11 +33,7 @@
 
 typedef struct PageLayout
 {
-	Size		refs;
-	Size		pages;
-	Size		visible;
-	Size		refused;
-	Size		stats;
+	SvcPagesLayout pg;		/* the pages section */
 	Size		matches;
 	uint64		cap_pages;		/* pages a request may carry */
 	uint64		capacity;		/* match records: a whole row each */
@@ -61,16 +58,7 @@ page_layout(uint64 chunk_bytes, PageLayout *lay)
 		return false;
 	cap = (chunk_bytes - fixed) / per;
 	off = TYPEALIGN(64, sizeof(gh_page_scan));
-	lay->refs = off;
-	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
-	lay->pages = off;
-	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
-	lay->visible = off;
-	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
-	lay->refused = off;
-	off = TYPEALIGN(64, off + cap);
-	lay->stats = off;
-	off = TYPEALIGN(64, off + sizeof(gh_page_stats));
+	off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
 	lay->matches = off;
 	lay->cap_pages = cap;
 	lay->capacity = (chunk_bytes - off) / sizeof(gh_page_match);
@@ -111,7 +99,7 @@ gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk)
 		return NULL;
 	s->n = 0;
 	gpuhash_svc_async_hold(s, t, tk);
-	return (uint8 *) chunk_of(s) + lay.pages;
+	return (uint8 *) chunk_of(s) + lay.pg.pages;
 }
 
 /*
@@ -139,11 +127,11 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	else if ((s = gpuhash_svc_async_claim(t)) == NULL)
 		return false;
 	chunk = chunk_of(s);
-	if (!req->in_place && req->pages != (uint8 *) chunk + lay.pages)
-		memcpy(chunk + lay.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	if (!req->in_place && req->pages != (uint8 *) chunk + lay.pg.pages)
+		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk, scan, sizeof(gh_page_scan));
-	memcpy(chunk + lay.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
-	memcpy(chunk + lay.visible, req->visible, req->n_visible * sizeof(uint16));
+	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
+	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
 	s->type = REQ_PAGE_PROBE;
 	s->in_place = req->in_place;
 	s->table_id = t->id;
@@ -176,8 +164,8 @@ gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req)
 
 		req->n_matches = s->written;
 		memcpy(req->matches, chunk + lay.matches, s->written * sizeof(gh_page_match));
-		memcpy(req->refused, chunk + lay.refused, req->n_pages);
-		memcpy(&req->stats, chunk + lay.stats, sizeof(gh_page_stats));
+		memcpy(req->refused, chunk + lay.pg.refused, req->n_pages);
+		memcpy(&req->stats, chunk + lay.pg.stats, sizeof(gh_page_stats));
 		t->info = s->info;
 	}
 	return gpuhash_svc_async_release(s, tk, st);
@@ -226,25 +214,25 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 			return GH_ERR_INVALID;
 		}
 		st = gh_page_probe_mapped(table, (const gh_page_scan *) chunk,
-								  (const gh_page_ref *) (chunk + lay.refs), (uint32) s->n,
+								  (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
 								  (const uint8 *) BufferBlocks, (size_t) NBuffers * BLCKSZ,
-								  (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+								  (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
 								  (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
-								  (uint8 *) (chunk + lay.refused), &stats);
+								  (uint8 *) (chunk + lay.pg.refused), &stats);
 	}
 	else
 		st = gh_page_probe(table, (const gh_page_scan *) chunk,
-						   (const gh_page_ref *) (chunk + lay.refs), (uint32) s->n,
-						   (const uint8 *) (chunk + lay.pages), (size_t) s->n * GH_PAGE_SIZE,
-						   (const uint16 *) (chunk + lay.visible), (uint32) s->pos,
+						   (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
+						   (const uint8 *) (chunk + lay.pg.pages), (size_t) s->n * GH_PAGE_SIZE,
+						   (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
 						   (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
-						   (uint8 *) (chunk + lay.refused), &stats);
+						   (uint8 *) (chunk + lay.pg.refused), &stats);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
 		return st;
 	}
-	memcpy(chunk + lay.stats, &stats, sizeof(stats));
+	memcpy(chunk + lay.pg.stats, &stats, sizeof(stats));
 	s->written = n_out;
 	if (table != NULL)
 		gh_table_get_info(table, &s->info);

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_layout.h
+ *	  The pages section every page request's chunk holds (page_scan.c's
+ *	  joins, service_agg.c's aggregation): written once so that a backend
+ *	  reading pages straight into a chunk and the worker reading them agree.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_LAYOUT_H
+#define GPUHASH_SERVICE_LAYOUT_H
+
+#include "gpuhash_page.h"
+
+/* Offsets in a chunk of a request's pages and what the walker writes. */
+typedef struct SvcPagesLayout
+{
+	Size		refs;			/* cap gh_page_ref */
+	Size		pages;			/* cap pages of GH_PAGE_SIZE */
+	Size		visible;		/* cap * GH_PAGE_MAX_TUPLES uint16 */
+	Size		refused;		/* cap bytes */
+	Size		stats;			/* stats_size bytes */
+} SvcPagesLayout;
+
+/*
+ * Lays out room for cap pages from off (64-aligned), then stats_size bytes
+ * of statistics; each part 64-aligned.  Returns the aligned offset past the
+ * statistics.
+ */
+static inline Size
+svc_pages_layout(Size off, uint64 cap, Size stats_size, SvcPagesLayout *lay)
+{
+	lay->refs = off;
+	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
+	lay->pages = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
+	lay->visible = off;
+	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
+	lay->refused = off;
+	off = TYPEALIGN(64, off + cap);
+	lay->stats = off;
+	return TYPEALIGN(64, off + stats_size);
+}
+
+#endif							/* GPUHASH_SERVICE_LAYOUT_H */
