@@ -527,6 +527,7 @@ extern void gpuhash_spill_rewind(BufFile *file);
 /* heap_scan.c */
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
+extern ExprState *gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc);
 extern GpuHeapScan *gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual,
 											 List *tlist, bool parallel, EState *estate,
 											 int eflags);

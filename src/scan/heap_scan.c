@@ -75,6 +75,31 @@ gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate, int efl
 }
 
 /*
+ * Compiles quals whose scan tuple is a heap tuple of desc (an absorbed
+ * scan's own slot), not the node's virtual scan slot: ps's scan slot
+ * settings are lent for the compilation and put back.
+ */
+ExprState *
+gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc)
+{
+	const TupleTableSlotOps *ops = ps->scanops;
+	TupleDesc	scandesc = ps->scandesc;
+	bool		fixed = ps->scanopsfixed,
+				set = ps->scanopsset;
+	ExprState  *qual;
+
+	ps->scanops = &TTSOpsHeapTuple;
+	ps->scandesc = desc;
+	ps->scanopsfixed = ps->scanopsset = true;
+	qual = ExecInitQual(quals, ps);
+	ps->scanops = ops;
+	ps->scandesc = scandesc;
+	ps->scanopsfixed = fixed;
+	ps->scanopsset = set;
+	return qual;
+}
+
+/*
  * A heap scan of scanrelid read by the node ps (a join, or the GPU
  * aggregate, src/agg/): quals compiled under ps over the heap tuple; tlist
  * the plain columns it hands out (NIL: none).
@@ -93,25 +118,10 @@ gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual, List *tlist, 
 	os->parallel = parallel;
 	os->slot = ExecInitExtraTupleSlot(estate, os->desc, &TTSOpsHeapTuple);
 	{
-		/*
-		 * The quals read the heap tuple as their scan tuple, not the node's
-		 * virtual scan slot: compile them for that slot.
-		 */
-		const TupleTableSlotOps *ops = ps->scanops;
-		TupleDesc	desc = ps->scandesc;
-		bool		fixed = ps->scanopsfixed,
-					set = ps->scanopsset;
 		List	   *rest;
 
 		os->filter = gpuhash_scan_filter_compile(qual, scanrelid, os->desc, &rest);
-		ps->scanops = &TTSOpsHeapTuple;
-		ps->scandesc = os->desc;
-		ps->scanopsfixed = ps->scanopsset = true;
-		os->qual = ExecInitQual(rest, ps);
-		ps->scanops = ops;
-		ps->scandesc = desc;
-		ps->scanopsfixed = fixed;
-		ps->scanopsset = set;
+		os->qual = gpuhash_heap_qual_init(rest, ps, os->desc);
 	}
 	os->attno = palloc(sizeof(AttrNumber) * Max(list_length(tlist), 1));
 	foreach(lc, tlist)

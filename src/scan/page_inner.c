@@ -139,23 +139,7 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		pfree(pi);
 		return;
 	}
-	{
-		/* as heap_scan.c compiles the scan's own quals: over the heap tuple */
-		PlanState  *ps = &gs->css.ss.ps;
-		const TupleTableSlotOps *ops = ps->scanops;
-		TupleDesc	desc = ps->scandesc;
-		bool		fixed = ps->scanopsfixed,
-					set = ps->scanopsset;
-
-		ps->scanops = &TTSOpsHeapTuple;
-		ps->scandesc = is->desc;
-		ps->scanopsfixed = ps->scanopsset = true;
-		pi->cpu_qual = ExecInitQual(pi->prog.cpu_quals, ps);
-		ps->scanops = ops;
-		ps->scandesc = desc;
-		ps->scanopsfixed = fixed;
-		ps->scanopsset = set;
-	}
+	pi->cpu_qual = gpuhash_heap_qual_init(pi->prog.cpu_quals, &gs->css.ss.ps, is->desc);
 	r = &pi->req;
 	n = r->cap_pages = INNER_REQ_PAGES;
 	r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);

@@ -86,23 +86,7 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (pp->prog.scan == NULL || gh_page_scan_check(pp->prog.scan) != GH_OK)
 		return;
 	pp->serializable = IsolationIsSerializable();
-	{
-		/* as heap_scan.c compiles the scan's own quals: over the heap tuple */
-		PlanState  *ps = &gs->css.ss.ps;
-		const TupleTableSlotOps *ops = ps->scanops;
-		TupleDesc	desc = ps->scandesc;
-		bool		fixed = ps->scanopsfixed,
-					set = ps->scanopsset;
-
-		ps->scanops = &TTSOpsHeapTuple;
-		ps->scandesc = os->desc;
-		ps->scanopsfixed = ps->scanopsset = true;
-		pp->cpu_qual = ExecInitQual(pp->prog.cpu_quals, ps);
-		ps->scanops = ops;
-		ps->scandesc = desc;
-		ps->scanopsfixed = fixed;
-		ps->scanopsset = set;
-	}
+	pp->cpu_qual = gpuhash_heap_qual_init(pp->prog.cpu_quals, &gs->css.ss.ps, os->desc);
 	pp->cap_pages = Max(1, gs->batch_cap / ROWS_PER_PAGE_GUESS);
 	pp->cap_pages = Min(pp->cap_pages, os->max_pins);
 	if (svc_pages > 0)
