@@ -59,9 +59,11 @@ typedef enum gh_agg_expr
 	GH_AGG_E_MUL_ONE_MINUS,		/* col * (1 - col2), both numeric: numeric_mul's
 								 * exact product, dscale col's + col2's */
 	GH_AGG_E_MUL,				/* col * col2, both numeric */
-	GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS /* col * (1 - col2) * (1 + col3), all
+	GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, /* col * (1 - col2) * (1 + col3), all
 									 * numeric: numeric_mul left to right,
 									 * dscale the three operands' sum */
+	GH_AGG_E_CONST				/* the constant konst, of integer type
+								 * spec.type (CASE WHEN c THEN 1 ELSE 0) */
 } gh_agg_expr;
 
 /*
@@ -89,6 +91,80 @@ typedef enum gh_agg_expr
  */
 #define GH_AGG_KEY_TEXT		6
 
+/*
+ * The aggregate over a join (gh_page_agg_join): each row that passes the
+ * scan's quals is joined, on the device, to the rows of a dimension
+ * (gh_agg_dim: the inner side's rows, built once per scan) whose key equals
+ * its own packed key (scan->key[0 .. scan->nkeys), packed as the walker packs
+ * join keys: the same 64-bit key as the extension's tuple path); a NULL key
+ * column joins nothing (inner join).  Each (row, inner row) pair then passes
+ * the join's qual (gh_agg_prog.insn[jq_start, +jq_len), over outer and inner
+ * columns; 0 long: every pair passes) and is folded: group keys and
+ * aggregate operands may name inner columns.
+ *
+ * Column indices: 0 .. GH_PAGE_MAX_ATTS - 1 are the scan's (scan->col[]);
+ * GH_AGG_INNER_COL0 + j is the dimension's column j (gh_agg_join.inner_type[j]),
+ * in group keys, aggregate operands and qual programs (GH_Q_COL) alike.
+ */
+#define GH_AGG_MAX_INNER	16
+#define GH_AGG_INNER_COL0	GH_PAGE_MAX_ATTS
+#define GH_AGG_MAX_INSNS	96	/* gh_agg_prog.insn: join qual and conditions */
+
+typedef struct gh_agg_join
+{
+	int16_t		ninner;			/* dimension columns; 0: no join (gh_page_agg) */
+	int16_t		jq_start;		/* the join qual in gh_agg_prog.insn */
+	int16_t		jq_len;
+	int16_t		pad;
+	uint8_t		inner_type[GH_AGG_MAX_INNER];	/* gh_col_type of each; never GH_T_SKIP */
+} gh_agg_join;
+
+/*
+ * One dimension value.  By value (integers, oid, bool, date, time,
+ * timestamps as int64; float4 and float8 as a double's bits, as the walker
+ * holds them): bits.  By reference (numeric, text, bpchar): bits is the
+ * offset of its data in the dimension's heap, len its bytes: the varlena's
+ * data without its header, never compressed or external (the extension
+ * detoasts it).  null: SQL NULL (bits and len 0).
+ */
+typedef struct gh_agg_inval
+{
+	uint64_t	bits;
+	uint32_t	len;
+	uint8_t		null;
+	uint8_t		pad[3];
+} gh_agg_inval;
+
+typedef struct gh_agg_dim gh_agg_dim;	/* opaque: a built dimension */
+
+/*
+ * Builds a dimension on device (a GPU ordinal, or GH_AGG_HOST) from n inner
+ * rows: keys[i] is row i's packed key, vals[i * ninner + j] its column j
+ * (heap_bytes of by-reference data in heap).  The rows are copied: the
+ * caller's arrays may go once it returns.  max_device_bytes bounds the GPU
+ * memory it takes (0: none): beyond it GH_ERR_OUT_OF_MEMORY, nothing held.
+ */
+gh_status	gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n,
+							 const gh_agg_inval *vals, int ninner,
+							 const uint8_t *heap, uint64_t heap_bytes,
+							 size_t max_device_bytes, gh_agg_dim **out);
+void		gh_agg_dim_free(gh_agg_dim *d);
+/* its device (GPU ordinal or GH_AGG_HOST), rows and memory held */
+int			gh_agg_dim_device(const gh_agg_dim *d);
+uint64_t	gh_agg_dim_rows(const gh_agg_dim *d);
+size_t		gh_agg_dim_bytes(const gh_agg_dim *d);
+
+/*
+ * The value an aggregate folds under a condition (gh_agg_spec.cond_len > 0):
+ * CASE WHEN cond THEN <expr> ELSE <else> END, cond the program
+ * gh_agg_prog.insn[cond_start, +cond_len).  Where cond is not TRUE the
+ * aggregate folds its else value: GH_AGG_ELSE_NULL folds nothing (a NULL
+ * input), GH_AGG_ELSE_ZERO a zero of the input type (numeric: 0 with display
+ * scale 0, counted as an input as PostgreSQL counts it).
+ */
+#define GH_AGG_ELSE_NULL	0
+#define GH_AGG_ELSE_ZERO	1
+
 typedef struct gh_agg_spec
 {
 	uint8_t		fn;				/* gh_agg_fn */
@@ -102,7 +178,13 @@ typedef struct gh_agg_spec
 	int16_t		col;			/* index into scan->col (COUNT_STAR: any, e.g. 0) */
 	int16_t		col2;			/* second operand of expr */
 	int16_t		col3;			/* third operand of expr */
+	int16_t		cond_start;		/* condition in gh_agg_prog.insn; */
+	int16_t		cond_len;		/* 0: none */
+	uint8_t		else_kind;		/* GH_AGG_ELSE_* */
+	uint8_t		type;			/* GH_AGG_E_CONST: the input's gh_col_type
+								 * (an integer type) */
 	int16_t		pad2;
+	int64_t		konst;			/* GH_AGG_E_CONST: the value */
 } gh_agg_spec;
 
 typedef struct gh_agg_prog
@@ -114,6 +196,11 @@ typedef struct gh_agg_prog
 										 * packed key (sum of widths <= 64 when
 										 * nkeys > 1) */
 	gh_agg_spec agg[GH_AGG_MAX_AGGS];
+	gh_agg_join join;			/* ninner 0: no join */
+	int16_t		ninsns;			/* insn[] in use: join qual, conditions */
+	int16_t		pad3[3];
+	gh_qinsn	insn[GH_AGG_MAX_INSNS];	/* as gh_page_scan.insn, constants in
+										 * the scan program's pool */
 } gh_agg_prog;
 
 /*
@@ -216,6 +303,20 @@ gh_status	gh_page_agg_mapped(int device, const gh_page_scan *scan, const gh_agg_
 							   const uint8_t *page_data, size_t page_data_bytes,
 							   const uint16_t *visible, uint32_t n_visible,
 							   uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats);
+
+/*
+ * gh_page_agg_mapped over a join: every row that passes the quals, joined
+ * to dim's rows of equal key (agg->join says how; dim built on the same
+ * device: a GPU ordinal or GH_AGG_HOST), folded into out.  The same checks
+ * and answer as gh_page_agg_mapped; GH_ERR_INVALID when agg->join.ninner
+ * does not match the dimension or a program names a column it lacks.
+ */
+gh_status	gh_page_agg_join_mapped(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+									const gh_agg_dim *dim,
+									const gh_page_ref *refs, uint32_t n_pages,
+									const uint8_t *page_data, size_t page_data_bytes,
+									const uint16_t *visible, uint32_t n_visible,
+									uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats);
 
 /*
  * Combines src's groups into dst (both for the same programs), as
