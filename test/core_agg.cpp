@@ -72,16 +72,32 @@ make_scan(gh_page_scan *s, bool qual)
 	}
 }
 
+/* a spec without condition or constant */
+gh_agg_spec
+S(int fn, int expr, int scale, int col, int col2, int col3)
+{
+	gh_agg_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.fn = (uint8_t) fn;
+	sp.expr = (uint8_t) expr;
+	sp.scale = (uint8_t) scale;
+	sp.col = (int16_t) col;
+	sp.col2 = (int16_t) col2;
+	sp.col3 = (int16_t) col3;
+	return sp;
+}
+
 const gh_agg_spec SPECS[] = {
-	{GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0}, {GH_AGG_COUNT, 0, 0, 0, C_I4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I2, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_I4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I8, 0, 0, 0}, {GH_AGG_AVG, 0, 0, 0, C_F4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_F4, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_F8, 0, 0, 0},
-	{GH_AGG_SUM, 0, NUM_SCALE, 0, C_N, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_D, 0, 0, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_TS, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_F8, 0, 0, 0},
-	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, 0, C_PRICE, C_DISC, C_TAX, 0},
-	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, 0, C_PRICE, C_DISC, 0, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_F8, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_I8, 0, 0, 0},
+	S(GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0), S(GH_AGG_COUNT, 0, 0, C_I4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_I2, 0, 0), S(GH_AGG_SUM, 0, 0, C_I4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_I8, 0, 0), S(GH_AGG_AVG, 0, 0, C_F4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_F4, 0, 0), S(GH_AGG_SUM, 0, 0, C_F8, 0, 0),
+	S(GH_AGG_SUM, 0, NUM_SCALE, C_N, 0, 0), S(GH_AGG_MIN, 0, 0, C_D, 0, 0),
+	S(GH_AGG_MAX, 0, 0, C_TS, 0, 0), S(GH_AGG_MIN, 0, 0, C_F8, 0, 0),
+	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, C_PRICE, C_DISC, C_TAX),
+	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, C_PRICE, C_DISC, 0),
+	S(GH_AGG_MAX, 0, 0, C_F8, 0, 0), S(GH_AGG_MIN, 0, 0, C_I8, 0, 0),
 };
 
 void
