@@ -219,8 +219,8 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 			if (m < cnt && gh_join_pair(agg, dim, off + m, cols, b) == GH_QUAL_PASS)
 			{
-				uint64_t	key;
-				uint8_t		nm;
+				uint64_t	key = 0;
+				uint8_t		nm = 0;
 
 				gh_agg_key(agg, cols, b, &key, &nm);
 				g = gh_agg_find(t, agg, key, nm);

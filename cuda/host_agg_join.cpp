@@ -201,8 +201,8 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
 		for (uint32_t m = 0; m < hits[i].cnt; m++)
 		{
-			uint64_t	key;
-			uint8_t		nulls;
+			uint64_t	key = 0;
+			uint8_t		nulls = 0;
 
 			if (gh_join_pair(agg, d, hits[i].off + m, cols, b) != GH_QUAL_PASS)
 				continue;
