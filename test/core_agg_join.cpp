@@ -19,6 +19,8 @@
 #include "agg_ref.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 #include <stdio.h>
 #include <string.h>
@@ -234,12 +236,13 @@ struct preds
  * s's pool: its range in *start, *len; false when it does not fit.
  */
 bool
-gen_pred(gh_page_scan *s, preds &pr, prng &r, gh_agg_prog *p, bool inner, int16_t *start,
-		 int16_t *len)
+gen_pred(gh_page_scan *s, preds &pr, prng &r, gh_agg_prog *p, bool inner, int room,
+		 int16_t *start, int16_t *len)
 {
 	gh_page_scan *tmp = new gh_page_scan(*s);
 	progbuilder pb{tmp, pr.k, r, {}};
-	const int	at = 72;		/* leaves progbuilder room for ~30 insns */
+	/* progbuilder stops growing a program 24 insns before its end */
+	const int	at = GH_PAGE_MAX_INSNS - 24 - room;
 
 	for (int c = 0; c < NCOLS; c++)
 		pb.need_of[ADESC[c].type].push_back(c);
@@ -293,6 +296,71 @@ tally(const gh_agg_prog &p)
 		cov.and_or += in.op == GH_Q_AND || in.op == GH_Q_OR;
 		cov.nots += in.op == GH_Q_NOT;
 		cov.arith += in.op == GH_Q_ADD || in.op == GH_Q_SUB || in.op == GH_Q_MUL;
+	}
+}
+
+/* Which aggregates get a condition, and its else value. */
+const int	COND_AGG[] = {7, 8, 9, 11, 12, 13, 15};
+const uint8_t COND_ELSE[] = {GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_NULL,
+GH_AGG_ELSE_NULL, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO};
+
+/*
+ * The programs of the hand-written case: the join qual
+ *	(i.cat IN (1, 3, NULL) OR NOT i.txt LIKE 'a%') AND o.i2 >= i.cat
+ * and conditions: o.i8 * 1060000 > 0 (int8 overflow on a few rows: their
+ * pages refused), i.txt IS NULL, i.num > o.price, i.bpc = o.flag.
+ */
+void
+hand_programs(gh_page_scan *s, preds &pr, gh_agg_prog *p)
+{
+	const int64_t m = 1060000,
+				one = 1,
+				three = 3;
+	const uint32_t two = 2,
+				has_null = 1;
+
+	s->pool_bytes = 46;
+	memcpy(s->pool + 8, &m, 8);
+	memcpy(s->pool + 16, &two, 4);
+	memcpy(s->pool + 20, &has_null, 4);
+	memcpy(s->pool + 24, &one, 8);
+	memcpy(s->pool + 32, &three, 8);
+	memcpy(s->pool + 40, &two, 4);
+	memcpy(s->pool + 44, "a%", 2);
+	pr.k.value[0] = int_v(0);
+	pr.k.value[8] = int_v(m);
+	pr.k.list[16] = {{int_v(1), int_v(3)}, true};
+	pr.k.pattern[40] = "a%";
+
+	const gh_qinsn in[] = {
+		{GH_Q_COL, 0, 0, 0, IC(J_CAT)}, {GH_Q_IN, GH_M_INT, 0, 0, 16},
+		{GH_Q_COL, 0, 0, 0, IC(J_TXT)}, {GH_Q_LIKE, 1, 0, 0, 40}, {GH_Q_NOT, 0, 0, 0, 0},
+		{GH_Q_OR, 0, 0, 0, 2}, {GH_Q_COL, 0, 0, 0, C_I2}, {GH_Q_COL, 0, 0, 0, IC(J_CAT)},
+		{GH_Q_CMP, GH_M_INT, GH_GE, 0, 0}, {GH_Q_AND, 0, 0, 0, 2},
+		/* 10: conditions */
+		{GH_Q_COL, 0, 0, 0, C_I8}, {GH_Q_CONST, GH_T_INT8, 0, 0, 8}, {GH_Q_MUL, GH_M_INT8, 0, 0, 0},
+		{GH_Q_CONST, GH_T_INT8, 0, 0, 0}, {GH_Q_CMP, GH_M_INT, GH_GT, 0, 0},
+		{GH_Q_COL, 0, 0, 0, IC(J_TXT)}, {GH_Q_IS_NULL, 0, 0, 0, 0},
+		{GH_Q_COL, 0, 0, 0, IC(J_NUM)}, {GH_Q_COL, 0, 0, 0, C_PRICE},
+		{GH_Q_CMP, GH_M_NUMERIC, GH_GT, 0, 0},
+		{GH_Q_COL, 0, 0, 0, IC(J_BPC)}, {GH_Q_COL, 0, 0, 0, C_FLAG},
+		{GH_Q_CMP, GH_M_BPCHAR, GH_EQ, 0, 0}
+	};
+	const int	cond_agg[] = {7, 8, 9, 11},
+				cond_start[] = {10, 15, 17, 20},
+				cond_len[] = {5, 2, 3, 3};
+
+	p->ninsns = (int16_t) (sizeof(in) / sizeof(in[0]));
+	memcpy(p->insn, in, sizeof(in));
+	p->join.jq_start = 0;
+	p->join.jq_len = 10;
+	for (int i = 0; i < 4; i++)
+	{
+		gh_agg_spec &sp = p->agg[cond_agg[i]];
+
+		sp.cond_start = (int16_t) cond_start[i];
+		sp.cond_len = (int16_t) cond_len[i];
+		sp.else_kind = COND_ELSE[i];
 	}
 }
 
@@ -356,11 +424,6 @@ make_prog(gh_agg_prog *p, int keys, bool join)
 			break;
 	}
 }
-
-/* Which aggregates get a condition, and its else value. */
-const int	COND_AGG[] = {7, 8, 9, 11, 12, 13, 15};
-const uint8_t COND_ELSE[] = {GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_NULL,
-GH_AGG_ELSE_NULL, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO};
 
 struct expect
 {
@@ -529,6 +592,8 @@ struct jcase
 	bool		conds = false;
 	double		listed_p = 0;
 	uint64_t	seed = 1;
+	bool		some_refused = false;	/* the case must refuse some pages, not all */
+	bool		hand = false;	/* hand_programs */
 };
 
 void
@@ -554,25 +619,30 @@ run_case(const jcase &c, int gpus)
 	expect		want;
 	const int	attempts = c.join_qual || c.conds ? 40 : 1;
 
+	const gh_agg_prog p0 = p;
+	gh_page_scan *s0 = new gh_page_scan(*s);
+
 	for (int attempt = 0; attempt < attempts; attempt++)
 	{
-		gh_agg_prog q = p;
-		gh_page_scan *sc = new gh_page_scan(*s);
+		gh_agg_prog q = p0;
+		gh_page_scan *sc = new gh_page_scan(*s0);
 		bool		ok = true;
 
 		pr.k = consts();
 		pr.clear();
 		if (c.join_qual)
-			ok &= gen_pred(sc, pr, r, &q, c.join, &q.join.jq_start, &q.join.jq_len);
+			ok &= gen_pred(sc, pr, r, &q, c.join, 24, &q.join.jq_start, &q.join.jq_len);
 		for (size_t i = 0; i < sizeof(COND_AGG) / sizeof(COND_AGG[0]) && c.conds && ok; i++)
 		{
 			gh_agg_spec &sp = q.agg[COND_AGG[i]];
 
 			sp.else_kind = COND_ELSE[i];
-			ok &= gen_pred(sc, pr, r, &q, c.join, &sp.cond_start, &sp.cond_len);
+			ok &= gen_pred(sc, pr, r, &q, c.join, 6, &sp.cond_start, &sp.cond_len);
 		}
 		if (!ok || gh_agg_prog_check(sc, &q) != GH_OK)
 		{
+			if (getenv("JDEBUG"))
+				fprintf(stderr, "attempt %d: %s\n", attempt, ok ? gh_last_error() : "too long");
 			delete sc;
 			continue;
 		}
@@ -580,14 +650,21 @@ run_case(const jcase &c, int gpus)
 		p = q;
 		*s = *sc;
 		delete sc;
+		if (getenv("JDEBUG")) fprintf(stderr, "attempt %d pairs %llu\n", attempt, (unsigned long long) want.pairs);
 		if (want.pairs > 0 &&
 			2 * std::count(want.refused.begin(), want.refused.end(), 1) < (long) ds.n_pages)
 			break;
 	}
+	delete s0;
+	if (c.hand)
+	{
+		hand_programs(s, pr, &p);
+		want = reference(ds, pg, c.qual, &dr, p, pr);
+	}
 	JCHECK(gh_agg_prog_check(s, &p) == GH_OK, "%s: program rejected: %s", c.tag, gh_last_error());
 	if (c.join_qual || c.conds)
 		tally(p);
-	else
+	else if (!c.hand)
 		want = reference(ds, pg, c.qual, c.join ? &dr : nullptr, p, pr);
 
 	gh_agg_dim *hd = nullptr;
@@ -617,10 +694,35 @@ run_case(const jcase &c, int gpus)
 			   (size_t) std::count(want.refused.begin(), want.refused.end(), 1));
 		if (refused == want.refused)
 			compare_ref(c.tag, host, want.g, p, col_type);
+		if (c.some_refused)
+			JCHECK(st.refused > 0 && st.refused < ds.n_pages, "%s: %llu of %u pages refused",
+				   c.tag, (unsigned long long) st.refused, ds.n_pages);
 		JCHECK(st.tuples == want.tuples && st.passed == want.pairs,
 			   "%s: tuples %llu pairs %llu, the reference %llu and %llu", c.tag,
 			   (unsigned long long) st.tuples, (unsigned long long) st.passed,
 			   (unsigned long long) want.tuples, (unsigned long long) want.pairs);
+	}
+	/* the pages in two requests, merged, are the same set */
+	if (h == GH_OK && ds.n_pages >= 2)
+	{
+		pages		a = pg,
+					b = pg;
+		gh_agg_groups ga,
+					gb;
+		vector<uint8_t> ra,
+					rb;
+		size_t		half = ds.n_pages / 2;
+
+		a.refs.resize(half);
+		b.refs.erase(b.refs.begin(), b.refs.begin() + half);
+		JCHECK(run(GH_AGG_HOST, *s, p, hd, a, ds.data.data(), ds.data.size(), 1u << 24, &ga, ra,
+				   nullptr) == GH_OK &&
+			   run(GH_AGG_HOST, *s, p, hd, b, ds.data.data(), ds.data.size(), 1u << 24, &gb, rb,
+				   nullptr) == GH_OK, "%s: halves: %s", c.tag, gh_last_error());
+		JCHECK(gh_agg_merge(&ga, &gb, s, &p) == GH_OK, "%s: merge: %s", c.tag, gh_last_error());
+		compare_sets(c.tag, ga, host);
+		gh_agg_groups_free(&ga);
+		gh_agg_groups_free(&gb);
 	}
 	if (gpus > 0)
 	{
@@ -781,7 +883,86 @@ test_refusals(int gpus)
 		gh_agg_groups_free(&g);
 		gh_agg_dim_free(d);
 	}
+	if (gpus > 0)
+	{
+		/* values that fit the budget, the table not: nothing held */
+		size_t		vb = dr.keys.size() * NIN * sizeof(gh_agg_inval) + dr.heap.size();
+
+		JCHECK(gh_agg_dim_build(0, dr.keys.data(), dr.keys.size(), dr.in.data(), NIN,
+								dr.heap.data(), dr.heap.size(), vb + 16, &d) == GH_ERR_GPU_MEMORY &&
+			   d == nullptr, "refusals: a GPU dimension whose table passes the budget: %s",
+			   gh_last_error());
+		JCHECK(gh_agg_dim_build(0, dr.keys.data(), dr.keys.size(), dr.in.data(), NIN,
+								dr.heap.data(), dr.heap.size(), vb + (64 << 20), &d) == GH_OK &&
+			   gh_agg_dim_bytes(d) <= vb + (64 << 20) && gh_agg_dim_device(d) == 0,
+			   "refusals: a GPU dimension within its budget: %s", gh_last_error());
+		gh_agg_dim_free(d);
+		d = nullptr;
+	}
 	printf("  %-40s\n", "refused programs, dimensions and calls");
+	delete s;
+}
+
+/*
+ * Join requests on several threads at once over one dimension, as the GPU
+ * service folds them: every answer the single thread's.
+ */
+void
+test_threads(int gpus)
+{
+	options		o;
+	dim_opts	dopt;
+
+	o.rows = 8000;
+	o.groups = 40;
+	dopt.max_dup = 3;
+
+	dataset		ds = make_data(o, 41);
+	dim_rows	dr = make_dim(dopt, o.groups, 42);
+	pages		pg = make_pages(ds, 0.3, 43);
+	gh_page_scan *s = new gh_page_scan();
+	gh_agg_prog p;
+	const uint8_t *data = gpus > 0 ? mapped_copy(ds.data.data(), ds.data.size()) : ds.data.data();
+
+	make_scan(s, true);
+	make_prog(&p, K_INNER_BPCHAR_OUTER_BPCHAR, true);
+	for (int dev = GH_AGG_HOST; dev < (gpus > 0 ? 1 : 0) && data; dev++)
+	{
+		gh_agg_dim *d = nullptr;
+		gh_agg_groups one;
+		vector<uint8_t> refused;
+		std::atomic<int> bad(0);
+		vector<std::thread> th;
+
+		JCHECK(gh_agg_dim_build(dev, dr.keys.data(), dr.keys.size(), dr.in.data(), NIN,
+								dr.heap.data(), dr.heap.size(), 0, &d) == GH_OK,
+			   "threads (device %d): dimension: %s", dev, gh_last_error());
+		if (!d)
+			continue;
+		JCHECK(run(dev, *s, p, d, pg, data, ds.data.size(), 1u << 24, &one, refused, nullptr) ==
+			   GH_OK, "threads (device %d): %s", dev, gh_last_error());
+		for (int k = 0; k < 4; k++)
+			th.emplace_back([&]() {
+				for (int round = 0; round < 3; round++)
+				{
+					gh_agg_groups g;
+					vector<uint8_t> r;
+
+					if (run(dev, *s, p, d, pg, data, ds.data.size(), 1u << 24, &g, r, nullptr) !=
+						GH_OK || g.n_groups != one.n_groups ||
+						memcmp(g.keys, one.keys, 8 * g.n_groups) != 0 ||
+						memcmp(g.states, one.states, sizeof(gh_agg_state) * g.n_groups * p.naggs))
+						bad++;
+					gh_agg_groups_free(&g);
+				}
+			});
+		for (std::thread &t : th)
+			t.join();
+		JCHECK(bad == 0, "threads (device %d): %d answers wrong or failed", dev, bad.load());
+		gh_agg_groups_free(&one);
+		gh_agg_dim_free(d);
+	}
+	printf("  %-40s threads 4, rounds 3\n", "concurrent join requests");
 	delete s;
 }
 
@@ -822,10 +1003,12 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	c.seed = 4;
 	run_case(c, gpus);
 	c.tag = "text key too wide: pages refused";
-	c.d.long_txt_p = 0.02;
+	c.d.long_txt_p = 0.03;
+	c.some_refused = true;
 	c.seed = 5;
 	run_case(c, gpus);
 	c.d.long_txt_p = 0;
+	c.some_refused = false;
 	c.tag = "a hot key of 70 rows";
 	c.d.max_dup = 2;
 	c.d.hot_dup = 70;
@@ -844,6 +1027,18 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	c.seed = 8;
 	run_case(c, gpus);
 	c.d.miss_p = 0.3;
+
+	c.tag = "IN, LIKE, NOT, overflow (by hand)";
+	c.hand = true;
+	c.some_refused = true;
+	c.keys = K_INNER_BPCHAR_OUTER_BPCHAR;
+	c.d.max_dup = 2;
+	c.listed_p = 0.3;
+	c.seed = 9;
+	run_case(c, gpus);
+	c.hand = false;
+	c.some_refused = false;
+	c.listed_p = 0;
 
 	/* random join quals and conditions over both sides */
 	for (int i = 0; i < (quick ? 4 : 12); i++)
@@ -866,6 +1061,8 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 		   cov.nots > 0 && cov.arith > 0, "random programs lacked a form: LIKE %d IN %d "
 		   "outer-inner comparisons %d AND/OR %d NOT %d arithmetic %d", cov.like_inner,
 		   cov.in_inner, cov.cmp_both, cov.and_or, cov.nots, cov.arith);
+
+	test_threads(gpus);
 
 	/* conditions and constants without a join: gh_page_agg */
 	c.join = false;
