@@ -74,8 +74,19 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint6
 	return true;
 }
 
-/* Condition a of agg over a row: GH_QUAL_PASS, _FAIL or _REFUSE. */
-GH_HD int
+/*
+ * A call the GPU makes rather than inlines: the qual machine is large, and
+ * inlined into the fold of every aggregate it would cost the kernels that
+ * have no condition the registers (and so the occupancy) it needs.
+ */
+#if defined(__CUDACC__)
+#define GH_HD_CALL static __host__ __device__ __noinline__
+#else
+#define GH_HD_CALL static inline
+#endif
+
+/* Condition sp of agg over a row: GH_QUAL_PASS, _FAIL or _REFUSE. */
+GH_HD_CALL int
 gh_agg_cond(const gh_agg_prog *agg, const gh_agg_spec &sp, const gh_pval *cols, const gh_vbase &b)
 {
 	return gh_qual_exec(agg->insn + sp.cond_start, sp.cond_len, cols, b);

@@ -28,6 +28,8 @@ struct gh_dim_view
 	uint64_t	heap_bytes;
 	uint64_t	n;				/* 0: joins nothing (and has no table) */
 	int			ninner;
+	bool		wide;			/* a value the walker cannot hold (longer
+								 * than 64 kB, or outside the heap) */
 };
 
 /* The inner rows of key: rowids[off .. off + cnt). */
@@ -119,20 +121,64 @@ gh_join_pair(const gh_agg_prog *agg, const gh_dim_view &d, uint32_t at, gh_pval 
 	return gh_qual_exec(agg->insn + agg->join.jq_start, agg->join.jq_len, cols, b);
 }
 
+/* Whether qual program insn[0, n) can refuse a page: only arithmetic (an
+ * overflow) and numeric comparisons (a malformed numeric) can. */
+GH_HD bool
+gh_qual_may_refuse(const gh_qinsn *insn, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint8_t		op = insn[i].op;
+
+		if (op == GH_Q_ADD || op == GH_Q_SUB || op == GH_Q_MUL ||
+			((op == GH_Q_CMP || op == GH_Q_IN) && insn[i].b == GH_M_NUMERIC))
+			return true;
+	}
+	return false;
+}
+
 /*
- * The first phase for a row that passed the scan's quals (its join key
- * key, or null_key): its inner rows in *hit and how many pairs pass the
- * join qual in *pairs; false refuses the page.  A NULL key joins nothing.
+ * Whether a pair can refuse its page: an inner value the walker cannot
+ * hold, a join qual or condition that can, a text group key (too long).
+ * When none can (a join on a key with plain quals and integer keys), the
+ * first phase only looks each row's key up: the second evaluates each pair
+ * once.
  */
 GH_HD bool
-gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool null_key, uint64_t key,
-			gh_pval *cols, const gh_vbase &b, gh_hit *hit, uint32_t *pairs)
+gh_join_may_refuse(const gh_agg_prog *agg, const gh_dim_view &d)
+{
+	if (d.wide || gh_qual_may_refuse(agg->insn + agg->join.jq_start, agg->join.jq_len))
+		return true;
+	for (int i = 0; i < agg->nkeys; i++)
+		if (agg->key[i].conv == GH_AGG_KEY_BPCHAR || agg->key[i].conv == GH_AGG_KEY_TEXT)
+			return true;
+	for (int a = 0; a < agg->naggs; a++)
+		if (agg->agg[a].cond_len > 0 &&
+			gh_qual_may_refuse(agg->insn + agg->agg[a].cond_start, agg->agg[a].cond_len))
+			return true;
+	return false;
+}
+
+/*
+ * The first phase for a row that passed the scan's quals (its join key
+ * key, or null_key): its inner rows in *hit, and whether any pair may be
+ * folded in *some (lean: no pair can refuse, gh_join_may_refuse: any inner
+ * row; else a pair that passes the join qual, every pair evaluated); false
+ * refuses the page.  A NULL key joins nothing.
+ */
+GH_HD bool
+gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool lean, bool null_key,
+			uint64_t key, gh_pval *cols, const gh_vbase &b, gh_hit *hit, bool *some)
 {
 	gh_hit		h = {0, 0};
 	uint32_t	np = 0;
 
 	if (!null_key)
 		h = gh_dim_lookup(d, key);
+	*hit = h;
+	*some = h.cnt > 0;
+	if (lean)
+		return true;
 	for (uint32_t i = 0; i < h.cnt; i++)
 	{
 		int			q = gh_join_pair(agg, d, h.off + i, cols, b);
@@ -147,8 +193,7 @@ gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool null_key, uint64_
 			return false;
 		np++;
 	}
-	*hit = h;
-	*pairs = np;
+	*some = np > 0;
 	return true;
 }
 

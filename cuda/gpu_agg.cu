@@ -89,14 +89,15 @@ __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
 		   const uint16_t *__restrict__ visible, uint8_t *__restrict__ refused,
-		   gh_agg_table t, unsigned long long *__restrict__ counts, gh_dim_view dim)
+		   gh_agg_table t, unsigned long long *__restrict__ counts, gh_dim_view dim, bool lean)
 {
 	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
 	__shared__ int s_refuse,
 				s_n,
 				s_nitems;
 	__shared__ unsigned s_tuples,
-				s_passed;
+				s_passed,
+				s_pairs;
 	__shared__ gh_agg_state s_state[AGG_THREADS];
 
 	const uint32_t p = blockIdx.x;
@@ -116,6 +117,7 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 		s_tuples = 0;
 		s_passed = 0;
+		s_pairs = 0;
 		s_n = gh_walk_slots(page, ref, &nitems);
 		s_nitems = nitems;
 		s_refuse = s_n < 0;
@@ -154,13 +156,13 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 			if (o.passed && JOIN)
 			{
 				gh_hit		h = {0, 0};
-				uint32_t	pairs = 0;
+				bool		some = false;
 
-				if (!gh_join_row(agg, dim, o.null_key, o.key, cols, b, &h, &pairs))
+				/* the pairs that pass are counted as they are folded */
+				if (!gh_join_row(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
 					s_refuse = 1;
 				keys[k] = (uint64_t) h.off << 32 | h.cnt;
-				pass[k] = pairs > 0;
-				np += pairs;
+				pass[k] = some;
 			}
 			else if (o.passed)
 			{
@@ -190,6 +192,8 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 		if (s_passed)
 			atomicAdd(&counts[1], (unsigned long long) s_passed);
 	}
+
+	unsigned	npairs = 0;
 
 #pragma unroll 1
 	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
@@ -222,11 +226,20 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 				uint64_t	key = 0;
 				uint8_t		nm = 0;
 
+				npairs++;
 				gh_agg_key(agg, cols, b, &key, &nm);
 				g = gh_agg_find(t, agg, key, nm);
 			}
 			warp_fold(scan, agg, t, g, cols, b, s_state);
 		}
+	}
+	if (JOIN)
+	{
+		if (npairs)
+			atomicAdd(&s_pairs, npairs);
+		__syncthreads();
+		if (threadIdx.x == 0 && s_pairs)
+			atomicAdd(&counts[1], (unsigned long long) s_pairs);
 	}
 }
 
@@ -476,19 +489,22 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 			dv = dim->view;
 		else
 			memset(&dv, 0, sizeof(dv));
+
+		const bool	lean = dim && !gh_join_may_refuse(agg, dv);
+
 		if (mapped && dim)
 			agg_kernel<true, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	d_vis, d + o_ref, t, cnt, dv);
+																	d_vis, d + o_ref, t, cnt, dv, lean);
 		else if (mapped)
 			agg_kernel<true, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	 d_vis, d + o_ref, t, cnt, dv);
+																	 d_vis, d + o_ref, t, cnt, dv, lean);
 		else if (dim)
 			agg_kernel<false, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	 d_vis, d + o_ref, t, cnt, dv);
+																	 d_vis, d + o_ref, t, cnt, dv, lean);
 		else
 			agg_kernel<false, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages,
 																	  d_refs, d_vis, d + o_ref, t,
-																	  cnt, dv);
+																	  cnt, dv, lean);
 		GH_LAUNCHED();
 		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec);
 		GH_LAUNCHED();

@@ -264,7 +264,9 @@ typedef struct gh_agg_stats
 	uint64_t	pages;
 	uint64_t	refused;
 	uint64_t	tuples;
-	uint64_t	passed;			/* rows folded */
+	uint64_t	passed;			/* rows folded (over a join: the (row,
+								 * inner row) pairs that passed the join
+								 * qual) */
 	double		kernel_ms;		/* GPU: CUDA events around the walk and fold */
 	double		copy_ms;		/* GPU: pages in, groups out */
 } gh_agg_stats;

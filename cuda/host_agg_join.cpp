@@ -53,6 +53,13 @@ gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n, const gh_agg_inva
 	d->view.ninner = ninner;
 	d->view.heap_bytes = heap_bytes;
 
+	/* a value no walker holds refuses the pages that read it: noted once */
+	for (size_t i = 0; i < (size_t) n * ninner; i++)
+		if (!vals[i].null && vals[i].len > 0 &&
+			(vals[i].len > 0xFFFF || vals[i].bits > heap_bytes ||
+			 vals[i].len > heap_bytes - vals[i].bits))
+			d->view.wide = true;
+
 	gh_status	st = GH_OK;
 	gh_table_info info;
 
@@ -158,6 +165,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 	static thread_local gh_pval cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
 	const gh_vbase b = gh_vbase_of(page, scan->pool, dim->view.heap);
 	const gh_dim_view &d = dim->view;
+	const bool	lean = !gh_join_may_refuse(agg, d);
 	int			nitems;
 	int			n = gh_walk_slots(page, ref, &nitems);
 
@@ -175,7 +183,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 	{
 		gh_walk_out o;
 		int			r = gh_walk_slot(scan, page, nitems, ref, visible, slot, cols, &o);
-		uint32_t	pairs;
+		bool		some;
 
 		if (r == GH_WALK_REFUSE)
 			return false;
@@ -184,14 +192,12 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_join_row(agg, d, o.null_key, o.key, cols, b, &hits[np], &pairs))
+		if (!gh_join_row(agg, d, lean, o.null_key, o.key, cols, b, &hits[np], &some))
 			return false;
-		npairs += pairs;
-		if (pairs > 0)
+		if (some)
 			pass[np++] = slot;
 	}
 	s->tuples += nt;
-	s->passed += npairs;
 
 	/* second phase: fold the pairs that pass */
 	for (int i = 0; i < np; i++)
@@ -206,6 +212,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 
 			if (gh_join_pair(agg, d, hits[i].off + m, cols, b) != GH_QUAL_PASS)
 				continue;
+			npairs++;
 			gh_agg_key(agg, cols, b, &key, &nulls);
 
 			int64_t		g = gh_agg_find(t, agg, key, nulls);
@@ -217,5 +224,6 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 							&t.states[(uint64_t) g * agg->naggs + a], cols, b);
 		}
 	}
+	s->passed += npairs;
 	return true;
 }

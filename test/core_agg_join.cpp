@@ -61,6 +61,8 @@ struct dim_opts
 	bool		empty = false;
 	double		null_p = 0.1;
 	double		long_txt_p = 0.0;	/* a text value too wide for a text key */
+	bool		huge = false;	/* key 1's first row: a text of 70 000 bytes, more
+								 * than a walker's value holds */
 };
 
 struct dim_rows
@@ -105,6 +107,8 @@ make_dim(const dim_opts &o, int groups, uint64_t seed)
 			}
 			v[J_TXT] = nul() ? null_v() : r.chance(o.long_txt_p) ? str_v("a long text value")
 				: str_v(vector<std::string>{"a", "a ", "bb", "", "xyz", "a%b"}[r.below(6)]);
+			if (o.huge && k == 1 && i == 0)
+				v[J_TXT] = str_v(std::string(70000, 'x'));
 			v[J_BPC] = nul() ? null_v() : str_v(vector<std::string>{"x", "x  ", "yy", "z z"}[r.below(4)]);
 			v[J_I8] = nul() ? null_v() : int_v((int64_t) (r.next() >> 20) - (INT64_C(1) << 43));
 			v[J_F8] = nul() ? null_v() : float_v((double) ((int64_t) r.below(1u << 20) - (1 << 19)) / 64);
@@ -522,6 +526,10 @@ reference(const dataset &ds, const pages &pg, bool qual, const dim_rows *dim,
 					jr[IC(j)].v = dim->vals[ii][j];
 				for (int c = 0; c < NREF; c++)
 					cols[c] = jr[c].v;
+
+				/* a value longer than a walker's value refuses the page */
+				for (int j = 0; j < NIN && ii >= 0; j++)
+					refuse |= !jr[IC(j)].v.null && jr[IC(j)].v.s.size() > 0xFFFF;
 
 				int			q = pr.run(p, p.join.jq_start, p.join.jq_len, cols);
 				gkey		k;
@@ -1016,6 +1024,15 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	c.seed = 6;
 	run_case(c, gpus);
 	c.d.hot_dup = 0;
+	c.tag = "a 70 kB inner value: pages refused";
+	c.d.huge = true;
+	c.d.miss_p = 0;
+	c.some_refused = true;
+	c.seed = 10;
+	run_case(c, gpus);
+	c.d.huge = false;
+	c.d.miss_p = 0.3;
+	c.some_refused = false;
 	c.tag = "an empty dimension";
 	c.d.empty = true;
 	c.seed = 7;
