@@ -74,15 +74,26 @@ struct dim_rows
 	vector<uint8_t> heap;
 };
 
+/*
+ * The dimension's rows: for each key of the pages' g1 (-3 .. groups - 4),
+ * or each of keys when given (packed keys of two columns), unless missed.
+ */
 dim_rows
-make_dim(const dim_opts &o, int groups, uint64_t seed)
+make_dim(const dim_opts &o, int groups, uint64_t seed, const vector<uint64_t> *keys = nullptr)
 {
 	prng		r{seed};
 	dim_rows	d;
 	vector<std::pair<uint64_t, vector<lval>>> rows;
+	vector<uint64_t> ks;
 
-	for (int k = -3; k < groups - 3 && !o.empty; k++)
+	for (int k = -3; k < groups - 3 && !keys; k++)
+		ks.push_back((uint64_t) (int64_t) (int32_t) k);
+	if (keys)
+		ks = *keys;
+	for (size_t ki = 0; ki < ks.size() && !o.empty; ki++)
 	{
+		int64_t		k = (int64_t) ks[ki];
+
 		if (r.chance(o.miss_p))
 			continue;
 
@@ -112,7 +123,7 @@ make_dim(const dim_opts &o, int groups, uint64_t seed)
 			v[J_BPC] = nul() ? null_v() : str_v(vector<std::string>{"x", "x  ", "yy", "z z"}[r.below(4)]);
 			v[J_I8] = nul() ? null_v() : int_v((int64_t) (r.next() >> 20) - (INT64_C(1) << 43));
 			v[J_F8] = nul() ? null_v() : float_v((double) ((int64_t) r.below(1u << 20) - (1 << 19)) / 64);
-			rows.push_back({(uint64_t) (int64_t) (int32_t) k, v});
+			rows.push_back({ks[ki], v});
 		}
 	}
 	/* positions in no key order */
@@ -152,7 +163,7 @@ make_dim(const dim_opts &o, int groups, uint64_t seed)
 }
 
 void
-make_scan(gh_page_scan *s, bool qual)
+make_scan(gh_page_scan *s, bool qual, bool key2 = false)
 {
 	memset(s, 0, sizeof(*s));
 	s->mode = GH_PAGE_ALL_ROWS;
@@ -166,6 +177,12 @@ make_scan(gh_page_scan *s, bool qual)
 	/* the join key: g1, an int4 */
 	s->nkeys = 1;
 	s->key[0] = {C_G1, 1, 32};
+	if (key2)
+	{
+		/* (g1, i2) packed: 32 + 16 bits */
+		s->nkeys = 2;
+		s->key[1] = {C_I2, 0, 16};
+	}
 	s->pool_bytes = 8;
 	if (qual)
 	{
@@ -482,8 +499,8 @@ make_pages(const dataset &ds, double listed_p, uint64_t seed)
  * anything raises an error (or a key does not fit) is refused whole.
  */
 expect
-reference(const dataset &ds, const pages &pg, bool qual, const dim_rows *dim,
-		  const gh_agg_prog &p, preds &pr)
+reference(const gh_page_scan &sc, const dataset &ds, const pages &pg, bool qual,
+		  const dim_rows *dim, const gh_agg_prog &p, preds &pr)
 {
 	expect		e;
 	std::multimap<uint64_t, int> by_key;
@@ -508,12 +525,20 @@ reference(const dataset &ds, const pages &pg, bool qual, const dim_rows *dim,
 
 			if (!dim)
 				inner.push_back(-1);
-			else if (!row[C_G1].v.null)
+			else
 			{
-				auto		rg = by_key.equal_range((uint64_t) (int64_t) (int32_t) row[C_G1].v.i);
+				vector<lval> oc(NCOLS);
+				uint64_t	key;
 
-				for (auto it = rg.first; it != rg.second; ++it)
-					inner.push_back(it->second);
+				for (int c2 = 0; c2 < NCOLS; c2++)
+					oc[c2] = row[c2].v;
+				if (ref_key(sc, oc, &key))
+				{
+					auto		rg = by_key.equal_range(key);
+
+					for (auto it = rg.first; it != rg.second; ++it)
+						inner.push_back(it->second);
+				}
 			}
 			for (int ii : inner)
 			{
@@ -602,6 +627,7 @@ struct jcase
 	uint64_t	seed = 1;
 	bool		some_refused = false;	/* the case must refuse some pages, not all */
 	bool		hand = false;	/* hand_programs */
+	bool		key2 = false;	/* a join key of two columns */
 };
 
 void
@@ -609,14 +635,39 @@ run_case(const jcase &c, int gpus)
 {
 	double		t0 = gh_now_ms();
 	dataset		ds = make_data(c.o, c.seed);
-	dim_rows	dr = make_dim(c.d, c.o.groups, c.seed * 31 + 7);
+	vector<uint64_t> key2s;
+
+	if (c.key2)
+	{
+		/* packed keys of some of the pages' rows, and some no row has */
+		gh_page_scan *k2 = new gh_page_scan();
+		prng		kr{c.seed};
+
+		make_scan(k2, false, true);
+		for (const vector<cell> &row : ds.rows)
+		{
+			vector<lval> oc(NCOLS);
+			uint64_t	key;
+
+			for (int c2 = 0; c2 < NCOLS; c2++)
+				oc[c2] = row[c2].v;
+			if (kr.chance(0.05) && ref_key(*k2, oc, &key) &&
+				std::find(key2s.begin(), key2s.end(), key) == key2s.end())
+				key2s.push_back(key);
+		}
+		for (int i = 0; i < 20; i++)
+			key2s.push_back(kr.next());
+		delete k2;
+	}
+
+	dim_rows	dr = make_dim(c.d, c.o.groups, c.seed * 31 + 7, c.key2 ? &key2s : nullptr);
 	pages		pg = make_pages(ds, c.listed_p, c.seed * 17 + 3);
 	gh_page_scan *s = new gh_page_scan();
 	gh_agg_prog p;
 	preds		pr;
 	prng		r{c.seed * 1009 + 11};
 
-	make_scan(s, c.qual);
+	make_scan(s, c.qual, c.key2);
 	make_prog(&p, c.keys, c.join);
 
 	/*
@@ -654,7 +705,7 @@ run_case(const jcase &c, int gpus)
 			delete sc;
 			continue;
 		}
-		want = reference(ds, pg, c.qual, c.join ? &dr : nullptr, q, pr);
+		want = reference(*sc, ds, pg, c.qual, c.join ? &dr : nullptr, q, pr);
 		p = q;
 		*s = *sc;
 		delete sc;
@@ -667,13 +718,13 @@ run_case(const jcase &c, int gpus)
 	if (c.hand)
 	{
 		hand_programs(s, pr, &p);
-		want = reference(ds, pg, c.qual, &dr, p, pr);
+		want = reference(*s, ds, pg, c.qual, &dr, p, pr);
 	}
 	JCHECK(gh_agg_prog_check(s, &p) == GH_OK, "%s: program rejected: %s", c.tag, gh_last_error());
 	if (c.join_qual || c.conds)
 		tally(p);
 	else if (!c.hand)
-		want = reference(ds, pg, c.qual, c.join ? &dr : nullptr, p, pr);
+		want = reference(*s, ds, pg, c.qual, c.join ? &dr : nullptr, p, pr);
 
 	gh_agg_dim *hd = nullptr;
 
@@ -764,9 +815,10 @@ run_case(const jcase &c, int gpus)
 		}
 		gh_agg_dim_free(gd);
 	}
-	printf("  %-40s rows %6zu inner %6zu pages %4u (%3llu refused) groups %5llu  %5.2f s\n",
+	printf("  %-40s rows %6zu inner %5zu pages %4u (%3llu refused) pairs %6llu groups %5llu  %5.2f s\n",
 		   c.tag, c.o.rows, dr.keys.size(), ds.n_pages, (unsigned long long) st.refused,
-		   (unsigned long long) host.n_groups, (gh_now_ms() - t0) / 1000.0);
+		   (unsigned long long) st.passed, (unsigned long long) host.n_groups,
+		   (gh_now_ms() - t0) / 1000.0);
 	fflush(stdout);
 	gh_agg_groups_free(&host);
 	gh_agg_dim_free(hd);
@@ -1033,6 +1085,16 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	c.d.huge = false;
 	c.d.miss_p = 0.3;
 	c.some_refused = false;
+	c.tag = "a join key of two columns, duplicates";
+	c.key2 = true;
+	c.d.max_dup = 3;
+	c.d.miss_p = 0.2;
+	c.keys = K_INNER_INT;
+	c.seed = 11;
+	run_case(c, gpus);
+	c.key2 = false;
+	c.d.max_dup = 2;
+	c.d.miss_p = 0.3;
 	c.tag = "an empty dimension";
 	c.d.empty = true;
 	c.seed = 7;
