@@ -464,6 +464,143 @@ test_threads(int gpus)
 	delete s;
 }
 
+/*
+ * The by-value inner types the other cases lack, handed over as Datums
+ * may be (an int2 zero-extended, a bool of 7, an oid sign-extended): the
+ * walker holds them as its own deforming does.  Group keys on an inner bool
+ * and int2; min, max, sums and counts of them against a reference here.
+ */
+void
+test_inner_types(int gpus)
+{
+	options		o;
+
+	o.rows = 3000;
+	o.groups = 12;
+
+	dataset		ds = make_data(o, 61);
+	pages		pg = make_pages(ds, 0, 62);
+	gh_page_scan *s = new gh_page_scan();
+	const uint8_t tt[] = {GH_T_INT2, GH_T_OID, GH_T_BOOL, GH_T_FLOAT4, GH_T_TIMESTAMP, GH_T_TIME};
+	const int	nt = 6;
+	vector<uint64_t> keys;
+	vector<gh_agg_inval> in;
+	std::map<int64_t, vector<int64_t>> val;	/* key -> int2, oid, bool, f4 * 4, ts, time */
+	gh_agg_prog p;
+
+	make_scan(s, false);
+	for (int k = -3; k < o.groups - 3; k++)
+	{
+		int16_t		i2 = (int16_t) (k * 1000 - 7);
+		uint32_t	oid = k % 2 ? 4294967295u - (uint32_t) (k + 3) : (uint32_t) (k + 3);
+		float		f4 = (float) k / 4;
+		double		f4d = f4;
+		int64_t		ts = (int64_t) k * 86400000000LL,
+					tm = (int64_t) (k + 3) * 1000000;
+		gh_agg_inval v[nt];
+
+		memset(v, 0, sizeof(v));
+		v[0].bits = (uint16_t) i2;	/* zero-extended */
+		v[1].bits = (uint64_t) (int64_t) (int32_t) oid;	/* sign-extended */
+		v[2].bits = k % 3 == 0 ? 7 : 0;
+		memcpy(&v[3].bits, &f4d, 8);
+		v[4].bits = (uint64_t) ts;
+		v[5].bits = (uint64_t) tm;
+		v[5].null = k == 4;
+		keys.push_back((uint64_t) (int64_t) (int32_t) k);
+		in.insert(in.end(), v, v + nt);
+		val[k] = {i2, oid, k % 3 == 0, (int64_t) k, ts, tm, k == 4};
+	}
+	memset(&p, 0, sizeof(p));
+	p.join.ninner = nt;
+	memcpy(p.join.inner_type, tt, nt);
+	p.nkeys = 2;
+	p.key[0] = {(int16_t) IC(2), 4, 1};
+	p.key[1] = {(int16_t) IC(0), 0, 16};
+	p.naggs = 6;
+	p.agg[0] = spec(GH_AGG_MIN, IC(0));
+	p.agg[1] = spec(GH_AGG_COUNT, IC(1));
+
+	/* join qual: i.oid > 4000000000 (true only if the oid is zero-extended) */
+	const int64_t big = 4000000000LL;
+
+	memcpy(s->pool + 8, &big, 8);
+	s->pool_bytes = 16;
+	p.ninsns = 3;
+	p.insn[0] = {GH_Q_COL, 0, 0, 0, (uint32_t) IC(1)};
+	p.insn[1] = {GH_Q_CONST, GH_T_OID, 0, 0, 8};
+	p.insn[2] = {GH_Q_CMP, GH_M_INT, GH_GT, 0, 0};
+	p.join.jq_len = 3;
+	p.agg[2] = spec(GH_AGG_SUM, IC(3));
+	p.agg[3] = spec(GH_AGG_MAX, IC(4));
+	p.agg[4] = spec(GH_AGG_MIN, IC(5));
+	p.agg[5] = spec(GH_AGG_COUNT, IC(5));
+	JCHECK(gh_agg_prog_check(s, &p) == GH_OK, "inner types: program: %s", gh_last_error());
+
+	/* the reference: each row of key k folds k's values into group (bool, int2) */
+	std::map<std::pair<int, int>, std::pair<int64_t, float>> rows_f4;	/* second: the float4 sum */
+	std::map<std::pair<int, int>, int64_t> cnt,
+				cnt_tm;
+
+	for (const vector<cell> &row : ds.rows)
+	{
+		if (row[C_G1].v.null || !val.count(row[C_G1].v.i))
+			continue;
+
+		const vector<int64_t> &v = val[row[C_G1].v.i];
+		std::pair<int, int> g = {(int) v[2], (int) v[0]};
+
+		if (v[1] <= big)
+			continue;
+
+		rows_f4[g].second += (float) v[3] / 4;
+		cnt[g]++;
+		cnt_tm[g] += !v[6];
+	}
+	for (int dev = GH_AGG_HOST; dev < (gpus > 0 ? 1 : 0); dev++)
+	{
+		gh_agg_dim *d = nullptr;
+		gh_agg_groups out;
+		vector<uint8_t> refused;
+		const uint8_t *data = dev == GH_AGG_HOST ? ds.data.data()
+			: mapped_copy(ds.data.data(), ds.data.size());
+
+		JCHECK(gh_agg_dim_build(dev, keys.data(), keys.size(), in.data(), nt, nullptr, 0, 0, &d) ==
+			   GH_OK, "inner types (device %d): dimension: %s", dev, gh_last_error());
+		if (!d || !data)
+			continue;
+		JCHECK(run(dev, *s, p, d, pg, data, ds.data.size(), 1000, &out, refused, nullptr) == GH_OK,
+			   "inner types (device %d): %s", dev, gh_last_error());
+		JCHECK(out.n_groups == cnt.size(), "inner types (device %d): %llu groups, the reference %zu",
+			   dev, (unsigned long long) out.n_groups, cnt.size());
+		for (uint64_t i = 0; i < out.n_groups && out.n_groups == cnt.size(); i++)
+		{
+			int			b = (int) (out.keys[i] >> 16),
+						i2 = (int) (int16_t) (out.keys[i] & 0xFFFF);
+			std::pair<int, int> g = {b, i2};
+			int			k = -100;
+
+			for (auto &kv : val)
+				if (kv.second[0] == i2)
+					k = (int) kv.first;
+
+			const vector<int64_t> &v = val[k];
+			const gh_agg_state *st = &out.states[i * p.naggs];
+			JCHECK(cnt.count(g) && out.nulls[i] == 0 && (int64_t) st[0].mm == v[0] &&
+				   st[1].count == cnt[g] && st[2].fsum == (double) rows_f4[g].second &&
+				   (int64_t) st[3].mm == v[4] && st[0].count == cnt[g] &&
+				   st[5].count == cnt_tm[g] && (cnt_tm[g] == 0 || (int64_t) st[4].mm == v[5]),
+				   "inner types (device %d): group (%d, %d): min %lld max %llu sum %g count %lld",
+				   dev, b, i2, (long long) st[0].mm, (unsigned long long) st[1].mm, st[2].fsum,
+				   (long long) st[0].count);
+		}
+		gh_agg_groups_free(&out);
+		gh_agg_dim_free(d);
+	}
+	printf("  %-40s\n", "inner int2, oid, bool, float4, timestamp, time");
+	delete s;
+}
+
 }								/* namespace */
 
 void
@@ -580,6 +717,7 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 		   cov.in_inner, cov.cmp_both, cov.and_or, cov.nots, cov.arith);
 
 	test_threads(gpus);
+	test_inner_types(gpus);
 
 	/* conditions and constants without a join: gh_page_agg */
 	c.join = false;
