@@ -279,39 +279,6 @@ gen_pred(gh_page_scan *s, preds &pr, prng &r, gh_agg_prog *p, bool inner, int ro
 	return ok;
 }
 
-/* What the random programs have held: each form must have come up. */
-struct coverage
-{
-	int			like_inner = 0,
-				in_inner = 0,
-				cmp_both = 0,
-				and_or = 0,
-				nots = 0,
-				arith = 0;
-};
-
-static coverage cov;
-
-inline void
-tally(const gh_agg_prog &p)
-{
-	for (int i = 0; i < p.ninsns; i++)
-	{
-		const gh_qinsn &in = p.insn[i];
-		bool		after_inner = i > 0 && p.insn[i - 1].op == GH_Q_COL &&
-			p.insn[i - 1].a >= GH_AGG_INNER_COL0;
-
-		cov.like_inner += in.op == GH_Q_LIKE && after_inner;
-		cov.in_inner += in.op == GH_Q_IN && after_inner;
-		cov.cmp_both += in.op == GH_Q_CMP && i > 1 && p.insn[i - 1].op == GH_Q_COL &&
-			p.insn[i - 2].op == GH_Q_COL &&
-			(p.insn[i - 1].a >= GH_AGG_INNER_COL0) != (p.insn[i - 2].a >= GH_AGG_INNER_COL0);
-		cov.and_or += in.op == GH_Q_AND || in.op == GH_Q_OR;
-		cov.nots += in.op == GH_Q_NOT;
-		cov.arith += in.op == GH_Q_ADD || in.op == GH_Q_SUB || in.op == GH_Q_MUL;
-	}
-}
-
 /* Which aggregates get a condition, and its else value. */
 const int	COND_AGG[] = {7, 8, 9, 11, 12, 13, 15};
 const uint8_t COND_ELSE[] = {GH_AGG_ELSE_ZERO, GH_AGG_ELSE_ZERO, GH_AGG_ELSE_NULL,
@@ -588,6 +555,22 @@ reference(const gh_page_scan &sc, const dataset &ds, const pages &pg, bool qual,
 		}
 	}
 	return e;
+}
+
+/* One request (dim NULL: gh_page_agg) into a fresh set; the status. */
+inline gh_status
+run(int dev, const gh_page_scan &s, const gh_agg_prog &p, const gh_agg_dim *dim, const pages &pg,
+	const uint8_t *data, size_t bytes, uint64_t max_groups, gh_agg_groups *out,
+	vector<uint8_t> &refused, gh_agg_stats *st)
+{
+	gh_agg_groups_init(out, &p, max_groups);
+	refused.assign(pg.refs.size(), 0);
+	if (dim)
+		return gh_page_agg_join_mapped(dev, &s, &p, dim, pg.refs.data(), (uint32_t) pg.refs.size(),
+									   data, bytes, pg.visible.data(),
+									   (uint32_t) pg.visible.size(), refused.data(), out, st);
+	return gh_page_agg(dev, &s, &p, pg.refs.data(), (uint32_t) pg.refs.size(), data, bytes,
+					   pg.visible.data(), (uint32_t) pg.visible.size(), refused.data(), out, st);
 }
 
 }								/* namespace aggjoin */
