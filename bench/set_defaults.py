@@ -49,7 +49,8 @@ def main(argv):
     changes = []
     for name, value in settings.items():
         var = "gpuhash_" + name.split(".", 1)[1]
-        v = f"{float(value):g}"
+        # plain decimals (5.2e-05 reads badly in a settings table)
+        v = f"{float(value):.10f}".rstrip("0").rstrip(".") or "0"
         cv = v if ("." in v or "e" in v) else v + ".0"
         c = text["src/gpuhash.c"]
         if not re.search(rf"double\s+{var}\s*=", c):

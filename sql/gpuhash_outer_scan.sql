@@ -232,7 +232,11 @@ RESET max_parallel_workers_per_gather;
 -- Where the index-only scan is cheaper at PostgreSQL's page costs, the join
 -- still reads the table itself: an absorbed scan costs no more than the
 -- table's cheapest scan (costs.c).  With gpuhash.absorbed_page_cost its
--- pages cost that, not seq_page_cost.  Same rows every way.
+-- pages cost that, not seq_page_cost.  Same rows every way.  That bound is
+-- the tuple path's: by pages, an absorbed scan is priced by its pages and
+-- tuples instead (page_price.c), here above the index-only scan, so the
+-- page path is priced as the tuple path for these.
+SET gpuhash.page_cpu_cost = -1;
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE os_ap (k int4, id int4, pad text);
 INSERT INTO os_ap SELECT g % 3000, g, repeat('x', 200) FROM generate_series(1, 100000) g;
@@ -249,6 +253,7 @@ SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = 
 RESET gpuhash.absorbed_page_cost;
 SELECT * FROM gh_check('SELECT a.k, a.id, i.w FROM os_ap a JOIN os_i i ON a.k = i.k');
 RESET max_parallel_workers_per_gather;
+RESET gpuhash.page_cpu_cost;
 DROP TABLE os_ap;
 
 -- a probe batch pins pages only for rows it keeps: more pages than a batch

@@ -36,17 +36,17 @@ int			gpuhash_gpu_list_n = -1;
 int			gpuhash_host_partitions = 1;
 int			gpuhash_debug_fail_gpu = -1;
 double		gpuhash_load_factor = 0.5;
-double		gpuhash_setup_cost = 100.0;
+double		gpuhash_setup_cost = 26.6;
 double		gpuhash_min_gain = 0.1;
 double		gpuhash_serial_inner_penalty = 1.0;
 double		gpuhash_absorbed_page_cost = -1.0;
-double		gpuhash_build_row_cost = 0.0005;
-double		gpuhash_match_row_cost = 0.01;
-double		gpuhash_page_cpu_cost = -1.0;
-double		gpuhash_page_row_cost = 0.0005;
-double		gpuhash_page_match_cost = 0.01;
-double		gpuhash_kept_row_cost = 0.01;
-double		gpuhash_kept_join_row_cost = 0.01;
+double		gpuhash_build_row_cost = 0.0;
+double		gpuhash_match_row_cost = 0.00072;
+double		gpuhash_page_cpu_cost = 0.02251;
+double		gpuhash_page_row_cost = 0.000052;
+double		gpuhash_page_match_cost = 0.00094;
+double		gpuhash_kept_row_cost = 0.00527;
+double		gpuhash_kept_join_row_cost = 0.00196;
 int			gpuhash_max_inner_memory_kb = 8 * 1024 * 1024;
 int			gpuhash_fingerprint_bits = 64;
 bool		gpuhash_outer_filter = true;
@@ -261,7 +261,7 @@ _PG_init(void)
 							 "Planner's estimate of the fixed cost of a GPU join.",
 							 NULL,
 							 &gpuhash_setup_cost,
-							 100.0, 0.0, 1e10,
+							 26.6, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -279,7 +279,7 @@ _PG_init(void)
 							 "Planner's estimate of the cost of building the join table, per inner row.",
 							 NULL,
 							 &gpuhash_build_row_cost,
-							 0.0005, 0.0, 1e10,
+							 0.0, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -287,7 +287,7 @@ _PG_init(void)
 							 "Planner's estimate of the cost of keeping an inner row's columns for output, per inner row.",
 							 "Charged where the join emits or checks inner columns, as PostgreSQL's hash join charges cpu_tuple_cost per inserted row.",
 							 &gpuhash_kept_row_cost,
-							 0.01, 0.0, 1e10,
+							 0.00527, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -295,7 +295,7 @@ _PG_init(void)
 							 "Planner's estimate of the added cost of keeping a row of a join's output, per inner row.",
 							 "Charged on top of kept_row_cost where the inner side is itself a join: its rows are formed by the join below and copied, where a chain of GPU joins probing the same outer side would form none.",
 							 &gpuhash_kept_join_row_cost,
-							 0.01, 0.0, 1e10,
+							 0.00196, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -304,7 +304,7 @@ _PG_init(void)
 							 "Charged per match in place of cpu_tuple_cost, which PostgreSQL's "
 							 "hash join is charged; the clauses checked per match are costed apart.",
 							 &gpuhash_match_row_cost,
-							 0.01, 0.0, 1e10,
+							 0.00072, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -313,10 +313,9 @@ _PG_init(void)
 							 "Charged per outer page a participant reads where an absorbed outer scan "
 							 "goes by pages (gpuhash.page_scan), in place of the tuple path's "
 							 "cpu_tuple_cost and quals per tuple, with page_row_cost and "
-							 "page_match_cost.  -1 until bench/calibrate.py's figures from a GPU "
-							 "machine are the defaults.",
+							 "page_match_cost.",
 							 &gpuhash_page_cpu_cost,
-							 -1.0, -1.0, 1e10,
+							 0.02251, -1.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -325,7 +324,7 @@ _PG_init(void)
 							 "Deforming, the clauses it runs, the key and the probe, per tuple of "
 							 "the pages handed over.",
 							 &gpuhash_page_row_cost,
-							 0.0005, 0.0, 1e10,
+							 0.000052, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
@@ -334,7 +333,7 @@ _PG_init(void)
 							 "The CPU reads the row in its page and emits its matches; charged in "
 							 "place of match_row_cost where the outer scan goes by pages.",
 							 &gpuhash_page_match_cost,
-							 0.01, 0.0, 1e10,
+							 0.00094, 0.0, 1e10,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 

@@ -88,8 +88,8 @@ gpuhash_order_quals(PlannerInfo *root, List *rinfos)
  * serializable.  (A join that a GPU join above takes into its chain, and a
  * table split over several GPUs, fall back to tuples at run time; the plan
  * cannot see either here.)  On yes, price holds what the CPU keeps doing.
- * With gpuhash.page_cpu_cost at -1 (its default until calibrated on a GPU
- * machine) no: the page path is priced as the tuple path.
+ * With gpuhash.page_cpu_cost at -1 no: the page path is priced as the
+ * tuple path.
  */
 bool
 gpuhash_page_price_of(PlannerInfo *root, Path *outer_path, Path *inner_path,
