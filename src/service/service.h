@@ -70,6 +70,7 @@ typedef struct GhServiceStatus
 	uint64		staging_bytes;
 	uint64		staging_in_use;
 	int			tables_alive;
+	int			dims_alive;		/* dimensions of aggregates over joins */
 	uint64		device_bytes;
 	uint64		requests_served;
 } GhServiceStatus;
