@@ -234,6 +234,12 @@ gpuhash_svc_dim_free(uint64 dim_id)
 	gpuhash_svc_free(&t);		/* a stale generation: gone already */
 }
 
+void
+gpuhash_svc_dim_disown(uint64 dim_id)
+{
+	unhold_dim(dim_id);
+}
+
 int
 gpuhash_svc_dims_alive(void)
 {

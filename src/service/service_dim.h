@@ -51,6 +51,9 @@ extern bool gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_ag
  */
 extern void gpuhash_svc_dim_free(uint64 dim_id);
 
+/* tests: this backend forgets the dimension, left to the service's owner sweep */
+extern void gpuhash_svc_dim_disown(uint64 dim_id);
+
 /* dimensions the service holds now, of every backend (-1: not running) */
 extern int	gpuhash_svc_dims_alive(void);
 
