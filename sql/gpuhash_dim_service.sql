@@ -43,6 +43,16 @@ SELECT gpuhash_dim_service_build(array_agg(g), array_agg(g % 100), array_agg(rep
 FROM generate_series(1, 600000) g;
 SELECT gh_dims_become(0);
 
+-- cancelled while its rows go to the service or it is built: nothing held
+CREATE TABLE dim_big AS
+  SELECT array_agg(g) AS k, array_agg(g % 100) AS v, array_agg(repeat('x', g % 20)) AS t
+  FROM generate_series(1, 2000000) g;
+SET statement_timeout = '20ms';
+SELECT gpuhash_dim_service_build(k, v, t, 'host', 'keep') FROM dim_big;
+RESET statement_timeout;
+SELECT gh_dims_become(0);
+DROP TABLE dim_big;
+
 -- on a GPU when the service has one
 SELECT gpuhash_dim_service_build('{1,2,3}', '{1,2,3}', '{a,b,c}', 'gpu', 'free')
        IN ('not taken', 'rows=3 device=gpu') AS gpu_or_not_taken;

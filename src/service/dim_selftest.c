@@ -141,10 +141,9 @@ gpuhash_dim_service_build(PG_FUNCTION_ARGS)
 		gpuhash_svc_dim_free(id);
 	else if (strcmp(mode, "orphan") == 0)
 		gpuhash_svc_dim_disown(id);
-	PG_RETURN_TEXT_P(cstring_to_text(psprintf("rows=" UINT64_FORMAT " device=%s%s",
+	PG_RETURN_TEXT_P(cstring_to_text(psprintf("rows=" UINT64_FORMAT " device=%s",
 											  info.rows,
-											  info.device == GH_AGG_HOST ? "host" : "gpu",
-											  info.bytes > 0 ? "" : " (no bytes)")));
+											  info.device == GH_AGG_HOST ? "host" : "gpu")));
 }
 
 Datum

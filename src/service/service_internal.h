@@ -162,7 +162,7 @@ typedef struct SvcSlot
  */
 typedef struct SvcGpuUse
 {
-	int			tables;			/* tables and copies of tables on it */
+	int			tables;			/* tables, copies of tables and dimensions on it */
 	uint64		bytes;			/* their device memory */
 	int			busy;			/* requests running on it now */
 	uint64		requests;		/* requests it served */
