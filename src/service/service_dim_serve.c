@@ -223,8 +223,7 @@ svc_use_dim(SvcSlot *s)
 	if (t == NULL)
 	{
 		s->dim_gone = true;
-		(void) svc_fail(s, GH_ERR_INVALID,
-						"the join's dimension is gone from the GPU service (freed, or of an earlier service)");
+		strlcpy(s->err, "It was freed, or belonged to an earlier GPU service.", sizeof(s->err));
 	}
 	return t;
 }
