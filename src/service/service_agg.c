@@ -247,6 +247,13 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		if ((dt = svc_use_dim(s)) == NULL)
 			return GH_ERR_INVALID;
 		device = gh_agg_dim_device(dt->dim);
+		if (device != GH_AGG_HOST && !s->in_place && !gpuhash_svc->staging_mapped)
+		{
+			/* the backend folds them, joined on the CPU */
+			svc_unuse_dim(dt);
+			strlcpy(s->err, "GPU service: copied pages are not mapped for the GPU", sizeof(s->err));
+			return GH_ERR_INVALID;
+		}
 	}
 	memset(&stats, 0, sizeof(stats));
 	st = gh_agg_groups_init(&g, agg, s->capacity);

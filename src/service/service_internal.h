@@ -222,6 +222,7 @@ typedef struct SvcShared
 	int			gpus;
 	char		no_gpu_reason[256];	/* why gpus is 0 (gh_last_error()) */
 	bool		pinned;
+	bool		staging_mapped; /* pinned and mapped for the GPUs */
 	bool		pool_in_place;	/* page requests may name buffers: the pool
 								 * is mapped for the GPUs (or none is used) */
 	gh_gpu_info gpu[SVC_MAX_GPUS];	/* the service's GPUs (gpuhash.gpus) */

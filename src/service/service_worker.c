@@ -299,8 +299,15 @@ gpuhash_service_main(Datum arg)
 	gpuhash_svc->gpus = n;
 	strlcpy(gpuhash_svc->no_gpu_reason, why, sizeof(gpuhash_svc->no_gpu_reason));
 	gh_cuda_versions(&gpuhash_svc->driver_version, &gpuhash_svc->runtime_version);
-	gpuhash_svc->pinned = n > 0 &&
-		gh_host_register(gpuhash_staging, gpuhash_svc->staging_bytes) == GH_OK;
+	/*
+	 * Mapped as well where it may be: a page request joined to a dimension
+	 * on a GPU (gh_page_agg_join_mapped) reads the pages copied into its
+	 * chunk where they lie.
+	 */
+	gpuhash_svc->staging_mapped = n > 0 &&
+		gh_page_register_host(gpuhash_staging, gpuhash_svc->staging_bytes) == GH_OK;
+	gpuhash_svc->pinned = gpuhash_svc->staging_mapped || (n > 0 &&
+		gh_host_register(gpuhash_staging, gpuhash_svc->staging_bytes) == GH_OK);
 	if (n > 0 && !gpuhash_svc->pinned)
 		ereport(LOG, (errmsg("gpuhash GPU service: staging memory not page-locked: %s",
 							 gh_last_error())));
