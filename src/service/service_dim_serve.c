@@ -22,20 +22,6 @@
 
 #include <pthread.h>
 
-/* The rows as they came: gone once built, or with the entry. */
-void
-svc_free_dim_parts(SvcTable *t)
-{
-	if (!t->is_dim)
-		return;
-	free(t->keys);
-	free(t->dim_vals);
-	free(t->dim_heap);
-	t->keys = NULL;
-	t->dim_vals = NULL;
-	t->dim_heap = NULL;
-}
-
 /* REQ_DIM_BEGIN: an entry with room for s->n rows of s->ninner columns. */
 gh_status
 svc_begin_dim(SvcSlot *s)

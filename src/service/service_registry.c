@@ -112,6 +112,23 @@ svc_free_carry(SvcTable *t)
 	t->carry_filled = 0;
 }
 
+/*
+ * A dimension's rows as they came (service_dim_serve.c): gone once it is
+ * built, or with the entry.
+ */
+void
+svc_free_dim_parts(SvcTable *t)
+{
+	if (!t->is_dim)
+		return;
+	free(t->keys);
+	free(t->dim_vals);
+	free(t->dim_heap);
+	t->keys = NULL;
+	t->dim_vals = NULL;
+	t->dim_heap = NULL;
+}
+
 /* registry lock held; the table has no users */
 static void
 destroy_table(SvcTable *t)

@@ -90,6 +90,7 @@ extern void svc_uncount_on_gpu(SvcTable *t, int g);
 extern bool svc_gpu_fault(gh_status st);
 extern void svc_ack_free(int i, uint64 taken);
 extern void svc_free_carry(SvcTable *t);
+extern void svc_free_dim_parts(SvcTable *t);
 extern SvcTable *svc_use_table(uint32 id);
 extern void svc_unuse_table(SvcTable *t);
 extern void svc_drop_carry_id(uint32 id);
@@ -109,7 +110,6 @@ extern gh_status svc_injected_failure(void);
 /* service_dim_serve.c */
 extern gh_status svc_begin_dim(SvcSlot *s);
 extern gh_status svc_serve_dim(SvcSlot *s, SvcTable *t);
-extern void svc_free_dim_parts(SvcTable *t);
 extern SvcTable *svc_use_dim(SvcSlot *s);
 extern void svc_unuse_dim(SvcTable *t);
 
