@@ -285,6 +285,8 @@ static gh_status
 check_range(const gh_page_scan *scan, const gh_agg_prog *agg, int start, int len,
 			const uint8_t *types, const char *what, int i)
 {
+	if (len == 0)
+		return GH_OK;			/* none: its start means nothing */
 	if (start < 0 || len < 0 || start > agg->ninsns || len > agg->ninsns - start)
 		return bad(what, i);
 	return gh_qual_check(scan, agg->insn + start, len, types, GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER);
