@@ -103,7 +103,6 @@ extern bool gpuhash_agg_advance(GpuPreAggState *as);
 extern void gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q);
 extern void gpuhash_agg_reset(GpuPreAggState *as);
 extern void gpuhash_agg_spill(GpuPreAggState *as);
-extern Node *gpuhash_agg_unindex(Node *node, List *tlist);
 
 /* service_agg.c */
 extern uint32 gpuhash_service_agg_capacity(int naggs);

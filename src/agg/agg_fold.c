@@ -40,8 +40,8 @@
  * The scan's quals over the relation's columns: a Var that setrefs pointed
  * at custom_scan_tlist (INDEX_VAR) is that entry's expression again.
  */
-Node *
-gpuhash_agg_unindex(Node *node, List *tlist)
+static Node *
+unindex_mutator(Node *node, List *tlist)
 {
 	if (node == NULL)
 		return NULL;
@@ -53,7 +53,7 @@ gpuhash_agg_unindex(Node *node, List *tlist)
 			elog(ERROR, "gpuhash: GpuPreAgg qual column %d out of range", v->varattno);
 		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, v->varattno - 1)->expr);
 	}
-	return expression_tree_mutator(node, gpuhash_agg_unindex, tlist);
+	return expression_tree_mutator(node, unindex_mutator, tlist);
 }
 
 /* Every malloc'd group set freed. */
@@ -154,7 +154,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		as->nkeys > list_length(tlist))
 		elog(ERROR, "gpuhash: GpuPreAgg with %d group columns and %d aggregates", as->nkeys,
 			 as->naggs);
-	quals = (List *) gpuhash_agg_unindex((Node *) cscan->scan.plan.qual, tlist);
+	quals = (List *) unindex_mutator((Node *) cscan->scan.plan.qual, tlist);
 	as->os = gpuhash_heap_scan_open(&as->css.ss.ps, scanrelid, quals, NIL,
 									cscan->scan.plan.parallel_aware, estate, eflags);
 	as->join = gpuhash_agg_join_init(as, cscan, estate, eflags);
