@@ -409,6 +409,7 @@ void
 gpuhash_agg_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpuhash_preagg_scan_methods);
+	gpuhash_agg_stash_init();
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpu_upper_paths;
 }

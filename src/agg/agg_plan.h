@@ -42,6 +42,25 @@ extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
 /* agg_paths.c */
 extern void gpuhash_agg_planner_init(void);
 
+/*
+ * agg_join_stash.c: an INNER join the join hook saw, of a base relation R
+ * the walker could read and another side I, making joinrelids.
+ */
+typedef struct GpuAggJoinStash
+{
+	PlannerInfo *root;
+	Relids		joinrelids;
+	Index		outer_relid;	/* R */
+	Relids		inner_relids;	/* I */
+	List	   *restrictlist;	/* RestrictInfos of the join of R and I */
+} GpuAggJoinStash;
+
+extern void gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinType jointype, List *restrictlist);
+extern List *gpuhash_agg_stashed_joins(PlannerInfo *root, Relids joinrelids);
+extern void gpuhash_agg_stash_init(void);
+
 /* agg_costs.c */
 extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 								Path *partial_scan, double groups);
