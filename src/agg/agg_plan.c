@@ -93,6 +93,27 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(relid);
 	cscan->methods = &gpuhash_preagg_scan_methods;
+
+	/*
+	 * Over a join (agg_join_paths.c): the inner plan, built with its path's
+	 * target (CP_EXACT_TLIST), and the keys of both sides and the further
+	 * clauses as bare expressions, which setrefs leaves plain Vars; core
+	 * sets custom_relids to R's and the inner side's.
+	 */
+	if (list_length(best_path->custom_private) > 1)
+	{
+		List	   *outer_keys = lsecond(best_path->custom_private);
+		List	   *inner_keys = lthird(best_path->custom_private);
+		List	   *clauses = lfourth(best_path->custom_private);
+
+		Assert(list_length(custom_plans) == 1);
+		cscan->custom_plans = custom_plans;
+		cscan->custom_exprs = list_concat(list_concat(copyObject(outer_keys),
+													  copyObject(inner_keys)),
+										  copyObject(clauses));
+		cscan->custom_private = list_make2(makeInteger(ngroupcols),
+										   makeInteger(list_length(outer_keys)));
+	}
 	return &cscan->scan.plan;
 }
 
@@ -100,6 +121,15 @@ int
 gpuhash_preagg_ngroupcols(const CustomScan *cscan)
 {
 	return intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NGROUPCOLS));
+}
+
+/* The join's key columns: 0 for a GpuPreAgg over one relation. */
+int
+gpuhash_preagg_njoinkeys(const CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS)
+		return 0;
+	return intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NJOINKEYS));
 }
 
 /* The node's output columns: group columns and partial aggregates. */
