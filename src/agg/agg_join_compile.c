@@ -325,13 +325,27 @@ cpu_expr(GpuPreAggState *as, Node *e)
 	return ExecInitExpr((Expr *) cpu_form_mutator(e, as), &as->css.ss.ps);
 }
 
-/* The ExprStates of the CPU's join: keys, clauses, group columns, arguments. */
+/*
+ * The ExprStates of the CPU's join: keys, clauses, group columns, arguments.
+ * Their scan tuple is the relation's heap tuple (the absorbed scan's slot),
+ * not the node's virtual scan slot: the scan slot settings the expression
+ * compiler reads are lent meanwhile, as gpuhash_heap_qual_init lends them.
+ */
 void
 gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 {
 	GpuAggJoin *j = as->join;
+	PlanState  *ps = &as->css.ss.ps;
+	const TupleTableSlotOps *ops = ps->scanops;
+	TupleDesc	scandesc = ps->scandesc;
+	bool		fixed = ps->scanopsfixed,
+				set = ps->scanopsset;
 	ListCell   *lc;
 	int			a = 0;
+
+	ps->scanops = &TTSOpsHeapTuple;
+	ps->scandesc = as->os->desc;
+	ps->scanopsfixed = ps->scanopsset = true;
 
 	j->inner_key_states = palloc(sizeof(ExprState *) * j->njoinkeys);
 	j->outer_key_states = palloc(sizeof(ExprState *) * j->njoinkeys);
@@ -361,6 +375,10 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 			a++;
 		}
 	}
+	ps->scanops = ops;
+	ps->scandesc = scandesc;
+	ps->scanopsfixed = fixed;
+	ps->scanopsset = set;
 }
 
 /* agg_qual.h: the planner's check of clauses over both sides. */
