@@ -113,6 +113,23 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 										  copyObject(clauses));
 		cscan->custom_private = list_make2(makeInteger(ngroupcols),
 										   makeInteger(list_length(outer_keys)));
+
+		/*
+		 * setrefs fixes custom_exprs against custom_scan_tlist as it fixes
+		 * the quals (fix_upper_expr: a Var not in the list is an error), so
+		 * the columns of both sides they read are junk entries too; the
+		 * executor reads them back as the sides' own Vars.
+		 */
+		foreach(lc, pull_var_clause((Node *) cscan->custom_exprs, 0))
+		{
+			Var		   *v = lfirst(lc);
+
+			if (tlist_member((Expr *) v, scan_tlist) == NULL)
+				scan_tlist = lappend(scan_tlist,
+									 makeTargetEntry((Expr *) copyObject(v),
+													 list_length(scan_tlist) + 1, NULL, true));
+		}
+		cscan->custom_scan_tlist = scan_tlist;
 	}
 	return &cscan->scan.plan;
 }
