@@ -523,7 +523,7 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	if (q->r.n_pages > 0 && as->why_cpu == NULL && as->use_service &&
 		(as->join == NULL || as->join->dim_id != 0) &&
 		gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
-							   &q->r.ticket, 0))
+							   &q->r.ticket, as->join != NULL ? as->join->dim_id : 0))
 		q->in_flight = true;
 	if (q->r.n_pages > 0 && as->why_cpu == NULL)
 		as->pp.requests++;

@@ -19,6 +19,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
+#include "service_dim.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -34,6 +35,8 @@ free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
+	if (j->dim_id != 0)
+		gpuhash_svc_dim_free(j->dim_id);
 	j->dim = NULL;
 	j->dim_id = 0;
 }
@@ -174,6 +177,25 @@ build_dim(GpuPreAggState *as)
 	ExecClearTuple(j->row_slot);
 	MemoryContextSwitchTo(old);
 
+	/* the service folds the requests where it holds the dimension */
+	if (as->use_service)
+	{
+		GhSvcDimInfo info;
+
+		memset(&info, 0, sizeof(info));
+		if (gpuhash_svc_dim_build_info(keys, j->nrows, vals, ninner, (const uint8 *) heap.data,
+									   (uint64) heap.len, as->device, &j->dim_id, &info))
+		{
+			j->dim_bytes = info.bytes;
+			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+			pfree(keys);
+			pfree(vals);
+			pfree(heap.data);
+			j->build_ms += gpuhash_ms_since(t0);
+			return;
+		}
+		j->dim_id = 0;
+	}
 	st = gh_agg_dim_build(as->gpu_ordinal, keys, j->nrows, vals, ninner,
 						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
 	if (st != GH_OK && as->gpu_ordinal != GH_AGG_HOST)
