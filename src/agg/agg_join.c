@@ -29,9 +29,13 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
-/* The dimension's bytes and rows, freed; the rows kept (a rescan frees them). */
-static void
-free_dim(GpuAggJoin *j)
+/*
+ * The dimension freed, in the service or here; the rows kept.  Also the
+ * node's memory reset callback's part (agg_fold.c): by then the rows'
+ * context, a child, is gone, so this touches no palloc'd memory but j.
+ */
+void
+gpuhash_agg_join_free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
@@ -45,7 +49,7 @@ free_dim(GpuAggJoin *j)
 void
 gpuhash_agg_join_release(GpuAggJoin *j)
 {
-	free_dim(j);
+	gpuhash_agg_join_free_dim(j);
 	MemoryContextReset(j->rows_cxt);
 	j->rows = NULL;
 	j->nrows = j->cap = 0;
