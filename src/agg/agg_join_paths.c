@@ -26,11 +26,9 @@
 
 #include "agg_catalog.h"
 #include "agg_plan.h"
+#include "agg_qual.h"
 #include "planner/planner_int.h"
 
-#include "catalog/pg_collation.h"
-#include "catalog/pg_type.h"
-#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -38,8 +36,6 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 
 /* What one split of the join into R and I makes of it. */
 typedef struct JoinAgg
@@ -64,133 +60,6 @@ decline(const char *why)
 {
 	elog(DEBUG1, "gpuhash: no GPU aggregate over the join: %s", why);
 }
-
-/* ---------------------------------------------------------------------
- * Until the executor's compile of inner columns lands
- * (gpuhash_agg_qual_compiles), a conservative stand-in: the forms
- * gpu_qual.c plainly takes, over columns of either side.
- * --------------------------------------------------------------------- */
-
-static bool
-stub_scalar(Node *n, Index scanrelid, Relids inner_relids, Oid *type)
-{
-	while (IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	*type = getBaseType(exprType(n));
-	switch (*type)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case OIDOID:
-		case BOOLOID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-			break;
-		default:
-			return false;
-	}
-	if (IsA(n, Const))
-		return true;
-	if (IsA(n, Var))
-	{
-		Var		   *v = (Var *) n;
-
-		return v->varlevelsup == 0 && v->varattno > 0 &&
-			(v->varno == scanrelid || bms_is_member(v->varno, inner_relids));
-	}
-	return false;
-}
-
-static bool
-stub_string_op(Oid fn, Oid collid, Node *rhs)
-{
-	if (fn == F_TEXTLIKE || fn == F_TEXTNLIKE)
-	{
-		Const	   *p = (Const *) rhs;
-		text	   *pat;
-
-		if (!IsA(p, Const) || p->constisnull)
-			return false;
-		pat = DatumGetTextPP(p->constvalue);
-		if (memchr(VARDATA_ANY(pat), '\\', VARSIZE_ANY_EXHDR(pat)) != NULL)
-			return false;
-	}
-	else if (fn != F_TEXTEQ && fn != F_TEXTNE && fn != F_BPCHAREQ && fn != F_BPCHARNE)
-		return false;
-	return OidIsValid(collid) && get_collation_isdeterministic(collid) &&
-		(pg_database_encoding_max_length() == 1 || GetDatabaseEncoding() == PG_UTF8);
-}
-
-static bool
-stub_bool(Node *n, Index scanrelid, Relids inner_relids)
-{
-	Oid			t1,
-				t2;
-
-	if (IsA(n, BoolExpr))
-	{
-		ListCell   *lc;
-
-		foreach(lc, ((BoolExpr *) n)->args)
-			if (!stub_bool(lfirst(lc), scanrelid, inner_relids))
-				return false;
-		return true;
-	}
-	if (IsA(n, NullTest))
-		return !((NullTest *) n)->argisrow &&
-			stub_scalar((Node *) ((NullTest *) n)->arg, scanrelid, inner_relids, &t1);
-	if (IsA(n, OpExpr) && list_length(((OpExpr *) n)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) n;
-		Oid			fn = get_opcode(op->opno);
-
-		if (!stub_scalar(linitial(op->args), scanrelid, inner_relids, &t1) ||
-			!stub_scalar(lsecond(op->args), scanrelid, inner_relids, &t2))
-			return false;
-		if (t1 == TEXTOID || t1 == VARCHAROID || t1 == BPCHAROID)
-			return stub_string_op(fn, op->inputcollid, lsecond(op->args));
-		return fn == F_TEXTLIKE ? false : get_func_leakproof(fn);
-	}
-	if (IsA(n, ScalarArrayOpExpr))
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) n;
-		Oid			fn = get_opcode(sa->opno);
-
-		if (!sa->useOr || !IsA(lsecond(sa->args), Const) ||
-			((Const *) lsecond(sa->args))->constisnull ||
-			!stub_scalar(linitial(sa->args), scanrelid, inner_relids, &t1))
-			return false;
-		if (t1 == TEXTOID || t1 == VARCHAROID || t1 == BPCHAROID)
-			return (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
-				stub_string_op(fn, sa->inputcollid, NULL);
-		return get_func_leakproof(fn);
-	}
-	if (IsA(n, Var))
-		return exprType(n) == BOOLOID && stub_scalar(n, scanrelid, inner_relids, &t1);
-	return false;
-}
-
-static bool
-qual_compiles(List *clauses, Index scanrelid, Relids inner_relids)
-{
-	ListCell   *lc;
-
-	foreach(lc, clauses)
-		if (!stub_bool(lfirst(lc), scanrelid, inner_relids))
-			return false;
-	return true;
-}
-
-/* --------------------------------------------------------------------- */
 
 /*
  * The join's clauses between R and I: each hashable `=` clause of an exact
@@ -461,7 +330,9 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	if (!split_clauses(st, &ja) || !target_ok(root, target, &ja) ||
 		!columns_ok(target, &ja, &ninner))
 		return;
-	if (!qual_compiles(list_concat_copy(ja.clauses, ja.conds), ja.rel->relid, ja.inner->relids))
+	/* the executor compiles both into one program: so here */
+	if (!gpuhash_agg_qual_compiles(list_concat_copy(ja.clauses, ja.conds), ja.rel->relid,
+								   ja.inner->relids))
 	{
 		decline("a join clause or condition the GPU does not take");
 		return;
