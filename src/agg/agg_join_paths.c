@@ -296,6 +296,24 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	return cp;
 }
 
+/* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
+static Path *
+cheapest_parallel_safe(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->param_info == NULL && p->parallel_safe &&
+			(best == NULL || p->total_cost < best->total_cost))
+			best = p;
+	}
+	return best;
+}
+
 /* The paths of one split, st, of input_rel into R and I. */
 static void
 add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
@@ -304,6 +322,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 {
 	JoinAgg		ja;
 	Path	   *scan = NULL;
+	CustomPath *cp;
 	int			ninner;
 
 	memset(&ja, 0, sizeof(ja));
@@ -314,9 +333,25 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	/* GEQO may have thrown this split's join relation away */
 	if (ja.inner == NULL || !gpuhash_preagg_rel_ok(root, ja.rel))
 		return;
-	ja.inner_path = ja.inner->cheapest_total_path;
-	if (ja.inner_path == NULL || ja.inner_path->param_info != NULL ||
-		ja.inner->lateral_relids != NULL || IS_DUMMY_REL(ja.inner))
+	if (ja.inner->lateral_relids != NULL || IS_DUMMY_REL(ja.inner))
+	{
+		decline("the inner side has no unparameterized path");
+		return;
+	}
+
+	/*
+	 * Where core could aggregate in parallel, the parallel-aware GpuPreAgg
+	 * is the offer, its inner path the cheapest one that may run in every
+	 * participant; else (or where there is none) the serial one, over the
+	 * inner side's cheapest path.
+	 */
+	if (partial_rel != NULL && partial_rel->consider_parallel &&
+		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
+		(ja.inner_path = cheapest_parallel_safe(ja.inner)) == NULL)
+		scan = NULL;
+	if (scan == NULL)
+		ja.inner_path = ja.inner->cheapest_total_path;
+	if (ja.inner_path == NULL || ja.inner_path->param_info != NULL)
 	{
 		decline("the inner side has no unparameterized path");
 		return;
@@ -341,13 +376,12 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 									 ja.nkeys, ja.cols, ja.ncols))
 		return;
 
-	/* where core could go parallel, and the inner side may run in workers */
-	if (partial_rel != NULL && partial_rel->consider_parallel && ja.inner_path->parallel_safe)
-		scan = gpuhash_preagg_partial_seqscan(ja.rel);
-	gpuhash_preagg_offer(root, grouped_rel, partial_rel,
-						 make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja,
-										target, scan, ninner, extra),
-						 extra, input_rel->rows, native);
+	cp = make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja, target, scan,
+						ninner, extra);
+	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
+		 ja.rel->relid, bms_num_members(ja.inner->relids), scan ? ", parallel" : "",
+		 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
+	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
 }
 
 /*
