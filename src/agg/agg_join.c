@@ -200,14 +200,13 @@ build_dim(GpuPreAggState *as)
 		}
 		j->dim_id = 0;
 	}
-	st = gh_agg_dim_build(as->gpu_ordinal, keys, j->nrows, vals, ninner,
+	/*
+	 * In this backend the host twin holds it: the join's fold reads pages
+	 * only through gh_page_agg_join_mapped, and a GPU can map only the
+	 * buffer pool the service registered, never this backend's page copies.
+	 */
+	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
 						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	if (st != GH_OK && as->gpu_ordinal != GH_AGG_HOST)
-	{
-		elog(DEBUG1, "gpuhash: the join's dimension on the host twin: %s", gh_last_error());
-		st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
-							  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	}
 	if (st != GH_OK)
 	{
 		j->dim = NULL;
