@@ -332,6 +332,19 @@ WHERE l_partkey = p_partkey AND l_shipdate >= date '1995-09-01' AND l_shipdate <
 EXPLAIN (COSTS OFF)
 SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_date > l_shipdate
 WHERE l_quantity < 20 GROUP BY p_brand;
+-- in parallel: each participant's GpuPreAgg runs the inner plan whole
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT p_size, count(*), sum(l_quantity), avg(p_size), max(p_date)
+FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 -- ANALYZE's figures of the join (the dimension's bytes vary with the device)
 SELECT ja_figures('SELECT p_size, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size');
 -- a group key longer than the GPU's packed key: the pages that read one go to the CPU
