@@ -1,338 +1,34 @@
 /*
  * agg_fold.cuh
  *		Partial aggregation, written once for the GPU kernel (gpu_agg.cu)
- *		and the host twin (host_agg.cpp): the group key, the exact numeric
- *		fixed point, folding a row into its group's states and the group
- *		table.
- *
- * Exactness under concurrency: every state word is updated by one atomic
- * operation that commutes (adds, min, max, a compare-and-swap that only
- * raises a packed (dscale, count) pair), so the final words do not depend
- * on the order of the updates.  The 192-bit sum is three 64-bit words:
- * each add to a word returns the word's old value, from which the adder
- * knows whether it wrapped, and it then adds that carry into the next
- * word.  The carries that reach a word are exactly the wraps of the word
- * below, so the three words end as the exact sum modulo 2^192, and the
- * inputs (each below 2^126 in magnitude, at most 2^63 of them) keep the
- * true sum far inside that range.  On the host the same functions run
- * with plain loads and stores (gh_at_*), one thread.
+ *		and the host twin (host_agg.cpp): the group key, folding a row
+ *		into its group's states (conditions and constants included) and
+ *		the group table.  The arithmetic is agg_num.cuh's.
  */
 #ifndef GPUHASH_AGG_FOLD_CUH
 #define GPUHASH_AGG_FOLD_CUH
 
-#include "gpuhash_agg.h"
-#include "page_types.cuh"
-#include "page_walk.cuh"
+#include "agg_num.cuh"
 
-#include <math.h>
-
-typedef __int128 gh_i128;
-typedef unsigned __int128 gh_u128;
-
-#define GH_I128_LIMIT	(((gh_i128) 1) << 126)	/* the largest magnitude folded */
+/* ---- column types: the scan's or a dimension's ---- */
 
 /*
- * ---- atomics on the GPU (A), plain operations in the host twin and on a
- * thread's own state (!A) ----
+ * The type of column index col of an aggregation program: scan->col[col]'s,
+ * or for GH_AGG_INNER_COL0 + j the dimension's column j.  Everything that
+ * reads a column's type (group keys, folding, the check) asks here.
  */
-
-#if defined(__CUDA_ARCH__)
-#define GH_AT(atomic, plain) do { if (A) { atomic; } else { plain; } } while (0)
-#else
-#define GH_AT(atomic, plain) do { plain; } while (0)
-#endif
-
-template <bool A = true>
-GH_HD uint64_t
-gh_at_add(uint64_t *p, uint64_t v)
+GH_HD uint8_t
+gh_agg_col_type(const gh_page_scan *scan, const gh_agg_prog *agg, int col)
 {
-	uint64_t	o;
-
-	GH_AT(o = atomicAdd((unsigned long long *) p, (unsigned long long) v), (o = *p, *p = o + v));
-	return o;
+	return col >= GH_AGG_INNER_COL0 ? agg->join.inner_type[col - GH_AGG_INNER_COL0]
+		: scan->col[col].type;
 }
 
-template <bool A = true>
-GH_HD double
-gh_at_fadd(double *p, double v)
+/* The type of the value aggregate sp folds: a constant's own, or its column's. */
+GH_HD uint8_t
+gh_agg_in_type(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_spec &sp)
 {
-	double		o;
-
-	GH_AT(o = atomicAdd(p, v), (o = *p, *p = o + v));
-	return o;
-}
-
-template <bool A = true>
-GH_HD float
-gh_at_fadd4(float *p, float v)
-{
-	float		o;
-
-	GH_AT(o = atomicAdd(p, v), (o = *p, *p = o + v));
-	return o;
-}
-
-template <bool A = true>
-GH_HD void
-gh_at_min(int64_t *p, int64_t v)
-{
-	GH_AT(atomicMin((long long *) p, (long long) v), (*p = v < *p ? v : *p));
-}
-
-template <bool A = true>
-GH_HD void
-gh_at_max(int64_t *p, int64_t v)
-{
-	GH_AT(atomicMax((long long *) p, (long long) v), (*p = v > *p ? v : *p));
-}
-
-template <bool A = true>
-GH_HD uint64_t
-gh_at_cas(uint64_t *p, uint64_t expect, uint64_t v)
-{
-	uint64_t	o;
-
-	GH_AT(o = atomicCAS((unsigned long long *) p, (unsigned long long) expect,
-						(unsigned long long) v),
-		  (o = *p, *p = o == expect ? v : o));
-	return o;
-}
-
-template <bool A = true>
-GH_HD void
-gh_at_or(uint32_t *p, uint32_t v)
-{
-	GH_AT(atomicOr(p, v), (*p |= v));
-}
-
-/* Adds (v0, v1, v2) to the 192-bit sum w, carrying as described above. */
-template <bool A = true>
-GH_HD void
-gh_acc_add3(uint64_t *w, uint64_t v0, uint64_t v1, uint64_t v2)
-{
-	uint64_t	c = 0,
-				c2 = 0;
-
-	if (v0 != 0 && gh_at_add<A>(&w[0], v0) + v0 < v0)
-		c = 1;
-	if (v1 != 0 && gh_at_add<A>(&w[1], v1) + v1 < v1)
-		c2++;
-	if (c && gh_at_add<A>(&w[1], 1) == ~UINT64_C(0))
-		c2++;
-	if (v2 + c2 != 0)
-		gh_at_add<A>(&w[2], v2 + c2);
-}
-
-/* Adds v, sign-extended to 192 bits. */
-template <bool A = true>
-GH_HD void
-gh_acc_add(uint64_t *w, gh_i128 v)
-{
-	gh_acc_add3<A>(w, (uint64_t) (gh_u128) v, (uint64_t) ((gh_u128) v >> 64),
-				   v < 0 ? ~UINT64_C(0) : 0);
-}
-
-/* ---- numerics ---- */
-
-/* The display scale of numeric data (its header; 0 for NaN and infinities). */
-GH_HD int
-gh_num_dscale(const uint8_t *p)
-{
-	uint32_t	h = gh_ld16(p);
-
-	if ((h & GH_NUM_SIGN_MASK) == GH_NUM_SPECIAL)
-		return 0;
-	if (h & GH_NUM_SHORT)
-		return (int) ((h & 0x1F80) >> 7);
-	return (int) (h & 0x3FFF);
-}
-
-/* 10^e for 0 <= e <= 38 */
-GH_HD gh_u128
-gh_pow10(int e)
-{
-	gh_u128		r = 1;
-
-	for (int i = 0; i < e; i++)
-		r *= 10;
-	return r;
-}
-
-/*
- * A finite numeric as an integer times 10^-scale, exactly: false if it has
- * nonzero digits beyond scale or its magnitude reaches GH_I128_LIMIT.
- */
-GH_HD bool
-gh_num_fixed(const gh_num &n, int scale, gh_i128 *out)
-{
-	gh_u128		v = 0;
-	int			first = 0,
-				last = n.ndigits;
-
-	/* leading and trailing zero digits carry no information */
-	while (first < last && gh_num_digit(n, first) == 0)
-		first++;
-	while (last > first && gh_num_digit(n, last - 1) == 0)
-		last--;
-	if (first == last)
-	{
-		*out = 0;
-		return true;
-	}
-	for (int i = first; i < last; i++)
-	{
-		int			d = gh_num_digit(n, i);
-
-		if (d < 0 || d > 9999 || v >= (gh_u128) GH_I128_LIMIT / 10000)
-			return false;
-		v = v * 10000 + (gh_u128) d;
-	}
-
-	/* v * 10000^(weight - last + 1) * 10^scale */
-	int			e = 4 * (n.weight - first - (last - first) + 1) + scale;
-
-	if (e > 0)
-	{
-		if (e > 38 || v >= (gh_u128) GH_I128_LIMIT / gh_pow10(e))
-			return false;
-		v *= gh_pow10(e);
-	}
-	else if (e < 0)
-	{
-		if (-e > 38)
-			return false;
-
-		gh_u128		p = gh_pow10(-e);
-
-		if (v % p != 0)
-			return false;
-		v /= p;
-	}
-	*out = n.neg ? -(gh_i128) v : (gh_i128) v;
-	return true;
-}
-
-/* v * 10^(to - from), exactly, or false. */
-GH_HD bool
-gh_rescale(gh_i128 v, int from, int to, gh_i128 *out)
-{
-	gh_u128		a = v < 0 ? (gh_u128) (-v) : (gh_u128) v;
-
-	if (to >= from)
-	{
-		if (to - from > 38 || a >= (gh_u128) GH_I128_LIMIT / gh_pow10(to - from))
-			return false;
-		a *= gh_pow10(to - from);
-	}
-	else
-	{
-		if (from - to > 38)
-			return a == 0 ? (*out = 0, true) : false;
-
-		gh_u128		p = gh_pow10(from - to);
-
-		if (a % p != 0)
-			return false;
-		a /= p;
-	}
-	*out = v < 0 ? -(gh_i128) a : (gh_i128) a;
-	return true;
-}
-
-/* Raises the packed (dscale << 40 | count) word by n inputs of dscale: a
- * larger dscale restarts the count at n, an equal one adds n, a smaller one
- * leaves it.  The result does not depend on the order of the calls. */
-template <bool A = true>
-GH_HD void
-gh_scale_note(uint64_t *w, uint32_t dscale, uint64_t n = 1)
-{
-	uint64_t	cur = A ? *(volatile uint64_t *) w : *w;
-
-	for (;;)
-	{
-		uint32_t	d = (uint32_t) (cur >> 40);
-		uint64_t	nv;
-
-		if (dscale < d || (dscale == d && n == 0))
-			return;
-		nv = dscale > d ? ((uint64_t) dscale << 40) | n : cur + n;
-
-		uint64_t	o = gh_at_cas<A>(w, cur, nv);
-
-		if (o == cur)
-			return;
-		cur = o;
-	}
-}
-
-/*
- * The factor 1 - v (sign -1), 1 + v (sign 1) or v (0) of a value v at
- * display scale ds, at that scale: numeric_sub's and numeric_add's result
- * scale is the larger of 1's (0) and v's.  false past GH_I128_LIMIT.
- */
-GH_HD bool
-gh_num_factor(gh_i128 v, int ds, int sign, gh_i128 *out)
-{
-	if (sign == 0)
-	{
-		*out = v;
-		return true;
-	}
-	if (ds > 37)
-		return false;
-
-	/* both below 2^126 in magnitude: the sum fits 128 bits */
-	gh_i128		one = (gh_i128) gh_pow10(ds),
-				r = sign > 0 ? one + v : one - v;
-
-	if (r >= GH_I128_LIMIT || r <= -GH_I128_LIMIT)
-		return false;
-	*out = r;
-	return true;
-}
-
-/* a * b exactly (numeric_mul of two fixed-point values: scales add), or
- * false if its magnitude reaches GH_I128_LIMIT. */
-GH_HD bool
-gh_mul_fit(gh_i128 a, gh_i128 b, gh_i128 *out)
-{
-	gh_u128		ua = a < 0 ? (gh_u128) (-a) : (gh_u128) a,
-				ub = b < 0 ? (gh_u128) (-b) : (gh_u128) b;
-
-	if (ua != 0 && ub > ((gh_u128) GH_I128_LIMIT - 1) / ua)
-		return false;
-	*out = a * b;
-	return true;
-}
-
-/* ---- floats ---- */
-
-/* A double's bits as an int64 that orders as float8_cmp_internal does
- * (every NaN one value, above +Infinity; -0 just below +0).  An
- * involution on the non-NaN values. */
-GH_HD int64_t
-gh_float_key(uint64_t bits)
-{
-	if ((bits & UINT64_C(0x7FFFFFFFFFFFFFFF)) > UINT64_C(0x7FF0000000000000))
-		return INT64_MAX;
-
-	int64_t		s = (int64_t) bits;
-
-	return s >= 0 ? s : s ^ INT64_MAX;
-}
-
-GH_HD uint64_t
-gh_float_unkey(int64_t k)
-{
-	if (k == INT64_MAX)
-		return UINT64_C(0x7FF8000000000000);
-	return (uint64_t) (k >= 0 ? k : k ^ INT64_MAX);
-}
-
-GH_HD bool
-gh_is_float(uint8_t t)
-{
-	return t == GH_T_FLOAT4 || t == GH_T_FLOAT8;
+	return sp.expr == GH_AGG_E_CONST ? sp.type : gh_agg_col_type(scan, agg, sp.col);
 }
 
 /* ---- the group key ---- */
@@ -342,7 +38,7 @@ gh_is_float(uint8_t t)
  * longer than its width (the page is refused).
  */
 GH_HD bool
-gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const uint8_t *page, uint64_t *key,
+gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
 		   uint8_t *nulls)
 {
 	uint64_t	k = 0;
@@ -358,7 +54,7 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const uint8_t *page, uin
 			nm |= (uint8_t) (1u << i);
 		else if (pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT)
 		{
-			const uint8_t *p = page + v.ref;
+			const uint8_t *p = gh_pval_ptr(v, b);
 			uint32_t	len = pk.conv == GH_AGG_KEY_TEXT ? v.len : gh_bpchar_len(p, v.len);
 
 			if (len * 8 > pk.width)
@@ -375,6 +71,42 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const uint8_t *page, uin
 	}
 	*key = k;
 	*nulls = nm;
+	return true;
+}
+
+/*
+ * A call the GPU makes rather than inlines: the qual machine is large, and
+ * inlined into the fold of every aggregate it would cost the kernels that
+ * have no condition the registers (and so the occupancy) it needs.
+ */
+#if defined(__CUDACC__)
+#define GH_HD_CALL static __host__ __device__ __noinline__
+#else
+#define GH_HD_CALL static inline
+#endif
+
+/* Condition sp of agg over a row: GH_QUAL_PASS, _FAIL or _REFUSE. */
+GH_HD_CALL int
+gh_agg_cond(const gh_agg_prog *agg, const gh_agg_spec &sp, const gh_pval *cols, const gh_vbase &b)
+{
+	return gh_qual_exec(agg->insn + sp.cond_start, sp.cond_len, cols, b);
+}
+
+/*
+ * What a row gives before it is folded: its group key (gh_agg_key), and
+ * every condition run once, since one that cannot be evaluated exactly (an
+ * overflow: PostgreSQL's error) refuses the page before anything of it is
+ * folded.  false: refuse.
+ */
+GH_HD bool
+gh_agg_row(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
+		   uint8_t *nulls)
+{
+	if (!gh_agg_key(agg, cols, b, key, nulls))
+		return false;
+	for (int a = 0; a < agg->naggs; a++)
+		if (agg->agg[a].cond_len > 0 && gh_agg_cond(agg, agg->agg[a], cols, b) == GH_QUAL_REFUSE)
+			return false;
 	return true;
 }
 
@@ -416,110 +148,70 @@ enum
 /* A numeric operand: its class, and a finite one's fixed-point value at
  * its own display scale. */
 GH_HD int
-gh_num_operand(const uint8_t *page, const gh_pval &v, gh_i128 *x, int *dscale)
+gh_num_operand(const gh_vbase &b, const gh_pval &v, gh_i128 *x, int *dscale)
 {
 	gh_num		n;
+	const uint8_t *p = gh_pval_ptr(v, b);
 
-	if (!gh_num_decode(page + v.ref, v.len, &n))
+	if (!gh_num_decode(p, v.len, &n))
 		return GH_NUMV_UNFIT;
 	if (n.cls != 0)
 		return n.cls == 2 ? GH_NUMV_NAN : n.cls == 1 ? GH_NUMV_PINF : GH_NUMV_NINF;
-	*dscale = gh_num_dscale(page + v.ref);
+	*dscale = gh_num_dscale(p);
 	return gh_num_fixed(n, *dscale, x) ? GH_NUMV_FINITE : GH_NUMV_UNFIT;
 }
 
-/* Folds one row's value of aggregate sp (input type t) into st. */
-template <bool A = true>
+/* Folds a numeric input of class c (a finite one: x at display scale ds). */
+template <bool A>
 GH_HD void
-gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *cols,
-			const uint8_t *page)
+gh_agg_fold_num(const gh_agg_spec &sp, gh_agg_state *st, int c, gh_i128 x, int ds)
 {
-	if (sp.fn == GH_AGG_COUNT_STAR)
+	if (c == GH_NUMV_UNFIT || sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)
 	{
-		gh_at_add<A>((uint64_t *) &st->count, 1);
+		/* numeric min/max keep the input's own dscale: the CPU's */
+		gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
 		return;
 	}
-
-	const gh_pval &v = cols[sp.col];
-
-	if (v.null || (sp.expr != GH_AGG_E_COL && cols[sp.col2].null) ||
-		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && cols[sp.col3].null))
-		return;
-	if (sp.fn == GH_AGG_COUNT)
+	if (c == GH_NUMV_NAN)
+		gh_at_add<A>((uint64_t *) &st->nan, 1);
+	else if (c == GH_NUMV_PINF)
+		gh_at_add<A>((uint64_t *) &st->pinf, 1);
+	else if (c == GH_NUMV_NINF)
+		gh_at_add<A>((uint64_t *) &st->ninf, 1);
+	else
 	{
-		gh_at_add<A>((uint64_t *) &st->count, 1);
-		return;
-	}
-	if (t == GH_T_NUMERIC)
-	{
-		gh_i128		x = 0;
-		int			ds = 0;
-		int			c = gh_num_operand(page, v, &x, &ds);
+		gh_i128		s;
 
-		if (sp.expr != GH_AGG_E_COL)
+		if (!gh_rescale(x, ds, sp.scale, &s))
 		{
-			gh_i128		y = 0;
-			int			ds2 = 0;
-			int			c2 = gh_num_operand(page, cols[sp.col2], &y, &ds2);
-
-			if (c != GH_NUMV_FINITE || c2 != GH_NUMV_FINITE)
-				c = GH_NUMV_UNFIT;	/* NaN or infinity in the product: the CPU */
-			else if (!gh_num_factor(y, ds2, sp.expr == GH_AGG_E_MUL ? 0 : -1, &y) ||
-					 !gh_mul_fit(x, y, &x))
-				c = GH_NUMV_UNFIT;
-			else
-				ds += ds2;		/* numeric_mul's exact product: dscale the sum */
-			if (c == GH_NUMV_FINITE && sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
-			{
-				gh_i128		z = 0;
-				int			ds3 = 0;
-
-				/* (col * (1 - col2)) * (1 + col3): exact again, dscale + ds3 */
-				if (gh_num_operand(page, cols[sp.col3], &z, &ds3) != GH_NUMV_FINITE ||
-					!gh_num_factor(z, ds3, 1, &z) || !gh_mul_fit(x, z, &x))
-					c = GH_NUMV_UNFIT;
-				else
-					ds += ds3;
-			}
-		}
-		if (c == GH_NUMV_UNFIT || sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)
-		{
-			/* numeric min/max keep the input's own dscale: the CPU's */
 			gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
 			return;
 		}
-		if (c == GH_NUMV_NAN)
-			gh_at_add<A>((uint64_t *) &st->nan, 1);
-		else if (c == GH_NUMV_PINF)
-			gh_at_add<A>((uint64_t *) &st->pinf, 1);
-		else if (c == GH_NUMV_NINF)
-			gh_at_add<A>((uint64_t *) &st->ninf, 1);
-		else
-		{
-			gh_i128		s;
-
-			if (!gh_rescale(x, ds, sp.scale, &s))
-			{
-				gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
-				return;
-			}
-			gh_scale_note<A>(&st->scale_word, (uint32_t) ds);
-			gh_acc_add<A>(st->sum, s);
-			gh_at_add<A>((uint64_t *) &st->count, 1);
-		}
-		return;
+		gh_scale_note<A>(&st->scale_word, (uint32_t) ds);
+		gh_acc_add<A>(st->sum, s);
+		gh_at_add<A>((uint64_t *) &st->count, 1);
 	}
+}
 
+/* Folds a non-NULL by-value input of type t (integers, dates, times and
+ * timestamps as int64, floats as a double's bits) under COUNT, SUM, AVG,
+ * MIN or MAX. */
+template <bool A>
+GH_HD void
+gh_agg_fold_bits(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, uint64_t bits)
+{
 	gh_at_add<A>((uint64_t *) &st->count, 1);
+	if (sp.fn == GH_AGG_COUNT)
+		return;
 	if (gh_is_float(t))
 	{
 		double		d;
 
-		memcpy(&d, &v.bits, 8);
+		memcpy(&d, &bits, 8);
 		if (sp.fn == GH_AGG_MIN)
-			gh_at_min<A>((int64_t *) &st->mm, gh_float_key(v.bits));
+			gh_at_min<A>((int64_t *) &st->mm, gh_float_key(bits));
 		else if (sp.fn == GH_AGG_MAX)
-			gh_at_max<A>((int64_t *) &st->mm, gh_float_key(v.bits));
+			gh_at_max<A>((int64_t *) &st->mm, gh_float_key(bits));
 		else if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
 		{
 			/* float4pl: float arithmetic, its overflow an error */
@@ -541,7 +233,7 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 		return;
 	}
 
-	int64_t		i = (int64_t) v.bits;
+	int64_t		i = (int64_t) bits;
 
 	if (sp.fn == GH_AGG_MIN)
 		gh_at_min<A>((int64_t *) &st->mm, i);
@@ -549,6 +241,99 @@ gh_agg_fold(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st, const gh_pval *c
 		gh_at_max<A>((int64_t *) &st->mm, i);
 	else
 		gh_acc_add<A>(st->sum, (gh_i128) i);
+}
+
+/*
+ * Folds the else value GH_AGG_ELSE_ZERO: a zero of the input type t, an
+ * input like any other (counted).  A numeric 0 has display scale 0, so it
+ * enters numeric_add's scale count as an input of dscale 0 does; a float
+ * 0 is +0.0 (a float sum of -0 inputs and an else 0 is +0, as float8pl's).
+ */
+template <bool A>
+GH_HD void
+gh_agg_fold_zero(const gh_agg_spec &sp, uint8_t t, gh_agg_state *st)
+{
+	if (t == GH_T_NUMERIC && sp.fn != GH_AGG_COUNT)
+		gh_agg_fold_num<A>(sp, st, GH_NUMV_FINITE, 0, 0);
+	else
+		gh_agg_fold_bits<A>(sp, t, st, 0);
+}
+
+/*
+ * Folds one row's value of aggregate sp (input type t: gh_agg_in_type)
+ * into st.  Under a condition that is not TRUE the else value is folded
+ * instead (GH_AGG_ELSE_NULL: nothing); the operands are read only where
+ * it is TRUE, as CASE evaluates its THEN only there.
+ */
+template <bool A = true>
+GH_HD void
+gh_agg_fold(const gh_agg_prog *agg, const gh_agg_spec &sp, uint8_t t, gh_agg_state *st,
+			const gh_pval *cols, const gh_vbase &b)
+{
+	if (sp.fn == GH_AGG_COUNT_STAR)
+	{
+		gh_at_add<A>((uint64_t *) &st->count, 1);
+		return;
+	}
+	if (sp.cond_len > 0 && gh_agg_cond(agg, sp, cols, b) != GH_QUAL_PASS)
+	{
+		if (sp.else_kind == GH_AGG_ELSE_ZERO)
+			gh_agg_fold_zero<A>(sp, t, st);
+		return;
+	}
+	if (sp.expr == GH_AGG_E_CONST)
+	{
+		gh_agg_fold_bits<A>(sp, t, st, (uint64_t) sp.konst);
+		return;
+	}
+
+	const gh_pval &v = cols[sp.col];
+
+	if (v.null || (sp.expr != GH_AGG_E_COL && cols[sp.col2].null) ||
+		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && cols[sp.col3].null))
+		return;
+	if (sp.fn == GH_AGG_COUNT)
+	{
+		gh_at_add<A>((uint64_t *) &st->count, 1);
+		return;
+	}
+	if (t != GH_T_NUMERIC)
+	{
+		gh_agg_fold_bits<A>(sp, t, st, v.bits);
+		return;
+	}
+
+	gh_i128		x = 0;
+	int			ds = 0;
+	int			c = gh_num_operand(b, v, &x, &ds);
+
+	if (sp.expr != GH_AGG_E_COL)
+	{
+		gh_i128		y = 0;
+		int			ds2 = 0;
+		int			c2 = gh_num_operand(b, cols[sp.col2], &y, &ds2);
+
+		if (c != GH_NUMV_FINITE || c2 != GH_NUMV_FINITE)
+			c = GH_NUMV_UNFIT;	/* NaN or infinity in the product: the CPU */
+		else if (!gh_num_factor(y, ds2, sp.expr == GH_AGG_E_MUL ? 0 : -1, &y) ||
+				 !gh_mul_fit(x, y, &x))
+			c = GH_NUMV_UNFIT;
+		else
+			ds += ds2;			/* numeric_mul's exact product: dscale the sum */
+		if (c == GH_NUMV_FINITE && sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
+		{
+			gh_i128		z = 0;
+			int			ds3 = 0;
+
+			/* (col * (1 - col2)) * (1 + col3): exact again, dscale + ds3 */
+			if (gh_num_operand(b, cols[sp.col3], &z, &ds3) != GH_NUMV_FINITE ||
+				!gh_num_factor(z, ds3, 1, &z) || !gh_mul_fit(x, z, &x))
+				c = GH_NUMV_UNFIT;
+			else
+				ds += ds3;
+		}
+	}
+	gh_agg_fold_num<A>(sp, st, c, x, ds);
 }
 
 /*

@@ -8,6 +8,7 @@
 
 #include "gpuhash_agg.h"
 #include "table_internal.h"
+#include "agg_join.cuh"
 
 #include <vector>
 
@@ -24,9 +25,49 @@ struct gh_agg_host_table
 	uint64_t	n_groups = 0;
 };
 
-/* The most groups a request can have: max_groups, or its visible line
- * pointers if fewer (they bound its rows). */
-uint64_t	gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups);
+/*
+ * A built dimension (gh_agg_dim_build): a linear-scheme table of the hash
+ * core over the keys (rowid = position) and the rows' values and heap, all
+ * on its device; view points at them there.
+ */
+struct gh_agg_dim
+{
+	int			device;			/* GPU ordinal, or GH_AGG_HOST */
+	uint64_t	n;
+	int			ninner;
+	uint32_t	max_dup;		/* most rows of one key (1: a unique key) */
+	size_t		bytes;			/* memory held on its device */
+	gh_table   *table;			/* NULL when n is 0 */
+	gh_agg_inval *h_vals;		/* the host twin's (malloc) */
+	uint8_t    *h_heap;
+	void	   *d_mem = nullptr;	/* a GPU's: vals, then heap */
+	gh_dim_view view;
+};
+
+/*
+ * On the dimension's GPU: the values and heap copied to device memory of
+ * at most budget bytes (0: any), the view's rowids and slots pointed at the
+ * table's, max_dup found from its slots.  Released by gh_gpu_agg_dim_release
+ * (the table is gh_free's).
+ */
+gh_status	gh_gpu_agg_dim_upload(gh_agg_dim *d, const gh_agg_inval *vals, const uint8_t *heap,
+								  uint64_t heap_bytes, size_t budget);
+void		gh_gpu_agg_dim_release(gh_agg_dim *d);
+
+/*
+ * The most groups a request can have: max_groups, or its visible line
+ * pointers times per_row (the most pairs a row gives: 1 without a join) if
+ * fewer (they bound its rows).
+ */
+uint64_t	gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups,
+							   uint64_t per_row = 1);
+
+/* One page of the host twin's walk over a join, folded into t: false if it
+ * is refused (host_agg_join.cpp). */
+bool		gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg,
+								  const gh_agg_dim *dim, const uint8_t *page,
+								  const gh_page_ref &ref, const uint16_t *visible,
+								  gh_agg_table &t, gh_agg_stats *s);
 
 /* Slots for a request of at most g groups: a power of two, at least
  * twice g, so that probes stay short. */
@@ -38,9 +79,10 @@ gh_status	gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan,
 						  const gh_agg_prog *agg, gh_agg_groups *out);
 
 /* gh_page_agg on GPU device (gpu_agg.cu; GH_ERR_NO_GPU without CUDA);
- * mapped: page_data read through its host mapping (gh_page_agg_mapped). */
+ * mapped: page_data read through its host mapping (gh_page_agg_mapped);
+ * dim: the join's dimension (on device), or NULL. */
 gh_status	gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
-							const gh_page_ref *refs, uint32_t n_pages,
+							const gh_agg_dim *dim, const gh_page_ref *refs, uint32_t n_pages,
 							const uint8_t *page_data, size_t page_data_bytes,
 							const uint16_t *visible, uint32_t n_visible, uint8_t *refused,
 							gh_agg_groups *out, gh_agg_stats *stats, bool mapped);

@@ -159,11 +159,23 @@ gh_gpu_page_probe(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_
 }
 
 gh_status
-gh_gpu_page_agg(int, const gh_page_scan *, const gh_agg_prog *, const gh_page_ref *, uint32_t,
-				const uint8_t *, size_t, const uint16_t *, uint32_t, uint8_t *, gh_agg_groups *,
-				gh_agg_stats *, bool)
+gh_gpu_page_agg(int, const gh_page_scan *, const gh_agg_prog *, const gh_agg_dim *,
+				const gh_page_ref *, uint32_t, const uint8_t *, size_t, const uint16_t *, uint32_t,
+				uint8_t *, gh_agg_groups *, gh_agg_stats *, bool)
 {
 	return no_gpu();
+}
+
+gh_status
+gh_gpu_agg_dim_upload(gh_agg_dim *, const gh_agg_inval *, const uint8_t *, uint64_t, size_t)
+{
+	return no_gpu();
+}
+
+void
+gh_gpu_agg_dim_release(gh_agg_dim *d)
+{
+	d->d_mem = nullptr;
 }
 
 gh_status

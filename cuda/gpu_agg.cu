@@ -20,7 +20,7 @@
  */
 #include "gpu_common.cuh"
 #include "agg_internal.h"
-#include "agg_fold.cuh"
+#include "agg_join.cuh"
 #include "page_internal.h"
 
 #include <algorithm>
@@ -35,23 +35,69 @@ namespace
 {
 
 /*
+ * Folds each lane's row (group g, -1: none) of a warp: the lanes whose rows
+ * fall in one group (__match_any_sync over the group's slot) fold their
+ * rows into states of their own, the group's lowest lane adds its peers'
+ * states to its own and then the sum to the table with atomics: one set of
+ * atomics per group and warp rather than per row, which is what keeps a
+ * few hot groups from serializing every row on the same words.  Every lane
+ * of the warp calls it.
+ */
+__device__ void
+warp_fold(const gh_page_scan *scan, const gh_agg_prog *agg, gh_agg_table &t, long long g,
+		  const gh_pval *cols, const gh_vbase &b, gh_agg_state *s_state)
+{
+	const int	naggs = agg->naggs,
+				lane = threadIdx.x & 31,
+				wbase = threadIdx.x & ~31;
+	unsigned	peers = __match_any_sync(0xFFFFFFFFu, (unsigned long long) g);
+	bool		lead = g >= 0 && lane == __ffs(peers) - 1;
+
+	for (int a = 0; a < naggs; a++)
+	{
+		const gh_agg_spec &sp = agg->agg[a];
+		uint8_t		ty = gh_agg_in_type(scan, agg, sp);
+		gh_agg_state c;
+
+		gh_agg_state_init(sp, &c);
+		if (g >= 0)
+			gh_agg_fold<false>(agg, sp, ty, &c, cols, b);
+		s_state[threadIdx.x] = c;
+		__syncwarp();
+		if (lead)
+			for (unsigned m = peers & ~(1u << lane); m; m &= m - 1)
+				gh_agg_state_add<false>(sp, ty, &c, s_state[wbase + __ffs(m) - 1]);
+		__syncwarp();
+		if (lead)
+			gh_agg_state_add<true>(sp, ty, &t.states[(uint64_t) g * naggs + a], c);
+	}
+}
+
+/*
  * MAPPED: pages is the buffer pool read in place through its host mapping:
  * volatile loads (__ldcv), not the read-only cache path, as gpu_page.cu's
  * walk does (a page may take a hint bit while it is read).
+ *
+ * JOIN: each passing row is joined to dim's rows of its key (agg_join.cuh):
+ * the first phase keeps a slot's inner rows (off, cnt) where it kept its
+ * group key, the second folds pair m of every lane's row in step m, up to
+ * the warp's largest count, lanes past their own count folding nothing, so
+ * that every lane takes part in the warp's fold.
  */
-template <bool MAPPED>
+template <bool MAPPED, bool JOIN>
 __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
 		   const uint16_t *__restrict__ visible, uint8_t *__restrict__ refused,
-		   gh_agg_table t, unsigned long long *__restrict__ counts)
+		   gh_agg_table t, unsigned long long *__restrict__ counts, gh_dim_view dim, bool lean)
 {
 	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
 	__shared__ int s_refuse,
 				s_n,
 				s_nitems;
 	__shared__ unsigned s_tuples,
-				s_passed;
+				s_passed,
+				s_pairs;
 	__shared__ gh_agg_state s_state[AGG_THREADS];
 
 	const uint32_t p = blockIdx.x;
@@ -71,6 +117,7 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 		s_tuples = 0;
 		s_passed = 0;
+		s_pairs = 0;
 		s_n = gh_walk_slots(page, ref, &nitems);
 		s_nitems = nitems;
 		s_refuse = s_n < 0;
@@ -79,8 +126,9 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 	const int	n = s_n,
 				nitems = s_nitems;
-	gh_pval		cols[GH_PAGE_MAX_ATTS];
-	uint64_t	keys[AGG_SLOTS_PER_THREAD];
+	const gh_vbase b = gh_vbase_of(page, scan->pool, JOIN ? dim.heap : nullptr);
+	gh_pval		cols[JOIN ? GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER : GH_PAGE_MAX_ATTS];
+	uint64_t	keys[AGG_SLOTS_PER_THREAD];	/* JOIN: the inner rows, off << 32 | cnt */
 	uint8_t		nulls[AGG_SLOTS_PER_THREAD];
 	bool		pass[AGG_SLOTS_PER_THREAD];
 	unsigned	nt = 0,
@@ -92,6 +140,8 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 		int			s = threadIdx.x + k * AGG_THREADS;
 
 		pass[k] = false;
+		keys[k] = 0;
+		nulls[k] = 0;
 		if (s >= n)
 			continue;
 
@@ -103,9 +153,20 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 		else if (r == GH_WALK_OK)
 		{
 			nt++;
-			if (o.passed)
+			if (o.passed && JOIN)
 			{
-				if (!gh_agg_key(agg, cols, page, &keys[k], &nulls[k]))
+				gh_hit		h = {0, 0};
+				bool		some = false;
+
+				/* the pairs that pass are counted as they are folded */
+				if (!gh_join_row(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
+					s_refuse = 1;
+				keys[k] = (uint64_t) h.off << 32 | h.cnt;
+				pass[k] = some;
+			}
+			else if (o.passed)
+			{
+				if (!gh_agg_row(agg, cols, b, &keys[k], &nulls[k]))
 					s_refuse = 1;
 				pass[k] = true;
 				np++;
@@ -132,52 +193,53 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 			atomicAdd(&counts[1], (unsigned long long) s_passed);
 	}
 
-	/*
-	 * Fold, a warp at a time: the lanes whose rows fall in one group
-	 * (__match_any_sync over the group's slot) fold their rows into states
-	 * of their own, the group's lowest lane adds its peers' states to its
-	 * own and then the sum to the table with atomics: one set of atomics
-	 * per group and warp rather than per row, which is what keeps a few
-	 * hot groups from serializing every row on the same words.
-	 */
-	const int	naggs = agg->naggs,
-				lane = threadIdx.x & 31,
-				wbase = threadIdx.x & ~31;
+	unsigned	npairs = 0;
 
 #pragma unroll 1
 	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
 	{
-		long long	g = -1;
-
 		if (pass[k])
 		{
 			gh_walk_out o;
 
 			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
-			g = gh_agg_find(t, agg, keys[k], nulls[k]);
 		}
-
-		unsigned	peers = __match_any_sync(0xFFFFFFFFu, (unsigned long long) g);
-		bool		lead = g >= 0 && lane == __ffs(peers) - 1;
-
-		for (int a = 0; a < naggs; a++)
+		if (!JOIN)
 		{
-			const gh_agg_spec &sp = agg->agg[a];
-			uint8_t		ty = scan->col[sp.col].type;
-			gh_agg_state c;
-
-			gh_agg_state_init(sp, &c);
-			if (g >= 0)
-				gh_agg_fold<false>(sp, ty, &c, cols, page);
-			s_state[threadIdx.x] = c;
-			__syncwarp();
-			if (lead)
-				for (unsigned m = peers & ~(1u << lane); m; m &= m - 1)
-					gh_agg_state_add<false>(sp, ty, &c, s_state[wbase + __ffs(m) - 1]);
-			__syncwarp();
-			if (lead)
-				gh_agg_state_add<true>(sp, ty, &t.states[(uint64_t) g * naggs + a], c);
+			warp_fold(scan, agg, t, pass[k] ? gh_agg_find(t, agg, keys[k], nulls[k]) : -1, cols,
+					  b, s_state);
+			continue;
 		}
+
+		/* pair m of each lane's row in step m; most rows have 0 or 1 */
+		uint32_t	cnt = pass[k] ? (uint32_t) keys[k] : 0,
+					off = (uint32_t) (keys[k] >> 32),
+					steps = __reduce_max_sync(0xFFFFFFFFu, cnt);
+
+#pragma unroll 1
+		for (uint32_t m = 0; m < steps; m++)
+		{
+			long long	g = -1;
+
+			if (m < cnt && gh_join_pair(agg, dim, off + m, cols, b) == GH_QUAL_PASS)
+			{
+				uint64_t	key = 0;
+				uint8_t		nm = 0;
+
+				npairs++;
+				gh_agg_key(agg, cols, b, &key, &nm);
+				g = gh_agg_find(t, agg, key, nm);
+			}
+			warp_fold(scan, agg, t, g, cols, b, s_state);
+		}
+	}
+	if (JOIN)
+	{
+		if (npairs)
+			atomicAdd(&s_pairs, npairs);
+		__syncthreads();
+		if (threadIdx.x == 0 && s_pairs)
+			atomicAdd(&counts[1], (unsigned long long) s_pairs);
 	}
 }
 
@@ -336,12 +398,14 @@ reserve(agg_scratch *s, size_t d_bytes, size_t h_bytes)
  * rest of the records, if any, in a second.
  */
 gh_status
-fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
-	 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
-	 uint32_t n_visible, uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
+fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
+	 const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+	 const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
+	 gh_agg_stats *stats, bool mapped)
 {
 	int			na = agg->naggs;
-	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups,
+										   dim ? dim->max_dup : 1);
 	uint64_t	slots = gh_agg_slots(bound);
 	size_t		rec = REC_HEAD + sizeof(gh_agg_state) * na;
 	uint64_t	first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / rec));
@@ -419,12 +483,28 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		const gh_page_ref *d_refs = (const gh_page_ref *) (d + i_refs);
 		const uint16_t *d_vis = (const uint16_t *) (d + i_vis);
 
-		if (mapped)
-			agg_kernel<true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs, d_vis,
-															  d + o_ref, t, cnt);
+		gh_dim_view dv;
+
+		if (dim)
+			dv = dim->view;
 		else
-			agg_kernel<false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-															   d_vis, d + o_ref, t, cnt);
+			memset(&dv, 0, sizeof(dv));
+
+		const bool	lean = dim && !gh_join_may_refuse(agg, dv);
+
+		if (mapped && dim)
+			agg_kernel<true, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
+																	d_vis, d + o_ref, t, cnt, dv, lean);
+		else if (mapped)
+			agg_kernel<true, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
+																	 d_vis, d + o_ref, t, cnt, dv, lean);
+		else if (dim)
+			agg_kernel<false, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
+																	 d_vis, d + o_ref, t, cnt, dv, lean);
+		else
+			agg_kernel<false, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages,
+																	  d_refs, d_vis, d + o_ref, t,
+																	  cnt, dv, lean);
 		GH_LAUNCHED();
 		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec);
 		GH_LAUNCHED();
@@ -508,7 +588,8 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 gh_status
 gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
-				const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+				const gh_agg_dim *dim, const gh_page_ref *refs, uint32_t n_pages,
+				const uint8_t *page_data,
 				size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
 				uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
 {
@@ -523,7 +604,7 @@ gh_gpu_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	gh_status	st = scratch_of(device, &s);
 
 	if (st == GH_OK)
-		st = fold(s, scan, agg, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+		st = fold(s, scan, agg, dim, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
 				  refused, out, stats, mapped);
 	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL && s != nullptr)
 	{

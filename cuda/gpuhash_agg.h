@@ -142,7 +142,7 @@ typedef struct gh_agg_dim gh_agg_dim;	/* opaque: a built dimension */
  * rows: keys[i] is row i's packed key, vals[i * ninner + j] its column j
  * (heap_bytes of by-reference data in heap).  The rows are copied: the
  * caller's arrays may go once it returns.  max_device_bytes bounds the GPU
- * memory it takes (0: none): beyond it GH_ERR_OUT_OF_MEMORY, nothing held.
+ * memory it takes (0: none): beyond it GH_ERR_GPU_MEMORY, nothing held.
  */
 gh_status	gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n,
 							 const gh_agg_inval *vals, int ninner,
@@ -264,7 +264,9 @@ typedef struct gh_agg_stats
 	uint64_t	pages;
 	uint64_t	refused;
 	uint64_t	tuples;
-	uint64_t	passed;			/* rows folded */
+	uint64_t	passed;			/* rows folded (over a join: the (row,
+								 * inner row) pairs that passed the join
+								 * qual) */
 	double		kernel_ms;		/* GPU: CUDA events around the walk and fold */
 	double		copy_ms;		/* GPU: pages in, groups out */
 } gh_agg_stats;

@@ -195,7 +195,7 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 
 			*d = ta ? a->states[i * na + x] : b->states[j * na + x];
 			if (ta && tb)
-				combine(agg->agg[x], scan->col[agg->agg[x].col].type, d, &b->states[j * na + x]);
+				combine(agg->agg[x], gh_agg_in_type(scan, agg, agg->agg[x]), d, &b->states[j * na + x]);
 			f |= (d->flags & (GH_AGG_S_FALLBACK | GH_AGG_S_FLOAT_OVERFLOW)) != 0;
 		}
 		fb += f;
@@ -220,6 +220,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		  const gh_page_ref &ref, const uint16_t *visible, gh_agg_table &t, gh_agg_stats *s)
 {
 	static thread_local gh_pval cols[GH_PAGE_MAX_ATTS];
+	const gh_vbase b = gh_vbase_of(page, scan->pool);
 	int			nitems;
 	int			n = gh_walk_slots(page, ref, &nitems);
 
@@ -244,7 +245,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_agg_key(agg, cols, page, &keys[np], &nulls[np]))
+		if (!gh_agg_row(agg, cols, b, &keys[np], &nulls[np]))
 			return false;
 		pass[np++] = slot;
 	}
@@ -261,13 +262,33 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		if (g < 0)
 			return true;		/* the request overflowed: nothing it holds is used */
 		for (int a = 0; a < agg->naggs; a++)
-			gh_agg_fold(agg->agg[a], scan->col[agg->agg[a].col].type,
-						&t.states[(uint64_t) g * agg->naggs + a], cols, page);
+			gh_agg_fold(agg, agg->agg[a], gh_agg_in_type(scan, agg, agg->agg[a]),
+						&t.states[(uint64_t) g * agg->naggs + a], cols, b);
 	}
 	return true;
 }
 
 }								/* namespace */
+
+/* A column index of agg: the scan's (deformed) or the dimension's. */
+static bool
+col_ok(const gh_page_scan *scan, const gh_agg_prog *agg, int col)
+{
+	if (col >= 0 && col < scan->natts)
+		return true;
+	return col >= GH_AGG_INNER_COL0 && col < GH_AGG_INNER_COL0 + agg->join.ninner;
+}
+
+/* An insn range of agg: within ninsns, a qual program over the columns of
+ * types (gh_qual_check: the scan's checks, factored). */
+static gh_status
+check_range(const gh_page_scan *scan, const gh_agg_prog *agg, int start, int len,
+			const uint8_t *types, const char *what, int i)
+{
+	if (start < 0 || len < 0 || start > agg->ninsns || len > agg->ninsns - start)
+		return bad(what, i);
+	return gh_qual_check(scan, agg->insn + start, len, types, GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER);
+}
 
 gh_status
 gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
@@ -280,15 +301,37 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	if (agg->naggs < 1 || agg->naggs > GH_AGG_MAX_AGGS)
 		return bad("naggs out of range", agg->naggs);
 
+	/* the join: its columns, and the instructions it and the conditions use */
+	const gh_agg_join &jn = agg->join;
+	uint8_t		types[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+
+	if (jn.ninner < 0 || jn.ninner > GH_AGG_MAX_INNER)
+		return bad("ninner out of range", jn.ninner);
+	if (agg->ninsns < 0 || agg->ninsns > GH_AGG_MAX_INSNS)
+		return bad("ninsns out of range", agg->ninsns);
+	memset(types, GH_T_SKIP, sizeof(types));
+	for (int c = 0; c < scan->natts; c++)
+		types[c] = scan->col[c].type;
+	for (int j = 0; j < jn.ninner; j++)
+	{
+		if (jn.inner_type[j] == GH_T_SKIP || jn.inner_type[j] > GH_T_BPCHAR)
+			return bad("inner column of no type", j);
+		types[GH_AGG_INNER_COL0 + j] = jn.inner_type[j];
+	}
+	if (jn.jq_len != 0 && jn.ninner == 0)
+		return bad("a join qual without a join", 0);
+	GH_PAGE_CHECK(check_range(scan, agg, jn.jq_start, jn.jq_len, types,
+							  "join qual outside the instructions", 0));
+
 	int			bits = 0;
 
 	for (int i = 0; i < agg->nkeys; i++)
 	{
 		const gh_page_key &k = agg->key[i];
 
-		if (k.col < 0 || k.col >= scan->natts)
+		if (!col_ok(scan, agg, k.col))
 			return bad("key column out of range", i);
-		if (!is_key_conv_ok(k, scan->col[k.col].type))
+		if (!is_key_conv_ok(k, gh_agg_col_type(scan, agg, k.col)))
 			return bad("key conversion does not fit its column", i);
 		if (k.width < 1 || k.width > 64 ||
 			((k.conv == GH_AGG_KEY_BPCHAR || k.conv == GH_AGG_KEY_TEXT) && k.width > 56))
@@ -301,31 +344,51 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	{
 		const gh_agg_spec &sp = agg->agg[a];
 
-		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
+		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_CONST)
 			return bad("unknown aggregate or expression", a);
 		if (sp.fn == GH_AGG_COUNT_STAR)
 		{
-			if (sp.col < 0 || sp.col >= scan->natts)
+			/* count(*) FILTER is not a CASE: the planner keeps it */
+			if (!col_ok(scan, agg, sp.col))
 				return bad("COUNT(*) needs any valid column index", a);
+			if (sp.cond_len != 0 || sp.expr != GH_AGG_E_COL)
+				return bad("COUNT(*) takes no condition or constant", a);
 			continue;
 		}
-		if (sp.col < 0 || sp.col >= scan->natts)
-			return bad("aggregate column out of range", a);
+		if (sp.cond_len != 0)
+		{
+			if (sp.else_kind > GH_AGG_ELSE_ZERO)
+				return bad("unknown else value", a);
+			GH_PAGE_CHECK(check_range(scan, agg, sp.cond_start, sp.cond_len, types,
+									  "condition outside the instructions", a));
+		}
 
-		uint8_t		t = scan->col[sp.col].type;
+		uint8_t		t;
 
-		if (t == GH_T_SKIP)
-			return bad("aggregate column not deformed", a);
+		if (sp.expr == GH_AGG_E_CONST)
+		{
+			t = sp.type;
+			if (!is_int(t))
+				return bad("a constant of a type that is not an integer", a);
+		}
+		else
+		{
+			if (!col_ok(scan, agg, sp.col))
+				return bad("aggregate column out of range", a);
+			t = gh_agg_col_type(scan, agg, sp.col);
+			if (t == GH_T_SKIP)
+				return bad("aggregate column not deformed", a);
+		}
 		if (sp.fn == GH_AGG_COUNT)
 			continue;
-		if (sp.expr != GH_AGG_E_COL)
+		if (sp.expr != GH_AGG_E_COL && sp.expr != GH_AGG_E_CONST)
 		{
-			if (sp.col2 < 0 || sp.col2 >= scan->natts || t != GH_T_NUMERIC ||
-				scan->col[sp.col2].type != GH_T_NUMERIC)
+			if (!col_ok(scan, agg, sp.col2) || t != GH_T_NUMERIC ||
+				gh_agg_col_type(scan, agg, sp.col2) != GH_T_NUMERIC)
 				return bad("arithmetic takes two numeric columns", a);
 			if (sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS &&
-				(sp.col3 < 0 || sp.col3 >= scan->natts ||
-				 scan->col[sp.col3].type != GH_T_NUMERIC))
+				(!col_ok(scan, agg, sp.col3) ||
+				 gh_agg_col_type(scan, agg, sp.col3) != GH_T_NUMERIC))
 				return bad("arithmetic takes three numeric columns", a);
 			if (sp.fn != GH_AGG_SUM && sp.fn != GH_AGG_AVG)
 				return bad("arithmetic only under SUM and AVG", a);
@@ -340,6 +403,9 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 		else if (!is_int(t) && !gh_is_float(t) && t != GH_T_DATE && t != GH_T_TIMESTAMP &&
 				 t != GH_T_TIME)
 			return bad("MIN/MAX of this type stays on the CPU", a);
+		if (sp.else_kind == GH_AGG_ELSE_ZERO && sp.cond_len != 0 &&
+			t != GH_T_NUMERIC && !is_int(t) && !gh_is_float(t))
+			return bad("an else 0 of a type that has no zero", a);
 	}
 	return GH_OK;
 }
@@ -371,12 +437,15 @@ gh_agg_groups_free(gh_agg_groups *g)
 }
 
 uint64_t
-gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups)
+gh_agg_group_bound(const gh_page_ref *refs, uint32_t n_pages, uint64_t max_groups,
+				   uint64_t per_row)
 {
 	uint64_t	rows = 0;
 
 	for (uint32_t p = 0; p < n_pages; p++)
 		rows += refs[p].nvis == GH_PAGE_ALL_VISIBLE ? refs[p].maxoff : refs[p].nvis;
+	/* pairs: rows times per_row, saturating */
+	rows = per_row > 1 && rows > UINT64_MAX / per_row ? UINT64_MAX : rows * per_row;
 	/* a group's index is 32 bits, UINT32_MAX marking none */
 	return std::min(std::min(rows, max_groups), (uint64_t) UINT32_MAX - 1);
 }
@@ -422,7 +491,7 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 		for (int a = 0; a < na; a++)
 		{
 			st[i * na + a] = t.states[(uint64_t) t.group[idx[i]] * na + a];
-			gh_agg_state_finish(agg->agg[a], scan->col[agg->agg[a].col].type, &st[i * na + a]);
+			gh_agg_state_finish(agg->agg[a], gh_agg_in_type(scan, agg, agg->agg[a]), &st[i * na + a]);
 		}
 	}
 	req.keys = keys.data();
@@ -440,22 +509,31 @@ gh_agg_merge(gh_agg_groups *dst, const gh_agg_groups *src, const gh_page_scan *s
 	return merge_sets(dst, src, agg, scan, dst);
 }
 
-/* Both entries; the host twin reads pages where they lie in either mode. */
+/* The three entries (dim: the join's, or NULL); the host twin reads pages
+ * where they lie in either mode. */
 static gh_status
-page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_page_ref *refs,
-		 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
-		 const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
-		 gh_agg_stats *stats, bool mapped)
+page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
+		 const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+		 size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible, uint8_t *refused,
+		 gh_agg_groups *out, gh_agg_stats *stats, bool mapped)
 {
 	size_t		n_out = 0;
 
 	GH_PAGE_CHECK(gh_agg_prog_check(scan, agg));
 	if (!out || out->naggs != agg->naggs)
 		return gh_error(GH_ERR_INVALID, "aggregation: the group set is not this program's");
+	if (!dim && agg->join.ninner != 0)
+		return gh_error(GH_ERR_INVALID, "aggregation: a program over a join needs its dimension");
+	if (dim && (dim->ninner != agg->join.ninner || dim->device != device))
+		return gh_error(GH_ERR_INVALID, "aggregation: the dimension (%d columns, device %d) is "
+						"not the program's (%d columns, device %d)", dim->ninner, dim->device,
+						agg->join.ninner, device);
+	if (dim && scan->nkeys < 1)
+		return gh_error(GH_ERR_INVALID, "aggregation: a join without a join key");
 	GH_PAGE_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 										n_visible, nullptr, 0, &n_out, refused));
 	if (device != GH_AGG_HOST)
-		return gh_gpu_page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes,
+		return gh_gpu_page_agg(device, scan, agg, dim, refs, n_pages, page_data, page_data_bytes,
 							   visible, n_visible, refused, out, stats, mapped);
 
 	gh_agg_host_table ht;
@@ -465,8 +543,9 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 	memset(&s, 0, sizeof(s));
 
-	/* a table for the request's groups: max_groups, or its rows if fewer */
-	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups);
+	/* a table for the request's groups: max_groups, or its pairs if fewer */
+	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups,
+										   dim ? dim->max_dup : 1);
 
 	ht.slots = gh_agg_slots(bound);
 	ht.ctrl.assign(ht.slots, GH_AGG_SLOT_EMPTY);
@@ -489,7 +568,10 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	t.naggs = agg->naggs;
 	for (uint32_t p = 0; p < n_pages; p++)
 	{
-		refused[p] = !fold_page(scan, agg, page_data + refs[p].offset, refs[p], visible, t, &s);
+		const uint8_t *page = page_data + refs[p].offset;
+
+		refused[p] = !(dim ? gh_agg_fold_page_join(scan, agg, dim, page, refs[p], visible, t, &s)
+					   : fold_page(scan, agg, page, refs[p], visible, t, &s));
 		s.refused += refused[p];
 	}
 	s.pages = n_pages;
@@ -508,8 +590,8 @@ gh_page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const 
 			const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
 			gh_agg_stats *stats)
 {
-	return page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes, visible,
-					n_visible, refused, out, stats, false);
+	return page_agg(device, scan, agg, nullptr, refs, n_pages, page_data, page_data_bytes,
+					visible, n_visible, refused, out, stats, false);
 }
 
 gh_status
@@ -518,6 +600,19 @@ gh_page_agg_mapped(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
 				   uint8_t *refused, gh_agg_groups *out, gh_agg_stats *stats)
 {
-	return page_agg(device, scan, agg, refs, n_pages, page_data, page_data_bytes, visible,
+	return page_agg(device, scan, agg, nullptr, refs, n_pages, page_data, page_data_bytes,
+					visible, n_visible, refused, out, stats, true);
+}
+
+gh_status
+gh_page_agg_join_mapped(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
+						const gh_agg_dim *dim, const gh_page_ref *refs, uint32_t n_pages,
+						const uint8_t *page_data, size_t page_data_bytes,
+						const uint16_t *visible, uint32_t n_visible, uint8_t *refused,
+						gh_agg_groups *out, gh_agg_stats *stats)
+{
+	if (!dim)
+		return gh_error(GH_ERR_INVALID, "aggregation over a join: no dimension");
+	return page_agg(device, scan, agg, dim, refs, n_pages, page_data, page_data_bytes, visible,
 					n_visible, refused, out, stats, true);
 }

@@ -240,14 +240,27 @@ check_keys(const gh_page_scan *s)
 gh_status
 check_program(const gh_page_scan *s)
 {
-	uint8_t		st[GH_PAGE_STACK];
-	int			sp = 0;
+	uint8_t		types[GH_PAGE_MAX_ATTS];
 
 	if (s->ninsns < 0 || s->ninsns > GH_PAGE_MAX_INSNS)
 		return bad("ninsns out of range", s->ninsns);
-	for (int i = 0; i < s->ninsns; i++)
+	for (int a = 0; a < s->natts; a++)
+		types[a] = s->col[a].type;
+	return gh_qual_check(s, s->insn, s->ninsns, types, s->natts);
+}
+
+}								/* namespace */
+
+gh_status
+gh_qual_check(const gh_page_scan *s, const gh_qinsn *insn, int ninsns, const uint8_t *types,
+			  int ntypes)
+{
+	uint8_t		st[GH_PAGE_STACK];
+	int			sp = 0;
+
+	for (int i = 0; i < ninsns; i++)
 	{
-		const gh_qinsn &in = s->insn[i];
+		const gh_qinsn &in = insn[i];
 		uint32_t	next;
 
 		switch (in.op)
@@ -259,9 +272,9 @@ check_program(const gh_page_scan *s)
 					return bad("qual stack deeper than the walker takes", i);
 				if (in.op == GH_Q_COL)
 				{
-					if (in.a >= (uint32_t) s->natts || s->col[in.a].type == GH_T_SKIP)
+					if (in.a >= (uint32_t) ntypes || types[in.a] == GH_T_SKIP)
 						return bad("a column that is not a needed column", i);
-					st[sp++] = s->col[in.a].type;
+					st[sp++] = types[in.a];
 				}
 				else if (in.op == GH_Q_CONST)
 				{
@@ -376,10 +389,13 @@ check_program(const gh_page_scan *s)
 				return bad("unknown qual operation", i);
 		}
 	}
-	if (s->ninsns > 0 && (sp != 1 || (st[0] != GH_T_BOOL && st[0] != T_NULL)))
-		return bad("the program does not leave one boolean", s->ninsns);
+	if (ninsns > 0 && (sp != 1 || (st[0] != GH_T_BOOL && st[0] != T_NULL)))
+		return bad("the program does not leave one boolean", ninsns);
 	return GH_OK;
 }
+
+namespace
+{
 
 /* A page's walk on the host: its rows in slot order, or false (refused). */
 bool

@@ -45,9 +45,14 @@ enum
  * One value on the walker's stack or in a deformed column.  bits holds
  * integers (sign- or zero-extended to 64 bits as their type's Datum is),
  * booleans as 0/1 and floats as a double's bits; varlenas (numeric, text)
- * are ref/len: their data after the header, in the page (pool = 0) or in
- * the scan's constant pool (pool = 1).
+ * are ref/len: their data after the header, in the page (pool =
+ * GH_IN_PAGE), the scan's constant pool (GH_IN_POOL) or a dimension's heap
+ * (GH_IN_HEAP: an inner column of the aggregate over a join).
  */
+#define GH_IN_PAGE	0
+#define GH_IN_POOL	1
+#define GH_IN_HEAP	2
+
 struct gh_pval
 {
 	uint64_t	bits;

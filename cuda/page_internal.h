@@ -38,6 +38,16 @@ gh_status	gh_page_check_request(const gh_page_scan *scan, const gh_page_ref *ref
 								  size_t capacity, const size_t *n_out,
 								  const uint8_t *refused);
 
+/*
+ * Checks the qual program insn[0 .. ninsns) over columns of types[0 ..
+ * ntypes) (GH_T_SKIP: not readable), its constants in s's pool: well-typed,
+ * its stack within the walker's, leaving one boolean.  gh_page_scan_check
+ * runs it on the scan's quals, gh_agg_prog_check on the join qual and the
+ * conditions.
+ */
+gh_status	gh_qual_check(const gh_page_scan *s, const gh_qinsn *insn, int ninsns,
+						  const uint8_t *types, int ntypes);
+
 /* Propagates a gh_status (the GPU side has GH_CHECK for the same). */
 #define GH_PAGE_CHECK(expr) \
 	do { \

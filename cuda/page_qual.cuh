@@ -22,10 +22,33 @@ enum
 	GH_QUAL_REFUSE = 2
 };
 
-GH_HD const uint8_t *
-gh_pval_ptr(const gh_pval &v, const uint8_t *page, const uint8_t *pool)
+/*
+ * Where by-reference values lie: the page walked, the program's constant
+ * pool and, in the aggregate over a join, the dimension's heap (NULL
+ * elsewhere: no value refers to it then).
+ */
+struct gh_vbase
 {
-	return (v.pool ? pool : page) + v.ref;
+	const uint8_t *page;
+	const uint8_t *pool;
+	const uint8_t *heap;
+};
+
+GH_HD gh_vbase
+gh_vbase_of(const uint8_t *page, const uint8_t *pool, const uint8_t *heap = nullptr)
+{
+	gh_vbase	b;
+
+	b.page = page;
+	b.pool = pool;
+	b.heap = heap;
+	return b;
+}
+
+GH_HD const uint8_t *
+gh_pval_ptr(const gh_pval &v, const gh_vbase &b)
+{
+	return (v.pool == GH_IN_PAGE ? b.page : v.pool == GH_IN_POOL ? b.pool : b.heap) + v.ref;
 }
 
 GH_HD double
@@ -42,8 +65,7 @@ gh_bits_double(uint64_t b)
  * malformed (refuse).
  */
 GH_HD int
-gh_pval_cmp(const gh_pval &l, const gh_pval &r, uint8_t mode, const uint8_t *page,
-			const uint8_t *pool)
+gh_pval_cmp(const gh_pval &l, const gh_pval &r, uint8_t mode, const gh_vbase &vb)
 {
 	switch (mode)
 	{
@@ -54,8 +76,8 @@ gh_pval_cmp(const gh_pval &l, const gh_pval &r, uint8_t mode, const uint8_t *pag
 				gh_num		a,
 							b;
 
-				if (!gh_num_decode(gh_pval_ptr(l, page, pool), l.len, &a) ||
-					!gh_num_decode(gh_pval_ptr(r, page, pool), r.len, &b))
+				if (!gh_num_decode(gh_pval_ptr(l, vb), l.len, &a) ||
+					!gh_num_decode(gh_pval_ptr(r, vb), r.len, &b))
 					return 2;
 				return gh_num_cmp(a, b);
 			}
@@ -66,8 +88,8 @@ gh_pval_cmp(const gh_pval &l, const gh_pval &r, uint8_t mode, const uint8_t *pag
 		case GH_M_TEXT:
 		case GH_M_BPCHAR:
 			{
-				const uint8_t *a = gh_pval_ptr(l, page, pool),
-						   *b = gh_pval_ptr(r, page, pool);
+				const uint8_t *a = gh_pval_ptr(l, vb),
+						   *b = gh_pval_ptr(r, vb);
 				uint32_t	la = l.len,
 							lb = r.len;
 
@@ -94,7 +116,7 @@ gh_pool_value(const uint8_t *pool, uint32_t off, uint8_t mode, uint32_t *next)
 	uint32_t	end;
 
 	v.null = 0;
-	v.pool = 1;
+	v.pool = GH_IN_POOL;
 	v.bits = 0;
 	v.ref = 0;
 	v.len = 0;
@@ -180,21 +202,22 @@ gh_arith(uint8_t op, uint8_t mode, int64_t l, int64_t r, int64_t *res)
 }
 
 /*
- * Runs the qual program over a tuple's deformed columns.  An empty program
- * passes every row.
+ * Runs the qual program insn[0 .. ninsns) (the scan's, or a range of an
+ * aggregation program's: its join qual, a condition) over a row's columns,
+ * its constants in b.pool.  An empty program passes every row.
  */
 GH_HD int
-gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
+gh_qual_exec(const gh_qinsn *insn, int ninsns, const gh_pval *cols, const gh_vbase &b)
 {
 	gh_pval		st[GH_PAGE_STACK];
 	int			sp = 0;
-	const uint8_t *pool = scan->pool;
+	const uint8_t *pool = b.pool;
 
-	if (scan->ninsns == 0)
+	if (ninsns == 0)
 		return GH_QUAL_PASS;
-	for (int i = 0; i < scan->ninsns; i++)
+	for (int i = 0; i < ninsns; i++)
 	{
-		gh_qinsn	in = scan->insn[i];
+		gh_qinsn	in = insn[i];
 
 		switch (in.op)
 		{
@@ -229,7 +252,7 @@ gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
 						l.null = 1;
 						break;
 					}
-					int			c = gh_pval_cmp(l, r, in.b, page, pool);
+					int			c = gh_pval_cmp(l, r, in.b, b);
 
 					if (c == 2)
 						return GH_QUAL_REFUSE;
@@ -252,7 +275,7 @@ gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
 					for (uint32_t k = 0; k < n && !found; k++)
 					{
 						gh_pval		e = gh_pool_value(pool, off, in.b, &off);
-						int			c = gh_pval_cmp(v, e, in.b, page, pool);
+						int			c = gh_pval_cmp(v, e, in.b, b);
 
 						if (c == 2)
 							return GH_QUAL_REFUSE;
@@ -271,7 +294,7 @@ gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
 						break;
 
 					uint32_t	pl = gh_ld32(pool + in.a);
-					bool		m = gh_like(gh_pval_ptr(v, page, pool), v.len, pool + in.a + 4, pl,
+					bool		m = gh_like(gh_pval_ptr(v, b), v.len, pool + in.a + 4, pl,
 											in.b == 1);
 
 					v.bits = m != (in.c == 1);
@@ -356,6 +379,13 @@ gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
 		}
 	}
 	return !st[0].null && st[0].bits ? GH_QUAL_PASS : GH_QUAL_FAIL;
+}
+
+/* The scan program's quals over a tuple of page. */
+GH_HD int
+gh_qual_run(const gh_page_scan *scan, const gh_pval *cols, const uint8_t *page)
+{
+	return gh_qual_exec(scan->insn, scan->ninsns, cols, gh_vbase_of(page, scan->pool));
 }
 
 #endif							/* GPUHASH_PAGE_QUAL_CUH */

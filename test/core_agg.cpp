@@ -17,6 +17,7 @@
 #include "gpuhash_table.h"
 #include "table_internal.h"
 #include "agg_gen.h"
+#include "agg_ref.h"
 
 #include <atomic>
 #include <cmath>
@@ -31,6 +32,7 @@
 
 using namespace pagetest;
 using namespace aggtest;
+using namespace aggref;
 using std::vector;
 
 namespace
@@ -41,7 +43,11 @@ int		   *n_checks,
 
 #define ACHECK(cond, ...) GH_TEST_CHECK(n_checks, n_failures, cond, __VA_ARGS__)
 
-typedef __int128 i128;
+uint8_t
+adesc_type(int col)
+{
+	return ADESC[col].type;
+}
 
 void
 make_scan(gh_page_scan *s, bool qual)
@@ -66,16 +72,32 @@ make_scan(gh_page_scan *s, bool qual)
 	}
 }
 
+/* a spec without condition or constant */
+gh_agg_spec
+S(int fn, int expr, int scale, int col, int col2, int col3)
+{
+	gh_agg_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.fn = (uint8_t) fn;
+	sp.expr = (uint8_t) expr;
+	sp.scale = (uint8_t) scale;
+	sp.col = (int16_t) col;
+	sp.col2 = (int16_t) col2;
+	sp.col3 = (int16_t) col3;
+	return sp;
+}
+
 const gh_agg_spec SPECS[] = {
-	{GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0}, {GH_AGG_COUNT, 0, 0, 0, C_I4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I2, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_I4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_I8, 0, 0, 0}, {GH_AGG_AVG, 0, 0, 0, C_F4, 0, 0, 0},
-	{GH_AGG_SUM, 0, 0, 0, C_F4, 0, 0, 0}, {GH_AGG_SUM, 0, 0, 0, C_F8, 0, 0, 0},
-	{GH_AGG_SUM, 0, NUM_SCALE, 0, C_N, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_D, 0, 0, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_TS, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_F8, 0, 0, 0},
-	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, 0, C_PRICE, C_DISC, C_TAX, 0},
-	{GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, 0, C_PRICE, C_DISC, 0, 0},
-	{GH_AGG_MAX, 0, 0, 0, C_F8, 0, 0, 0}, {GH_AGG_MIN, 0, 0, 0, C_I8, 0, 0, 0},
+	S(GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0), S(GH_AGG_COUNT, 0, 0, C_I4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_I2, 0, 0), S(GH_AGG_SUM, 0, 0, C_I4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_I8, 0, 0), S(GH_AGG_AVG, 0, 0, C_F4, 0, 0),
+	S(GH_AGG_SUM, 0, 0, C_F4, 0, 0), S(GH_AGG_SUM, 0, 0, C_F8, 0, 0),
+	S(GH_AGG_SUM, 0, NUM_SCALE, C_N, 0, 0), S(GH_AGG_MIN, 0, 0, C_D, 0, 0),
+	S(GH_AGG_MAX, 0, 0, C_TS, 0, 0), S(GH_AGG_MIN, 0, 0, C_F8, 0, 0),
+	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, C_PRICE, C_DISC, C_TAX),
+	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, C_PRICE, C_DISC, 0),
+	S(GH_AGG_MAX, 0, 0, C_F8, 0, 0), S(GH_AGG_MIN, 0, 0, C_I8, 0, 0),
 };
 
 void
@@ -99,156 +121,6 @@ make_prog(gh_agg_prog *p, int keys)
 	}
 }
 
-i128
-pow10i(int e)
-{
-	i128		r = 1;
-
-	while (e-- > 0)
-		r *= 10;
-	return r;
-}
-
-/* The reference state of one aggregate in one group. */
-struct ref_state
-{
-	int64_t		count = 0;
-	i128		sum = 0;
-	double		fsum = 0;
-	float		fsum4 = 0;
-	bool		have = false;
-	int64_t		mi = 0;
-	double		mf = 0;
-	int64_t		nan = 0,
-				pinf = 0,
-				ninf = 0;
-	int			dscale = 0;
-	int64_t		dscale_count = 0;
-	bool		fallback = false;
-};
-
-/* float8_cmp_internal */
-int
-fcmp(double a, double b)
-{
-	if (std::isnan(a) || std::isnan(b))
-		return std::isnan(a) && std::isnan(b) ? 0 : std::isnan(a) ? 1 : -1;
-	return a < b ? -1 : a > b ? 1 : 0;
-}
-
-void
-ref_fold(const gh_agg_spec &sp, ref_state &st, const vector<cell> &row)
-{
-	if (sp.fn == GH_AGG_COUNT_STAR)
-	{
-		st.count++;
-		return;
-	}
-
-	const lval &v = row[sp.col].v;
-
-	if (v.null || (sp.expr != GH_AGG_E_COL && row[sp.col2].v.null) ||
-		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && row[sp.col3].v.null))
-		return;
-	if (sp.fn == GH_AGG_COUNT)
-	{
-		st.count++;
-		return;
-	}
-
-	uint8_t		t = ADESC[sp.col].type;
-
-	if (t == GH_T_NUMERIC)
-	{
-		i128		x = v.n.m;
-		int			ds = v.n.dscale,
-					sc = v.n.scale;
-
-		if (sp.expr == GH_AGG_E_MUL_ONE_MINUS || sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
-		{
-			const num &d = row[sp.col2].v.n;
-
-			x = x * (pow10i(d.scale) - d.m);
-			sc += d.scale;
-			ds += d.dscale;
-		}
-		if (sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS)
-		{
-			const num &t = row[sp.col3].v.n;
-
-			x = x * (pow10i(t.scale) + t.m);
-			sc += t.scale;
-			ds += t.dscale;
-		}
-		if (v.n.cls != 0)
-		{
-			(v.n.cls == 2 ? st.nan : v.n.cls == 1 ? st.pinf : st.ninf)++;
-			return;
-		}
-		if (sc > sp.scale)
-		{
-			/* exact only if the extra digits are zero */
-			if (x % pow10i(sc - sp.scale) != 0)
-			{
-				st.fallback = true;
-				return;
-			}
-			x /= pow10i(sc - sp.scale);
-		}
-		else
-			x *= pow10i(sp.scale - sc);
-		if (ds > st.dscale)
-		{
-			st.dscale = ds;
-			st.dscale_count = 1;
-		}
-		else if (ds == st.dscale)
-			st.dscale_count++;
-		st.sum += x;
-		st.count++;
-		return;
-	}
-	st.count++;
-	if (t == GH_T_FLOAT4 || t == GH_T_FLOAT8)
-	{
-		double		f = t == GH_T_FLOAT4 ? (double) (float) v.f : v.f;
-
-		if (sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)
-		{
-			int			c = st.have ? fcmp(f, st.mf) : 0;
-
-			if (!st.have || (sp.fn == GH_AGG_MIN ? c < 0 : c > 0))
-				st.mf = f;
-			st.have = true;
-		}
-		else if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
-			st.fsum4 += (float) f;
-		else
-			st.fsum += f;
-		return;
-	}
-	if (sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX)
-	{
-		if (!st.have || (sp.fn == GH_AGG_MIN ? v.i < st.mi : v.i > st.mi))
-			st.mi = v.i;
-		st.have = true;
-	}
-	else
-		st.sum += v.i;
-}
-
-struct gkey
-{
-	uint8_t		nulls;
-	uint64_t	key;
-	bool		operator<(const gkey &o) const
-	{
-		return nulls != o.nulls ? nulls < o.nulls : key < o.key;
-	}
-};
-
-typedef std::map<gkey, vector<ref_state>> ref_groups;
-
 ref_groups
 reference(const dataset &ds, const gh_agg_prog &p, bool qual, const vector<uint8_t> &refused)
 {
@@ -263,165 +135,18 @@ reference(const dataset &ds, const gh_agg_prog &p, bool qual, const vector<uint8
 		if (qual && (row[C_I4].v.null || row[C_I4].v.i <= 0))
 			continue;
 
-		gkey		k = {0, 0};
+		gkey		k;
 
-		for (int j = 0; j < p.nkeys; j++)
-		{
-			const lval &v = row[p.key[j].col].v;
-			uint64_t	x = 0;
-
-			if (v.null)
-				k.nulls |= (uint8_t) (1 << j);
-			else if (p.key[j].conv == GH_AGG_KEY_BPCHAR || p.key[j].conv == GH_AGG_KEY_TEXT)
-			{
-				std::string b = v.s;
-
-				while (p.key[j].conv == GH_AGG_KEY_BPCHAR && !b.empty() && b.back() == ' ')
-					b.pop_back();
-				for (int c = 0; c < p.key[j].width / 8; c++)
-					x = (x << 8) | (c < (int) b.size() ? (uint8_t) b[c] : 0);
-			}
-			else
-				x = (uint64_t) (int64_t) (int32_t) v.i;
-			k.key = p.nkeys == 1 ? x : (k.key << p.key[j].width) |
-				(x & ((UINT64_C(1) << p.key[j].width) - 1));
-		}
+		if (!ref_group_key(p, row, &k))
+			continue;
 
 		vector<ref_state> &s = g[k];
 
 		s.resize(p.naggs);
 		for (int a = 0; a < p.naggs; a++)
-			ref_fold(p.agg[a], s[a], row);
+			ref_fold(p.agg[a], in_type(p.agg[a], adesc_type), s[a], row);
 	}
 	return g;
-}
-
-i128
-state_sum(const gh_agg_state &s)
-{
-	/* the 192-bit sum as an __int128, when its top word is the sign */
-	return (i128) (((unsigned __int128) s.sum[1] << 64) | s.sum[0]);
-}
-
-bool
-sum_fits_128(const gh_agg_state &s)
-{
-	uint64_t	sign = (int64_t) s.sum[1] < 0 ? ~UINT64_C(0) : 0;
-
-	return s.sum[2] == sign;
-}
-
-bool
-same_double(double a, double b)
-{
-	return (std::isnan(a) && std::isnan(b)) || a == b;
-}
-
-void
-compare_ref(const char *tag, const gh_agg_groups &out, const ref_groups &want, const gh_agg_prog &p)
-{
-	ACHECK(out.n_groups == want.size(), "%s: %llu groups, the reference %zu", tag,
-		   (unsigned long long) out.n_groups, want.size());
-
-	size_t		gi = 0;
-	int			bad = 0;
-
-	for (const auto &kv : want)
-	{
-		if (gi >= out.n_groups)
-			break;
-		if (out.keys[gi] != kv.first.key || out.nulls[gi] != kv.first.nulls)
-		{
-			ACHECK(false, "%s: group %zu key %llx/%x, the reference %llx/%x", tag, gi,
-				   (unsigned long long) out.keys[gi], out.nulls[gi],
-				   (unsigned long long) kv.first.key, kv.first.nulls);
-			return;
-		}
-		for (int a = 0; a < p.naggs && bad < 5; a++)
-		{
-			const gh_agg_spec &sp = p.agg[a];
-			const gh_agg_state &s = out.states[gi * p.naggs + a];
-			const ref_state &r = kv.second[a];
-			uint8_t		t = ADESC[sp.col].type;
-			bool		ok;
-
-			if (r.fallback)
-			{
-				ok = (s.flags & GH_AGG_S_FALLBACK) != 0;
-			}
-			else
-			{
-				ok = s.count == r.count && !(s.flags & GH_AGG_S_FALLBACK);
-				if (sp.fn == GH_AGG_SUM || sp.fn == GH_AGG_AVG)
-				{
-					if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
-						ok &= same_double(s.fsum, r.fsum4);
-					else if (t == GH_T_FLOAT4 || t == GH_T_FLOAT8)
-						ok &= same_double(s.fsum, r.fsum);
-					else
-						ok &= sum_fits_128(s) && state_sum(s) == r.sum;
-					if (t == GH_T_NUMERIC)
-						ok &= s.nan == r.nan && s.pinf == r.pinf && s.ninf == r.ninf &&
-							(int) s.dscale == r.dscale && s.dscale_count == r.dscale_count;
-				}
-				else if ((sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX) && r.count > 0)
-				{
-					if (t == GH_T_FLOAT8 || t == GH_T_FLOAT4)
-					{
-						double		f;
-
-						memcpy(&f, &s.mm, 8);
-						ok &= same_double(f, r.mf);
-					}
-					else
-						ok &= (int64_t) s.mm == r.mi;
-				}
-			}
-			if (!ok)
-			{
-				bad++;
-				ACHECK(false, "%s: group %zu aggregate %d (fn %d type %d): count %lld/%lld "
-					   "flags %x fsum %g/%g dscale %u/%d", tag, gi, a, sp.fn, t,
-					   (long long) s.count, (long long) r.count, s.flags, s.fsum,
-					   t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM ? r.fsum4 : r.fsum,
-					   s.dscale, r.dscale);
-			}
-		}
-		gi++;
-	}
-	(*n_checks)++;
-}
-
-/* Two group sets equal: keys, and every state field bit for bit. */
-void
-compare_sets(const char *tag, const gh_agg_groups &a, const gh_agg_groups &b)
-{
-	bool		ok = a.n_groups == b.n_groups && a.fallback_groups == b.fallback_groups;
-
-	if (ok)
-		ok = !memcmp(a.keys, b.keys, 8 * a.n_groups) && !memcmp(a.nulls, b.nulls, a.n_groups);
-	for (uint64_t i = 0; ok && i < a.n_groups * a.naggs; i++)
-	{
-		const gh_agg_state &x = a.states[i],
-				   &y = b.states[i];
-
-		ok = x.count == y.count && !memcmp(x.sum, y.sum, sizeof(x.sum)) &&
-			same_double(x.fsum, y.fsum) && x.nan == y.nan && x.pinf == y.pinf &&
-			x.ninf == y.ninf && x.dscale == y.dscale && x.dscale_count == y.dscale_count &&
-			x.flags == y.flags;
-		if (ok && x.mm != y.mm)
-		{
-			double		f,
-						g;
-
-			memcpy(&f, &x.mm, 8);
-			memcpy(&g, &y.mm, 8);
-			ok = std::isnan(f) && std::isnan(g);
-		}
-		if (!ok)
-			fprintf(stderr, "%s: state %llu differs\n", tag, (unsigned long long) i);
-	}
-	ACHECK(ok, "%s: group sets differ", tag);
 }
 
 /* One request on a device into a fresh set; the status. */
@@ -439,34 +164,6 @@ run_agg(int device, const gh_page_scan &s, const gh_agg_prog &p, const dataset &
 								  ds.data.size(), nullptr, 0, refused.data() + first, out, st);
 	return gh_page_agg(device, &s, &p, ds.refs.data() + first, n, ds.data.data(), ds.data.size(),
 					   nullptr, 0, refused.data() + first, out, st);
-}
-
-/*
- * Host memory registered once for the GPU's in-place reads (as the
- * service registers the buffer pool, for the process's life): ds's pages
- * copied into it, or NULL when they do not fit.
- */
-const uint8_t *
-mapped_copy(const dataset &ds)
-{
-	static uint8_t *arena;
-	const size_t arena_bytes = (size_t) 256 << 20;
-
-	if (arena == nullptr)
-	{
-		arena = (uint8_t *) aligned_alloc(4096, arena_bytes);
-		if (arena == nullptr || gh_page_register_host(arena, arena_bytes) != GH_OK)
-		{
-			fprintf(stderr, "  cannot register host memory: %s\n", gh_last_error());
-			free(arena);
-			arena = nullptr;
-			return nullptr;
-		}
-	}
-	if (ds.data.size() > arena_bytes)
-		return nullptr;
-	memcpy(arena, ds.data.data(), ds.data.size());
-	return arena;
 }
 
 void
@@ -491,7 +188,7 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 	ACHECK(r == GH_OK, "%s: host twin: %s", tag, gh_last_error());
 	if (r == GH_OK)
 	{
-		compare_ref(tag, host, reference(ds, p, qual, refused), p);
+		compare_ref(tag, host, reference(ds, p, qual, refused), p, adesc_type);
 		ACHECK(st.pages == ds.n_pages, "%s: pages %llu", tag, (unsigned long long) st.pages);
 		if (o.wide_flag_rows > 0 && keys >= 2)
 			ACHECK(refused[0] == 1 && st.refused >= 1, "%s: a page with a key too wide not refused", tag);
@@ -543,7 +240,7 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 		gh_agg_groups_free(&gpu);
 
 		/* in place: the kernel reads registered host memory through its mapping */
-		const uint8_t *mp = mapped_copy(ds);
+		const uint8_t *mp = mapped_copy(ds.data.data(), ds.data.size());
 
 		ACHECK(mp != nullptr, "%s: no registered host memory for %zu bytes of pages", tag,
 			   ds.data.size());
@@ -622,7 +319,7 @@ test_threads(int gpus)
 	gh_agg_prog p;
 	gh_agg_groups host;
 	vector<uint8_t> refused;
-	const uint8_t *mp = gpus > 0 ? mapped_copy(ds) : ds.data.data();
+	const uint8_t *mp = gpus > 0 ? mapped_copy(ds.data.data(), ds.data.size()) : ds.data.data();
 
 	make_scan(s, true);
 	make_prog(&p, 2);
@@ -667,6 +364,8 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 {
 	n_checks = checks;
 	n_failures = failures;
+	aggref::checks = checks;
+	aggref::failures = failures;
 	printf("partial aggregation over heap pages (%s):\n", gpus > 0 ? "GPU + host twin" : "host twin");
 
 	options		o;

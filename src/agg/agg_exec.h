@@ -108,7 +108,7 @@ extern void gpuhash_agg_spill(GpuPreAggState *as);
 extern uint32 gpuhash_service_agg_capacity(int naggs);
 extern bool gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg,
 								   const GpuPageReq *req, gh_device device, uint64 max_groups,
-								   GhProbeTicket *tk);
+								   GhProbeTicket *tk, uint64 dim_id);
 extern gh_status gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req,
 									  const gh_agg_prog *agg, gh_agg_groups *answer,
 									  gh_agg_stats *stats, int *folded);

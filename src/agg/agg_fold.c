@@ -81,7 +81,7 @@ cleanup_callback(void *arg)
 		gpuhash_svc_probe_abandon(&as->req[r].r.ticket);
 	free_sets(as);
 	if (as->join != NULL)
-		gpuhash_agg_join_release(as->join);
+		gpuhash_agg_join_free_dim(as->join);
 }
 
 /* Decline the GPU: every page goes the CPU's way. */
@@ -523,7 +523,7 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	if (q->r.n_pages > 0 && as->why_cpu == NULL && as->use_service &&
 		(as->join == NULL || as->join->dim_id != 0) &&
 		gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
-							   &q->r.ticket))
+							   &q->r.ticket, as->join != NULL ? as->join->dim_id : 0))
 		q->in_flight = true;
 	if (q->r.n_pages > 0 && as->why_cpu == NULL)
 		as->pp.requests++;

@@ -19,6 +19,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
+#include "service_dim.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -28,12 +29,18 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
-/* The dimension's bytes and rows, freed; the rows kept (a rescan frees them). */
-static void
-free_dim(GpuAggJoin *j)
+/*
+ * The dimension freed, in the service or here; the rows kept.  Also the
+ * node's memory reset callback's part (agg_fold.c): by then the rows'
+ * context, a child, is gone, so this touches no palloc'd memory but j.
+ */
+void
+gpuhash_agg_join_free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
+	if (j->dim_id != 0)
+		gpuhash_svc_dim_free(j->dim_id);
 	j->dim = NULL;
 	j->dim_id = 0;
 }
@@ -42,7 +49,7 @@ free_dim(GpuAggJoin *j)
 void
 gpuhash_agg_join_release(GpuAggJoin *j)
 {
-	free_dim(j);
+	gpuhash_agg_join_free_dim(j);
 	MemoryContextReset(j->rows_cxt);
 	j->rows = NULL;
 	j->nrows = j->cap = 0;
@@ -174,14 +181,32 @@ build_dim(GpuPreAggState *as)
 	ExecClearTuple(j->row_slot);
 	MemoryContextSwitchTo(old);
 
-	st = gh_agg_dim_build(as->gpu_ordinal, keys, j->nrows, vals, ninner,
-						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	if (st != GH_OK && as->gpu_ordinal != GH_AGG_HOST)
+	/* the service folds the requests where it holds the dimension */
+	if (as->use_service)
 	{
-		elog(DEBUG1, "gpuhash: the join's dimension on the host twin: %s", gh_last_error());
-		st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
-							  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
+		GhSvcDimInfo info;
+
+		memset(&info, 0, sizeof(info));
+		if (gpuhash_svc_dim_build_info(keys, j->nrows, vals, ninner, (const uint8 *) heap.data,
+									   (uint64) heap.len, as->device, &j->dim_id, &info))
+		{
+			j->dim_bytes = info.bytes;
+			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+			pfree(keys);
+			pfree(vals);
+			pfree(heap.data);
+			j->build_ms += gpuhash_ms_since(t0);
+			return;
+		}
+		j->dim_id = 0;
 	}
+	/*
+	 * In this backend the host twin holds it: the join's fold reads pages
+	 * only through gh_page_agg_join_mapped, and a GPU can map only the
+	 * buffer pool the service registered, never this backend's page copies.
+	 */
+	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
+						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
 	if (st != GH_OK)
 	{
 		j->dim = NULL;

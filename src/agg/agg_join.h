@@ -100,6 +100,7 @@ extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 /* agg_join.c */
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
+extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);
 extern void gpuhash_agg_join_rescan(GpuPreAggState *as);
 extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);

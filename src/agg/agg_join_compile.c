@@ -140,6 +140,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	List	   *exprs;
 	Plan	   *inner;
 	GpuAggJoin *j;
+	ListCell   *lc;
 	int			nk;
 
 	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS ||
@@ -180,9 +181,13 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 
 	/* the inner columns the group keys, aggregates and clauses read */
 	j->cols = palloc(sizeof(GpuAggInnerCol));
-	add_inner_cols(j, (Node *) tlist, scanrelid, inner);
+	foreach(lc, tlist)
+	{
+		/* junk entries: the quals' and join clauses' columns, not the node's */
+		if (!lfirst_node(TargetEntry, lc)->resjunk)
+			add_inner_cols(j, (Node *) lfirst_node(TargetEntry, lc)->expr, scanrelid, inner);
+	}
 	add_inner_cols(j, (Node *) j->join_quals, scanrelid, inner);
-	add_inner_cols(j, (Node *) j->inner_keys, scanrelid, inner);
 	j->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg inner rows",
 										ALLOCSET_DEFAULT_SIZES);
 	return j;
@@ -307,13 +312,14 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			c = gpuhash_agg_join_col(as->join, v);
+		int			pos = inner_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
+									  v);
 
-		if (c < 0)
-			elog(ERROR, "gpuhash: GpuPreAgg reads inner column %d of %u it did not collect",
+		if (pos == 0)
+			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",
 				 v->varattno, v->varno);
 		v->varno = INNER_VAR;
-		v->varattno = as->join->cols[c].tlpos;
+		v->varattno = pos;
 		return (Node *) v;
 	}
 	return expression_tree_mutator(node, cpu_form_mutator, as);
@@ -325,13 +331,27 @@ cpu_expr(GpuPreAggState *as, Node *e)
 	return ExecInitExpr((Expr *) cpu_form_mutator(e, as), &as->css.ss.ps);
 }
 
-/* The ExprStates of the CPU's join: keys, clauses, group columns, arguments. */
+/*
+ * The ExprStates of the CPU's join: keys, clauses, group columns, arguments.
+ * Their scan tuple is the relation's heap tuple (the absorbed scan's slot),
+ * not the node's virtual scan slot: the scan slot settings the expression
+ * compiler reads are lent meanwhile, as gpuhash_heap_qual_init lends them.
+ */
 void
 gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 {
 	GpuAggJoin *j = as->join;
+	PlanState  *ps = &as->css.ss.ps;
+	const TupleTableSlotOps *ops = ps->scanops;
+	TupleDesc	scandesc = ps->scandesc;
+	bool		fixed = ps->scanopsfixed,
+				set = ps->scanopsset;
 	ListCell   *lc;
 	int			a = 0;
+
+	ps->scanops = &TTSOpsHeapTuple;
+	ps->scandesc = as->os->desc;
+	ps->scanopsfixed = ps->scanopsset = true;
 
 	j->inner_key_states = palloc(sizeof(ExprState *) * j->njoinkeys);
 	j->outer_key_states = palloc(sizeof(ExprState *) * j->njoinkeys);
@@ -361,6 +381,10 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 			a++;
 		}
 	}
+	ps->scanops = ops;
+	ps->scandesc = scandesc;
+	ps->scanopsfixed = fixed;
+	ps->scanopsset = set;
 }
 
 /* agg_qual.h: the planner's check of clauses over both sides. */

@@ -13,6 +13,7 @@
 
 /* service_slots.c */
 extern SvcSlot *svc_claim_slot(void);
+extern SvcSlot *svc_try_claim_slot(void);
 extern gh_status svc_submit(SvcSlot *s, uint32 generation);
 extern gh_status svc_release_if_ours(SvcSlot *s, uint32 generation, gh_status st);
 extern gh_status svc_service_gone(void);

@@ -70,6 +70,7 @@ typedef struct GhServiceStatus
 	uint64		staging_bytes;
 	uint64		staging_in_use;
 	int			tables_alive;
+	int			dims_alive;		/* dimensions of aggregates over joins */
 	uint64		device_bytes;
 	uint64		requests_served;
 } GhServiceStatus;
@@ -80,7 +81,8 @@ extern bool gpuhash_service_gpu_info(int i, gh_gpu_info *info, int *driver, int 
 /* per GPU of the service (read without a lock: figures of a moment) */
 typedef struct GhGpuUse
 {
-	int			tables;			/* join tables and copies of them on it */
+	int			tables;			/* join tables, copies of them and dimensions
+								 * (service_dim.c) on it */
 	uint64		bytes;			/* their GPU memory */
 	uint64		requests;		/* requests it served */
 	bool		failed;			/* left out after a CUDA failure */

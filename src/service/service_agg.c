@@ -21,15 +21,23 @@
  * reads the pool (gh_page_agg_mapped) while the backend keeps the pages
  * pinned; the chunk's pages part goes unused.
  *
+ * Over a join (dim_id != 0), the request names a dimension the backend
+ * built in the service (service_dim.c): the pages are folded joined to its
+ * rows (gh_page_agg_join_mapped) on the device that holds it.  A dimension
+ * gone (freed, or the service restarted) is a clean ERROR: the backend
+ * asked for rows that are no longer there.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "service_internal.h"
 #include "service_layout.h"
 #include "service_gpus.h"
+#include "worker_internal.h"
 #include "scan/page_scan.h"
 #include "agg_exec.h"
 
+#include "miscadmin.h"
 #include "storage/bufmgr.h"
 
 typedef struct AggLayout
@@ -85,12 +93,14 @@ gpuhash_service_agg_capacity(int naggs)
 /*
  * Sends req's pages (copied from req->pages, or named in the buffer pool
  * when req->in_place) to be folded on device
- * (GH_DEVICE_GPU or GH_DEVICE_HOST) into at most max_groups groups.  False
- * when it cannot go now (tk then holds nothing: the caller folds in-process).
+ * (GH_DEVICE_GPU or GH_DEVICE_HOST) into at most max_groups groups; joined
+ * to dimension dim_id (gpuhash_svc_dim_build; 0: no join), on its device.
+ * False when it cannot go now (tk then holds nothing: the caller folds
+ * in-process).  ERROR when dim_id is of a service that is gone.
  */
 bool
 gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *req,
-					   gh_device device, uint64 max_groups, GhProbeTicket *tk)
+					   gh_device device, uint64 max_groups, GhProbeTicket *tk, uint64 dim_id)
 {
 	GhRemoteTable t;
 	AggLayout	lay;
@@ -98,6 +108,12 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	char	   *chunk;
 
 	tk->slot = -1;
+	if (dim_id != 0 &&
+		(gpuhash_svc == NULL || pg_atomic_read_u32(&gpuhash_svc->ready) == 0 ||
+		 pg_atomic_read_u32(&gpuhash_svc->generation) != (uint32) (dim_id >> 32)))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: the join's dimension is gone: the GPU service restarted")));
 	if (!gpuhash_svc_page_notable(&t) ||
 		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) ||
 		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
@@ -120,6 +136,8 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	s->pos = req->n_visible;
 	s->capacity = Min(max_groups, lay.groups);
 	s->written = 0;
+	s->dim_id = (uint32) dim_id;
+	s->dim_gone = false;
 	gpuhash_svc_async_submit(s, &t, tk);
 	return true;
 }
@@ -138,6 +156,14 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 	gh_status	st = gpuhash_svc_async_wait(tk, &s);
 	AggLayout	lay;
 
+	if (st != GH_OK && s->dim_gone && s->owner_pid == MyProcPid)
+	{
+		(void) gpuhash_svc_async_release(s, tk, st);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash: the join's dimension is gone from the GPU service"),
+				 errdetail("%s", gh_last_error())));
+	}
 	if (st == GH_OK &&
 		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->written > lay.groups ||
 		 s->skip > (uint64) req->n_pages))
@@ -192,6 +218,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	uint32		m = (uint32) s->n;
 	const uint8 *pages;
 	size_t		pages_bytes;
+	SvcTable   *dt = NULL;
 
 	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
@@ -214,6 +241,13 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	/* the GPUs take turns by slot: a query's requests in flight spread */
 	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
 		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	/* over a join: where its dimension is */
+	if (s->dim_id != 0)
+	{
+		if ((dt = svc_use_dim(s)) == NULL)
+			return GH_ERR_INVALID;
+		device = gh_agg_dim_device(dt->dim);
+	}
 	memset(&stats, 0, sizeof(stats));
 	st = gh_agg_groups_init(&g, agg, s->capacity);
 
@@ -228,11 +262,18 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 
 		memset(&run, 0, sizeof(run));
 		m = Min(m, (uint32) s->n - done);
-		st = (s->in_place ? gh_page_agg_mapped : gh_page_agg)
-			(device, (const gh_page_scan *) chunk, agg,
-			 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m, pages, pages_bytes,
-			 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
-			 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
+		if (dt != NULL)
+			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg, dt->dim,
+										 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m,
+										 pages, pages_bytes,
+										 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
+										 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
+		else
+			st = (s->in_place ? gh_page_agg_mapped : gh_page_agg)
+				(device, (const gh_page_scan *) chunk, agg,
+				 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m, pages, pages_bytes,
+				 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
+				 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
 		if (st == GH_OK)
 		{
 			done += m;
@@ -254,6 +295,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			break;
 		}
 	}
+	if (dt != NULL)
+		svc_unuse_dim(dt);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));

@@ -28,8 +28,12 @@
  * CARRY_FINISH; a chain probe is one CHAIN request: level descriptors,
  * outer keys and validity bytes in, a window of combinations out behind
  * them (chain_layout below), run under every level's table lock.
+ * A dimension of an aggregate over a join (service_dim.c) is a registry
+ * entry of its own kind: DIM_BEGIN (rows, columns, heap bytes), DIM_APPEND
+ * (a byte range of its keys, values or heap) and DIM_FINISH (device,
+ * budget: gh_agg_dim_build); a PAGE_AGG request names it by dim_id.
  * Frees need no slot: table ids go through a lock-free queue, so error
- * cleanup can free tables.
+ * cleanup can free tables, and dimensions alike.
  *
  * Nothing of a statement outlives it: a backend that gives up a request or
  * frees a table waits (boundedly, never throwing, so error cleanup and exit
@@ -97,8 +101,22 @@ typedef enum RequestType
 	REQ_CARRY_FINISH,
 	REQ_CHAIN,
 	REQ_PAGE_PROBE,				/* heap pages in, match records out (service_page.c) */
-	REQ_PAGE_AGG				/* heap pages in, groups out (service_agg.c) */
+	REQ_PAGE_AGG,				/* heap pages in, groups out (service_agg.c) */
+	REQ_DIM_BEGIN,				/* a dimension (service_dim.c) */
+	REQ_DIM_APPEND,
+	REQ_DIM_FINISH
 } RequestType;
+
+/* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
+#define SVC_DIM_KEYS	0
+#define SVC_DIM_VALS	1
+#define SVC_DIM_HEAP	2
+
+static inline bool
+svc_dim_request(RequestType type)
+{
+	return type == REQ_DIM_BEGIN || type == REQ_DIM_APPEND || type == REQ_DIM_FINISH;
+}
 
 typedef struct SvcSlot
 {
@@ -124,6 +142,11 @@ typedef struct SvcSlot
 	uint64		total;			/* CHAIN answer: all combinations */
 	uint64		written;		/* CHAIN answer: combinations in the chunk */
 	double		level_ms[GH_MAX_CHAIN_LEVELS];	/* CHAIN answer: each level's time */
+	/* dimensions (service_dim.c) */
+	uint32		dim_id;			/* PAGE_AGG: its dimension (0: none) */
+	bool		dim_gone;		/* PAGE_AGG answer: dim_id names none */
+	int			ninner;			/* DIM_BEGIN: columns */
+	uint64		heap_bytes;		/* DIM_BEGIN: by-reference bytes */
 	int			host_parts;		/* gpuhash.host_partitions (tests) */
 	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
 	gh_status	status;
@@ -139,7 +162,7 @@ typedef struct SvcSlot
  */
 typedef struct SvcGpuUse
 {
-	int			tables;			/* tables and copies of tables on it */
+	int			tables;			/* tables, copies of tables and dimensions on it */
 	uint64		bytes;			/* their device memory */
 	int			busy;			/* requests running on it now */
 	uint64		requests;		/* requests it served */
@@ -209,6 +232,7 @@ typedef struct SvcShared
 	uint64		chunk_bytes;
 	pg_atomic_uint64 requests;
 	int			tables_alive;
+	int			dims_alive;		/* dimensions (service_dim.c) */
 	uint64		device_bytes;
 	pg_atomic_uint64 free_queue[SVC_FREE_QUEUE];	/* see FREE_TAKEN */
 	pg_atomic_uint32 async_held;	/* slots held by probes in flight (below) */

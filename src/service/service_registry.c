@@ -4,7 +4,9 @@
  *	  The GPU service's table registry: tables registered as their builds
  *	  begin (keys staged on the least busy GPU), taken and released by
  *	  requests, dropped when freed or when their backend is gone, and the
- *	  figures published for gpuhash_info().  Builds (service_build.c) and
+ *	  figures published for gpuhash_info().  A dimension of an aggregate
+ *	  over a join (service_dim_serve.c) is an entry of its own kind: freed,
+ *	  swept and counted as tables are.  Builds (service_build.c) and
  *	  probes (service_probe.c) come here; nothing here calls them.
  *
  *-------------------------------------------------------------------------
@@ -49,11 +51,15 @@ void
 svc_publish_locked(void)
 {
 	uint64		bytes = 0;
+	int			dims = 0;
 
 	/* the tables, their copies and their parts, on every GPU */
 	for (int g = 0; g < SVC_MAX_GPUS; g++)
 		bytes += gpuhash_svc->gpu_use[g].bytes;
-	gpuhash_svc->tables_alive = n_tables;
+	for (int i = 0; i < n_tables; i++)
+		dims += tables[i]->is_dim ? 1 : 0;
+	gpuhash_svc->tables_alive = n_tables - dims;
+	gpuhash_svc->dims_alive = dims;
 	gpuhash_svc->device_bytes = bytes;
 }
 
@@ -129,6 +135,8 @@ destroy_table(SvcTable *t)
 	gh_free(t->staged);
 	free(t->keys);
 	svc_free_carry(t);
+	svc_free_dim_parts(t);
+	gh_agg_dim_free(t->dim);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	svc_publish_locked();
@@ -258,34 +266,46 @@ stage_on_gpu(SvcSlot *s, int *gpu)
 	return staged;
 }
 
-gh_status
-svc_begin_build(SvcSlot *s)
+/*
+ * A new registry entry for s's requester (its lock and copy locks ready, on
+ * no GPU yet), not registered; NULL when out of memory.
+ */
+SvcTable *
+svc_new_table(SvcSlot *s)
 {
 	SvcTable   *t = calloc(1, sizeof(SvcTable));
-	gh_table   *staged = NULL;
-	uint64	   *keys = NULL;
-	int			staged_gpu = -1;
 
-	if (t != NULL)
-		staged = stage_on_gpu(s, &staged_gpu);
-	if (t != NULL && staged == NULL)
-		keys = malloc(Max(s->n, 1) * sizeof(uint64));
-	if (t == NULL || (staged == NULL && keys == NULL))
-	{
-		free(t);
-		free(keys);
-		return svc_fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
-	}
+	if (t == NULL)
+		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
 	for (int g = 0; g < SVC_MAX_GPUS; g++)
 		pthread_mutex_init(&t->copy_lock[g], NULL);
 	t->home = -1;
 	t->owner_pid = s->table_owner;
-	t->staged = staged;
-	t->staged_gpu = staged_gpu;
-	t->keys = keys;
-	t->n_rows = s->n;
+	return t;
+}
 
+/* An entry that never made it into the registry. */
+void
+svc_unmade_table(SvcTable *t)
+{
+	pthread_mutex_destroy(&t->lock);
+	for (int g = 0; g < SVC_MAX_GPUS; g++)
+		pthread_mutex_destroy(&t->copy_lock[g]);
+	gh_free(t->staged);
+	free(t->keys);
+	svc_free_dim_parts(t);
+	free(t);
+}
+
+/*
+ * Registers t (from svc_new_table) under a new id, answered in
+ * s->table_id; from then on frees, the owner sweep and requests find it.
+ * Out of memory, t goes.
+ */
+gh_status
+svc_register_table(SvcSlot *s, SvcTable *t)
+{
 	pthread_mutex_lock(&svc_registry);
 	if (n_tables == cap_tables)
 	{
@@ -295,12 +315,7 @@ svc_begin_build(SvcSlot *s)
 		if (nt == NULL)
 		{
 			pthread_mutex_unlock(&svc_registry);
-			pthread_mutex_destroy(&t->lock);
-			for (int g = 0; g < SVC_MAX_GPUS; g++)
-				pthread_mutex_destroy(&t->copy_lock[g]);
-			gh_free(staged);
-			free(t);
-			free(keys);
+			svc_unmade_table(t);
 			return svc_fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory");
 		}
 		tables = nt;
@@ -314,6 +329,29 @@ svc_begin_build(SvcSlot *s)
 	svc_publish_locked();
 	pthread_mutex_unlock(&svc_registry);
 	return GH_OK;
+}
+
+gh_status
+svc_begin_build(SvcSlot *s)
+{
+	SvcTable   *t = svc_new_table(s);
+	int			staged_gpu = -1;
+
+	if (t != NULL)
+	{
+		t->staged = stage_on_gpu(s, &staged_gpu);
+		t->staged_gpu = staged_gpu;
+		t->n_rows = s->n;
+		if (t->staged == NULL)
+			t->keys = malloc(Max(s->n, 1) * sizeof(uint64));
+	}
+	if (t == NULL || (t->staged == NULL && t->keys == NULL))
+	{
+		if (t != NULL)
+			svc_unmade_table(t);
+		return svc_fail(s, GH_ERR_HOST_MEMORY, "GPU service: out of memory for the build's keys");
+	}
+	return svc_register_table(s, t);
 }
 
 bool

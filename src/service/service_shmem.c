@@ -129,6 +129,7 @@ gpuhash_service_status(GhServiceStatus *st)
 		if (pg_atomic_read_u32(&gpuhash_svc->slots[i].state) != SLOT_FREE)
 			st->staging_in_use += gpuhash_svc->chunk_bytes;
 	st->tables_alive = gpuhash_svc->tables_alive;
+	st->dims_alive = gpuhash_svc->dims_alive;
 	st->device_bytes = gpuhash_svc->device_bytes;
 	st->requests_served = pg_atomic_read_u64(&gpuhash_svc->requests);
 }

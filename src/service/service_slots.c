@@ -91,6 +91,13 @@ try_claim_slot(void)
 	return NULL;
 }
 
+/* A free slot, claimed; NULL when all are taken (the caller goes elsewhere). */
+SvcSlot *
+svc_try_claim_slot(void)
+{
+	return try_claim_slot();
+}
+
 SvcSlot *
 svc_claim_slot(void)
 {
@@ -249,10 +256,10 @@ abandon_slot(SvcSlot *s, uint32 generation)
 	}
 	if (expected == SLOT_DONE)
 	{
-		/* a table that the request made is freed like any other */
+		/* a table or dimension that the request made is freed like any other */
 		if (s->table_id != 0 &&
 			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
-			 s->type == REQ_BUILD_FINISH))
+			 s->type == REQ_BUILD_FINISH || svc_dim_request(s->type)))
 		{
 			GhRemoteTable t = {0};
 

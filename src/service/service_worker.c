@@ -2,8 +2,9 @@
  *
  * service_worker.c
  *	  The GPU service process: the worker threads that serve requests
- *	  (builds in service_build.c, probes and chains in service_probe.c, the
- *	  table registry in service_registry.c), the sweep of frees and of
+ *	  (builds in service_build.c, probes and chains in service_probe.c,
+ *	  dimensions in service_dim_serve.c, the table registry in
+ *	  service_registry.c), the sweep of frees and of
  *	  exited backends' tables, and gpuhash_service_main().
  *
  * The main thread takes submitted requests and hands them to a few worker
@@ -78,6 +79,8 @@ serve(SvcSlot *s)
 
 	if (s->type == REQ_BUILD_BEGIN)
 		return svc_begin_build(s);
+	if (s->type == REQ_DIM_BEGIN)
+		return svc_begin_dim(s);
 	if (s->type == REQ_CHAIN)
 		return svc_serve_chain(s);
 
@@ -93,7 +96,10 @@ serve(SvcSlot *s)
 	if (t == NULL)
 		return svc_fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
 
-	if (s->type == REQ_PROBE)
+	/* a dimension takes its own requests only, and a table none of them */
+	if (t->is_dim != svc_dim_request(s->type))
+		st = svc_fail(s, GH_ERR_INVALID, "GPU service: a request for a join table on a dimension, or the reverse");
+	else if (s->type == REQ_PROBE)
 		st = svc_serve_probe(s, t);
 	else if (s->type == REQ_PAGE_PROBE)
 	{
@@ -110,6 +116,8 @@ serve(SvcSlot *s)
 		/* given up while it waited for the table: nobody wants the answer */
 		if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
 			st = svc_fail(s, GH_ERR_INVALID, "request given up");
+		else if (t->is_dim)
+			st = svc_serve_dim(s, t);
 		else
 			st = svc_serve_on_table(s, t);
 		pthread_mutex_unlock(&t->lock);
@@ -123,8 +131,8 @@ serve(SvcSlot *s)
 }
 
 /*
- * After an abandoned request: drop what it was building (table_id is 0 for
- * a BEGIN that made nothing; carried columns that were coming go too);
+ * After an abandoned request: drop what it was building, a table or a
+ * dimension (table_id is 0 for a BEGIN that made nothing; carried columns that were coming go too);
  * free the slot and tell the requester, who waits for that.
  */
 static void
@@ -132,7 +140,8 @@ discard(SvcSlot *s)
 {
 	int			procno = s->owner_procno;
 
-	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND || s->type == REQ_BUILD_FINISH)
+	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
+		s->type == REQ_BUILD_FINISH || svc_dim_request(s->type))
 		(void) svc_drop_table_id(s->table_id);
 	else if (s->type == REQ_CARRY_BEGIN || s->type == REQ_CARRY_APPEND ||
 			 s->type == REQ_CARRY_FINISH)
@@ -282,6 +291,7 @@ gpuhash_service_main(Datum arg)
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
 		pg_atomic_write_u64(&gpuhash_svc->free_queue[i], 0);
 	gpuhash_svc->tables_alive = 0;
+	gpuhash_svc->dims_alive = 0;
 	gpuhash_svc->device_bytes = 0;
 
 	/* the CUDA contexts are created here, once, never in the postmaster */

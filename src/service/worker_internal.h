@@ -13,6 +13,7 @@
 
 #include "service_internal.h"
 #include "service_gpus.h"
+#include "gpuhash_agg.h"
 
 #include <pthread.h>
 
@@ -55,6 +56,21 @@ typedef struct SvcTable
 	gh_table_info probes;		/* the probes' figures over all copies
 								 * (registry lock) */
 	bool		doomed;			/* freed while in use: the last user drops it */
+
+	/*
+	 * A dimension (service_dim_serve.c) instead of a join table: keys (n_rows)
+	 * and filled as a build's, the values and heap as they come (DIM_APPEND),
+	 * then dim on GPU home (-1: the host twin).  Only DIM_* and PAGE_AGG
+	 * requests take it; no other request takes a table that is one.
+	 */
+	bool		is_dim;
+	gh_agg_dim *dim;
+	int			dim_ninner;
+	gh_agg_inval *dim_vals;		/* n_rows * dim_ninner */
+	uint8	   *dim_heap;
+	uint64		dim_heap_bytes;
+	uint64		dim_vals_filled;	/* bytes received */
+	uint64		dim_heap_filled;
 	bool		carry_dropped;	/* (registry lock) a CARRY_* request was
 								 * given up while the table was in use: its
 								 * last user frees the carried columns */
@@ -79,6 +95,9 @@ extern void svc_unuse_table(SvcTable *t);
 extern void svc_drop_carry_id(uint32 id);
 extern bool svc_drop_table_id(uint32 id);
 extern gh_status svc_begin_build(SvcSlot *s);
+extern gh_status svc_register_table(SvcSlot *s, SvcTable *t);
+extern SvcTable *svc_new_table(SvcSlot *s);
+extern void svc_unmade_table(SvcTable *t);
 extern bool svc_owner_alive(int pid);
 extern void svc_drop_orphans(void);
 
@@ -86,6 +105,13 @@ extern void svc_drop_orphans(void);
 extern gh_status svc_serve_on_table(SvcSlot *s, SvcTable *t);
 extern bool svc_injected(SvcSlot *s, int g);
 extern gh_status svc_injected_failure(void);
+
+/* service_dim_serve.c */
+extern gh_status svc_begin_dim(SvcSlot *s);
+extern gh_status svc_serve_dim(SvcSlot *s, SvcTable *t);
+extern void svc_free_dim_parts(SvcTable *t);
+extern SvcTable *svc_use_dim(SvcSlot *s);
+extern void svc_unuse_dim(SvcTable *t);
 
 /* service_probe.c */
 extern gh_status svc_serve_probe(SvcSlot *s, SvcTable *t);

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_dim.h
+ *	  Dimensions of the aggregate over a join in the GPU service
+ *	  (service_dim.c): the inner side's rows, built once per participant
+ *	  where its page requests are folded.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_DIM_H
+#define GPUHASH_SERVICE_DIM_H
+
+#include "gpuhash.h"
+#include "gpuhash_agg.h"
+
+/* What the service answered for a built dimension (EXPLAIN ANALYZE). */
+typedef struct GhSvcDimInfo
+{
+	uint64		rows;
+	uint64		bytes;			/* memory it holds on its device */
+	int			device;			/* GPU ordinal, or GH_AGG_HOST */
+	double		ship_ms;		/* its rows sent to the service */
+	double		build_ms;		/* the whole build, rows sent included */
+	char		note[192];		/* where it went when a GPU failed or was
+								 * full ("" otherwise) */
+} GhSvcDimInfo;
+
+/*
+ * Builds a dimension in the service on device (GH_DEVICE_GPU or
+ * GH_DEVICE_HOST) from n rows (arguments as gh_agg_dim_build's), sent a
+ * staging chunk at a time: any n and heap size.  Its id in *dim_id (never
+ * 0), held by this backend until gpuhash_svc_dim_free or its exit.  False
+ * when the service cannot take it now (not running, no slot free, a GPU
+ * asked of a service without one, every GPU failed lately): the caller
+ * builds it in-process or runs on the CPU.  ERROR when the device fails or
+ * has no room within gpuhash.max_gpu_memory (nothing is then held).
+ */
+extern bool gpuhash_svc_dim_build(const uint64 *keys, uint64 n, const gh_agg_inval *vals,
+								  int ninner, const uint8 *heap, uint64 heap_bytes,
+								  gh_device device, uint64 *dim_id);
+/* the same; what the service answered in *info (may be NULL) */
+extern bool gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_agg_inval *vals,
+									   int ninner, const uint8 *heap, uint64 heap_bytes,
+									   gh_device device, uint64 *dim_id, GhSvcDimInfo *info);
+
+/*
+ * Frees the dimension and waits, boundedly, until the service has
+ * destroyed it (after the last request running on it).  Never throws: for
+ * error cleanup (a memory context reset callback) and exit.  0, or an id of
+ * a service that is gone: nothing to do.
+ */
+extern void gpuhash_svc_dim_free(uint64 dim_id);
+
+/* tests: this backend forgets the dimension, left to the service's owner sweep */
+extern void gpuhash_svc_dim_disown(uint64 dim_id);
+
+/* dimensions the service holds now, of every backend (-1: not running) */
+extern int	gpuhash_svc_dims_alive(void);
+
+#endif							/* GPUHASH_SERVICE_DIM_H */
