@@ -23,6 +23,7 @@ END $$;
 CREATE FUNCTION ja_on() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM ja_set('gpuhash.gpu_aggregate', 'on');
+  PERFORM ja_set('gpuhash.gpu_aggregate_join', 'on');
   PERFORM ja_set('enable_gpuhashjoin', 'on');
   PERFORM ja_set('gpuhash.setup_cost', '0');
   PERFORM ja_set('gpuhash.min_gain', '0');
@@ -322,6 +323,7 @@ SET max_parallel_workers_per_gather = 0;
 
 -- ---- The plans ----
 SET gpuhash.gpu_aggregate = on;
+SET gpuhash.gpu_aggregate_join = on;
 SET gpuhash.setup_cost = 0;
 SET gpuhash.min_gain = 0;
 EXPLAIN (COSTS OFF)

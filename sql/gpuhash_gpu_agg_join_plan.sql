@@ -9,6 +9,7 @@
 -- the executor's tests' business, the shape of the plan this file's.
 SET gpuhash.device = host;
 SET gpuhash.gpu_aggregate = on;
+SET gpuhash.gpu_aggregate_join = on;
 CREATE TABLE aj_line (
 	l_orderkey int4, l_partkey int4, l_quantity numeric(15,2),
 	l_extendedprice numeric(15,2), l_discount numeric(15,2),
@@ -157,7 +158,13 @@ SELECT aj_plan($$SELECT sum(l_quantity), sum(p.s) FROM aj_line,
 SELECT aj_plan($$SELECT sum(CASE WHEN p_size > 10 THEN l_quantity ELSE 1 END)
 FROM aj_line JOIN aj_part ON l_partkey = p_partkey$$);
 
--- the switches off: PostgreSQL's own plans
+-- the switches off: PostgreSQL's own plans (gpuhash.gpu_aggregate_join is
+-- off by default)
+RESET gpuhash.gpu_aggregate_join;
+SELECT aj_plan($$SELECT d_year, sum(l_extendedprice), count(*)
+FROM aj_line JOIN aj_date ON l_shipdate = d_datekey
+GROUP BY d_year ORDER BY d_year$$);
+SET gpuhash.gpu_aggregate_join = on;
 SET gpuhash.gpu_aggregate = off;
 SELECT aj_plan($$SELECT d_year, sum(l_extendedprice), count(*)
 FROM aj_line JOIN aj_date ON l_shipdate = d_datekey

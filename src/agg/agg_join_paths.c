@@ -398,7 +398,8 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *native;
 	ListCell   *lc;
 
-	if (splits == NIL || IS_DUMMY_REL(input_rel) || gpuhash_plan_device() < 0)
+	if (!gpuhash_gpu_aggregate_join || splits == NIL || IS_DUMMY_REL(input_rel) ||
+		gpuhash_plan_device() < 0)
 		return;
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :
