@@ -29,10 +29,13 @@
  */
 #include "gpuhash.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -68,18 +71,47 @@ walkable_type(Oid typid)
 	}
 }
 
-/* A plain column of the scanned relation, or NULL. */
+/*
+ * Whose columns an argument may read: the scanned relation's (its pages
+ * walked) and, over a join, the inner side's (inner_relids; NULL: none).
+ */
+typedef struct OperandScope
+{
+	Index		scanrelid;
+	Relids		inner_relids;
+} OperandScope;
+
+/* A plain column of the scanned relation or of the inner side, or NULL. */
 static const Var *
-scan_column(const Node *n, Index scanrelid)
+scan_column(const Node *n, const OperandScope *sc)
 {
 	const Var  *v;
 
 	if (n == NULL || !IsA(n, Var))
 		return NULL;
 	v = (const Var *) n;
-	if (v->varno != scanrelid || v->varlevelsup != 0 || v->varattno <= 0)
+	if (v->varlevelsup != 0 || v->varattno <= 0)
+		return NULL;
+	if (v->varno != sc->scanrelid &&
+		(sc->inner_relids == NULL || !bms_is_member(v->varno, sc->inner_relids)))
 		return NULL;
 	return v;
+}
+
+/* Operand i reads column v: the scanned relation's by attno, else inner. */
+static void
+set_operand(GpuAggSupport *s, int i, const Var *v, const OperandScope *sc)
+{
+	if (v->varno == sc->scanrelid)
+	{
+		s->attno[i] = v->varattno;
+		s->inner_var[i] = NULL;
+	}
+	else
+	{
+		s->attno[i] = 0;
+		s->inner_var[i] = (Var *) v;
+	}
 }
 
 /* The scale s of a numeric(p, s) column, or -1 (no typmod, or s < 0). */
@@ -130,7 +162,7 @@ is_numeric_one(const Node *n)
  * the larger display scale of their operands: the column's.
  */
 static bool
-numeric_factor(const Node *n, Index scanrelid, int *sign, const Var **col)
+numeric_factor(const Node *n, const OperandScope *sc, int *sign, const Var **col)
 {
 	Oid			f = func_of(n);
 	const List *args;
@@ -147,25 +179,26 @@ numeric_factor(const Node *n, Index scanrelid, int *sign, const Var **col)
 			return false;
 		*sign = f == F_NUMERIC_SUB ? -1 : 1;
 	}
-	*col = scan_column(n, scanrelid);
+	*col = scan_column(n, sc);
 	return *col != NULL && numeric_col_scale(*col) >= 0;
 }
 
 /* Collects the factors of a product tree (numeric_mul is exact: any
  * bracketing gives the same value and display scale). */
 static bool
-product_factors(const Node *n, Index scanrelid, int *nf, int signs[3], const Var *cols[3])
+product_factors(const Node *n, const OperandScope *sc, int *nf, int signs[3],
+				const Var *cols[3])
 {
 	if (func_of(n) == F_NUMERIC_MUL)
 	{
 		const List *args = ((const OpExpr *) n)->args;
 
-		return product_factors(linitial(args), scanrelid, nf, signs, cols) &&
-			product_factors(lsecond(args), scanrelid, nf, signs, cols);
+		return product_factors(linitial(args), sc, nf, signs, cols) &&
+			product_factors(lsecond(args), sc, nf, signs, cols);
 	}
 	if (*nf >= 3)
 		return false;
-	if (!numeric_factor(n, scanrelid, &signs[*nf], &cols[*nf]))
+	if (!numeric_factor(n, sc, &signs[*nf], &cols[*nf]))
 		return false;
 	(*nf)++;
 	return true;
@@ -176,7 +209,7 @@ product_factors(const Node *n, Index scanrelid, int *nf, int signs[3], const Var
  * and col * (1 - col2) * (1 + col3), their factors in any order.
  */
 static bool
-numeric_product(const Node *n, Index scanrelid, GpuAggSupport *s, const char **why)
+numeric_product(const Node *n, const OperandScope *sc, GpuAggSupport *s, const char **why)
 {
 	int			nf = 0,
 				signs[3];
@@ -187,7 +220,7 @@ numeric_product(const Node *n, Index scanrelid, GpuAggSupport *s, const char **w
 	int			np = 0,
 				scale = 0;
 
-	if (!product_factors(n, scanrelid, &nf, signs, cols) || nf < 2)
+	if (!product_factors(n, sc, &nf, signs, cols) || nf < 2)
 	{
 		*why = "the aggregate's argument is not a column or a supported numeric product";
 		return false;
@@ -223,9 +256,10 @@ numeric_product(const Node *n, Index scanrelid, GpuAggSupport *s, const char **w
 		*why = "the product's display scale is beyond the GPU accumulator's";
 		return false;
 	}
-	s->attno[0] = plain[0]->varattno;
-	s->attno[1] = np == 2 ? plain[1]->varattno : minus->varattno;
-	s->attno[2] = plus ? plus->varattno : 0;
+	set_operand(s, 0, plain[0], sc);
+	set_operand(s, 1, np == 2 ? plain[1] : minus, sc);
+	if (plus)
+		set_operand(s, 2, plus, sc);
 	s->scale = (uint8) scale;
 	s->input_type = NUMERICOID;
 	return true;
@@ -302,9 +336,135 @@ partial_type_of(Oid aggfnoid)
 	return t;
 }
 
-bool
-gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
-					  GpuAggSupport *s, const char **why)
+/* Is c a zero of its own type, as an aggregate's ELSE 0 folds it? */
+static bool
+is_zero_const(const Const *c)
+{
+	char	   *str;
+	bool		zero;
+
+	if (c->constisnull)
+		return false;
+	switch (c->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(c->constvalue) == 0;
+		case INT4OID:
+			return DatumGetInt32(c->constvalue) == 0;
+		case INT8OID:
+			return DatumGetInt64(c->constvalue) == 0;
+		case FLOAT4OID:
+			/* +0 only: a sum of -0 would show its sign */
+			return DatumGetFloat4(c->constvalue) == 0 &&
+				!signbit(DatumGetFloat4(c->constvalue));
+		case FLOAT8OID:
+			return DatumGetFloat8(c->constvalue) == 0 &&
+				!signbit(DatumGetFloat8(c->constvalue));
+		case NUMERICOID:
+			/* display scale 0: the zero the core folds (numeric_add keeps
+			 * the larger display scale, so 0.00 would show) */
+			str = DatumGetCString(DirectFunctionCall1(numeric_out, c->constvalue));
+			zero = strcmp(str, "0") == 0;
+			pfree(str);
+			return zero;
+		default:
+			return false;
+	}
+}
+
+/* Does every Var of n belong to the scope (no outer-level Var, no
+ * placeholder, no subquery)? */
+static bool
+out_of_scope_walker(Node *n, void *context)
+{
+	const OperandScope *sc = context;
+
+	if (n == NULL)
+		return false;
+	if (IsA(n, Var))
+	{
+		Var		   *v = (Var *) n;
+
+		return v->varlevelsup != 0 || v->varattno <= 0 ||
+			(v->varno != sc->scanrelid &&
+			 (sc->inner_relids == NULL || !bms_is_member(v->varno, sc->inner_relids)));
+	}
+	if (IsA(n, PlaceHolderVar) || IsA(n, SubLink) || IsA(n, SubPlan) ||
+		IsA(n, AlternativeSubPlan) || IsA(n, Aggref) || IsA(n, GroupingFunc) ||
+		IsA(n, WindowFunc) || IsA(n, Param))
+		return true;
+	return expression_tree_walker(n, out_of_scope_walker, context);
+}
+
+/*
+ * CASE WHEN cond THEN x ELSE 0|NULL END: records cond and the ELSE in s,
+ * *x the THEN.  Only a searched CASE of one WHEN; the parser makes an absent
+ * ELSE a NULL Const.
+ */
+static bool
+case_form(const CaseExpr *c, const OperandScope *sc, GpuAggSupport *s,
+		  const Node **x, const char **why)
+{
+	const CaseWhen *w;
+	const Const *d = (const Const *) c->defresult;
+
+	if (c->arg != NULL || list_length(c->args) != 1)
+	{
+		*why = "a CASE of more than one WHEN, or over a test value";
+		return false;
+	}
+	w = linitial_node(CaseWhen, c->args);
+	if (d == NULL || !IsA(d, Const) || (!d->constisnull && !is_zero_const(d)))
+	{
+		*why = "a CASE whose ELSE is neither 0 of its type nor NULL";
+		return false;
+	}
+	if (exprType((Node *) w->expr) != BOOLOID ||
+		out_of_scope_walker((Node *) w->expr, (void *) sc) ||
+		contain_volatile_functions((Node *) w->expr))
+	{
+		*why = "a CASE condition over something but the join's columns";
+		return false;
+	}
+	s->cond = w->expr;
+	s->else_kind = d->constisnull ? GH_AGG_ELSE_NULL : GH_AGG_ELSE_ZERO;
+	*x = (const Node *) w->result;
+	return true;
+}
+
+/* x an integer constant: GH_AGG_E_CONST */
+static bool
+const_operand(const Const *k, GpuAggSupport *s, const char **why)
+{
+	if (k->constisnull)
+	{
+		*why = "a CASE whose THEN is NULL";
+		return false;
+	}
+	switch (k->consttype)
+	{
+		case INT2OID:
+			s->konst = DatumGetInt16(k->constvalue);
+			break;
+		case INT4OID:
+			s->konst = DatumGetInt32(k->constvalue);
+			break;
+		case INT8OID:
+			s->konst = DatumGetInt64(k->constvalue);
+			break;
+		default:
+			*why = "a constant operand that is not an integer";
+			return false;
+	}
+	s->expr = GH_AGG_E_CONST;
+	s->const_type = k->consttype;
+	s->input_type = k->consttype;
+	return true;
+}
+
+static bool
+agg_supported(const Aggref *aggref, const OperandScope *sc, bool join_forms,
+			  GpuAggSupport *s, const char **why)
 {
 	uint8		fn;
 	Oid			argtype;
@@ -350,15 +510,32 @@ gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
 	}
 	arg = (const Node *) ((const TargetEntry *) linitial(aggref->args))->expr;
 
-	col = scan_column(arg, scanrelid);
+	if (join_forms && IsA(arg, CaseExpr))
+	{
+		if (!case_form((const CaseExpr *) arg, sc, s, &arg, why))
+			return false;
+		if (IsA(arg, Const))
+		{
+			if (!const_operand((const Const *) arg, s, why))
+				return false;
+			if (fn != GH_AGG_COUNT && s->input_type != argtype)
+			{
+				*why = "the constant is not of the aggregate's input type";
+				return false;
+			}
+			return true;
+		}
+	}
+
+	col = scan_column(arg, sc);
 	if (col == NULL)
 	{
 		if (argtype == NUMERICOID && (fn == GH_AGG_SUM || fn == GH_AGG_AVG))
-			return numeric_product(arg, scanrelid, s, why);
+			return numeric_product(arg, sc, s, why);
 		*why = "the aggregate's argument is not a column of the scanned relation";
 		return false;
 	}
-	s->attno[0] = col->varattno;
+	set_operand(s, 0, col, sc);
 	s->input_type = getBaseType(col->vartype);
 	if (!walkable_type(s->input_type))
 	{
@@ -391,6 +568,24 @@ gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
 	return true;
 }
 
+bool
+gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
+					  GpuAggSupport *s, const char **why)
+{
+	OperandScope sc = {scanrelid, NULL};
+
+	return agg_supported(aggref, &sc, false, s, why);
+}
+
+bool
+gpuhash_agg_supported_join(const Aggref *aggref, Index scanrelid, Relids inner_relids,
+						   GpuAggSupport *s, const char **why)
+{
+	OperandScope sc = {scanrelid, inner_relids};
+
+	return agg_supported(aggref, &sc, true, s, why);
+}
+
 /*
  * Group keys: integers, oid, bool and date as the walker's join keys pack
  * them (signed values sign-extended, then masked to their width: one-to-one
@@ -406,7 +601,15 @@ bool
 gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
 						  uint8 *conv, uint8 *width, const char **why)
 {
-	const Var  *v = scan_column((const Node *) expr, scanrelid);
+	return gpuhash_agg_key_supported_join(expr, scanrelid, NULL, conv, width, why);
+}
+
+bool
+gpuhash_agg_key_supported_join(const Expr *expr, Index scanrelid, Relids inner_relids,
+							   uint8 *conv, uint8 *width, const char **why)
+{
+	OperandScope sc = {scanrelid, inner_relids};
+	const Var  *v = scan_column((const Node *) expr, &sc);
 	Oid			t;
 	GpuKeyConv	kc;
 	int			len = -1;

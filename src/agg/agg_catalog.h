@@ -11,6 +11,7 @@
 
 #include "postgres.h"
 
+#include "nodes/bitmapset.h"
 #include "nodes/primnodes.h"
 
 #include "gpuhash_agg.h"
@@ -22,10 +23,19 @@ typedef struct GpuAggSupport
 	uint8		scale;			/* numeric accumulator scale (gh_agg_spec.scale) */
 	Oid			input_type;		/* the type of the value folded */
 	AttrNumber	attno[3];		/* the relation's columns the argument reads;
-								 * 0 unused */
+								 * 0 unused (or an inner column) */
 	Oid			partial_type;	/* the partial Aggref's aggtype (int8, bytea,
 								 * float8[], ...) */
 	Oid			aggfnoid;
+
+	/* the aggregate over a join (gpuhash_agg_supported_join) */
+	Var		   *inner_var[3];	/* operand i is this Var of the inner side
+								 * (attno[i] is then 0); NULL: not inner */
+	Expr	   *cond;			/* CASE WHEN cond THEN x ELSE 0|NULL END: the
+								 * WHEN (over both sides); NULL: no CASE */
+	uint8		else_kind;		/* GH_AGG_ELSE_* where cond is set */
+	int64		konst;			/* expr GH_AGG_E_CONST: x, an integer */
+	Oid			const_type;		/* its type (int2, int4 or int8) */
 } GpuAggSupport;
 
 /*
@@ -36,6 +46,22 @@ extern bool gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
 								  GpuAggSupport *s, const char **why);
 
 /*
+ * The same over an inner join of scanrelid (the outer side, its pages
+ * walked) with the relations inner_relids (NULL: no join): operands may be
+ * plain columns of either side (an inner one in inner_var[i]), and the
+ * argument may be CASE WHEN cond THEN x ELSE 0|NULL END (ELSE absent is
+ * NULL), x a form taken above or an integer constant (GH_AGG_E_CONST), the
+ * ELSE a zero Const of the CASE's type (numeric: 0 of display scale 0).
+ * cond is only recorded: whether the GPU runs it is the qual compiler's
+ * business (gpuhash_agg_qual_compiles).  gpuhash_agg_supported takes
+ * neither CASE nor constants: what a plan without a join folds is
+ * unchanged.
+ */
+extern bool gpuhash_agg_supported_join(const Aggref *aggref, Index scanrelid,
+									   Bitmapset *inner_relids, GpuAggSupport *s,
+									   const char **why);
+
+/*
  * true if a GROUP BY expression can be a GPU group key (a Var of scanrelid
  * whose type packs, see gh_agg_prog.key); *conv and *width as gh_page_key
  * wants them.
@@ -43,6 +69,11 @@ extern bool gpuhash_agg_supported(const Aggref *aggref, Index scanrelid,
 extern bool gpuhash_agg_key_supported(const Expr *expr, Index scanrelid,
 									  uint8 *conv, uint8 *width,
 									  const char **why);
+
+/* The same where the key may also be a column of the inner side. */
+extern bool gpuhash_agg_key_supported_join(const Expr *expr, Index scanrelid,
+										   Bitmapset *inner_relids, uint8 *conv,
+										   uint8 *width, const char **why);
 
 /*
  * The partial state Datum a Finalize Aggregate deserializes/combines, from a

@@ -4,11 +4,12 @@
  *	  The planner's cost of a GpuPreAgg path, by mechanism: the pages each
  *	  participant reads, the CPU handing them to the GPU, the GPU walking
  *	  every tuple on them (deform, the quals, the fold into the row's
- *	  group), and one row out per group.  The path is offered only where the
- *	  walker takes every qual (agg_paths.c: otherwise the executor reads
- *	  every row on the CPU).  Only this path is priced here; PostgreSQL's
- *	  own Partial Aggregate over its Parallel Seq Scan keeps its costs, and
- *	  add_path weighs the two.
+ *	  group), and one row out per group; over a join, also the inner plan,
+ *	  the dimension built of its rows, the probes and the pairs folded.  The
+ *	  path is offered only where the walker takes every qual (agg_paths.c:
+ *	  otherwise the executor reads every row on the CPU).  Only this path is
+ *	  priced here; PostgreSQL's own Partial Aggregate over its scan or join
+ *	  keeps its costs, and add_path weighs the two.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,13 +38,12 @@
 #define AGG_PAGE_CPU_COST 0.1
 
 /*
- * partial_scan: the relation's Parallel Seq Scan for a parallel-aware
- * path (its participants divide the blocks), NULL for a serial one.
- * groups: the groups of one participant's rows.
+ * One participant's walk of baserel's pages (partial_scan: the relation's
+ * Parallel Seq Scan for a parallel-aware path, whose participants divide
+ * the blocks; NULL for a serial one).
  */
-void
-gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
-					Path *partial_scan, double groups)
+static Cost
+page_walk_cost(RelOptInfo *baserel, Path *partial_scan)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	double		tuples = baserel->tuples / participants;
@@ -70,6 +70,65 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 
 	/* the GPU walks every tuple of them and folds those the quals pass */
 	startup += gpuhash_page_row_cost * tuples;
+	return startup;
+}
+
+/* groups: the groups of one participant's rows. */
+void
+gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
+					Path *partial_scan, double groups)
+{
+	Cost		startup = page_walk_cost(baserel, partial_scan);
+
+	/* the groups come out at the end, one row each */
+	cpath->path.rows = clamp_row_est(groups);
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + cpu_tuple_cost * cpath->path.rows;
+}
+
+/*
+ * The aggregate over a join: baserel's pages walked as above, each row the
+ * quals pass joined on the device to the dimension built of inner_path's
+ * rows (nkeys key columns, ninner columns kept), and every pair the join's
+ * further clauses pass folded.  pairs and groups: one participant's.
+ */
+void
+gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
+						 Path *inner_path, int nkeys, int ninner, Path *partial_scan,
+						 double pairs, double groups)
+{
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	Cost		startup = page_walk_cost(baserel, partial_scan);
+
+	/*
+	 * The inner plan, run to its end by every participant before its first
+	 * page is walked (each builds its own dimension, as a parallel-oblivious
+	 * hash join builds its own table): its whole cost, once per participant.
+	 */
+	startup += inner_path->total_cost;
+
+	/*
+	 * The dimension's build, per inner row: its keys evaluated on the CPU
+	 * (as the GPU join's build charges them), its insert into the device's
+	 * table (gpuhash.build_row_cost), and where the dimension keeps columns
+	 * for the keys, arguments and clauses above, the copy of the row's
+	 * values (gpuhash.kept_row_cost, as the join charges a kept row).
+	 */
+	startup += inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
+								   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
+
+	/*
+	 * Each walked row that the scan's quals pass probes the dimension on
+	 * the device: the walker's per-row cost again (gpuhash.page_row_cost).
+	 */
+	startup += gpuhash_page_row_cost * baserel->rows / participants;
+
+	/*
+	 * Each pair of a row and an inner row of its key is checked against the
+	 * join's further clauses and folded into its group on the device: the
+	 * pairs the join keeps, the walker's per-row cost each.
+	 */
+	startup += gpuhash_page_row_cost * pairs;
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);

@@ -30,6 +30,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_exec.h"
+#include "agg_join.h"
 
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -286,6 +287,29 @@ exec_preagg(CustomScanState *node)
 			as->out_pos = 0;
 			continue;
 		}
+		/* over a join: each refused tuple's pairs, joined by the CPU */
+		if (as->reading != NULL && as->join != NULL)
+		{
+			HeapTupleData t;
+			bool		pair = as->join->have_cur &&
+				gpuhash_agg_join_next_pair(as, NULL, false);
+
+			while (!pair && next_refused_tuple(as, &t))
+			{
+				as->join->have_cur = true;
+				pair = gpuhash_agg_join_next_pair(as, &t, true);
+			}
+			if (pair)
+			{
+				old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+				gpuhash_agg_join_cpu_row(as, slot);
+				MemoryContextSwitchTo(old);
+				return project(node, slot);
+			}
+			as->join->have_cur = false;
+			gpuhash_agg_release_req(as, as->reading);
+			continue;
+		}
 		/* the refused pages of the request answered last */
 		if (as->reading != NULL)
 		{
@@ -303,6 +327,9 @@ exec_preagg(CustomScanState *node)
 		}
 		if (as->phase == GA_SCAN)
 		{
+			/* the inner side first: its rows, its dimension */
+			if (as->join != NULL && !as->join->collected)
+				gpuhash_agg_join_collect(as);
 			if (gpuhash_agg_advance(as))
 				continue;
 			/* the scan is over: the last set goes out */
@@ -332,6 +359,11 @@ end_preagg(CustomScanState *node)
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
 	gpuhash_agg_reset(as);
+	if (as->join != NULL)
+	{
+		gpuhash_agg_join_release(as->join);
+		ExecEndNode(as->join->inner_ps);
+	}
 	gpuhash_heap_scan_end(as->os);
 }
 
@@ -341,6 +373,8 @@ rescan_preagg(CustomScanState *node)
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
 	gpuhash_agg_reset(as);
+	if (as->join != NULL)
+		gpuhash_agg_join_rescan(as);
 	gpuhash_heap_scan_rescan(as->os);
 	as->phase = GA_SCAN;
 	as->emitted_any = false;
@@ -407,6 +441,8 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyText("Device", as->why_cpu != NULL ? "host" :
 							gh_device_name(as->device), es);
+	if (as->join != NULL)
+		gpuhash_agg_join_explain(as, context, useprefix, es);
 	if (as->why_cpu != NULL)
 		ExplainPropertyText("GPU Declined", as->why_cpu, es);
 	else

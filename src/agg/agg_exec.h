@@ -48,7 +48,8 @@ typedef struct GpuPreAggState
 	MemoryContext cxt;			/* the node's: requests, program */
 	int			nkeys;			/* group columns */
 	int			naggs;			/* aggregates handed out */
-	AttrNumber *key_attno;
+	AttrNumber *key_attno;		/* 0: a column of the join's inner side */
+	Var		  **key_inner;		/* ... that one */
 	Oid		   *key_type;
 	int32	   *key_typmod;
 	uint8	   *key_conv;
@@ -88,6 +89,8 @@ typedef struct GpuPreAggState
 	uint64		spills;
 	uint64		in_service;
 	double		gpu_ms;
+	/* the aggregate over a join (agg_join.h); NULL: none */
+	struct GpuAggJoin *join;
 } GpuPreAggState;
 
 /* agg_exec.c */

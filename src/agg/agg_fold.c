@@ -22,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_exec.h"
+#include "agg_join.h"
 #include "service.h"
 
 #include "access/heapam.h"
@@ -79,6 +80,8 @@ cleanup_callback(void *arg)
 	for (int r = 0; r < GPUAGG_PIPELINE; r++)
 		gpuhash_svc_probe_abandon(&as->req[r].r.ticket);
 	free_sets(as);
+	if (as->join != NULL)
+		gpuhash_agg_join_free_dim(as->join);
 }
 
 /* Decline the GPU: every page goes the CPU's way. */
@@ -87,6 +90,37 @@ cpu_only(GpuPreAggState *as, const char *why)
 {
 	if (as->why_cpu == NULL)
 		as->why_cpu = why;
+}
+
+/*
+ * The join's outer key columns, for the scan program's key[] (packed as the
+ * join's page path packs exact keys); -1 where one is not a plain column of
+ * the relation (the CPU joins then).
+ */
+static int
+join_key_columns(GpuPreAggState *as, Index scanrelid, AttrNumber *attno)
+{
+	GpuAggJoin *j = as->join;
+
+	if (j->njoinkeys > GH_PAGE_MAX_KEYS)
+	{
+		cpu_only(as, "more join keys than the walker packs");
+		return -1;
+	}
+	for (int k = 0; k < j->njoinkeys; k++)
+	{
+		Expr	   *e = list_nth(j->outer_keys, k);
+
+		while (IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (!IsA(e, Var) || ((Var *) e)->varno != scanrelid || ((Var *) e)->varattno <= 0)
+		{
+			cpu_only(as, "a join key that is not a column of the relation");
+			return -1;
+		}
+		attno[k] = ((Var *) e)->varattno;
+	}
+	return j->njoinkeys;
 }
 
 void
@@ -102,6 +136,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	size_t		per_group;
 	uint32		cap;
 	MemoryContextCallback *cb;
+	Relids		inner_relids = NULL;
+	AttrNumber	jkey_attno[GH_PAGE_MAX_KEYS];
+	int			njkeys = 0;
 
 	if (cscan->custom_private == NIL)
 		elog(ERROR, "gpuhash: GpuPreAgg without its group column count");
@@ -120,9 +157,13 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	quals = (List *) unindex_mutator((Node *) cscan->scan.plan.qual, tlist);
 	as->os = gpuhash_heap_scan_open(&as->css.ss.ps, scanrelid, quals, NIL,
 									cscan->scan.plan.parallel_aware, estate, eflags);
+	as->join = gpuhash_agg_join_init(as, cscan, estate, eflags);
+	if (as->join != NULL)
+		inner_relids = bms_del_member(bms_copy(cscan->custom_relids), scanrelid);
 
 	/* the group columns */
 	as->key_attno = palloc0(sizeof(AttrNumber) * Max(as->nkeys, 1));
+	as->key_inner = palloc0(sizeof(Var *) * Max(as->nkeys, 1));
 	as->key_type = palloc0(sizeof(Oid) * Max(as->nkeys, 1));
 	as->key_typmod = palloc0(sizeof(int32) * Max(as->nkeys, 1));
 	as->key_conv = palloc0(Max(as->nkeys, 1));
@@ -139,25 +180,40 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		if (k < as->nkeys)
 		{
 			Expr	   *v = e;
+			bool		ok;
 
 			while (IsA(v, RelabelType))
 				v = ((RelabelType *) v)->arg;
-			if (!IsA(v, Var) || ((Var *) v)->varno != scanrelid || ((Var *) v)->varattno <= 0)
+			if (!IsA(v, Var) || ((Var *) v)->varattno <= 0 ||
+				(((Var *) v)->varno != scanrelid && as->join == NULL))
 				elog(ERROR, "gpuhash: a GpuPreAgg group column is not a column of its relation");
-			as->key_attno[k] = ((Var *) v)->varattno;
 			as->key_type[k] = exprType((Node *) v);
 			as->key_typmod[k] = exprTypmod((Node *) v);
-			extra[nextra++] = as->key_attno[k];
-			if (!gpuhash_agg_key_supported(e, scanrelid, &as->key_conv[k], &as->key_width[k],
-										   &why))
+			if (((Var *) v)->varno == scanrelid)
+			{
+				as->key_attno[k] = ((Var *) v)->varattno;
+				extra[nextra++] = as->key_attno[k];
+			}
+			else
+				as->key_inner[k] = (Var *) v;
+			ok = as->join != NULL ?
+				gpuhash_agg_key_supported_join(e, scanrelid, inner_relids, &as->key_conv[k],
+											   &as->key_width[k], &why) :
+				gpuhash_agg_key_supported(e, scanrelid, &as->key_conv[k], &as->key_width[k],
+										  &why);
+			if (!ok)
 				cpu_only(as, why ? why : "group key");
 		}
 		else if (IsA(e, Aggref))
 		{
 			GpuAggSupport *s = &as->aggs[i++];
+			bool		ok;
 
+			ok = as->join != NULL ?
+				gpuhash_agg_supported_join((Aggref *) e, scanrelid, inner_relids, s, &why) :
+				gpuhash_agg_supported((Aggref *) e, scanrelid, s, &why);
 			/* the CPU's rows need the catalog too: a plan it declines is wrong */
-			if (!gpuhash_agg_supported((Aggref *) e, scanrelid, s, &why))
+			if (!ok)
 				ereport(ERROR,
 						(errcode(ERRCODE_INTERNAL_ERROR),
 						 errmsg("gpuhash: GpuPreAgg over an aggregate it cannot compute: %s",
@@ -174,7 +230,12 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	}
 
 	/* the walker's program: the quals, the columns keys and arguments read */
-	gpuhash_page_program_cols(&as->pp.prog, as->os->desc, scanrelid, quals, NULL, NULL, NULL, 0,
+	if (as->join != NULL)
+		njkeys = join_key_columns(as, scanrelid, jkey_attno);
+	gpuhash_page_program_cols(&as->pp.prog, as->os->desc, scanrelid, quals,
+							  njkeys > 0 ? jkey_attno : NULL,
+							  njkeys > 0 ? as->join->outer_conv : NULL,
+							  njkeys > 0 ? as->join->width : NULL, Max(njkeys, 0),
 							  false, extra, nextra);
 	if (as->pp.prog.scan == NULL)
 		cpu_only(as, as->pp.prog.why ? as->pp.prog.why : "scan program");
@@ -220,7 +281,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		}
 		if (as->naggs == 0)
 			ap->agg[0].fn = GH_AGG_COUNT_STAR;
-		if (gh_agg_prog_check(s, ap) != GH_OK)
+		if (as->join != NULL)
+			gpuhash_agg_join_compile(as, ap);
+		if (as->why_cpu == NULL && gh_agg_prog_check(s, ap) != GH_OK)
 			cpu_only(as, pstrdup(gh_last_error()));
 		as->aprog = ap;
 	}
@@ -267,6 +330,8 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	as->nulls = palloc(sizeof(bool) * 3);
 	if (as->aprog != NULL && gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
+	if (as->join != NULL)
+		gpuhash_agg_join_cpu_init(as, cscan);
 	cb = palloc0(sizeof(MemoryContextCallback));
 	cb->func = cleanup_callback;
 	cb->arg = as;
@@ -345,6 +410,20 @@ fold_here(GpuPreAggState *as, GpuAggReq *q, int p, int n, int device, gh_agg_gro
 	st = gh_agg_groups_init(ans, as->aprog, as->max_groups);
 	if (st != GH_OK)
 		return st;
+	/* over a join: the dimension built in this backend, on its device */
+	if (as->join != NULL)
+	{
+		const uint8 *data = q->r.in_place ? (const uint8 *) BufferBlocks : q->r.local_pages;
+		size_t		bytes = q->r.in_place ? (size_t) NBuffers * BLCKSZ :
+			(size_t) q->r.n_pages * GH_PAGE_SIZE;
+
+		if (as->join->dim == NULL)
+			return GH_ERR_INVALID;
+		return gh_page_agg_join_mapped(gh_agg_dim_device(as->join->dim), as->pp.prog.scan,
+									   as->aprog, as->join->dim, q->r.refs + p, (uint32) n,
+									   data, bytes, q->r.visible, q->r.n_visible,
+									   q->r.refused + p, ans, stats);
+	}
 	/* in place: the pages are still pinned where the refs name them */
 	if (q->r.in_place)
 		return gh_page_agg_mapped(device, as->pp.prog.scan, as->aprog, q->r.refs + p, (uint32) n,
@@ -442,8 +521,9 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	q->next_page = q->next_item = 0;
 	gpuhash_page_read(os, &as->pp, &q->r, q->pins, &q->n_pins);
 	if (q->r.n_pages > 0 && as->why_cpu == NULL && as->use_service &&
+		(as->join == NULL || as->join->dim_id != 0) &&
 		gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
-							   &q->r.ticket, 0))
+							   &q->r.ticket, as->join != NULL ? as->join->dim_id : 0))
 		q->in_flight = true;
 	if (q->r.n_pages > 0 && as->why_cpu == NULL)
 		as->pp.requests++;

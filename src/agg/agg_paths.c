@@ -37,22 +37,29 @@
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
-/*
- * Is rel one heap table the node may read by pages, as the join's absorbed
- * scans may (gpuhash_scan_absorbable), under a plain grouping?  Not with a
- * pseudoconstant clause: core puts the gating Result for it only over a
- * base relation's own scan paths, and this path lives in an upper one.
- */
-static bool
-input_ok(PlannerInfo *root, RelOptInfo *rel, GroupPathExtraData *extra)
+/* Does the query allow a GPU aggregate at all: a plain read, a plain grouping? */
+bool
+gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra)
 {
 	Query	   *parse = root->parse;
+
+	return (parse->commandType == CMD_SELECT || parse->commandType == CMD_INSERT) &&
+		root->rowMarks == NIL && parse->groupingSets == NIL &&
+		extra->patype == PARTITIONWISE_AGGREGATE_NONE &&
+		(parse->hasAggs || parse->groupClause != NIL);
+}
+
+/*
+ * Is rel one heap table the node may read by pages, as the join's absorbed
+ * scans may (gpuhash_scan_absorbable)?  Not with a pseudoconstant clause:
+ * core puts the gating Result for it only over a base relation's own scan
+ * paths, and this path lives in an upper one.
+ */
+bool
+gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel)
+{
 	ListCell   *lc;
 
-	if ((parse->commandType != CMD_SELECT && parse->commandType != CMD_INSERT) ||
-		root->rowMarks != NIL || parse->groupingSets != NIL ||
-		extra->patype != PARTITIONWISE_AGGREGATE_NONE)
-		return false;
 	if (rel->reloptkind != RELOPT_BASEREL || rel->lateral_relids != NULL ||
 		IS_DUMMY_REL(rel) || !gpuhash_scan_absorbable(root, rel))
 		return false;
@@ -140,8 +147,10 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, 
  * of its size.  Otherwise the node reads every row on the CPU, no cheaper
  * than PostgreSQL's own partial aggregate: not offered.
  */
-static bool
-walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *cols, int ncols)
+bool
+gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *key_attno,
+							const GpuKeyConv *conv, const int *width, int nkeys,
+							const AttrNumber *cols, int ncols)
 {
 	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
 	Relation	r;
@@ -152,7 +161,7 @@ walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *cols, int nco
 	r = table_open(rte->relid, NoLock);
 	gpuhash_page_program_cols(&prog, RelationGetDescr(r), rel->relid,
 							  gpuhash_order_quals(root, rel->baserestrictinfo),
-							  NULL, NULL, NULL, 0, false, cols, ncols);
+							  key_attno, conv, width, nkeys, false, cols, ncols);
 	table_close(r, NoLock);
 	if (prog.scan == NULL || prog.cpu_quals != NIL)
 	{
@@ -165,8 +174,8 @@ walker_takes(PlannerInfo *root, RelOptInfo *rel, const AttrNumber *cols, int nco
 }
 
 /* The groups of input_rows rows, as core's get_number_of_groups counts them. */
-static double
-estimate_groups(PlannerInfo *root, GroupPathExtraData *extra, double input_rows)
+double
+gpuhash_preagg_groups(PlannerInfo *root, GroupPathExtraData *extra, double input_rows)
 {
 	List	   *exprs;
 
@@ -180,8 +189,8 @@ estimate_groups(PlannerInfo *root, GroupPathExtraData *extra, double input_rows)
  * The relation's Parallel Seq Scan, whose participants and share of rows
  * the node takes: it divides the blocks among participants as that does.
  */
-static Path *
-partial_seqscan(RelOptInfo *rel)
+Path *
+gpuhash_preagg_partial_seqscan(RelOptInfo *rel)
 {
 	ListCell   *lc;
 
@@ -235,8 +244,8 @@ make_preagg_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *baserel,
  * columns as they are, then the Vars, placeholders and Aggrefs the other
  * columns and HAVING use, each Aggref marked partial (serialized).
  */
-static PathTarget *
-partial_grouping_target(PlannerInfo *root, PathTarget *grouping_target, Node *having)
+PathTarget *
+gpuhash_preagg_partial_target(PlannerInfo *root, PathTarget *grouping_target, Node *having)
 {
 	Query	   *parse = root->parse;
 	PathTarget *target = create_empty_pathtarget();
@@ -280,8 +289,8 @@ partial_grouping_target(PlannerInfo *root, PathTarget *grouping_target, Node *ha
  * core's partially grouped relation of grouped_rel, where it made one (it
  * could aggregate in parallel), without making one where it did not.
  */
-static RelOptInfo *
-core_partial_rel(PlannerInfo *root, RelOptInfo *grouped_rel)
+RelOptInfo *
+gpuhash_preagg_core_partial_rel(PlannerInfo *root, RelOptInfo *grouped_rel)
 {
 	ListCell   *lc;
 
@@ -318,70 +327,36 @@ add_final_path(PlannerInfo *root, RelOptInfo *grouped_rel, List *native, Path *i
 }
 
 /*
- * PostgreSQL 15 calls create_upper_paths_hook for UPPERREL_GROUP_AGG only,
- * after the partially grouped relation's paths have gone into its Gathers
- * and Finalize Aggregates.  So this makes, in the grouped relation, what
- * core makes over a partial aggregate: where core could aggregate in
- * parallel, Finalize Aggregate over a Gather of a parallel-aware
- * GpuPreAgg (its target is core's partial target, whose Aggrefs the
- * Finalize Aggregate's match); where it could not, Finalize Aggregate over
- * a serial GpuPreAgg.  Hashed, or sorted above the GpuPreAgg (or Gather),
- * as the grouping allows; plain without GROUP BY.  add_path weighs each
- * against core's own paths.
+ * Offers cp, a GpuPreAgg path of the partial grouping target, under a
+ * Finalize Aggregate in grouped_rel: over a Gather (in partial_rel, core's
+ * partially grouped relation) where cp is parallel-aware, else directly.
+ * Hashed, or sorted above the GpuPreAgg (or Gather), as the grouping
+ * allows; plain without GROUP BY.  input_rows: the grouped rel's input
+ * rows; native: core's paths of grouped_rel, which each must beat.
  */
-static void
-add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
-				 GroupPathExtraData *extra)
+void
+gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel, RelOptInfo *partial_rel,
+					 CustomPath *cp, GroupPathExtraData *extra, double input_rows, List *native)
 {
 	Query	   *parse = root->parse;
-	RelOptInfo *partial_rel = core_partial_rel(root, grouped_rel);
-	Path	   *scan = NULL;
-	PathTarget *target;
 	AggClauseCosts costs;
-	CustomPath *cp;
 	Path	   *input;
-	List	   *native;
 	double		groups;
-	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];
-	int			ncols;
 
-	if ((!parse->hasAggs && parse->groupClause == NIL) || !input_ok(root, input_rel, extra))
-		return;
-	if (partial_rel != NULL)
+	if (cp->path.parallel_aware)
 	{
-		/* core could go parallel: the parallel path is the offer */
-		scan = partial_seqscan(input_rel);
-		if (!partial_rel->consider_parallel || scan == NULL)
-			return;
-		target = partial_rel->reltarget;
-	}
-	else
-		target = partial_grouping_target(root, grouped_rel->reltarget, extra->havingQual);
-	if (!target_ok(root, target, input_rel->relid, cols, &ncols) ||
-		!walker_takes(root, input_rel, cols, ncols) || gpuhash_plan_device() < 0)
-		return;
-
-	if (scan != NULL)
-	{
-		double		total;
-
-		cp = make_preagg_path(root, partial_rel, input_rel, target, scan,
-							  estimate_groups(root, extra, scan->rows));
 		/* each participant hands up its groups, as core's gather_grouping_paths counts */
-		total = cp->path.rows * cp->path.parallel_workers;
-		input = (Path *) create_gather_path(root, partial_rel, &cp->path, target, NULL, &total);
+		double		total = cp->path.rows * cp->path.parallel_workers;
+
+		input = (Path *) create_gather_path(root, partial_rel, &cp->path, cp->path.pathtarget,
+											NULL, &total);
 	}
 	else
-	{
-		cp = make_preagg_path(root, grouped_rel, input_rel, target, NULL,
-							  estimate_groups(root, extra, input_rel->rows));
 		input = &cp->path;
-	}
 	MemSet(&costs, 0, sizeof(costs));
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &costs);
 
-	groups = estimate_groups(root, extra, input_rel->rows);
-	native = list_copy(grouped_rel->pathlist);
+	groups = gpuhash_preagg_groups(root, extra, input_rows);
 	if (parse->groupClause == NIL)
 		add_final_path(root, grouped_rel, native, input, AGG_PLAIN, &costs, extra, groups);
 	else
@@ -393,6 +368,54 @@ add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 	}
 }
 
+/*
+ * PostgreSQL 15 calls create_upper_paths_hook for UPPERREL_GROUP_AGG only,
+ * after the partially grouped relation's paths have gone into its Gathers
+ * and Finalize Aggregates.  So this makes, in the grouped relation, what
+ * core makes over a partial aggregate: where core could aggregate in
+ * parallel, Finalize Aggregate over a Gather of a parallel-aware
+ * GpuPreAgg (its target is core's partial target, whose Aggrefs the
+ * Finalize Aggregate's match); where it could not, Finalize Aggregate over
+ * a serial GpuPreAgg.  add_path weighs each against core's own paths.
+ */
+static void
+add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+				 GroupPathExtraData *extra)
+{
+	RelOptInfo *partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
+	Path	   *scan = NULL;
+	PathTarget *target;
+	CustomPath *cp;
+	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];
+	int			ncols;
+
+	if (!gpuhash_preagg_rel_ok(root, input_rel))
+		return;
+	if (partial_rel != NULL)
+	{
+		/* core could go parallel: the parallel path is the offer */
+		scan = gpuhash_preagg_partial_seqscan(input_rel);
+		if (!partial_rel->consider_parallel || scan == NULL)
+			return;
+		target = partial_rel->reltarget;
+	}
+	else
+		target = gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
+	if (!target_ok(root, target, input_rel->relid, cols, &ncols) ||
+		!gpuhash_preagg_walker_takes(root, input_rel, NULL, NULL, NULL, 0, cols, ncols) ||
+		gpuhash_plan_device() < 0)
+		return;
+
+	if (scan != NULL)
+		cp = make_preagg_path(root, partial_rel, input_rel, target, scan,
+							  gpuhash_preagg_groups(root, extra, scan->rows));
+	else
+		cp = make_preagg_path(root, grouped_rel, input_rel, target, NULL,
+							  gpuhash_preagg_groups(root, extra, input_rel->rows));
+	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
+						 list_copy(grouped_rel->pathlist));
+}
+
 static void
 gpu_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
 				RelOptInfo *output_rel, void *extra)
@@ -400,8 +423,15 @@ gpu_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_re
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 	if (stage == UPPERREL_GROUP_AGG && extra != NULL && enable_gpuhashjoin &&
-		gpuhash_gpu_aggregate)
-		add_preagg_paths(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+		gpuhash_gpu_aggregate &&
+		gpuhash_preagg_query_ok(root, (GroupPathExtraData *) extra))
+	{
+		if (input_rel->reloptkind == RELOPT_BASEREL)
+			add_preagg_paths(root, input_rel, output_rel, (GroupPathExtraData *) extra);
+		else
+			gpuhash_add_preagg_join_paths(root, input_rel, output_rel,
+										  (GroupPathExtraData *) extra);
+	}
 }
 
 /* _PG_init: the scan methods (workers copy the plan) and the hook, chained */
@@ -409,6 +439,7 @@ void
 gpuhash_agg_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpuhash_preagg_scan_methods);
+	gpuhash_agg_stash_init();
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpu_upper_paths;
 }

@@ -50,6 +50,7 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	List	   *quals = gpuhash_order_quals(root, baserel->baserestrictinfo);
 	List	   *scan_tlist = NIL;
 	List	   *out_tlist = NIL;
+	List	   *exprs = NIL;
 	int			ngroupcols = 0;
 	int			i = 0;
 	ListCell   *lc;
@@ -72,8 +73,17 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(e), i + 1, NULL, false));
 		i++;
 	}
-	/* the columns the quals read, beyond the group columns: junk */
-	foreach(lc, pull_var_clause((Node *) quals, 0))
+	/*
+	 * The columns the quals read, beyond the group columns, and over a join
+	 * those the keys and further clauses read (set_customscan_references
+	 * fixes custom_exprs against custom_scan_tlist too): junk.
+	 */
+	if (list_length(best_path->custom_private) > 1)
+		exprs = list_concat(list_concat(copyObject(lsecond(best_path->custom_private)),
+										copyObject(lthird(best_path->custom_private))),
+							copyObject(lfourth(best_path->custom_private)));
+	foreach(lc, list_concat(pull_var_clause((Node *) quals, 0),
+							pull_var_clause((Node *) exprs, 0)))
 	{
 		Var		   *v = lfirst(lc);
 
@@ -93,6 +103,22 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(relid);
 	cscan->methods = &gpuhash_preagg_scan_methods;
+
+	/*
+	 * Over a join (agg_join_paths.c): the inner plan, built with its path's
+	 * target (CP_EXACT_TLIST), and the keys of both sides and the further
+	 * clauses as bare expressions; core sets custom_relids to R's and the
+	 * inner side's.
+	 */
+	if (exprs != NIL)
+	{
+		Assert(list_length(custom_plans) == 1);
+		cscan->custom_plans = custom_plans;
+		cscan->custom_exprs = exprs;
+		cscan->custom_private =
+			list_make2(makeInteger(ngroupcols),
+					   makeInteger(list_length(lsecond(best_path->custom_private))));
+	}
 	return &cscan->scan.plan;
 }
 
@@ -100,6 +126,15 @@ int
 gpuhash_preagg_ngroupcols(const CustomScan *cscan)
 {
 	return intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NGROUPCOLS));
+}
+
+/* The join's key columns: 0 for a GpuPreAgg over one relation. */
+int
+gpuhash_preagg_njoinkeys(const CustomScan *cscan)
+{
+	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS)
+		return 0;
+	return intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NJOINKEYS));
 }
 
 /* The node's output columns: group columns and partial aggregates. */

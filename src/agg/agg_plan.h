@@ -16,6 +16,20 @@
  *	  Vars, in a Seq Scan's order; custom_private is
  *	  list_make1(makeInteger(number of group columns)).
  *
+ *	  Over a join (the aggregate over a join, agg_join_paths.c): scanrelid
+ *	  is R, the relation whose pages are walked; custom_plans is the inner
+ *	  plan (not parallel-aware; its targetlist every column of the inner
+ *	  side I the node reads); custom_relids R's and I's relids;
+ *	  custom_private list_make2(makeInteger(group columns),
+ *	  makeInteger(njoinkeys)); custom_exprs the njoinkeys key columns of R
+ *	  (Vars), then the njoinkeys inner key expressions over I, then the
+ *	  join's further clauses (bare, implicitly ANDed, over R and I).
+ *	  set_customscan_references fixes custom_exprs against
+ *	  custom_scan_tlist as it fixes the quals: the columns of R and I they
+ *	  read are junk entries of custom_scan_tlist (after the quals' columns),
+ *	  and their Vars INDEX_VAR ones; the Vars of I in custom_scan_tlist stay
+ *	  plain (varno the range table index).
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_AGG_PLAN_H
@@ -23,16 +37,20 @@
 
 #include "postgres.h"
 
+#include "gpuhash.h"
+
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 
 /* custom_private's slots (extend only by appending) */
 #define GPUHASH_PREAGG_PRIV_NGROUPCOLS 0
+#define GPUHASH_PREAGG_PRIV_NJOINKEYS 1	/* absent or 0: no join */
 
 /* agg_plan.c */
 extern CustomScanMethods gpuhash_preagg_scan_methods;
 extern CustomPathMethods gpuhash_preagg_path_methods;
 extern int	gpuhash_preagg_ngroupcols(const CustomScan *cscan);
+extern int	gpuhash_preagg_njoinkeys(const CustomScan *cscan);
 extern int	gpuhash_preagg_noutputs(const CustomScan *cscan);
 extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
 
@@ -41,9 +59,51 @@ extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
 
 /* agg_paths.c */
 extern void gpuhash_agg_planner_init(void);
+extern bool gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra);
+extern bool gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel);
+extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
+										const AttrNumber *key_attno, const GpuKeyConv *conv,
+										const int *width, int nkeys,
+										const AttrNumber *cols, int ncols);
+extern double gpuhash_preagg_groups(PlannerInfo *root, GroupPathExtraData *extra,
+									double input_rows);
+extern Path *gpuhash_preagg_partial_seqscan(RelOptInfo *rel);
+extern PathTarget *gpuhash_preagg_partial_target(PlannerInfo *root,
+												 PathTarget *grouping_target, Node *having);
+extern RelOptInfo *gpuhash_preagg_core_partial_rel(PlannerInfo *root,
+												   RelOptInfo *grouped_rel);
+extern void gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel,
+								 RelOptInfo *partial_rel, CustomPath *cp,
+								 GroupPathExtraData *extra, double input_rows, List *native);
+
+/* agg_join_paths.c: the aggregate over a join */
+extern void gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
+										  RelOptInfo *grouped_rel, GroupPathExtraData *extra);
+
+/*
+ * agg_join_stash.c: an INNER join the join hook saw, of a base relation R
+ * the walker could read and another side I, making joinrelids.
+ */
+typedef struct GpuAggJoinStash
+{
+	PlannerInfo *root;
+	Relids		joinrelids;
+	Index		outer_relid;	/* R */
+	Relids		inner_relids;	/* I */
+	List	   *restrictlist;	/* RestrictInfos of the join of R and I */
+} GpuAggJoinStash;
+
+extern void gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinType jointype, List *restrictlist);
+extern List *gpuhash_agg_stashed_joins(PlannerInfo *root, Relids joinrelids);
+extern void gpuhash_agg_stash_init(void);
 
 /* agg_costs.c */
 extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 								Path *partial_scan, double groups);
+extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
+									 Path *inner_path, int nkeys, int ninner,
+									 Path *partial_scan, double pairs, double groups);
 
 #endif							/* GPUHASH_AGG_PLAN_H */

@@ -37,6 +37,7 @@
  *-------------------------------------------------------------------------
  */
 #include "planner_int.h"
+#include "agg/agg_plan.h"
 #include "service.h"
 
 #include <math.h>
@@ -122,6 +123,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (gpuhash_test_bypass_join_hook)
 		return;
 	join_hook_calls++;
+	/* what the aggregate over a join needs to know (agg_join_stash.c) */
+	gpuhash_agg_stash_join(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist);
 
 	if (!enable_gpuhashjoin)
 		return;

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * gpu_qual.c
- *	  The page walker's scan program (cuda/gpuhash_page.h) for an absorbed
- *	  outer scan: the relation's column layout up to the last column needed,
- *	  the join's exact key columns, and the scan's quals the walker evaluates
- *	  exactly, as a postfix program.
+ *	  The compiler of quals into the page walker's postfix qual program
+ *	  (cuda/gpuhash_page.h): the clauses the walker evaluates exactly.
+ *	  gpu_program.c builds the programs from it: a scan's, and the
+ *	  aggregate over a join's join qual and conditions.
  *
  * Exactness: an operator is taken only when its C function (F_* of
  * fmgroids.h) is one listed here, whose result the walker reproduces bit
@@ -18,18 +18,11 @@
  * rows then go the CPU's way and raise PostgreSQL's error); NULL and boolean
  * tests; AND, OR, NOT.
  *
- * Error behaviour: the walker takes a prefix of the plan's qual list, and a
- * later clause only while every clause before it that stays on the CPU
- * raises no error (its functions leakproof).  The clauses left run through
- * ExecQual in plan order.  If one of them may raise an error, or is
- * volatile, the walker returns every row that passes its clauses
- * (GH_PAGE_ALL_ROWS), so the CPU evaluates that clause on the rows a Seq
- * Scan would, not only on the joining ones.
- *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "page_scan.h"
+#include "gpu_qual_internal.h"
 
 #include "access/tupdesc_details.h"
 #include "catalog/pg_collation.h"
@@ -116,18 +109,11 @@ static const struct
 	{F_DATE_PLI, GH_Q_ADD, GH_M_DATE_INT}, {F_DATE_MII, GH_Q_SUB, GH_M_DATE_INT},
 };
 
-typedef struct QualCompiler
-{
-	gh_page_scan *s;
-	TupleDesc	desc;
-	Index		relid;
-} QualCompiler;
 
-static bool compile_bool(QualCompiler *qc, Node *n);
 
 /* How the walker reads a value of type typid (a domain: its base type). */
-static gh_col_type
-col_type_of(Oid typid)
+gh_col_type
+gpuhash_qual_col_type(Oid typid)
 {
 	switch (getBaseType(typid))
 	{
@@ -185,14 +171,14 @@ class_of(gh_col_type t)
 	}
 }
 
-static bool
-emit(QualCompiler *qc, uint8 op, uint8 b, uint8 c, uint32 a)
+bool
+gpuhash_qual_emit(QualCompiler *qc, uint8 op, uint8 b, uint8 c, uint32 a)
 {
 	gh_qinsn   *in;
 
-	if (qc->s->ninsns >= GH_PAGE_MAX_INSNS)
+	if (*qc->ninsns >= qc->max_insns)
 		return false;
-	in = &qc->s->insn[qc->s->ninsns++];
+	in = &qc->insn[(*qc->ninsns)++];
 	in->op = op;
 	in->b = b;
 	in->c = c;
@@ -277,16 +263,18 @@ pool_constant(QualCompiler *qc, gh_col_type t, Datum d)
 }
 
 /* Column att (1-based) is read: its walker type, or GH_T_SKIP if it cannot be. */
-static gh_col_type
-need_column(QualCompiler *qc, AttrNumber attno)
+gh_col_type
+gpuhash_qual_need_column(QualCompiler *qc, AttrNumber attno)
 {
 	Form_pg_attribute att;
 	gh_col_type t;
 
+	if (qc->desc == NULL)
+		return GH_T_SKIP;
 	if (attno <= 0 || attno > qc->desc->natts || attno > GH_PAGE_MAX_ATTS)
 		return GH_T_SKIP;
 	att = TupleDescAttr(qc->desc, attno - 1);
-	if (att->attisdropped || (t = col_type_of(att->atttypid)) == GH_T_SKIP)
+	if (att->attisdropped || (t = gpuhash_qual_col_type(att->atttypid)) == GH_T_SKIP)
 		return GH_T_SKIP;
 	qc->s->col[attno - 1].type = t;
 	if (attno > qc->s->natts)
@@ -304,25 +292,46 @@ compile_scalar(QualCompiler *qc, Node *n)
 	{
 		Var		   *v = (Var *) n;
 		gh_col_type t;
+		int			col;
 
-		if (v->varno != qc->relid || v->varlevelsup != 0 ||
-			(t = need_column(qc, v->varattno)) == GH_T_SKIP)
+		if (v->varlevelsup != 0)
 			return VC_NONE;
-		return emit(qc, GH_Q_COL, 0, 0, v->varattno - 1) ? class_of(t) : VC_NONE;
+		if (v->varno != qc->relid)
+		{
+			/* an inner side's column, where the program has one */
+			if (qc->inner_col == NULL ||
+				(col = qc->inner_col(v, qc->inner_arg, &t)) < 0 || t == GH_T_SKIP)
+				return VC_NONE;
+		}
+		else if (qc->desc == NULL)
+		{
+			/* the planner's check: the column's type decides */
+			if (v->varattno <= 0 || v->varattno > GH_PAGE_MAX_ATTS ||
+				(t = gpuhash_qual_col_type(v->vartype)) == GH_T_SKIP)
+				return VC_NONE;
+			col = v->varattno - 1;
+		}
+		else
+		{
+			if ((t = gpuhash_qual_need_column(qc, v->varattno)) == GH_T_SKIP)
+				return VC_NONE;
+			col = v->varattno - 1;
+		}
+		return gpuhash_qual_emit(qc, GH_Q_COL, 0, 0, (uint32) col) ? class_of(t) : VC_NONE;
 	}
 	if (IsA(n, Const))
 	{
 		Const	   *c = (Const *) n;
-		gh_col_type t = col_type_of(c->consttype);
+		gh_col_type t = gpuhash_qual_col_type(c->consttype);
 		int64		off;
 
 		if (t == GH_T_SKIP)
 			return VC_NONE;
 		if (c->constisnull)
-			return emit(qc, GH_Q_NULL, 0, 0, 0) ? class_of(t) : VC_NONE;
+			return gpuhash_qual_emit(qc, GH_Q_NULL, 0, 0, 0) ? class_of(t) : VC_NONE;
 		if ((off = pool_constant(qc, t, c->constvalue)) < 0)
 			return VC_NONE;
-		return emit(qc, GH_Q_CONST, t, 0, (uint32) off) ? class_of(t) : VC_NONE;
+		return gpuhash_qual_emit(qc, GH_Q_CONST, t, 0, (uint32) off) ? class_of(t) : VC_NONE;
 	}
 	if (IsA(n, OpExpr))
 	{
@@ -338,7 +347,7 @@ compile_scalar(QualCompiler *qc, Node *n)
 			if (compile_scalar(qc, linitial(op->args)) != VC_INT ||
 				compile_scalar(qc, lsecond(op->args)) != VC_INT)
 				return VC_NONE;
-			return emit(qc, arith_funcs[i].op, arith_funcs[i].mode, 0, 0) ? VC_INT : VC_NONE;
+			return gpuhash_qual_emit(qc, arith_funcs[i].op, arith_funcs[i].mode, 0, 0) ? VC_INT : VC_NONE;
 		}
 	}
 	return VC_NONE;
@@ -390,7 +399,7 @@ compile_comparison(QualCompiler *qc, OpExpr *op)
 		if (compile_scalar(qc, linitial(op->args)) != VC_TEXT ||
 			(off = pool_constant(qc, GH_T_TEXT, p->constvalue)) < 0)
 			return false;
-		return emit(qc, GH_Q_LIKE, GetDatabaseEncoding() == PG_UTF8 ? 1 : 0,
+		return gpuhash_qual_emit(qc, GH_Q_LIKE, GetDatabaseEncoding() == PG_UTF8 ? 1 : 0,
 					fn == F_TEXTNLIKE ? 1 : 0, (uint32) off);
 	}
 	if (qf == NULL || list_length(op->args) != 2 || !collation_ok(qf, op->inputcollid))
@@ -398,7 +407,7 @@ compile_comparison(QualCompiler *qc, OpExpr *op)
 	if (compile_scalar(qc, linitial(op->args)) != qf->cls ||
 		compile_scalar(qc, lsecond(op->args)) != qf->cls)
 		return false;
-	return emit(qc, GH_Q_CMP, qf->mode, qf->cmp, 0);
+	return gpuhash_qual_emit(qc, GH_Q_CMP, qf->mode, qf->cmp, 0);
 }
 
 /* x = ANY (constant array), and x <> ALL (...) as its negation. */
@@ -423,7 +432,7 @@ compile_in_list(QualCompiler *qc, ScalarArrayOpExpr *sa)
 		!(sa->useOr ? qf->cmp == GH_EQ : qf->cmp == GH_NE))
 		return false;
 	arr = DatumGetArrayTypeP(c->constvalue);
-	if ((et = col_type_of(ARR_ELEMTYPE(arr))) == GH_T_SKIP || class_of(et) != qf->cls)
+	if ((et = gpuhash_qual_col_type(ARR_ELEMTYPE(arr))) == GH_T_SKIP || class_of(et) != qf->cls)
 		return false;
 	if (compile_scalar(qc, linitial(sa->args)) != qf->cls)
 		return false;
@@ -446,14 +455,14 @@ compile_in_list(QualCompiler *qc, ScalarArrayOpExpr *sa)
 		memcpy(qc->s->pool + head, &count, sizeof(uint32));
 		memcpy(qc->s->pool + head + sizeof(uint32), &has_null, sizeof(uint32));
 	}
-	if (!emit(qc, GH_Q_IN, qf->mode, 0, (uint32) head))
+	if (!gpuhash_qual_emit(qc, GH_Q_IN, qf->mode, 0, (uint32) head))
 		return false;
-	return sa->useOr || emit(qc, GH_Q_NOT, 0, 0, 0);
+	return sa->useOr || gpuhash_qual_emit(qc, GH_Q_NOT, 0, 0, 0);
 }
 
 /* A boolean-valued expression: the program pushes its value. */
-static bool
-compile_bool(QualCompiler *qc, Node *n)
+bool
+gpuhash_qual_compile_bool(QualCompiler *qc, Node *n)
 {
 	if (n == NULL)
 		return false;
@@ -463,11 +472,11 @@ compile_bool(QualCompiler *qc, Node *n)
 		ListCell   *lc;
 
 		foreach(lc, be->args)
-			if (!compile_bool(qc, lfirst(lc)))
+			if (!gpuhash_qual_compile_bool(qc, lfirst(lc)))
 				return false;
 		if (be->boolop == NOT_EXPR)
-			return list_length(be->args) == 1 && emit(qc, GH_Q_NOT, 0, 0, 0);
-		return emit(qc, be->boolop == AND_EXPR ? GH_Q_AND : GH_Q_OR, 0, 0, list_length(be->args));
+			return list_length(be->args) == 1 && gpuhash_qual_emit(qc, GH_Q_NOT, 0, 0, 0);
+		return gpuhash_qual_emit(qc, be->boolop == AND_EXPR ? GH_Q_AND : GH_Q_OR, 0, 0, list_length(be->args));
 	}
 	if (IsA(n, NullTest))
 	{
@@ -477,28 +486,28 @@ compile_bool(QualCompiler *qc, Node *n)
 			return false;
 		if (compile_scalar(qc, (Node *) nt->arg) == VC_NONE)
 			return false;
-		return emit(qc, nt->nulltesttype == IS_NULL ? GH_Q_IS_NULL : GH_Q_IS_NOT_NULL, 0, 0, 0);
+		return gpuhash_qual_emit(qc, nt->nulltesttype == IS_NULL ? GH_Q_IS_NULL : GH_Q_IS_NOT_NULL, 0, 0, 0);
 	}
 	if (IsA(n, BooleanTest))
 	{
 		BooleanTest *bt = (BooleanTest *) n;
 
-		if (!compile_bool(qc, (Node *) bt->arg))
+		if (!gpuhash_qual_compile_bool(qc, (Node *) bt->arg))
 			return false;
 		switch (bt->booltesttype)
 		{
 			case IS_TRUE:
-				return emit(qc, GH_Q_IS_TRUE, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_TRUE, 0, 0, 0);
 			case IS_NOT_TRUE:
-				return emit(qc, GH_Q_IS_TRUE, 0, 0, 0) && emit(qc, GH_Q_NOT, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_TRUE, 0, 0, 0) && gpuhash_qual_emit(qc, GH_Q_NOT, 0, 0, 0);
 			case IS_FALSE:
-				return emit(qc, GH_Q_IS_FALSE, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_FALSE, 0, 0, 0);
 			case IS_NOT_FALSE:
-				return emit(qc, GH_Q_IS_FALSE, 0, 0, 0) && emit(qc, GH_Q_NOT, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_FALSE, 0, 0, 0) && gpuhash_qual_emit(qc, GH_Q_NOT, 0, 0, 0);
 			case IS_UNKNOWN:
-				return emit(qc, GH_Q_IS_NULL, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_NULL, 0, 0, 0);
 			case IS_NOT_UNKNOWN:
-				return emit(qc, GH_Q_IS_NOT_NULL, 0, 0, 0);
+				return gpuhash_qual_emit(qc, GH_Q_IS_NOT_NULL, 0, 0, 0);
 		}
 		return false;
 	}
@@ -509,187 +518,4 @@ compile_bool(QualCompiler *qc, Node *n)
 	if (IsA(n, Var) || IsA(n, Const))
 		return exprType(n) == BOOLOID && compile_scalar(qc, n) == VC_INT;
 	return false;
-}
-
-static bool
-not_leakproof(Oid func_id, void *context)
-{
-	return !get_func_leakproof(func_id);
-}
-
-/*
- * May evaluating this clause raise an error, or do something, beyond
- * deciding the row?  A function not marked leakproof may; so may a
- * subplan, a domain check, an array coercion.
- */
-static bool
-may_raise_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink) ||
-		IsA(node, CoerceToDomain) || IsA(node, ArrayCoerceExpr) || IsA(node, NextValueExpr))
-		return true;
-	if (check_functions_in_node(node, not_leakproof, context))
-		return true;
-	return expression_tree_walker(node, may_raise_walker, context);
-}
-
-static bool
-may_raise(Node *clause)
-{
-	return may_raise_walker(clause, NULL) || contain_volatile_functions(clause);
-}
-
-/* The column layout up to natts, with what a tuple that lacks a column has. */
-static void
-layout_columns(gh_page_scan *s, TupleDesc desc)
-{
-	for (int i = 0; i < s->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		gh_page_column *col = &s->col[i];
-
-		col->attlen = att->attlen;
-		col->attalign = att->attalign == TYPALIGN_DOUBLE ? 8 : att->attalign == TYPALIGN_INT ? 4 :
-			att->attalign == TYPALIGN_SHORT ? 2 : 1;
-		if (att->attisdropped)
-			col->type = GH_T_SKIP;
-		col->missing = GH_MISSING_NULL;
-		col->missing_value = 0;
-		if (col->type != GH_T_SKIP && att->atthasmissing && desc->constr &&
-			desc->constr->missing && desc->constr->missing[i].am_present)
-		{
-			if (att->attbyval)
-			{
-				col->missing = GH_MISSING_VALUE;
-				col->missing_value = (int64) desc->constr->missing[i].am_value;
-			}
-			else
-				col->missing = GH_MISSING_REFUSE;
-		}
-	}
-}
-
-/*
- * The scan program of the quals of a scan of scanrelid (layout desc) whose
- * join keys are the plain columns key_attno[] (exact, GpuKeyConv each),
- * or prog->scan NULL with prog->why.  fill_outer: unmatched rows come out.
- */
-void
-gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
-					 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
-					 int nkeys, bool fill_outer)
-{
-	gpuhash_page_program_cols(prog, desc, scanrelid, quals, key_attno, conv, width, nkeys,
-							  fill_outer, NULL, 0);
-}
-
-/*
- * The same, with the columns extra[] (1-based) deformed as well though no
- * key reads them (the GPU aggregate's group columns and arguments, which
- * its own program names); prog->scan NULL if the walker cannot read one.
- */
-void
-gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
-						  const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
-						  int nkeys, bool fill_outer, const AttrNumber *extra, int nextra)
-{
-	QualCompiler qc;
-	gh_page_scan *s = palloc0(sizeof(gh_page_scan));
-	bool		gpu_may_take = true;
-	bool		all_rows = fill_outer;
-	ListCell   *lc;
-	int			nclauses = 0;
-
-	memset(prog, 0, sizeof(*prog));
-	qc.s = s;
-	qc.desc = desc;
-	qc.relid = scanrelid;
-	/* no key: an inner scan's rows, keyed by the CPU (page_inner.c) */
-	if (nkeys < 0 || nkeys > GH_PAGE_MAX_KEYS)
-	{
-		prog->why = "keys";
-		return;
-	}
-	for (int k = 0; k < nkeys; k++)
-	{
-		gh_col_type t = need_column(&qc, key_attno[k]);
-		bool		fits;
-
-		switch (conv[k])
-		{
-			case GPUKEY_INT16:
-				fits = t == GH_T_INT2;
-				break;
-			case GPUKEY_INT32:
-				fits = t == GH_T_INT4 || t == GH_T_DATE;
-				break;
-			case GPUKEY_INT64:
-				fits = t == GH_T_INT8 || t == GH_T_TIMESTAMP || t == GH_T_TIME;
-				break;
-			case GPUKEY_UINT32:
-				fits = t == GH_T_OID;
-				break;
-			case GPUKEY_BOOL:
-				fits = t == GH_T_BOOL;
-				break;
-			default:
-				fits = false;
-		}
-		if (!fits)
-		{
-			prog->why = "key column";
-			return;
-		}
-		s->key[k].col = key_attno[k] - 1;
-		s->key[k].conv = (uint8) conv[k];
-		s->key[k].width = (uint8) width[k];
-	}
-	s->nkeys = nkeys;
-	for (int i = 0; i < nextra; i++)
-	{
-		if (need_column(&qc, extra[i]) == GH_T_SKIP)
-		{
-			prog->why = "column";
-			return;
-		}
-	}
-
-	foreach(lc, quals)
-	{
-		Node	   *clause = lfirst(lc);
-		gh_page_scan saved = *s;
-
-		nclauses++;
-		if (gpu_may_take && compile_bool(&qc, clause))
-		{
-			/* each clause leaves one value: the program ANDs them below */
-			prog->gpu_quals = lappend(prog->gpu_quals, clause);
-			continue;
-		}
-		*s = saved;
-		prog->cpu_quals = lappend(prog->cpu_quals, clause);
-		if (may_raise(clause))
-		{
-			/* clauses after it see only the rows it passed: the CPU's */
-			gpu_may_take = false;
-			all_rows = true;
-		}
-	}
-	if (list_length(prog->gpu_quals) > 1 &&
-		!emit(&qc, GH_Q_AND, 0, 0, list_length(prog->gpu_quals)))
-	{
-		/* no room for the AND: every clause to the CPU */
-		s->ninsns = 0;
-		s->pool_bytes = 0;
-		prog->cpu_quals = list_copy(quals);
-		prog->gpu_quals = NIL;
-		all_rows = fill_outer;
-		foreach(lc, quals)
-			all_rows |= may_raise(lfirst(lc));
-	}
-	s->mode = all_rows ? GH_PAGE_ALL_ROWS : GH_PAGE_MATCHES;
-	layout_columns(s, desc);
-	prog->scan = s;
 }

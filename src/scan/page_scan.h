@@ -35,6 +35,18 @@ extern void gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Inde
 									  bool fill_outer, const AttrNumber *extra, int nextra);
 
 /*
+ * The column of a Var of a join's inner side in an aggregation program
+ * (GH_AGG_INNER_COL0 + j) and its walker type; -1: the program has none.
+ */
+typedef int (*GpuQualInnerCol) (const Var *v, void *arg, gh_col_type *type);
+
+extern bool gpuhash_qual_compile_into(gh_page_scan *scan, TupleDesc desc, Index scanrelid,
+									  List *clauses, GpuQualInnerCol inner_col,
+									  void *inner_arg, gh_qinsn *insn, int16_t *ninsns,
+									  int max_insns);
+extern gh_col_type gpuhash_qual_col_type(Oid typid);
+
+/*
  * One request's pages, with the probe batch that emits its matches: the
  * pages pinned in the batch's pins[], their copies, visibility and answer.
  */

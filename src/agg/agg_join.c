@@ -1,0 +1,429 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join.c
+ *	  GpuPreAgg over an inner join, at run time: at the first fetch the inner
+ *	  plan runs to its end and each row is kept with its packed key (the
+ *	  join's exact key, as the tuple path packs it: rows.c; a NULL key joins
+ *	  nothing and is dropped), within work_mem x hash_mem_multiplier as a
+ *	  Hash node's table is; the rows, sorted by key, become the dimension
+ *	  (gh_agg_dim) that the walker joins passing outer rows to.
+ *
+ * The CPU joins what the GPU does not: the tuples of a refused page, and
+ * every page of a plan whose programs the GPU cannot take.  Each such outer
+ * tuple's key finds its inner rows by binary search over the sorted rows;
+ * each pair that passes the further join clauses (ExecQual: the outer tuple
+ * as the scan tuple, the inner row as the inner tuple) goes out as one
+ * partial row, its aggregates' arguments evaluated by PostgreSQL's own
+ * expressions (CASE, products, constants alike).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "agg_join.h"
+#include "service_dim.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+/*
+ * The dimension freed, in the service or here; the rows kept.  Also the
+ * node's memory reset callback's part (agg_fold.c): by then the rows'
+ * context, a child, is gone, so this touches no palloc'd memory but j.
+ */
+void
+gpuhash_agg_join_free_dim(GpuAggJoin *j)
+{
+	if (j->dim != NULL)
+		gh_agg_dim_free(j->dim);
+	if (j->dim_id != 0)
+		gpuhash_svc_dim_free(j->dim_id);
+	j->dim = NULL;
+	j->dim_id = 0;
+}
+
+/* Everything the join holds: the node's end, an error, a rescan. */
+void
+gpuhash_agg_join_release(GpuAggJoin *j)
+{
+	gpuhash_agg_join_free_dim(j);
+	MemoryContextReset(j->rows_cxt);
+	j->rows = NULL;
+	j->nrows = j->cap = 0;
+	j->bytes = 0;
+	j->collected = false;
+	j->have_cur = false;
+}
+
+/* The packed key of the row in econtext's inner (or scan) tuple; false: NULL. */
+static bool
+eval_key(GpuAggJoin *j, ExprState **states, const GpuKeyConv *conv, ExprContext *econtext,
+		 uint64 *key)
+{
+	uint64		k = 0;
+
+	for (int i = 0; i < j->njoinkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr(states[i], econtext, &isnull);
+
+		if (isnull)
+			return false;
+		k = gpuhash_pack(k, gpuhash_encode_datum(d, conv[i]), j->width[i], j->njoinkeys);
+	}
+	*key = k;
+	return true;
+}
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	uint64		x = ((const GpuAggInnerRow *) a)->key;
+	uint64		y = ((const GpuAggInnerRow *) b)->key;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* One dimension value of column c from the row in slot, by-reference data onto heap. */
+static void
+dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, StringInfo heap)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, c->tlpos, &isnull);
+	double		f;
+
+	memset(out, 0, sizeof(*out));
+	if (isnull)
+	{
+		out->null = 1;
+		return;
+	}
+	switch (c->gtype)
+	{
+		case GH_T_INT2:
+			out->bits = (uint64) (int64) DatumGetInt16(d);
+			break;
+		case GH_T_INT4:
+		case GH_T_DATE:
+			out->bits = (uint64) (int64) DatumGetInt32(d);
+			break;
+		case GH_T_OID:
+			out->bits = (uint64) DatumGetObjectId(d);
+			break;
+		case GH_T_BOOL:
+			out->bits = DatumGetBool(d) ? 1 : 0;
+			break;
+		case GH_T_FLOAT4:
+		case GH_T_FLOAT8:
+			f = c->gtype == GH_T_FLOAT4 ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
+			memcpy(&out->bits, &f, sizeof(f));
+			break;
+		case GH_T_NUMERIC:
+		case GH_T_TEXT:
+		case GH_T_BPCHAR:
+			{
+				struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+				/* 8-aligned, as the walker reads a numeric's digits */
+				while (heap->len % 8 != 0)
+					appendStringInfoChar(heap, '\0');
+				out->bits = (uint64) heap->len;
+				out->len = VARSIZE_ANY_EXHDR(v);
+				appendBinaryStringInfo(heap, VARDATA_ANY(v), out->len);
+				if ((Pointer) v != DatumGetPointer(d))
+					pfree(v);
+			}
+			break;
+		default:
+			out->bits = (uint64) DatumGetInt64(d);
+			break;
+	}
+}
+
+/*
+ * The dimension from the collected rows: in the GPU service where it takes
+ * it, else in this backend on its device (the host twin where it has no
+ * GPU).  A dimension that cannot be built leaves every page to the CPU.
+ */
+static void
+build_dim(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	int			ninner = as->aprog->join.ninner;
+	uint64	   *keys;
+	gh_agg_inval *vals;
+	StringInfoData heap;
+	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
+	instr_time	t0;
+	gh_status	st;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	keys = palloc_extended(sizeof(uint64) * Max(j->nrows, 1), MCXT_ALLOC_HUGE);
+	vals = palloc_extended(sizeof(gh_agg_inval) * Max(j->nrows, 1) * ninner,
+						   MCXT_ALLOC_HUGE);
+	initStringInfo(&heap);
+	for (uint64 r = 0; r < j->nrows; r++)
+	{
+		keys[r] = j->rows[r].key;
+		if (j->ncols == 0)
+		{
+			memset(&vals[r], 0, sizeof(gh_agg_inval));
+			continue;
+		}
+		ExecStoreMinimalTuple(j->rows[r].tup, j->row_slot, false);
+		for (int c = 0; c < j->ncols; c++)
+			dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c], &heap);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ExecClearTuple(j->row_slot);
+	MemoryContextSwitchTo(old);
+
+	/* the service folds the requests where it holds the dimension */
+	if (as->use_service)
+	{
+		GhSvcDimInfo info;
+
+		memset(&info, 0, sizeof(info));
+		if (gpuhash_svc_dim_build_info(keys, j->nrows, vals, ninner, (const uint8 *) heap.data,
+									   (uint64) heap.len, as->device, &j->dim_id, &info))
+		{
+			j->dim_bytes = info.bytes;
+			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+			pfree(keys);
+			pfree(vals);
+			pfree(heap.data);
+			j->build_ms += gpuhash_ms_since(t0);
+			return;
+		}
+		j->dim_id = 0;
+	}
+	/*
+	 * In this backend the host twin holds it: the join's fold reads pages
+	 * only through gh_page_agg_join_mapped, and a GPU can map only the
+	 * buffer pool the service registered, never this backend's page copies.
+	 */
+	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
+						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
+	if (st != GH_OK)
+	{
+		j->dim = NULL;
+		as->why_cpu = psprintf("the join's dimension could not be built: %s", gh_last_error());
+	}
+	else
+	{
+		j->dim_bytes = gh_agg_dim_bytes(j->dim);
+		j->dim_where = gh_agg_dim_device(j->dim) == GH_AGG_HOST ? "host" : "gpu";
+	}
+	pfree(keys);
+	pfree(vals);
+	pfree(heap.data);
+	j->build_ms += gpuhash_ms_since(t0);
+}
+
+/*
+ * Runs the inner plan to its end: its rows with a non-NULL key, sorted by
+ * key; then the dimension, where the GPU folds.  More than work_mem x
+ * hash_mem_multiplier of rows is an error, as the plan promised they fit.
+ */
+void
+gpuhash_agg_join_collect(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
+	Size		limit = get_hash_memory_limit();
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(j->inner_ps);
+		uint64		key;
+		bool		ok;
+		MemoryContext old;
+
+		if (TupIsNull(slot))
+			break;
+		j->inner_rows++;
+		econtext->ecxt_innertuple = slot;
+		ok = eval_key(j, j->inner_key_states, j->inner_conv, econtext, &key);
+		ResetExprContext(econtext);
+		if (!ok)
+			continue;			/* a NULL key joins nothing */
+		old = MemoryContextSwitchTo(j->rows_cxt);
+		if (j->nrows == j->cap)
+		{
+			j->cap = Max(j->cap * 2, 1024);
+			j->rows = j->rows == NULL ?
+				palloc_extended(sizeof(GpuAggInnerRow) * j->cap, MCXT_ALLOC_HUGE) :
+				repalloc_huge(j->rows, sizeof(GpuAggInnerRow) * j->cap);
+		}
+		j->rows[j->nrows].key = key;
+		j->rows[j->nrows].tup = ExecCopySlotMinimalTuple(slot);
+		j->bytes += j->rows[j->nrows].tup->t_len + sizeof(GpuAggInnerRow);
+		j->nrows++;
+		MemoryContextSwitchTo(old);
+		if (j->bytes > limit)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
+							limit / 1024),
+					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+	}
+	if (j->nrows > 1)
+		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	j->collected = true;
+	j->build_ms += gpuhash_ms_since(t0);
+	if (as->why_cpu == NULL && as->aprog != NULL)
+		build_dim(as);
+}
+
+/* A rescan: the inner plan runs again (its parameters may have changed). */
+void
+gpuhash_agg_join_rescan(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	PlanState  *ps = &as->css.ss.ps;
+
+	gpuhash_agg_join_release(j);
+	if (ps->chgParam != NULL)
+		UpdateChangedParamSet(j->inner_ps, ps->chgParam);
+	ExecReScan(j->inner_ps);
+}
+
+/* The first row of rows with key >= key. */
+static uint64
+lower_bound(GpuAggJoin *j, uint64 key)
+{
+	uint64		lo = 0,
+				hi = j->nrows;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (j->rows[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The next pair of the CPU's join that passes the further clauses, its
+ * outer tuple in the heap scan's slot (the scan tuple) and its inner row in
+ * row_slot (the inner tuple); fresh: t is a new outer tuple (the page it
+ * lies on pinned while its pairs go out).  false when t has no more pairs.
+ */
+bool
+gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
+{
+	GpuAggJoin *j = as->join;
+	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *hs = as->os->slot;
+
+	if (fresh)
+	{
+		uint64		key;
+
+		j->cur = *t;
+		ExecStoreHeapTuple(&j->cur, hs, false);
+		as->os->slot_row = -1;
+		econtext->ecxt_scantuple = hs;
+		j->next_match = j->end_match = 0;
+		if (eval_key(j, j->outer_key_states, j->outer_conv, econtext, &key))
+		{
+			j->next_match = lower_bound(j, key);
+			j->end_match = j->next_match;
+			while (j->end_match < j->nrows && j->rows[j->end_match].key == key)
+				j->end_match++;
+		}
+		ResetExprContext(econtext);
+	}
+	while (j->next_match < j->end_match)
+	{
+		ExecStoreMinimalTuple(j->rows[j->next_match++].tup, j->row_slot, false);
+		econtext->ecxt_scantuple = hs;
+		econtext->ecxt_innertuple = j->row_slot;
+		if (j->join_qual == NULL || ExecQual(j->join_qual, econtext))
+			return true;
+		ResetExprContext(econtext);
+	}
+	return false;
+}
+
+/* The pair in the slots as one partial row: group columns, one-row states. */
+void
+gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot)
+{
+	GpuAggJoin *j = as->join;
+	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
+
+	econtext->ecxt_scantuple = as->os->slot;
+	econtext->ecxt_innertuple = j->row_slot;
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
+	for (int k = 0; k < as->nkeys; k++)
+		slot->tts_values[k] = ExecEvalExpr(j->group_states[k], econtext,
+										   &slot->tts_isnull[k]);
+	for (int a = 0; a < as->naggs; a++)
+	{
+		GpuAggSupport s = as->aggs[a];
+		bool		isnull = false;
+
+		as->nulls[0] = true;
+		as->vals[0] = (Datum) 0;
+		if (j->arg_states[a] != NULL)
+			as->vals[0] = ExecEvalExpr(j->arg_states[a], econtext, &as->nulls[0]);
+
+		/*
+		 * The argument is PostgreSQL's own value of the aggregate's input
+		 * (a CASE, a product, a constant): its state is a column's.
+		 */
+		s.expr = GH_AGG_E_COL;
+		as->nulls[1] = as->nulls[2] = false;
+		if (s.input_type == InvalidOid && s.fn != GH_AGG_COUNT_STAR)
+			s.input_type = exprType((Node *) j->arg_states[a]->expr);
+		slot->tts_values[as->agg_pos[a]] = gpuhash_agg_row_datum(&s, as->vals, as->nulls,
+																  &isnull);
+		slot->tts_isnull[as->agg_pos[a]] = isnull;
+	}
+	ExecStoreVirtualTuple(slot);
+	as->rows_out_cpu++;
+	as->emitted_any = true;
+}
+
+/* EXPLAIN: the join's clauses; ANALYZE: the inner side and its dimension. */
+void
+gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, ExplainState *es)
+{
+	GpuAggJoin *j = as->join;
+	CustomScan *cscan = (CustomScan *) as->css.ss.ps.plan;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int k = 0; k < j->njoinkeys; k++)
+	{
+		Node	   *o = list_nth(cscan->custom_exprs, k);
+		Node	   *i = list_nth(cscan->custom_exprs, j->njoinkeys + k);
+
+		appendStringInfo(&buf, "%s(%s = %s)", k > 0 ? " AND " : "",
+						 deparse_expression(o, context, useprefix, false),
+						 deparse_expression(i, context, useprefix, false));
+	}
+	ExplainPropertyText("GPU Join", buf.data, es);
+	if (list_length(cscan->custom_exprs) > 2 * j->njoinkeys)
+		ExplainPropertyText("GPU Join Filter",
+							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
+																						  2 * j->njoinkeys)),
+											   context, useprefix, false), es);
+	if (!es->analyze)
+		return;
+	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);
+	ExplainPropertyUInteger("Dimension Bytes", NULL, j->dim_bytes, es);
+	if (es->timing)
+		ExplainPropertyFloat("Dimension Build Time", "ms", j->build_ms, 3, es);
+}

@@ -1,0 +1,110 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join.h
+ *	  GpuPreAgg over an inner join (agg_plan.h's joined plan): the inner
+ *	  plan's rows become a dimension (cuda/gpuhash_agg.h) that the page
+ *	  walker joins every passing outer row to; refused pages, and plans the
+ *	  GPU cannot take, are joined on the CPU against the same rows.
+ *	  agg_join_compile.c compiles the join's programs, agg_join.c collects
+ *	  the inner rows, builds the dimension and joins on the CPU.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_AGG_JOIN_H
+#define GPUHASH_AGG_JOIN_H
+
+#include "agg_exec.h"
+#include "agg_plan.h"
+
+/* agg_plan.h's slot of the join key count (the planner's side defines it too) */
+#ifndef GPUHASH_PREAGG_PRIV_NJOINKEYS
+#define GPUHASH_PREAGG_PRIV_NJOINKEYS 1
+#endif
+
+/* A column of the inner side the node reads. */
+typedef struct GpuAggInnerCol
+{
+	Index		varno;			/* the Var of the inner side */
+	AttrNumber	varattno;
+	Oid			type;
+	int			tlpos;			/* its 1-based position in the inner plan's
+								 * output */
+	gh_col_type gtype;			/* the walker's type; GH_T_SKIP: none */
+	int16		typlen;
+	bool		byval;
+} GpuAggInnerCol;
+
+/* One collected inner row: its packed key and its tuple. */
+typedef struct GpuAggInnerRow
+{
+	uint64		key;
+	MinimalTuple tup;
+} GpuAggInnerRow;
+
+typedef struct GpuAggJoin
+{
+	int			njoinkeys;
+	List	   *outer_keys;		/* over the scanned relation's Vars */
+	List	   *inner_keys;		/* over the inner side's Vars */
+	List	   *join_quals;		/* further clauses, over both */
+	GpuKeyConv *outer_conv;
+	GpuKeyConv *inner_conv;
+	int		   *width;
+	int			ncols;			/* columns of the inner side read */
+	GpuAggInnerCol *cols;
+	PlanState  *inner_ps;
+	TupleTableSlot *row_slot;	/* a collected row, for the CPU's join */
+
+	/*
+	 * CPU forms: inner Vars as INNER_VAR of the inner plan's output, the
+	 * scanned relation's as the scan tuple (the heap tuple's slot)
+	 */
+	ExprState **inner_key_states;
+	ExprState **outer_key_states;
+	ExprState  *join_qual;
+	ExprState **group_states;	/* one per group column */
+	ExprState **arg_states;		/* one per aggregate (count(*): NULL) */
+
+	/* the collected rows, sorted by key */
+	MemoryContext rows_cxt;
+	bool		collected;
+	GpuAggInnerRow *rows;
+	uint64		nrows;
+	uint64		cap;
+	Size		bytes;
+
+	/* the dimension: in the service (dim_id), or in this backend (dim) */
+	uint64		dim_id;
+	gh_agg_dim *dim;
+
+	/* the CPU's join of one outer tuple */
+	HeapTupleData cur;
+	bool		have_cur;
+	uint64		next_match;		/* rows[next_match ..] */
+	uint64		end_match;
+
+	/* EXPLAIN ANALYZE */
+	uint64		inner_rows;
+	Size		dim_bytes;
+	double		build_ms;
+	const char *dim_where;
+} GpuAggJoin;
+
+/* agg_join_compile.c */
+extern GpuAggJoin *gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan,
+										 EState *estate, int eflags);
+extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
+extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
+extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
+
+/* agg_join.c */
+extern void gpuhash_agg_join_collect(GpuPreAggState *as);
+extern void gpuhash_agg_join_release(GpuAggJoin *j);
+extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);
+extern void gpuhash_agg_join_rescan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
+extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);
+extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix,
+									 ExplainState *es);
+
+#endif							/* GPUHASH_AGG_JOIN_H */

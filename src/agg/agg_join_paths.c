@@ -1,0 +1,411 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join_paths.c
+ *	  Offers the GPU aggregate over a join: where the grouped relation's
+ *	  input is an INNER join of a heap table R whose pages the walker reads
+ *	  (GpuPreAgg's rules for its one relation) and another side I, a base
+ *	  relation or a join that PostgreSQL plans.  I's rows become the
+ *	  dimension the walker joins each row of R to on the device, by the
+ *	  exact key the join's `=` clauses make (keys.c); the join's other
+ *	  clauses, the group columns and the aggregates' arguments may read
+ *	  columns of both sides, in forms the GPU computes.
+ *
+ *	  The clauses between R and I come from what the join hook saw
+ *	  (agg_join_stash.c): create_upper_paths_hook gets only the join
+ *	  relation.  I's path is its cheapest unparameterized one, run whole by
+ *	  every participant (parallel-safe where the GpuPreAgg is
+ *	  parallel-aware), as a parallel-oblivious hash join runs its inner
+ *	  side.  The shapes are GpuPreAgg's own (agg_paths.c): Finalize
+ *	  Aggregate over a Gather of a parallel-aware GpuPreAgg where core
+ *	  could aggregate in parallel, else over a serial one; add_path weighs
+ *	  them against core's paths, none of which changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "agg_catalog.h"
+#include "agg_plan.h"
+#include "agg_qual.h"
+#include "planner/planner_int.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+
+/* What one split of the join into R and I makes of it. */
+typedef struct JoinAgg
+{
+	RelOptInfo *rel;			/* R: its pages walked */
+	RelOptInfo *inner;			/* I */
+	Path	   *inner_path;
+	int			nkeys;
+	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];	/* R's key columns */
+	GpuKeyConv	key_conv[GH_PAGE_MAX_KEYS];
+	int			key_width[GH_PAGE_MAX_KEYS];
+	List	   *outer_keys;		/* Vars of R */
+	List	   *inner_keys;		/* expressions over I */
+	List	   *clauses;		/* the join's further clauses, bare */
+	List	   *conds;			/* the aggregates' CASE conditions */
+	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];	/* R's columns read */
+	int			ncols;
+} JoinAgg;
+
+static void
+decline(const char *why)
+{
+	elog(DEBUG1, "gpuhash: no GPU aggregate over the join: %s", why);
+}
+
+/*
+ * The join's clauses between R and I: each hashable `=` clause of an exact
+ * key (keys.c) whose R side is a plain column becomes a key column, while
+ * the packed key fits in 64 bits; every other clause is a further clause
+ * the walker runs over each pair.  At least one key.
+ */
+static bool
+split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
+{
+	int			bits = 0;
+	ListCell   *lc;
+
+	foreach(lc, st->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = (OpExpr *) rinfo->clause;
+		Relids		outer = ja->rel->relids;
+		Relids		inner = ja->inner->relids;
+		bool		outer_is_left;
+		GpuKeySpec	spec;
+		Node	   *okey;
+
+		if (rinfo->pseudoconstant)
+		{
+			decline("a pseudoconstant join clause");
+			return false;
+		}
+		if (contain_volatile_functions((Node *) rinfo->clause) ||
+			contain_subplans((Node *) rinfo->clause))
+		{
+			decline("a volatile join clause, or a subplan");
+			return false;
+		}
+		if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator) || !IsA(op, OpExpr) ||
+			list_length(op->args) != 2 || ja->nkeys >= GH_PAGE_MAX_KEYS)
+		{
+			ja->clauses = lappend(ja->clauses, rinfo->clause);
+			continue;
+		}
+		outer_is_left = bms_is_subset(rinfo->left_relids, outer) &&
+			bms_is_subset(rinfo->right_relids, inner);
+		okey = outer_is_left ? linitial(op->args) : lsecond(op->args);
+		if ((outer_is_left || (bms_is_subset(rinfo->left_relids, inner) &&
+							   bms_is_subset(rinfo->right_relids, outer))) &&
+			gpuhash_key_spec_for_op(op->opno, outer_is_left, &spec) &&
+			bits + spec.width <= 64 && IsA(okey, Var) &&
+			((Var *) okey)->varno == ja->rel->relid && ((Var *) okey)->varattno > 0)
+		{
+			ja->key_attno[ja->nkeys] = ((Var *) okey)->varattno;
+			ja->key_conv[ja->nkeys] = spec.outer_conv;
+			ja->key_width[ja->nkeys] = spec.width;
+			ja->outer_keys = lappend(ja->outer_keys, okey);
+			ja->inner_keys = lappend(ja->inner_keys,
+									 outer_is_left ? lsecond(op->args) : linitial(op->args));
+			ja->nkeys++;
+			bits += spec.width;
+		}
+		else
+			ja->clauses = lappend(ja->clauses, rinfo->clause);
+	}
+	if (ja->nkeys == 0)
+	{
+		decline("no `=` clause makes an exact key");
+		return false;
+	}
+	return true;
+}
+
+static void
+add_col(JoinAgg *ja, AttrNumber attno)
+{
+	for (int i = 0; i < ja->ncols; i++)
+		if (ja->cols[i] == attno)
+			return;
+	if (ja->ncols < lengthof(ja->cols))
+		ja->cols[ja->ncols++] = attno;
+}
+
+/*
+ * Can the GPU produce target over the join: group columns first, each a
+ * key the GPU packs (a column of R or I), then partial Aggrefs it folds,
+ * nothing else.  Collects R's columns and the aggregates' conditions.
+ */
+static bool
+target_ok(PlannerInfo *root, PathTarget *target, JoinAgg *ja)
+{
+	Query	   *parse = root->parse;
+	int			i = 0,
+				nkeys = 0,
+				naggs = 0,
+				bits = 0;
+	const char *why = NULL;
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i++);
+
+		if (nkeys >= GH_AGG_MAX_KEYS || naggs >= GH_AGG_MAX_AGGS)
+			why = "more group columns or aggregates than the GPU program holds";
+		else if (sgref && parse->groupClause &&
+				 get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
+		{
+			uint8		conv,
+						width;
+
+			if (naggs > 0)
+				why = "a group column after an aggregate";
+			else if (gpuhash_agg_key_supported_join(e, ja->rel->relid, ja->inner->relids,
+													&conv, &width, &why))
+			{
+				if (((Var *) e)->varno == ja->rel->relid)
+					add_col(ja, ((Var *) e)->varattno);
+				nkeys++;
+				bits += width;
+				continue;
+			}
+		}
+		else if (IsA(e, Aggref))
+		{
+			GpuAggSupport s;
+
+			if (gpuhash_agg_supported_join((Aggref *) e, ja->rel->relid, ja->inner->relids,
+										   &s, &why))
+			{
+				for (int j = 0; j < 3; j++)
+					if (s.attno[j] > 0)
+						add_col(ja, s.attno[j]);
+				if (s.cond)
+					ja->conds = lappend(ja->conds, s.cond);
+				naggs++;
+				continue;
+			}
+		}
+		else
+			why = "a column that is neither a group column nor an aggregate";
+		decline(why ? why : "unsupported");
+		return false;
+	}
+	if ((nkeys > 1 && bits > 64) || nkeys + naggs == 0)
+	{
+		decline("group columns wider than the GPU key");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The columns of I that the dimension keeps (those the group columns,
+ * arguments, conditions and further clauses read) and those the inner
+ * keys read: each must be in the inner plan's output (the executor finds
+ * it there), the kept ones no more than a dimension holds.  R's columns
+ * that the conditions and clauses read are added to those the walker reads.
+ */
+static bool
+columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
+{
+	List	   *kept = pull_var_clause((Node *) list_make3(target->exprs, ja->conds, ja->clauses),
+									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
+	List	   *keyvars = pull_var_clause((Node *) ja->inner_keys, PVC_RECURSE_PLACEHOLDERS);
+	int			nkept = list_length(kept);
+	List	   *distinct = NIL;
+	ListCell   *lc;
+
+	foreach(lc, list_concat(kept, keyvars))
+	{
+		Var		   *v = lfirst(lc);
+		ListCell   *lc2;
+		bool		output = false;
+
+		if (v->varno == ja->rel->relid)
+		{
+			add_col(ja, v->varattno);
+			continue;
+		}
+		/* the executor matches them by varno and varattno */
+		foreach(lc2, ja->inner_path->pathtarget->exprs)
+		{
+			Var		   *o = lfirst(lc2);
+
+			if (IsA(o, Var) && o->varno == v->varno && o->varattno == v->varattno &&
+				o->varlevelsup == 0)
+				output = true;
+		}
+		if (!bms_is_member(v->varno, ja->inner->relids) || !output)
+		{
+			decline("a column of the inner side that its plan does not output");
+			return false;
+		}
+		if (foreach_current_index(lc) < nkept)
+			distinct = list_append_unique(distinct, v);
+	}
+	*ninner = list_length(distinct);
+	if (*ninner > GH_AGG_MAX_INNER)
+	{
+		decline("more inner columns than a dimension holds");
+		return false;
+	}
+	return true;
+}
+
+/* One CustomPath over the split, in parent (copied: relids of R and I). */
+static CustomPath *
+make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, JoinAgg *ja,
+			   PathTarget *target, Path *partial_scan, int ninner,
+			   GroupPathExtraData *extra)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	RelOptInfo *named = makeNode(RelOptInfo);
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	double		pairs = input_rel->rows / participants;
+
+	/* as make_preagg_path: core sets custom_relids from the parent's relids */
+	memcpy(named, parent, sizeof(RelOptInfo));
+	named->relids = bms_copy(input_rel->relids);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = named;
+	cp->path.pathtarget = target;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = partial_scan != NULL;
+	cp->path.parallel_safe = partial_scan != NULL;
+	cp->path.parallel_workers = partial_scan ? partial_scan->parallel_workers : 0;
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = list_make1(ja->inner_path);
+	/* for PlanCustomPath: R, the key expressions of each side, the clauses */
+	cp->custom_private = list_make4(makeInteger(ja->rel->relid), ja->outer_keys,
+									ja->inner_keys, ja->clauses);
+	cp->methods = &gpuhash_preagg_path_methods;
+	gpuhash_cost_preagg_join(root, cp, ja->rel, ja->inner_path, ja->nkeys, ninner,
+							 partial_scan, pairs, gpuhash_preagg_groups(root, extra, pairs));
+	return cp;
+}
+
+/* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
+static Path *
+cheapest_parallel_safe(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->param_info == NULL && p->parallel_safe &&
+			(best == NULL || p->total_cost < best->total_cost))
+			best = p;
+	}
+	return best;
+}
+
+/* The paths of one split, st, of input_rel into R and I. */
+static void
+add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
+				RelOptInfo *grouped_rel, RelOptInfo *partial_rel, PathTarget *target,
+				GroupPathExtraData *extra, List *native)
+{
+	JoinAgg		ja;
+	Path	   *scan = NULL;
+	CustomPath *cp;
+	int			ninner;
+
+	memset(&ja, 0, sizeof(ja));
+	ja.rel = find_base_rel(root, st->outer_relid);
+	ja.inner = bms_membership(st->inner_relids) == BMS_SINGLETON ?
+		find_base_rel(root, bms_singleton_member(st->inner_relids)) :
+		find_join_rel(root, st->inner_relids);
+	/* GEQO may have thrown this split's join relation away */
+	if (ja.inner == NULL || !gpuhash_preagg_rel_ok(root, ja.rel))
+		return;
+	if (ja.inner->lateral_relids != NULL || IS_DUMMY_REL(ja.inner))
+	{
+		decline("the inner side has no unparameterized path");
+		return;
+	}
+
+	/*
+	 * Where core could aggregate in parallel, the parallel-aware GpuPreAgg
+	 * is the offer, its inner path the cheapest one that may run in every
+	 * participant; else (or where there is none) the serial one, over the
+	 * inner side's cheapest path.
+	 */
+	if (partial_rel != NULL && partial_rel->consider_parallel &&
+		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
+		(ja.inner_path = cheapest_parallel_safe(ja.inner)) == NULL)
+		scan = NULL;
+	if (scan == NULL)
+		ja.inner_path = ja.inner->cheapest_total_path;
+	if (ja.inner_path == NULL || ja.inner_path->param_info != NULL)
+	{
+		decline("the inner side has no unparameterized path");
+		return;
+	}
+	if (ja.inner_path->rows * (ja.inner_path->pathtarget->width + 32.0) >
+		(double) gpuhash_max_inner_memory_kb * 1024.0)
+	{
+		decline("the inner side is beyond gpuhash.max_inner_memory");
+		return;
+	}
+	if (!split_clauses(st, &ja) || !target_ok(root, target, &ja) ||
+		!columns_ok(target, &ja, &ninner))
+		return;
+	/* the executor compiles both into one program: so here */
+	if (!gpuhash_agg_qual_compiles(list_concat_copy(ja.clauses, ja.conds), ja.rel->relid,
+								   ja.inner->relids))
+	{
+		decline("a join clause or condition the GPU does not take");
+		return;
+	}
+	if (!gpuhash_preagg_walker_takes(root, ja.rel, ja.key_attno, ja.key_conv, ja.key_width,
+									 ja.nkeys, ja.cols, ja.ncols))
+		return;
+
+	cp = make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja, target, scan,
+						ninner, extra);
+	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
+		 ja.rel->relid, bms_num_members(ja.inner->relids), scan ? ", parallel" : "",
+		 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
+	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+}
+
+/*
+ * From the upper hook, for a grouped relation over a join relation: a
+ * GpuPreAgg path for each split of it the join hook recorded.
+ */
+void
+gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
+							  RelOptInfo *grouped_rel, GroupPathExtraData *extra)
+{
+	List	   *splits = gpuhash_agg_stashed_joins(root, input_rel->relids);
+	RelOptInfo *partial_rel;
+	PathTarget *target;
+	List	   *native;
+	ListCell   *lc;
+
+	if (!gpuhash_gpu_aggregate_join || splits == NIL || IS_DUMMY_REL(input_rel) ||
+		gpuhash_plan_device() < 0)
+		return;
+	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
+	target = partial_rel ? partial_rel->reltarget :
+		gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
+	native = list_copy(grouped_rel->pathlist);
+	foreach(lc, splits)
+		add_split_paths(root, lfirst(lc), input_rel, grouped_rel, partial_rel, target, extra,
+						native);
+}
