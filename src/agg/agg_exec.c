@@ -381,28 +381,40 @@ rescan_preagg(CustomScanState *node)
 }
 
 /* A Parallel Seq Scan's block allocator in the node's DSM (heap_scan.c) */
+/* ... and after it, a shared dimension's coordination (agg_join_par.c) */
 static Size
 estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
-	return gpuhash_heap_scan_estimate(((GpuPreAggState *) node)->os);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as);
 }
 
 static void
 init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	gpuhash_heap_scan_init_dsm(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_init_dsm(as->os, coordinate);
+	gpuhash_agg_join_par_init(as, pcxt, coordinate);
 }
 
 static void
 reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	gpuhash_heap_scan_reinit_dsm(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
+	gpuhash_agg_join_par_reinit(as, coordinate);
 }
 
 static void
 init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	gpuhash_heap_scan_init_worker(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_init_worker(as->os, coordinate);
+	gpuhash_agg_join_par_attach(as, coordinate);
 }
 
 /* EXPLAIN: keys, aggregates, the GPU's and the CPU's quals; ANALYZE figures. */

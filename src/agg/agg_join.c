@@ -35,10 +35,11 @@ free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
-	if (j->dim_id != 0)
+	if (j->dim_id != 0 && !j->dim_shared)
 		gpuhash_svc_dim_free(j->dim_id);
 	j->dim = NULL;
 	j->dim_id = 0;
+	j->dim_shared = false;
 }
 
 /* Everything the join holds: the node's end, an error, a rescan. */
@@ -51,6 +52,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->nrows = j->cap = 0;
 	j->bytes = 0;
 	j->collected = false;
+	j->rows_loaded = false;
 	j->have_cur = false;
 }
 
@@ -72,6 +74,12 @@ eval_key(GpuAggJoin *j, ExprState **states, const GpuKeyConv *conv, ExprContext 
 	}
 	*key = k;
 	return true;
+}
+
+bool
+gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key)
+{
+	return eval_key(j, j->inner_key_states, j->inner_conv, econtext, key);
 }
 
 static int
@@ -139,13 +147,22 @@ dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, Stri
 	}
 }
 
+/* The collected rows in key order, for the CPU's binary search. */
+void
+gpuhash_agg_join_sort(GpuAggJoin *j)
+{
+	if (j->nrows > 1)
+		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+}
+
 /*
  * The dimension from the collected rows: in the GPU service where it takes
- * it, else in this backend on its device (the host twin where it has no
- * GPU).  A dimension that cannot be built leaves every page to the CPU.
+ * it (service), held by owner_pid, else in this backend on its device (the
+ * host twin where it has no GPU) where local.  A dimension that cannot be
+ * built in this backend leaves every page to the CPU.  False: none built.
  */
-static void
-build_dim(GpuPreAggState *as)
+bool
+gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool local)
 {
 	GpuAggJoin *j = as->join;
 	int			ninner = as->aprog->join.ninner;
@@ -178,13 +195,14 @@ build_dim(GpuPreAggState *as)
 	MemoryContextSwitchTo(old);
 
 	/* the service folds the requests where it holds the dimension */
-	if (as->use_service)
+	if (service && as->use_service)
 	{
 		GhSvcDimInfo info;
 
 		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_info(keys, j->nrows, vals, ninner, (const uint8 *) heap.data,
-									   (uint64) heap.len, as->device, &j->dim_id, &info))
+		if (gpuhash_svc_dim_build_for(owner_pid, keys, j->nrows, vals, ninner,
+									  (const uint8 *) heap.data, (uint64) heap.len,
+									  as->device, &j->dim_id, &info))
 		{
 			j->dim_bytes = info.bytes;
 			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
@@ -192,9 +210,17 @@ build_dim(GpuPreAggState *as)
 			pfree(vals);
 			pfree(heap.data);
 			j->build_ms += gpuhash_ms_since(t0);
-			return;
+			return true;
 		}
 		j->dim_id = 0;
+	}
+	if (!local)
+	{
+		pfree(keys);
+		pfree(vals);
+		pfree(heap.data);
+		j->build_ms += gpuhash_ms_since(t0);
+		return false;
 	}
 	st = gh_agg_dim_build(as->gpu_ordinal, keys, j->nrows, vals, ninner,
 						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
@@ -218,6 +244,7 @@ build_dim(GpuPreAggState *as)
 	pfree(vals);
 	pfree(heap.data);
 	j->build_ms += gpuhash_ms_since(t0);
+	return j->dim != NULL;
 }
 
 /*
@@ -233,6 +260,12 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 	Size		limit = get_hash_memory_limit();
 	instr_time	t0;
 
+	/* in a parallel query, the participants' one dimension */
+	if (j->shared != NULL)
+	{
+		gpuhash_agg_join_par_collect(as);
+		return;
+	}
 	INSTR_TIME_SET_CURRENT(t0);
 	for (;;)
 	{
@@ -269,12 +302,12 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 							limit / 1024),
 					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
 	}
-	if (j->nrows > 1)
-		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	gpuhash_agg_join_sort(j);
 	j->collected = true;
+	j->rows_loaded = true;
 	j->build_ms += gpuhash_ms_since(t0);
 	if (as->why_cpu == NULL && as->aprog != NULL)
-		build_dim(as);
+		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */
@@ -325,6 +358,10 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	if (fresh)
 	{
 		uint64		key;
+
+		/* a shared dimension's rows, read from its chunks at the first need */
+		if (!j->rows_loaded)
+			gpuhash_agg_join_par_load(j);
 
 		j->cur = *t;
 		ExecStoreHeapTuple(&j->cur, hs, false);
@@ -417,6 +454,8 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
 																						  2 * j->njoinkeys)),
 											   context, useprefix, false), es);
+	if (cscan->scan.plan.parallel_aware)
+		ExplainPropertyText("Dimension", j->shared_plan ? "shared" : "per participant", es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);

@@ -398,7 +398,7 @@ columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
 static CustomPath *
 make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, JoinAgg *ja,
 			   PathTarget *target, Path *partial_scan, int ninner,
-			   GroupPathExtraData *extra)
+			   GroupPathExtraData *extra, Path *shared_inner)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	RelOptInfo *named = makeNode(RelOptInfo);
@@ -417,13 +417,16 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	cp->path.parallel_workers = partial_scan ? partial_scan->parallel_workers : 0;
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
-	cp->custom_paths = list_make1(ja->inner_path);
-	/* for PlanCustomPath: R, the key expressions of each side, the clauses */
-	cp->custom_private = list_make4(makeInteger(ja->rel->relid), ja->outer_keys,
-									ja->inner_keys, ja->clauses);
+	cp->custom_paths = list_make1(shared_inner ? shared_inner : ja->inner_path);
+	/* for PlanCustomPath: R, the key expressions of each side, the clauses, shared */
+	cp->custom_private = list_make5(makeInteger(ja->rel->relid), ja->outer_keys,
+									ja->inner_keys, ja->clauses,
+									makeInteger(shared_inner != NULL));
 	cp->methods = &gpuhash_preagg_path_methods;
-	gpuhash_cost_preagg_join(root, cp, ja->rel, ja->inner_path, ja->nkeys, ninner,
-							 partial_scan, pairs, gpuhash_preagg_groups(root, extra, pairs));
+	gpuhash_cost_preagg_join(root, cp, ja->rel, shared_inner ? shared_inner : ja->inner_path,
+							 ja->nkeys, ninner, partial_scan, pairs,
+							 gpuhash_preagg_groups(root, extra, pairs),
+							 shared_inner ? ja->inner->rows : -1.0);
 	return cp;
 }
 
@@ -475,8 +478,25 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		scan = gpuhash_preagg_partial_seqscan(ja.rel);
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel,
 						 make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja,
-										target, scan, ninner, extra),
+										target, scan, ninner, extra, NULL),
 						 extra, input_rel->rows, native);
+
+	/*
+	 * In parallel, where I has a partial path: the participants read I's
+	 * rows together with it and build one dimension that all of them probe
+	 * (agg_join_par.c), as a Parallel Hash shares one table; add_path keeps
+	 * whichever of the two variants is cheaper.
+	 */
+	if (scan != NULL && gpuhash_preagg_shared_dim && ja.inner->partial_pathlist != NIL)
+	{
+		Path	   *pi = linitial(ja.inner->partial_pathlist);
+
+		if (pi->param_info == NULL && pi->parallel_safe)
+			gpuhash_preagg_offer(root, grouped_rel, partial_rel,
+								 make_join_path(root, partial_rel, input_rel, &ja, target, scan,
+												ninner, extra, pi),
+								 extra, input_rel->rows, native);
+	}
 }
 
 /*

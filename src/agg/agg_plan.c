@@ -111,8 +111,10 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		cscan->custom_exprs = list_concat(list_concat(copyObject(outer_keys),
 													  copyObject(inner_keys)),
 										  copyObject(clauses));
-		cscan->custom_private = list_make2(makeInteger(ngroupcols),
-										   makeInteger(list_length(outer_keys)));
+		cscan->custom_private = list_make3(makeInteger(ngroupcols),
+										   makeInteger(list_length(outer_keys)),
+										   makeInteger(list_length(best_path->custom_private) > 4 &&
+													   intVal(list_nth(best_path->custom_private, 4))));
 
 		/*
 		 * setrefs fixes custom_exprs against custom_scan_tlist as it fixes
