@@ -291,7 +291,12 @@ exec_preagg(CustomScanState *node)
 		if (as->reading != NULL && as->join != NULL)
 		{
 			HeapTupleData t;
-			bool		pair = as->join->have_cur &&
+			bool		pair;
+
+			/* a shared dimension's rows, read from its chunks at the first need */
+			if (!as->join->rows_loaded)
+				gpuhash_agg_join_par_load(as->join);
+			pair = as->join->have_cur &&
 				gpuhash_agg_join_next_pair(as, NULL, false);
 
 			while (!pair && next_refused_tuple(as, &t))
@@ -329,7 +334,13 @@ exec_preagg(CustomScanState *node)
 		{
 			/* the inner side first: its rows, its dimension */
 			if (as->join != NULL && !as->join->collected)
-				gpuhash_agg_join_collect(as);
+			{
+				/* in a parallel query, one dimension for all (agg_join_par.c) */
+				if (as->join->shared != NULL)
+					gpuhash_agg_join_par_collect(as);
+				else
+					gpuhash_agg_join_collect(as);
+			}
 			if (gpuhash_agg_advance(as))
 				continue;
 			/* the scan is over: the last set goes out */

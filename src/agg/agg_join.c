@@ -260,12 +260,6 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 	Size		limit = get_hash_memory_limit();
 	instr_time	t0;
 
-	/* in a parallel query, the participants' one dimension */
-	if (j->shared != NULL)
-	{
-		gpuhash_agg_join_par_collect(as);
-		return;
-	}
 	INSTR_TIME_SET_CURRENT(t0);
 	for (;;)
 	{
@@ -359,9 +353,7 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	{
 		uint64		key;
 
-		/* a shared dimension's rows, read from its chunks at the first need */
-		if (!j->rows_loaded)
-			gpuhash_agg_join_par_load(j);
+		Assert(j->rows_loaded);
 
 		j->cur = *t;
 		ExecStoreHeapTuple(&j->cur, hs, false);

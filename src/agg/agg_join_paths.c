@@ -438,6 +438,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 {
 	JoinAgg		ja;
 	Path	   *scan = NULL;
+	Path	   *each;
 	int			ninner;
 
 	memset(&ja, 0, sizeof(ja));
@@ -473,12 +474,14 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 									 ja.nkeys, ja.cols, ja.ncols))
 		return;
 
-	/* where core could go parallel, and the inner side may run in workers */
-	if (partial_rel != NULL && partial_rel->consider_parallel && ja.inner_path->parallel_safe)
+	/* where core could go parallel */
+	if (partial_rel != NULL && partial_rel->consider_parallel)
 		scan = gpuhash_preagg_partial_seqscan(ja.rel);
+	/* I's cheapest path run whole by each participant: where it may run in workers */
+	each = ja.inner_path->parallel_safe ? scan : NULL;
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel,
-						 make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja,
-										target, scan, ninner, extra, NULL),
+						 make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja,
+										target, each, ninner, extra, NULL),
 						 extra, input_rel->rows, native);
 
 	/*
@@ -500,6 +503,28 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 }
 
 /*
+ * Core's paths of the grouped relation as they are now, copied: add_path
+ * frees those a path offered later beats, and each offer is weighed
+ * against all of them (gpuhash_gains_enough reads their costs).
+ */
+static List *
+native_copies(List *pathlist)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, pathlist)
+	{
+		Path	   *c = palloc(sizeof(Path));
+
+		memcpy(c, lfirst(lc), sizeof(Path));
+		NodeSetTag(c, T_Path);
+		out = lappend(out, c);
+	}
+	return out;
+}
+
+/*
  * From the upper hook, for a grouped relation over a join relation: a
  * GpuPreAgg path for each split of it the join hook recorded.
  */
@@ -518,7 +543,7 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :
 		gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
-	native = list_copy(grouped_rel->pathlist);
+	native = native_copies(grouped_rel->pathlist);
 	foreach(lc, splits)
 		add_split_paths(root, lfirst(lc), input_rel, grouped_rel, partial_rel, target, extra,
 						native);
