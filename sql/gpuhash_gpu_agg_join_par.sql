@@ -112,16 +112,20 @@ INSERT INTO jp_part VALUES
   (7, NULL, NULL, NULL, NULL, NULL),
   (NULL, 'null key', 'Brand#12', 'PROMO NULL', 1, 'SM CASE');
 -- an inner side past a staging chunk of the service (4 MB by default):
--- 300000 rows of a key and two values
+-- 160000 rows of a key and two values, joined by a larger outer side
 CREATE TABLE jp_big (b_key int4, b_grp int4, b_val int8) WITH (autovacuum_enabled = off);
-INSERT INTO jp_big SELECT i % 150000, i % 13, i FROM generate_series(1, 300000) i;
+INSERT INTO jp_big SELECT i, i % 13, i * 7 FROM generate_series(1, 160000) i;
+INSERT INTO jp_big SELECT i, 99, i FROM generate_series(1, 1000) i;
+CREATE TABLE jp_lbig (k int4, q int4) WITH (autovacuum_enabled = off);
+INSERT INTO jp_lbig SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE i % 200000 END, i % 10
+FROM generate_series(1, 400000) i;
 CREATE TABLE jp_empty (LIKE jp_part);
 -- refused pages: a text compressed in place where a clause reads it
 CREATE TABLE jp_toast (k int4, v numeric(10,2), t text) WITH (autovacuum_enabled = off);
 INSERT INTO jp_toast SELECT i % 2100, i / 8.0,
   CASE WHEN i % 50 = 0 THEN repeat('part 3', 2000) ELSE 'part ' || (i % 37) END
 FROM generate_series(1, 8000) i;
-VACUUM (ANALYZE) jp_li, jp_part, jp_big, jp_empty, jp_toast;
+VACUUM (ANALYZE) jp_li, jp_part, jp_big, jp_lbig, jp_empty, jp_toast;
 
 -- the plan: the inner side's Parallel Seq Scan under the GpuPreAgg
 BEGIN;
@@ -133,10 +137,12 @@ FROM jp_li, jp_part
 WHERE l_partkey = p_partkey AND l_shipdate >= date '1995-09-01'
   AND l_shipdate < date '1995-09-01' + interval '1' month;
 COMMIT;
--- gpuhash.shared_dimension off: a dimension per participant
+-- gpuhash.shared_dimension off: no shared dimension (here a serial GpuPreAgg,
+-- the inner side's cheapest path being a Gather)
 SET gpuhash.shared_dimension = off;
 SELECT jp_dim('SELECT p_brand, count(*) FROM jp_li JOIN jp_part ON l_partkey = p_partkey GROUP BY p_brand');
 RESET gpuhash.shared_dimension;
+SELECT jp_dim('SELECT p_brand, count(*) FROM jp_li JOIN jp_part ON l_partkey = p_partkey GROUP BY p_brand');
 
 -- promotion effect: a CASE over the inner side's LIKE, numeric products
 SELECT * FROM jp_check($$
@@ -166,7 +172,7 @@ SELECT * FROM jp_check('SELECT count(*), sum(l_quantity) FROM jp_li JOIN jp_empt
 SELECT * FROM jp_check('SELECT count(*), sum(l_quantity) FROM jp_li JOIN jp_part ON l_partkey = p_partkey WHERE p_size < 0');
 SELECT * FROM jp_check('SELECT p_size, count(*) FROM jp_li JOIN jp_part ON l_partkey = p_partkey WHERE p_size < 0 GROUP BY p_size');
 -- an inner side past a staging chunk
-SELECT * FROM jp_check('SELECT b_grp, count(*), sum(b_val), sum(l_quantity) FROM jp_li JOIN jp_big ON l_partkey = b_key GROUP BY b_grp');
+SELECT * FROM jp_check('SELECT b_grp, count(*), sum(b_val), sum(q) FROM jp_lbig JOIN jp_big ON k = b_key GROUP BY b_grp');
 -- refused pages joined on the CPU against every participant's rows
 SELECT * FROM jp_check('SELECT p_size, count(*), sum(v) FROM jp_toast JOIN jp_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
 SELECT * FROM jp_check('SELECT count(*), sum(CASE WHEN t LIKE ''part 3%'' THEN v ELSE 0 END) FROM jp_toast JOIN jp_part ON k = p_partkey');
@@ -175,7 +181,7 @@ SET max_parallel_workers_per_gather = 4;
 SELECT * FROM jp_check('SELECT p_brand, count(*), sum(l_quantity) FROM jp_li JOIN jp_part ON l_partkey = p_partkey GROUP BY p_brand');
 SET parallel_leader_participation = off;
 SELECT * FROM jp_check('SELECT p_brand, count(*), sum(l_quantity) FROM jp_li JOIN jp_part ON l_partkey = p_partkey GROUP BY p_brand');
-SELECT * FROM jp_check('SELECT b_grp, count(*), sum(b_val) FROM jp_li JOIN jp_big ON l_partkey = b_key GROUP BY b_grp');
+SELECT * FROM jp_check('SELECT b_grp, count(*), sum(b_val) FROM jp_lbig JOIN jp_big ON k = b_key GROUP BY b_grp');
 RESET parallel_leader_participation;
 SET max_parallel_workers_per_gather = 2;
 
@@ -188,10 +194,9 @@ SELECT * FROM jp_check($$
                  FROM jp_li JOIN jp_part ON l_partkey = p_partkey) ss
     RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true $$);
 SELECT * FROM jp_check($$
-  SELECT * FROM (SELECT p_size, count(*) AS n, sum(b_val) AS q
-                 FROM jp_li JOIN jp_big ON l_partkey = b_key
-                   JOIN jp_part ON l_partkey = p_partkey WHERE p_size < 3 GROUP BY p_size) ss
-    RIGHT JOIN (VALUES (1), (2)) v(x) ON x = p_size $$);
+  SELECT * FROM (SELECT b_grp, count(*) AS n, sum(b_val) AS q
+                 FROM jp_lbig JOIN jp_big ON k = b_key GROUP BY b_grp) ss
+    RIGHT JOIN (VALUES (1), (2)) v(x) ON x = b_grp $$);
 BEGIN;
 SELECT jp_on();
 EXPLAIN (COSTS OFF)
@@ -201,6 +206,28 @@ EXPLAIN (COSTS OFF)
 COMMIT;
 RESET enable_material;
 
+-- no GPU service: each participant builds its own copy from the shared rows
+SET gpuhash.use_service = off;
+SELECT * FROM jp_check('SELECT p_size, count(*), sum(l_quantity) FROM jp_li JOIN jp_part ON l_partkey = p_partkey GROUP BY p_size');
+SELECT * FROM jp_check('SELECT p_size, count(*), sum(v) FROM jp_toast JOIN jp_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
+SET enable_material = off;
+SELECT * FROM jp_check($$
+  SELECT * FROM (SELECT count(*) AS n, sum(l_quantity) AS q
+                 FROM jp_li JOIN jp_part ON l_partkey = p_partkey) ss
+    RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON true $$);
+RESET enable_material;
+RESET gpuhash.use_service;
+
+-- an error in a participant mid-query (a division by zero in an
+-- aggregate's argument, wherever it is evaluated): the dimension is freed
+\set VERBOSITY terse
+BEGIN;
+SELECT jp_on();
+SELECT p_size, sum(l_quantity / (p_size - 3)) FROM jp_li JOIN jp_part ON l_partkey = p_partkey
+GROUP BY p_size;
+ROLLBACK;
+\set VERBOSITY default
+
 -- no dimension left in the service
 SELECT jp_dims_become(0);
 
@@ -209,6 +236,6 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET work_mem;
-DROP TABLE jp_li, jp_part, jp_big, jp_empty, jp_toast;
+DROP TABLE jp_li, jp_part, jp_big, jp_lbig, jp_empty, jp_toast;
 DROP FUNCTION jp_check(text), jp_dim(text), jp_on(), jp_off(), jp_set(text, text),
   jp_dims_become(integer), gpuhash_dim_service_count();
