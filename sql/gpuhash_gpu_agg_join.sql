@@ -23,6 +23,7 @@ END $$;
 CREATE FUNCTION ja_on() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM ja_set('gpuhash.gpu_aggregate', 'on');
+  PERFORM ja_set('gpuhash.gpu_aggregate_join', 'on');
   PERFORM ja_set('enable_gpuhashjoin', 'on');
   PERFORM ja_set('gpuhash.setup_cost', '0');
   PERFORM ja_set('gpuhash.min_gain', '0');
@@ -86,6 +87,24 @@ BEGIN
   END;
   RETURN CASE WHEN e_off IS NOT DISTINCT FROM e_on THEN coalesce(e_on, 'no error')
               ELSE format('off: %s / on: %s', e_off, e_on) END;
+END $$;
+
+-- q's EXPLAIN ANALYZE figures of the GpuPreAgg (GPU aggregate on): where
+-- its rows were folded
+CREATE FUNCTION ja_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM ja_on();
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ '(GPU Join|GPU Declined|Inner Rows|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU)' THEN
+      l := regexp_replace(l, '^ *', '');
+      IF l LIKE 'Dimension Bytes%' THEN
+        l := regexp_replace(l, '[0-9]+$', 'N');
+      END IF;
+      RETURN NEXT l;
+    END IF;
+  END LOOP;
 END $$;
 
 -- A lineitem-like outer side (NULL part keys among them), a part-like inner
@@ -220,11 +239,48 @@ SELECT * FROM ja_check('SELECT count(*), sum(l_quantity) FROM ja_li JOIN ja_part
 -- refused pages: the outer side's text compressed in place where a clause
 -- reads it (the CPU joins and folds those pages' rows)
 CREATE TABLE ja_toast (k int4, v numeric(10,2), t text) WITH (autovacuum_enabled = off);
-INSERT INTO ja_toast SELECT i % 2100, i / 8.0, CASE WHEN i % 50 = 0 THEN repeat('part 3', 2000) ELSE 'part ' || (i % 37) END
+INSERT INTO ja_toast SELECT i % 2100, i / 8.0, CASE WHEN i % 500 = 0 THEN repeat('part 3', 2000) ELSE 'part ' || (i % 37) END
 FROM generate_series(1, 6000) i;
 VACUUM (ANALYZE) ja_toast;
 SELECT * FROM ja_check('SELECT p_size, count(*), sum(v) FROM ja_toast JOIN ja_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
 SELECT * FROM ja_check('SELECT count(*), sum(CASE WHEN t LIKE ''part 3%'' THEN v ELSE 0 END) FROM ja_toast JOIN ja_part ON k = p_partkey');
+SELECT ja_figures('SELECT p_size, count(*), sum(v) FROM ja_toast JOIN ja_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
+
+-- the dimension built in this backend (no GPU service): the same answers
+SET gpuhash.use_service = off;
+SELECT * FROM ja_check('SELECT p_size, count(*), sum(l_quantity), min(p_date), max(l_big) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size');
+SELECT * FROM ja_check('SELECT count(*), sum(CASE WHEN p_type LIKE ''PROMO%'' THEN l_extendedprice ELSE 0 END) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_date > l_shipdate');
+SELECT * FROM ja_check('SELECT p_size, count(*), sum(v) FROM ja_toast JOIN ja_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
+SELECT ja_figures('SELECT p_size, count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size');
+RESET gpuhash.use_service;
+
+-- more inner columns than a dimension holds: left to PostgreSQL
+CREATE TABLE ja_wide (k int4, c1 int4, c2 int4, c3 int4, c4 int4, c5 int4, c6 int4, c7 int4,
+  c8 int4, c9 int4, c10 int4, c11 int4, c12 int4, c13 int4, c14 int4, c15 int4, c16 int4, c17 int4);
+INSERT INTO ja_wide SELECT i, i % 3, i % 5, i, i, i, i, i, i, i, i % 7, i % 11, i % 13, i % 17, i % 19, i % 23, i % 29, i % 31
+FROM generate_series(0, 2099) i;
+ANALYZE ja_wide;
+SELECT * FROM ja_check($$
+  SELECT c1, c2, count(*), sum(c3), sum(c4), sum(c5), sum(c6), min(c7), max(c8), avg(c9), sum(l_quantity)
+  FROM ja_li JOIN ja_wide ON l_partkey = k AND c10 + c11 + c12 + c13 + c14 + c15 + c16 + c17 > l_suppkey
+  GROUP BY c1, c2 $$);
+
+-- long lists of constants in the scan's quals and in a condition (one
+-- program's pool holds both where they are the walked relation's)
+SELECT * FROM ja_check(format($$
+  SELECT l_shipmode, count(*), sum(CASE WHEN p_type IN (%s) THEN l_quantity ELSE 0 END)
+  FROM ja_li JOIN ja_part ON l_partkey = p_partkey WHERE p_name IN (%s) GROUP BY l_shipmode $$,
+  '''PROMO BRUSHED'', ''ECONOMY PLATED'', ' ||
+  (SELECT string_agg(quote_literal('a condition filler ' || i), ',') FROM generate_series(1, 170) i),
+  (SELECT string_agg(quote_literal('a scan qual filler ' || i), ',') FROM generate_series(1, 270) i) ||
+  ', ''part 1'', ''part 2'', ''part 3'''));
+SELECT ja_figures(format($$
+  SELECT l_shipmode, count(*), sum(CASE WHEN p_type IN (%s) THEN l_quantity ELSE 0 END)
+  FROM ja_li JOIN ja_part ON l_partkey = p_partkey WHERE p_name IN (%s) GROUP BY l_shipmode $$,
+  '''PROMO BRUSHED'', ''ECONOMY PLATED'', ' ||
+  (SELECT string_agg(quote_literal('a condition filler ' || i), ',') FROM generate_series(1, 170) i),
+  (SELECT string_agg(quote_literal('a scan qual filler ' || i), ',') FROM generate_series(1, 270) i) ||
+  ', ''part 1'', ''part 2'', ''part 3'''));
 
 -- a clause the GPU does not compile (a regular expression): the CPU joins
 SELECT * FROM ja_check('SELECT p_brand, count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_name ~ ''part 1.'' GROUP BY p_brand');
@@ -267,6 +323,7 @@ SET max_parallel_workers_per_gather = 0;
 
 -- ---- The plans ----
 SET gpuhash.gpu_aggregate = on;
+SET gpuhash.gpu_aggregate_join = on;
 SET gpuhash.setup_cost = 0;
 SET gpuhash.min_gain = 0;
 EXPLAIN (COSTS OFF)
@@ -277,23 +334,23 @@ WHERE l_partkey = p_partkey AND l_shipdate >= date '1995-09-01' AND l_shipdate <
 EXPLAIN (COSTS OFF)
 SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_date > l_shipdate
 WHERE l_quantity < 20 GROUP BY p_brand;
+-- in parallel: each participant's GpuPreAgg runs the inner plan whole
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF)
+SELECT p_size, count(*), sum(l_quantity), avg(p_size), max(p_date)
+FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 -- ANALYZE's figures of the join (the dimension's bytes vary with the device)
-CREATE FUNCTION ja_analyze(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  PERFORM ja_on();
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Join|Inner Rows|Dimension Bytes|Rows Folded|Rows From CPU)' THEN
-      l := regexp_replace(l, '^ *', '');
-      IF l LIKE 'Dimension Bytes%' THEN
-        l := regexp_replace(l, '[0-9]+$', 'N');
-      END IF;
-      RETURN NEXT l;
-    END IF;
-  END LOOP;
-END $$;
-SELECT ja_analyze('SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_brand');
+SELECT ja_figures('SELECT p_size, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size');
+-- a group key longer than the GPU's packed key: the pages that read one go to the CPU
+SELECT ja_figures('SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_brand');
 -- JSON keeps the device the rows were folded on
 CREATE FUNCTION ja_json(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -309,11 +366,11 @@ SELECT ja_json('SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = 
 RESET gpuhash.gpu_aggregate;
 RESET gpuhash.setup_cost;
 RESET gpuhash.min_gain;
-DROP TABLE ja_li, ja_part, ja_orders, ja_supp, ja_empty, ja_toast;
+DROP TABLE ja_li, ja_part, ja_orders, ja_supp, ja_empty, ja_toast, ja_wide;
 DROP FUNCTION ja_check(text);
 DROP FUNCTION ja_error(text);
 DROP FUNCTION ja_joined(text);
-DROP FUNCTION ja_analyze(text);
+DROP FUNCTION ja_figures(text);
 DROP FUNCTION ja_json(text);
 DROP FUNCTION ja_on();
 DROP FUNCTION ja_off();

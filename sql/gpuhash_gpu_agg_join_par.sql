@@ -26,6 +26,7 @@ END $$;
 CREATE FUNCTION jp_on() RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM jp_set('gpuhash.gpu_aggregate', 'on');
+  PERFORM jp_set('gpuhash.gpu_aggregate_join', 'on');
   PERFORM jp_set('enable_gpuhashjoin', 'on');
   PERFORM jp_set('gpuhash.match_row_cost', '10');
   PERFORM jp_set('gpuhash.page_match_cost', '10');

@@ -81,7 +81,7 @@ cleanup_callback(void *arg)
 		gpuhash_svc_probe_abandon(&as->req[r].r.ticket);
 	free_sets(as);
 	if (as->join != NULL)
-		gpuhash_agg_join_release(as->join);
+		gpuhash_agg_join_free_dim(as->join);
 }
 
 /* Decline the GPU: every page goes the CPU's way. */

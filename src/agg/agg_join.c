@@ -29,9 +29,13 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
-/* The dimension's bytes and rows, freed; the rows kept (a rescan frees them). */
-static void
-free_dim(GpuAggJoin *j)
+/*
+ * The dimension freed, in the service or here; the rows kept.  Also the
+ * node's memory reset callback's part (agg_fold.c): by then the rows'
+ * context, a child, is gone, so this touches no palloc'd memory but j.
+ */
+void
+gpuhash_agg_join_free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
@@ -46,7 +50,7 @@ free_dim(GpuAggJoin *j)
 void
 gpuhash_agg_join_release(GpuAggJoin *j)
 {
-	free_dim(j);
+	gpuhash_agg_join_free_dim(j);
 	MemoryContextReset(j->rows_cxt);
 	j->rows = NULL;
 	j->nrows = j->cap = 0;
@@ -222,14 +226,13 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 		j->build_ms += gpuhash_ms_since(t0);
 		return false;
 	}
-	st = gh_agg_dim_build(as->gpu_ordinal, keys, j->nrows, vals, ninner,
+	/*
+	 * In this backend the host twin holds it: the join's fold reads pages
+	 * only through gh_page_agg_join_mapped, and a GPU can map only the
+	 * buffer pool the service registered, never this backend's page copies.
+	 */
+	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
 						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	if (st != GH_OK && as->gpu_ordinal != GH_AGG_HOST)
-	{
-		elog(DEBUG1, "gpuhash: the join's dimension on the host twin: %s", gh_last_error());
-		st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
-							  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	}
 	if (st != GH_OK)
 	{
 		j->dim = NULL;

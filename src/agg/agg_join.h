@@ -119,6 +119,7 @@ extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool servi
 								   bool local);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
+extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);
 extern void gpuhash_agg_join_rescan(GpuPreAggState *as);
 extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);

@@ -140,6 +140,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	List	   *exprs;
 	Plan	   *inner;
 	GpuAggJoin *j;
+	ListCell   *lc;
 	int			nk;
 
 	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS ||
@@ -182,9 +183,13 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 
 	/* the inner columns the group keys, aggregates and clauses read */
 	j->cols = palloc(sizeof(GpuAggInnerCol));
-	add_inner_cols(j, (Node *) tlist, scanrelid, inner);
+	foreach(lc, tlist)
+	{
+		/* junk entries: the quals' and join clauses' columns, not the node's */
+		if (!lfirst_node(TargetEntry, lc)->resjunk)
+			add_inner_cols(j, (Node *) lfirst_node(TargetEntry, lc)->expr, scanrelid, inner);
+	}
 	add_inner_cols(j, (Node *) j->join_quals, scanrelid, inner);
-	add_inner_cols(j, (Node *) j->inner_keys, scanrelid, inner);
 	j->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg inner rows",
 										ALLOCSET_DEFAULT_SIZES);
 	return j;
@@ -309,13 +314,14 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			c = gpuhash_agg_join_col(as->join, v);
+		int			pos = inner_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
+									  v);
 
-		if (c < 0)
-			elog(ERROR, "gpuhash: GpuPreAgg reads inner column %d of %u it did not collect",
+		if (pos == 0)
+			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",
 				 v->varattno, v->varno);
 		v->varno = INNER_VAR;
-		v->varattno = as->join->cols[c].tlpos;
+		v->varattno = pos;
 		return (Node *) v;
 	}
 	return expression_tree_mutator(node, cpu_form_mutator, as);

@@ -26,11 +26,9 @@
 
 #include "agg_catalog.h"
 #include "agg_plan.h"
+#include "agg_qual.h"
 #include "planner/planner_int.h"
 
-#include "catalog/pg_collation.h"
-#include "catalog/pg_type.h"
-#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -38,8 +36,6 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 
 /* What one split of the join into R and I makes of it. */
 typedef struct JoinAgg
@@ -64,133 +60,6 @@ decline(const char *why)
 {
 	elog(DEBUG1, "gpuhash: no GPU aggregate over the join: %s", why);
 }
-
-/* ---------------------------------------------------------------------
- * Until the executor's compile of inner columns lands
- * (gpuhash_agg_qual_compiles), a conservative stand-in: the forms
- * gpu_qual.c plainly takes, over columns of either side.
- * --------------------------------------------------------------------- */
-
-static bool
-stub_scalar(Node *n, Index scanrelid, Relids inner_relids, Oid *type)
-{
-	while (IsA(n, RelabelType))
-		n = (Node *) ((RelabelType *) n)->arg;
-	*type = getBaseType(exprType(n));
-	switch (*type)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case OIDOID:
-		case BOOLOID:
-		case DATEOID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-			break;
-		default:
-			return false;
-	}
-	if (IsA(n, Const))
-		return true;
-	if (IsA(n, Var))
-	{
-		Var		   *v = (Var *) n;
-
-		return v->varlevelsup == 0 && v->varattno > 0 &&
-			(v->varno == scanrelid || bms_is_member(v->varno, inner_relids));
-	}
-	return false;
-}
-
-static bool
-stub_string_op(Oid fn, Oid collid, Node *rhs)
-{
-	if (fn == F_TEXTLIKE || fn == F_TEXTNLIKE)
-	{
-		Const	   *p = (Const *) rhs;
-		text	   *pat;
-
-		if (!IsA(p, Const) || p->constisnull)
-			return false;
-		pat = DatumGetTextPP(p->constvalue);
-		if (memchr(VARDATA_ANY(pat), '\\', VARSIZE_ANY_EXHDR(pat)) != NULL)
-			return false;
-	}
-	else if (fn != F_TEXTEQ && fn != F_TEXTNE && fn != F_BPCHAREQ && fn != F_BPCHARNE)
-		return false;
-	return OidIsValid(collid) && get_collation_isdeterministic(collid) &&
-		(pg_database_encoding_max_length() == 1 || GetDatabaseEncoding() == PG_UTF8);
-}
-
-static bool
-stub_bool(Node *n, Index scanrelid, Relids inner_relids)
-{
-	Oid			t1,
-				t2;
-
-	if (IsA(n, BoolExpr))
-	{
-		ListCell   *lc;
-
-		foreach(lc, ((BoolExpr *) n)->args)
-			if (!stub_bool(lfirst(lc), scanrelid, inner_relids))
-				return false;
-		return true;
-	}
-	if (IsA(n, NullTest))
-		return !((NullTest *) n)->argisrow &&
-			stub_scalar((Node *) ((NullTest *) n)->arg, scanrelid, inner_relids, &t1);
-	if (IsA(n, OpExpr) && list_length(((OpExpr *) n)->args) == 2)
-	{
-		OpExpr	   *op = (OpExpr *) n;
-		Oid			fn = get_opcode(op->opno);
-
-		if (!stub_scalar(linitial(op->args), scanrelid, inner_relids, &t1) ||
-			!stub_scalar(lsecond(op->args), scanrelid, inner_relids, &t2))
-			return false;
-		if (t1 == TEXTOID || t1 == VARCHAROID || t1 == BPCHAROID)
-			return stub_string_op(fn, op->inputcollid, lsecond(op->args));
-		return fn == F_TEXTLIKE ? false : get_func_leakproof(fn);
-	}
-	if (IsA(n, ScalarArrayOpExpr))
-	{
-		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) n;
-		Oid			fn = get_opcode(sa->opno);
-
-		if (!sa->useOr || !IsA(lsecond(sa->args), Const) ||
-			((Const *) lsecond(sa->args))->constisnull ||
-			!stub_scalar(linitial(sa->args), scanrelid, inner_relids, &t1))
-			return false;
-		if (t1 == TEXTOID || t1 == VARCHAROID || t1 == BPCHAROID)
-			return (fn == F_TEXTEQ || fn == F_BPCHAREQ) &&
-				stub_string_op(fn, sa->inputcollid, NULL);
-		return get_func_leakproof(fn);
-	}
-	if (IsA(n, Var))
-		return exprType(n) == BOOLOID && stub_scalar(n, scanrelid, inner_relids, &t1);
-	return false;
-}
-
-static bool
-qual_compiles(List *clauses, Index scanrelid, Relids inner_relids)
-{
-	ListCell   *lc;
-
-	foreach(lc, clauses)
-		if (!stub_bool(lfirst(lc), scanrelid, inner_relids))
-			return false;
-	return true;
-}
-
-/* --------------------------------------------------------------------- */
 
 /*
  * The join's clauses between R and I: each hashable `=` clause of an exact
@@ -430,6 +299,24 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	return cp;
 }
 
+/* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
+static Path *
+cheapest_parallel_safe(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->param_info == NULL && p->parallel_safe &&
+			(best == NULL || p->total_cost < best->total_cost))
+			best = p;
+	}
+	return best;
+}
+
 /* The paths of one split, st, of input_rel into R and I. */
 static void
 add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
@@ -439,6 +326,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	JoinAgg		ja;
 	Path	   *scan = NULL;
 	Path	   *each;
+	CustomPath *cp;
 	int			ninner;
 
 	memset(&ja, 0, sizeof(ja));
@@ -449,9 +337,25 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	/* GEQO may have thrown this split's join relation away */
 	if (ja.inner == NULL || !gpuhash_preagg_rel_ok(root, ja.rel))
 		return;
-	ja.inner_path = ja.inner->cheapest_total_path;
-	if (ja.inner_path == NULL || ja.inner_path->param_info != NULL ||
-		ja.inner->lateral_relids != NULL || IS_DUMMY_REL(ja.inner))
+	if (ja.inner->lateral_relids != NULL || IS_DUMMY_REL(ja.inner))
+	{
+		decline("the inner side has no unparameterized path");
+		return;
+	}
+
+	/*
+	 * Where core could aggregate in parallel, the parallel-aware GpuPreAgg
+	 * is the offer, its inner path the cheapest one that may run in every
+	 * participant; else (or where there is none) the serial one, over the
+	 * inner side's cheapest path.
+	 */
+	if (partial_rel != NULL && partial_rel->consider_parallel &&
+		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
+		(ja.inner_path = cheapest_parallel_safe(ja.inner)) == NULL)
+		scan = NULL;
+	if (scan == NULL)
+		ja.inner_path = ja.inner->cheapest_total_path;
+	if (ja.inner_path == NULL || ja.inner_path->param_info != NULL)
 	{
 		decline("the inner side has no unparameterized path");
 		return;
@@ -465,7 +369,9 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	if (!split_clauses(st, &ja) || !target_ok(root, target, &ja) ||
 		!columns_ok(target, &ja, &ninner))
 		return;
-	if (!qual_compiles(list_concat_copy(ja.clauses, ja.conds), ja.rel->relid, ja.inner->relids))
+	/* the executor compiles both into one program: so here */
+	if (!gpuhash_agg_qual_compiles(list_concat_copy(ja.clauses, ja.conds), ja.rel->relid,
+								   ja.inner->relids))
 	{
 		decline("a join clause or condition the GPU does not take");
 		return;
@@ -479,10 +385,12 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		scan = gpuhash_preagg_partial_seqscan(ja.rel);
 	/* I's cheapest path run whole by each participant: where it may run in workers */
 	each = ja.inner_path->parallel_safe ? scan : NULL;
-	gpuhash_preagg_offer(root, grouped_rel, partial_rel,
-						 make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja,
-										target, each, ninner, extra, NULL),
-						 extra, input_rel->rows, native);
+	cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
+						ninner, extra, NULL);
+	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
+		 ja.rel->relid, bms_num_members(ja.inner->relids), each ? ", parallel" : "",
+		 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
+	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
 
 	/*
 	 * In parallel, where I has a partial path: the participants read I's
@@ -495,10 +403,14 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		Path	   *pi = linitial(ja.inner->partial_pathlist);
 
 		if (pi->param_info == NULL && pi->parallel_safe)
-			gpuhash_preagg_offer(root, grouped_rel, partial_rel,
-								 make_join_path(root, partial_rel, input_rel, &ja, target, scan,
-												ninner, extra, pi),
-								 extra, input_rel->rows, native);
+		{
+			cp = make_join_path(root, partial_rel, input_rel, &ja, target, scan, ninner, extra,
+								pi);
+			elog(DEBUG1, "gpuhash: ... with one shared dimension: cost %.2f..%.2f",
+				 cp->path.startup_cost, cp->path.total_cost);
+			gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
+								 native);
+		}
 	}
 }
 
@@ -538,7 +450,8 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *native;
 	ListCell   *lc;
 
-	if (splits == NIL || IS_DUMMY_REL(input_rel) || gpuhash_plan_device() < 0)
+	if (!gpuhash_gpu_aggregate_join || splits == NIL || IS_DUMMY_REL(input_rel) ||
+		gpuhash_plan_device() < 0)
 		return;
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :

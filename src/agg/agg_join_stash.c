@@ -102,6 +102,7 @@ gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outer
 	Query	   *parse = root->parse;
 
 	if (jointype != JOIN_INNER || !enable_gpuhashjoin || !gpuhash_gpu_aggregate ||
+		!gpuhash_gpu_aggregate_join ||
 		(!parse->hasAggs && parse->groupClause == NIL) || parse->groupingSets != NIL ||
 		!bms_equal(joinrel->relids, root->all_baserels))
 		return;

@@ -50,6 +50,7 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	List	   *quals = gpuhash_order_quals(root, baserel->baserestrictinfo);
 	List	   *scan_tlist = NIL;
 	List	   *out_tlist = NIL;
+	List	   *exprs = NIL;
 	int			ngroupcols = 0;
 	int			i = 0;
 	ListCell   *lc;
@@ -72,8 +73,17 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(e), i + 1, NULL, false));
 		i++;
 	}
-	/* the columns the quals read, beyond the group columns: junk */
-	foreach(lc, pull_var_clause((Node *) quals, 0))
+	/*
+	 * The columns the quals read, beyond the group columns, and over a join
+	 * those the keys and further clauses read (set_customscan_references
+	 * fixes custom_exprs against custom_scan_tlist too): junk.
+	 */
+	if (list_length(best_path->custom_private) > 1)
+		exprs = list_concat(list_concat(copyObject(lsecond(best_path->custom_private)),
+										copyObject(lthird(best_path->custom_private))),
+							copyObject(lfourth(best_path->custom_private)));
+	foreach(lc, list_concat(pull_var_clause((Node *) quals, 0),
+							pull_var_clause((Node *) exprs, 0)))
 	{
 		Var		   *v = lfirst(lc);
 
@@ -97,41 +107,19 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	/*
 	 * Over a join (agg_join_paths.c): the inner plan, built with its path's
 	 * target (CP_EXACT_TLIST), and the keys of both sides and the further
-	 * clauses as bare expressions, which setrefs leaves plain Vars; core
-	 * sets custom_relids to R's and the inner side's.
+	 * clauses as bare expressions; core sets custom_relids to R's and the
+	 * inner side's.
 	 */
-	if (list_length(best_path->custom_private) > 1)
+	if (exprs != NIL)
 	{
-		List	   *outer_keys = lsecond(best_path->custom_private);
-		List	   *inner_keys = lthird(best_path->custom_private);
-		List	   *clauses = lfourth(best_path->custom_private);
-
 		Assert(list_length(custom_plans) == 1);
 		cscan->custom_plans = custom_plans;
-		cscan->custom_exprs = list_concat(list_concat(copyObject(outer_keys),
-													  copyObject(inner_keys)),
-										  copyObject(clauses));
-		cscan->custom_private = list_make3(makeInteger(ngroupcols),
-										   makeInteger(list_length(outer_keys)),
-										   makeInteger(list_length(best_path->custom_private) > 4 &&
-													   intVal(list_nth(best_path->custom_private, 4))));
-
-		/*
-		 * setrefs fixes custom_exprs against custom_scan_tlist as it fixes
-		 * the quals (fix_upper_expr: a Var not in the list is an error), so
-		 * the columns of both sides they read are junk entries too; the
-		 * executor reads them back as the sides' own Vars.
-		 */
-		foreach(lc, pull_var_clause((Node *) cscan->custom_exprs, 0))
-		{
-			Var		   *v = lfirst(lc);
-
-			if (tlist_member((Expr *) v, scan_tlist) == NULL)
-				scan_tlist = lappend(scan_tlist,
-									 makeTargetEntry((Expr *) copyObject(v),
-													 list_length(scan_tlist) + 1, NULL, true));
-		}
-		cscan->custom_scan_tlist = scan_tlist;
+		cscan->custom_exprs = exprs;
+		cscan->custom_private =
+			list_make3(makeInteger(ngroupcols),
+					   makeInteger(list_length(lsecond(best_path->custom_private))),
+					   makeInteger(list_length(best_path->custom_private) > 4 &&
+								   intVal(list_nth(best_path->custom_private, 4))));
 	}
 	return &cscan->scan.plan;
 }

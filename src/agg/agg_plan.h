@@ -23,10 +23,12 @@
  *	  custom_private list_make2(makeInteger(group columns),
  *	  makeInteger(njoinkeys)); custom_exprs the njoinkeys key columns of R
  *	  (Vars), then the njoinkeys inner key expressions over I, then the
- *	  join's further clauses (bare, implicitly ANDed, over R and I); setrefs
- *	  leaves their Vars, and those of I in custom_scan_tlist, plain (varno
- *	  the range table index).  Junk entries of custom_scan_tlist are still
- *	  the scan quals' columns of R only.
+ *	  join's further clauses (bare, implicitly ANDed, over R and I).
+ *	  set_customscan_references fixes custom_exprs against
+ *	  custom_scan_tlist as it fixes the quals: the columns of R and I they
+ *	  read are junk entries of custom_scan_tlist (after the quals' columns),
+ *	  and their Vars INDEX_VAR ones; the Vars of I in custom_scan_tlist stay
+ *	  plain (varno the range table index).
  *
  *-------------------------------------------------------------------------
  */

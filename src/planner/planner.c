@@ -120,11 +120,11 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (prev_join_pathlist_hook &&
 		!(pseudoconstants_hidden && has_pseudoconstant(extra->restrictlist)))
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
-	/* what the aggregate over a join needs to know (agg_join_stash.c) */
-	gpuhash_agg_stash_join(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist);
 	if (gpuhash_test_bypass_join_hook)
 		return;
 	join_hook_calls++;
+	/* what the aggregate over a join needs to know (agg_join_stash.c) */
+	gpuhash_agg_stash_join(root, joinrel, outerrel, innerrel, jointype, extra->restrictlist);
 
 	if (!enable_gpuhashjoin)
 		return;
