@@ -40,7 +40,9 @@ BEGIN
   PERFORM jp_set('enable_gpuhashjoin', 'off');
 END $$;
 
--- q's plan with the GPU aggregate on: 'shared', 'per participant' or 'none'
+-- q's plan with the GPU aggregate on: its joined GpuPreAgg's dimension,
+-- 'shared' (EXPLAIN's "Dimension: shared"), 'per participant' (parallel) or
+-- 'serial'; 'none' without one
 CREATE FUNCTION jp_dim(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   l text;
@@ -48,8 +50,12 @@ DECLARE
 BEGIN
   PERFORM jp_on();
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF l LIKE '%Dimension: %' THEN
-      d := substring(l FROM 'Dimension: (.*)$');
+    IF l LIKE '%Dimension: shared%' THEN
+      d := 'shared';
+    ELSIF l LIKE '%Parallel Custom Scan (GpuPreAgg)%' THEN
+      d := 'per participant';
+    ELSIF l LIKE '%Custom Scan (GpuPreAgg)%' THEN
+      d := 'serial';
     END IF;
   END LOOP;
   RETURN d;

@@ -449,8 +449,9 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
 																						  2 * j->njoinkeys)),
 											   context, useprefix, false), es);
-	if (cscan->scan.plan.parallel_aware)
-		ExplainPropertyText("Dimension", j->shared_plan ? "shared" : "per participant", es);
+	/* one dimension for all participants (agg_join_par.c); else one each */
+	if (j->shared_plan)
+		ExplainPropertyText("Dimension", "shared", es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);
