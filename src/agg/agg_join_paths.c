@@ -398,11 +398,16 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 * (agg_join_par.c), as a Parallel Hash shares one table; add_path keeps
 	 * whichever of the two variants is cheaper.
 	 */
-	if (scan != NULL && gpuhash_preagg_shared_dim && ja.inner->partial_pathlist != NIL)
+	if (scan != NULL && gpuhash_preagg_shared_dim && ja.inner->reloptkind == RELOPT_BASEREL)
 	{
-		Path	   *pi = linitial(ja.inner->partial_pathlist);
+		/*
+		 * Only a base relation's Parallel Seq Scan for now: the executor
+		 * finds I's columns in its plan's output by following joins, not
+		 * the partial joins and appends other partial paths make.
+		 */
+		Path	   *pi = gpuhash_preagg_partial_seqscan(ja.inner);
 
-		if (pi->param_info == NULL && pi->parallel_safe)
+		if (pi != NULL && pi->parallel_safe)
 		{
 			cp = make_join_path(root, partial_rel, input_rel, &ja, target, scan, ninner, extra,
 								pi);
