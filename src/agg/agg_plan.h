@@ -45,6 +45,8 @@
 /* custom_private's slots (extend only by appending) */
 #define GPUHASH_PREAGG_PRIV_NGROUPCOLS 0
 #define GPUHASH_PREAGG_PRIV_NJOINKEYS 1	/* absent or 0: no join */
+#define GPUHASH_PREAGG_PRIV_SHARED_DIM 2	/* absent or 0: a dimension per
+												 * participant */
 
 /* agg_plan.c */
 extern CustomScanMethods gpuhash_preagg_scan_methods;
@@ -104,6 +106,7 @@ extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo
 								Path *partial_scan, double groups);
 extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 									 Path *inner_path, int nkeys, int ninner,
-									 Path *partial_scan, double pairs, double groups);
+									 Path *partial_scan, double pairs, double groups,
+									 double shared_rows);
 
 #endif							/* GPUHASH_AGG_PLAN_H */
