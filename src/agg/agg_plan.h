@@ -59,8 +59,12 @@ extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
 /* agg_exec.c: the executor's state of a GpuPreAgg plan */
 extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
 
-/* agg_paths.c */
+/* agg_hook.c */
 extern void gpuhash_agg_planner_init(void);
+
+/* agg_paths.c */
+extern void gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel,
+									 RelOptInfo *grouped_rel, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
