@@ -332,6 +332,9 @@ SET gpuhash.gpu_aggregate = on;
 SET gpuhash.gpu_aggregate_join = on;
 SET gpuhash.setup_cost = 0;
 SET gpuhash.min_gain = 0;
+SET gpuhash.page_cpu_cost = -1;
+SET gpuhash.match_row_cost = 10;
+SET gpuhash.page_match_cost = 10;
 EXPLAIN (COSTS OFF)
 SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extendedprice * (1 - l_discount) ELSE 0 END)
        / sum(l_extendedprice * (1 - l_discount))
@@ -372,6 +375,9 @@ SELECT ja_json('SELECT p_brand, count(*) FROM ja_li JOIN ja_part ON l_partkey = 
 RESET gpuhash.gpu_aggregate;
 RESET gpuhash.setup_cost;
 RESET gpuhash.min_gain;
+RESET gpuhash.page_cpu_cost;
+RESET gpuhash.match_row_cost;
+RESET gpuhash.page_match_cost;
 DROP TABLE ja_li, ja_part, ja_orders, ja_supp, ja_empty, ja_toast, ja_wide;
 DROP FUNCTION ja_check(text);
 DROP FUNCTION ja_error(text);

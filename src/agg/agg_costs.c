@@ -15,9 +15,12 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "agg_plan.h"
 #include "gpuhash.h"
 
+#include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -73,12 +76,33 @@ page_walk_cost(RelOptInfo *baserel, Path *partial_scan)
 	return startup;
 }
 
+/*
+ * The groups' merge in the backend: each request's answer is merged into
+ * the participant's sorted set of groups (gh_agg_merge), a pass over the
+ * set so far, so a participant's groups are paid for once per request it
+ * sends (half of them on average, as the set grows).  A request carries at
+ * most as many pages as a batch of the join pins (heap_scan.c: at most
+ * 1024), which is what the request count is taken from.
+ */
+#define AGG_REQUEST_MAX_PAGES 1024.0
+
+static Cost
+group_merge_cost(RelOptInfo *baserel, Path *partial_scan, double groups)
+{
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	double		per_request = Max(8.0, Min(AGG_REQUEST_MAX_PAGES, (double) NBuffers / 128.0));
+	double		requests = ceil(baserel->pages / participants / per_request);
+
+	return cpu_operator_cost * (groups / 2.0) * Max(requests - 1.0, 0.0);
+}
+
 /* groups: the groups of one participant's rows. */
 void
 gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 					Path *partial_scan, double groups)
 {
-	Cost		startup = page_walk_cost(baserel, partial_scan);
+	Cost		startup = page_walk_cost(baserel, partial_scan) +
+		group_merge_cost(baserel, partial_scan, groups);
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);
@@ -137,6 +161,9 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * pairs the join keeps, the walker's per-row cost each.
 	 */
 	startup += gpuhash_page_row_cost * pairs;
+
+	/* the answers' groups merged into the participant's set */
+	startup += group_merge_cost(baserel, partial_scan, groups);
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);
