@@ -63,7 +63,23 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
-DROP TABLE jaf_big, jaf_a, jaf_b;
+
+-- An inner side estimated beyond work_mem x hash_mem_multiplier: the
+-- executor, which holds the inner rows in that much and raises an error
+-- past it, would fail a query PostgreSQL answers; the planner declines it.
+CREATE TABLE jaf_inner (j0 int4, m0 numeric(12,2)) WITH (autovacuum_enabled = off);
+INSERT INTO jaf_inner SELECT i % 5, i / 8.0 FROM generate_series(1, 3000) i;
+VACUUM ANALYZE jaf_inner;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+EXPLAIN (COSTS OFF)
+SELECT r.d0, sum(i.m0) FROM jaf_big r JOIN jaf_inner i ON r.j0 = i.j0 GROUP BY r.d0;
+SELECT * FROM jaf_same('SELECT r.d0, sum(i.m0) FROM jaf_big r JOIN jaf_inner i ON r.j0 = i.j0 GROUP BY r.d0');
+RESET work_mem;
+RESET hash_mem_multiplier;
+EXPLAIN (COSTS OFF)
+SELECT r.d0, sum(i.m0) FROM jaf_big r JOIN jaf_inner i ON r.j0 = i.j0 GROUP BY r.d0;
+DROP TABLE jaf_big, jaf_a, jaf_b, jaf_inner;
 
 RESET gpuhash.gpu_aggregate;
 RESET gpuhash.gpu_aggregate_join;
