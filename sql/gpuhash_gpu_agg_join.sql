@@ -26,6 +26,12 @@ BEGIN
   PERFORM ja_set('gpuhash.gpu_aggregate_join', 'on');
   PERFORM ja_set('enable_gpuhashjoin', 'on');
   PERFORM ja_set('gpuhash.setup_cost', '0');
+  -- the page path priced as its tuple path (page_cpu_cost -1) and the GPU
+  -- join's matches dear: the GPU join under PostgreSQL's aggregate is the
+  -- other GPU way to run these, not the one tested here
+  PERFORM ja_set('gpuhash.page_cpu_cost', '-1');
+  PERFORM ja_set('gpuhash.match_row_cost', '10');
+  PERFORM ja_set('gpuhash.page_match_cost', '10');
   PERFORM ja_set('gpuhash.min_gain', '0');
 END $$;
 

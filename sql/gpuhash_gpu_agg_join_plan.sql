@@ -10,6 +10,12 @@
 SET gpuhash.device = host;
 SET gpuhash.gpu_aggregate = on;
 SET gpuhash.gpu_aggregate_join = on;
+-- the page path priced as its tuple path and the GPU join's matches dear:
+-- the GPU join under PostgreSQL's aggregate is the other GPU way to run
+-- these, not the shape shown here
+SET gpuhash.page_cpu_cost = -1;
+SET gpuhash.match_row_cost = 10;
+SET gpuhash.page_match_cost = 10;
 CREATE TABLE aj_line (
 	l_orderkey int4, l_partkey int4, l_quantity numeric(15,2),
 	l_extendedprice numeric(15,2), l_discount numeric(15,2),

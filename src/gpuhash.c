@@ -58,6 +58,7 @@ bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 bool		gpuhash_gpu_aggregate = true;
 bool		gpuhash_gpu_aggregate_join = false;
+bool		gpuhash_preagg_shared_dim = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
@@ -489,6 +490,16 @@ _PG_init(void)
 							 "partial states on the GPU; PostgreSQL's Finalize Aggregate "
 							 "combines them (src/agg/).",
 							 &gpuhash_gpu_aggregate,
+							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.shared_dimension",
+							 "Lets a parallel GPU aggregate over a join read its inner side in parallel into one dimension.",
+							 "Where the inner side has a partial path, the participants read it "
+							 "together and all probe one dimension (src/agg/agg_join_par.c); "
+							 "off: each participant reads the whole inner side and builds its own.",
+							 &gpuhash_preagg_shared_dim,
 							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);

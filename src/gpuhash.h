@@ -94,6 +94,7 @@ extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
 extern bool gpuhash_gpu_aggregate;
 extern bool gpuhash_gpu_aggregate_join;
+extern bool gpuhash_preagg_shared_dim;
 
 /*
  * How one side of one key column turns into 64 bits.  Integer-like types

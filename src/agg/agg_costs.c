@@ -95,17 +95,24 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 						 Path *inner_path, int nkeys, int ninner, Path *partial_scan,
-						 double pairs, double groups)
+						 double pairs, double groups, double shared_rows)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	Cost		startup = page_walk_cost(baserel, partial_scan);
 
 	/*
-	 * The inner plan, run to its end by every participant before its first
-	 * page is walked (each builds its own dimension, as a parallel-oblivious
-	 * hash join builds its own table): its whole cost, once per participant.
+	 * The inner plan, run to its end before the first page is walked.  Per
+	 * participant (shared_rows < 0: each builds its own dimension, as a
+	 * parallel-oblivious hash join builds its own table): its whole cost,
+	 * once per participant.  Shared: inner_path is partial, each
+	 * participant runs its share and keys its rows, and one of them builds
+	 * the one dimension from all shared_rows while the others wait.
 	 */
 	startup += inner_path->total_cost;
+	if (shared_rows >= 0.0)
+		startup += inner_path->rows * cpu_operator_cost * nkeys +
+			shared_rows * (gpuhash_build_row_cost +
+						   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
 
 	/*
 	 * The dimension's build, per inner row: its keys evaluated on the CPU
@@ -114,8 +121,9 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * for the keys, arguments and clauses above, the copy of the row's
 	 * values (gpuhash.kept_row_cost, as the join charges a kept row).
 	 */
-	startup += inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
-								   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
+	else
+		startup += inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
+									   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
 
 	/*
 	 * Each walked row that the scan's quals pass probes the dimension on

@@ -291,7 +291,12 @@ exec_preagg(CustomScanState *node)
 		if (as->reading != NULL && as->join != NULL)
 		{
 			HeapTupleData t;
-			bool		pair = as->join->have_cur &&
+			bool		pair;
+
+			/* a shared dimension's rows, read from its chunks at the first need */
+			if (!as->join->rows_loaded)
+				gpuhash_agg_join_par_load(as->join);
+			pair = as->join->have_cur &&
 				gpuhash_agg_join_next_pair(as, NULL, false);
 
 			while (!pair && next_refused_tuple(as, &t))
@@ -329,7 +334,13 @@ exec_preagg(CustomScanState *node)
 		{
 			/* the inner side first: its rows, its dimension */
 			if (as->join != NULL && !as->join->collected)
-				gpuhash_agg_join_collect(as);
+			{
+				/* in a parallel query, one dimension for all (agg_join_par.c) */
+				if (as->join->shared != NULL)
+					gpuhash_agg_join_par_collect(as);
+				else
+					gpuhash_agg_join_collect(as);
+			}
 			if (gpuhash_agg_advance(as))
 				continue;
 			/* the scan is over: the last set goes out */
@@ -381,28 +392,40 @@ rescan_preagg(CustomScanState *node)
 }
 
 /* A Parallel Seq Scan's block allocator in the node's DSM (heap_scan.c) */
+/* ... and after it, a shared dimension's coordination (agg_join_par.c) */
 static Size
 estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
-	return gpuhash_heap_scan_estimate(((GpuPreAggState *) node)->os);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as);
 }
 
 static void
 init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	gpuhash_heap_scan_init_dsm(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_init_dsm(as->os, coordinate);
+	gpuhash_agg_join_par_init(as, pcxt, coordinate);
 }
 
 static void
 reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	gpuhash_heap_scan_reinit_dsm(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
+	gpuhash_agg_join_par_reinit(as, coordinate);
 }
 
 static void
 init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	gpuhash_heap_scan_init_worker(((GpuPreAggState *) node)->os, coordinate);
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	gpuhash_heap_scan_init_worker(as->os, coordinate);
+	gpuhash_agg_join_par_attach(as, coordinate);
 }
 
 /* EXPLAIN: keys, aggregates, the GPU's and the CPU's quals; ANALYZE figures. */

@@ -39,10 +39,11 @@ gpuhash_agg_join_free_dim(GpuAggJoin *j)
 {
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
-	if (j->dim_id != 0)
+	if (j->dim_id != 0 && !j->dim_shared)
 		gpuhash_svc_dim_free(j->dim_id);
 	j->dim = NULL;
 	j->dim_id = 0;
+	j->dim_shared = false;
 }
 
 /* Everything the join holds: the node's end, an error, a rescan. */
@@ -55,6 +56,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->nrows = j->cap = 0;
 	j->bytes = 0;
 	j->collected = false;
+	j->rows_loaded = false;
 	j->have_cur = false;
 }
 
@@ -76,6 +78,12 @@ eval_key(GpuAggJoin *j, ExprState **states, const GpuKeyConv *conv, ExprContext 
 	}
 	*key = k;
 	return true;
+}
+
+bool
+gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key)
+{
+	return eval_key(j, j->inner_key_states, j->inner_conv, econtext, key);
 }
 
 static int
@@ -143,13 +151,22 @@ dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, Stri
 	}
 }
 
+/* The collected rows in key order, for the CPU's binary search. */
+void
+gpuhash_agg_join_sort(GpuAggJoin *j)
+{
+	if (j->nrows > 1)
+		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+}
+
 /*
  * The dimension from the collected rows: in the GPU service where it takes
- * it, else in this backend on its device (the host twin where it has no
- * GPU).  A dimension that cannot be built leaves every page to the CPU.
+ * it (service), held by owner_pid, else in this backend on its device (the
+ * host twin where it has no GPU) where local.  A dimension that cannot be
+ * built in this backend leaves every page to the CPU.  False: none built.
  */
-static void
-build_dim(GpuPreAggState *as)
+bool
+gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool local)
 {
 	GpuAggJoin *j = as->join;
 	int			ninner = as->aprog->join.ninner;
@@ -182,13 +199,14 @@ build_dim(GpuPreAggState *as)
 	MemoryContextSwitchTo(old);
 
 	/* the service folds the requests where it holds the dimension */
-	if (as->use_service)
+	if (service && as->use_service)
 	{
 		GhSvcDimInfo info;
 
 		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_info(keys, j->nrows, vals, ninner, (const uint8 *) heap.data,
-									   (uint64) heap.len, as->device, &j->dim_id, &info))
+		if (gpuhash_svc_dim_build_for(owner_pid, keys, j->nrows, vals, ninner,
+									  (const uint8 *) heap.data, (uint64) heap.len,
+									  as->device, &j->dim_id, &info))
 		{
 			j->dim_bytes = info.bytes;
 			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
@@ -196,9 +214,17 @@ build_dim(GpuPreAggState *as)
 			pfree(vals);
 			pfree(heap.data);
 			j->build_ms += gpuhash_ms_since(t0);
-			return;
+			return true;
 		}
 		j->dim_id = 0;
+	}
+	if (!local)
+	{
+		pfree(keys);
+		pfree(vals);
+		pfree(heap.data);
+		j->build_ms += gpuhash_ms_since(t0);
+		return false;
 	}
 	/*
 	 * In this backend the host twin holds it: the join's fold reads pages
@@ -221,6 +247,7 @@ build_dim(GpuPreAggState *as)
 	pfree(vals);
 	pfree(heap.data);
 	j->build_ms += gpuhash_ms_since(t0);
+	return j->dim != NULL;
 }
 
 /*
@@ -272,12 +299,12 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 							limit / 1024),
 					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
 	}
-	if (j->nrows > 1)
-		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	gpuhash_agg_join_sort(j);
 	j->collected = true;
+	j->rows_loaded = true;
 	j->build_ms += gpuhash_ms_since(t0);
 	if (as->why_cpu == NULL && as->aprog != NULL)
-		build_dim(as);
+		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */
@@ -328,6 +355,8 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	if (fresh)
 	{
 		uint64		key;
+
+		Assert(j->rows_loaded);
 
 		j->cur = *t;
 		ExecStoreHeapTuple(&j->cur, hs, false);
@@ -420,6 +449,9 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
 																						  2 * j->njoinkeys)),
 											   context, useprefix, false), es);
+	/* one dimension for all participants (agg_join_par.c); else one each */
+	if (j->shared_plan)
+		ExplainPropertyText("Dimension", "shared", es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);

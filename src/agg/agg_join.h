@@ -16,6 +16,9 @@
 #include "agg_exec.h"
 #include "agg_plan.h"
 
+#include "access/parallel.h"
+#include "utils/dsa.h"
+
 /* agg_plan.h's slot of the join key count (the planner's side defines it too) */
 #ifndef GPUHASH_PREAGG_PRIV_NJOINKEYS
 #define GPUHASH_PREAGG_PRIV_NJOINKEYS 1
@@ -76,6 +79,18 @@ typedef struct GpuAggJoin
 	/* the dimension: in the service (dim_id), or in this backend (dim) */
 	uint64		dim_id;
 	gh_agg_dim *dim;
+	bool		dim_shared;		/* dim_id is the leader's to free, not ours */
+
+	/*
+	 * The plan's shared dimension (agg_join_par.c): shared, the DSM's
+	 * coordination where the node runs in a parallel query (NULL: alone,
+	 * as a plan per participant); rows point into dsa's chunks once
+	 * rows_loaded.
+	 */
+	bool		shared_plan;
+	struct GpuAggJoinShared *shared;
+	dsa_area   *dsa;
+	bool		rows_loaded;
 
 	/* the CPU's join of one outer tuple */
 	HeapTupleData cur;
@@ -98,6 +113,10 @@ extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
 /* agg_join.c */
+extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);
+extern void gpuhash_agg_join_sort(GpuAggJoin *j);
+extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
+								   bool local);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
 extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);
@@ -106,5 +125,13 @@ extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fre
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);
 extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix,
 									 ExplainState *es);
+
+/* agg_join_par.c */
+extern Size gpuhash_agg_join_par_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space);
+extern void gpuhash_agg_join_par_reinit(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_join_par_attach(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_join_par_collect(GpuPreAggState *as);
+extern void gpuhash_agg_join_par_load(GpuAggJoin *j);
 
 #endif							/* GPUHASH_AGG_JOIN_H */

@@ -171,6 +171,8 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 			 nk, list_length(cscan->custom_exprs), list_length(cscan->custom_plans));
 	j = palloc0(sizeof(GpuAggJoin));
 	j->njoinkeys = nk;
+	j->shared_plan = list_length(cscan->custom_private) > GPUHASH_PREAGG_PRIV_SHARED_DIM &&
+		intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_SHARED_DIM)) != 0;
 	exprs = (List *) unindex_mutator((Node *) cscan->custom_exprs, tlist);
 	j->outer_keys = list_copy_head(exprs, nk);
 	j->inner_keys = list_copy_head(list_copy_tail(exprs, nk), nk);

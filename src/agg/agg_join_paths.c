@@ -268,7 +268,7 @@ columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
 static CustomPath *
 make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, JoinAgg *ja,
 			   PathTarget *target, Path *partial_scan, int ninner,
-			   GroupPathExtraData *extra)
+			   GroupPathExtraData *extra, Path *shared_inner)
 {
 	CustomPath *cp = makeNode(CustomPath);
 	RelOptInfo *named = makeNode(RelOptInfo);
@@ -287,13 +287,16 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	cp->path.parallel_workers = partial_scan ? partial_scan->parallel_workers : 0;
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
-	cp->custom_paths = list_make1(ja->inner_path);
-	/* for PlanCustomPath: R, the key expressions of each side, the clauses */
-	cp->custom_private = list_make4(makeInteger(ja->rel->relid), ja->outer_keys,
-									ja->inner_keys, ja->clauses);
+	cp->custom_paths = list_make1(shared_inner ? shared_inner : ja->inner_path);
+	/* for PlanCustomPath: R, the key expressions of each side, the clauses, shared */
+	cp->custom_private = list_make5(makeInteger(ja->rel->relid), ja->outer_keys,
+									ja->inner_keys, ja->clauses,
+									makeInteger(shared_inner != NULL));
 	cp->methods = &gpuhash_preagg_path_methods;
-	gpuhash_cost_preagg_join(root, cp, ja->rel, ja->inner_path, ja->nkeys, ninner,
-							 partial_scan, pairs, gpuhash_preagg_groups(root, extra, pairs));
+	gpuhash_cost_preagg_join(root, cp, ja->rel, shared_inner ? shared_inner : ja->inner_path,
+							 ja->nkeys, ninner, partial_scan, pairs,
+							 gpuhash_preagg_groups(root, extra, pairs),
+							 shared_inner ? ja->inner->rows : -1.0);
 	return cp;
 }
 
@@ -323,6 +326,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 {
 	JoinAgg		ja;
 	Path	   *scan = NULL;
+	Path	   *each;
 	CustomPath *cp;
 	int			ninner;
 
@@ -390,12 +394,65 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 									 ja.nkeys, ja.cols, ja.ncols))
 		return;
 
-	cp = make_join_path(root, scan ? partial_rel : grouped_rel, input_rel, &ja, target, scan,
-						ninner, extra);
+	/* where core could go parallel */
+	if (partial_rel != NULL && partial_rel->consider_parallel)
+		scan = gpuhash_preagg_partial_seqscan(ja.rel);
+	/* I's cheapest path run whole by each participant: where it may run in workers */
+	each = ja.inner_path->parallel_safe ? scan : NULL;
+	cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
+						ninner, extra, NULL);
 	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
-		 ja.rel->relid, bms_num_members(ja.inner->relids), scan ? ", parallel" : "",
+		 ja.rel->relid, bms_num_members(ja.inner->relids), each ? ", parallel" : "",
 		 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+
+	/*
+	 * In parallel, where I has a partial path: the participants read I's
+	 * rows together with it and build one dimension that all of them probe
+	 * (agg_join_par.c), as a Parallel Hash shares one table; add_path keeps
+	 * whichever of the two variants is cheaper.
+	 */
+	if (scan != NULL && gpuhash_preagg_shared_dim && ja.inner->reloptkind == RELOPT_BASEREL)
+	{
+		/*
+		 * Only a base relation's Parallel Seq Scan for now: the executor
+		 * finds I's columns in its plan's output by following joins, not
+		 * the partial joins and appends other partial paths make.
+		 */
+		Path	   *pi = gpuhash_preagg_partial_seqscan(ja.inner);
+
+		if (pi != NULL && pi->parallel_safe)
+		{
+			cp = make_join_path(root, partial_rel, input_rel, &ja, target, scan, ninner, extra,
+								pi);
+			elog(DEBUG1, "gpuhash: ... with one shared dimension: cost %.2f..%.2f",
+				 cp->path.startup_cost, cp->path.total_cost);
+			gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
+								 native);
+		}
+	}
+}
+
+/*
+ * Core's paths of the grouped relation as they are now, copied: add_path
+ * frees those a path offered later beats, and each offer is weighed
+ * against all of them (gpuhash_gains_enough reads their costs).
+ */
+static List *
+native_copies(List *pathlist)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, pathlist)
+	{
+		Path	   *c = palloc(sizeof(Path));
+
+		memcpy(c, lfirst(lc), sizeof(Path));
+		NodeSetTag(c, T_Path);
+		out = lappend(out, c);
+	}
+	return out;
 }
 
 /*
@@ -418,7 +475,7 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :
 		gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
-	native = list_copy(grouped_rel->pathlist);
+	native = native_copies(grouped_rel->pathlist);
 	foreach(lc, splits)
 		add_split_paths(root, lfirst(lc), input_rel, grouped_rel, partial_rel, target, extra,
 						native);

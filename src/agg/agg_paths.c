@@ -2,14 +2,15 @@
  *
  * agg_paths.c
  *	  Offers the GPU aggregate (GpuPreAgg) to the planner through
- *	  create_upper_paths_hook, in the grouped relation: PostgreSQL's
+ *	  create_upper_paths_hook (agg_hook.c), in the grouped relation: PostgreSQL's
  *	  Finalize Aggregate over a Gather of a parallel-aware GpuPreAgg where
  *	  PostgreSQL could aggregate in parallel, else over a serial GpuPreAgg.
  *	  Only over one plain heap table, under a plain GROUP BY (or none),
  *	  where every group column and aggregate is one the GPU folds exactly
  *	  (agg_catalog.h).  Paths are only added to the upper relations, next
  *	  to PostgreSQL's, and add_path decides: nothing of PostgreSQL's own
- *	  paths changes.
+ *	  paths changes.  The parts of the offer that the aggregate over a join
+ *	  shares (agg_join_paths.c) are here too.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,8 +35,6 @@
 #include "parser/parsetree.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
-
-static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
 /* Does the query allow a GPU aggregate at all: a plain read, a plain grouping? */
 bool
@@ -378,9 +377,9 @@ gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel, RelOptInfo *par
  * Finalize Aggregate's match); where it could not, Finalize Aggregate over
  * a serial GpuPreAgg.  add_path weighs each against core's own paths.
  */
-static void
-add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
-				 GroupPathExtraData *extra)
+void
+gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_rel,
+						 GroupPathExtraData *extra)
 {
 	RelOptInfo *partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	Path	   *scan = NULL;
@@ -414,32 +413,4 @@ add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *grouped_r
 							  gpuhash_preagg_groups(root, extra, input_rel->rows));
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
 						 list_copy(grouped_rel->pathlist));
-}
-
-static void
-gpu_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
-				RelOptInfo *output_rel, void *extra)
-{
-	if (prev_upper_paths_hook)
-		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-	if (stage == UPPERREL_GROUP_AGG && extra != NULL && enable_gpuhashjoin &&
-		gpuhash_gpu_aggregate &&
-		gpuhash_preagg_query_ok(root, (GroupPathExtraData *) extra))
-	{
-		if (input_rel->reloptkind == RELOPT_BASEREL)
-			add_preagg_paths(root, input_rel, output_rel, (GroupPathExtraData *) extra);
-		else
-			gpuhash_add_preagg_join_paths(root, input_rel, output_rel,
-										  (GroupPathExtraData *) extra);
-	}
-}
-
-/* _PG_init: the scan methods (workers copy the plan) and the hook, chained */
-void
-gpuhash_agg_planner_init(void)
-{
-	RegisterCustomScanMethods(&gpuhash_preagg_scan_methods);
-	gpuhash_agg_stash_init();
-	prev_upper_paths_hook = create_upper_paths_hook;
-	create_upper_paths_hook = gpu_upper_paths;
 }

@@ -116,8 +116,10 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		cscan->custom_plans = custom_plans;
 		cscan->custom_exprs = exprs;
 		cscan->custom_private =
-			list_make2(makeInteger(ngroupcols),
-					   makeInteger(list_length(lsecond(best_path->custom_private))));
+			list_make3(makeInteger(ngroupcols),
+					   makeInteger(list_length(lsecond(best_path->custom_private))),
+					   makeInteger(list_length(best_path->custom_private) > 4 &&
+								   intVal(list_nth(best_path->custom_private, 4))));
 	}
 	return &cscan->scan.plan;
 }

@@ -45,6 +45,8 @@
 /* custom_private's slots (extend only by appending) */
 #define GPUHASH_PREAGG_PRIV_NGROUPCOLS 0
 #define GPUHASH_PREAGG_PRIV_NJOINKEYS 1	/* absent or 0: no join */
+#define GPUHASH_PREAGG_PRIV_SHARED_DIM 2	/* absent or 0: a dimension per
+												 * participant */
 
 /* agg_plan.c */
 extern CustomScanMethods gpuhash_preagg_scan_methods;
@@ -57,8 +59,12 @@ extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
 /* agg_exec.c: the executor's state of a GpuPreAgg plan */
 extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
 
-/* agg_paths.c */
+/* agg_hook.c */
 extern void gpuhash_agg_planner_init(void);
+
+/* agg_paths.c */
+extern void gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel,
+									 RelOptInfo *grouped_rel, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
@@ -104,6 +110,7 @@ extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo
 								Path *partial_scan, double groups);
 extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 									 Path *inner_path, int nkeys, int ninner,
-									 Path *partial_scan, double pairs, double groups);
+									 Path *partial_scan, double pairs, double groups,
+									 double shared_rows);
 
 #endif							/* GPUHASH_AGG_PLAN_H */

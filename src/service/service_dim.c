@@ -106,6 +106,16 @@ gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_agg_inval *val
 						   int ninner, const uint8 *heap, uint64 heap_bytes,
 						   gh_device device, uint64 *dim_id, GhSvcDimInfo *info)
 {
+	return gpuhash_svc_dim_build_for(MyProcPid, keys, n, vals, ninner, heap, heap_bytes,
+									 device, dim_id, info);
+}
+
+bool
+gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 n,
+						  const gh_agg_inval *vals, int ninner, const uint8 *heap,
+						  uint64 heap_bytes, gh_device device, uint64 *dim_id,
+						  GhSvcDimInfo *info)
+{
 	GhRemoteTable t;
 	uint32		gen;
 	SvcSlot    *s;
@@ -133,7 +143,7 @@ gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_agg_inval *val
 	s->ninner = ninner;
 	s->heap_bytes = heap_bytes;
 	s->table_id = 0;			/* set by the service: no stale id to free */
-	s->table_owner = MyProcPid;
+	s->table_owner = owner_pid;
 	st = svc_submit(s, gen);
 	if (st != GH_OK)
 	{
@@ -205,7 +215,9 @@ gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_agg_inval *val
 						gh_last_error())));
 	}
 	*dim_id = DIM_ID(gen, t.id);
-	hold_dim(*dim_id);
+	/* another owner frees it (its node's end, its exit or the sweep), never this one */
+	if (owner_pid == MyProcPid)
+		hold_dim(*dim_id);
 	if (info != NULL)
 		info->build_ms = gpuhash_ms_since(t0);
 	return true;

@@ -44,6 +44,16 @@ extern bool gpuhash_svc_dim_build_info(const uint64 *keys, uint64 n, const gh_ag
 									   gh_device device, uint64 *dim_id, GhSvcDimInfo *info);
 
 /*
+ * The same, held by backend owner_pid (a parallel query's leader, for a
+ * dimension its workers share) and not by this one: this backend's exit
+ * leaves it, the owner frees it, or the owner sweep at the owner's exit.
+ */
+extern bool gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 n,
+									  const gh_agg_inval *vals, int ninner,
+									  const uint8 *heap, uint64 heap_bytes,
+									  gh_device device, uint64 *dim_id, GhSvcDimInfo *info);
+
+/*
  * Frees the dimension and waits, boundedly, until the service has
  * destroyed it (after the last request running on it).  Never throws: for
  * error cleanup (a memory context reset callback) and exit.  0, or an id of

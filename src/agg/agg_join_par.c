@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join_par.c
+ *	  GpuPreAgg over an inner join in a parallel query, its dimension shared
+ *	  (agg_plan.h's GPUHASH_PREAGG_PRIV_SHARED_DIM): the inner plan is
+ *	  partial, each participant runs its share of it, and all of them probe
+ *	  one dimension, as a Parallel Hash shares one table.
+ *
+ * The node's DSM (after the heap scan's block allocator) holds the
+ * coordination: a Barrier of three phases, as nodeHash.c's build barrier.
+ *	COLLECT  each attached participant runs its share of the inner plan to
+ *			 its end and appends its rows (packed key, minimal tuple) to
+ *			 chunks in the query's DSA, linked under the spinlock;
+ *	BUILD	 the participant BarrierArriveAndWait elects builds the
+ *			 dimension from every chunk in the GPU service, held by the
+ *			 leader (gpuhash_svc_dim_build_for), and publishes its id; where
+ *			 the service does not take it, each participant builds its own
+ *			 copy from the chunks afterwards (a backend's dimension cannot be
+ *			 shared);
+ *	PROBE	 every participant walks its pages with that dimension; a
+ *			 refused page's CPU join reads every chunk's rows.
+ * A participant attaching late skips the phases that are over: at BUILD it
+ * only waits for the builder, at PROBE it waits for nobody.  Every wait
+ * comes before the participant's first row goes up, and the phase reaches
+ * PROBE only when every attached participant has arrived, so no wait here
+ * can meet a participant blocked on a full Gather queue.
+ *
+ * Who frees the dimension: the leader, whose segment outlives every
+ * worker.  A detach callback on the parallel context's segment (registered
+ * by the leader at InitializeDSM) frees it when Gather has shut the workers
+ * down (ExecParallelCleanup) or the query failed (DestroyParallelContext);
+ * a rescan frees it at ReInitializeDSM, after ExecReScanGather has waited
+ * for the workers.  The service frees it at the leader's exit in any case.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "agg_join.h"
+#include "service_dim.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/barrier.h"
+#include "storage/dsm.h"
+#include "storage/spin.h"
+#include "utils/memutils.h"
+
+#define GAJ_PHASE_COLLECT	0
+#define GAJ_PHASE_BUILD		1
+#define GAJ_PHASE_PROBE		2
+
+/* what the builder published */
+#define GAJ_DIM_NONE	0		/* no dimension: the CPU joins every page */
+#define GAJ_DIM_SERVICE 1		/* dim_id, in the service, the leader's */
+#define GAJ_DIM_LOCAL	2		/* each participant builds its own copy */
+
+#define GAJ_CHUNK_BYTES ((Size) 1024 * 1024)
+
+typedef struct GpuAggJoinShared
+{
+	Barrier		barrier;
+	slock_t		mutex;
+	int			leader_pid;
+	dsa_pointer chunks;			/* under mutex: the first of the linked chunks */
+	uint64		nrows;			/* under mutex: rows in them */
+	pg_atomic_uint64 bytes;		/* chunk bytes allocated, against the limit */
+	int			dim_kind;		/* GAJ_DIM_*, set by the builder */
+	uint64		dim_id;
+	uint64		dim_bytes;
+	bool		dim_on_host;
+} GpuAggJoinShared;
+
+/* One chunk of collected rows: entries of a packed key and a minimal tuple. */
+typedef struct GpuAggChunk
+{
+	dsa_pointer next;
+	uint64		nrows;
+	Size		used;			/* bytes of entries after the header */
+	Size		size;
+} GpuAggChunk;
+
+#define CHUNK_DATA(c)	((char *) (c) + MAXALIGN(sizeof(GpuAggChunk)))
+#define ENTRY_BYTES(t)	MAXALIGN(sizeof(uint64) + (t)->t_len)
+
+/* The join's part of the node's DSM, after the heap scan's. */
+static GpuAggJoinShared *
+shared_of(GpuPreAggState *as, void *space)
+{
+	return (GpuAggJoinShared *) ((char *) space + gpuhash_heap_scan_estimate(as->os));
+}
+
+static bool
+uses_shared(GpuPreAggState *as)
+{
+	return as->join != NULL && as->join->shared_plan;
+}
+
+Size
+gpuhash_agg_join_par_estimate(GpuPreAggState *as)
+{
+	return uses_shared(as) ? MAXALIGN(sizeof(GpuAggJoinShared)) : 0;
+}
+
+/* Frees the chunks and the service's dimension; the coordination anew. */
+static void
+reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
+{
+	dsa_pointer dp = sh->chunks;
+
+	while (dsa != NULL && DsaPointerIsValid(dp))
+	{
+		dsa_pointer next = ((GpuAggChunk *) dsa_get_address(dsa, dp))->next;
+
+		dsa_free(dsa, dp);
+		dp = next;
+	}
+	if (sh->dim_kind == GAJ_DIM_SERVICE)
+		gpuhash_svc_dim_free(sh->dim_id);
+	BarrierInit(&sh->barrier, 0);
+	sh->chunks = InvalidDsaPointer;
+	sh->nrows = 0;
+	pg_atomic_write_u64(&sh->bytes, 0);
+	sh->dim_kind = GAJ_DIM_NONE;
+	sh->dim_id = 0;
+	sh->dim_bytes = 0;
+	sh->dim_on_host = false;
+}
+
+/*
+ * The leader's segment goes: the workers are gone (Gather shut them down,
+ * or the query failed and they were terminated), so the dimension goes
+ * too.  Never throws.  The chunks go with the segment's DSA.
+ */
+static void
+free_at_detach(dsm_segment *seg, Datum arg)
+{
+	GpuAggJoinShared *sh = (GpuAggJoinShared *) DatumGetPointer(arg);
+
+	if (sh->dim_kind == GAJ_DIM_SERVICE)
+		gpuhash_svc_dim_free(sh->dim_id);
+	sh->dim_kind = GAJ_DIM_NONE;
+	sh->dim_id = 0;
+}
+
+void
+gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh;
+
+	if (!uses_shared(as))
+		return;
+	sh = shared_of(as, space);
+	memset(sh, 0, sizeof(*sh));
+	SpinLockInit(&sh->mutex);
+	pg_atomic_init_u64(&sh->bytes, 0);
+	sh->leader_pid = MyProcPid;
+	sh->chunks = InvalidDsaPointer;
+	BarrierInit(&sh->barrier, 0);
+
+	/* no DSA (the segment fell back to private memory): each on its own */
+	j->dsa = as->css.ss.ps.state->es_query_dsa;
+	j->shared = (j->dsa != NULL && pcxt->seg != NULL) ? sh : NULL;
+	if (j->shared != NULL)
+		on_dsm_detach(pcxt->seg, free_at_detach, PointerGetDatum(sh));
+}
+
+/* A rescan: the workers are shut down (ExecReScanGather); all anew. */
+void
+gpuhash_agg_join_par_reinit(GpuPreAggState *as, void *space)
+{
+	GpuAggJoin *j = as->join;
+
+	if (!uses_shared(as) || j->shared == NULL)
+		return;
+	reset_shared(j->shared, j->dsa);
+}
+
+void
+gpuhash_agg_join_par_attach(GpuPreAggState *as, void *space)
+{
+	GpuAggJoin *j = as->join;
+
+	if (!uses_shared(as))
+		return;
+	j->dsa = as->css.ss.ps.state->es_query_dsa;
+	j->shared = j->dsa != NULL ? shared_of(as, space) : NULL;
+}
+
+/* A filled chunk joins the list. */
+static void
+publish_chunk(GpuAggJoin *j, dsa_pointer dp, GpuAggChunk *c)
+{
+	GpuAggJoinShared *sh = j->shared;
+
+	SpinLockAcquire(&sh->mutex);
+	c->next = sh->chunks;
+	sh->chunks = dp;
+	sh->nrows += c->nrows;
+	SpinLockRelease(&sh->mutex);
+}
+
+/*
+ * This participant's share of the inner plan, into chunks: rows with a
+ * non-NULL key.  All of them together within work_mem x
+ * hash_mem_multiplier, as the plan promised.
+ */
+static void
+collect_share(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
+	Size		limit = get_hash_memory_limit();
+	dsa_pointer cur_dp = InvalidDsaPointer;
+	GpuAggChunk *cur = NULL;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(j->inner_ps);
+		MinimalTuple mt;
+		bool		should_free;
+		uint64		key;
+		Size		need;
+		bool		ok;
+		char	   *e;
+
+		if (TupIsNull(slot))
+			break;
+		j->inner_rows++;
+		econtext->ecxt_innertuple = slot;
+		ok = gpuhash_agg_join_inner_key(j, econtext, &key);
+		ResetExprContext(econtext);
+		if (!ok)
+			continue;			/* a NULL key joins nothing */
+		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
+		need = ENTRY_BYTES(mt);
+		if (cur == NULL || cur->used + need > cur->size)
+		{
+			Size		size = Max(GAJ_CHUNK_BYTES, need);
+			Size		all;
+
+			if (cur != NULL)
+				publish_chunk(j, cur_dp, cur);
+			all = pg_atomic_add_fetch_u64(&sh->bytes, size);
+			if (all > limit)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
+								limit / 1024),
+						 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+			cur_dp = dsa_allocate_extended(j->dsa, MAXALIGN(sizeof(GpuAggChunk)) + size,
+										   DSA_ALLOC_HUGE);
+			cur = dsa_get_address(j->dsa, cur_dp);
+			cur->next = InvalidDsaPointer;
+			cur->nrows = 0;
+			cur->used = 0;
+			cur->size = size;
+		}
+		e = CHUNK_DATA(cur) + cur->used;
+		memcpy(e, &key, sizeof(uint64));
+		memcpy(e + sizeof(uint64), mt, mt->t_len);
+		cur->used += need;
+		cur->nrows++;
+		if (should_free)
+			pfree(mt);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (cur != NULL)
+		publish_chunk(j, cur_dp, cur);
+}
+
+/* Every participant's rows, pointing into the chunks, sorted by key. */
+void
+gpuhash_agg_join_par_load(GpuAggJoin *j)
+{
+	GpuAggJoinShared *sh = j->shared;
+	MemoryContext old;
+	uint64		k = 0;
+
+	if (j->rows_loaded)
+		return;
+	Assert(sh != NULL);
+	old = MemoryContextSwitchTo(j->rows_cxt);
+	j->rows = palloc_extended(sizeof(GpuAggInnerRow) * Max(sh->nrows, 1), MCXT_ALLOC_HUGE);
+	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	{
+		GpuAggChunk *c = dsa_get_address(j->dsa, dp);
+		char	   *e = CHUNK_DATA(c);
+
+		for (uint64 i = 0; i < c->nrows && k < sh->nrows; i++, k++)
+		{
+			MinimalTuple mt = (MinimalTuple) (e + sizeof(uint64));
+
+			memcpy(&j->rows[k].key, e, sizeof(uint64));
+			j->rows[k].tup = mt;
+			e += ENTRY_BYTES(mt);
+		}
+		dp = c->next;
+	}
+	MemoryContextSwitchTo(old);
+	if (k != sh->nrows)
+		elog(ERROR, "gpuhash: the shared inner rows count " UINT64_FORMAT ", not " UINT64_FORMAT,
+			 k, sh->nrows);
+	j->nrows = j->cap = k;
+	gpuhash_agg_join_sort(j);
+	j->rows_loaded = true;
+}
+
+/* The elected participant: the one dimension, or word that there is none. */
+static void
+build_shared(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+
+	sh->dim_kind = GAJ_DIM_NONE;
+	if (as->why_cpu != NULL || as->aprog == NULL)
+		return;
+	gpuhash_agg_join_par_load(j);
+	if (gpuhash_agg_join_build(as, sh->leader_pid, true, false))
+	{
+		sh->dim_id = j->dim_id;
+		sh->dim_bytes = j->dim_bytes;
+		sh->dim_on_host = j->dim_where != NULL && strcmp(j->dim_where, "host") == 0;
+		sh->dim_kind = GAJ_DIM_SERVICE;
+		j->dim_shared = true;
+	}
+	else
+		sh->dim_kind = GAJ_DIM_LOCAL;
+}
+
+/*
+ * The protocol (the file's comment), at the participant's first fetch,
+ * before any of its rows goes up.
+ */
+void
+gpuhash_agg_join_par_collect(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+	instr_time	t0;
+	int			phase;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	phase = BarrierAttach(&sh->barrier);
+	if (phase == GAJ_PHASE_COLLECT)
+	{
+		collect_share(as);
+		if (BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION))
+			build_shared(as);
+		phase = GAJ_PHASE_BUILD;
+	}
+	if (phase == GAJ_PHASE_BUILD)
+		(void) BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+	BarrierDetach(&sh->barrier);
+	j->collected = true;
+	j->build_ms += gpuhash_ms_since(t0);
+
+	switch (sh->dim_kind)
+	{
+		case GAJ_DIM_SERVICE:
+			if (!j->dim_shared)
+			{
+				j->dim_id = sh->dim_id;
+				j->dim_shared = true;
+				j->dim_bytes = sh->dim_bytes;
+				j->dim_where = sh->dim_on_host ? "host" : "gpu";
+			}
+			break;
+		case GAJ_DIM_LOCAL:
+			if (as->why_cpu == NULL && as->aprog != NULL)
+			{
+				gpuhash_agg_join_par_load(j);
+				(void) gpuhash_agg_join_build(as, MyProcPid, false, true);
+			}
+			break;
+		default:
+			if (as->why_cpu == NULL)
+				as->why_cpu = "the join's shared dimension was not built";
+			break;
+	}
+}
