@@ -300,7 +300,8 @@ SELECT * FROM ja_check('SELECT x, s.* FROM (VALUES (1), (3), (5)) v(x), LATERAL 
 -- errors: an overflow in a clause raises PostgreSQL's error either way
 SELECT ja_error('SELECT count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_size * 2000000000 > l_suppkey');
 
--- more inner rows than work_mem x hash_mem_multiplier hold
+-- more inner rows than work_mem x hash_mem_multiplier hold: the planner
+-- declines (the executor would raise an error past them)
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
 SELECT ja_error('SELECT count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey');

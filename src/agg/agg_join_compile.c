@@ -42,7 +42,9 @@ unindex_mutator(Node *node, List *tlist)
 /*
  * The base relation's column a target list entry of plan p is, followed
  * through the OUTER_VAR and INNER_VAR references setrefs leaves in joins,
- * hashes, sorts and projections; false if it is not a plain column.
+ * hashes, sorts and projections, and the INDEX_VAR ones of scans with a scan
+ * tlist (a GpuHashJoin's custom_scan_tlist, a foreign join's, an index-only
+ * scan's); false if it is not a plain column.
  */
 static bool
 trace_column(Plan *p, Expr *e, Index *varno, AttrNumber *attno)
@@ -59,6 +61,23 @@ trace_column(Plan *p, Expr *e, Index *varno, AttrNumber *attno)
 		if (c == NULL || v->varattno < 1 || v->varattno > list_length(c->targetlist))
 			return false;
 		return trace_column(c, list_nth_node(TargetEntry, c->targetlist, v->varattno - 1)->expr,
+							varno, attno);
+	}
+	if (((Var *) e)->varno == INDEX_VAR)
+	{
+		/* a scan that outputs through its own scan tlist (a GpuHashJoin) */
+		Var		   *v = (Var *) e;
+		List	   *stl = NIL;
+
+		if (IsA(p, CustomScan))
+			stl = ((CustomScan *) p)->custom_scan_tlist;
+		else if (IsA(p, ForeignScan))
+			stl = ((ForeignScan *) p)->fdw_scan_tlist;
+		else if (IsA(p, IndexOnlyScan))
+			stl = ((IndexOnlyScan *) p)->indextlist;
+		if (v->varattno < 1 || v->varattno > list_length(stl))
+			return false;
+		return trace_column(p, list_nth_node(TargetEntry, stl, v->varattno - 1)->expr,
 							varno, attno);
 	}
 	if (IS_SPECIAL_VARNO(((Var *) e)->varno))

@@ -29,6 +29,7 @@
 #include "agg_qual.h"
 #include "planner/planner_int.h"
 
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -364,6 +365,19 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		(double) gpuhash_max_inner_memory_kb * 1024.0)
 	{
 		decline("the inner side is beyond gpuhash.max_inner_memory");
+		return;
+	}
+
+	/*
+	 * The executor holds the inner rows within work_mem x
+	 * hash_mem_multiplier and raises an error past it (it cannot batch as
+	 * a hash join does): an inner side estimated beyond it stays
+	 * PostgreSQL's.
+	 */
+	if (ja.inner_path->rows * (ja.inner_path->pathtarget->width + 32.0) >
+		(double) get_hash_memory_limit())
+	{
+		decline("the inner side is beyond work_mem x hash_mem_multiplier");
 		return;
 	}
 	if (!split_clauses(st, &ja) || !target_ok(root, target, &ja) ||
