@@ -345,6 +345,7 @@ exec_preagg(CustomScanState *node)
 				continue;
 			/* the scan is over: the last set goes out */
 			as->phase = GA_FINAL;
+			gpuhash_agg_flush(as);
 			if (as->aprog != NULL && as->groups.n_groups > 0)
 				gpuhash_agg_spill(as);
 			continue;

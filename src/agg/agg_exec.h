@@ -73,6 +73,9 @@ typedef struct GpuPreAggState
 	GpuAggReq  *reading;		/* answered, its refused pages being read */
 	/* groups */
 	gh_agg_groups groups;		/* the set being folded */
+	List	   *levels;			/* gh_agg_groups * answers not yet in groups,
+								 * each under half the size of the one below
+								 * it (agg_fold.c: merge_answer) */
 	List	   *pending;		/* gh_agg_groups * to hand out (spilled sets,
 								 * then the last), the first from out_pos */
 	uint64		out_pos;
@@ -103,6 +106,7 @@ extern bool gpuhash_agg_advance(GpuPreAggState *as);
 extern void gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q);
 extern void gpuhash_agg_reset(GpuPreAggState *as);
 extern void gpuhash_agg_spill(GpuPreAggState *as);
+extern void gpuhash_agg_flush(GpuPreAggState *as);
 
 /* service_agg.c */
 extern uint32 gpuhash_service_agg_capacity(int naggs);

@@ -22,6 +22,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_exec.h"
+#include "agg_plan.h"
 #include "agg_join.h"
 #include "service.h"
 
@@ -36,26 +37,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-/*
- * The scan's quals over the relation's columns: a Var that setrefs pointed
- * at custom_scan_tlist (INDEX_VAR) is that entry's expression again.
- */
-static Node *
-unindex_mutator(Node *node, List *tlist)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
-	{
-		Var		   *v = (Var *) node;
-
-		if (v->varattno < 1 || v->varattno > list_length(tlist))
-			elog(ERROR, "gpuhash: GpuPreAgg qual column %d out of range", v->varattno);
-		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, v->varattno - 1)->expr);
-	}
-	return expression_tree_mutator(node, unindex_mutator, tlist);
-}
-
 /* Every malloc'd group set freed. */
 static void
 free_sets(GpuPreAggState *as)
@@ -66,6 +47,9 @@ free_sets(GpuPreAggState *as)
 	foreach(lc, as->pending)
 		gh_agg_groups_free((gh_agg_groups *) lfirst(lc));
 	as->pending = NIL;
+	foreach(lc, as->levels)
+		gh_agg_groups_free((gh_agg_groups *) lfirst(lc));
+	as->levels = NIL;
 }
 
 /*
@@ -154,7 +138,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		as->nkeys > list_length(tlist))
 		elog(ERROR, "gpuhash: GpuPreAgg with %d group columns and %d aggregates", as->nkeys,
 			 as->naggs);
-	quals = (List *) unindex_mutator((Node *) cscan->scan.plan.qual, tlist);
+	quals = gpuhash_preagg_scan_quals(cscan);
 	as->os = gpuhash_heap_scan_open(&as->css.ss.ps, scanrelid, quals, NIL,
 									cscan->scan.plan.parallel_aware, estate, eflags);
 	as->join = gpuhash_agg_join_init(as, cscan, estate, eflags);
@@ -350,22 +334,79 @@ gpuhash_agg_spill(GpuPreAggState *as)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
 }
 
-/* A request's groups into the set, spilling it when they would not fit. */
+/*
+ * src's groups into dst, which goes out as rows first (a spill: the groups
+ * it holds are handed up, as the set's are) when the two would not fit.
+ */
 static void
-merge_answer(GpuPreAggState *as, gh_agg_groups *ans)
+merge_into(GpuPreAggState *as, gh_agg_groups *dst, const gh_agg_groups *src)
 {
-	gh_status	st = gh_agg_merge(&as->groups, ans, as->pp.prog.scan, as->aprog);
+	gh_status	st = gh_agg_merge(dst, src, as->pp.prog.scan, as->aprog);
 
-	if (st == GH_ERR_OUTPUT_FULL && as->groups.n_groups > 0)
+	if (st == GH_ERR_OUTPUT_FULL && dst->n_groups > 0)
 	{
+		gh_agg_groups *g = palloc(sizeof(gh_agg_groups));
+
 		as->spills++;
-		gpuhash_agg_spill(as);
-		st = gh_agg_merge(&as->groups, ans, as->pp.prog.scan, as->aprog);
+		*g = *dst;
+		as->pending = lappend(as->pending, g);
+		if (gh_agg_groups_init(dst, as->aprog, as->max_groups) != GH_OK)
+			elog(ERROR, "gpuhash: %s", gh_last_error());
+		st = gh_agg_merge(dst, src, as->pp.prog.scan, as->aprog);
 	}
 	if (st != GH_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpuhash: merging aggregate groups failed: %s", gh_last_error())));
+}
+
+/*
+ * The levels above the set merged down while the top one holds at least
+ * half the groups of the one below it (all of them: the scan's end).
+ */
+static void
+collapse(GpuPreAggState *as, bool all)
+{
+	while (as->levels != NIL)
+	{
+		int			n = list_length(as->levels);
+		gh_agg_groups *top = llast(as->levels);
+		gh_agg_groups *below = n >= 2 ? list_nth(as->levels, n - 2) : &as->groups;
+
+		if (!all && top->n_groups * 2 < below->n_groups)
+			break;
+		merge_into(as, below, top);
+		gh_agg_groups_free(top);
+		as->levels = list_delete_last(as->levels);
+	}
+}
+
+/*
+ * A request's groups into the set.  A merge copies both sides into a new
+ * sorted set (gh_agg_merge), so merging every answer straight into a large
+ * set would copy the whole set once a request: a participant with many
+ * groups would pay for each of them once per request.  Answers stack up as
+ * levels instead, each merged down only once it holds half the groups of
+ * the level below it (a binary counter's carries), which copies a group
+ * about log2(requests) times.
+ */
+static void
+merge_answer(GpuPreAggState *as, gh_agg_groups *ans)
+{
+	gh_agg_groups *g = palloc(sizeof(gh_agg_groups));
+
+	if (gh_agg_groups_init(g, as->aprog, as->max_groups) != GH_OK)
+		elog(ERROR, "gpuhash: %s", gh_last_error());
+	as->levels = lappend(as->levels, g);
+	merge_into(as, g, ans);
+	collapse(as, false);
+}
+
+/* Every level merged into the set (the scan's end). */
+void
+gpuhash_agg_flush(GpuPreAggState *as)
+{
+	collapse(as, true);
 }
 
 /* Does a request's answer hold a value the core could not keep exactly? */

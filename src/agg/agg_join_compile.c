@@ -22,23 +22,6 @@
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
-/* A Var setrefs pointed at custom_scan_tlist (INDEX_VAR): that entry's expression. */
-static Node *
-unindex_mutator(Node *node, List *tlist)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Var) && ((Var *) node)->varno == INDEX_VAR)
-	{
-		Var		   *v = (Var *) node;
-
-		if (v->varattno < 1 || v->varattno > list_length(tlist))
-			elog(ERROR, "gpuhash: GpuPreAgg expression column %d out of range", v->varattno);
-		return (Node *) copyObject(list_nth_node(TargetEntry, tlist, v->varattno - 1)->expr);
-	}
-	return expression_tree_mutator(node, unindex_mutator, tlist);
-}
-
 /*
  * The base relation's column a target list entry of plan p is, followed
  * through the OUTER_VAR and INNER_VAR references setrefs leaves in joins,
@@ -173,7 +156,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	j->njoinkeys = nk;
 	j->shared_plan = list_length(cscan->custom_private) > GPUHASH_PREAGG_PRIV_SHARED_DIM &&
 		intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_SHARED_DIM)) != 0;
-	exprs = (List *) unindex_mutator((Node *) cscan->custom_exprs, tlist);
+	exprs = (List *) gpuhash_preagg_unindex((Node *) cscan->custom_exprs, cscan);
 	j->outer_keys = list_copy_head(exprs, nk);
 	j->inner_keys = list_copy_head(list_copy_tail(exprs, nk), nk);
 	j->join_quals = list_copy_tail(exprs, 2 * nk);

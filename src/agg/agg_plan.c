@@ -157,9 +157,21 @@ scan_var_mutator(Node *node, void *context)
 	{
 		Var		   *v = (Var *) node;
 
+		if (v->varattno < 1 || v->varattno > list_length(scan_tlist))
+			elog(ERROR, "gpuhash: GpuPreAgg expression column %d out of range", v->varattno);
 		return copyObject((Node *) list_nth_node(TargetEntry, scan_tlist, v->varattno - 1)->expr);
 	}
 	return expression_tree_mutator(node, scan_var_mutator, context);
+}
+
+/*
+ * node with every Var that setrefs pointed at custom_scan_tlist (INDEX_VAR)
+ * that entry's expression again.
+ */
+Node *
+gpuhash_preagg_unindex(Node *node, const CustomScan *cscan)
+{
+	return scan_var_mutator(node, cscan->custom_scan_tlist);
 }
 
 /*

@@ -55,6 +55,7 @@ extern int	gpuhash_preagg_ngroupcols(const CustomScan *cscan);
 extern int	gpuhash_preagg_njoinkeys(const CustomScan *cscan);
 extern int	gpuhash_preagg_noutputs(const CustomScan *cscan);
 extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
+extern Node *gpuhash_preagg_unindex(Node *node, const CustomScan *cscan);
 
 /* agg_exec.c: the executor's state of a GpuPreAgg plan */
 extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
