@@ -52,7 +52,7 @@ typedef struct JoinAgg
 	List	   *inner_keys;		/* expressions over I */
 	List	   *clauses;		/* the join's further clauses, bare */
 	List	   *conds;			/* the aggregates' CASE conditions */
-	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];	/* R's columns read */
+	AttrNumber	cols[GH_AGG_TARGET_COLS];	/* R's columns read */
 	int			ncols;
 } JoinAgg;
 
@@ -130,86 +130,6 @@ split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
 	return true;
 }
 
-static void
-add_col(JoinAgg *ja, AttrNumber attno)
-{
-	for (int i = 0; i < ja->ncols; i++)
-		if (ja->cols[i] == attno)
-			return;
-	if (ja->ncols < lengthof(ja->cols))
-		ja->cols[ja->ncols++] = attno;
-}
-
-/*
- * Can the GPU produce target over the join: group columns first, each a
- * key the GPU packs (a column of R or I), then partial Aggrefs it folds,
- * nothing else.  Collects R's columns and the aggregates' conditions.
- */
-static bool
-target_ok(PlannerInfo *root, PathTarget *target, JoinAgg *ja)
-{
-	Query	   *parse = root->parse;
-	int			i = 0,
-				nkeys = 0,
-				naggs = 0,
-				bits = 0;
-	const char *why = NULL;
-	ListCell   *lc;
-
-	foreach(lc, target->exprs)
-	{
-		Expr	   *e = lfirst(lc);
-		Index		sgref = get_pathtarget_sortgroupref(target, i++);
-
-		if (nkeys >= GH_AGG_MAX_KEYS || naggs >= GH_AGG_MAX_AGGS)
-			why = "more group columns or aggregates than the GPU program holds";
-		else if (sgref && parse->groupClause &&
-				 get_sortgroupref_clause_noerr(sgref, parse->groupClause) != NULL)
-		{
-			uint8		conv,
-						width;
-
-			if (naggs > 0)
-				why = "a group column after an aggregate";
-			else if (gpuhash_agg_key_supported_join(e, ja->rel->relid, ja->inner->relids,
-													&conv, &width, &why))
-			{
-				if (((Var *) e)->varno == ja->rel->relid)
-					add_col(ja, ((Var *) e)->varattno);
-				nkeys++;
-				bits += width;
-				continue;
-			}
-		}
-		else if (IsA(e, Aggref))
-		{
-			GpuAggSupport s;
-
-			if (gpuhash_agg_supported_join((Aggref *) e, ja->rel->relid, ja->inner->relids,
-										   &s, &why))
-			{
-				for (int j = 0; j < 3; j++)
-					if (s.attno[j] > 0)
-						add_col(ja, s.attno[j]);
-				if (s.cond)
-					ja->conds = lappend(ja->conds, s.cond);
-				naggs++;
-				continue;
-			}
-		}
-		else
-			why = "a column that is neither a group column nor an aggregate";
-		decline(why ? why : "unsupported");
-		return false;
-	}
-	if ((nkeys > 1 && bits > 64) || nkeys + naggs == 0)
-	{
-		decline("group columns wider than the GPU key");
-		return false;
-	}
-	return true;
-}
-
 /*
  * The columns of I that the dimension keeps (those the group columns,
  * arguments, conditions and further clauses read) and those the inner
@@ -235,7 +155,7 @@ columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
 
 		if (v->varno == ja->rel->relid)
 		{
-			add_col(ja, v->varattno);
+			gpuhash_preagg_add_col(ja->cols, &ja->ncols, v->varattno);
 			continue;
 		}
 		/* the executor matches them by varno and varattno */
@@ -380,7 +300,9 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		decline("the inner side is beyond work_mem x hash_mem_multiplier");
 		return;
 	}
-	if (!split_clauses(st, &ja) || !target_ok(root, target, &ja) ||
+	if (!split_clauses(st, &ja) ||
+		!gpuhash_preagg_target_ok(root, target, ja.rel->relid, ja.inner->relids,
+								  ja.cols, &ja.ncols, &ja.conds) ||
 		!columns_ok(target, &ja, &ninner))
 		return;
 	/* the executor compiles both into one program: so here */

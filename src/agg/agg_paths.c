@@ -70,15 +70,29 @@ gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel)
 	return true;
 }
 
+/* cols[] (of GH_AGG_TARGET_COLS) gains attno unless it holds it already. */
+void
+gpuhash_preagg_add_col(AttrNumber *cols, int *ncols, AttrNumber attno)
+{
+	for (int i = 0; i < *ncols; i++)
+		if (cols[i] == attno)
+			return;
+	if (*ncols < GH_AGG_TARGET_COLS)
+		cols[(*ncols)++] = attno;
+}
+
 /*
  * Can the GPU produce target, a partial grouping target: the group columns
  * first, each a key the GPU packs, then partial Aggrefs it folds exactly,
  * and nothing else (not a column the GROUP BY determines functionally, not
  * a placeholder); no more keys or aggregates than a gh_agg_prog holds.
- * cols[] gets the relation's columns the keys and arguments read.
+ * Over a join (inner_relids not NULL) keys and arguments may also be
+ * columns of the inner side, and an aggregate's CASE condition goes to
+ * *conds.  cols[] gets relid's columns the keys and arguments read.
  */
-static bool
-target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, int *ncols)
+bool
+gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
+						 Relids inner_relids, AttrNumber *cols, int *ncols, List **conds)
 {
 	Query	   *parse = root->parse;
 	int			i = 0,
@@ -86,9 +100,9 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, 
 				naggs = 0,
 				bits = 0;
 	const char *why = NULL;
+	const char *over = inner_relids ? " over the join" : "";
 	ListCell   *lc;
 
-	*ncols = 0;
 	foreach(lc, target->exprs)
 	{
 		Expr	   *e = lfirst(lc);
@@ -104,9 +118,12 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, 
 
 			if (naggs > 0)
 				why = "a group column after an aggregate";
-			else if (gpuhash_agg_key_supported(e, relid, &conv, &width, &why))
+			else if (inner_relids ?
+					 gpuhash_agg_key_supported_join(e, relid, inner_relids, &conv, &width, &why) :
+					 gpuhash_agg_key_supported(e, relid, &conv, &width, &why))
 			{
-				cols[(*ncols)++] = ((Var *) e)->varattno;
+				if (((Var *) e)->varno == relid)
+					gpuhash_preagg_add_col(cols, ncols, ((Var *) e)->varattno);
 				nkeys++;
 				bits += width;
 				continue;
@@ -116,24 +133,28 @@ target_ok(PlannerInfo *root, PathTarget *target, Index relid, AttrNumber *cols, 
 		{
 			GpuAggSupport s;
 
-			if (gpuhash_agg_supported((Aggref *) e, relid, &s, &why))
+			if (inner_relids ?
+				gpuhash_agg_supported_join((Aggref *) e, relid, inner_relids, &s, &why) :
+				gpuhash_agg_supported((Aggref *) e, relid, &s, &why))
 			{
 				for (int j = 0; j < 3; j++)
 					if (s.attno[j] > 0)
-						cols[(*ncols)++] = s.attno[j];
+						gpuhash_preagg_add_col(cols, ncols, s.attno[j]);
+				if (s.cond && conds)
+					*conds = lappend(*conds, s.cond);
 				naggs++;
 				continue;
 			}
 		}
 		else
 			why = "a column that is neither a group column nor an aggregate";
-		elog(DEBUG1, "gpuhash: no GPU aggregate: %s", why ? why : "unsupported");
+		elog(DEBUG1, "gpuhash: no GPU aggregate%s: %s", over, why ? why : "unsupported");
 		return false;
 	}
 	if ((nkeys > 1 && bits > 64) || nkeys + naggs == 0)
 	{
-		elog(DEBUG1, "gpuhash: no GPU aggregate: %d group columns (%d bits) and %d aggregates",
-			 nkeys, bits, naggs);
+		elog(DEBUG1, "gpuhash: no GPU aggregate%s: %d group columns (%d bits) and %d aggregates",
+			 over, nkeys, bits, naggs);
 		return false;
 	}
 	return true;
@@ -385,8 +406,8 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 	Path	   *scan = NULL;
 	PathTarget *target;
 	CustomPath *cp;
-	AttrNumber	cols[GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS];
-	int			ncols;
+	AttrNumber	cols[GH_AGG_TARGET_COLS];
+	int			ncols = 0;
 
 	if (!gpuhash_preagg_rel_ok(root, input_rel))
 		return;
@@ -400,7 +421,7 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 	}
 	else
 		target = gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
-	if (!target_ok(root, target, input_rel->relid, cols, &ncols) ||
+	if (!gpuhash_preagg_target_ok(root, target, input_rel->relid, NULL, cols, &ncols, NULL) ||
 		!gpuhash_preagg_walker_takes(root, input_rel, NULL, NULL, NULL, 0, cols, ncols) ||
 		gpuhash_plan_device() < 0)
 		return;

@@ -66,6 +66,12 @@ extern void gpuhash_agg_planner_init(void);
 /* agg_paths.c */
 extern void gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									 RelOptInfo *grouped_rel, GroupPathExtraData *extra);
+/* the relation's columns a GPU aggregate's keys and arguments read, at most */
+#define GH_AGG_TARGET_COLS (GH_AGG_MAX_KEYS + 3 * GH_AGG_MAX_AGGS)
+extern void gpuhash_preagg_add_col(AttrNumber *cols, int *ncols, AttrNumber attno);
+extern bool gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
+									 Relids inner_relids, AttrNumber *cols, int *ncols,
+									 List **conds);
 extern bool gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
