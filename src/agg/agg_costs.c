@@ -31,10 +31,10 @@
  * (page_price.c): gpuhash.page_cpu_cost per page the CPU hands the GPU
  * (pin, visibility, the copy into the staging chunk), gpuhash.page_row_cost
  * per tuple the GPU walks (deform, the quals, the fold of a passing row
- * into its group).  Neither is measured for the aggregate: bench_agg has no
- * H200 figure in bench/RESULTS.md.  page_cpu_cost's default -1 (the join's
- * page path priced as its tuple path) leaves the aggregate, which has no
- * tuple path, AGG_PAGE_CPU_COST: uncalibrated, ten tuples' cpu_tuple_cost.
+ * into its group), both calibrated on the join's page path; the aggregate's
+ * own walk is not measured apart.  With page_cpu_cost at -1 (the join's
+ * page path priced as its tuple path) the aggregate, which has no tuple
+ * path, takes AGG_PAGE_CPU_COST: uncalibrated, ten tuples' cpu_tuple_cost.
  * (Tuples of a page the walker refuses, a compressed value say, are read by
  * the CPU: not priced.)
  */
