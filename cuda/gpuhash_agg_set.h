@@ -110,6 +110,7 @@ gh_status	gh_agg_having_check(const gh_page_scan *scan, const gh_agg_prog *agg,
 								const gh_agg_having *having);
 
 int			gh_agg_set_device(const gh_agg_set *set);
+int			gh_agg_set_naggs(const gh_agg_set *set);
 uint64_t	gh_agg_set_groups(const gh_agg_set *set);
 size_t		gh_agg_set_bytes(const gh_agg_set *set);
 

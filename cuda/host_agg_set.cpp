@@ -87,6 +87,12 @@ gh_agg_set_device(const gh_agg_set *set)
 	return set->device;
 }
 
+int
+gh_agg_set_naggs(const gh_agg_set *set)
+{
+	return set->agg.naggs;
+}
+
 uint64_t
 gh_agg_set_groups(const gh_agg_set *set)
 {
