@@ -17,7 +17,6 @@
 #include "agg_set.cuh"
 
 #include <cub/device/device_select.cuh>
-#include <cub/iterator/counting_input_iterator.cuh>
 
 #include <algorithm>
 #include <string.h>
@@ -105,12 +104,16 @@ merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__
 	}
 }
 
+/* Group g's flag (does it survive the terms?) and its index, for the compaction. */
 __global__ void
-keep_kernel(gh_set_view v, uint64_t n, gh_agg_having h, uint8_t *keep)
+keep_kernel(gh_set_view v, uint64_t n, gh_agg_having h, uint8_t *keep, uint32_t *index)
 {
 	for (uint64_t g = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; g < n;
 		 g += (uint64_t) gridDim.x * blockDim.x)
+	{
 		keep[g] = h.nterms == 0 || gh_having_keeps(&h, &v.states[g * v.naggs], v.naggs);
+		index[g] = (uint32_t) g;
+	}
 }
 
 /* Survivor i (group idx[i]) into the out arrays. */
@@ -279,14 +282,14 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 
 	gh_set_view v = view_of(set, (uint8_t *) set->d_mem, set->cap);
 	size_t		tmp = 0;
-	cub::CountingInputIterator<uint32_t> it(0);
 
-	GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, it, (const uint8_t *) nullptr,
-									  (uint32_t *) nullptr, (unsigned long long *) nullptr,
-									  (int) n, st));
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, (const uint32_t *) nullptr,
+									  (const uint8_t *) nullptr, (uint32_t *) nullptr,
+									  (unsigned long long *) nullptr, (int) n, st));
 
-	/* flags | selected indices | count | cub | survivors' keys, nulls, states */
-	size_t		o_idx = al(n),
+	/* flags | indices | selected indices | count | cub | survivors' keys, nulls, states */
+	size_t		o_all = al(n),
+				o_idx = o_all + al(sizeof(uint32_t) * n),
 				o_cnt = o_idx + al(sizeof(uint32_t) * n),
 				o_tmp = o_cnt + al(sizeof(unsigned long long)),
 				o_keys = o_tmp + al(tmp),
@@ -301,10 +304,12 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 	unsigned long long kept = 0;
 	cudaError_t e;
 
-	keep_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n, h, d);
+	keep_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n, h, d,
+																	 (uint32_t *) (d + o_all));
 	e = cudaGetLastError();
 	if (e == cudaSuccess)
-		e = cub::DeviceSelect::Flagged(d + o_tmp, tmp, it, d, (uint32_t *) (d + o_idx),
+		e = cub::DeviceSelect::Flagged(d + o_tmp, tmp, (const uint32_t *) (d + o_all), d,
+									   (uint32_t *) (d + o_idx),
 									   (unsigned long long *) (d + o_cnt), (int) n, st);
 	if (e == cudaSuccess)
 	{
