@@ -111,6 +111,10 @@ SELECT rr_same('SELECT k, count(*), sum(q) FROM rr WHERE k IS NULL OR k < 10 GRO
 SELECT rr_same('SELECT k, sum(q) FROM rr WHERE i4 > 100000 GROUP BY k HAVING sum(q) > 1');
 SELECT rr_same('SELECT k, sum(q) FROM rr WHERE i4 > 100000 GROUP BY k');
 
+-- the leader not walking: a worker reads the set, the leader frees it
+SET parallel_leader_participation = off;
+SELECT rr_same('SELECT k, sum(q), count(*) FROM rr GROUP BY k HAVING sum(q) > 150 AND count(*) = 2');
+RESET parallel_leader_participation;
 -- parallel figures: the leader shows the reader's
 SELECT rr_explain('SELECT k, sum(q) FROM rr GROUP BY k HAVING sum(q) > 150');
 
@@ -152,13 +156,24 @@ SELECT rr_same('SELECT k, sum(n), count(*) FROM rr_toast GROUP BY k HAVING sum(n
 SELECT rr_explain('SELECT k, sum(n) FROM rr_toast GROUP BY k HAVING sum(n) > 1000');
 SET max_parallel_workers_per_gather = 2;
 
--- rescans: a set per scan (the sort above the node rescans it for each x)
+-- rescans: a set per scan (the sort above the node rescans it for each x;
+-- the HAVING's outer reference keeps the plan serial)
 SET enable_hashagg = off;
 SELECT rr_same('SELECT x, (SELECT count(*) FROM (SELECT k FROM rr GROUP BY k HAVING sum(q) > 150 + 20 * x AND count(*) > 1) s) FROM generate_series(0, 3) x');
 SET max_parallel_workers_per_gather = 0;
 SELECT rr_same('SELECT x, (SELECT count(*) FROM (SELECT k FROM rr GROUP BY k HAVING sum(q) > 150 + 20 * x AND count(*) > 1) s) FROM generate_series(0, 3) x');
 EXPLAIN (COSTS OFF)
 SELECT x, (SELECT count(*) FROM (SELECT k FROM rr GROUP BY k HAVING sum(q) > 150 + 20 * x AND count(*) > 1) s) FROM generate_series(0, 3) x;
+RESET enable_hashagg;
+-- a parallel rescan: the Gather under the sort is run again for each x
+-- (ReInitializeDSM: the set freed, a new one for all)
+SET max_parallel_workers_per_gather = 2;
+SET enable_hashagg = off;
+SET enable_material = off;
+SELECT rr_same('SELECT x, count(*), sum(s) FROM (VALUES (100), (150), (200)) v(x), LATERAL (SELECT * FROM (SELECT k, sum(q) s FROM rr GROUP BY k HAVING count(*) > 1 OFFSET 0) t WHERE t.s > x OFFSET 0) ss GROUP BY x');
+EXPLAIN (COSTS OFF)
+SELECT x, count(*), sum(s) FROM (VALUES (100), (150), (200)) v(x), LATERAL (SELECT * FROM (SELECT k, sum(q) s FROM rr GROUP BY k HAVING count(*) > 1 OFFSET 0) t WHERE t.s > x OFFSET 0) ss GROUP BY x;
+RESET enable_material;
 RESET enable_hashagg;
 
 -- nothing of a set outlives its query

@@ -70,6 +70,7 @@ typedef struct GpuAggResident
 	uint64		owned;			/* a set this backend made and frees */
 	bool		started;		/* set_id decided for this scan */
 	bool		attached;		/* to the shared Barrier */
+	bool		late;			/* attached after the walks were over */
 	bool		incomplete;
 	bool		reader;			/* this participant reads the set */
 	bool		read_started;
@@ -227,6 +228,7 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	{
 		/* the walks are over: every block is taken, nothing to fold or read */
 		BarrierDetach(&r->shared->barrier);
+		r->late = true;
 		return 0;
 	}
 	r->attached = true;
@@ -249,6 +251,9 @@ gpuhash_agg_resident_answered(GpuPreAggState *as, GpuAggReq *q, int folded,
 {
 	GpuAggResident *r = as->res;
 
+	/* the set was read without this participant: it must have no page */
+	if (r != NULL && r->late && q->r.n_pages > 0)
+		elog(ERROR, "gpuhash: a GpuPreAgg participant found pages after its resident groups were read");
 	if (r == NULL || r->set_id == 0 || r->incomplete)
 		return;
 	if (folded < q->r.n_pages || answered_groups > 0)
@@ -330,7 +335,7 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 		pg_atomic_write_u32(&r->shared->incomplete, 1);
 	}
 	r->set_id = 0;
-	r->started = r->attached = r->incomplete = r->reader = r->read_started = false;
+	r->started = r->attached = r->late = r->incomplete = r->reader = r->read_started = false;
 	r->read_pos = r->read_total = 0;
 }
 
