@@ -373,6 +373,6 @@ test_agg_set(int gpus, bool quick, int *checks, int *failures)
 	run_case("set: int8 sums past int64", gpus, o, 1, 23, 5);
 	o.big_i8 = false;
 	o.rows = quick ? 150000 : 300000;
-	o.groups = quick ? 120000 : 250000;
+	o.groups = quick ? 400000 : 800000;
 	run_case("set: 100k+ groups, grown", gpus, o, 1, 24, 16);
 }

@@ -32,6 +32,10 @@
  * entry of its own kind: DIM_BEGIN (rows, columns, heap bytes), DIM_APPEND
  * (a byte range of its keys, values or heap) and DIM_FINISH (device,
  * budget: gh_agg_dim_build); a PAGE_AGG request names it by dim_id.
+ * Resident groups (service_groups.c) are an entry of a third kind:
+ * SET_BEGIN (the programs; a set on a GPU or the host twin, capped), PAGE_AGG
+ * requests that name it by set_id merge their groups into it rather than
+ * answer them, and SET_FINISH reads it back a chunk at a time.
  * Frees need no slot: table ids go through a lock-free queue, so error
  * cleanup can free tables, and dimensions alike.
  *
