@@ -14,6 +14,7 @@
 #include "dycuckoo.h"
 #include "page_internal.h"
 #include "agg_internal.h"
+#include "agg_set_internal.h"
 
 #include <string.h>
 
@@ -190,4 +191,29 @@ gh_status
 gh_page_register_host(void *, size_t)
 {
 	return no_gpu();
+}
+
+gh_status
+gh_gpu_agg_set_grow(gh_agg_set *, uint64_t)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_agg_set_merge(gh_agg_set *, const gh_agg_groups *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_agg_set_finish(gh_agg_set *, const gh_agg_having *, gh_agg_groups *, uint64_t *)
+{
+	return no_gpu();
+}
+
+void
+gh_gpu_agg_set_release(gh_agg_set *set)
+{
+	set->d_mem = nullptr;
+	set->d_in = nullptr;
 }

@@ -11,6 +11,7 @@
  */
 #include "agg_internal.h"
 #include "agg_fold.cuh"
+#include "agg_set.cuh"
 #include "page_internal.h"
 
 #include <algorithm>
@@ -58,70 +59,11 @@ group_less(uint8_t na, uint64_t ka, uint8_t nb, uint64_t kb)
 	return na != nb ? na < nb : ka < kb;
 }
 
-/* Combines finished state s into d, as PostgreSQL's combine functions. */
+/* Combines finished state s into d: agg_set.cuh's, shared with the resident sets. */
 void
 combine(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state *s)
 {
-	if ((sp.fn == GH_AGG_MIN || sp.fn == GH_AGG_MAX) && s->count > 0)
-	{
-		bool		take;
-
-		if (d->count == 0)
-			take = true;
-		else if (gh_is_float(t))
-		{
-			double		a,
-						b;
-
-			memcpy(&a, &d->mm, 8);
-			memcpy(&b, &s->mm, 8);
-
-			int			c = gh_float_cmp(b, a);
-
-			take = sp.fn == GH_AGG_MIN ? c < 0 : c > 0;
-		}
-		else
-			take = sp.fn == GH_AGG_MIN ? (int64_t) s->mm < (int64_t) d->mm
-				: (int64_t) s->mm > (int64_t) d->mm;
-		if (take)
-			d->mm = s->mm;
-	}
-	d->count += s->count;
-
-	unsigned __int128 lo = (unsigned __int128) d->sum[0] + s->sum[0];
-	unsigned __int128 mid = (unsigned __int128) d->sum[1] + s->sum[1] + (uint64_t) (lo >> 64);
-
-	d->sum[0] = (uint64_t) lo;
-	d->sum[1] = (uint64_t) mid;
-	d->sum[2] = d->sum[2] + s->sum[2] + (uint64_t) (mid >> 64);
-	if (t == GH_T_FLOAT4 && sp.fn == GH_AGG_SUM)
-	{
-		float		r = (float) d->fsum + (float) s->fsum;
-
-		if (isinf(r) && !isinf((float) d->fsum) && !isinf((float) s->fsum))
-			d->flags |= GH_AGG_S_FLOAT_OVERFLOW;
-		d->fsum = r;
-	}
-	else
-	{
-		double		r = d->fsum + s->fsum;
-
-		if (isinf(r) && !isinf(d->fsum) && !isinf(s->fsum))
-			d->flags |= GH_AGG_S_FLOAT_OVERFLOW;
-		d->fsum = r;
-	}
-	d->nan += s->nan;
-	d->pinf += s->pinf;
-	d->ninf += s->ninf;
-	if (s->dscale > d->dscale)
-	{
-		d->dscale = s->dscale;
-		d->dscale_count = s->dscale_count;
-	}
-	else if (s->dscale == d->dscale)
-		d->dscale_count += s->dscale_count;
-	d->scale_word = ((uint64_t) d->dscale << 40) | (uint64_t) d->dscale_count;
-	d->flags |= s->flags;
+	gh_agg_combine(sp, t, d, s);
 }
 
 /*

@@ -89,6 +89,8 @@ RESET gpuhash.use_service;
 RESET max_parallel_workers_per_gather;
 
 -- spills: more groups than work_mem holds, several partial rows per group
+-- (the backend's own sets: resident groups would keep them in the service)
+SET gpuhash.resident_groups = off;
 SET work_mem = '64kB';
 ALTER TABLE ax ADD COLUMN h int4;
 UPDATE ax SET h = k % 2000;
@@ -104,6 +106,7 @@ SET max_parallel_workers_per_gather = 0;
 SELECT agg_same('SELECT k, count(*), sum(qty), max(d) FROM ax GROUP BY k');
 RESET max_parallel_workers_per_gather;
 RESET work_mem;
+RESET gpuhash.resident_groups;
 
 -- MVCC: pages not all-visible, rows deleted and updated in this transaction
 BEGIN;

@@ -86,6 +86,11 @@ GROUP BY flag, status;
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT sum(price * disc), count(*) FROM agg_t WHERE qty < 24;
 -- a group per row: PostgreSQL's HashAggregate costs less than handing every row up
+SET gpuhash.resident_groups = off;
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT k, sum(qty) FROM agg_t GROUP BY k HAVING sum(qty) > 10;
+RESET gpuhash.resident_groups;
+-- ... but resident groups hand up only the survivors of the GPU's HAVING
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT k, sum(qty) FROM agg_t GROUP BY k HAVING sum(qty) > 10;
 SET enable_hashagg = off;

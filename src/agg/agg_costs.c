@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "agg_plan.h"
+#include "agg_resident.h"
 #include "gpuhash.h"
 
 #include "miscadmin.h"
@@ -108,6 +109,30 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 	cpath->path.rows = clamp_row_est(groups);
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + cpu_tuple_cost * cpath->path.rows;
+}
+
+/*
+ * The same where the groups stay resident in the GPU service
+ * (agg_resident.c): no merge in the backend; each request's groups are
+ * merged into the one set on the device, a hash-table insert or combine per
+ * group and request, priced at the walker's per-row cost
+ * (gpuhash.page_row_cost) for each of the participant's groups (groups);
+ * and only the set's survivors come up, once for all participants, one
+ * row each (a parallel path's rows are per participant: the Gather above
+ * multiplies them back).
+ */
+void
+gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
+							 Path *partial_scan, double groups, double survivors)
+{
+	Cost		startup = page_walk_cost(baserel, partial_scan) +
+		gpuhash_page_row_cost * groups;
+	double		per = partial_scan && cpath->path.parallel_workers > 0 ?
+		survivors / cpath->path.parallel_workers : survivors;
+
+	cpath->path.rows = clamp_row_est(per);
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + cpu_tuple_cost * survivors;
 }
 
 /*

@@ -31,6 +31,7 @@
  */
 #include "agg_exec.h"
 #include "agg_join.h"
+#include "agg_resident.h"
 
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -54,6 +55,7 @@ static void init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *
 static void reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 static void init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate);
 static void explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es);
+static void shutdown_preagg(CustomScanState *node);
 
 static const CustomExecMethods preagg_exec_methods = {
 	.CustomName = "GpuPreAgg",
@@ -66,6 +68,7 @@ static const CustomExecMethods preagg_exec_methods = {
 	.ReInitializeDSMCustomScan = reinit_dsm_preagg,
 	.InitializeWorkerCustomScan = init_worker_preagg,
 	.ExplainCustomScan = explain_preagg,
+	.ShutdownCustomScan = shutdown_preagg,
 };
 
 Node *
@@ -97,6 +100,7 @@ begin_preagg(CustomScanState *node, EState *estate, int eflags)
 				IsA(lfirst_node(TargetEntry, lc)->expr, Aggref))
 				as->agg_pos[a++] = foreach_current_index(lc);
 	}
+	gpuhash_agg_resident_init(as, cscan);
 	as->phase = GA_SCAN;
 }
 
@@ -348,10 +352,14 @@ exec_preagg(CustomScanState *node)
 			gpuhash_agg_flush(as);
 			if (as->aprog != NULL && as->groups.n_groups > 0)
 				gpuhash_agg_spill(as);
+			gpuhash_agg_resident_end(as);
 			continue;
 		}
 		if (as->phase == GA_FINAL)
 		{
+			/* the resident set's groups, a chunk at a time */
+			if (gpuhash_agg_resident_next(as))
+				continue;
 			as->phase = GA_DONE;
 			if (as->nkeys == 0 && !as->emitted_any)
 			{
@@ -385,6 +393,7 @@ rescan_preagg(CustomScanState *node)
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
 	gpuhash_agg_reset(as);
+	gpuhash_agg_resident_rescan(as);
 	if (as->join != NULL)
 		gpuhash_agg_join_rescan(as);
 	gpuhash_heap_scan_rescan(as->os);
@@ -399,7 +408,8 @@ estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
-	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as);
+	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as) +
+		gpuhash_agg_resident_estimate(as);
 }
 
 static void
@@ -409,6 +419,7 @@ init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	gpuhash_heap_scan_init_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_init(as, pcxt, coordinate);
+	gpuhash_agg_resident_init_dsm(as, coordinate);
 }
 
 static void
@@ -418,6 +429,7 @@ reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate
 
 	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_reinit(as, coordinate);
+	gpuhash_agg_resident_reinit_dsm(as, coordinate);
 }
 
 static void
@@ -427,6 +439,14 @@ init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	gpuhash_heap_scan_init_worker(as->os, coordinate);
 	gpuhash_agg_join_par_attach(as, coordinate);
+	gpuhash_agg_resident_attach(as, coordinate);
+}
+
+/* Before a parallel plan's DSM goes: what the node keeps of it. */
+static void
+shutdown_preagg(CustomScanState *node)
+{
+	gpuhash_agg_resident_shutdown((GpuPreAggState *) node);
 }
 
 /* EXPLAIN: keys, aggregates, the GPU's and the CPU's quals; ANALYZE figures. */
@@ -476,6 +496,7 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 								deparse_expression((Node *) make_ands_explicit(as->pp.prog.gpu_quals),
 												   context, useprefix, false), es);
 	}
+	gpuhash_agg_resident_explain(as, es);
 	if (as->pp.prog.cpu_quals != NIL)
 		ExplainPropertyText("CPU Filter",
 							deparse_expression((Node *) make_ands_explicit(as->pp.prog.cpu_quals),

@@ -94,6 +94,8 @@ typedef struct GpuPreAggState
 	double		gpu_ms;
 	/* the aggregate over a join (agg_join.h); NULL: none */
 	struct GpuAggJoin *join;
+	/* resident groups (agg_resident.h); NULL: none */
+	struct GpuAggResident *res;
 } GpuPreAggState;
 
 /* agg_exec.c */

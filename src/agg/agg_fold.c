@@ -24,6 +24,8 @@
 #include "agg_exec.h"
 #include "agg_plan.h"
 #include "agg_join.h"
+#include "agg_resident.h"
+#include "service_groups.h"
 #include "service.h"
 
 #include "access/heapam.h"
@@ -541,8 +543,11 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 {
 	GpuHeapScan *os = as->os;
 	instr_time	t0;
+	uint64		set_id;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	/* before the first block is taken: the resident set (agg_resident.c) */
+	set_id = gpuhash_agg_resident_start(as);
 	gpuhash_heap_scan_start(os);
 	q->r.pages = q->r.local_pages;
 
@@ -563,8 +568,11 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	gpuhash_page_read(os, &as->pp, &q->r, q->pins, &q->n_pins);
 	if (q->r.n_pages > 0 && as->why_cpu == NULL && as->use_service &&
 		(as->join == NULL || as->join->dim_id != 0) &&
-		gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
-							   &q->r.ticket, as->join != NULL ? as->join->dim_id : 0))
+		(set_id != 0 ?
+		 gpuhash_svc_agg_submit_set(as->pp.prog.scan, as->aprog, &q->r, as->device,
+									as->max_groups, &q->r.ticket, set_id) :
+		 gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
+								&q->r.ticket, as->join != NULL ? as->join->dim_id : 0)))
 		q->in_flight = true;
 	if (q->r.n_pages > 0 && as->why_cpu == NULL)
 		as->pp.requests++;
@@ -606,6 +614,7 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 			}
 			PG_END_TRY();
 			as->in_service++;
+			gpuhash_agg_resident_answered(as, q, folded, ans.n_groups);
 			/* the pages whose groups did not fit the answer */
 			fold_local(as, q, folded);
 			return;
@@ -614,6 +623,7 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 		/* the service could not (its bound, a failure): the pages are still here */
 		elog(DEBUG1, "gpuhash: aggregate request folded in-process: %s", gh_last_error());
 	}
+	gpuhash_agg_resident_answered(as, q, 0, 0);
 	fold_local(as, q, 0);
 }
 

@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "agg_plan.h"
+#include "agg_resident.h"
 
 #include "optimizer/planner.h"
 
@@ -41,6 +42,7 @@ void
 gpuhash_agg_planner_init(void)
 {
 	RegisterCustomScanMethods(&gpuhash_preagg_scan_methods);
+	gpuhash_agg_resident_gucs();
 	gpuhash_agg_stash_init();
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpu_upper_paths;

@@ -18,6 +18,7 @@
 
 #include "agg_catalog.h"
 #include "agg_plan.h"
+#include "agg_resident.h"
 #include "planner/planner_int.h"
 
 #include "scan/page_scan.h"
@@ -432,6 +433,8 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 	else
 		cp = make_preagg_path(root, grouped_rel, input_rel, target, NULL,
 							  gpuhash_preagg_groups(root, extra, input_rel->rows));
+	/* where the groups stay resident, only the set's survivors come up */
+	gpuhash_preagg_resident_cost(root, cp, input_rel, scan, extra, target);
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
 						 list_copy(grouped_rel->pathlist));
 }

@@ -16,6 +16,7 @@
 #include "postgres.h"
 
 #include "agg_plan.h"
+#include "agg_resident.h"
 #include "planner/planner_int.h"
 
 #include "nodes/makefuncs.h"
@@ -103,6 +104,9 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(relid);
 	cscan->methods = &gpuhash_preagg_scan_methods;
+	/* over one relation: the HAVING conjuncts the resident set applies */
+	if (exprs == NIL)
+		gpuhash_preagg_plan_having(root, cscan, target);
 
 	/*
 	 * Over a join (agg_join_paths.c): the inner plan, built with its path's

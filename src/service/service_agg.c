@@ -36,6 +36,7 @@
 #include "worker_internal.h"
 #include "scan/page_scan.h"
 #include "agg_exec.h"
+#include "service_groups.h"
 
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -98,9 +99,9 @@ gpuhash_service_agg_capacity(int naggs)
  * False when it cannot go now (tk then holds nothing: the caller folds
  * in-process).  ERROR when dim_id is of a service that is gone.
  */
-bool
-gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *req,
-					   gh_device device, uint64 max_groups, GhProbeTicket *tk, uint64 dim_id)
+static bool
+agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *req,
+		   gh_device device, uint64 max_groups, GhProbeTicket *tk, uint64 dim_id, uint64 set_id)
 {
 	GhRemoteTable t;
 	AggLayout	lay;
@@ -138,8 +139,33 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 	s->written = 0;
 	s->dim_id = (uint32) dim_id;
 	s->dim_gone = false;
+	s->set_id = (uint32) set_id;
 	gpuhash_svc_async_submit(s, &t, tk);
 	return true;
+}
+
+bool
+gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *req,
+					   gh_device device, uint64 max_groups, GhProbeTicket *tk, uint64 dim_id)
+{
+	return agg_submit(scan, agg, req, device, max_groups, tk, dim_id, 0);
+}
+
+/*
+ * The same, the groups merged into resident set set_id (service_groups.c)
+ * rather than answered: the answer then holds no group, and the pages from
+ * its *folded on are the backend's to fold (the set could not take them).
+ * False as gpuhash_svc_agg_submit, and for a set of a service that is gone.
+ */
+bool
+gpuhash_svc_agg_submit_set(const gh_page_scan *scan, const gh_agg_prog *agg,
+						   const GpuPageReq *req, gh_device device, uint64 max_groups,
+						   GhProbeTicket *tk, uint64 set_id)
+{
+	if (gpuhash_svc == NULL ||
+		pg_atomic_read_u32(&gpuhash_svc->generation) != (uint32) (set_id >> 32))
+		return false;
+	return agg_submit(scan, agg, req, device, max_groups, tk, 0, set_id);
 }
 
 /*
@@ -219,6 +245,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	const uint8 *pages;
 	size_t		pages_bytes;
 	SvcTable   *dt = NULL;
+	SvcTable   *rs = NULL;		/* resident groups: the set runs go into */
 
 	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
@@ -255,6 +282,9 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			return GH_ERR_INVALID;
 		}
 	}
+	/* resident groups gone (freed): the groups are answered as without */
+	if (s->set_id != 0)
+		rs = svc_use_set(s);
 	memset(&stats, 0, sizeof(stats));
 	st = gh_agg_groups_init(&g, agg, s->capacity);
 
@@ -281,6 +311,12 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 				 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m, pages, pages_bytes,
 				 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
 				 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
+		/* a run the resident set cannot take ends the request: the rest the backend's */
+		if (st == GH_OK && rs != NULL && !svc_set_take(rs, &g))
+		{
+			gh_agg_groups_free(&g);
+			break;
+		}
 		if (st == GH_OK)
 		{
 			done += m;
@@ -304,6 +340,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	}
 	if (dt != NULL)
 		svc_unuse_dim(dt);
+	if (rs != NULL)
+		svc_unuse_set(rs);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));

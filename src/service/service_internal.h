@@ -32,6 +32,10 @@
  * entry of its own kind: DIM_BEGIN (rows, columns, heap bytes), DIM_APPEND
  * (a byte range of its keys, values or heap) and DIM_FINISH (device,
  * budget: gh_agg_dim_build); a PAGE_AGG request names it by dim_id.
+ * Resident groups (service_groups.c) are an entry of a third kind:
+ * SET_BEGIN (the programs; a set on a GPU or the host twin, capped), PAGE_AGG
+ * requests that name it by set_id merge their groups into it rather than
+ * answer them, and SET_FINISH reads it back a chunk at a time.
  * Frees need no slot: table ids go through a lock-free queue, so error
  * cleanup can free tables, and dimensions alike.
  *
@@ -53,6 +57,7 @@
 
 #include "gpuhash.h"
 #include "service.h"
+#include "gpuhash_agg_set.h"
 
 #include "port/atomics.h"
 
@@ -104,7 +109,9 @@ typedef enum RequestType
 	REQ_PAGE_AGG,				/* heap pages in, groups out (service_agg.c) */
 	REQ_DIM_BEGIN,				/* a dimension (service_dim.c) */
 	REQ_DIM_APPEND,
-	REQ_DIM_FINISH
+	REQ_DIM_FINISH,
+	REQ_SET_BEGIN,				/* resident groups (service_groups.c) */
+	REQ_SET_FINISH
 } RequestType;
 
 /* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
@@ -147,6 +154,10 @@ typedef struct SvcSlot
 	bool		dim_gone;		/* PAGE_AGG answer: dim_id names none */
 	int			ninner;			/* DIM_BEGIN: columns */
 	uint64		heap_bytes;		/* DIM_BEGIN: by-reference bytes */
+	/* resident groups (service_groups.c) */
+	uint32		set_id;			/* PAGE_AGG: the set its groups go into (0:
+								 * none); SET_FINISH: the set */
+	bool		set_apply;		/* SET_FINISH: the HAVING terms may drop groups */
 	int			host_parts;		/* gpuhash.host_partitions (tests) */
 	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
 	gh_status	status;
@@ -264,5 +275,20 @@ extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
 
 /* service_agg.c: REQ_PAGE_AGG, in a service thread */
 extern gh_status gpuhash_svc_serve_agg(SvcSlot *s);
+
+/*
+ * REQ_SET_FINISH's chunk: a gh_agg_having, then from SET_ANSWER_OFF the
+ * groups answered: keys | null masks | states, each part 64-aligned, room
+ * for set_answer_room groups.
+ */
+#define SET_ANSWER_OFF	TYPEALIGN(64, sizeof(gh_agg_having))
+static inline uint64
+set_answer_room(uint64 chunk_bytes, int naggs)
+{
+	uint64		per = sizeof(uint64) + 1 + sizeof(gh_agg_state) * (uint64) naggs;
+
+	return chunk_bytes > SET_ANSWER_OFF + 256 + per ?
+		(chunk_bytes - SET_ANSWER_OFF - 256) / per : 0;
+}
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */

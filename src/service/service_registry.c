@@ -154,6 +154,7 @@ destroy_table(SvcTable *t)
 	svc_free_carry(t);
 	svc_free_dim_parts(t);
 	gh_agg_dim_free(t->dim);
+	svc_free_set_parts(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 	svc_publish_locked();
@@ -312,6 +313,7 @@ svc_unmade_table(SvcTable *t)
 	gh_free(t->staged);
 	free(t->keys);
 	svc_free_dim_parts(t);
+	svc_free_set_parts(t);
 	free(t);
 }
 

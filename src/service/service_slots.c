@@ -259,7 +259,8 @@ abandon_slot(SvcSlot *s, uint32 generation)
 		/* a table or dimension that the request made is freed like any other */
 		if (s->table_id != 0 &&
 			(s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
-			 s->type == REQ_BUILD_FINISH || svc_dim_request(s->type)))
+			 s->type == REQ_BUILD_FINISH || svc_dim_request(s->type) ||
+			 s->type == REQ_SET_BEGIN))
 		{
 			GhRemoteTable t = {0};
 

@@ -86,6 +86,10 @@ serve(SvcSlot *s)
 
 	if (s->type == REQ_PAGE_AGG)
 		return gpuhash_svc_serve_agg(s);
+	if (s->type == REQ_SET_BEGIN)
+		return svc_begin_set(s);
+	if (s->type == REQ_SET_FINISH)
+		return svc_serve_set_finish(s);
 	/* a page walk with no table (an inner scan's: page_inner.c) */
 	if (s->type == REQ_PAGE_PROBE && s->table_id == 0)
 		return gpuhash_svc_serve_page(s, NULL);
@@ -97,7 +101,9 @@ serve(SvcSlot *s)
 		return svc_fail(s, GH_ERR_INVALID, "unknown join table (freed, or of an earlier service)");
 
 	/* a dimension takes its own requests only, and a table none of them */
-	if (t->is_dim != svc_dim_request(s->type))
+	if (t->is_set)
+		st = svc_fail(s, GH_ERR_INVALID, "GPU service: a table's request on resident groups");
+	else if (t->is_dim != svc_dim_request(s->type))
 		st = svc_fail(s, GH_ERR_INVALID, "GPU service: a request for a join table on a dimension, or the reverse");
 	else if (s->type == REQ_PROBE)
 		st = svc_serve_probe(s, t);
@@ -141,7 +147,7 @@ discard(SvcSlot *s)
 	int			procno = s->owner_procno;
 
 	if (s->type == REQ_BUILD_BEGIN || s->type == REQ_BUILD_APPEND ||
-		s->type == REQ_BUILD_FINISH || svc_dim_request(s->type))
+		s->type == REQ_BUILD_FINISH || svc_dim_request(s->type) || s->type == REQ_SET_BEGIN)
 		(void) svc_drop_table_id(s->table_id);
 	else if (s->type == REQ_CARRY_BEGIN || s->type == REQ_CARRY_APPEND ||
 			 s->type == REQ_CARRY_FINISH)

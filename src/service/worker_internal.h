@@ -74,6 +74,17 @@ typedef struct SvcTable
 	bool		carry_dropped;	/* (registry lock) a CARRY_* request was
 								 * given up while the table was in use: its
 								 * last user frees the carried columns */
+
+	/*
+	 * Resident groups (service_groups_serve.c) instead of a join table: the
+	 * set, on GPU home (-1: the host twin), merged into by PAGE_AGG requests
+	 * under lock; its finish's answer kept for the chunks that read it.
+	 */
+	bool		is_set;
+	gh_agg_set *set;
+	bool		set_incomplete;	/* a request's groups did not go in */
+	gh_agg_groups *set_out;		/* the finish's groups (NULL: not finished) */
+	uint64		set_removed;	/* groups the HAVING terms dropped */
 } SvcTable;
 
 
@@ -112,6 +123,14 @@ extern gh_status svc_begin_dim(SvcSlot *s);
 extern gh_status svc_serve_dim(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_use_dim(SvcSlot *s);
 extern void svc_unuse_dim(SvcTable *t);
+
+/* service_groups_serve.c */
+extern gh_status svc_begin_set(SvcSlot *s);
+extern gh_status svc_serve_set_finish(SvcSlot *s);
+extern SvcTable *svc_use_set(SvcSlot *s);
+extern bool svc_set_take(SvcTable *t, gh_agg_groups *g);
+extern void svc_unuse_set(SvcTable *t);
+extern void svc_free_set_parts(SvcTable *t);
 
 /* service_probe.c */
 extern gh_status svc_serve_probe(SvcSlot *s, SvcTable *t);

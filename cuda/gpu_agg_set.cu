@@ -1,0 +1,373 @@
+/*
+ * gpu_agg_set.cu
+ *		Resident groups on a GPU (gpuhash_agg_set.h): the set's table and
+ *		dense groups in one device allocation, rebuilt larger by a rehash
+ *		kernel; a merge uploads the request's groups and combines them in
+ *		(agg_set.cuh, a thread per group: a request's groups are distinct,
+ *		so only the slot claim is atomic); a finish flags the survivors of
+ *		the HAVING terms, compacts their indices with CUB and gathers them
+ *		into one range copied back, sorted on the host as the host twin
+ *		sorts (gh_agg_set_output).
+ *
+ *		Each set has its own stream; the caller serializes the calls on
+ *		one set.
+ */
+#include "gpu_common.cuh"
+#include "agg_set_internal.h"
+#include "agg_set.cuh"
+
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <string.h>
+#include <vector>
+
+namespace
+{
+
+size_t
+al(size_t x)
+{
+	return (x + 255) & ~(size_t) 255;
+}
+
+/* The offsets of a set's arrays in its allocation, for cap groups. */
+struct set_layout
+{
+	size_t		slot,
+				keys,
+				nulls,
+				states,
+				count,
+				total;
+
+	set_layout(uint64_t cap, int naggs)
+	{
+		slot = 0;
+		keys = al(sizeof(uint32_t) * gh_agg_slots(cap));
+		nulls = keys + al(sizeof(uint64_t) * cap);
+		states = nulls + al(cap);
+		count = states + al(sizeof(gh_agg_state) * naggs * cap);
+		total = count + al(sizeof(unsigned long long));
+	}
+};
+
+gh_set_view
+view_of(gh_agg_set *set, uint8_t *mem, uint64_t cap)
+{
+	set_layout	l(cap, set->agg.naggs);
+	gh_set_view v;
+
+	v.slot = (uint32_t *) (mem + l.slot);
+	v.mask = gh_agg_slots(cap) - 1;
+	v.keys = (uint64_t *) (mem + l.keys);
+	v.nulls = mem + l.nulls;
+	v.states = (gh_agg_state *) (mem + l.states);
+	v.n_groups = (unsigned long long *) (mem + l.count);
+	v.naggs = set->agg.naggs;
+	return v;
+}
+
+__global__ void
+reinsert_kernel(gh_set_view v, uint64_t n)
+{
+	for (uint64_t g = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; g < n;
+		 g += (uint64_t) gridDim.x * blockDim.x)
+		gh_set_reinsert(v, g);
+}
+
+/* The set's program, by value: a kernel argument (under 4 kB). */
+struct merge_args
+{
+	gh_agg_spec spec[GH_AGG_MAX_AGGS];
+	uint8_t		in_type[GH_AGG_MAX_AGGS];
+};
+
+__global__ void
+merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__restrict__ nulls,
+			 const gh_agg_state *__restrict__ states, uint64_t n, merge_args m)
+{
+	for (uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		bool		fresh;
+		uint64_t	g = gh_set_find(v, keys[i], nulls[i], &fresh);
+		gh_agg_state *d = &v.states[g * v.naggs];
+
+		for (int a = 0; a < v.naggs; a++)
+		{
+			if (fresh)
+				d[a] = states[i * v.naggs + a];
+			else
+				gh_agg_combine(m.spec[a], m.in_type[a], &d[a], &states[i * v.naggs + a]);
+		}
+	}
+}
+
+/* Group g's flag (does it survive the terms?) and its index, for the compaction. */
+__global__ void
+keep_kernel(gh_set_view v, uint64_t n, gh_agg_having h, uint8_t *keep, uint32_t *index)
+{
+	for (uint64_t g = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; g < n;
+		 g += (uint64_t) gridDim.x * blockDim.x)
+	{
+		keep[g] = h.nterms == 0 || gh_having_keeps(&h, &v.states[g * v.naggs], v.naggs);
+		index[g] = (uint32_t) g;
+	}
+}
+
+/* Survivor i (group idx[i]) into the out arrays. */
+__global__ void
+gather_kernel(gh_set_view v, const uint32_t *__restrict__ idx, const unsigned long long *n_sel,
+			  uint64_t *okeys, uint8_t *onulls, gh_agg_state *ostates)
+{
+	uint64_t	n = *n_sel;
+
+	for (uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	g = idx[i];
+
+		okeys[i] = v.keys[g];
+		onulls[i] = v.nulls[g];
+		for (int a = 0; a < v.naggs; a++)
+			ostates[i * v.naggs + a] = v.states[g * v.naggs + a];
+	}
+}
+
+gh_status
+enter(gh_agg_set *set, cudaStream_t *st)
+{
+	int			ndev = 0;
+
+	GH_TRY(cudaGetDeviceCount(&ndev));
+	if (set->device < 0 || set->device >= ndev)
+		return gh_error(GH_ERR_NO_GPU, "resident groups: no GPU %d", set->device);
+	GH_TRY(cudaSetDevice(set->device));
+	if (set->d_stream == nullptr)
+	{
+		cudaStream_t s;
+
+		GH_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+		set->d_stream = (void *) s;
+	}
+	*st = (cudaStream_t) set->d_stream;
+	return GH_OK;
+}
+
+gh_status
+device_alloc(void **p, size_t bytes, const char *what)
+{
+	if (cudaMalloc(p, bytes) != cudaSuccess)
+	{
+		cudaGetLastError();
+		*p = nullptr;
+		return gh_error(GH_ERR_GPU_MEMORY, "resident groups: %zu bytes of device memory for %s",
+						bytes, what);
+	}
+	return GH_OK;
+}
+
+}								/* namespace */
+
+gh_status
+gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
+{
+	cudaStream_t st;
+	void	   *mem = nullptr;
+	int			na = set->agg.naggs;
+
+	GH_CHECK(enter(set, &st));
+	set_layout	l(cap, na);
+
+	GH_CHECK(device_alloc(&mem, l.total, "its groups"));
+
+	uint8_t    *m = (uint8_t *) mem;
+	gh_set_view v = view_of(set, m, cap);
+	unsigned long long n = set->n_groups;
+	cudaError_t e = cudaMemsetAsync(m + l.slot, 0xFF, sizeof(uint32_t) * gh_agg_slots(cap), st);
+
+	if (e == cudaSuccess && set->d_mem && n > 0)
+	{
+		gh_set_view o = view_of(set, (uint8_t *) set->d_mem, set->cap);
+
+		e = cudaMemcpyAsync(v.keys, o.keys, sizeof(uint64_t) * n, cudaMemcpyDeviceToDevice, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(v.nulls, o.nulls, n, cudaMemcpyDeviceToDevice, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(v.states, o.states, sizeof(gh_agg_state) * na * n,
+								cudaMemcpyDeviceToDevice, st);
+	}
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(v.n_groups, &n, sizeof(n), cudaMemcpyHostToDevice, st);
+	if (e == cudaSuccess && n > 0)
+	{
+		reinsert_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n);
+		e = cudaGetLastError();
+	}
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(st);
+	if (e != cudaSuccess)
+	{
+		cudaFree(mem);
+		return gh_cuda_error(e, "resident groups: growing a set", __FILE__, __LINE__);
+	}
+	if (set->d_mem)
+		GH_TRY(cudaFree(set->d_mem));
+	set->d_mem = mem;
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
+{
+	cudaStream_t st;
+	int			na = set->agg.naggs;
+	uint64_t	n = src->n_groups;
+	size_t		o_nulls = al(sizeof(uint64_t) * n),
+				o_states = o_nulls + al(n),
+				bytes = o_states + sizeof(gh_agg_state) * na * n;
+
+	GH_CHECK(enter(set, &st));
+	if (bytes > set->d_in_bytes)
+	{
+		if (set->d_in)
+			GH_TRY(cudaFree(set->d_in));
+		set->d_in = nullptr;
+		set->d_in_bytes = 0;
+		GH_CHECK(device_alloc(&set->d_in, bytes + bytes / 4, "a merge"));
+		set->d_in_bytes = bytes + bytes / 4;
+	}
+
+	uint8_t    *in = (uint8_t *) set->d_in;
+	gh_set_view v = view_of(set, (uint8_t *) set->d_mem, set->cap);
+	merge_args	m;
+
+	for (int a = 0; a < na; a++)
+	{
+		m.spec[a] = set->agg.agg[a];
+		m.in_type[a] = set->in_type[a];
+	}
+	/* pageable host memory: these copies return once the data is taken */
+	GH_TRY(cudaMemcpyAsync(in, src->keys, sizeof(uint64_t) * n, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemcpyAsync(in + o_nulls, src->nulls, n, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemcpyAsync(in + o_states, src->states, sizeof(gh_agg_state) * na * n,
+						   cudaMemcpyHostToDevice, st));
+	merge_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint64_t *) in,
+																	   in + o_nulls,
+																	   (const gh_agg_state *) (in + o_states),
+																	   n, m);
+	GH_LAUNCHED();
+	GH_TRY(cudaMemcpyAsync(&set->n_groups, v.n_groups, sizeof(unsigned long long),
+						   cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaStreamSynchronize(st));
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_groups *out,
+					  uint64_t *removed)
+{
+	cudaStream_t st;
+	int			na = set->agg.naggs;
+	uint64_t	n = set->n_groups;
+	gh_agg_having h;
+
+	GH_CHECK(enter(set, &st));
+	memset(&h, 0, sizeof(h));
+	if (having)
+		h = *having;
+	if (n == 0 || set->d_mem == nullptr)
+		return gh_agg_set_output(set, nullptr, nullptr, nullptr, 0, out);
+
+	gh_set_view v = view_of(set, (uint8_t *) set->d_mem, set->cap);
+	size_t		tmp = 0;
+
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, (const uint32_t *) nullptr,
+									  (const uint8_t *) nullptr, (uint32_t *) nullptr,
+									  (unsigned long long *) nullptr, (int) n, st));
+
+	/* flags | indices | selected indices | count | cub | survivors' keys, nulls, states */
+	size_t		o_all = al(n),
+				o_idx = o_all + al(sizeof(uint32_t) * n),
+				o_cnt = o_idx + al(sizeof(uint32_t) * n),
+				o_tmp = o_cnt + al(sizeof(unsigned long long)),
+				o_keys = o_tmp + al(tmp),
+				o_nulls = o_keys + al(sizeof(uint64_t) * n),
+				o_states = o_nulls + al(n),
+				total = o_states + sizeof(gh_agg_state) * na * n;
+	void	   *mem = nullptr;
+
+	GH_CHECK(device_alloc(&mem, total, "a finish"));
+
+	uint8_t    *d = (uint8_t *) mem;
+	unsigned long long kept = 0;
+	cudaError_t e;
+
+	keep_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n, h, d,
+																	 (uint32_t *) (d + o_all));
+	e = cudaGetLastError();
+	if (e == cudaSuccess)
+		e = cub::DeviceSelect::Flagged(d + o_tmp, tmp, (const uint32_t *) (d + o_all), d,
+									   (uint32_t *) (d + o_idx),
+									   (unsigned long long *) (d + o_cnt), (int) n, st);
+	if (e == cudaSuccess)
+	{
+		gather_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint32_t *) (d + o_idx),
+																		   (const unsigned long long *) (d + o_cnt),
+																		   (uint64_t *) (d + o_keys),
+																		   d + o_nulls,
+																		   (gh_agg_state *) (d + o_states));
+		e = cudaGetLastError();
+	}
+	if (e == cudaSuccess)
+		e = cudaMemcpyAsync(&kept, d + o_cnt, sizeof(kept), cudaMemcpyDeviceToHost, st);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(st);
+
+	std::vector<uint64_t> keys;
+	std::vector<uint8_t> nulls;
+	std::vector<gh_agg_state> states;
+
+	if (e == cudaSuccess)
+	{
+		keys.resize(kept);
+		nulls.resize(kept);
+		states.resize(kept * na);
+		if (kept > 0)
+			e = cudaMemcpyAsync(keys.data(), d + o_keys, sizeof(uint64_t) * kept,
+								cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess && kept > 0)
+			e = cudaMemcpyAsync(nulls.data(), d + o_nulls, kept, cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess && kept > 0)
+			e = cudaMemcpyAsync(states.data(), d + o_states, sizeof(gh_agg_state) * na * kept,
+								cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(st);
+	}
+	cudaFree(mem);
+	if (e != cudaSuccess)
+		return gh_cuda_error(e, "resident groups: finishing a set", __FILE__, __LINE__);
+	*removed = n - kept;
+	return gh_agg_set_output(set, keys.data(), nulls.data(), states.data(), kept, out);
+}
+
+void
+gh_gpu_agg_set_release(gh_agg_set *set)
+{
+	/* errors ignored: this runs after failures and at the owner's end */
+	if (set->device < 0 || cudaSetDevice(set->device) != cudaSuccess)
+	{
+		cudaGetLastError();
+		return;
+	}
+	if (set->d_stream)
+		cudaStreamSynchronize((cudaStream_t) set->d_stream);
+	cudaFree(set->d_mem);
+	cudaFree(set->d_in);
+	if (set->d_stream)
+		cudaStreamDestroy((cudaStream_t) set->d_stream);
+	cudaGetLastError();
+	set->d_mem = set->d_in = nullptr;
+	set->d_stream = nullptr;
+}

@@ -1,0 +1,440 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_resident.c
+ *	  Resident groups, the executor's side: a GpuPreAgg's page requests
+ *	  merge their groups into one set in the GPU service
+ *	  (service_groups.c) instead of answering them; at the end of the scan
+ *	  one participant reads the set back, only the groups the pushed HAVING
+ *	  terms keep (agg_having.c), and hands them up as the partial-state
+ *	  rows every group goes up as (agg_exec.c: the pending sets).
+ *
+ * One set per node and query execution.  Serial: the backend makes it at
+ * the scan's first request and reads it at the end.  Parallel: the leader
+ * makes it (InitializeDSM, held by the leader) and its id goes in the
+ * node's DSM with a Barrier and an "incomplete" flag; each participant
+ * attaches to the Barrier before it takes its first block and arrives
+ * (BarrierArriveAndDetach) after its walk; the last to arrive reads the
+ * set.  Every group is handed up exactly once: the set's by the reader,
+ * every other row (a refused page's tuples, a request's pages the set did
+ * not take) by whoever folded it, as without a set.
+ *
+ * Why the reader sees the whole set: a participant arrives only after its
+ * last request was answered, and a request's groups are in the set before
+ * its answer; the last to arrive is the last attached participant, so
+ * every participant that folded a row has arrived before it.  One that
+ * attaches later finds the Barrier's phase advanced: the blocks are all
+ * taken (each earlier participant ended its walk on an exhausted scan), so
+ * it folds nothing and reads nothing.
+ *
+ * Exactness: the HAVING terms are applied only when the set is complete.
+ * Any row of the scan folded elsewhere (a refused page's tuples, a request
+ * or a run of one the set could not take: its cap, a failure, a value the
+ * core could not hold exactly) marks the set incomplete (the participant's
+ * flag, the DSM's, and the service's own), and then every group comes back
+ * unfiltered; PostgreSQL's Finalize Aggregate applies the whole HAVING in
+ * any case.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "agg_exec.h"
+#include "agg_join.h"
+#include "agg_plan.h"
+#include "agg_resident.h"
+#include "service_groups.h"
+
+#include "commands/explain.h"
+#include "miscadmin.h"
+#include "storage/barrier.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+typedef struct GpuAggResidentShared
+{
+	uint64		set_id;			/* the leader's set; 0: none */
+	pg_atomic_uint32 incomplete;
+	Barrier		barrier;		/* the participants' walks */
+	/* the reader's figures, for the leader's EXPLAIN ANALYZE */
+	pg_atomic_uint64 resident;
+	pg_atomic_uint64 returned;
+	pg_atomic_uint64 removed;
+	pg_atomic_uint32 applied;
+} GpuAggResidentShared;
+
+typedef struct GpuAggResident
+{
+	bool		usable;			/* this participant can fold into a set */
+	gh_agg_having having;		/* the pushed terms (nterms 0: none) */
+	char	   *having_text;
+	GpuAggResidentShared *shared;	/* parallel: the DSM's; NULL: serial */
+	uint64		set_id;			/* the set this participant folds into */
+	uint64		owned;			/* a set this backend made and frees */
+	bool		started;		/* set_id decided for this scan */
+	bool		attached;		/* to the shared Barrier */
+	bool		late;			/* attached after the walks were over */
+	bool		incomplete;
+	bool		reader;			/* this participant reads the set */
+	bool		read_started;
+	uint64		read_pos;
+	uint64		read_total;
+	/* EXPLAIN ANALYZE */
+	GhSvcGroupsInfo info;
+	bool		have_info;
+} GpuAggResident;
+
+void
+gpuhash_agg_resident_gucs(void)
+{
+	DefineCustomBoolVariable("gpuhash.resident_groups",
+							 "Keeps a GPU aggregate's groups in the GPU service until the scan ends.",
+							 "All participants of a GpuPreAgg merge their groups into one set where "
+							 "they are folded; only its groups come back, once, after the HAVING "
+							 "conditions the GPU evaluates exactly (GPU Having).",
+							 &gpuhash_resident_groups,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.resident_groups_memory",
+							"Device memory one GPU aggregate's resident groups may take.",
+							"Past it the set stops growing: the groups of later requests come "
+							"back to the backends and no HAVING condition is applied on the GPU.",
+							&gpuhash_resident_groups_memory,
+							4096, 1, INT_MAX / 2,
+							PGC_SUSET, GUC_UNIT_MB,
+							NULL, NULL, NULL);
+}
+
+/* The set freed: the node's end, a rescan, an error or cancel. */
+static void
+free_owned(GpuAggResident *r)
+{
+	uint64		id = r->owned;
+
+	r->owned = 0;
+	gpuhash_svc_groups_free(id);
+}
+
+static void
+cleanup_callback(void *arg)
+{
+	free_owned((GpuAggResident *) arg);
+}
+
+/* The pushed terms of the plan, against the node's aggregates. */
+static void
+compile_having(GpuPreAggState *as, CustomScan *cscan, GpuAggResident *r)
+{
+	List	   *terms = gpuhash_preagg_having_of(cscan, &r->having_text);
+	ListCell   *lc;
+
+	memset(&r->having, 0, sizeof(r->having));
+	foreach(lc, terms)
+	{
+		List	   *t = lfirst(lc);
+		int			pos = intVal(linitial(t));
+		List	   *words = list_nth(t, 4);
+		gh_agg_having_term *x = &r->having.term[r->having.nterms];
+		int			a;
+
+		for (a = 0; a < as->naggs && as->agg_pos[a] != pos; a++)
+			;
+		if (a == as->naggs || r->having.nterms >= GH_AGG_MAX_HAVING)
+			elog(ERROR, "gpuhash: a GPU Having term over no aggregate of the node");
+		memset(x, 0, sizeof(*x));
+		x->agg = (int16) a;
+		x->kind = (uint8) intVal(lsecond(t));
+		x->op = (uint8) intVal(lthird(t));
+		x->exact = (uint8) intVal(lfourth(t));
+		for (int w = 0; w < 3; w++)
+			x->konst[w] = (uint64) DatumGetInt64(((Const *) list_nth(words, w))->constvalue);
+		r->having.nterms++;
+	}
+	if (r->having.nterms > 0 &&
+		gh_agg_having_check(as->pp.prog.scan, as->aprog, &r->having) != GH_OK)
+		elog(ERROR, "gpuhash: GPU Having over the node's aggregates: %s", gh_last_error());
+}
+
+/*
+ * The node's resident groups, where the setting allows them for a plan of
+ * group columns over one relation (every participant decides alike: the
+ * DSM's size follows); usable where this backend folds through the
+ * service.
+ */
+void
+gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
+{
+	GpuAggResident *r;
+	MemoryContextCallback *cb;
+
+	as->res = NULL;
+	if (!gpuhash_resident_groups || as->nkeys == 0 || as->join != NULL ||
+		gpuhash_preagg_njoinkeys(cscan) != 0)
+		return;
+	r = palloc0(sizeof(GpuAggResident));
+	r->usable = as->why_cpu == NULL && as->aprog != NULL && as->use_service;
+	if (r->usable)
+		compile_having(as, cscan, r);
+	cb = palloc0(sizeof(MemoryContextCallback));
+	cb->func = cleanup_callback;
+	cb->arg = r;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+	as->res = r;
+}
+
+static uint64
+cap_bytes(void)
+{
+	uint64		cap = (uint64) gpuhash_resident_groups_memory * 1024 * 1024;
+	size_t		budget = gpuhash_gpu_budget();
+
+	return budget > 0 ? Min(cap, budget) : cap;
+}
+
+/* A new set for the node's programs, held by owner_pid; 0: none. */
+static uint64
+begin_set(GpuPreAggState *as, int owner_pid)
+{
+	uint64		id = 0;
+
+	if (!gpuhash_svc_groups_begin(owner_pid, as->pp.prog.scan, as->aprog, as->device,
+								  cap_bytes(), &id))
+		return 0;
+	return id;
+}
+
+/*
+ * Before the scan's first block is taken: the set this participant folds
+ * into (0: none), made (serial) or attached to (parallel).
+ */
+uint64
+gpuhash_agg_resident_start(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+
+	if (r == NULL || r->started)
+		return r != NULL ? r->set_id : 0;
+	r->started = true;
+	if (r->shared == NULL)
+	{
+		/* serial: a set of this backend's */
+		if (r->usable && r->owned == 0)
+			r->owned = begin_set(as, MyProcPid);
+		r->set_id = r->owned;
+		r->reader = r->set_id != 0;
+		return r->set_id;
+	}
+	if (r->shared->set_id == 0)
+		return 0;
+	if (BarrierAttach(&r->shared->barrier) > 0)
+	{
+		/* the walks are over: every block is taken, nothing to fold or read */
+		BarrierDetach(&r->shared->barrier);
+		r->late = true;
+		return 0;
+	}
+	r->attached = true;
+	r->set_id = r->shared->set_id;
+	/* a participant that cannot fold into the set folds beside it */
+	if (!r->usable)
+		r->incomplete = true;
+	return r->usable ? r->set_id : 0;
+}
+
+/*
+ * A request answered: its pages from `folded` on were folded in the
+ * backend, answered_groups came back rather than into the set, and its
+ * refused pages are read by the CPU: any of them, and the set is
+ * incomplete.
+ */
+void
+gpuhash_agg_resident_answered(GpuPreAggState *as, GpuAggReq *q, int folded,
+							  uint64 answered_groups)
+{
+	GpuAggResident *r = as->res;
+
+	/* the set was read without this participant: it must have no page */
+	if (r != NULL && r->late && q->r.n_pages > 0)
+		elog(ERROR, "gpuhash: a GpuPreAgg participant found pages after its resident groups were read");
+	if (r == NULL || r->set_id == 0 || r->incomplete)
+		return;
+	if (folded < q->r.n_pages || answered_groups > 0)
+		r->incomplete = true;
+	for (int p = 0; p < folded && !r->incomplete; p++)
+		if (q->r.refused[p])
+			r->incomplete = true;
+}
+
+/*
+ * The participant's walk is over (every request answered): serial, it
+ * reads the set; parallel, it arrives, and the last to arrive reads it.
+ */
+void
+gpuhash_agg_resident_end(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+
+	if (r == NULL || r->set_id == 0)
+		return;
+	if (r->shared != NULL)
+	{
+		if (!r->attached)
+			return;
+		if (r->incomplete)
+			pg_atomic_write_u32(&r->shared->incomplete, 1);
+		r->attached = false;
+		r->reader = BarrierArriveAndDetach(&r->shared->barrier);
+		if (r->reader && pg_atomic_read_u32(&r->shared->incomplete) != 0)
+			r->incomplete = true;
+	}
+}
+
+/* The next chunk of the set's groups into the node's pending sets: true. */
+bool
+gpuhash_agg_resident_next(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+	gh_agg_groups *g;
+
+	if (r == NULL || !r->reader || r->set_id == 0 ||
+		(r->read_started && r->read_pos >= r->read_total))
+		return false;
+	g = palloc0(sizeof(gh_agg_groups));
+	if (gh_agg_groups_init(g, as->aprog, as->max_groups) != GH_OK)
+		elog(ERROR, "gpuhash: %s", gh_last_error());
+	as->pending = lappend(as->pending, g);
+	gpuhash_svc_groups_read(r->set_id, &r->having, !r->incomplete, r->read_pos, g, &r->info);
+	r->read_started = true;
+	r->have_info = true;
+	r->read_total = r->info.returned;
+	r->read_pos += g->n_groups;
+	if (g->n_groups == 0)
+		r->read_pos = r->read_total;	/* nothing more will come */
+	if (r->shared != NULL)
+	{
+		pg_atomic_write_u64(&r->shared->resident, r->info.resident);
+		pg_atomic_write_u64(&r->shared->returned, r->info.returned);
+		pg_atomic_write_u64(&r->shared->removed, r->info.removed);
+		pg_atomic_write_u32(&r->shared->applied, r->info.applied ? 1 : 2);
+	}
+	return true;
+}
+
+/* A rescan: serial, the set goes (the next scan makes a new one). */
+void
+gpuhash_agg_resident_rescan(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+
+	if (r == NULL)
+		return;
+	if (r->shared == NULL)
+		free_owned(r);
+	else if (r->attached)
+	{
+		BarrierDetach(&r->shared->barrier);
+		/* what this participant folded is lost: the set cannot be trusted */
+		pg_atomic_write_u32(&r->shared->incomplete, 1);
+	}
+	r->set_id = 0;
+	r->started = r->attached = r->late = r->incomplete = r->reader = r->read_started = false;
+	r->read_pos = r->read_total = 0;
+}
+
+/* Before the DSM goes: the reader's figures kept for EXPLAIN ANALYZE. */
+void
+gpuhash_agg_resident_shutdown(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+	uint32		applied;
+
+	if (r == NULL || r->shared == NULL || r->have_info)
+		return;
+	applied = pg_atomic_read_u32(&r->shared->applied);
+	if (applied == 0)
+		return;
+	r->info.resident = pg_atomic_read_u64(&r->shared->resident);
+	r->info.returned = pg_atomic_read_u64(&r->shared->returned);
+	r->info.removed = pg_atomic_read_u64(&r->shared->removed);
+	r->info.applied = applied == 1;
+	r->have_info = true;
+}
+
+void
+gpuhash_agg_resident_explain(GpuPreAggState *as, ExplainState *es)
+{
+	GpuAggResident *r = as->res;
+
+	if (r == NULL || !r->usable)
+		return;
+	if (r->having.nterms > 0 && r->having_text != NULL)
+		ExplainPropertyText("GPU Having", r->having_text, es);
+	if (!es->analyze || !r->have_info)
+		return;
+	ExplainPropertyUInteger("Resident Groups", NULL, r->info.resident, es);
+	ExplainPropertyUInteger("Groups Returned", NULL, r->info.returned, es);
+	if (r->having.nterms > 0)
+	{
+		if (r->info.applied)
+			ExplainPropertyUInteger("Groups Removed by GPU Having", NULL, r->info.removed, es);
+		else
+			ExplainPropertyText("GPU Having Skipped", "set incomplete", es);
+	}
+}
+
+/* ---- the node's DSM: after the heap scan's and the join's ---- */
+
+static GpuAggResidentShared *
+shared_of(GpuPreAggState *as, void *coordinate)
+{
+	Size		off = MAXALIGN(gpuhash_heap_scan_estimate(as->os) +
+							   gpuhash_agg_join_par_estimate(as));
+
+	return (GpuAggResidentShared *) ((char *) coordinate + off);
+}
+
+Size
+gpuhash_agg_resident_estimate(GpuPreAggState *as)
+{
+	return as->res != NULL ? MAXALIGN(sizeof(GpuAggResidentShared)) + MAXIMUM_ALIGNOF : 0;
+}
+
+static void
+setup_shared(GpuPreAggState *as, GpuAggResidentShared *sh)
+{
+	GpuAggResident *r = as->res;
+
+	free_owned(r);
+	memset(sh, 0, sizeof(*sh));
+	pg_atomic_init_u32(&sh->incomplete, 0);
+	pg_atomic_init_u64(&sh->resident, 0);
+	pg_atomic_init_u64(&sh->returned, 0);
+	pg_atomic_init_u64(&sh->removed, 0);
+	pg_atomic_init_u32(&sh->applied, 0);
+	BarrierInit(&sh->barrier, 0);
+	if (r->usable)
+		r->owned = begin_set(as, MyProcPid);
+	sh->set_id = r->owned;
+	r->shared = sh;
+	r->have_info = false;
+}
+
+void
+gpuhash_agg_resident_init_dsm(GpuPreAggState *as, void *coordinate)
+{
+	if (as->res != NULL)
+		setup_shared(as, shared_of(as, coordinate));
+}
+
+/* A rescan of the parallel plan: the old set goes, a new one for all. */
+void
+gpuhash_agg_resident_reinit_dsm(GpuPreAggState *as, void *coordinate)
+{
+	if (as->res != NULL)
+		setup_shared(as, shared_of(as, coordinate));
+}
+
+void
+gpuhash_agg_resident_attach(GpuPreAggState *as, void *coordinate)
+{
+	if (as->res != NULL)
+		as->res->shared = shared_of(as, coordinate);
+}
