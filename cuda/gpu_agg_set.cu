@@ -215,6 +215,8 @@ gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
 	if (set->d_mem)
 		GH_TRY(cudaFree(set->d_mem));
 	set->d_mem = mem;
+	set->cap = cap;
+	set->slots = gh_agg_slots(cap);
 	return GH_OK;
 }
 
