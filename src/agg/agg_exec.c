@@ -352,6 +352,14 @@ exec_preagg(CustomScanState *node)
 		}
 		if (as->phase == GA_FINAL)
 		{
+			/* an outer join: the inner rows nothing matched (agg_join_outer.c) */
+			if (gpuhash_agg_outer_next(as))
+			{
+				old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+				gpuhash_agg_join_cpu_row(as, slot);
+				MemoryContextSwitchTo(old);
+				return project(node, slot);
+			}
 			as->phase = GA_DONE;
 			if (as->nkeys == 0 && !as->emitted_any)
 			{
