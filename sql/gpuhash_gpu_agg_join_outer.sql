@@ -197,6 +197,7 @@ SELECT * FROM jo_check('SELECT c_custkey, count(o_orderkey) FROM jo_c LEFT JOIN 
 SELECT * FROM jo_check('SELECT c_seg, count(*), count(o_orderkey) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey AND o_prio IS NOT NULL WHERE c_nation <> 2 GROUP BY c_seg');
 -- nothing matches: every inner row null-extended
 SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey AND o_total < 0 GROUP BY c_nation');
+-- an outer side with no row (a page, all of it deleted): PostgreSQL's plan
 SELECT * FROM jo_check('SELECT c_custkey, count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o_empty ON c_custkey = o_custkey GROUP BY c_custkey');
 SELECT * FROM jo_check('SELECT count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o_empty ON c_custkey = o_custkey');
 -- an empty inner side: no group; a plain aggregate's one row
@@ -208,24 +209,24 @@ SELECT * FROM jo_check('SELECT c_nation, count(*) FROM jo_c LEFT JOIN jo_o ON c_
 SELECT * FROM jo_check('SELECT c_nation, count(*) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey WHERE o_total > 1000 GROUP BY c_nation');
 
 -- refused pages: an order's comment compressed in place, read by the
--- pattern; the only orders of customers 1 .. 9 lie on those pages, so
--- their matches are the CPU's alone
+-- pattern; the only orders of customers 1 .. 50 lie on those pages, so
+-- their matches are the CPU's alone (count(*) would see them folded twice)
 CREATE TABLE jo_toast (o_orderkey int8, o_custkey int4, o_total numeric(12,2), o_comment text)
   WITH (autovacuum_enabled = off);
 INSERT INTO jo_toast
-SELECT i, CASE WHEN i % 400 = 0 THEN i / 400 ELSE 10 + i % 2000 END, i / 8.0,
+SELECT i, CASE WHEN i % 400 = 0 THEN i / 400 ELSE 60 + i % 2000 END, i / 8.0,
        CASE WHEN i % 400 = 0 THEN repeat('x special y', 1500) ELSE 'comment ' || (i % 41) END
-FROM generate_series(1, 4000) i;
+FROM generate_series(1, 20000) i;
 VACUUM (ANALYZE) jo_toast;
 SELECT * FROM jo_check($$
-  SELECT c_custkey, count(o_orderkey), sum(o_total)
+  SELECT c_custkey, count(*), count(o_orderkey), sum(o_total)
   FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE '%special%requests%'
   GROUP BY c_custkey $$);
-SELECT c_custkey, count(o_orderkey), sum(o_total)
+SELECT c_custkey, count(*), count(o_orderkey), sum(o_total)
 FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE '%special%requests%'
-WHERE c_custkey < 12 GROUP BY c_custkey ORDER BY c_custkey;
+WHERE c_custkey < 12 OR c_custkey BETWEEN 49 AND 61 GROUP BY c_custkey ORDER BY c_custkey;
 SELECT jo_figures($$
-  SELECT c_custkey, count(o_orderkey), sum(o_total)
+  SELECT c_custkey, count(*), count(o_orderkey), sum(o_total)
   FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE '%special%requests%'
   GROUP BY c_custkey $$);
 
@@ -238,7 +239,7 @@ SELECT * FROM jo_check($$
              AND o_comment NOT LIKE '%special%requests%'
         GROUP BY c_custkey) AS c_orders (c_custkey, c_count)
   GROUP BY c_count $$);
-SELECT * FROM jo_check('SELECT c_custkey, count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE ''%special%requests%'' GROUP BY c_custkey');
+SELECT * FROM jo_check('SELECT c_custkey, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE ''%special%requests%'' GROUP BY c_custkey');
 SELECT * FROM jo_check('SELECT o_prio, count(*), count(o_orderkey), sum(c_bal) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY o_prio');
 RESET gpuhash.use_service;
 
@@ -246,15 +247,52 @@ RESET gpuhash.use_service;
 SELECT * FROM jo_check('SELECT k, (SELECT count(o_orderkey) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey WHERE c_nation = k) FROM generate_series(0, 5) k');
 SELECT * FROM jo_check('SELECT x, s.* FROM (VALUES (1), (3)) v(x), LATERAL (SELECT c_seg, count(*), count(o_orderkey) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey AND o_total > v.x * 500 GROUP BY c_seg) s');
 
--- where core could go parallel the outer join stays serial
+-- in parallel: one shared dimension, which every participant's walk
+-- marks; the last participant out of the walk folds the unmatched rows
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
+SELECT count(*) FILTER (WHERE l LIKE '%Parallel Custom Scan (GpuPreAgg)%') AS parallel_preagg,
+       count(*) FILTER (WHERE l LIKE '%GPU Join Type: Left%') AS outer_preagg,
+       count(*) FILTER (WHERE l LIKE '%Dimension: shared%') AS shared
+FROM jo_explain('SELECT c_nation, count(*) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation') l;
+SELECT * FROM jo_check($$
+  SELECT c_count, count(*) AS custdist
+  FROM (SELECT c_custkey, count(o_orderkey)
+        FROM jo_c LEFT OUTER JOIN jo_o ON c_custkey = o_custkey
+             AND o_comment NOT LIKE '%special%requests%'
+        GROUP BY c_custkey) AS c_orders (c_custkey, c_count)
+  GROUP BY c_count $$);
+SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation');
+SELECT * FROM jo_check('SELECT o_prio, count(*), count(o_orderkey), sum(c_bal) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY o_prio');
+SELECT * FROM jo_check('SELECT count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey AND o_total < 0');
+SELECT * FROM jo_check('SELECT c_custkey, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE ''%special%requests%'' GROUP BY c_custkey');
+SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE ''%special%requests%'' GROUP BY c_nation');
+-- each participant's own dimension (no GPU service): their marks ORed in the DSM
+SET gpuhash.use_service = off;
+SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation');
+SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_toast ON c_custkey = o_custkey AND o_comment NOT LIKE ''%special%requests%'' GROUP BY c_nation');
+RESET gpuhash.use_service;
+-- the leader not walking; rescans (Gather's workers anew each time)
+SET parallel_leader_participation = off;
+SELECT * FROM jo_check('SELECT c_seg, count(*), count(o_orderkey), min(o_date) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_seg');
+RESET parallel_leader_participation;
+SELECT * FROM jo_check('SELECT k, (SELECT count(o_orderkey) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey WHERE c_nation = k) FROM generate_series(0, 3) k');
+-- without a shared dimension the outer join stays serial
+SET gpuhash.shared_dimension = off;
 SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation');
 SELECT count(*) FILTER (WHERE l LIKE '%Parallel Custom Scan (GpuPreAgg)%') AS parallel_preagg,
        count(*) FILTER (WHERE l LIKE '%GPU Join Type: Left%') AS outer_preagg
 FROM jo_explain('SELECT c_nation, count(*) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation') l;
+RESET gpuhash.shared_dimension;
+EXPLAIN (COSTS OFF)
+SELECT c_count, count(*) AS custdist
+FROM (SELECT c_custkey, count(o_orderkey)
+      FROM jo_c LEFT OUTER JOIN jo_o ON c_custkey = o_custkey
+           AND o_comment NOT LIKE '%special%requests%'
+      GROUP BY c_custkey) AS c_orders (c_custkey, c_count)
+GROUP BY c_count ORDER BY custdist DESC, c_count DESC;
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -335,6 +335,8 @@ exec_preagg(CustomScanState *node)
 			/* the inner side first: its rows, its dimension */
 			if (as->join != NULL && !as->join->collected)
 			{
+				/* an outer join in parallel: among the walkers (agg_join_outer.c) */
+				gpuhash_agg_outer_par_begin(as);
 				/* in a parallel query, one dimension for all (agg_join_par.c) */
 				if (as->join->shared != NULL)
 					gpuhash_agg_join_par_collect(as);
@@ -353,6 +355,9 @@ exec_preagg(CustomScanState *node)
 		if (as->phase == GA_FINAL)
 		{
 			/* an outer join: the inner rows nothing matched (agg_join_outer.c) */
+			if (gpuhash_agg_outer_folds(as) && as->join->shared != NULL &&
+				!as->join->rows_loaded)
+				gpuhash_agg_join_par_load(as->join);
 			if (gpuhash_agg_outer_next(as))
 			{
 				old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
@@ -402,12 +407,21 @@ rescan_preagg(CustomScanState *node)
 
 /* A Parallel Seq Scan's block allocator in the node's DSM (heap_scan.c) */
 /* ... and after it, a shared dimension's coordination (agg_join_par.c) */
+/* ... and an outer join's walk barrier and flags (agg_join_outer.c) */
 static Size
 estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
-	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as);
+	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as) +
+		gpuhash_agg_outer_par_estimate(as);
+}
+
+static void *
+outer_space(GpuPreAggState *as, void *coordinate)
+{
+	return (char *) coordinate + gpuhash_heap_scan_estimate(as->os) +
+		gpuhash_agg_join_par_estimate(as);
 }
 
 static void
@@ -417,6 +431,7 @@ init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	gpuhash_heap_scan_init_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_init(as, pcxt, coordinate);
+	gpuhash_agg_outer_par_init(as, outer_space(as, coordinate), false);
 }
 
 static void
@@ -426,6 +441,7 @@ reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate
 
 	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_reinit(as, coordinate);
+	gpuhash_agg_outer_par_init(as, outer_space(as, coordinate), true);
 }
 
 static void
@@ -435,6 +451,7 @@ init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	gpuhash_heap_scan_init_worker(as->os, coordinate);
 	gpuhash_agg_join_par_attach(as, coordinate);
+	gpuhash_agg_outer_par_attach(as, outer_space(as, coordinate));
 }
 
 /* EXPLAIN: keys, aggregates, the GPU's and the CPU's quals; ANALYZE figures. */

@@ -113,6 +113,10 @@ typedef struct GpuAggJoin
 	HeapTuple	null_tuple;
 	uint64		outer_pos;
 	bool		outer_started;
+	/* in parallel (agg_join_outer.c): the DSM's part, its walk barrier */
+	struct GpuAggOuterShared *outer_sh;
+	bool		outer_attached;
+	int			outer_folds;	/* -1: not decided; 0: another folds; 1: this one */
 	uint64		unmatched;		/* EXPLAIN ANALYZE */
 
 	/* EXPLAIN ANALYZE */
@@ -144,11 +148,16 @@ extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool use
 									 ExplainState *es);
 
 /* agg_join_outer.c */
-extern bool gpuhash_agg_outer_planned(const CustomScan *cscan, const GpuAggJoin *j);
+extern bool gpuhash_agg_outer_planned(const CustomScan *cscan, GpuAggJoin *j);
 extern void gpuhash_agg_outer_release(GpuAggJoin *j);
 extern void gpuhash_agg_outer_keep_null(GpuAggJoin *j, TupleTableSlot *slot);
 extern void gpuhash_agg_outer_mark(GpuAggJoin *j, uint64 pos);
 extern bool gpuhash_agg_outer_next(GpuPreAggState *as);
+extern bool gpuhash_agg_outer_folds(GpuPreAggState *as);
+extern Size gpuhash_agg_outer_par_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_outer_par_init(GpuPreAggState *as, void *space, bool reinit);
+extern void gpuhash_agg_outer_par_attach(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_outer_par_begin(GpuPreAggState *as);
 extern void gpuhash_agg_outer_explain(GpuPreAggState *as, ExplainState *es);
 
 /* agg_join_par.c */

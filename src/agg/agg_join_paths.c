@@ -315,12 +315,6 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 * participant; else (or where there is none) the serial one, over the
 	 * inner side's cheapest path.
 	 */
-	/*
-	 * An outer join preserving I is serial: a participant cannot tell the
-	 * inner rows another one matched (agg_join_outer.c).
-	 */
-	if (ja.preserve_inner)
-		partial_rel = NULL;
 	if (partial_rel != NULL && partial_rel->consider_parallel &&
 		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
 		(ja.inner_path = cheapest_parallel_safe(ja.inner)) == NULL)
@@ -379,8 +373,12 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	/* where core could go parallel */
 	if (partial_rel != NULL && partial_rel->consider_parallel)
 		scan = gpuhash_preagg_partial_seqscan(ja.rel);
-	/* I's cheapest path run whole by each participant: where it may run in workers */
-	each = ja.inner_path->parallel_safe ? scan : NULL;
+	/*
+	 * I's cheapest path run whole by each participant: where it may run in
+	 * workers.  Not over an outer join preserving I: a participant cannot
+	 * tell the inner rows only another one matched (agg_join_outer.c).
+	 */
+	each = ja.inner_path->parallel_safe && !ja.preserve_inner ? scan : NULL;
 	cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
 						ninner, extra, NULL);
 	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
