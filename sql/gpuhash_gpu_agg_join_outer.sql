@@ -203,6 +203,12 @@ SELECT * FROM jo_check('SELECT count(*), count(o_orderkey), sum(o_total) FROM jo
 -- an empty inner side: no group; a plain aggregate's one row
 SELECT * FROM jo_check('SELECT c_custkey, count(o_orderkey) FROM jo_c_empty LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_custkey');
 SELECT * FROM jo_check('SELECT count(*), count(o_orderkey), sum(o_total) FROM jo_c_empty LEFT JOIN jo_o ON c_custkey = o_custkey');
+-- the inner side a join itself, or a subquery
+CREATE TABLE jo_n (n_key int4, n_name text);
+INSERT INTO jo_n SELECT i, 'nation ' || i FROM generate_series(0, 3) i;
+ANALYZE jo_n;
+SELECT * FROM jo_check('SELECT n_name, count(*), count(o_orderkey), sum(o_total) FROM (jo_c JOIN jo_n ON c_nation = n_key) LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY n_name');
+SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey) FROM (SELECT DISTINCT c_custkey, c_nation FROM jo_c) c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation');
 -- a WHERE clause above the join that is not strict in R: left to PostgreSQL
 SELECT * FROM jo_check('SELECT c_nation, count(*) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey WHERE o_total IS NULL OR o_total > 1000 GROUP BY c_nation');
 -- a strict one makes it an inner join
@@ -325,7 +331,7 @@ RESET gpuhash.min_gain;
 RESET gpuhash.page_cpu_cost;
 RESET gpuhash.match_row_cost;
 RESET gpuhash.page_match_cost;
-DROP TABLE jo_c, jo_o, jo_o_empty, jo_c_empty, jo_toast;
+DROP TABLE jo_c, jo_o, jo_o_empty, jo_c_empty, jo_toast, jo_n;
 DROP FUNCTION jo_check(text);
 DROP FUNCTION jo_error(text);
 DROP FUNCTION jo_joined(text);
