@@ -140,6 +140,7 @@ publish_marks(GpuAggJoin *j)
 	GpuAggOuterShared *sh = j->outer_sh;
 	uint8	   *mine = NULL;
 	uint8	   *all;
+	dsa_pointer dp = InvalidDsaPointer;
 
 	if (j->nrows == 0 || (j->cpu_matched == NULL && j->dim == NULL))
 		return;
@@ -149,30 +150,19 @@ publish_marks(GpuAggJoin *j)
 		if (gh_agg_dim_matched(j->dim, 0, j->nrows, mine) != GH_OK)
 			elog(ERROR, "gpuhash: the join's matched rows: %s", gh_last_error());
 	}
-	SpinLockAcquire(&sh->mutex);
+	/* the first to publish allocates the flags (never under the spinlock) */
 	if (!DsaPointerIsValid(sh->matched))
+		dp = dsa_allocate_extended(j->dsa, j->nrows, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
+	SpinLockAcquire(&sh->mutex);
+	if (!DsaPointerIsValid(sh->matched) && DsaPointerIsValid(dp))
 	{
-		SpinLockRelease(&sh->mutex);
-		/* allocated outside the spinlock; the first to publish keeps its own */
-		{
-			dsa_pointer dp = dsa_allocate_extended(j->dsa, j->nrows,
-												   DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
-
-			SpinLockAcquire(&sh->mutex);
-			if (DsaPointerIsValid(sh->matched))
-			{
-				SpinLockRelease(&sh->mutex);
-				dsa_free(j->dsa, dp);
-				SpinLockAcquire(&sh->mutex);
-			}
-			else
-			{
-				sh->matched = dp;
-				sh->nrows = j->nrows;
-			}
-		}
+		sh->matched = dp;
+		sh->nrows = j->nrows;
+		dp = InvalidDsaPointer;
 	}
 	SpinLockRelease(&sh->mutex);
+	if (DsaPointerIsValid(dp))
+		dsa_free(j->dsa, dp);	/* another was first */
 	if (sh->nrows != j->nrows)
 		elog(ERROR, "gpuhash: the outer join's shared flags hold " UINT64_FORMAT " rows, not "
 			 UINT64_FORMAT, sh->nrows, j->nrows);
