@@ -180,6 +180,12 @@ gh_gpu_agg_dim_release(gh_agg_dim *d)
 }
 
 gh_status
+gh_gpu_agg_dim_matched(const gh_agg_dim *, uint64_t, uint64_t, uint8_t *)
+{
+	return no_gpu();
+}
+
+gh_status
 gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_t,
 						 const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *,
 						 size_t, size_t *, uint8_t *, gh_page_stats *)

@@ -58,6 +58,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->collected = false;
 	j->rows_loaded = false;
 	j->have_cur = false;
+	gpuhash_agg_outer_release(j);
 }
 
 /* The packed key of the row in econtext's inner (or scan) tuple; false: NULL. */
@@ -278,7 +279,11 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 		ok = eval_key(j, j->inner_key_states, j->inner_conv, econtext, &key);
 		ResetExprContext(econtext);
 		if (!ok)
-			continue;			/* a NULL key joins nothing */
+		{
+			/* a NULL key joins nothing; a preserved side keeps the row */
+			gpuhash_agg_outer_keep_null(j, slot);
+			continue;
+		}
 		old = MemoryContextSwitchTo(j->rows_cxt);
 		if (j->nrows == j->cap)
 		{
@@ -378,7 +383,11 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 		econtext->ecxt_scantuple = hs;
 		econtext->ecxt_innertuple = j->row_slot;
 		if (j->join_qual == NULL || ExecQual(j->join_qual, econtext))
+		{
+			if (j->preserve_inner)
+				gpuhash_agg_outer_mark(j, j->next_match - 1);
 			return true;
+		}
 		ResetExprContext(econtext);
 	}
 	return false;
@@ -449,6 +458,7 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
 																						  2 * j->njoinkeys)),
 											   context, useprefix, false), es);
+	gpuhash_agg_outer_explain(as, es);
 	/* one dimension for all participants (agg_join_par.c); else one each */
 	if (j->shared_plan)
 		ExplainPropertyText("Dimension", "shared", es);

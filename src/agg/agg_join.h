@@ -98,6 +98,27 @@ typedef struct GpuAggJoin
 	uint64		next_match;		/* rows[next_match ..] */
 	uint64		end_match;
 
+	/*
+	 * An outer join preserving I (agg_join_outer.c): the NULL-key inner
+	 * rows, the pairs the CPU folded (by row), after the walk all matched
+	 * rows and R's all-NULL tuple, and the next row to null-extend (rows,
+	 * then null_rows); all in rows_cxt
+	 */
+	bool		preserve_inner;
+	MinimalTuple *null_rows;
+	uint64		n_null_rows;
+	uint64		cap_null_rows;
+	uint8	   *cpu_matched;
+	uint8	   *matched;
+	HeapTuple	null_tuple;
+	uint64		outer_pos;
+	bool		outer_started;
+	/* in parallel (agg_join_outer.c): the DSM's part, its walk barrier */
+	struct GpuAggOuterShared *outer_sh;
+	bool		outer_attached;
+	int			outer_folds;	/* -1: not decided; 0: another folds; 1: this one */
+	uint64		unmatched;		/* EXPLAIN ANALYZE */
+
 	/* EXPLAIN ANALYZE */
 	uint64		inner_rows;
 	Size		dim_bytes;
@@ -125,6 +146,19 @@ extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fre
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);
 extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix,
 									 ExplainState *es);
+
+/* agg_join_outer.c */
+extern bool gpuhash_agg_outer_planned(const CustomScan *cscan, GpuAggJoin *j);
+extern void gpuhash_agg_outer_release(GpuAggJoin *j);
+extern void gpuhash_agg_outer_keep_null(GpuAggJoin *j, TupleTableSlot *slot);
+extern void gpuhash_agg_outer_mark(GpuAggJoin *j, uint64 pos);
+extern bool gpuhash_agg_outer_next(GpuPreAggState *as);
+extern bool gpuhash_agg_outer_folds(GpuPreAggState *as);
+extern Size gpuhash_agg_outer_par_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_outer_par_init(GpuPreAggState *as, void *space, bool reinit);
+extern void gpuhash_agg_outer_par_attach(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_outer_par_begin(GpuPreAggState *as);
+extern void gpuhash_agg_outer_explain(GpuPreAggState *as, ExplainState *es);
 
 /* agg_join_par.c */
 extern Size gpuhash_agg_join_par_estimate(GpuPreAggState *as);

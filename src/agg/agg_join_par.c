@@ -232,7 +232,11 @@ collect_share(GpuPreAggState *as)
 		ok = gpuhash_agg_join_inner_key(j, econtext, &key);
 		ResetExprContext(econtext);
 		if (!ok)
-			continue;			/* a NULL key joins nothing */
+		{
+			/* a NULL key joins nothing; a preserved side keeps the row, here */
+			gpuhash_agg_outer_keep_null(j, slot);
+			continue;
+		}
 		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
 		need = ENTRY_BYTES(mt);
 		if (cur == NULL || cur->used + need > cur->size)

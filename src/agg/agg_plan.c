@@ -124,6 +124,10 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 					   makeInteger(list_length(lsecond(best_path->custom_private))),
 					   makeInteger(list_length(best_path->custom_private) > 4 &&
 								   intVal(list_nth(best_path->custom_private, 4))));
+		/* GPUHASH_PREAGG_PRIV_PRESERVE_INNER: the path's sixth (agg_join_paths.c) */
+		cscan->custom_private = lappend(cscan->custom_private,
+										makeInteger(list_length(best_path->custom_private) > 5 &&
+													intVal(list_nth(best_path->custom_private, 5))));
 	}
 	return &cscan->scan.plan;
 }

@@ -380,21 +380,12 @@ gpuhash_agg_resident_explain(GpuPreAggState *as, ExplainState *es)
 	}
 }
 
-/* ---- the node's DSM: after the heap scan's and the join's ---- */
-
-static GpuAggResidentShared *
-shared_of(GpuPreAggState *as, void *coordinate)
-{
-	Size		off = MAXALIGN(gpuhash_heap_scan_estimate(as->os) +
-							   gpuhash_agg_join_par_estimate(as));
-
-	return (GpuAggResidentShared *) ((char *) coordinate + off);
-}
+/* ---- the node's DSM: its region placed by agg_exec.c's layout ---- */
 
 Size
 gpuhash_agg_resident_estimate(GpuPreAggState *as)
 {
-	return as->res != NULL ? MAXALIGN(sizeof(GpuAggResidentShared)) + MAXIMUM_ALIGNOF : 0;
+	return as->res != NULL ? MAXALIGN(sizeof(GpuAggResidentShared)) : 0;
 }
 
 static void
@@ -418,23 +409,23 @@ setup_shared(GpuPreAggState *as, GpuAggResidentShared *sh)
 }
 
 void
-gpuhash_agg_resident_init_dsm(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_init_dsm(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		setup_shared(as, shared_of(as, coordinate));
+		setup_shared(as, (GpuAggResidentShared *) space);
 }
 
 /* A rescan of the parallel plan: the old set goes, a new one for all. */
 void
-gpuhash_agg_resident_reinit_dsm(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_reinit_dsm(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		setup_shared(as, shared_of(as, coordinate));
+		setup_shared(as, (GpuAggResidentShared *) space);
 }
 
 void
-gpuhash_agg_resident_attach(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_attach(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		as->res->shared = shared_of(as, coordinate);
+		as->res->shared = (GpuAggResidentShared *) space;
 }

@@ -54,8 +54,8 @@ extern void gpuhash_agg_resident_rescan(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_shutdown(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_explain(struct GpuPreAggState *as, ExplainState *es);
 extern Size gpuhash_agg_resident_estimate(struct GpuPreAggState *as);
-extern void gpuhash_agg_resident_init_dsm(struct GpuPreAggState *as, void *coordinate);
-extern void gpuhash_agg_resident_reinit_dsm(struct GpuPreAggState *as, void *coordinate);
-extern void gpuhash_agg_resident_attach(struct GpuPreAggState *as, void *coordinate);
+extern void gpuhash_agg_resident_init_dsm(struct GpuPreAggState *as, void *space);
+extern void gpuhash_agg_resident_reinit_dsm(struct GpuPreAggState *as, void *space);
+extern void gpuhash_agg_resident_attach(struct GpuPreAggState *as, void *space);
 
 #endif							/* GPUHASH_AGG_RESIDENT_H */

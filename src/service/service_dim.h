@@ -61,6 +61,13 @@ extern bool gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 
  */
 extern void gpuhash_svc_dim_free(uint64 dim_id);
 
+/*
+ * The matched flags of the dimension's n rows (gh_agg_dim_matched) into
+ * out, a staging chunk at a time.  ERROR when the service cannot answer
+ * (gone, the dimension freed): the caller cannot tell its unmatched rows.
+ */
+extern void gpuhash_svc_dim_matched(uint64 dim_id, uint64 n, uint8 *out);
+
 /* tests: this backend forgets the dimension, left to the service's owner sweep */
 extern void gpuhash_svc_dim_disown(uint64 dim_id);
 

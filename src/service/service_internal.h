@@ -111,7 +111,8 @@ typedef enum RequestType
 	REQ_DIM_APPEND,
 	REQ_DIM_FINISH,
 	REQ_SET_BEGIN,				/* resident groups (service_groups.c) */
-	REQ_SET_FINISH
+	REQ_SET_FINISH,
+	REQ_DIM_MATCHED				/* its matched flags back (service_dim_matched.c) */
 } RequestType;
 
 /* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
@@ -122,7 +123,8 @@ typedef enum RequestType
 static inline bool
 svc_dim_request(RequestType type)
 {
-	return type == REQ_DIM_BEGIN || type == REQ_DIM_APPEND || type == REQ_DIM_FINISH;
+	return type == REQ_DIM_BEGIN || type == REQ_DIM_APPEND || type == REQ_DIM_FINISH ||
+		type == REQ_DIM_MATCHED;
 }
 
 typedef struct SvcSlot

@@ -121,6 +121,7 @@ extern gh_status svc_injected_failure(void);
 /* service_dim_serve.c */
 extern gh_status svc_begin_dim(SvcSlot *s);
 extern gh_status svc_serve_dim(SvcSlot *s, SvcTable *t);
+extern gh_status svc_serve_dim_matched(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_use_dim(SvcSlot *s);
 extern void svc_unuse_dim(SvcTable *t);
 
