@@ -5,12 +5,14 @@
  *	  plan runs to its end and each row is kept with its packed key (the
  *	  join's exact key, as the tuple path packs it: rows.c; a NULL key joins
  *	  nothing and is dropped), within work_mem x hash_mem_multiplier as a
- *	  Hash node's table is; the rows, sorted by key, become the dimension
- *	  (gh_agg_dim) that the walker joins passing outer rows to.
+ *	  Hash node's table is; the rows become the dimension (gh_agg_dim) that
+ *	  the walker joins passing outer rows to.
  *
  * The CPU joins what the GPU does not: the tuples of a refused page, and
  * every page of a plan whose programs the GPU cannot take.  Each such outer
- * tuple's key finds its inner rows by binary search over the sorted rows;
+ * tuple's key finds its inner rows by binary search over the rows, sorted
+ * by key at the first such need (a plan whose pages the GPU all takes
+ * never sorts them);
  * each pair that passes the further join clauses (ExecQual: the outer tuple
  * as the scan tuple, the inner row as the inner tuple) goes out as one
  * partial row, its aggregates' arguments evaluated by PostgreSQL's own
@@ -57,6 +59,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->bytes = 0;
 	j->collected = false;
 	j->rows_loaded = false;
+	j->rows_sorted = false;
 	j->have_cur = false;
 }
 
@@ -155,8 +158,9 @@ dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, Stri
 void
 gpuhash_agg_join_sort(GpuAggJoin *j)
 {
-	if (j->nrows > 1)
+	if (j->nrows > 1 && !j->rows_sorted)
 		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	j->rows_sorted = true;
 }
 
 /*
@@ -178,6 +182,7 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	gh_status	st;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	j->ship_bytes = j->nrows * (sizeof(uint64) + sizeof(gh_agg_inval) * ninner);
 	keys = palloc_extended(sizeof(uint64) * Max(j->nrows, 1), MCXT_ALLOC_HUGE);
 	vals = palloc_extended(sizeof(gh_agg_inval) * Max(j->nrows, 1) * ninner,
 						   MCXT_ALLOC_HUGE);
@@ -192,11 +197,14 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 		}
 		ExecStoreMinimalTuple(j->rows[r].tup, j->row_slot, false);
 		for (int c = 0; c < j->ncols; c++)
-			dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c], &heap);
+			if (!gpuhash_agg_join_cond_value(as, c, &vals[r * ninner + c]))
+				dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c], &heap);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(j->row_slot);
 	MemoryContextSwitchTo(old);
+	j->ship_bytes += heap.len;
+	j->values_ms += gpuhash_ms_since(t0);
 
 	/* the service folds the requests where it holds the dimension */
 	if (service && as->use_service)
@@ -208,6 +216,8 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 									  (const uint8 *) heap.data, (uint64) heap.len,
 									  as->device, &j->dim_id, &info))
 		{
+			j->ship_ms += info.ship_ms;
+			j->service_ms += info.build_ms - info.ship_ms;
 			j->dim_bytes = info.bytes;
 			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
 			pfree(keys);
@@ -251,8 +261,7 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 }
 
 /*
- * Runs the inner plan to its end: its rows with a non-NULL key, sorted by
- * key; then the dimension, where the GPU folds.  More than work_mem x
+ * Runs the inner plan to its end: its rows with a non-NULL key; then the dimension, where the GPU folds.  More than work_mem x
  * hash_mem_multiplier of rows is an error, as the plan promised they fit.
  */
 void
@@ -299,9 +308,9 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 							limit / 1024),
 					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
 	}
-	gpuhash_agg_join_sort(j);
 	j->collected = true;
 	j->rows_loaded = true;
+	j->collect_ms += gpuhash_ms_since(t0);
 	j->build_ms += gpuhash_ms_since(t0);
 	if (as->why_cpu == NULL && as->aprog != NULL)
 		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
@@ -357,6 +366,7 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 		uint64		key;
 
 		Assert(j->rows_loaded);
+		gpuhash_agg_join_sort(j);
 
 		j->cur = *t;
 		ExecStoreHeapTuple(&j->cur, hs, false);
@@ -452,10 +462,12 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	/* one dimension for all participants (agg_join_par.c); else one each */
 	if (j->shared_plan)
 		ExplainPropertyText("Dimension", "shared", es);
+	gpuhash_agg_join_conds_explain(as, context, useprefix, es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);
 	ExplainPropertyUInteger("Dimension Bytes", NULL, j->dim_bytes, es);
 	if (es->timing)
 		ExplainPropertyFloat("Dimension Build Time", "ms", j->build_ms, 3, es);
+	gpuhash_agg_join_explain_build(as, es);
 }

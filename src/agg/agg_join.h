@@ -71,6 +71,8 @@ typedef struct GpuAggJoin
 	/* the collected rows, sorted by key */
 	MemoryContext rows_cxt;
 	bool		collected;
+	bool		rows_sorted;	/* sorted at the CPU join's first need: the
+								 * dimension's build takes them in any order */
 	GpuAggInnerRow *rows;
 	uint64		nrows;
 	uint64		cap;
@@ -103,6 +105,20 @@ typedef struct GpuAggJoin
 	Size		dim_bytes;
 	double		build_ms;
 	const char *dim_where;
+	/* the build's parts, by mechanism (agg_costs.c's terms) */
+	double		collect_ms;		/* the inner plan run, keys, rows copied */
+	double		values_ms;		/* the dimension's values made of the rows */
+	double		ship_ms;		/* keys, values, heap sent to the service */
+	double		service_ms;		/* the service's build of the dimension */
+	uint64		ship_bytes;		/* their bytes */
+
+	/*
+	 * Aggregates' conditions over the inner side alone, evaluated once per
+	 * inner row on the CPU into a bool column of the dimension
+	 * (agg_join_conds.c) rather than shipping the columns they read.
+	 */
+	int			nconds;
+	struct GpuAggInnerCond *conds;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -111,6 +127,15 @@ extern GpuAggJoin *gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan,
 extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
+extern ExprState *gpuhash_agg_join_cpu_expr(GpuPreAggState *as, Node *e);
+
+/* agg_join_conds.c */
+extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_cond_insns(GpuAggJoin *j, int a, gh_agg_prog *ap);
+extern bool gpuhash_agg_join_cond_value(GpuPreAggState *as, int c, gh_agg_inval *out);
+extern void gpuhash_agg_join_explain_build(GpuPreAggState *as, ExplainState *es);
+extern void gpuhash_agg_join_conds_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
 
 /* agg_join.c */
 extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);

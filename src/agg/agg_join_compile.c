@@ -238,6 +238,7 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
+	gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
 		as->why_cpu = "more inner columns than the GPU's dimension holds";
@@ -284,7 +285,8 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		{
 			int16_t		start = ap->ninsns;
 
-			if (!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
+			if (!gpuhash_agg_join_cond_insns(j, a, ap) &&
+				!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
 										   list_make1(g->cond), dim_col, j,
 										   ap->insn, &ap->ninsns, GH_AGG_MAX_INSNS))
 			{
@@ -333,6 +335,13 @@ static ExprState *
 cpu_expr(GpuPreAggState *as, Node *e)
 {
 	return ExecInitExpr((Expr *) cpu_form_mutator(e, as), &as->css.ss.ps);
+}
+
+/* e over the inner side: an ExprState over the inner row (INNER_VAR) */
+ExprState *
+gpuhash_agg_join_cpu_expr(GpuPreAggState *as, Node *e)
+{
+	return cpu_expr(as, e);
 }
 
 /*

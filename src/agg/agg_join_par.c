@@ -270,7 +270,7 @@ collect_share(GpuPreAggState *as)
 		publish_chunk(j, cur_dp, cur);
 }
 
-/* Every participant's rows, pointing into the chunks, sorted by key. */
+/* Every participant's rows, pointing into the chunks (sorted at the CPU join's first need). */
 void
 gpuhash_agg_join_par_load(GpuAggJoin *j)
 {
@@ -303,7 +303,7 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 		elog(ERROR, "gpuhash: the shared inner rows count " UINT64_FORMAT ", not " UINT64_FORMAT,
 			 k, sh->nrows);
 	j->nrows = j->cap = k;
-	gpuhash_agg_join_sort(j);
+	j->rows_sorted = false;
 	j->rows_loaded = true;
 }
 
