@@ -5,7 +5,8 @@
  *	  participant reads, the CPU handing them to the GPU, the GPU walking
  *	  every tuple on them (deform, the quals, the fold into the row's
  *	  group), and one row out per group; over a join, also the inner plan,
- *	  the dimension built of its rows, the probes and the pairs folded.  The
+ *	  the dimension built of its rows (per row and per byte shipped), the
+ *	  probes and the pairs folded.  The
  *	  path is offered only where the walker takes every qual (agg_paths.c:
  *	  otherwise the executor reads every row on the CPU).  Only this path is
  *	  priced here; PostgreSQL's own Partial Aggregate over its scan or join
@@ -111,6 +112,30 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 }
 
 /*
+ * The dimension's build from the inner plan's rows (agg_join.c), per row
+ * kept: beyond its keys (cpu_operator_cost each, charged apart) the row
+ * copied, its values made for the dimension and its place in the device's
+ * table; and per byte shipped to the service: the key (8), one value (16)
+ * per inner column and the by-reference values' data.  Set by the one GPU
+ * measurement of the build (bench/RESULTS.md, H200, TPC-H SF 10): Q14's
+ * 2 M part rows built in 947.8 ms, less Q19's 100 ms for the same part scan
+ * with few rows kept (the inner plan: PostgreSQL's own cost), 847.8 ms; the
+ * bytes' share split off at the host twin's EXPLAIN ANALYZE rate (Dimension
+ * Ship Time over Dimension Shipped Bytes, about 1 ns a byte: 96 MB, 96 ms),
+ * the rest per row, 0.376 us, less a key's cpu_operator_cost.  One unit is
+ * 0.0455 ms (ARCHITECTURE.md's cost model).
+ */
+#define AGG_DIM_ROW_COST 0.00576
+#define AGG_DIM_BYTE_COST 0.000022
+
+/* bytes shipped for rows inner rows of width bytes with ninner columns */
+static double
+dim_bytes(double rows, int ninner, int width)
+{
+	return rows * (sizeof(uint64) + 16.0 * Max(ninner, 1) + Max(width, 0));
+}
+
+/*
  * The aggregate over a join: baserel's pages walked as above, each row the
  * quals pass joined on the device to the dimension built of inner_path's
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
@@ -122,6 +147,7 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 						 double pairs, double groups, double shared_rows)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	int			width = inner_path->pathtarget->width;
 	Cost		startup = page_walk_cost(baserel, partial_scan);
 
 	/*
@@ -133,21 +159,24 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * the one dimension from all shared_rows while the others wait.
 	 */
 	startup += inner_path->total_cost;
-	if (shared_rows >= 0.0)
-		startup += inner_path->rows * cpu_operator_cost * nkeys +
-			shared_rows * (gpuhash_build_row_cost +
-						   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
 
 	/*
-	 * The dimension's build, per inner row: its keys evaluated on the CPU
-	 * (as the GPU join's build charges them), its insert into the device's
-	 * table (gpuhash.build_row_cost), and where the dimension keeps columns
-	 * for the keys, arguments and clauses above, the copy of the row's
-	 * values (gpuhash.kept_row_cost, as the join charges a kept row).
+	 * The dimension's build: each row's keys evaluated on the CPU (as the
+	 * GPU join's build charges them), then per row kept its copy, values
+	 * and insert into the device's table (AGG_DIM_ROW_COST and
+	 * gpuhash.build_row_cost) and per byte shipped to the service
+	 * (AGG_DIM_BYTE_COST).  The width is the inner target's, an upper bound
+	 * of the by-reference data (an inner-only CASE condition shipped as a
+	 * bool, agg_join_conds.c, is not seen here).
 	 */
+	if (shared_rows >= 0.0)
+		startup += inner_path->rows * cpu_operator_cost * nkeys +
+			shared_rows * (gpuhash_build_row_cost + AGG_DIM_ROW_COST) +
+			dim_bytes(shared_rows, ninner, width) * AGG_DIM_BYTE_COST;
 	else
 		startup += inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
-									   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
+									   AGG_DIM_ROW_COST) +
+			dim_bytes(inner_path->rows, ninner, width) * AGG_DIM_BYTE_COST;
 
 	/*
 	 * Each walked row that the scan's quals pass probes the dimension on
