@@ -14,6 +14,7 @@
 #include "dycuckoo.h"
 #include "page_internal.h"
 #include "agg_internal.h"
+#include "page_dim_internal.h"
 
 #include <string.h>
 
@@ -188,6 +189,15 @@ gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, 
 
 gh_status
 gh_page_register_host(void *, size_t)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_page_dim_rows(int, const gh_page_scan *, const int16_t *, int, const gh_page_ref *,
+					 uint32_t, const uint8_t *, size_t, const uint16_t *, uint32_t, bool,
+					 uint64_t *, gh_agg_inval *, uint8_t *, uint64_t *, uint64_t *, uint8_t *,
+					 gh_page_stats *)
 {
 	return no_gpu();
 }
