@@ -16,7 +16,7 @@
 #include "page_dim.cuh"
 #include "page_dim_internal.h"
 
-#include <cub/cub.cuh>
+#include <cub/device/device_scan.cuh>
 
 constexpr int DIM_THREADS = 128;
 constexpr int DIM_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + DIM_THREADS - 1) / DIM_THREADS;

@@ -9,6 +9,8 @@
 --
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
+-- the dimension from the inner plan's rows (from pages nothing runs on the CPU)
+SET gpuhash.dimension_pages = off;
 
 CREATE FUNCTION jc_set(name text, val text) RETURNS void
 LANGUAGE plpgsql AS $$

@@ -99,8 +99,8 @@ row_cmp(const void *a, const void *b)
 }
 
 /* One dimension value of column c from the row in slot, by-reference data onto heap. */
-static void
-dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, StringInfo heap)
+void
+gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, StringInfo heap)
 {
 	bool		isnull;
 	Datum		d = slot_getattr(slot, c->tlpos, &isnull);
@@ -179,7 +179,7 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	StringInfoData heap;
 	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
 	instr_time	t0;
-	gh_status	st;
+	bool		built;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	j->ship_bytes = j->nrows * (sizeof(uint64) + sizeof(gh_agg_inval) * ninner);
@@ -198,7 +198,8 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 		ExecStoreMinimalTuple(j->rows[r].tup, j->row_slot, false);
 		for (int c = 0; c < j->ncols; c++)
 			if (!gpuhash_agg_join_cond_value(as, c, &vals[r * ninner + c]))
-				dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c], &heap);
+				gpuhash_agg_join_dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c],
+										   &heap);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(j->row_slot);
@@ -206,43 +207,57 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	j->ship_bytes += heap.len;
 	j->values_ms += gpuhash_ms_since(t0);
 
+	built = gpuhash_agg_join_build_arrays(as, owner_pid, service, local, keys, j->nrows, vals,
+										  (const uint8 *) heap.data, (uint64) heap.len);
+	pfree(keys);
+	pfree(vals);
+	pfree(heap.data);
+	j->build_ms += gpuhash_ms_since(t0);
+	return built;
+}
+
+/*
+ * The dimension of n rows (keys, vals: n x the program's inner columns,
+ * heap_len bytes of by-reference data): in the GPU service where it takes
+ * it (service), held by owner_pid, else in this backend on its device (the
+ * host twin where it has no GPU) where local.  A dimension that cannot be
+ * built in this backend leaves every page to the CPU.  False: none built.
+ */
+bool
+gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service, bool local,
+							  const uint64 *keys, uint64 n, const gh_agg_inval *vals,
+							  const uint8 *heap, uint64 heap_len)
+{
+	GpuAggJoin *j = as->join;
+	int			ninner = as->aprog->join.ninner;
+	gh_status	st;
+
 	/* the service folds the requests where it holds the dimension */
 	if (service && as->use_service)
 	{
 		GhSvcDimInfo info;
 
 		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_for(owner_pid, keys, j->nrows, vals, ninner,
-									  (const uint8 *) heap.data, (uint64) heap.len,
+		if (gpuhash_svc_dim_build_for(owner_pid, keys, n, vals, ninner, heap, heap_len,
 									  as->device, &j->dim_id, &info))
 		{
 			j->ship_ms += info.ship_ms;
 			j->service_ms += info.build_ms - info.ship_ms;
 			j->dim_bytes = info.bytes;
 			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
-			pfree(keys);
-			pfree(vals);
-			pfree(heap.data);
-			j->build_ms += gpuhash_ms_since(t0);
 			return true;
 		}
 		j->dim_id = 0;
 	}
 	if (!local)
-	{
-		pfree(keys);
-		pfree(vals);
-		pfree(heap.data);
-		j->build_ms += gpuhash_ms_since(t0);
 		return false;
-	}
+
 	/*
 	 * In this backend the host twin holds it: the join's fold reads pages
 	 * only through gh_page_agg_join_mapped, and a GPU can map only the
 	 * buffer pool the service registered, never this backend's page copies.
 	 */
-	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
-						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
+	st = gh_agg_dim_build(GH_AGG_HOST, keys, n, vals, ninner, heap, heap_len, 0, &j->dim);
 	if (st != GH_OK)
 	{
 		j->dim = NULL;
@@ -253,19 +268,16 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 		j->dim_bytes = gh_agg_dim_bytes(j->dim);
 		j->dim_where = gh_agg_dim_device(j->dim) == GH_AGG_HOST ? "host" : "gpu";
 	}
-	pfree(keys);
-	pfree(vals);
-	pfree(heap.data);
-	j->build_ms += gpuhash_ms_since(t0);
 	return j->dim != NULL;
 }
 
 /*
- * Runs the inner plan to its end: its rows with a non-NULL key; then the dimension, where the GPU folds.  More than work_mem x
- * hash_mem_multiplier of rows is an error, as the plan promised they fit.
+ * Runs the inner plan to its end: its rows with a non-NULL key.  More than
+ * work_mem x hash_mem_multiplier of rows is an error, as the plan promised
+ * they fit.
  */
-void
-gpuhash_agg_join_collect(GpuPreAggState *as)
+static void
+collect_rows(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
@@ -312,8 +324,43 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 	j->rows_loaded = true;
 	j->collect_ms += gpuhash_ms_since(t0);
 	j->build_ms += gpuhash_ms_since(t0);
+}
+
+/*
+ * The dimension, where the GPU folds: from the inner relation's pages
+ * (agg_join_pages.c), else from the inner plan's rows.
+ */
+void
+gpuhash_agg_join_collect(GpuPreAggState *as)
+{
+	if (gpuhash_agg_join_pages_collect(as))
+		return;
+	collect_rows(as);
 	if (as->why_cpu == NULL && as->aprog != NULL)
 		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
+}
+
+/*
+ * The inner rows for the CPU's join, at its first need: every
+ * participant's from the shared chunks, or the inner plan run here where
+ * the dimension was made without them (from pages).
+ */
+void
+gpuhash_agg_join_load_rows(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	uint64		inner_rows = j->inner_rows;
+
+	if (j->rows_loaded)
+		return;
+	if (j->shared != NULL)
+		gpuhash_agg_join_par_load(j);
+	else
+	{
+		/* the dimension's figure stays: these rows are counted in it */
+		collect_rows(as);
+		j->inner_rows = inner_rows;
+	}
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */
@@ -324,6 +371,7 @@ gpuhash_agg_join_rescan(GpuPreAggState *as)
 	PlanState  *ps = &as->css.ss.ps;
 
 	gpuhash_agg_join_release(j);
+	gpuhash_agg_join_pages_rescan(as);
 	if (ps->chgParam != NULL)
 		UpdateChangedParamSet(j->inner_ps, ps->chgParam);
 	ExecReScan(j->inner_ps);
@@ -365,7 +413,7 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	{
 		uint64		key;
 
-		Assert(j->rows_loaded);
+		gpuhash_agg_join_load_rows(as);
 		gpuhash_agg_join_sort(j);
 
 		j->cur = *t;
@@ -463,6 +511,7 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	if (j->shared_plan)
 		ExplainPropertyText("Dimension", "shared", es);
 	gpuhash_agg_join_conds_explain(as, context, useprefix, es);
+	gpuhash_agg_join_pages_explain(as, context, useprefix, es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);

@@ -119,6 +119,12 @@ typedef struct GpuAggJoin
 	 */
 	int			nconds;
 	struct GpuAggInnerCond *conds;
+
+	/*
+	 * The dimension made from the inner relation's pages by the walker
+	 * (agg_join_pages.c; NULL: from the inner plan's rows)
+	 */
+	struct GpuAggJoinPages *pages;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -128,6 +134,14 @@ extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 extern ExprState *gpuhash_agg_join_cpu_expr(GpuPreAggState *as, Node *e);
+
+/* agg_join_pages.c */
+extern void gpuhash_agg_join_pages_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_pages_collect(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_rescan(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_end(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
 
 /* agg_join_conds.c */
 extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
@@ -142,6 +156,13 @@ extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uin
 extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
+extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
+										  bool local, const uint64 *keys, uint64 n,
+										  const gh_agg_inval *vals, const uint8 *heap,
+										  uint64 heap_len);
+extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
+									   gh_agg_inval *out, StringInfo heap);
+extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
 extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);

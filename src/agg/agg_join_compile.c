@@ -238,7 +238,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
-	gpuhash_agg_join_conds_plan(as);
+	gpuhash_agg_join_pages_plan(as);
+	if (j->pages == NULL)
+		gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
 		as->why_cpu = "more inner columns than the GPU's dimension holds";

@@ -278,9 +278,9 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 	MemoryContext old;
 	uint64		k = 0;
 
-	if (j->rows_loaded)
+	/* (a dimension from pages: the inner plan's rows at the CPU join's need) */
+	if (j->rows_loaded || sh == NULL)
 		return;
-	Assert(sh != NULL);
 	old = MemoryContextSwitchTo(j->rows_cxt);
 	j->rows = palloc_extended(sizeof(GpuAggInnerRow) * Max(sh->nrows, 1), MCXT_ALLOC_HUGE);
 	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)

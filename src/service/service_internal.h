@@ -104,7 +104,9 @@ typedef enum RequestType
 	REQ_PAGE_AGG,				/* heap pages in, groups out (service_agg.c) */
 	REQ_DIM_BEGIN,				/* a dimension (service_dim.c) */
 	REQ_DIM_APPEND,
-	REQ_DIM_FINISH
+	REQ_DIM_FINISH,
+	REQ_DIM_PAGES				/* a dimension's rows from heap pages
+								 * (service_dim_pages.c) */
 } RequestType;
 
 /* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
@@ -264,5 +266,8 @@ extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
 
 /* service_agg.c: REQ_PAGE_AGG, in a service thread */
 extern gh_status gpuhash_svc_serve_agg(SvcSlot *s);
+
+/* service_dim_pages.c: REQ_DIM_PAGES, in a service thread */
+extern gh_status gpuhash_svc_serve_dim_pages(SvcSlot *s);
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */
