@@ -98,62 +98,6 @@ row_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* One dimension value of column c from the row in slot, by-reference data onto heap. */
-void
-gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, StringInfo heap)
-{
-	bool		isnull;
-	Datum		d = slot_getattr(slot, c->tlpos, &isnull);
-	double		f;
-
-	memset(out, 0, sizeof(*out));
-	if (isnull)
-	{
-		out->null = 1;
-		return;
-	}
-	switch (c->gtype)
-	{
-		case GH_T_INT2:
-			out->bits = (uint64) (int64) DatumGetInt16(d);
-			break;
-		case GH_T_INT4:
-		case GH_T_DATE:
-			out->bits = (uint64) (int64) DatumGetInt32(d);
-			break;
-		case GH_T_OID:
-			out->bits = (uint64) DatumGetObjectId(d);
-			break;
-		case GH_T_BOOL:
-			out->bits = DatumGetBool(d) ? 1 : 0;
-			break;
-		case GH_T_FLOAT4:
-		case GH_T_FLOAT8:
-			f = c->gtype == GH_T_FLOAT4 ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
-			memcpy(&out->bits, &f, sizeof(f));
-			break;
-		case GH_T_NUMERIC:
-		case GH_T_TEXT:
-		case GH_T_BPCHAR:
-			{
-				struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-				/* 8-aligned, as the walker reads a numeric's digits */
-				while (heap->len % 8 != 0)
-					appendStringInfoChar(heap, '\0');
-				out->bits = (uint64) heap->len;
-				out->len = VARSIZE_ANY_EXHDR(v);
-				appendBinaryStringInfo(heap, VARDATA_ANY(v), out->len);
-				if ((Pointer) v != DatumGetPointer(d))
-					pfree(v);
-			}
-			break;
-		default:
-			out->bits = (uint64) DatumGetInt64(d);
-			break;
-	}
-}
-
 /* The collected rows in key order, for the CPU's binary search. */
 void
 gpuhash_agg_join_sort(GpuAggJoin *j)
@@ -214,61 +158,6 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	pfree(heap.data);
 	j->build_ms += gpuhash_ms_since(t0);
 	return built;
-}
-
-/*
- * The dimension of n rows (keys, vals: n x the program's inner columns,
- * heap_len bytes of by-reference data): in the GPU service where it takes
- * it (service), held by owner_pid, else in this backend on its device (the
- * host twin where it has no GPU) where local.  A dimension that cannot be
- * built in this backend leaves every page to the CPU.  False: none built.
- */
-bool
-gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service, bool local,
-							  const uint64 *keys, uint64 n, const gh_agg_inval *vals,
-							  const uint8 *heap, uint64 heap_len)
-{
-	GpuAggJoin *j = as->join;
-	int			ninner = as->aprog->join.ninner;
-	gh_status	st;
-
-	/* the service folds the requests where it holds the dimension */
-	if (service && as->use_service)
-	{
-		GhSvcDimInfo info;
-
-		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_for(owner_pid, keys, n, vals, ninner, heap, heap_len,
-									  as->device, &j->dim_id, &info))
-		{
-			j->ship_ms += info.ship_ms;
-			j->service_ms += info.build_ms - info.ship_ms;
-			j->dim_bytes = info.bytes;
-			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
-			return true;
-		}
-		j->dim_id = 0;
-	}
-	if (!local)
-		return false;
-
-	/*
-	 * In this backend the host twin holds it: the join's fold reads pages
-	 * only through gh_page_agg_join_mapped, and a GPU can map only the
-	 * buffer pool the service registered, never this backend's page copies.
-	 */
-	st = gh_agg_dim_build(GH_AGG_HOST, keys, n, vals, ninner, heap, heap_len, 0, &j->dim);
-	if (st != GH_OK)
-	{
-		j->dim = NULL;
-		as->why_cpu = psprintf("the join's dimension could not be built: %s", gh_last_error());
-	}
-	else
-	{
-		j->dim_bytes = gh_agg_dim_bytes(j->dim);
-		j->dim_where = gh_agg_dim_device(j->dim) == GH_AGG_HOST ? "host" : "gpu";
-	}
-	return j->dim != NULL;
 }
 
 /*
@@ -341,9 +230,8 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 }
 
 /*
- * The inner rows for the CPU's join, at its first need: every
- * participant's from the shared chunks, or the inner plan run here where
- * the dimension was made without them (from pages).
+ * The inner rows for the CPU's join, at its first need, where the
+ * dimension was made without them (from pages): the inner plan run here.
  */
 void
 gpuhash_agg_join_load_rows(GpuPreAggState *as)
@@ -351,16 +239,12 @@ gpuhash_agg_join_load_rows(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	uint64		inner_rows = j->inner_rows;
 
-	if (j->rows_loaded)
+	/* a shared dimension's rows are read from its chunks (agg_exec.c) */
+	if (j->rows_loaded || j->shared != NULL)
 		return;
-	if (j->shared != NULL)
-		gpuhash_agg_join_par_load(j);
-	else
-	{
-		/* the dimension's figure stays: these rows are counted in it */
-		collect_rows(as);
-		j->inner_rows = inner_rows;
-	}
+	/* the dimension's figure stays: these rows are counted in it */
+	collect_rows(as);
+	j->inner_rows = inner_rows;
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */

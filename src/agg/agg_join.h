@@ -133,7 +133,14 @@ extern GpuAggJoin *gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan,
 extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
-extern ExprState *gpuhash_agg_join_cpu_expr(GpuPreAggState *as, Node *e);
+
+/* agg_join_dim.c */
+extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
+										  bool local, const uint64 *keys, uint64 n,
+										  const gh_agg_inval *vals, const uint8 *heap,
+										  uint64 heap_len);
+extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
+									   gh_agg_inval *out, StringInfo heap);
 
 /* agg_join_pages.c */
 extern void gpuhash_agg_join_pages_plan(GpuPreAggState *as);
@@ -156,12 +163,6 @@ extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uin
 extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
-extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
-										  bool local, const uint64 *keys, uint64 n,
-										  const gh_agg_inval *vals, const uint8 *heap,
-										  uint64 heap_len);
-extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
-									   gh_agg_inval *out, StringInfo heap);
 extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);

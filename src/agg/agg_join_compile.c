@@ -339,13 +339,6 @@ cpu_expr(GpuPreAggState *as, Node *e)
 	return ExecInitExpr((Expr *) cpu_form_mutator(e, as), &as->css.ss.ps);
 }
 
-/* e over the inner side: an ExprState over the inner row (INNER_VAR) */
-ExprState *
-gpuhash_agg_join_cpu_expr(GpuPreAggState *as, Node *e)
-{
-	return cpu_expr(as, e);
-}
-
 /*
  * The ExprStates of the CPU's join: keys, clauses, group columns, arguments.
  * Their scan tuple is the relation's heap tuple (the absorbed scan's slot),

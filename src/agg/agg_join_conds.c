@@ -41,12 +41,22 @@ typedef struct GpuAggInnerCond
 /* A synthetic column: varno 0 (no range table entry), varattno the cond. */
 #define COND_VARNO 0
 
+/* Var v's column of the dimension, or -1 (as agg_join_compile.c finds it). */
+static int
+col_of(GpuAggJoin *j, const Var *v)
+{
+	for (int c = 0; c < j->ncols; c++)
+		if (j->cols[c].varno == v->varno && j->cols[c].varattno == v->varattno)
+			return c;
+	return -1;
+}
+
 /* The columns of a compile: the dimension's (as agg_join_compile.c's). */
 static int
 cond_dim_col(const Var *v, void *arg, gh_col_type *type)
 {
 	GpuAggJoin *j = arg;
-	int			c = gpuhash_agg_join_col(j, v);
+	int			c = col_of(j, v);
 
 	if (c < 0 || c >= GH_AGG_MAX_INNER)
 		return -1;
@@ -71,7 +81,7 @@ cond_precomputable(GpuPreAggState *as, Expr *cond, Index scanrelid)
 	{
 		Var		   *v = lfirst(lc);
 
-		if (v->varno == scanrelid || v->varlevelsup != 0 || gpuhash_agg_join_col(j, v) < 0)
+		if (v->varno == scanrelid || v->varlevelsup != 0 || col_of(j, v) < 0)
 			return false;
 	}
 	if (contain_volatile_functions((Node *) cond))
@@ -85,6 +95,30 @@ cond_precomputable(GpuPreAggState *as, Expr *cond, Index scanrelid)
 		if (insn[i].op == GH_Q_ADD || insn[i].op == GH_Q_SUB || insn[i].op == GH_Q_MUL)
 			ok = false;
 	return ok;
+}
+
+/*
+ * The condition over the inner row: each of its Vars (all the dimension's
+ * columns) as an INNER_VAR of the inner plan's output.
+ */
+static Node *
+inner_form(Node *node, GpuAggJoin *j)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		Var		   *v = copyObject((Var *) node);
+		int			c = col_of(j, v);
+
+		if (c < 0 || j->cols[c].tlpos <= 0)
+			elog(ERROR, "gpuhash: an inner condition reads column %d of %u, not in the dimension",
+				 v->varattno, v->varno);
+		v->varno = INNER_VAR;
+		v->varattno = j->cols[c].tlpos;
+		return (Node *) v;
+	}
+	return expression_tree_mutator(node, inner_form, j);
 }
 
 /* node with the precomputed conditions taken out (a Const in each place) */
@@ -159,6 +193,10 @@ gpuhash_agg_join_conds_plan(GpuPreAggState *as)
 		j->nconds = 0;
 		return;
 	}
+	/* their ExprStates while the columns they read are still the dimension's */
+	for (int i = 0; i < j->nconds; i++)
+		j->conds[i].state = ExecInitExpr((Expr *) inner_form((Node *) j->conds[i].cond, j),
+										 &as->css.ss.ps);
 	for (int i = 0; i < j->nconds; i++)
 	{
 		GpuAggInnerCol *c = &cols[ncols];
@@ -171,7 +209,6 @@ gpuhash_agg_join_conds_plan(GpuPreAggState *as)
 		c->typlen = 1;
 		c->byval = true;
 		j->conds[i].col = ncols++;
-		j->conds[i].state = gpuhash_agg_join_cpu_expr(as, (Node *) j->conds[i].cond);
 	}
 	j->cols = cols;
 	j->ncols = ncols;
