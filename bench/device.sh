@@ -66,11 +66,13 @@
 #   dimbuild "14 19" TAG  the joined GpuPreAgg's dimension build (issue 53):
 #                    EXPLAIN ANALYZE of each query with gpuhash.gpu_aggregate_join
 #                    on, steered to the joined GpuPreAgg (ea's steering SETs) and
-#                    at the defaults, ${WORKERS:-8} workers and serial; prints
-#                    each plan's Inner Rows, Dimension Bytes, Dimension Shipped
-#                    Bytes and the build's times (Dimension Build, Inner
-#                    Collect, Dimension Values, Ship, Service) to the summary;
-#                    the plans in dimbuild.TAG.tar.xz
+#                    at the defaults, ${WORKERS:-8} workers (shared dimension: from
+#                    the inner plan's rows) and serial, the dimension from rows
+#                    (gpuhash.dimension_pages off) and from pages (on); prints
+#                    each plan's Dimension, Inner Rows, Dimension Bytes, Shipped
+#                    Bytes and the build's times (Dimension Build, Inner Collect,
+#                    Values, Ship, Service; from pages the inner walk) to the
+#                    summary; the plans in dimbuild.TAG.tar.xz
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -246,6 +248,145 @@ strom() {
 # machine's perf with its shared libraries and loader into .device/perf.tar.xz,
 # for qperf to run on a device that has none
 perfpack() {
+	local d=$(mktemp -d)
+	mkdir -p $d/perfb/lib && cp "$(command -v perf)" $d/perfb/perf || return 1
+	ldd $d/perfb/perf | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
+		xargs -r -I{} cp -L {} $d/perfb/lib/
+	mkdir -p .device && tar -C $d -cJf .device/perf.tar.xz perfb && rm -rf $d
+}
+
+# qperf "5" TAG: where the CPU goes in each mode, 3 runs after a warm-up
+qperf() {
+	local P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf" q m f
+	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz || return 1
+	for q in $1; do
+		for m in on off; do
+			f=/tmp/qperf.$q.$m.sql
+			{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$m; \\o /dev/null";
+			  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $q).sql; done; } >$f
+			psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P stat -a -e page-faults -o $OUT/qperf.$2.q$q.$m.stat -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P record -a -F 1999 -o /tmp/qperf.data -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			$P report -i /tmp/qperf.data --sort dso,sym --stdio --percent-limit 0.15 >$OUT/qperf.$2.q$q.$m.sym.txt 2>&1
+			$P report -i /tmp/qperf.data --sort dso --stdio >$OUT/qperf.$2.q$q.$m.dso.txt 2>&1
+			echo "qperf Q$q $m: $(grep -Eo '[0-9,]+ +page-faults' $OUT/qperf.$2.q$q.$m.stat), $(grep -m1 'Event count' $OUT/qperf.$2.q$q.$m.dso.txt)" | tee -a $OUT/summary
+			grep -v "^#" $OUT/qperf.$2.q$q.$m.sym.txt | grep -v "^$" | head -12
+		done
+	done
+	el "qperf $2"
+}
+
+# pin CPUS: the postmaster, and so every backend it starts from now on,
+# runs on CPUS only (taskset list, e.g. "13" or "0-7"); "all" undoes it.
+# With alt: is a session's speed its vCPU's?
+pin() {
+	local c=$1
+	[ "$c" = all ] && c=0-$(($(nproc) - 1))
+	taskset -a -p -c "$c" "$(head -1 $PGDATA/postmaster.pid)" >/dev/null &&
+		echo "postmaster pinned to $c" | tee -a $OUT/summary
+}
+
+facts() {
+	{ lscpu; echo; command -v numactl >/dev/null && numactl -H || echo "numactl: not installed";
+	  echo; grep -H . /sys/devices/system/node/node*/cpulist 2>/dev/null; echo;
+	  nvidia-smi topo -m 2>/dev/null; echo;
+	  grep -H . /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/shmem_enabled \
+		/proc/sys/vm/nr_hugepages 2>/dev/null; } >$OUT/facts.txt 2>&1
+	grep -E "^(Model name|Socket|Core|Thread|NUMA node)" $OUT/facts.txt | tee -a $OUT/summary
+}
+
+# streams "3,5,10,12,14" TAG: ${STREAMS:-8} concurrent streams
+# (bench/tpch_streams.py, 4 workers a Gather, a median of 3 runs), the
+# service on one GPU (gpuhash.gpus = 0), then on all, then PostgreSQL's
+# joins; GPU utilisation (nvidia-smi, every 0.5 s) and the CPUs' busy
+# share (vmstat, every 1 s) sampled through each (issue 15's throughput
+# target: what a second GPU can add depends on how busy the first is)
+streams() {
+	local qs=${1:-3,5,10,12,14} tag=$2 mode set label
+	for mode in gpu0 gpuall native; do
+		case $mode in
+		gpu0) set="gpuhash.gpus=0" label="one GPU" ;;
+		gpuall) set="gpuhash.gpus=all" label="all GPUs" ;;
+		native) set="gpuhash.gpus=all" label="native" ;;
+		esac
+		restart_with "$BENCH_OPTS -c $set"
+		nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 >$OUT/smi.$tag.$mode.log 2>&1 &
+		local smi=$!
+		vmstat -n 1 >$OUT/vmstat.$tag.$mode.log 2>&1 &
+		local vms=$!
+		python3 bench/tpch_streams.py --db ${DB:-tpch} --streams ${STREAMS:-8} --queries $qs \
+			--set max_parallel_workers_per_gather=4 --set gpuhash.device=gpu --runs 3 --label "$label" \
+			$([ $mode = gpu0 ] && echo --check-native) $([ $mode = native ] && echo --set enable_gpuhashjoin=off) \
+			>>$OUT/streams.$tag.log 2>&1
+		echo "streams $mode rc=$?" >>$OUT/summary
+		kill $smi $vms 2>/dev/null; wait $smi $vms 2>/dev/null
+		echo "$label: $(tail -1 $OUT/streams.$tag.log) GPU busy % by GPU: $(awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.1f ", g, s[g] / n[g] }' $OUT/smi.$tag.$mode.log)CPU busy % (samples under 60% idle): $(awk 'NR > 3 && $15 < 60 { s += $13 + $14; n++ } END { if (n) printf "%.1f", s / n }' $OUT/vmstat.$tag.$mode.log)" |
+			tee -a $OUT/summary
+	done
+	el "streams $tag"
+}
+
+# calibrate: the cost constants on this server (bench/calibrate.py), the
+# server restarted with the benchmark's settings (shared_buffers holds the
+# calib_* tables), in the postgres database
+calibrate() {
+	restart_with "$BENCH_OPTS"
+	PYTHONUNBUFFERED=1 python3 bench/calibrate.py --db postgres --rows ${CAL_ROWS:-1000000} \
+		--runs ${CAL_RUNS:-3} --json $OUT/calibrate.json >$OUT/calibrate.log 2>&1
+	echo "calibrate rc=$?" | tee -a $OUT/summary
+	# the table and settings, or where it stopped
+	grep -q "^one cost unit" $OUT/calibrate.log || tail -5 $OUT/calibrate.log
+	sed -n '/^one cost unit/,$p' $OUT/calibrate.log
+	el "calibrate"
+}
+
+# variations: TPC-H under issue 54's variations on the loaded database
+variations() {
+	PYTHONUNBUFFERED=1 python3 bench/variations.py --sf ${SF:-10} --db ${DB:-tpch} --device ${DEVICE:-gpu} \
+		--runs ${RUNS:-3} --budget ${BUDGET:-180} --out $OUT/var >$OUT/variations.log 2>&1
+	echo "variations rc=$?" | tee -a $OUT/summary
+	cp $OUT/var/variations.md $OUT/var/variations.json $OUT/ 2>/dev/null
+	tar -C $OUT -cJf $OUT/variations.tar.xz var && rm -rf $OUT/var
+	cat $OUT/variations.md 2>/dev/null || tail -20 $OUT/variations.log
+	el "variations"
+}
+
+# calvar: issue 54's device run, about 6 min: build, calibrate, an SF 1
+# load, the variations; everything but the summary packed at the end
+calvar() {
+	build || return 1
+	calibrate
+	SF=1 DB=tpch1 sfsetup
+	SF=1 DB=tpch1 BUDGET=${BUDGET:-120} variations
+	pack
+}
+
+# The device drops files past its count (med.d.tar.xz was lost so): one archive.
+# dimbuild "14 19" TAG: the joined GpuPreAgg's dimension build, by parts
+dimbuild() {
+	local q f w how dp sets t
+	for q in $1; do
+		f=tpch/queries/q$(printf %02d $q).sql
+		for w in ${WORKERS:-8} 0; do
+			for how in steered defaults; do
+				for dp in off on; do
+					sets="SET gpuhash.gpu_aggregate_join = on; SET gpuhash.dimension_pages = $dp;"
+					[ $how = steered ] && sets="$sets SET gpuhash.page_cpu_cost = -1; SET gpuhash.match_row_cost = 10; SET gpuhash.page_match_cost = 10;"
+					t=$OUT/dimbuild.$2.q$q.w$w.$how.pages_$dp.txt
+					{ echo "SET max_parallel_workers_per_gather=$w; SET gpuhash.device=gpu; $sets"
+					  echo "EXPLAIN (ANALYZE, VERBOSE off)"; cat $f; } | psql -X -q ${DB:-tpch} >$t 2>&1
+					echo "dimbuild Q$q workers $w $how dimension_pages=$dp: $(grep -m1 -o 'Execution Time: .*' $t)" | tee -a $OUT/summary
+					grep -E "GpuPreAgg|Dimension|Inner (Rows|Pages|Walk|Collect|Conditions|Requests)|GPU Join:|GPU Time" $t |
+						sed 's/^ */    /' | tee -a $OUT/summary
+				done
+			done
+		done
+	done
+	(cd $OUT && tar -cJf dimbuild.$2.tar.xz dimbuild.$2.q*.txt && rm -f dimbuild.$2.q*.txt)
+	el "dimbuild $2"
+}
+
+pack() {
 	local d=$(mktemp -d)
 	mkdir -p $d/perfb/lib && cp "$(command -v perf)" $d/perfb/perf || return 1
 	ldd $d/perfb/perf | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\/.*ld-linux/ { print $1 }' |
