@@ -395,6 +395,7 @@ end_preagg(CustomScanState *node)
 	if (as->join != NULL)
 	{
 		gpuhash_agg_join_release(as->join);
+		gpuhash_agg_join_pages_end(as);
 		ExecEndNode(as->join->inner_ps);
 	}
 	gpuhash_heap_scan_end(as->os);

@@ -71,6 +71,8 @@ typedef struct GpuAggJoin
 	/* the collected rows, sorted by key */
 	MemoryContext rows_cxt;
 	bool		collected;
+	bool		rows_sorted;	/* sorted at the CPU join's first need: the
+								 * dimension's build takes them in any order */
 	GpuAggInnerRow *rows;
 	uint64		nrows;
 	uint64		cap;
@@ -124,6 +126,26 @@ typedef struct GpuAggJoin
 	Size		dim_bytes;
 	double		build_ms;
 	const char *dim_where;
+	/* the build's parts, by mechanism (agg_costs.c's terms) */
+	double		collect_ms;		/* the inner plan run, keys, rows copied */
+	double		values_ms;		/* the dimension's values made of the rows */
+	double		ship_ms;		/* keys, values, heap sent to the service */
+	double		service_ms;		/* the service's build of the dimension */
+	uint64		ship_bytes;		/* their bytes */
+
+	/*
+	 * Aggregates' conditions over the inner side alone, evaluated once per
+	 * inner row on the CPU into a bool column of the dimension
+	 * (agg_join_conds.c) rather than shipping the columns they read.
+	 */
+	int			nconds;
+	struct GpuAggInnerCond *conds;
+
+	/*
+	 * The dimension made from the inner relation's pages by the walker
+	 * (agg_join_pages.c; NULL: from the inner plan's rows)
+	 */
+	struct GpuAggJoinPages *pages;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -133,11 +155,36 @@ extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
+/* agg_join_dim.c */
+extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
+										  bool local, const uint64 *keys, uint64 n,
+										  const gh_agg_inval *vals, const uint8 *heap,
+										  uint64 heap_len);
+extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
+									   gh_agg_inval *out, StringInfo heap);
+
+/* agg_join_pages.c */
+extern void gpuhash_agg_join_pages_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_pages_collect(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_rescan(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_end(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
+
+/* agg_join_conds.c */
+extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_cond_insns(GpuAggJoin *j, int a, gh_agg_prog *ap);
+extern bool gpuhash_agg_join_cond_value(GpuPreAggState *as, int c, gh_agg_inval *out);
+extern void gpuhash_agg_join_explain_build(GpuPreAggState *as, ExplainState *es);
+extern void gpuhash_agg_join_conds_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
+
 /* agg_join.c */
 extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);
 extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
+extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
 extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);

@@ -239,6 +239,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
+	gpuhash_agg_join_pages_plan(as);
+	if (j->pages == NULL)
+		gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
 		as->why_cpu = "more inner columns than the GPU's dimension holds";
@@ -285,7 +288,8 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		{
 			int16_t		start = ap->ninsns;
 
-			if (!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
+			if (!gpuhash_agg_join_cond_insns(j, a, ap) &&
+				!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
 										   list_make1(g->cond), dim_col, j,
 										   ap->insn, &ap->ninsns, GH_AGG_MAX_INSNS))
 			{

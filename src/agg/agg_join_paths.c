@@ -242,7 +242,7 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	gpuhash_cost_preagg_join(root, cp, ja->rel, shared_inner ? shared_inner : ja->inner_path,
 							 ja->nkeys, ninner, partial_scan, pairs,
 							 gpuhash_preagg_groups(root, extra, pairs),
-							 shared_inner ? ja->inner->rows : -1.0);
+							 shared_inner ? ja->inner->rows : -1.0, ja->preserve_inner);
 	if (ja->preserve_inner)
 		cost_unmatched_fold(cp, ja->inner_path->rows);
 	return cp;

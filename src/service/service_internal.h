@@ -112,7 +112,9 @@ typedef enum RequestType
 	REQ_DIM_FINISH,
 	REQ_SET_BEGIN,				/* resident groups (service_groups.c) */
 	REQ_SET_FINISH,
-	REQ_DIM_MATCHED				/* its matched flags back (service_dim_matched.c) */
+	REQ_DIM_MATCHED,			/* its matched flags back (service_dim_matched.c) */
+	REQ_DIM_PAGES				/* a dimension's rows from heap pages
+								 * (service_dim_pages.c) */
 } RequestType;
 
 /* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
@@ -292,5 +294,8 @@ set_answer_room(uint64 chunk_bytes, int naggs)
 	return chunk_bytes > SET_ANSWER_OFF + 256 + per ?
 		(chunk_bytes - SET_ANSWER_OFF - 256) / per : 0;
 }
+
+/* service_dim_pages.c: REQ_DIM_PAGES, in a service thread */
+extern gh_status gpuhash_svc_serve_dim_pages(SvcSlot *s);
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */
