@@ -364,7 +364,7 @@ gpuhash_preagg_plan_having(PlannerInfo *root, CustomScan *cscan, PathTarget *tar
 	ChangeVarNodes(shown, relid, 1, 0);
 	text = deparse_expression(shown, deparse_context_for(get_rel_name(reloid), reloid),
 							  false, false);
-	while (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_SHARED_DIM)
+	while (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_PRESERVE_INNER)
 		cscan->custom_private = lappend(cscan->custom_private, makeInteger(0));
 	cscan->custom_private = lappend(cscan->custom_private,
 									list_concat(list_make2(makeString(HAVING_TAG),
