@@ -150,7 +150,9 @@ destroy_table(SvcTable *t)
 	}
 	gh_free(t->table);
 	gh_free(t->staged);
+	/* a dimension's keys are its rows' too: svc_free_dim_parts must not free them again */
 	free(t->keys);
+	t->keys = NULL;
 	svc_free_carry(t);
 	svc_free_dim_parts(t);
 	gh_agg_dim_free(t->dim);
@@ -312,6 +314,7 @@ svc_unmade_table(SvcTable *t)
 		pthread_mutex_destroy(&t->copy_lock[g]);
 	gh_free(t->staged);
 	free(t->keys);
+	t->keys = NULL;
 	svc_free_dim_parts(t);
 	svc_free_set_parts(t);
 	free(t);
