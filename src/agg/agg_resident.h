@@ -35,7 +35,8 @@ extern void gpuhash_preagg_plan_having(PlannerInfo *root, CustomScan *cscan,
 extern List *gpuhash_preagg_having_of(const CustomScan *cscan, char **text);
 extern void gpuhash_preagg_resident_cost(PlannerInfo *root, CustomPath *cp,
 										 RelOptInfo *baserel, Path *partial_scan,
-										 GroupPathExtraData *extra, PathTarget *target);
+										 PathTarget *target, double groups,
+										 double part_groups);
 
 /* agg_costs.c */
 extern void gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath,

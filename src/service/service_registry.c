@@ -129,6 +129,22 @@ svc_free_dim_parts(SvcTable *t)
 	t->dim_heap = NULL;
 }
 
+/* What a set entry holds, freed with it (registry lock, no users). */
+void
+svc_free_set_parts(SvcTable *t)
+{
+	if (!t->is_set)
+		return;
+	gh_agg_set_free(t->set);
+	t->set = NULL;
+	if (t->set_out != NULL)
+	{
+		gh_agg_groups_free(t->set_out);
+		free(t->set_out);
+		t->set_out = NULL;
+	}
+}
+
 /* registry lock held; the table has no users */
 static void
 destroy_table(SvcTable *t)
