@@ -177,8 +177,8 @@ RESET enable_material;
 RESET enable_hashagg;
 
 -- over a join (the joined GpuPreAgg, agg_join*.c): the requests name the
--- dimension and the set; no HAVING term is pushed over a join, and an outer
--- join's unmatched inner rows go up beside the set.  ri: a key for 2 of 3
+-- dimension and the set; HAVING terms are pushed over an inner join only
+-- (an outer join's unmatched inner rows go up beside the set).  ri: a key for 2 of 3
 -- of rr's groups, some twice, keys rr lacks, NULL keys.
 CREATE TABLE ri (k int4, c int4, w numeric(10,2));
 INSERT INTO ri SELECT i, i % 11, (i % 37) * 0.5 FROM generate_series(0, 159999) i WHERE i % 3 <> 0;

@@ -157,8 +157,8 @@ compile_having(GpuPreAggState *as, CustomScan *cscan, GpuAggResident *r)
  * The node's resident groups, where the setting allows them for a plan of
  * group columns, over one relation or a join (every participant decides
  * alike: the DSM's size follows); usable where this backend folds through
- * the service.  Over a join no HAVING term is pushed (agg_plan.c): an outer
- * join's unmatched inner rows are folded beside the set.
+ * the service.  No HAVING term is pushed over an outer join (agg_plan.c):
+ * its unmatched inner rows are folded beside the set.
  */
 void
 gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
