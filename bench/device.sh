@@ -63,6 +63,16 @@
 #                    for good; the table in $OUT/variations.md
 #   calvar           build, calibrate, SF 1 sfsetup and variations (timings
 #                    within ${BUDGET:-120} s) in one go, about 6 min: issue 54's run
+#   dimbuild "14 19" TAG  the joined GpuPreAgg's dimension build (issue 53):
+#                    EXPLAIN ANALYZE of each query with gpuhash.gpu_aggregate_join
+#                    on, steered to the joined GpuPreAgg (ea's steering SETs) and
+#                    at the defaults, ${WORKERS:-8} workers (shared dimension: from
+#                    the inner plan's rows) and serial, the dimension from rows
+#                    (gpuhash.dimension_pages off) and from pages (on); prints
+#                    each plan's Dimension, Inner Rows, Dimension Bytes, Shipped
+#                    Bytes and the build's times (Dimension Build, Inner Collect,
+#                    Values, Ship, Service; from pages the inner walk) to the
+#                    summary; the plans in dimbuild.TAG.tar.xz
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -352,6 +362,30 @@ calvar() {
 }
 
 # The device drops files past its count (med.d.tar.xz was lost so): one archive.
+# dimbuild "14 19" TAG: the joined GpuPreAgg's dimension build, by parts
+dimbuild() {
+	local q f w how dp sets t
+	for q in $1; do
+		f=tpch/queries/q$(printf %02d $q).sql
+		for w in ${WORKERS:-8} 0; do
+			for how in steered defaults; do
+				for dp in off on; do
+					sets="SET gpuhash.gpu_aggregate_join = on; SET gpuhash.dimension_pages = $dp;"
+					[ $how = steered ] && sets="$sets SET gpuhash.page_cpu_cost = -1; SET gpuhash.match_row_cost = 10; SET gpuhash.page_match_cost = 10;"
+					t=$OUT/dimbuild.$2.q$q.w$w.$how.pages_$dp.txt
+					{ echo "SET max_parallel_workers_per_gather=$w; SET gpuhash.device=gpu; $sets"
+					  echo "EXPLAIN (ANALYZE, VERBOSE off)"; cat $f; } | psql -X -q ${DB:-tpch} >$t 2>&1
+					echo "dimbuild Q$q workers $w $how dimension_pages=$dp: $(grep -m1 -o 'Execution Time: .*' $t)" | tee -a $OUT/summary
+					grep -E "GpuPreAgg|Dimension|Inner (Rows|Pages|Walk|Collect|Conditions|Requests)|GPU Join:|GPU Time" $t |
+						sed 's/^ */    /' | tee -a $OUT/summary
+				done
+			done
+		done
+	done
+	(cd $OUT && tar -cJf dimbuild.$2.tar.xz dimbuild.$2.q*.txt && rm -f dimbuild.$2.q*.txt)
+	el "dimbuild $2"
+}
+
 pack() {
 	(cd $OUT && tar -cJf /tmp/out.tar.xz --exclude=./summary . &&
 		find . -mindepth 1 -maxdepth 1 ! -name summary -exec rm -rf {} + &&

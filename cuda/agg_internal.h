@@ -40,7 +40,9 @@ struct gh_agg_dim
 	gh_table   *table;			/* NULL when n is 0 */
 	gh_agg_inval *h_vals;		/* the host twin's (malloc) */
 	uint8_t    *h_heap;
-	void	   *d_mem = nullptr;	/* a GPU's: vals, then heap */
+	uint8_t    *h_matched = nullptr;	/* the host twin's n matched flags */
+	void	   *d_mem = nullptr;	/* a GPU's: vals, then heap, then the
+									 * n matched flags (zeroed) */
 	gh_dim_view view;
 };
 
@@ -53,6 +55,8 @@ struct gh_agg_dim
 gh_status	gh_gpu_agg_dim_upload(gh_agg_dim *d, const gh_agg_inval *vals, const uint8_t *heap,
 								  uint64_t heap_bytes, size_t budget);
 void		gh_gpu_agg_dim_release(gh_agg_dim *d);
+/* flags [pos, pos + n) of a GPU's dimension copied to out */
+gh_status	gh_gpu_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out);
 
 /*
  * The most groups a request can have: max_groups, or its visible line

@@ -26,6 +26,7 @@ struct gh_dim_view
 	const gh_agg_inval *vals;	/* n * ninner, by position */
 	const uint8_t *heap;		/* by-reference values' data */
 	uint64_t	heap_bytes;
+	uint8_t    *matched;		/* n flags by position (gh_agg_dim_matched) */
 	uint64_t	n;				/* 0: joins nothing (and has no table) */
 	int			ninner;
 	bool		wide;			/* a value the walker cannot hold (longer
@@ -119,6 +120,18 @@ gh_join_pair(const gh_agg_prog *agg, const gh_dim_view &d, uint32_t at, gh_pval 
 	if (!gh_dim_load(d, agg, at, cols))
 		return GH_QUAL_REFUSE;
 	return gh_qual_exec(agg->insn + agg->join.jq_start, agg->join.jq_len, cols, b);
+}
+
+/*
+ * A folded pair's inner row rowids[at] marked matched, where the program
+ * asks (an outer join preserving the inner side): a plain byte store, the
+ * same value from every writer, so no atomics.
+ */
+GH_HD void
+gh_dim_mark(const gh_agg_prog *agg, const gh_dim_view &d, uint32_t at)
+{
+	if ((agg->join.flags & GH_AGG_JOIN_MARK) && d.matched != nullptr)
+		d.matched[d.rowids[at]] = 1;
 }
 
 /* Whether qual program insn[0, n) can refuse a page: only arithmetic (an

@@ -15,6 +15,7 @@
 #include "page_internal.h"
 #include "agg_internal.h"
 #include "agg_set_internal.h"
+#include "page_dim_internal.h"
 
 #include <string.h>
 
@@ -180,6 +181,12 @@ gh_gpu_agg_dim_release(gh_agg_dim *d)
 }
 
 gh_status
+gh_gpu_agg_dim_matched(const gh_agg_dim *, uint64_t, uint64_t, uint8_t *)
+{
+	return no_gpu();
+}
+
+gh_status
 gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, uint32_t,
 						 const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *,
 						 size_t, size_t *, uint8_t *, gh_page_stats *)
@@ -216,4 +223,13 @@ gh_gpu_agg_set_release(gh_agg_set *set)
 {
 	set->d_mem = nullptr;
 	set->d_in = nullptr;
+}
+
+gh_status
+gh_gpu_page_dim_rows(int, const gh_page_scan *, const int16_t *, int, const gh_page_ref *,
+					 uint32_t, const uint8_t *, size_t, const uint16_t *, uint32_t, bool,
+					 uint64_t *, gh_agg_inval *, uint8_t *, uint64_t *, uint64_t *, uint8_t *,
+					 gh_page_stats *)
+{
+	return no_gpu();
 }

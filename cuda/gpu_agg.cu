@@ -227,6 +227,7 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 				uint8_t		nm = 0;
 
 				npairs++;
+				gh_dim_mark(agg, dim, off + m);
 				gh_agg_key(agg, cols, b, &key, &nm);
 				g = gh_agg_find(t, agg, key, nm);
 			}

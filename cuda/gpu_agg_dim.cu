@@ -24,7 +24,8 @@ gh_gpu_agg_dim_upload(gh_agg_dim *d, const gh_agg_inval *vals, const uint8_t *he
 
 	size_t		vbytes = (size_t) d->n * (size_t) d->ninner * sizeof(gh_agg_inval),
 				o_heap = (vbytes + 255) & ~(size_t) 255,
-				total = o_heap + heap_bytes;
+				o_matched = (o_heap + heap_bytes + 255) & ~(size_t) 255,
+				total = o_matched + d->n;
 
 	if (budget > 0 && total > budget)
 		return gh_error(GH_ERR_GPU_MEMORY, "dimension: %zu bytes of values exceed the %zu the "
@@ -42,9 +43,12 @@ gh_gpu_agg_dim_upload(gh_agg_dim *d, const gh_agg_inval *vals, const uint8_t *he
 		if (heap_bytes)
 			GH_TRY(cudaMemcpy((uint8_t *) d->d_mem + o_heap, heap, heap_bytes,
 							  cudaMemcpyHostToDevice));
+		if (d->n)
+			GH_TRY(cudaMemset((uint8_t *) d->d_mem + o_matched, 0, d->n));
 	}
 	d->view.vals = (const gh_agg_inval *) d->d_mem;
 	d->view.heap = (const uint8_t *) d->d_mem + o_heap;
+	d->view.matched = d->n ? (uint8_t *) d->d_mem + o_matched : nullptr;
 	if (d->table == nullptr)
 		return GH_OK;
 
@@ -81,4 +85,13 @@ gh_gpu_agg_dim_release(gh_agg_dim *d)
 		cudaGetLastError();
 	}
 	d->d_mem = nullptr;
+}
+
+gh_status
+gh_gpu_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out)
+{
+	/* the walks that mark ran on streams that answered: nothing in flight */
+	GH_TRY(cudaSetDevice(d->device));
+	GH_TRY(cudaMemcpy(out, d->view.matched + pos, n, cudaMemcpyDeviceToHost));
+	return GH_OK;
 }

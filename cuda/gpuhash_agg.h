@@ -115,9 +115,17 @@ typedef struct gh_agg_join
 	int16_t		ninner;			/* dimension columns; 0: no join (gh_page_agg) */
 	int16_t		jq_start;		/* the join qual in gh_agg_prog.insn */
 	int16_t		jq_len;
-	int16_t		pad;
+	int16_t		flags;			/* GH_AGG_JOIN_* */
 	uint8_t		inner_type[GH_AGG_MAX_INNER];	/* gh_col_type of each; never GH_T_SKIP */
 } gh_agg_join;
+
+/*
+ * gh_agg_join.flags: GH_AGG_JOIN_MARK: every folded pair also sets its inner
+ * row's matched flag in the dimension (gh_agg_dim_matched), for an outer
+ * join that preserves the inner side: the caller folds the rows no pair
+ * matched once, null-extended, after the walk.
+ */
+#define GH_AGG_JOIN_MARK	0x1
 
 /*
  * One dimension value.  By value (integers, oid, bool, date, time,
@@ -149,6 +157,15 @@ gh_status	gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n,
 							 const uint8_t *heap, uint64_t heap_bytes,
 							 size_t max_device_bytes, gh_agg_dim **out);
 void		gh_agg_dim_free(gh_agg_dim *d);
+
+/*
+ * The matched flags of rows [pos, pos + n) (by position: the order of
+ * gh_agg_dim_build's keys) into out: 1 where a walk whose program has
+ * GH_AGG_JOIN_MARK folded a pair with that row since the build, else 0.
+ * A page that is refused marks nothing: the caller joins it and marks
+ * its own.
+ */
+gh_status	gh_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out);
 /* its device (GPU ordinal or GH_AGG_HOST), rows and memory held */
 int			gh_agg_dim_device(const gh_agg_dim *d);
 uint64_t	gh_agg_dim_rows(const gh_agg_dim *d);

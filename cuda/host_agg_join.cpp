@@ -33,9 +33,11 @@ gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n, const gh_agg_inva
 
 	size_t		vbytes = (size_t) n * (size_t) ninner * sizeof(gh_agg_inval);
 
-	if (device != GH_AGG_HOST && max_device_bytes > 0 && vbytes + heap_bytes >= max_device_bytes)
+	/* the matched flags (a byte a row) count with the values */
+	if (device != GH_AGG_HOST && max_device_bytes > 0 &&
+		vbytes + heap_bytes + n >= max_device_bytes)
 		return gh_error(GH_ERR_GPU_MEMORY, "dimension: %zu bytes of values exceed the budget of "
-						"%zu", (size_t) (vbytes + heap_bytes), max_device_bytes);
+						"%zu", (size_t) (vbytes + heap_bytes + n), max_device_bytes);
 
 	gh_agg_dim *d = new(std::nothrow) gh_agg_dim();
 
@@ -74,7 +76,7 @@ gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n, const gh_agg_inva
 		o.gpu_ordinal = device == GH_AGG_HOST ? -1 : device;
 		/* the table gets what the values leave of the budget */
 		o.max_device_bytes = device == GH_AGG_HOST || max_device_bytes == 0 ? 0
-			: max_device_bytes - vbytes - heap_bytes;
+			: max_device_bytes - vbytes - heap_bytes - n;
 		st = gh_build(&o, keys, nullptr, 4, n, &d->table);
 		if (st == GH_OK)
 		{
@@ -86,7 +88,9 @@ gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n, const gh_agg_inva
 	{
 		d->h_vals = (gh_agg_inval *) malloc(vbytes ? vbytes : 1);
 		d->h_heap = (uint8_t *) malloc(heap_bytes ? heap_bytes : 1);
-		if (!d->h_vals || !d->h_heap)
+		d->h_matched = (uint8_t *) calloc(n ? n : 1, 1);
+		d->view.matched = d->h_matched;
+		if (!d->h_vals || !d->h_heap || !d->h_matched)
 			st = gh_error(GH_ERR_HOST_MEMORY, "dimension: no memory for %zu bytes of values",
 						  (size_t) (vbytes + heap_bytes));
 		else
@@ -108,13 +112,13 @@ gh_agg_dim_build(int device, const uint64_t *keys, uint64_t n, const gh_agg_inva
 					if (d->view.lin.slots[h].cnt > d->max_dup)
 						d->max_dup = d->view.lin.slots[h].cnt;
 		}
-		d->bytes = info.host_bytes + vbytes + heap_bytes;
+		d->bytes = info.host_bytes + vbytes + heap_bytes + n;
 	}
 	else if (st == GH_OK)
 	{
 		st = gh_gpu_agg_dim_upload(d, vals, heap, heap_bytes,
 								   max_device_bytes == 0 ? 0 : max_device_bytes - info.device_bytes);
-		d->bytes = info.device_bytes + vbytes + heap_bytes;
+		d->bytes = info.device_bytes + vbytes + heap_bytes + n;
 	}
 	if (st != GH_OK)
 	{
@@ -136,7 +140,21 @@ gh_agg_dim_free(gh_agg_dim *d)
 		gh_free(d->table);
 	free(d->h_vals);
 	free(d->h_heap);
+	free(d->h_matched);
 	delete d;
+}
+
+gh_status
+gh_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out)
+{
+	if (!d || (n > 0 && !out) || pos > d->n || n > d->n - pos)
+		return gh_error(GH_ERR_INVALID, "dimension: matched flags out of range");
+	if (n == 0)
+		return GH_OK;
+	if (d->device != GH_AGG_HOST)
+		return gh_gpu_agg_dim_matched(d, pos, n, out);
+	memcpy(out, d->h_matched + pos, n);
+	return GH_OK;
 }
 
 int
@@ -213,6 +231,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 			if (gh_join_pair(agg, d, hits[i].off + m, cols, b) != GH_QUAL_PASS)
 				continue;
 			npairs++;
+			gh_dim_mark(agg, d, hits[i].off + m);
 			gh_agg_key(agg, cols, b, &key, &nulls);
 
 			int64_t		g = gh_agg_find(t, agg, key, nulls);

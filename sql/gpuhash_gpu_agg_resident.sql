@@ -176,6 +176,86 @@ SELECT x, count(*), sum(s) FROM (VALUES (100), (150), (200)) v(x), LATERAL (SELE
 RESET enable_material;
 RESET enable_hashagg;
 
+-- over a join (the joined GpuPreAgg, agg_join*.c): the requests name the
+-- dimension and the set; HAVING terms are pushed over an inner join only
+-- (an outer join's unmatched inner rows go up beside the set).  ri: a key for 2 of 3
+-- of rr's groups, some twice, keys rr lacks, NULL keys.
+CREATE TABLE ri (k int4, c int4, w numeric(10,2));
+INSERT INTO ri SELECT i, i % 11, (i % 37) * 0.5 FROM generate_series(0, 159999) i WHERE i % 3 <> 0;
+INSERT INTO ri SELECT i, 99, 1 FROM generate_series(1, 149999, 1000) i;
+INSERT INTO ri SELECT NULL, i % 11, 2 FROM generate_series(1, 5) i;
+VACUUM ANALYZE ri;
+SET gpuhash.gpu_aggregate_join = on;
+SET gpuhash.page_cpu_cost = -1;
+SET gpuhash.match_row_cost = 10;
+SET gpuhash.page_match_cost = 10;
+SET enable_gpuhashjoin = on;
+SET work_mem = '64MB';
+-- the rows native (PostgreSQL's own joins), then with the joined GpuPreAgg
+-- (PostgreSQL's joins disabled, so that it is the plan) without and with
+-- resident groups; whether the plan joins in the GpuPreAgg (outer: the
+-- inner side preserved) and its EXPLAIN ANALYZE shows a resident set
+CREATE FUNCTION rj_same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE native text; plain text; res text; l text; plan text := '';
+BEGIN
+	SET LOCAL gpuhash.gpu_aggregate = off;
+	native := rr_digest(q);
+	SET LOCAL gpuhash.gpu_aggregate = on;
+	SET LOCAL enable_hashjoin = off;
+	SET LOCAL enable_mergejoin = off;
+	SET LOCAL enable_nestloop = off;
+	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF l LIKE '%GPU Join:%' THEN plan := plan || ' (joined)'; END IF;
+		IF l LIKE '%GPU Join Type: Left%' THEN plan := plan || ' (outer)'; END IF;
+		IF l LIKE '%GPU Having:%' THEN plan := plan || ' (GPU Having)'; END IF;
+	END LOOP;
+	-- not joined: a disabled join would be the plan (said, never run)
+	IF plan NOT LIKE ' (joined)%' THEN
+		RETURN 'NOT JOINED' || plan;
+	END IF;
+	SET LOCAL gpuhash.resident_groups = off;
+	plain := rr_digest(q);
+	SET LOCAL gpuhash.resident_groups = on;
+	res := rr_digest(q);
+	FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF l LIKE '%Resident Groups:%' THEN plan := plan || ' (resident)'; END IF;
+	END LOOP;
+	RETURN CASE WHEN native = plain AND plain = res THEN 'same: ' || split_part(res, ' ', 1) || ' rows'
+		   ELSE 'DIFFERENT: native ' || native || ', without ' || plain || ', resident ' || res END || plan;
+END $$;
+-- parallel (an outer join with the shared dimension)
+SELECT rj_same('SELECT rr.k, sum(rr.q), count(*) FROM rr JOIN ri ON rr.k = ri.k GROUP BY rr.k');
+SELECT rj_same('SELECT ri.c, sum(rr.q), count(*), sum(ri.w) FROM rr JOIN ri ON rr.k = ri.k GROUP BY ri.c');
+SELECT rj_same('SELECT rr.k, sum(rr.q) FROM rr JOIN ri ON rr.k = ri.k GROUP BY rr.k HAVING sum(rr.q) > 150');
+SELECT rj_same('SELECT ri.k, count(rr.q), sum(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k GROUP BY ri.k');
+SELECT rj_same('SELECT ri.k, count(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k GROUP BY ri.k HAVING count(rr.q) = 0');
+SELECT rj_same('SELECT ri.k, count(*) FROM rr RIGHT JOIN ri ON ri.k = rr.k AND rr.q > 50 GROUP BY ri.k HAVING count(*) > 1');
+SELECT rj_same('SELECT cnt, count(*) FROM (SELECT ri.k, count(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k AND rr.i4 > 0 GROUP BY ri.k) s(k, cnt) GROUP BY cnt');
+-- serial
+SET max_parallel_workers_per_gather = 0;
+SELECT rj_same('SELECT rr.k, sum(rr.q), count(*) FROM rr JOIN ri ON rr.k = ri.k GROUP BY rr.k');
+SELECT rj_same('SELECT rr.k, sum(rr.q) FROM rr JOIN ri ON rr.k = ri.k GROUP BY rr.k HAVING sum(rr.q) > 150');
+SELECT rj_same('SELECT ri.k, count(rr.q), sum(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k GROUP BY ri.k');
+SELECT rj_same('SELECT ri.k, count(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k GROUP BY ri.k HAVING count(rr.q) = 0');
+SELECT rj_same('SELECT cnt, count(*) FROM (SELECT ri.k, count(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k AND rr.i4 > 0 GROUP BY ri.k) s(k, cnt) GROUP BY cnt');
+-- the outer join's figures beside the set's
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT l FROM rr_explain('SELECT ri.k, count(rr.q) FROM ri LEFT JOIN rr ON ri.k = rr.k GROUP BY ri.k HAVING count(rr.q) = 0') l;
+RESET enable_nestloop;
+RESET enable_mergejoin;
+RESET enable_hashjoin;
+SET max_parallel_workers_per_gather = 2;
+RESET work_mem;
+RESET enable_gpuhashjoin;
+RESET gpuhash.page_match_cost;
+RESET gpuhash.match_row_cost;
+RESET gpuhash.page_cpu_cost;
+RESET gpuhash.gpu_aggregate_join;
+DROP FUNCTION rj_same(text);
+DROP TABLE ri;
+
 -- nothing of a set outlives its query
 SELECT tables_alive FROM gpuhash_info() LIMIT 1;
 

@@ -58,6 +58,7 @@ bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 bool		gpuhash_gpu_aggregate = true;
 bool		gpuhash_gpu_aggregate_join = false;
+bool		gpuhash_dimension_pages = true;
 bool		gpuhash_preagg_shared_dim = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
@@ -512,6 +513,17 @@ _PG_init(void)
 							 "gpuhash.gpu_aggregate.  Off until its executor is proven.",
 							 &gpuhash_gpu_aggregate_join,
 							 false,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.dimension_pages",
+							 "Lets a GPU aggregate over a join build its dimension from the inner table's pages.",
+							 "Where the inner side is a Seq Scan whose quals and columns the "
+							 "page walker takes, its pages are walked on the GPU into the "
+							 "dimension (src/agg/agg_join_pages.c); off: the inner plan runs "
+							 "and its rows are shipped.  With gpuhash.page_scan.",
+							 &gpuhash_dimension_pages,
+							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 

@@ -94,6 +94,7 @@ extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
 extern bool gpuhash_gpu_aggregate;
 extern bool gpuhash_gpu_aggregate_join;
+extern bool gpuhash_dimension_pages;
 extern bool gpuhash_preagg_shared_dim;
 
 /*

@@ -409,6 +409,8 @@ struct jexpect
 {
 	ref_groups	g;
 	vector<uint8_t> refused;
+	vector<uint8_t> matched;	/* per dimension row: a pair of an unrefused
+								 * page folded with it */
 	uint64_t	tuples = 0,
 				pairs = 0;
 };
@@ -468,9 +470,11 @@ reference(const gh_page_scan &sc, const dataset &ds, const pages &pg, bool qual,
 		for (size_t i = 0; i < dim->keys.size(); i++)
 			by_key.insert({dim->keys[i], (int) i});
 	e.refused.assign(ds.n_pages, 0);
+	e.matched.assign(dim ? dim->keys.size() : 0, 0);
 	for (uint32_t pi = 0; pi < ds.n_pages; pi++)
 	{
 		vector<std::pair<vector<cell>, vector<bool>>> pairs;
+		vector<int> pair_inner;
 		bool		refuse = false;
 
 		for (int ri : pg.rows[pi])
@@ -532,6 +536,7 @@ reference(const gh_page_scan &sc, const dataset &ds, const pages &pg, bool qual,
 						ct[a] = c == 1;
 					}
 				pairs.push_back({jr, ct});
+				pair_inner.push_back(ii);
 			}
 		}
 		if (refuse)
@@ -541,6 +546,9 @@ reference(const gh_page_scan &sc, const dataset &ds, const pages &pg, bool qual,
 		}
 		e.tuples += pg.rows[pi].size();
 		e.pairs += pairs.size();
+		for (int ii : pair_inner)
+			if (ii >= 0)
+				e.matched[ii] = 1;
 		for (auto &pc : pairs)
 		{
 			gkey		k;

@@ -89,6 +89,17 @@ struct jcase
 	bool		key2 = false;	/* a join key of two columns */
 };
 
+/* A dimension's matched flags, all of them (empty on failure). */
+vector<uint8_t>
+matched_of(const gh_agg_dim *d)
+{
+	vector<uint8_t> m(gh_agg_dim_rows(d));
+
+	if (gh_agg_dim_matched(d, 0, m.size(), m.data()) != GH_OK)
+		m.clear();
+	return m;
+}
+
 void
 run_case(const jcase &c, int gpus)
 {
@@ -128,6 +139,9 @@ run_case(const jcase &c, int gpus)
 
 	make_scan(s, c.qual, c.key2);
 	make_prog(&p, c.keys, c.join);
+	/* every join marks its matched rows (an outer join's flags) */
+	if (c.join)
+		p.join.flags = GH_AGG_JOIN_MARK;
 
 	/*
 	 * Random programs: one the check takes, and which neither passes nor
@@ -211,7 +225,12 @@ run_case(const jcase &c, int gpus)
 			   (unsigned long long) st.refused,
 			   (size_t) std::count(want.refused.begin(), want.refused.end(), 1));
 		if (refused == want.refused)
+		{
 			compare_ref(c.tag, host, want.g, p, col_type);
+			if (hd)
+				JCHECK(matched_of(hd) == want.matched,
+					   "%s: host twin's matched flags differ from the nested loop's", c.tag);
+		}
 		if (c.some_refused)
 			JCHECK(st.refused > 0 && st.refused < ds.n_pages, "%s: %llu of %u pages refused",
 				   c.tag, (unsigned long long) st.refused, ds.n_pages);
@@ -265,6 +284,9 @@ run_case(const jcase &c, int gpus)
 			{
 				compare_sets(c.tag, gpu, host);
 				JCHECK(rg == refused, "%s: GPU refused other pages", c.tag);
+				if (gd && rg == want.refused)
+					JCHECK(matched_of(gd) == want.matched,
+						   "%s: GPU's matched flags differ from the nested loop's", c.tag);
 				JCHECK(gs.tuples == st.tuples && gs.passed == st.passed,
 					   "%s: GPU tuples %llu pairs %llu, host %llu and %llu", c.tag,
 					   (unsigned long long) gs.tuples, (unsigned long long) gs.passed,

@@ -27,6 +27,12 @@ using namespace pagetest;
 using std::string;
 using std::vector;
 
+/* core_page_dim.cpp */
+void		check_page_dim(const char *tag, const gh_page_scan *scan, const vector<gpage> &pages,
+						   const vector<row> &rows, const expect &e, const vector<uint8_t> &data,
+						   const vector<gh_page_ref> &refs, const vector<uint16_t> &vis, int gpus,
+						   int *checks, int *failures);
+
 namespace
 {
 
@@ -492,6 +498,8 @@ random_cases(int gpus, int n_cases)
 
 		snprintf(tag, sizeof(tag), "case %d/no table", ci);
 		check_walk(tag, none, c, e, nullptr, keys);
+		check_page_dim(tag, c.scan, c.pages, c.rows, e, c.data, c.refs, c.vis, gpus, n_checks,
+					   n_failures);
 		for (gh_scheme sc : schemes)
 		{
 			gh_build_options opt;
@@ -578,6 +586,33 @@ random_cases(int gpus, int n_cases)
 }								/* namespace */
 
 void		test_page_malformed(int gpus, int *checks, int *failures);
+
+/* core_test --agg-only: the dimension's rows from pages alone, on the random cases */
+void
+test_page_dim(int gpus, bool quick, int *checks, int *failures)
+{
+	int			n_cases = quick ? 150 : 600;
+
+	n_checks = checks;
+	n_failures = failures;
+	for (int ci = 0; ci < n_cases; ci++)
+	{
+		prng		r{0x9a6e000 + (uint64_t) ci};
+		gcase		c;
+		char		tag[64];
+
+		gen_scan(r, c);
+		gen_pages(r, c, ci % 3 == 0);
+
+		expect		e = reference_walk(*c.scan, c.k, c.pages, c.rows);
+
+		snprintf(tag, sizeof(tag), "case %d/dimension", ci);
+		check_page_dim(tag, c.scan, c.pages, c.rows, e, c.data, c.refs, c.vis, gpus, checks,
+					   failures);
+	}
+	printf("dimension pages: %d random cases: %s\n", n_cases,
+		   gpus > 0 ? "reference, GPU = host twin" : "reference (host twin)");
+}
 
 void
 test_page(int gpus, bool quick, int *checks, int *failures)

@@ -37,6 +37,8 @@ void		test_agg(int gpus, bool quick, int *checks, int *failures);
 void		test_agg_join(int gpus, bool quick, int *checks, int *failures);
 /* core_agg_set.cpp */
 void		test_agg_set(int gpus, bool quick, int *checks, int *failures);
+/* core_page.cpp: the dimension's rows from pages (core_page_dim.cpp) */
+void		test_page_dim(int gpus, bool quick, int *checks, int *failures);
 
 static int	failures = 0;
 static int	checks = 0;
@@ -1575,6 +1577,7 @@ main(int argc, char **argv)
 		test_agg(gpus, quick, &checks, &failures);
 		test_agg_join(gpus, quick, &checks, &failures);
 		test_agg_set(gpus, quick, &checks, &failures);
+		test_page_dim(gpus, quick, &checks, &failures);
 		printf("core_test --agg-only: %d checks, %d failures, %.1f s (%s)\n", checks, failures,
 			   (gh_now_ms() - ta) / 1000.0, gpus > 0 ? "GPU + host twin" : "host twin only");
 		return failures ? 1 : 0;

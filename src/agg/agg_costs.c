@@ -5,7 +5,8 @@
  *	  participant reads, the CPU handing them to the GPU, the GPU walking
  *	  every tuple on them (deform, the quals, the fold into the row's
  *	  group), and one row out per group; over a join, also the inner plan,
- *	  the dimension built of its rows, the probes and the pairs folded.  The
+ *	  the dimension built of its rows (per row and per byte shipped), the
+ *	  probes and the pairs folded.  The
  *	  path is offered only where the walker takes every qual (agg_paths.c:
  *	  otherwise the executor reads every row on the CPU).  Only this path is
  *	  priced here; PostgreSQL's own Partial Aggregate over its scan or join
@@ -21,10 +22,16 @@
 #include "agg_resident.h"
 #include "gpuhash.h"
 
+#include "access/table.h"
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "planner/planner_int.h"
+#include "scan/page_scan.h"
+#include "utils/rel.h"
 #include "utils/spccache.h"
 
 /*
@@ -136,43 +143,138 @@ gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath, RelOptInfo *b
 }
 
 /*
+ * The dimension's build from the inner plan's rows (agg_join.c), per row
+ * kept: beyond its keys (cpu_operator_cost each, charged apart) the row
+ * copied, its values made for the dimension and its place in the device's
+ * table; and per byte shipped to the service: the key (8), one value (16)
+ * per inner column and the by-reference values' data.  Set by the one GPU
+ * measurement of the build (bench/RESULTS.md, H200, TPC-H SF 10): Q14's
+ * 2 M part rows built in 947.8 ms, less Q19's 100 ms for the same part scan
+ * with few rows kept (the inner plan: PostgreSQL's own cost), 847.8 ms; the
+ * bytes' share split off at the host twin's EXPLAIN ANALYZE rate (Dimension
+ * Ship Time over Dimension Shipped Bytes, about 1 ns a byte: 96 MB, 96 ms),
+ * the rest per row, 0.376 us, less a key's cpu_operator_cost.  One unit is
+ * 0.0455 ms (ARCHITECTURE.md's cost model).
+ */
+#define AGG_DIM_ROW_COST 0.00576
+#define AGG_DIM_BYTE_COST 0.000022
+
+/* bytes shipped for rows inner rows of width bytes with ninner columns */
+static double
+dim_bytes(double rows, int ninner, int width)
+{
+	return rows * (sizeof(uint64) + 16.0 * Max(ninner, 1) + Max(width, 0));
+}
+
+/*
+ * The dimension's build from the inner plan's rows: each row's keys
+ * evaluated on the CPU (as the GPU join's build charges them), then per row
+ * kept its copy, values and insert into the device's table
+ * (AGG_DIM_ROW_COST and gpuhash.build_row_cost) and per byte shipped to the
+ * service (AGG_DIM_BYTE_COST).  The width is the inner target's, an upper
+ * bound of the by-reference data (an inner-only CASE condition shipped as a
+ * bool, agg_join_conds.c, is not seen here).  Shared (shared_rows >= 0):
+ * each participant keys its share, one builds from all shared_rows.
+ */
+static Cost
+tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shared_rows)
+{
+	if (shared_rows >= 0.0)
+		return inner_path->rows * cpu_operator_cost * nkeys +
+			shared_rows * (gpuhash_build_row_cost + AGG_DIM_ROW_COST) +
+			dim_bytes(shared_rows, ninner, width) * AGG_DIM_BYTE_COST;
+	return inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
+							   AGG_DIM_ROW_COST) +
+		dim_bytes(inner_path->rows, ninner, width) * AGG_DIM_BYTE_COST;
+}
+
+/*
+ * Will the dimension come from the inner table's pages (agg_join_pages.c)?
+ * The executor's tests that the plan can see: a serial Seq Scan of a base
+ * table, gpuhash.page_scan and gpuhash.dimension_pages on, not
+ * serializable, its quals all the walker's (the key and the dimension's
+ * columns are taken to be plain columns it reads; where they are not, the
+ * executor builds from the inner plan's rows, priced below as pages).
+ * gpuhash.page_cpu_cost -1 prices it as the rows, as the join's page path.
+ */
+static bool
+inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
+{
+	RelOptInfo *rel = inner_path->parent;
+	RangeTblEntry *rte;
+	Relation	r;
+	GpuPageProgram prog;
+
+	if (shared || gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
+		inner_path->pathtype != T_SeqScan || inner_path->parallel_aware ||
+		inner_path->param_info != NULL || rel->reloptkind != RELOPT_BASEREL ||
+		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
+		return false;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	r = table_open(rte->relid, NoLock);
+	gpuhash_page_program_cols(&prog, RelationGetDescr(r), rel->relid,
+							  gpuhash_order_quals(root, rel->baserestrictinfo),
+							  NULL, NULL, NULL, 0, false, NULL, 0);
+	table_close(r, NoLock);
+	return prog.scan != NULL && prog.cpu_quals == NIL;
+}
+
+/*
+ * The dimension from the inner table's pages: each page read (its
+ * seq_page_cost) and handed to the walker (gpuhash.page_cpu_cost), each
+ * tuple walked (gpuhash.page_row_cost), and the passing rows' keys and
+ * values shipped back from the walk and out to the build
+ * (AGG_DIM_BYTE_COST twice), each inserted (gpuhash.build_row_cost).
+ * Uncalibrated as a whole: the page path's constants, calibrated on the
+ * join's walk, and the tuple build's byte rate.
+ */
+static Cost
+dim_pages_cost(Path *inner_path, int ninner, int width)
+{
+	RelOptInfo *rel = inner_path->parent;
+	double		spc_seq_page_cost;
+
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	return (spc_seq_page_cost + gpuhash_page_cpu_cost) * rel->pages +
+		gpuhash_page_row_cost * rel->tuples +
+		2.0 * dim_bytes(inner_path->rows, ninner, width) * AGG_DIM_BYTE_COST +
+		gpuhash_build_row_cost * inner_path->rows;
+}
+
+/*
  * The aggregate over a join: baserel's pages walked as above, each row the
  * quals pass joined on the device to the dimension built of inner_path's
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
- * further clauses pass folded.  pairs and groups: one participant's.
+ * further clauses pass folded.  pairs and groups: one participant's.  An
+ * outer join preserving the inner side builds from the plan's rows always
+ * (agg_join_pages.c).
  */
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 						 Path *inner_path, int nkeys, int ninner, Path *partial_scan,
-						 double pairs, double groups, double shared_rows)
+						 double pairs, double groups, double shared_rows, bool preserve_inner)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	int			width = inner_path->pathtarget->width;
 	Cost		startup = page_walk_cost(baserel, partial_scan);
 
 	/*
-	 * The inner plan, run to its end before the first page is walked.  Per
-	 * participant (shared_rows < 0: each builds its own dimension, as a
-	 * parallel-oblivious hash join builds its own table): its whole cost,
-	 * once per participant.  Shared: inner_path is partial, each
-	 * participant runs its share and keys its rows, and one of them builds
-	 * the one dimension from all shared_rows while the others wait.
+	 * The dimension, before the first page is walked: from the inner
+	 * table's pages where the executor will walk them, else the inner plan
+	 * run to its end and its rows built.  Per participant (shared_rows < 0:
+	 * each builds its own dimension, as a parallel-oblivious hash join
+	 * builds its own table): its whole cost, once per participant.  Shared:
+	 * inner_path is partial, each participant runs its share and keys its
+	 * rows, and one of them builds the one dimension from all shared_rows
+	 * while the others wait.
 	 */
-	startup += inner_path->total_cost;
-	if (shared_rows >= 0.0)
-		startup += inner_path->rows * cpu_operator_cost * nkeys +
-			shared_rows * (gpuhash_build_row_cost +
-						   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
-
-	/*
-	 * The dimension's build, per inner row: its keys evaluated on the CPU
-	 * (as the GPU join's build charges them), its insert into the device's
-	 * table (gpuhash.build_row_cost), and where the dimension keeps columns
-	 * for the keys, arguments and clauses above, the copy of the row's
-	 * values (gpuhash.kept_row_cost, as the join charges a kept row).
-	 */
+	if (!preserve_inner && inner_by_pages(root, inner_path, shared_rows >= 0.0))
+		startup += dim_pages_cost(inner_path, ninner, width);
 	else
-		startup += inner_path->rows * (cpu_operator_cost * nkeys + gpuhash_build_row_cost +
-									   (ninner > 0 ? gpuhash_kept_row_cost : 0.0));
+		startup += inner_path->total_cost + tuple_build_cost(inner_path, nkeys, ninner, width,
+															 shared_rows);
 
 	/*
 	 * Each walked row that the scan's quals pass probes the dimension on

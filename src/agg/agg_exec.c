@@ -339,6 +339,8 @@ exec_preagg(CustomScanState *node)
 			/* the inner side first: its rows, its dimension */
 			if (as->join != NULL && !as->join->collected)
 			{
+				/* an outer join in parallel: among the walkers (agg_join_outer.c) */
+				gpuhash_agg_outer_par_begin(as);
 				/* in a parallel query, one dimension for all (agg_join_par.c) */
 				if (as->join->shared != NULL)
 					gpuhash_agg_join_par_collect(as);
@@ -360,6 +362,17 @@ exec_preagg(CustomScanState *node)
 			/* the resident set's groups, a chunk at a time */
 			if (gpuhash_agg_resident_next(as))
 				continue;
+			/* an outer join: the inner rows nothing matched (agg_join_outer.c) */
+			if (gpuhash_agg_outer_folds(as) && as->join->shared != NULL &&
+				!as->join->rows_loaded)
+				gpuhash_agg_join_par_load(as->join);
+			if (gpuhash_agg_outer_next(as))
+			{
+				old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+				gpuhash_agg_join_cpu_row(as, slot);
+				MemoryContextSwitchTo(old);
+				return project(node, slot);
+			}
 			as->phase = GA_DONE;
 			if (as->nkeys == 0 && !as->emitted_any)
 			{
@@ -382,6 +395,7 @@ end_preagg(CustomScanState *node)
 	if (as->join != NULL)
 	{
 		gpuhash_agg_join_release(as->join);
+		gpuhash_agg_join_pages_end(as);
 		ExecEndNode(as->join->inner_ps);
 	}
 	gpuhash_heap_scan_end(as->os);
@@ -401,45 +415,79 @@ rescan_preagg(CustomScanState *node)
 	as->emitted_any = false;
 }
 
-/* A Parallel Seq Scan's block allocator in the node's DSM (heap_scan.c) */
-/* ... and after it, a shared dimension's coordination (agg_join_par.c) */
+/* Where each part of the node's DSM starts: one layout for every caller. */
+typedef struct PreAggDsmLayout
+{
+	Size		resident;		/* resident groups' Barrier (agg_resident.c) */
+	Size		outer;			/* an outer join's walk barrier (agg_join_outer.c) */
+} PreAggDsmLayout;
+
+/*
+ * The parts, in order: a Parallel Seq Scan's block allocator (heap_scan.c),
+ * a shared dimension's coordination (agg_join_par.c), the resident groups'
+ * region, an outer join's walk barrier and flags; each MAXALIGNed after
+ * all before it.  Returns the total size.
+ */
+static Size
+dsm_layout(GpuPreAggState *as, PreAggDsmLayout *layout)
+{
+	Size		off;
+
+	off = MAXALIGN(gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as));
+	if (layout != NULL)
+		layout->resident = off;
+	off = MAXALIGN(off + gpuhash_agg_resident_estimate(as));
+	if (layout != NULL)
+		layout->outer = off;
+	off = MAXALIGN(off + gpuhash_agg_outer_par_estimate(as));
+	return off;
+}
+
 static Size
 estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
-	return gpuhash_heap_scan_estimate(as->os) + gpuhash_agg_join_par_estimate(as) +
-		gpuhash_agg_resident_estimate(as);
+	return dsm_layout(as, NULL);
 }
 
 static void
 init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
+	PreAggDsmLayout r;
 
 	gpuhash_heap_scan_init_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_init(as, pcxt, coordinate);
-	gpuhash_agg_resident_init_dsm(as, coordinate);
+	dsm_layout(as, &r);
+	gpuhash_agg_resident_init_dsm(as, (char *) coordinate + r.resident);
+	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, false);
 }
 
 static void
 reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
+	PreAggDsmLayout r;
 
 	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_reinit(as, coordinate);
-	gpuhash_agg_resident_reinit_dsm(as, coordinate);
+	dsm_layout(as, &r);
+	gpuhash_agg_resident_reinit_dsm(as, (char *) coordinate + r.resident);
+	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, true);
 }
 
 static void
 init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
+	PreAggDsmLayout r;
 
 	gpuhash_heap_scan_init_worker(as->os, coordinate);
 	gpuhash_agg_join_par_attach(as, coordinate);
-	gpuhash_agg_resident_attach(as, coordinate);
+	dsm_layout(as, &r);
+	gpuhash_agg_resident_attach(as, (char *) coordinate + r.resident);
+	gpuhash_agg_outer_par_attach(as, (char *) coordinate + r.outer);
 }
 
 /* Before a parallel plan's DSM goes: what the node keeps of it. */

@@ -570,7 +570,8 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 		(as->join == NULL || as->join->dim_id != 0) &&
 		(set_id != 0 ?
 		 gpuhash_svc_agg_submit_set(as->pp.prog.scan, as->aprog, &q->r, as->device,
-									as->max_groups, &q->r.ticket, set_id) :
+									as->max_groups, &q->r.ticket,
+									as->join != NULL ? as->join->dim_id : 0, set_id) :
 		 gpuhash_svc_agg_submit(as->pp.prog.scan, as->aprog, &q->r, as->device, as->max_groups,
 								&q->r.ticket, as->join != NULL ? as->join->dim_id : 0)))
 		q->in_flight = true;

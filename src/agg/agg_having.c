@@ -364,7 +364,7 @@ gpuhash_preagg_plan_having(PlannerInfo *root, CustomScan *cscan, PathTarget *tar
 	ChangeVarNodes(shown, relid, 1, 0);
 	text = deparse_expression(shown, deparse_context_for(get_rel_name(reloid), reloid),
 							  false, false);
-	while (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_SHARED_DIM)
+	while (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_PRESERVE_INNER)
 		cscan->custom_private = lappend(cscan->custom_private, makeInteger(0));
 	cscan->custom_private = lappend(cscan->custom_private,
 									list_concat(list_make2(makeString(HAVING_TAG),
@@ -397,26 +397,23 @@ gpuhash_preagg_having_of(const CustomScan *cscan, char **text)
  * The path's cost where its groups stay resident: each participant's
  * groups merged into the set on the device, and only the set's survivors
  * handed up once, all participants together (PostgreSQL's selectivity of
- * the pushed conjuncts over the grouping's groups).
+ * the pushed conjuncts over the grouping's groups).  groups: the
+ * grouping's over the whole relation; part_groups: one participant's.
  */
 void
 gpuhash_preagg_resident_cost(PlannerInfo *root, CustomPath *cp, RelOptInfo *baserel,
-							 Path *partial_scan, GroupPathExtraData *extra,
-							 PathTarget *target)
+							 Path *partial_scan, PathTarget *target, double groups,
+							 double part_groups)
 {
 	List	   *quals;
-	double		groups,
-				survivors;
+	double		survivors;
 
 	if (!gpuhash_preagg_resident_planned(root))
 		return;
 	(void) pushed_terms(root, baserel->relid, target->exprs, &quals);
-	groups = gpuhash_preagg_groups(root, extra, baserel->rows);
 	survivors = groups;
 	if (quals != NIL)
 		survivors *= clauselist_selectivity(root, quals, 0, JOIN_INNER, NULL);
-	gpuhash_cost_preagg_resident(root, cp, baserel, partial_scan,
-								 gpuhash_preagg_groups(root, extra, partial_scan ?
-													   partial_scan->rows : baserel->rows),
+	gpuhash_cost_preagg_resident(root, cp, baserel, partial_scan, part_groups,
 								 clamp_row_est(survivors));
 }

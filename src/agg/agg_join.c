@@ -5,12 +5,14 @@
  *	  plan runs to its end and each row is kept with its packed key (the
  *	  join's exact key, as the tuple path packs it: rows.c; a NULL key joins
  *	  nothing and is dropped), within work_mem x hash_mem_multiplier as a
- *	  Hash node's table is; the rows, sorted by key, become the dimension
- *	  (gh_agg_dim) that the walker joins passing outer rows to.
+ *	  Hash node's table is; the rows become the dimension (gh_agg_dim) that
+ *	  the walker joins passing outer rows to.
  *
  * The CPU joins what the GPU does not: the tuples of a refused page, and
  * every page of a plan whose programs the GPU cannot take.  Each such outer
- * tuple's key finds its inner rows by binary search over the sorted rows;
+ * tuple's key finds its inner rows by binary search over the rows, sorted
+ * by key at the first such need (a plan whose pages the GPU all takes
+ * never sorts them);
  * each pair that passes the further join clauses (ExecQual: the outer tuple
  * as the scan tuple, the inner row as the inner tuple) goes out as one
  * partial row, its aggregates' arguments evaluated by PostgreSQL's own
@@ -57,7 +59,9 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->bytes = 0;
 	j->collected = false;
 	j->rows_loaded = false;
+	j->rows_sorted = false;
 	j->have_cur = false;
+	gpuhash_agg_outer_release(j);
 }
 
 /* The packed key of the row in econtext's inner (or scan) tuple; false: NULL. */
@@ -95,68 +99,13 @@ row_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* One dimension value of column c from the row in slot, by-reference data onto heap. */
-static void
-dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg_inval *out, StringInfo heap)
-{
-	bool		isnull;
-	Datum		d = slot_getattr(slot, c->tlpos, &isnull);
-	double		f;
-
-	memset(out, 0, sizeof(*out));
-	if (isnull)
-	{
-		out->null = 1;
-		return;
-	}
-	switch (c->gtype)
-	{
-		case GH_T_INT2:
-			out->bits = (uint64) (int64) DatumGetInt16(d);
-			break;
-		case GH_T_INT4:
-		case GH_T_DATE:
-			out->bits = (uint64) (int64) DatumGetInt32(d);
-			break;
-		case GH_T_OID:
-			out->bits = (uint64) DatumGetObjectId(d);
-			break;
-		case GH_T_BOOL:
-			out->bits = DatumGetBool(d) ? 1 : 0;
-			break;
-		case GH_T_FLOAT4:
-		case GH_T_FLOAT8:
-			f = c->gtype == GH_T_FLOAT4 ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
-			memcpy(&out->bits, &f, sizeof(f));
-			break;
-		case GH_T_NUMERIC:
-		case GH_T_TEXT:
-		case GH_T_BPCHAR:
-			{
-				struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-
-				/* 8-aligned, as the walker reads a numeric's digits */
-				while (heap->len % 8 != 0)
-					appendStringInfoChar(heap, '\0');
-				out->bits = (uint64) heap->len;
-				out->len = VARSIZE_ANY_EXHDR(v);
-				appendBinaryStringInfo(heap, VARDATA_ANY(v), out->len);
-				if ((Pointer) v != DatumGetPointer(d))
-					pfree(v);
-			}
-			break;
-		default:
-			out->bits = (uint64) DatumGetInt64(d);
-			break;
-	}
-}
-
 /* The collected rows in key order, for the CPU's binary search. */
 void
 gpuhash_agg_join_sort(GpuAggJoin *j)
 {
-	if (j->nrows > 1)
+	if (j->nrows > 1 && !j->rows_sorted)
 		qsort(j->rows, j->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	j->rows_sorted = true;
 }
 
 /*
@@ -175,9 +124,19 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	StringInfoData heap;
 	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
 	instr_time	t0;
-	gh_status	st;
+	bool		built;
 
 	INSTR_TIME_SET_CURRENT(t0);
+
+	/*
+	 * An outer join's matched flags are by the dimension's positions, and
+	 * the CPU's marks and the unmatched fold by the rows' (agg_join_outer.c):
+	 * the rows sorted before the build, so that the CPU join's sort never
+	 * moves them after it.
+	 */
+	if (j->preserve_inner)
+		gpuhash_agg_join_sort(j);
+	j->ship_bytes = j->nrows * (sizeof(uint64) + sizeof(gh_agg_inval) * ninner);
 	keys = palloc_extended(sizeof(uint64) * Max(j->nrows, 1), MCXT_ALLOC_HUGE);
 	vals = palloc_extended(sizeof(gh_agg_inval) * Max(j->nrows, 1) * ninner,
 						   MCXT_ALLOC_HUGE);
@@ -192,71 +151,32 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 		}
 		ExecStoreMinimalTuple(j->rows[r].tup, j->row_slot, false);
 		for (int c = 0; c < j->ncols; c++)
-			dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c], &heap);
+			if (!gpuhash_agg_join_cond_value(as, c, &vals[r * ninner + c]))
+				gpuhash_agg_join_dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c],
+										   &heap);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(j->row_slot);
 	MemoryContextSwitchTo(old);
+	j->ship_bytes += heap.len;
+	j->values_ms += gpuhash_ms_since(t0);
 
-	/* the service folds the requests where it holds the dimension */
-	if (service && as->use_service)
-	{
-		GhSvcDimInfo info;
-
-		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_for(owner_pid, keys, j->nrows, vals, ninner,
-									  (const uint8 *) heap.data, (uint64) heap.len,
-									  as->device, &j->dim_id, &info))
-		{
-			j->dim_bytes = info.bytes;
-			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
-			pfree(keys);
-			pfree(vals);
-			pfree(heap.data);
-			j->build_ms += gpuhash_ms_since(t0);
-			return true;
-		}
-		j->dim_id = 0;
-	}
-	if (!local)
-	{
-		pfree(keys);
-		pfree(vals);
-		pfree(heap.data);
-		j->build_ms += gpuhash_ms_since(t0);
-		return false;
-	}
-	/*
-	 * In this backend the host twin holds it: the join's fold reads pages
-	 * only through gh_page_agg_join_mapped, and a GPU can map only the
-	 * buffer pool the service registered, never this backend's page copies.
-	 */
-	st = gh_agg_dim_build(GH_AGG_HOST, keys, j->nrows, vals, ninner,
-						  (const uint8 *) heap.data, (uint64) heap.len, 0, &j->dim);
-	if (st != GH_OK)
-	{
-		j->dim = NULL;
-		as->why_cpu = psprintf("the join's dimension could not be built: %s", gh_last_error());
-	}
-	else
-	{
-		j->dim_bytes = gh_agg_dim_bytes(j->dim);
-		j->dim_where = gh_agg_dim_device(j->dim) == GH_AGG_HOST ? "host" : "gpu";
-	}
+	built = gpuhash_agg_join_build_arrays(as, owner_pid, service, local, keys, j->nrows, vals,
+										  (const uint8 *) heap.data, (uint64) heap.len);
 	pfree(keys);
 	pfree(vals);
 	pfree(heap.data);
 	j->build_ms += gpuhash_ms_since(t0);
-	return j->dim != NULL;
+	return built;
 }
 
 /*
- * Runs the inner plan to its end: its rows with a non-NULL key, sorted by
- * key; then the dimension, where the GPU folds.  More than work_mem x
- * hash_mem_multiplier of rows is an error, as the plan promised they fit.
+ * Runs the inner plan to its end: its rows with a non-NULL key.  More than
+ * work_mem x hash_mem_multiplier of rows is an error, as the plan promised
+ * they fit.
  */
-void
-gpuhash_agg_join_collect(GpuPreAggState *as)
+static void
+collect_rows(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
@@ -278,7 +198,11 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 		ok = eval_key(j, j->inner_key_states, j->inner_conv, econtext, &key);
 		ResetExprContext(econtext);
 		if (!ok)
-			continue;			/* a NULL key joins nothing */
+		{
+			/* a NULL key joins nothing; a preserved side keeps the row */
+			gpuhash_agg_outer_keep_null(j, slot);
+			continue;
+		}
 		old = MemoryContextSwitchTo(j->rows_cxt);
 		if (j->nrows == j->cap)
 		{
@@ -299,12 +223,42 @@ gpuhash_agg_join_collect(GpuPreAggState *as)
 							limit / 1024),
 					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
 	}
-	gpuhash_agg_join_sort(j);
 	j->collected = true;
 	j->rows_loaded = true;
+	j->collect_ms += gpuhash_ms_since(t0);
 	j->build_ms += gpuhash_ms_since(t0);
+}
+
+/*
+ * The dimension, where the GPU folds: from the inner relation's pages
+ * (agg_join_pages.c), else from the inner plan's rows.
+ */
+void
+gpuhash_agg_join_collect(GpuPreAggState *as)
+{
+	if (gpuhash_agg_join_pages_collect(as))
+		return;
+	collect_rows(as);
 	if (as->why_cpu == NULL && as->aprog != NULL)
 		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
+}
+
+/*
+ * The inner rows for the CPU's join, at its first need, where the
+ * dimension was made without them (from pages): the inner plan run here.
+ */
+void
+gpuhash_agg_join_load_rows(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	uint64		inner_rows = j->inner_rows;
+
+	/* a shared dimension's rows are read from its chunks (agg_exec.c) */
+	if (j->rows_loaded || j->shared != NULL)
+		return;
+	/* the dimension's figure stays: these rows are counted in it */
+	collect_rows(as);
+	j->inner_rows = inner_rows;
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */
@@ -315,6 +269,7 @@ gpuhash_agg_join_rescan(GpuPreAggState *as)
 	PlanState  *ps = &as->css.ss.ps;
 
 	gpuhash_agg_join_release(j);
+	gpuhash_agg_join_pages_rescan(as);
 	if (ps->chgParam != NULL)
 		UpdateChangedParamSet(j->inner_ps, ps->chgParam);
 	ExecReScan(j->inner_ps);
@@ -356,7 +311,8 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	{
 		uint64		key;
 
-		Assert(j->rows_loaded);
+		gpuhash_agg_join_load_rows(as);
+		gpuhash_agg_join_sort(j);
 
 		j->cur = *t;
 		ExecStoreHeapTuple(&j->cur, hs, false);
@@ -378,7 +334,11 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 		econtext->ecxt_scantuple = hs;
 		econtext->ecxt_innertuple = j->row_slot;
 		if (j->join_qual == NULL || ExecQual(j->join_qual, econtext))
+		{
+			if (j->preserve_inner)
+				gpuhash_agg_outer_mark(j, j->next_match - 1);
 			return true;
+		}
 		ResetExprContext(econtext);
 	}
 	return false;
@@ -449,13 +409,17 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 							deparse_expression((Node *) make_ands_explicit(list_copy_tail(cscan->custom_exprs,
 																						  2 * j->njoinkeys)),
 											   context, useprefix, false), es);
+	gpuhash_agg_outer_explain(as, es);
 	/* one dimension for all participants (agg_join_par.c); else one each */
 	if (j->shared_plan)
 		ExplainPropertyText("Dimension", "shared", es);
+	gpuhash_agg_join_conds_explain(as, context, useprefix, es);
+	gpuhash_agg_join_pages_explain(as, context, useprefix, es);
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);
 	ExplainPropertyUInteger("Dimension Bytes", NULL, j->dim_bytes, es);
 	if (es->timing)
 		ExplainPropertyFloat("Dimension Build Time", "ms", j->build_ms, 3, es);
+	gpuhash_agg_join_explain_build(as, es);
 }

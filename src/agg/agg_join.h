@@ -71,6 +71,8 @@ typedef struct GpuAggJoin
 	/* the collected rows, sorted by key */
 	MemoryContext rows_cxt;
 	bool		collected;
+	bool		rows_sorted;	/* sorted at the CPU join's first need: the
+								 * dimension's build takes them in any order */
 	GpuAggInnerRow *rows;
 	uint64		nrows;
 	uint64		cap;
@@ -98,11 +100,52 @@ typedef struct GpuAggJoin
 	uint64		next_match;		/* rows[next_match ..] */
 	uint64		end_match;
 
+	/*
+	 * An outer join preserving I (agg_join_outer.c): the NULL-key inner
+	 * rows, the pairs the CPU folded (by row), after the walk all matched
+	 * rows and R's all-NULL tuple, and the next row to null-extend (rows,
+	 * then null_rows); all in rows_cxt
+	 */
+	bool		preserve_inner;
+	MinimalTuple *null_rows;
+	uint64		n_null_rows;
+	uint64		cap_null_rows;
+	uint8	   *cpu_matched;
+	uint8	   *matched;
+	HeapTuple	null_tuple;
+	uint64		outer_pos;
+	bool		outer_started;
+	/* in parallel (agg_join_outer.c): the DSM's part, its walk barrier */
+	struct GpuAggOuterShared *outer_sh;
+	bool		outer_attached;
+	int			outer_folds;	/* -1: not decided; 0: another folds; 1: this one */
+	uint64		unmatched;		/* EXPLAIN ANALYZE */
+
 	/* EXPLAIN ANALYZE */
 	uint64		inner_rows;
 	Size		dim_bytes;
 	double		build_ms;
 	const char *dim_where;
+	/* the build's parts, by mechanism (agg_costs.c's terms) */
+	double		collect_ms;		/* the inner plan run, keys, rows copied */
+	double		values_ms;		/* the dimension's values made of the rows */
+	double		ship_ms;		/* keys, values, heap sent to the service */
+	double		service_ms;		/* the service's build of the dimension */
+	uint64		ship_bytes;		/* their bytes */
+
+	/*
+	 * Aggregates' conditions over the inner side alone, evaluated once per
+	 * inner row on the CPU into a bool column of the dimension
+	 * (agg_join_conds.c) rather than shipping the columns they read.
+	 */
+	int			nconds;
+	struct GpuAggInnerCond *conds;
+
+	/*
+	 * The dimension made from the inner relation's pages by the walker
+	 * (agg_join_pages.c; NULL: from the inner plan's rows)
+	 */
+	struct GpuAggJoinPages *pages;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -112,11 +155,36 @@ extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
+/* agg_join_dim.c */
+extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
+										  bool local, const uint64 *keys, uint64 n,
+										  const gh_agg_inval *vals, const uint8 *heap,
+										  uint64 heap_len);
+extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
+									   gh_agg_inval *out, StringInfo heap);
+
+/* agg_join_pages.c */
+extern void gpuhash_agg_join_pages_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_pages_collect(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_rescan(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_end(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
+
+/* agg_join_conds.c */
+extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_cond_insns(GpuAggJoin *j, int a, gh_agg_prog *ap);
+extern bool gpuhash_agg_join_cond_value(GpuPreAggState *as, int c, gh_agg_inval *out);
+extern void gpuhash_agg_join_explain_build(GpuPreAggState *as, ExplainState *es);
+extern void gpuhash_agg_join_conds_explain(GpuPreAggState *as, List *context, bool useprefix,
+										   ExplainState *es);
+
 /* agg_join.c */
 extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);
 extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
+extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
 extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);
@@ -125,6 +193,19 @@ extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fre
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);
 extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix,
 									 ExplainState *es);
+
+/* agg_join_outer.c */
+extern bool gpuhash_agg_outer_planned(const CustomScan *cscan, GpuAggJoin *j);
+extern void gpuhash_agg_outer_release(GpuAggJoin *j);
+extern void gpuhash_agg_outer_keep_null(GpuAggJoin *j, TupleTableSlot *slot);
+extern void gpuhash_agg_outer_mark(GpuAggJoin *j, uint64 pos);
+extern bool gpuhash_agg_outer_next(GpuPreAggState *as);
+extern bool gpuhash_agg_outer_folds(GpuPreAggState *as);
+extern Size gpuhash_agg_outer_par_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_outer_par_init(GpuPreAggState *as, void *space, bool reinit);
+extern void gpuhash_agg_outer_par_attach(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_outer_par_begin(GpuPreAggState *as);
+extern void gpuhash_agg_outer_explain(GpuPreAggState *as, ExplainState *es);
 
 /* agg_join_par.c */
 extern Size gpuhash_agg_join_par_estimate(GpuPreAggState *as);

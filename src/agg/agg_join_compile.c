@@ -156,6 +156,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	j->njoinkeys = nk;
 	j->shared_plan = list_length(cscan->custom_private) > GPUHASH_PREAGG_PRIV_SHARED_DIM &&
 		intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_SHARED_DIM)) != 0;
+	j->preserve_inner = gpuhash_agg_outer_planned(cscan, j);
 	exprs = (List *) gpuhash_preagg_unindex((Node *) cscan->custom_exprs, cscan);
 	j->outer_keys = list_copy_head(exprs, nk);
 	j->inner_keys = list_copy_head(list_copy_tail(exprs, nk), nk);
@@ -238,6 +239,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
+	gpuhash_agg_join_pages_plan(as);
+	if (j->pages == NULL)
+		gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
 		as->why_cpu = "more inner columns than the GPU's dimension holds";
@@ -284,7 +288,8 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		{
 			int16_t		start = ap->ninsns;
 
-			if (!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
+			if (!gpuhash_agg_join_cond_insns(j, a, ap) &&
+				!gpuhash_qual_compile_into(s, as->os->desc, scanrelid,
 										   list_make1(g->cond), dim_col, j,
 										   ap->insn, &ap->ninsns, GH_AGG_MAX_INSNS))
 			{
@@ -304,6 +309,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		return;
 	}
 	ap->join.jq_len = ap->ninsns - ap->join.jq_start;
+	/* an outer join: which inner rows matched (agg_join_outer.c) */
+	if (j->preserve_inner)
+		ap->join.flags |= GH_AGG_JOIN_MARK;
 }
 
 /* Inner Vars as INNER_VAR Vars of the inner plan's output; INDEX_VARs unindexed. */

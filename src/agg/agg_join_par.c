@@ -232,7 +232,11 @@ collect_share(GpuPreAggState *as)
 		ok = gpuhash_agg_join_inner_key(j, econtext, &key);
 		ResetExprContext(econtext);
 		if (!ok)
-			continue;			/* a NULL key joins nothing */
+		{
+			/* a NULL key joins nothing; a preserved side keeps the row, here */
+			gpuhash_agg_outer_keep_null(j, slot);
+			continue;
+		}
 		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
 		need = ENTRY_BYTES(mt);
 		if (cur == NULL || cur->used + need > cur->size)
@@ -270,7 +274,7 @@ collect_share(GpuPreAggState *as)
 		publish_chunk(j, cur_dp, cur);
 }
 
-/* Every participant's rows, pointing into the chunks, sorted by key. */
+/* Every participant's rows, pointing into the chunks (sorted at the CPU join's first need). */
 void
 gpuhash_agg_join_par_load(GpuAggJoin *j)
 {
@@ -278,9 +282,9 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 	MemoryContext old;
 	uint64		k = 0;
 
-	if (j->rows_loaded)
+	/* (a dimension from pages: the inner plan's rows at the CPU join's need) */
+	if (j->rows_loaded || sh == NULL)
 		return;
-	Assert(sh != NULL);
 	old = MemoryContextSwitchTo(j->rows_cxt);
 	j->rows = palloc_extended(sizeof(GpuAggInnerRow) * Max(sh->nrows, 1), MCXT_ALLOC_HUGE);
 	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
@@ -303,8 +307,11 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 		elog(ERROR, "gpuhash: the shared inner rows count " UINT64_FORMAT ", not " UINT64_FORMAT,
 			 k, sh->nrows);
 	j->nrows = j->cap = k;
-	gpuhash_agg_join_sort(j);
+	j->rows_sorted = false;
 	j->rows_loaded = true;
+	/* an outer join: every participant in the builder's order (agg_join.c) */
+	if (j->preserve_inner)
+		gpuhash_agg_join_sort(j);
 }
 
 /* The elected participant: the one dimension, or word that there is none. */

@@ -54,6 +54,7 @@ typedef struct JoinAgg
 	List	   *conds;			/* the aggregates' CASE conditions */
 	AttrNumber	cols[GH_AGG_TARGET_COLS];	/* R's columns read */
 	int			ncols;
+	bool		preserve_inner; /* I LEFT JOIN R (agg_join_outer.c) */
 } JoinAgg;
 
 static void
@@ -87,6 +88,12 @@ split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
 		if (rinfo->pseudoconstant)
 		{
 			decline("a pseudoconstant join clause");
+			return false;
+		}
+		/* above an outer join: a filter of the null-extended rows, not a join clause */
+		if (ja->preserve_inner && RINFO_IS_PUSHED_DOWN(rinfo, st->joinrelids))
+		{
+			decline("a clause applied above the outer join");
 			return false;
 		}
 		if (contain_volatile_functions((Node *) rinfo->clause) ||
@@ -184,6 +191,21 @@ columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
 	return true;
 }
 
+/*
+ * An outer join preserving I: after the walk its matched flags come back
+ * (a byte per dimension row, through the service's staging) and are
+ * scanned, and each inner row that matched nothing goes up as a row of
+ * its own, its columns evaluated by the CPU; costed as if none matched,
+ * the most it can be.
+ */
+static void
+cost_unmatched_fold(CustomPath *cp, double inner_rows)
+{
+	cp->path.total_cost += inner_rows * cpu_operator_cost +
+		inner_rows * (cpu_tuple_cost + cpu_operator_cost *
+					  list_length(cp->path.pathtarget->exprs));
+}
+
 /* One CustomPath over the split, in parent (copied: relids of R and I). */
 static CustomPath *
 make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, JoinAgg *ja,
@@ -208,16 +230,38 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
 	cp->custom_paths = list_make1(shared_inner ? shared_inner : ja->inner_path);
-	/* for PlanCustomPath: R, the key expressions of each side, the clauses, shared */
-	cp->custom_private = list_make5(makeInteger(ja->rel->relid), ja->outer_keys,
-									ja->inner_keys, ja->clauses,
-									makeInteger(shared_inner != NULL));
+	/*
+	 * for PlanCustomPath: R, the key expressions of each side, the clauses,
+	 * shared, whether I is preserved
+	 */
+	cp->custom_private = lappend(list_make5(makeInteger(ja->rel->relid), ja->outer_keys,
+											ja->inner_keys, ja->clauses,
+											makeInteger(shared_inner != NULL)),
+								 makeInteger(ja->preserve_inner));
 	cp->methods = &gpuhash_preagg_path_methods;
 	gpuhash_cost_preagg_join(root, cp, ja->rel, shared_inner ? shared_inner : ja->inner_path,
 							 ja->nkeys, ninner, partial_scan, pairs,
 							 gpuhash_preagg_groups(root, extra, pairs),
-							 shared_inner ? ja->inner->rows : -1.0);
+							 shared_inner ? ja->inner->rows : -1.0, ja->preserve_inner);
+	if (ja->preserve_inner)
+		cost_unmatched_fold(cp, ja->inner_path->rows);
 	return cp;
+}
+
+static bool
+placeholder_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar))
+		return true;
+	return expression_tree_walker(node, placeholder_walker, context);
+}
+
+static bool
+contains_placeholder(Node *node)
+{
+	return placeholder_walker(node, NULL);
 }
 
 /* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
@@ -251,6 +295,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	int			ninner;
 
 	memset(&ja, 0, sizeof(ja));
+	ja.preserve_inner = st->preserve_inner;
 	ja.rel = find_base_rel(root, st->outer_relid);
 	ja.inner = bms_membership(st->inner_relids) == BMS_SINGLETON ?
 		find_base_rel(root, bms_singleton_member(st->inner_relids)) :
@@ -300,6 +345,15 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		decline("the inner side is beyond work_mem x hash_mem_multiplier");
 		return;
 	}
+	/*
+	 * Over an outer join a PlaceHolderVar of R's side goes NULL with its
+	 * row, which the expression it stands for need not: not taken.
+	 */
+	if (ja.preserve_inner && contains_placeholder((Node *) target->exprs))
+	{
+		decline("a placeholder over the outer join");
+		return;
+	}
 	if (!split_clauses(st, &ja) ||
 		!gpuhash_preagg_target_ok(root, target, ja.rel->relid, ja.inner->relids,
 								  ja.cols, &ja.ncols, &ja.conds) ||
@@ -319,8 +373,12 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	/* where core could go parallel */
 	if (partial_rel != NULL && partial_rel->consider_parallel)
 		scan = gpuhash_preagg_partial_seqscan(ja.rel);
-	/* I's cheapest path run whole by each participant: where it may run in workers */
-	each = ja.inner_path->parallel_safe ? scan : NULL;
+	/*
+	 * I's cheapest path run whole by each participant: where it may run in
+	 * workers.  Not over an outer join preserving I: a participant cannot
+	 * tell the inner rows only another one matched (agg_join_outer.c).
+	 */
+	each = ja.inner_path->parallel_safe && !ja.preserve_inner ? scan : NULL;
 	cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
 						ninner, extra, NULL);
 	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",

@@ -9,8 +9,9 @@
  *	  hands it only to set_join_pathlist_hook.  So gpuhash's join hook
  *	  (planner.c) records here, for each INNER join of the query's final
  *	  join relation whose one side is a single base relation that the page
- *	  walker could read, that relation R, the other side I and the clauses
- *	  between them; the upper hook (agg_join_paths.c) looks them up.
+ *	  walker could read (or outer join whose nullable side it is), that
+ *	  relation R, the other side I and the clauses between them; the upper
+ *	  hook (agg_join_paths.c) looks them up.
  *
  *	  Entries are kept per PlannerInfo (each subquery has its own) in the
  *	  planner's memory, root->planner_cxt, which outlives GEQO's per-tour
@@ -65,7 +66,7 @@ walkable_side(PlannerInfo *root, RelOptInfo *rel)
 
 static void
 stash_one(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *r, RelOptInfo *i,
-		  List *restrictlist)
+		  List *restrictlist, bool preserve_inner)
 {
 	GpuAggJoinStash *st;
 	ListCell   *lc;
@@ -85,6 +86,7 @@ stash_one(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *r, RelOptInfo *i,
 	st->outer_relid = r->relid;
 	st->inner_relids = bms_copy(i->relids);
 	st->restrictlist = list_copy(restrictlist);
+	st->preserve_inner = preserve_inner;
 	stashed = lappend(stashed, st);
 	MemoryContextSwitchTo(old);
 }
@@ -92,7 +94,9 @@ stash_one(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *r, RelOptInfo *i,
 /*
  * From set_join_pathlist_hook, before anything else it does: records the
  * join if it may be the input of a GPU aggregate over a join (an INNER
- * join making the query's whole join relation, in an aggregating query).
+ * join making the query's whole join relation, in an aggregating query;
+ * or an outer join whose nullable side is the walked relation R: I LEFT
+ * JOIN R, seen as JOIN_LEFT with R inner and as JOIN_RIGHT with R outer).
  * Changes nothing the hook or PostgreSQL does.
  */
 void
@@ -101,15 +105,17 @@ gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outer
 {
 	Query	   *parse = root->parse;
 
-	if (jointype != JOIN_INNER || !enable_gpuhashjoin || !gpuhash_gpu_aggregate ||
+	if ((jointype != JOIN_INNER && jointype != JOIN_LEFT && jointype != JOIN_RIGHT) ||
+		!enable_gpuhashjoin || !gpuhash_gpu_aggregate ||
 		!gpuhash_gpu_aggregate_join ||
 		(!parse->hasAggs && parse->groupClause == NIL) || parse->groupingSets != NIL ||
 		!bms_equal(joinrel->relids, root->all_baserels))
 		return;
-	if (walkable_side(root, outerrel))
-		stash_one(root, joinrel, outerrel, innerrel, restrictlist);
-	if (walkable_side(root, innerrel))
-		stash_one(root, joinrel, innerrel, outerrel, restrictlist);
+	/* R is the nullable side of an outer join, never the preserved one */
+	if (jointype != JOIN_LEFT && walkable_side(root, outerrel))
+		stash_one(root, joinrel, outerrel, innerrel, restrictlist, jointype == JOIN_RIGHT);
+	if (jointype != JOIN_RIGHT && walkable_side(root, innerrel))
+		stash_one(root, joinrel, innerrel, outerrel, restrictlist, jointype == JOIN_LEFT);
 }
 
 /* The entries recorded for joinrelids in this planning of root. */

@@ -434,7 +434,10 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 		cp = make_preagg_path(root, grouped_rel, input_rel, target, NULL,
 							  gpuhash_preagg_groups(root, extra, input_rel->rows));
 	/* where the groups stay resident, only the set's survivors come up */
-	gpuhash_preagg_resident_cost(root, cp, input_rel, scan, extra, target);
+	gpuhash_preagg_resident_cost(root, cp, input_rel, scan, target,
+								 gpuhash_preagg_groups(root, extra, input_rel->rows),
+								 gpuhash_preagg_groups(root, extra, scan ? scan->rows :
+													   input_rel->rows));
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
 						 list_copy(grouped_rel->pathlist));
 }

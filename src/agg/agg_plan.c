@@ -104,9 +104,6 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_make_singleton(relid);
 	cscan->methods = &gpuhash_preagg_scan_methods;
-	/* over one relation: the HAVING conjuncts the resident set applies */
-	if (exprs == NIL)
-		gpuhash_preagg_plan_having(root, cscan, target);
 
 	/*
 	 * Over a join (agg_join_paths.c): the inner plan, built with its path's
@@ -124,7 +121,20 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 					   makeInteger(list_length(lsecond(best_path->custom_private))),
 					   makeInteger(list_length(best_path->custom_private) > 4 &&
 								   intVal(list_nth(best_path->custom_private, 4))));
+		/* GPUHASH_PREAGG_PRIV_PRESERVE_INNER: the path's sixth (agg_join_paths.c) */
+		cscan->custom_private = lappend(cscan->custom_private,
+										makeInteger(list_length(best_path->custom_private) > 5 &&
+													intVal(list_nth(best_path->custom_private, 5))));
 	}
+
+	/*
+	 * The HAVING conjuncts the resident set applies, over R's aggregates
+	 * (agg_having.c): over one relation or an inner join, never over an
+	 * outer join, whose unmatched inner rows are folded beside the set.
+	 */
+	if (exprs == NIL ||
+		!intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_PRESERVE_INNER)))
+		gpuhash_preagg_plan_having(root, cscan, target);
 	return &cscan->scan.plan;
 }
 

@@ -47,6 +47,8 @@
 #define GPUHASH_PREAGG_PRIV_NJOINKEYS 1	/* absent or 0: no join */
 #define GPUHASH_PREAGG_PRIV_SHARED_DIM 2	/* absent or 0: a dimension per
 												 * participant */
+#define GPUHASH_PREAGG_PRIV_PRESERVE_INNER 3	/* absent or 0: an inner join;
+												 * 1: I LEFT JOIN R (agg_join_outer.c) */
 
 /* agg_plan.c */
 extern CustomScanMethods gpuhash_preagg_scan_methods;
@@ -104,6 +106,8 @@ typedef struct GpuAggJoinStash
 	Index		outer_relid;	/* R */
 	Relids		inner_relids;	/* I */
 	List	   *restrictlist;	/* RestrictInfos of the join of R and I */
+	bool		preserve_inner; /* I LEFT JOIN R: every row of I goes up, R's
+								 * columns NULL where no row of R matched */
 } GpuAggJoinStash;
 
 extern void gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel,
@@ -118,6 +122,6 @@ extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo
 extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 									 Path *inner_path, int nkeys, int ninner,
 									 Path *partial_scan, double pairs, double groups,
-									 double shared_rows);
+									 double shared_rows, bool preserve_inner);
 
 #endif							/* GPUHASH_AGG_PLAN_H */

@@ -155,9 +155,10 @@ compile_having(GpuPreAggState *as, CustomScan *cscan, GpuAggResident *r)
 
 /*
  * The node's resident groups, where the setting allows them for a plan of
- * group columns over one relation (every participant decides alike: the
- * DSM's size follows); usable where this backend folds through the
- * service.
+ * group columns, over one relation or a join (every participant decides
+ * alike: the DSM's size follows); usable where this backend folds through
+ * the service.  No HAVING term is pushed over an outer join (agg_plan.c):
+ * its unmatched inner rows are folded beside the set.
  */
 void
 gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
@@ -166,8 +167,7 @@ gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
 	MemoryContextCallback *cb;
 
 	as->res = NULL;
-	if (!gpuhash_resident_groups || as->nkeys == 0 || as->join != NULL ||
-		gpuhash_preagg_njoinkeys(cscan) != 0)
+	if (!gpuhash_resident_groups || as->nkeys == 0)
 		return;
 	r = palloc0(sizeof(GpuAggResident));
 	r->usable = as->why_cpu == NULL && as->aprog != NULL && as->use_service;
@@ -209,14 +209,23 @@ uint64
 gpuhash_agg_resident_start(GpuPreAggState *as)
 {
 	GpuAggResident *r = as->res;
+	bool		usable;
 
 	if (r == NULL || r->started)
 		return r != NULL ? r->set_id : 0;
 	r->started = true;
+
+	/*
+	 * Over a join, the requests go to the service only with its dimension
+	 * there, and a dimension that was not built (why_cpu, decided at the
+	 * collection just before) leaves every page to the CPU.
+	 */
+	usable = r->usable && as->why_cpu == NULL &&
+		(as->join == NULL || as->join->dim_id != 0);
 	if (r->shared == NULL)
 	{
 		/* serial: a set of this backend's */
-		if (r->usable && r->owned == 0)
+		if (usable && r->owned == 0)
 			r->owned = begin_set(as, MyProcPid);
 		r->set_id = r->owned;
 		r->reader = r->set_id != 0;
@@ -234,9 +243,9 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	r->attached = true;
 	r->set_id = r->shared->set_id;
 	/* a participant that cannot fold into the set folds beside it */
-	if (!r->usable)
+	if (!usable)
 		r->incomplete = true;
-	return r->usable ? r->set_id : 0;
+	return usable ? r->set_id : 0;
 }
 
 /*
@@ -380,21 +389,12 @@ gpuhash_agg_resident_explain(GpuPreAggState *as, ExplainState *es)
 	}
 }
 
-/* ---- the node's DSM: after the heap scan's and the join's ---- */
-
-static GpuAggResidentShared *
-shared_of(GpuPreAggState *as, void *coordinate)
-{
-	Size		off = MAXALIGN(gpuhash_heap_scan_estimate(as->os) +
-							   gpuhash_agg_join_par_estimate(as));
-
-	return (GpuAggResidentShared *) ((char *) coordinate + off);
-}
+/* ---- the node's DSM: its region placed by agg_exec.c's layout ---- */
 
 Size
 gpuhash_agg_resident_estimate(GpuPreAggState *as)
 {
-	return as->res != NULL ? MAXALIGN(sizeof(GpuAggResidentShared)) + MAXIMUM_ALIGNOF : 0;
+	return as->res != NULL ? MAXALIGN(sizeof(GpuAggResidentShared)) : 0;
 }
 
 static void
@@ -418,23 +418,23 @@ setup_shared(GpuPreAggState *as, GpuAggResidentShared *sh)
 }
 
 void
-gpuhash_agg_resident_init_dsm(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_init_dsm(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		setup_shared(as, shared_of(as, coordinate));
+		setup_shared(as, (GpuAggResidentShared *) space);
 }
 
 /* A rescan of the parallel plan: the old set goes, a new one for all. */
 void
-gpuhash_agg_resident_reinit_dsm(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_reinit_dsm(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		setup_shared(as, shared_of(as, coordinate));
+		setup_shared(as, (GpuAggResidentShared *) space);
 }
 
 void
-gpuhash_agg_resident_attach(GpuPreAggState *as, void *coordinate)
+gpuhash_agg_resident_attach(GpuPreAggState *as, void *space)
 {
 	if (as->res != NULL)
-		as->res->shared = shared_of(as, coordinate);
+		as->res->shared = (GpuAggResidentShared *) space;
 }

@@ -35,7 +35,8 @@ extern void gpuhash_preagg_plan_having(PlannerInfo *root, CustomScan *cscan,
 extern List *gpuhash_preagg_having_of(const CustomScan *cscan, char **text);
 extern void gpuhash_preagg_resident_cost(PlannerInfo *root, CustomPath *cp,
 										 RelOptInfo *baserel, Path *partial_scan,
-										 GroupPathExtraData *extra, PathTarget *target);
+										 PathTarget *target, double groups,
+										 double part_groups);
 
 /* agg_costs.c */
 extern void gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath,
@@ -54,8 +55,8 @@ extern void gpuhash_agg_resident_rescan(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_shutdown(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_explain(struct GpuPreAggState *as, ExplainState *es);
 extern Size gpuhash_agg_resident_estimate(struct GpuPreAggState *as);
-extern void gpuhash_agg_resident_init_dsm(struct GpuPreAggState *as, void *coordinate);
-extern void gpuhash_agg_resident_reinit_dsm(struct GpuPreAggState *as, void *coordinate);
-extern void gpuhash_agg_resident_attach(struct GpuPreAggState *as, void *coordinate);
+extern void gpuhash_agg_resident_init_dsm(struct GpuPreAggState *as, void *space);
+extern void gpuhash_agg_resident_reinit_dsm(struct GpuPreAggState *as, void *space);
+extern void gpuhash_agg_resident_attach(struct GpuPreAggState *as, void *space);
 
 #endif							/* GPUHASH_AGG_RESIDENT_H */

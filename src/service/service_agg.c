@@ -152,20 +152,20 @@ gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const G
 }
 
 /*
- * The same, the groups merged into resident set set_id (service_groups.c)
- * rather than answered: the answer then holds no group, and the pages from
+ * The same, the groups (joined to dimension dim_id, 0: no join) merged
+ * into resident set set_id (service_groups.c) rather than answered: the answer then holds no group, and the pages from
  * its *folded on are the backend's to fold (the set could not take them).
  * False as gpuhash_svc_agg_submit, and for a set of a service that is gone.
  */
 bool
 gpuhash_svc_agg_submit_set(const gh_page_scan *scan, const gh_agg_prog *agg,
 						   const GpuPageReq *req, gh_device device, uint64 max_groups,
-						   GhProbeTicket *tk, uint64 set_id)
+						   GhProbeTicket *tk, uint64 dim_id, uint64 set_id)
 {
 	if (gpuhash_svc == NULL ||
 		pg_atomic_read_u32(&gpuhash_svc->generation) != (uint32) (set_id >> 32))
 		return false;
-	return agg_submit(scan, agg, req, device, max_groups, tk, 0, set_id);
+	return agg_submit(scan, agg, req, device, max_groups, tk, dim_id, set_id);
 }
 
 /*

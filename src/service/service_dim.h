@@ -61,8 +61,26 @@ extern bool gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 
  */
 extern void gpuhash_svc_dim_free(uint64 dim_id);
 
+/*
+ * The matched flags of the dimension's n rows (gh_agg_dim_matched) into
+ * out, a staging chunk at a time.  ERROR when the service cannot answer
+ * (gone, the dimension freed): the caller cannot tell its unmatched rows.
+ */
+extern void gpuhash_svc_dim_matched(uint64 dim_id, uint64 n, uint8 *out);
+
 /* tests: this backend forgets the dimension, left to the service's owner sweep */
 extern void gpuhash_svc_dim_disown(uint64 dim_id);
+
+/*
+ * service_dim_pages.c: a dimension's rows walked from heap pages in the
+ * service (struct GpuPageReq: scan/page_scan.h)
+ */
+struct GpuPageReq;
+extern uint32 gpuhash_service_dim_pages_capacity(int ncols);
+extern bool gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
+								  const struct GpuPageReq *req, gh_device device, uint64 *keys,
+								  gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,
+								  uint64 *heap_bytes, gh_page_stats *stats);
 
 /* dimensions the service holds now, of every backend (-1: not running) */
 extern int	gpuhash_svc_dims_alive(void);

@@ -155,6 +155,8 @@ svc_serve_dim(SvcSlot *s, SvcTable *t)
 
 	if (s->type == REQ_DIM_FINISH)
 		return finish_dim(s, t);
+	if (s->type == REQ_DIM_MATCHED)
+		return svc_serve_dim_matched(s, t);
 	if (s->type != REQ_DIM_APPEND)
 		return svc_fail(s, GH_ERR_INVALID, "GPU service: unknown dimension request");
 	switch (s->column)

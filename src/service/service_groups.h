@@ -48,9 +48,10 @@ extern void gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, 
 /* Frees the set (never throws: error cleanup and exit); 0: nothing. */
 extern void gpuhash_svc_groups_free(uint64 set_id);
 
-/* service_agg.c: a page request whose groups go into set set_id */
+/* service_agg.c: a page request (joined to dimension dim_id, 0: none) whose groups go into set set_id */
 extern bool gpuhash_svc_agg_submit_set(const gh_page_scan *scan, const gh_agg_prog *agg,
 									   const GpuPageReq *req, gh_device device,
-									   uint64 max_groups, GhProbeTicket *tk, uint64 set_id);
+									   uint64 max_groups, GhProbeTicket *tk, uint64 dim_id,
+									   uint64 set_id);
 
 #endif							/* GPUHASH_SERVICE_GROUPS_H */

@@ -208,19 +208,3 @@ svc_serve_set_finish(SvcSlot *s)
 		return svc_fail(s, st, gh_last_error());
 	return GH_OK;
 }
-
-/* What a set entry holds, freed with it (registry lock, no users). */
-void
-svc_free_set_parts(SvcTable *t)
-{
-	if (!t->is_set)
-		return;
-	gh_agg_set_free(t->set);
-	t->set = NULL;
-	if (t->set_out != NULL)
-	{
-		gh_agg_groups_free(t->set_out);
-		free(t->set_out);
-		t->set_out = NULL;
-	}
-}

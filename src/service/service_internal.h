@@ -111,7 +111,10 @@ typedef enum RequestType
 	REQ_DIM_APPEND,
 	REQ_DIM_FINISH,
 	REQ_SET_BEGIN,				/* resident groups (service_groups.c) */
-	REQ_SET_FINISH
+	REQ_SET_FINISH,
+	REQ_DIM_MATCHED,			/* its matched flags back (service_dim_matched.c) */
+	REQ_DIM_PAGES				/* a dimension's rows from heap pages
+								 * (service_dim_pages.c) */
 } RequestType;
 
 /* DIM_APPEND's part: which of a dimension's arrays the chunk fills */
@@ -122,7 +125,8 @@ typedef enum RequestType
 static inline bool
 svc_dim_request(RequestType type)
 {
-	return type == REQ_DIM_BEGIN || type == REQ_DIM_APPEND || type == REQ_DIM_FINISH;
+	return type == REQ_DIM_BEGIN || type == REQ_DIM_APPEND || type == REQ_DIM_FINISH ||
+		type == REQ_DIM_MATCHED;
 }
 
 typedef struct SvcSlot
@@ -290,5 +294,8 @@ set_answer_room(uint64 chunk_bytes, int naggs)
 	return chunk_bytes > SET_ANSWER_OFF + 256 + per ?
 		(chunk_bytes - SET_ANSWER_OFF - 256) / per : 0;
 }
+
+/* service_dim_pages.c: REQ_DIM_PAGES, in a service thread */
+extern gh_status gpuhash_svc_serve_dim_pages(SvcSlot *s);
 
 #endif							/* GPUHASH_SERVICE_INTERNAL_H */

@@ -129,6 +129,22 @@ svc_free_dim_parts(SvcTable *t)
 	t->dim_heap = NULL;
 }
 
+/* What a set entry holds, freed with it (registry lock, no users). */
+void
+svc_free_set_parts(SvcTable *t)
+{
+	if (!t->is_set)
+		return;
+	gh_agg_set_free(t->set);
+	t->set = NULL;
+	if (t->set_out != NULL)
+	{
+		gh_agg_groups_free(t->set_out);
+		free(t->set_out);
+		t->set_out = NULL;
+	}
+}
+
 /* registry lock held; the table has no users */
 static void
 destroy_table(SvcTable *t)
@@ -150,7 +166,9 @@ destroy_table(SvcTable *t)
 	}
 	gh_free(t->table);
 	gh_free(t->staged);
+	/* a dimension's keys are its rows' too: svc_free_dim_parts must not free them again */
 	free(t->keys);
+	t->keys = NULL;
 	svc_free_carry(t);
 	svc_free_dim_parts(t);
 	gh_agg_dim_free(t->dim);
@@ -312,6 +330,7 @@ svc_unmade_table(SvcTable *t)
 		pthread_mutex_destroy(&t->copy_lock[g]);
 	gh_free(t->staged);
 	free(t->keys);
+	t->keys = NULL;
 	svc_free_dim_parts(t);
 	svc_free_set_parts(t);
 	free(t);

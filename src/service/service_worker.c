@@ -90,6 +90,8 @@ serve(SvcSlot *s)
 		return svc_begin_set(s);
 	if (s->type == REQ_SET_FINISH)
 		return svc_serve_set_finish(s);
+	if (s->type == REQ_DIM_PAGES)
+		return gpuhash_svc_serve_dim_pages(s);
 	/* a page walk with no table (an inner scan's: page_inner.c) */
 	if (s->type == REQ_PAGE_PROBE && s->table_id == 0)
 		return gpuhash_svc_serve_page(s, NULL);

@@ -118,9 +118,13 @@ extern gh_status svc_serve_on_table(SvcSlot *s, SvcTable *t);
 extern bool svc_injected(SvcSlot *s, int g);
 extern gh_status svc_injected_failure(void);
 
+/* service_registry.c: a set's parts freed with its entry */
+extern void svc_free_set_parts(SvcTable *t);
+
 /* service_dim_serve.c */
 extern gh_status svc_begin_dim(SvcSlot *s);
 extern gh_status svc_serve_dim(SvcSlot *s, SvcTable *t);
+extern gh_status svc_serve_dim_matched(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_use_dim(SvcSlot *s);
 extern void svc_unuse_dim(SvcTable *t);
 
@@ -130,7 +134,6 @@ extern gh_status svc_serve_set_finish(SvcSlot *s);
 extern SvcTable *svc_use_set(SvcSlot *s);
 extern bool svc_set_take(SvcTable *t, gh_agg_groups *g);
 extern void svc_unuse_set(SvcTable *t);
-extern void svc_free_set_parts(SvcTable *t);
 
 /* service_probe.c */
 extern gh_status svc_serve_probe(SvcSlot *s, SvcTable *t);

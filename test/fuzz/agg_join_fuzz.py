@@ -6,12 +6,14 @@ parallel, compared as multisets of text rows.
 
 An outer table R (random rows of agg_fuzz.py's literal and bulk generators:
 NULLs, duplicates, extremes, not-all-visible pages) joined INNER to an inner
-side I: a table with a unique key, duplicate keys, NULL keys, keys absent
+side I, or outer preserving I (I LEFT JOIN R, R RIGHT JOIN I: R's quals in
+the ON clause, a qual of I's in WHERE): a table with a unique key, duplicate keys, NULL keys, keys absent
 from R, or empty; sometimes a join of two tables or a subquery.  One or two
 `=` clauses on integer-like keys (int2/int4/int8/date/bool/oid, int4 = int8
 across types), sometimes further clauses over both sides; group keys and
 aggregate operands from either side; CASE forms; HAVING; ORDER BY/LIMIT.
-Counts the on-plans holding a joined GpuPreAgg (EXPLAIN's "GPU Join:").
+Counts the on-plans holding a joined GpuPreAgg (EXPLAIN's "GPU Join:"),
+and of those the outer joins' ("GPU Join Type: Left").
 
   test/fuzz/agg_join_fuzz.py --seed 1 --rounds 3 --queries 60
 """
@@ -264,12 +266,28 @@ def query(rng, meta):
         # two keys fit the GPU's 64-bit key when narrow
         gs = rng.sample(['r.d0', 'i.g1', 'i.d', 'r.j2'], 2)
     aggs = [agg_call(rng, rc, ic) for _ in range(rng.randint(1, 4))]
+    if rng.random() < 0.5:
+        aggs.append(rng.choice(['count(*)', 'count(r.j0)', 'count(r.v0)']))
     sel = gs + aggs
     rng.shuffle(sel)
-    q = 'SELECT %s FROM %s r JOIN %s ON %s' % (', '.join(sel), r, isql, ' AND '.join(on))
     nq = rng.choice([0, 0, 1, 1, 2])
-    if nq:
-        q += ' WHERE ' + ' AND '.join(r_qual(rng, rc) for _ in range(nq))
+    if rng.random() < 0.3:
+        # an outer join preserving I: R's quals decide matching (ON), I's filter (WHERE)
+        on += [r_qual(rng, rc) for _ in range(nq)]
+        rng.shuffle(on)
+        if rng.random() < 0.5:
+            q = 'SELECT %s FROM %s LEFT JOIN %s r ON %s' % (', '.join(sel), isql, r,
+                                                            ' AND '.join(on))
+        else:
+            q = 'SELECT %s FROM %s r RIGHT JOIN %s ON %s' % (', '.join(sel), r, isql,
+                                                             ' AND '.join(on))
+        if rng.random() < 0.3:
+            q += ' WHERE ' + rng.choice(['i.g1 > 0', 'i.s IS NOT NULL', 'i.m0 < 100',
+                                         'r.n0 IS NULL OR r.n0 > 0'])
+    else:
+        q = 'SELECT %s FROM %s r JOIN %s ON %s' % (', '.join(sel), r, isql, ' AND '.join(on))
+        if nq:
+            q += ' WHERE ' + ' AND '.join(r_qual(rng, rc) for _ in range(nq))
     if gs:
         q += ' GROUP BY ' + ', '.join(gs)
     if rng.random() < 0.2:
@@ -346,7 +364,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             why[r] = why.get(r, 0) + 1
     for r, n in sorted(why.items(), key=lambda x: -x[1])[:8]:
         print('  declined %d: %s' % (n, r))
-    passed = failed = used = ons = 0
+    passed = failed = used = ons = outer = 0
     for i, q in enumerate(queries):
         bad = []
         for par in (0, 2):
@@ -359,6 +377,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             ons += 1
             if any('GPU Join:' in l for l in plan):
                 used += 1
+                outer += any('GPU Join Type: Left' in l for l in plan)
             elif verbose and par == 0:
                 print('NOJOIN %s\n    %s' % (q, '\n    '.join(plan)))
             if off != on:
@@ -376,6 +395,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             passed += 1
     for e in sorted(set(errs))[:10]:
         print('  stderr: %s' % e)
+    print('  outer joins preserving I in %d of the joined on-plans' % outer)
     return passed, failed, used, ons, len(errs)
 
 

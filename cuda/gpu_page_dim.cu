@@ -1,0 +1,409 @@
+/*
+ * gpu_page_dim.cu
+ *		A dimension's rows from heap pages on the GPU (gpuhash_dim_pages.h):
+ *		two kernels with a block per page (the page staged in shared memory,
+ *		a thread per slot), as gpu_page.cu's walk.  The first walks every
+ *		slot and counts its row and the row's heap bytes (a refused page
+ *		counts nothing); an exclusive scan (CUB) places each row and its
+ *		bytes; the second walks the page again (the walk is a pure function
+ *		of the page) and writes its rows there.  Rows in slot order within
+ *		page order, the host twin's loop order, so both give the same bytes.
+ *
+ *		Device memory is the request's own, freed at its end; the work runs
+ *		on the calling thread's stream (cudaStreamPerThread).
+ */
+#include "gpu_common.cuh"
+#include "page_dim.cuh"
+#include "page_dim_internal.h"
+
+#include <cub/device/device_scan.cuh>
+
+constexpr int DIM_THREADS = 128;
+constexpr int DIM_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + DIM_THREADS - 1) / DIM_THREADS;
+
+namespace
+{
+
+/*
+ * MAPPED: pages is the buffer pool read in place through its host
+ * mapping: volatile loads, as gpu_page.cu's walk reads it (a page may take
+ * a hint bit meanwhile, never in what the walk reads).
+ */
+template <bool MAPPED>
+__device__ void
+stage_page(uint8_t *page, const uint8_t *src)
+{
+	if (((uintptr_t) src & 15) == 0)
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
+	else
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
+			page[i] = src[i];
+}
+
+/* Per slot: 1 if it gives a row, and the row's heap bytes. */
+template <bool MAPPED>
+__global__ void __launch_bounds__(DIM_THREADS)
+count_kernel(const gh_page_scan *__restrict__ scan, const int16_t *__restrict__ cols, int ncols,
+			 const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
+			 const uint16_t *__restrict__ visible, uint64_t *__restrict__ rows,
+			 uint64_t *__restrict__ bytes, uint8_t *__restrict__ refused,
+			 unsigned long long *__restrict__ counts)
+{
+	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
+	__shared__ int s_refuse,
+				s_n,
+				s_nitems;
+
+	const uint32_t p = blockIdx.x;
+	const gh_page_ref ref = refs[p];
+	const uint64_t base = (uint64_t) p * GH_PAGE_MAX_TUPLES;
+
+	stage_page<MAPPED>(page, pages + ref.offset);
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		int			nitems;
+
+		s_n = gh_walk_slots(page, ref, &nitems);
+		s_nitems = nitems;
+		s_refuse = s_n < 0;
+	}
+	__syncthreads();
+
+	const int	n = s_n,
+				nitems = s_nitems;
+	uint8_t		has[DIM_SLOTS_PER_THREAD];
+	uint32_t	b[DIM_SLOTS_PER_THREAD];
+	unsigned	nt = 0,
+				np = 0;
+	gh_pval		v[GH_PAGE_MAX_ATTS];
+
+	for (int i = 0; i < DIM_SLOTS_PER_THREAD; i++)
+	{
+		int			s = threadIdx.x + i * DIM_THREADS;
+
+		has[i] = 0;
+		b[i] = 0;
+		if (s >= n)
+			continue;
+
+		gh_walk_out o;
+		int			w = gh_walk_slot(scan, page, nitems, ref, visible, s, v, &o);
+
+		if (w == GH_WALK_REFUSE)
+			s_refuse = 1;
+		else if (w == GH_WALK_OK)
+		{
+			nt++;
+			if (o.passed)
+			{
+				np++;
+				if (!o.null_key)
+				{
+					has[i] = 1;
+					b[i] = gh_dim_row_bytes(scan, cols, ncols, v);
+				}
+			}
+		}
+	}
+	__syncthreads();
+
+	const bool	refuse = s_refuse != 0;
+
+	for (int i = 0; i < DIM_SLOTS_PER_THREAD; i++)
+	{
+		int			s = threadIdx.x + i * DIM_THREADS;
+
+		if (s < GH_PAGE_MAX_TUPLES)
+		{
+			rows[base + s] = refuse ? 0 : has[i];
+			bytes[base + s] = refuse ? 0 : b[i];
+		}
+	}
+	if (!refuse && (nt || np))
+	{
+		atomicAdd(&counts[0], (unsigned long long) nt);
+		atomicAdd(&counts[1], (unsigned long long) np);
+	}
+	if (threadIdx.x == 0)
+		refused[p] = refuse ? 1 : 0;
+}
+
+/* The rows of every page not refused, at their places. */
+template <bool MAPPED>
+__global__ void __launch_bounds__(DIM_THREADS)
+write_kernel(const gh_page_scan *__restrict__ scan, const int16_t *__restrict__ cols, int ncols,
+			 const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
+			 const uint16_t *__restrict__ visible, const uint64_t *__restrict__ rows,
+			 const uint64_t *__restrict__ row_off, const uint64_t *__restrict__ byte_off,
+			 const uint8_t *__restrict__ refused, uint64_t *__restrict__ keys,
+			 gh_agg_inval *__restrict__ vals, uint8_t *__restrict__ heap)
+{
+	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
+
+	const uint32_t p = blockIdx.x;
+
+	/* the whole block leaves together: no barrier is skipped */
+	if (refused[p])
+		return;
+
+	const gh_page_ref ref = refs[p];
+	const uint64_t base = (uint64_t) p * GH_PAGE_MAX_TUPLES;
+
+	stage_page<MAPPED>(page, pages + ref.offset);
+	__syncthreads();
+
+	int			nitems;
+	const int	n = gh_walk_slots(page, ref, &nitems);
+	gh_pval		v[GH_PAGE_MAX_ATTS];
+
+	for (int s = threadIdx.x; s < n; s += DIM_THREADS)
+	{
+		if (!rows[base + s])
+			continue;
+
+		gh_walk_out o;
+
+		(void) gh_walk_slot(scan, page, nitems, ref, visible, s, v, &o);
+
+		uint64_t	r = row_off[base + s];
+
+		keys[r] = o.key;
+		gh_dim_row_write(scan, cols, ncols, page, v, vals + r * (uint64_t) ncols, heap,
+						 byte_off[base + s]);
+	}
+}
+
+/* Device memory freed at scope's end, on every path. */
+struct dev_mem
+{
+	void	   *p = nullptr;
+
+	~dev_mem()
+	{
+		if (p)
+		{
+			cudaFree(p);
+			cudaGetLastError();
+		}
+	}
+};
+
+size_t
+al(size_t x)
+{
+	return (x + 255) & ~(size_t) 255;
+}
+
+}								/* namespace */
+
+gh_status
+gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, int ncols,
+					 const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+					 size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+					 bool mapped, uint64_t *keys, gh_agg_inval *vals, uint8_t *heap,
+					 uint64_t *n_rows, uint64_t *heap_bytes, uint8_t *refused,
+					 gh_page_stats *stats)
+{
+	int			ndev = 0;
+	gh_page_stats s;
+	size_t		slots = (size_t) n_pages * GH_PAGE_MAX_TUPLES;
+
+	memset(&s, 0, sizeof(s));
+	*n_rows = 0;
+	*heap_bytes = 0;
+	GH_TRY(cudaGetDeviceCount(&ndev));
+	if (device < 0 || device >= ndev)
+		return gh_error(GH_ERR_NO_GPU, "dimension pages: no GPU %d", device);
+	if (slots > (size_t) INT32_MAX)
+		return gh_error(GH_ERR_TOO_LARGE, "dimension pages: %u pages exceed a request's slots",
+						n_pages);
+	if (n_pages == 0)
+	{
+		if (stats)
+			*stats = s;
+		return GH_OK;
+	}
+	GH_TRY(cudaSetDevice(device));
+
+	cudaStream_t st = cudaStreamPerThread;
+	cudaEvent_t ev[2];
+	size_t		scan_tmp = 0;
+
+	GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint64_t *) nullptr,
+										 (uint64_t *) nullptr, (int) slots, st));
+
+	/* inputs, counts and offsets in one allocation */
+	size_t		o_scan = 0,
+				o_cols = o_scan + al(sizeof(gh_page_scan)),
+				o_refs = o_cols + al(sizeof(int16_t) * GH_AGG_MAX_INNER),
+				o_vis = o_refs + al(sizeof(gh_page_ref) * n_pages),
+				o_refused = o_vis + al(2 * (size_t) n_visible + 2),
+				o_counts = o_refused + al(n_pages),
+				o_rows = o_counts + al(2 * sizeof(unsigned long long)),
+				o_bytes = o_rows + al(sizeof(uint64_t) * slots),
+				o_row_off = o_bytes + al(sizeof(uint64_t) * slots),
+				o_byte_off = o_row_off + al(sizeof(uint64_t) * slots),
+				o_tmp = o_byte_off + al(sizeof(uint64_t) * slots),
+				o_pages = o_tmp + al(scan_tmp),
+				total = o_pages + (mapped ? 0 : page_data_bytes);
+	dev_mem		in;
+
+	if (cudaMalloc(&in.p, total) != cudaSuccess)
+	{
+		cudaGetLastError();
+		in.p = nullptr;
+		return gh_error(GH_ERR_GPU_MEMORY, "dimension pages: %zu bytes of device memory", total);
+	}
+
+	uint8_t    *d = (uint8_t *) in.p;
+	const uint8_t *d_pages = d + o_pages;
+
+	if (mapped)
+	{
+		/* the kernels read the pages where they are, through the mapping */
+		void	   *dp = nullptr;
+
+		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
+		d_pages = (const uint8_t *) dp;
+	}
+	GH_TRY(cudaEventCreate(&ev[0]));
+	if (cudaEventCreate(&ev[1]) != cudaSuccess)
+	{
+		cudaEventDestroy(ev[0]);
+		return gh_error(GH_ERR_CUDA, "dimension pages: cudaEventCreate failed");
+	}
+
+	gh_status	rc = GH_OK;
+	uint64_t	tail[4] = {0, 0, 0, 0};
+	unsigned long long counts[2] = {0, 0};
+	dev_mem		out;
+
+	/* a lambda so that the events go on every path */
+	auto		run = [&]() -> gh_status {
+		int16_t		c[GH_AGG_MAX_INNER] = {0};
+
+		for (int j = 0; j < ncols; j++)
+			c[j] = cols[j];
+		GH_TRY(cudaEventRecord(ev[0], st));
+		if (!mapped)
+			GH_TRY(cudaMemcpyAsync(d + o_pages, page_data, page_data_bytes,
+								   cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemcpyAsync(d + o_scan, scan, sizeof(gh_page_scan), cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemcpyAsync(d + o_cols, c, sizeof(c), cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemcpyAsync(d + o_refs, refs, sizeof(gh_page_ref) * n_pages,
+							   cudaMemcpyHostToDevice, st));
+		if (n_visible)
+			GH_TRY(cudaMemcpyAsync(d + o_vis, visible, 2 * (size_t) n_visible,
+								   cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemsetAsync(d + o_counts, 0, 2 * sizeof(unsigned long long), st));
+
+		const gh_page_scan *d_scan = (const gh_page_scan *) (d + o_scan);
+		const int16_t *d_cols = (const int16_t *) (d + o_cols);
+		const gh_page_ref *d_refs = (const gh_page_ref *) (d + o_refs);
+		const uint16_t *d_vis = (const uint16_t *) (d + o_vis);
+		uint64_t   *d_rows = (uint64_t *) (d + o_rows),
+				   *d_bytes = (uint64_t *) (d + o_bytes),
+				   *d_row_off = (uint64_t *) (d + o_row_off),
+				   *d_byte_off = (uint64_t *) (d + o_byte_off);
+
+		if (mapped)
+			count_kernel<true><<<n_pages, DIM_THREADS, 0, st>>>(
+				d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_bytes, d + o_refused,
+				(unsigned long long *) (d + o_counts));
+		else
+			count_kernel<false><<<n_pages, DIM_THREADS, 0, st>>>(
+				d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_bytes, d + o_refused,
+				(unsigned long long *) (d + o_counts));
+		GH_LAUNCHED();
+
+		size_t		tmp = scan_tmp;
+
+		GH_TRY(cub::DeviceScan::ExclusiveSum(d + o_tmp, tmp, d_rows, d_row_off, (int) slots, st));
+		tmp = scan_tmp;
+		GH_TRY(cub::DeviceScan::ExclusiveSum(d + o_tmp, tmp, d_bytes, d_byte_off, (int) slots,
+											 st));
+		GH_TRY(cudaMemcpyAsync(&tail[0], d_row_off + slots - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(&tail[1], d_rows + slots - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(&tail[2], d_byte_off + slots - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(&tail[3], d_bytes + slots - 1, 8, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(counts, d + o_counts, sizeof(counts), cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaMemcpyAsync(refused, d + o_refused, n_pages, cudaMemcpyDeviceToHost, st));
+		GH_TRY(cudaStreamSynchronize(st));
+
+		uint64_t	nr = tail[0] + tail[1],
+					nb = tail[2] + tail[3];
+		size_t		vbytes = sizeof(gh_agg_inval) * (size_t) nr * (size_t) ncols,
+					o_keys = 0,
+					o_vals = o_keys + al(sizeof(uint64_t) * nr),
+					o_heap = o_vals + al(vbytes),
+					obytes = o_heap + nb;
+
+		if (nr > 0)
+		{
+			if (cudaMalloc(&out.p, obytes) != cudaSuccess)
+			{
+				cudaGetLastError();
+				out.p = nullptr;
+				return gh_error(GH_ERR_GPU_MEMORY, "dimension pages: %zu bytes of device memory",
+								obytes);
+			}
+
+			uint8_t    *o = (uint8_t *) out.p;
+
+			if (mapped)
+				write_kernel<true><<<n_pages, DIM_THREADS, 0, st>>>(
+					d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_row_off, d_byte_off,
+					d + o_refused, (uint64_t *) (o + o_keys), (gh_agg_inval *) (o + o_vals),
+					o + o_heap);
+			else
+				write_kernel<false><<<n_pages, DIM_THREADS, 0, st>>>(
+					d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_row_off, d_byte_off,
+					d + o_refused, (uint64_t *) (o + o_keys), (gh_agg_inval *) (o + o_vals),
+					o + o_heap);
+			GH_LAUNCHED();
+			GH_TRY(cudaMemcpyAsync(keys, o + o_keys, sizeof(uint64_t) * nr,
+								   cudaMemcpyDeviceToHost, st));
+			if (vbytes)
+				GH_TRY(cudaMemcpyAsync(vals, o + o_vals, vbytes, cudaMemcpyDeviceToHost, st));
+			if (nb)
+				GH_TRY(cudaMemcpyAsync(heap, o + o_heap, nb, cudaMemcpyDeviceToHost, st));
+		}
+		GH_TRY(cudaEventRecord(ev[1], st));
+		GH_TRY(cudaStreamSynchronize(st));
+		*n_rows = nr;
+		*heap_bytes = nb;
+		return GH_OK;
+	};
+
+	rc = run();
+	if (rc == GH_OK)
+	{
+		float		ms = 0;
+
+		if (cudaEventElapsedTime(&ms, ev[0], ev[1]) == cudaSuccess)
+			s.kernel_ms = ms;
+		cudaGetLastError();
+		s.pages = n_pages;
+		for (uint32_t p = 0; p < n_pages; p++)
+			s.refused += refused[p];
+		s.tuples = counts[0];
+		s.passed = counts[1];
+		s.written = *n_rows;
+		if (stats)
+			*stats = s;
+	}
+	else
+	{
+		/* the stream's work is done or failed before the memory goes */
+		cudaStreamSynchronize(st);
+		cudaGetLastError();
+		*n_rows = 0;
+		*heap_bytes = 0;
+	}
+	cudaEventDestroy(ev[0]);
+	cudaEventDestroy(ev[1]);
+	return rc;
+}

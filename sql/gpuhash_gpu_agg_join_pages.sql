@@ -1,0 +1,236 @@
+--
+-- The GPU aggregate over a join, its dimension made from the inner table's
+-- pages (src/agg/agg_join_pages.c; EXPLAIN's "Dimension: pages" and "Inner
+-- GPU Filter"): the walker runs the inner scan's quals, makes the exact key
+-- and keeps the dimension's columns; pages it refuses are read by the CPU,
+-- visibility decided as the outer page path decides it.  Every query runs
+-- all PostgreSQL's, with the dimension from the inner plan's rows
+-- (gpuhash.dimension_pages off) and from pages: the three results are
+-- compared as multisets of text rows; jg_dim says where the dimension came
+-- from.
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+CREATE FUNCTION jg_set(name text, val text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config(name, val, true);
+EXCEPTION WHEN OTHERS THEN
+  NULL;
+END $$;
+
+CREATE FUNCTION jg_on(pages boolean) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM jg_set('gpuhash.gpu_aggregate', 'on');
+  PERFORM jg_set('gpuhash.gpu_aggregate_join', 'on');
+  PERFORM jg_set('enable_gpuhashjoin', 'on');
+  PERFORM jg_set('gpuhash.setup_cost', '0');
+  -- steered to the joined GpuPreAgg, as gpuhash_gpu_agg_join does
+  PERFORM jg_set('gpuhash.page_cpu_cost', '-1');
+  PERFORM jg_set('gpuhash.match_row_cost', '10');
+  PERFORM jg_set('gpuhash.page_match_cost', '10');
+  PERFORM jg_set('gpuhash.min_gain', '0');
+  PERFORM jg_set('gpuhash.dimension_pages', CASE WHEN pages THEN 'on' ELSE 'off' END);
+END $$;
+
+CREATE FUNCTION jg_off() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM jg_set('gpuhash.gpu_aggregate', 'off');
+  PERFORM jg_set('enable_gpuhashjoin', 'off');
+END $$;
+
+-- q all PostgreSQL's, from rows, from pages: the same multisets?  And where
+-- did the last plan's dimension come from (jg_dim)?
+CREATE FUNCTION jg_check(q text, OUT rows bigint, OUT same boolean, OUT dim text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  bad bigint;
+  l text;
+BEGIN
+  PERFORM jg_off();
+  EXECUTE 'CREATE TEMP TABLE jg_a AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM jg_on(false);
+  EXECUTE 'CREATE TEMP TABLE jg_b AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM jg_on(true);
+  EXECUTE 'CREATE TEMP TABLE jg_c AS SELECT r__::text AS t FROM (' || q || ') r__';
+  SELECT count(*) INTO rows FROM jg_c;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM jg_a EXCEPT ALL SELECT * FROM jg_b) UNION ALL
+    (SELECT * FROM jg_b EXCEPT ALL SELECT * FROM jg_a) UNION ALL
+    (SELECT * FROM jg_a EXCEPT ALL SELECT * FROM jg_c) UNION ALL
+    (SELECT * FROM jg_c EXCEPT ALL SELECT * FROM jg_a)) x;
+  same := bad = 0;
+  dim := 'no GPU join';
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF l LIKE '%GPU Join:%' AND dim = 'no GPU join' THEN
+      dim := 'rows';
+    END IF;
+    IF l LIKE '%Dimension: pages%' THEN
+      dim := 'pages';
+    END IF;
+  END LOOP;
+  DROP TABLE jg_a, jg_b, jg_c;
+END $$;
+
+-- q's plan with the dimension from pages
+CREATE FUNCTION jg_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM jg_on(true);
+  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
+
+-- q's EXPLAIN ANALYZE figures of the inner side (dimension from pages)
+CREATE FUNCTION jg_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM jg_on(true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    l := regexp_replace(l, '^ *', '');
+    IF l ~ '^(Dimension: |Inner GPU Filter|Inner Pages|Inner Rows|Pages Refused|Rows From CPU|-> +(Seq Scan on jg_part|Custom Scan|Nested Loop))' THEN
+      RETURN NEXT l;
+    END IF;
+  END LOOP;
+END $$;
+
+-- an outer side with NULL keys; an inner side with duplicate keys, a NULL
+-- key, NULLs in every column, a dropped column before the ones read
+CREATE TABLE jg_li (l_partkey int4, l_quantity numeric(15,2), l_price numeric(15,2),
+  l_discount numeric(15,2), l_shipdate date, l_note text) WITH (autovacuum_enabled = off);
+INSERT INTO jg_li
+SELECT CASE WHEN i % 89 = 0 THEN NULL ELSE i % 1300 END, 1 + i % 50,
+       (900 + i % 10000) / 10.0, (i % 11) / 100.0, date '1995-01-01' + i % 365,
+       (ARRAY['alpha', 'beta', NULL])[i % 3 + 1]
+FROM generate_series(1, 15000) i;
+CREATE TABLE jg_part (p_partkey int4, p_gone text, p_type varchar(25), p_brand char(10),
+  p_size int4, p_retail numeric(15,2), p_date date, p_big int8, p_f float8, p_name text)
+  WITH (autovacuum_enabled = off);
+INSERT INTO jg_part
+SELECT i, 'gone', (ARRAY['PROMO BRUSHED', 'STANDARD POLISHED', 'PROMO ANODIZED', 'ECONOMY PLATED', NULL])[i % 5 + 1],
+       'Brand#' || (1 + i % 5), CASE WHEN i % 13 = 0 THEN NULL ELSE 1 + i % 50 END,
+       (i % 1000) / 8.0, date '1995-01-01' + i % 40, i::int8 * 3000000001,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE i / 7.0 END, 'part ' || (i % 37)
+FROM generate_series(1, 1200) i;
+INSERT INTO jg_part VALUES
+  (5, 'x', 'PROMO DUP', 'Brand#9', 3, 1.5, '1995-03-01', 7, 0.5, 'dup'),
+  (5, 'x', 'ECONOMY DUP', 'Brand#8', 7, 2.5, NULL, NULL, NULL, 'dup b'),
+  (7, 'x', NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+  (NULL, 'x', 'PROMO NULL', 'Brand#1', 1, 9.99, '1995-01-01', 1, 1, 'null key');
+ALTER TABLE jg_part DROP COLUMN p_gone;
+VACUUM (ANALYZE) jg_li, jg_part;
+
+-- the promotion share: a CASE over the inner text (shipped from the pages)
+SELECT * FROM jg_check($$
+  SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_price * (1 - l_discount) ELSE 0 END)
+         / sum(l_price * (1 - l_discount)) AS promo
+  FROM jg_li, jg_part WHERE l_partkey = p_partkey AND l_shipdate >= date '1995-09-01'
+    AND l_shipdate < date '1995-10-01' $$);
+-- inner quals the walker runs, further join clauses over both sides
+SELECT * FROM jg_check($$
+  SELECT sum(l_price * (1 - l_discount)) FROM jg_li, jg_part
+  WHERE p_partkey = l_partkey AND p_brand IN ('Brand#1', 'Brand#2') AND p_size BETWEEN 1 AND 20
+    AND (l_quantity < 10 AND p_size < 10 OR l_quantity >= 10 AND p_size >= 10) $$);
+SELECT jg_explain($$
+  SELECT sum(l_price * (1 - l_discount)) FROM jg_li, jg_part
+  WHERE p_partkey = l_partkey AND p_brand IN ('Brand#1', 'Brand#2') AND p_size BETWEEN 1 AND 20 $$);
+-- group keys and arguments over inner columns of every kind, NULLs among them
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(p_retail), min(p_date), max(p_big), sum(p_f) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+SELECT * FROM jg_check('SELECT p_size, count(*), sum(l_quantity), avg(l_discount) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_size');
+SELECT * FROM jg_check('SELECT p_type, count(*), sum(l_quantity) FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE p_size IS NOT NULL GROUP BY p_type');
+SELECT * FROM jg_check('SELECT count(*) FROM jg_li JOIN jg_part ON l_partkey = p_partkey');
+-- an inner qual that passes nothing: an empty dimension
+SELECT * FROM jg_check('SELECT count(*), sum(l_quantity) FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE p_size > 1000');
+SELECT jg_figures($$
+  SELECT sum(l_price * (1 - l_discount)) FROM jg_li, jg_part
+  WHERE p_partkey = l_partkey AND p_brand IN ('Brand#1', 'Brand#2') AND p_size BETWEEN 1 AND 20 $$);
+
+-- visibility: updates and deletes leave dead and non-all-visible pages, an
+-- aborted insert dead rows; an open transaction's own changes are seen
+UPDATE jg_part SET p_retail = p_retail + 1, p_size = p_size + 1 WHERE p_partkey % 7 = 0;
+DELETE FROM jg_part WHERE p_partkey % 11 = 0;
+BEGIN;
+INSERT INTO jg_part SELECT i, 'PROMO ABORTED', 'Brand#1', 2, 99, NULL, 1, 1, 'aborted'
+FROM generate_series(1, 600) i;
+ROLLBACK;
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(p_retail), sum(l_quantity) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+SELECT * FROM jg_check($$
+  SELECT sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_price ELSE 0 END), count(*)
+  FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE p_size < 30 $$);
+SELECT jg_figures('SELECT count(*), sum(p_retail) FROM jg_li JOIN jg_part ON l_partkey = p_partkey') AS after_changes;
+BEGIN;
+UPDATE jg_part SET p_retail = 0 WHERE p_partkey < 100;
+INSERT INTO jg_part VALUES (1, 'PROMO NEW', 'Brand#1', 1, 1000, NULL, 1, 1, 'new');
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(p_retail) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+ROLLBACK;
+VACUUM jg_part;
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(p_retail) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+
+-- refused inner pages: values compressed in place and stored out of line
+-- where the dimension reads them; the CPU reads those pages' rows
+CREATE TABLE jg_toast (k int4, s int4, t text) WITH (autovacuum_enabled = off);
+INSERT INTO jg_toast SELECT i, i % 5,
+  CASE WHEN i % 400 = 0 THEN repeat('long ' || i, 2000)
+       WHEN i % 650 = 0 THEN (SELECT string_agg(md5(i::text || g::text), '') FROM generate_series(1, 300) g)
+       ELSE 'short ' || (i % 7) END
+FROM generate_series(1, 1300) i;
+VACUUM (ANALYZE) jg_toast;
+SELECT * FROM jg_check('SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k');
+SELECT * FROM jg_check('SELECT t, count(*) FROM jg_li JOIN jg_toast ON l_partkey = k WHERE s = 2 GROUP BY t');
+SELECT * FROM jg_check($$
+  SELECT sum(CASE WHEN t LIKE 'short%' THEN l_quantity ELSE 0 END), count(*)
+  FROM jg_li JOIN jg_toast ON l_partkey = k $$);
+SELECT jg_figures($$
+  SELECT sum(CASE WHEN t LIKE 'short%' THEN l_quantity ELSE 0 END), count(*)
+  FROM jg_li JOIN jg_toast ON l_partkey = k $$) AS refused_inner;
+-- a TOASTed value the dimension does not read: the walker steps over it
+SELECT * FROM jg_check('SELECT s, count(*), sum(l_quantity) FROM jg_li JOIN jg_toast ON l_partkey = k GROUP BY s');
+
+-- refused outer pages: the CPU joins them against the inner plan's rows
+CREATE TABLE jg_otoast (k int4, v numeric(10,2), t text) WITH (autovacuum_enabled = off);
+INSERT INTO jg_otoast SELECT i % 1300, i / 8.0,
+  CASE WHEN i % 400 = 0 THEN repeat('part 3', 2000) ELSE 'part ' || (i % 37) END
+FROM generate_series(1, 6000) i;
+VACUUM (ANALYZE) jg_otoast;
+SELECT * FROM jg_check('SELECT p_size, count(*), sum(v) FROM jg_otoast JOIN jg_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
+SELECT jg_figures('SELECT p_size, count(*), sum(v) FROM jg_otoast JOIN jg_part ON k = p_partkey AND t <> p_name GROUP BY p_size') AS refused_outer;
+
+-- rescans: under a correlated subquery and a lateral join (the parameter
+-- is the inner side's, which the walker does not take: from rows)
+SELECT * FROM jg_check($$
+  SELECT k, (SELECT sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_quantity ELSE 0 END)
+             FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE l_quantity = k)
+  FROM generate_series(0, 6) k $$);
+SELECT * FROM jg_check($$
+  SELECT x, s.* FROM (VALUES (1), (3), (5)) v(x),
+    LATERAL (SELECT count(*), sum(p_retail) FROM jg_li JOIN jg_part ON l_partkey = p_partkey
+             WHERE l_quantity < v.x * 5) s $$);
+
+-- rescans with no parameter of the aggregate's own: the outer row's value
+-- is used above it, so each outer row runs it again
+SELECT * FROM jg_check($$
+  SELECT v.x, s.* FROM (VALUES (1), (3), (5)) v(x),
+    LATERAL (SELECT count(*) + v.x AS n, sum(p_retail) AS r
+             FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE p_size < 40) s $$);
+SELECT jg_figures($$
+  SELECT v.x, s.* FROM (VALUES (1), (3), (5)) v(x),
+    LATERAL (SELECT count(*) + v.x AS n, sum(p_retail) AS r
+             FROM jg_li JOIN jg_part ON l_partkey = p_partkey WHERE p_size < 40) s $$) AS rescanned;
+-- an inner qual the walker does not take (a regular expression): from rows
+SELECT * FROM jg_check($$
+  SELECT count(*), sum(l_quantity) FROM jg_li JOIN jg_part ON l_partkey = p_partkey
+  WHERE p_name ~ 'part 1.' $$);
+
+-- parallel: a dimension per participant from pages; shared from rows
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuhash.shared_dimension = off;
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(l_quantity), avg(p_size), max(p_date) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+SELECT * FROM jg_check('SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k');
+RESET gpuhash.shared_dimension;
+SELECT * FROM jg_check('SELECT p_brand, count(*), sum(l_quantity), avg(p_size), max(p_date) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
+
+DROP TABLE jg_li, jg_part, jg_toast, jg_otoast;
+DROP FUNCTION jg_set, jg_on, jg_off, jg_check, jg_explain, jg_figures;

@@ -1,0 +1,495 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join_pages.c
+ *	  GpuPreAgg over an inner join: the dimension made from the inner
+ *	  relation's heap pages.  Where the inner plan is a Seq Scan of one table
+ *	  whose quals the walker takes and whose needed columns (the join key,
+ *	  the dimension's columns) it deforms, the node reads the table's pages
+ *	  as its outer scan reads them (page_scan.c: pinned, all-visible pages as
+ *	  they are, any other with heapgetpage's visible list, MVCC exactly
+ *	  PostgreSQL's) and the walker makes, on the device, only the passing
+ *	  rows' keys and values (gh_page_dim_rows, in the GPU service: REQ_DIM_PAGES;
+ *	  in this backend on its host twin without one).  Rows of a page the
+ *	  walker refuses (a compressed or out-of-line value, a malformed page)
+ *	  are read by the CPU: the quals by ExecQual, the key and values from the
+ *	  heap tuple, as the tuple path makes them (agg_join.c).  The rows then
+ *	  become the dimension as the inner plan's rows do.
+ *
+ * The inner plan itself runs only where the CPU joins refused outer pages
+ * (gpuhash_agg_join_load_rows), against the same snapshot.
+ *
+ * Serial plans and parallel plans with a dimension per participant (each
+ * walks the whole table, as each would run its inner plan); a shared
+ * dimension (agg_join_par.c) is still built from the participants' shares
+ * of the inner plan's rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "agg_join.h"
+#include "service_dim.h"
+#include "gpuhash_dim_pages.h"
+
+#include "access/relscan.h"
+#include "access/xact.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+typedef struct GpuAggJoinPages
+{
+	SeqScan    *plan;			/* the inner plan */
+	GpuHeapScan *os;			/* its relation's pages */
+	GpuPagePath pp;				/* the walker's program (pp.prog), counters */
+	int16		cols[GH_AGG_MAX_INNER]; /* dimension column j: its scan column */
+	GpuAggInnerCol *heap_cols;	/* the columns, read from a heap tuple (tlpos:
+								 * attribute number) */
+	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];
+	GpuPageReq	r;
+	Buffer	   *pins;
+	int			n_pins;
+	/* one request's rows */
+	uint64	   *rkeys;
+	gh_agg_inval *rvals;
+	uint8	   *rheap;
+	/* the dimension's rows so far (in the join's rows_cxt) */
+	uint64	   *keys;
+	gh_agg_inval *vals;
+	StringInfoData heap;
+	uint64		n;
+	uint64		cap;
+	/* EXPLAIN ANALYZE */
+	uint64		pages;
+	uint64		refused;
+	uint64		cpu_rows;
+	uint64		requests;
+	uint64		in_service;
+	double		walk_ms;
+} GpuAggJoinPages;
+
+/* e's Var, through RelabelTypes; NULL if not a plain Var */
+static Var *
+plain_var(Node *e)
+{
+	while (e != NULL && IsA(e, RelabelType))
+		e = (Node *) ((RelabelType *) e)->arg;
+	return e != NULL && IsA(e, Var) ? (Var *) e : NULL;
+}
+
+/*
+ * Decides whether the dimension comes from pages, before the join's
+ * programs are compiled (the inner columns are then plain columns of the
+ * inner table, never conditions evaluated on the CPU: agg_join_conds.c).
+ */
+void
+gpuhash_agg_join_pages_plan(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	CustomScan *cscan = (CustomScan *) as->css.ss.ps.plan;
+	Plan	   *inner = linitial(cscan->custom_plans);
+	EState	   *estate = as->css.ss.ps.state;
+	GpuAggJoinPages *jp;
+	SeqScan    *ss;
+	Index		irel;
+	AttrNumber	extra[GH_AGG_MAX_INNER];
+	gh_page_scan *s;
+
+	j->pages = NULL;
+
+	/*
+	 * An outer join preserving the inner side folds its unmatched rows from
+	 * the plan's rows, by the dimension's positions (agg_join_outer.c): the
+	 * dimension is built from those rows.
+	 */
+	if (j->preserve_inner)
+		return;
+	if (!gpuhash_page_scan || !gpuhash_dimension_pages || !IsA(inner, SeqScan) || inner->parallel_aware ||
+		j->ncols > GH_AGG_MAX_INNER || j->njoinkeys > GH_PAGE_MAX_KEYS ||
+		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
+		return;
+	ss = (SeqScan *) inner;
+	irel = ss->scan.scanrelid;
+	for (int c = 0; c < j->ncols; c++)
+	{
+		if (j->cols[c].varno != irel || j->cols[c].varattno <= 0 ||
+			j->cols[c].gtype == GH_T_SKIP)
+			return;
+		extra[c] = j->cols[c].varattno;
+	}
+	jp = palloc0(sizeof(GpuAggJoinPages));
+	for (int k = 0; k < j->njoinkeys; k++)
+	{
+		Var		   *v = plain_var(list_nth(j->inner_keys, k));
+
+		if (v == NULL || v->varno != irel || v->varattno <= 0 || v->varlevelsup != 0)
+		{
+			pfree(jp);
+			return;
+		}
+		jp->key_attno[k] = v->varattno;
+	}
+
+	/*
+	 * The table's pages as the outer scan reads them; the quals compiled
+	 * for the walker, its key packed as the inner side's (the tuple path's
+	 * encoding), the dimension's columns deformed.
+	 */
+	jp->plan = ss;
+	jp->os = gpuhash_heap_scan_open(&as->css.ss.ps, irel, ss->scan.plan.qual, NIL, false,
+									estate, 0);
+	gpuhash_page_program_cols(&jp->pp.prog, jp->os->desc, irel, ss->scan.plan.qual,
+							  jp->key_attno, j->inner_conv, j->width, j->njoinkeys, false,
+							  extra, j->ncols);
+	s = jp->pp.prog.scan;
+	if (s == NULL || jp->pp.prog.cpu_quals != NIL || s->nkeys != j->njoinkeys)
+	{
+		gpuhash_heap_scan_end(jp->os);
+		return;
+	}
+	for (int c = 0; c < j->ncols; c++)
+	{
+		jp->cols[c] = (int16) (j->cols[c].varattno - 1);
+		if (jp->cols[c] >= s->natts || s->col[jp->cols[c]].type != j->cols[c].gtype)
+		{
+			gpuhash_heap_scan_end(jp->os);
+			return;
+		}
+	}
+	jp->heap_cols = palloc(sizeof(GpuAggInnerCol) * Max(j->ncols, 1));
+	for (int c = 0; c < j->ncols; c++)
+	{
+		jp->heap_cols[c] = j->cols[c];
+		jp->heap_cols[c].tlpos = j->cols[c].varattno;
+	}
+	/* a request: as many pages as a batch pins, or the service takes */
+	jp->r.cap_pages = Max(jp->os->max_pins, 1);
+	{
+		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1));
+
+		if (svc > 0)
+			jp->r.cap_pages = Min(jp->r.cap_pages, (int) svc);
+	}
+	jp->r.blocks = palloc(sizeof(BlockNumber) * jp->r.cap_pages);
+	jp->r.refs = palloc(sizeof(gh_page_ref) * jp->r.cap_pages);
+	jp->r.local_pages = palloc_extended((Size) GH_PAGE_SIZE * jp->r.cap_pages, MCXT_ALLOC_HUGE);
+	jp->r.pages = jp->r.local_pages;
+	jp->r.lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages,
+								MCXT_ALLOC_HUGE);
+	jp->r.visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages);
+	jp->r.refused = palloc0(jp->r.cap_pages);
+	jp->r.ticket.slot = -1;
+	jp->pins = palloc(sizeof(Buffer) * jp->r.cap_pages);
+	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages,
+								MCXT_ALLOC_HUGE);
+	jp->rvals = palloc_extended(sizeof(gh_agg_inval) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages *
+								Max(j->ncols, 1), MCXT_ALLOC_HUGE);
+	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(jp->r.cap_pages, j->ncols),
+								MCXT_ALLOC_HUGE);
+	j->pages = jp;
+}
+
+/* Room for more rows; the dimension within work_mem x hash_mem_multiplier. */
+static void
+reserve_rows(GpuAggJoin *j, uint64 more, int ncols)
+{
+	GpuAggJoinPages *jp = j->pages;
+	Size		limit = get_hash_memory_limit();
+	uint64		want = jp->n + more;
+
+	if (want > jp->cap)
+	{
+		uint64		cap = Max(want, Max(jp->cap * 2, 1024));
+
+		jp->keys = jp->keys == NULL ?
+			MemoryContextAllocHuge(j->rows_cxt, sizeof(uint64) * cap) :
+			repalloc_huge(jp->keys, sizeof(uint64) * cap);
+		jp->vals = jp->vals == NULL ?
+			MemoryContextAllocHuge(j->rows_cxt, sizeof(gh_agg_inval) * cap * ncols) :
+			repalloc_huge(jp->vals, sizeof(gh_agg_inval) * cap * ncols);
+		jp->cap = cap;
+	}
+	j->bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;
+	if (j->bytes > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
+						limit / 1024),
+				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+}
+
+/* A request's rows appended: by-reference offsets moved past the heap so far. */
+static void
+append_rows(GpuAggJoin *j, uint64 n, uint64 heap_bytes, int ncols)
+{
+	GpuAggJoinPages *jp = j->pages;
+	uint64		base;
+
+	reserve_rows(j, n, ncols);
+	while (jp->heap.len % 8 != 0)
+		appendStringInfoChar(&jp->heap, '\0');
+	base = (uint64) jp->heap.len;
+	memcpy(jp->keys + jp->n, jp->rkeys, sizeof(uint64) * n);
+	memcpy(jp->vals + jp->n * ncols, jp->rvals, sizeof(gh_agg_inval) * n * ncols);
+	for (uint64 i = 0; i < n * ncols; i++)
+	{
+		gh_agg_inval *v = &jp->vals[jp->n * ncols + i];
+
+		if (!v->null && v->len > 0)
+			v->bits += base;
+	}
+	if (heap_bytes > 0)
+		appendBinaryStringInfo(&jp->heap, (const char *) jp->rheap, (int) heap_bytes);
+	jp->n += n;
+}
+
+/*
+ * The tuples of refused page p that pass the quals, their keys and values
+ * made by the CPU, as the tuple path makes them.  All-visible pages by the
+ * line pointers seen under the lock, others by heapgetpage's visible list,
+ * as GpuPreAgg reads its refused pages (agg_exec.c).
+ */
+static void
+cpu_page(GpuPreAggState *as, int p, int ncols)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	GpuPageReq *r = &jp->r;
+	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
+	gh_page_ref *ref = &r->refs[p];
+	const ItemIdData *lps = r->lps + (Size) p * GH_PAGE_MAX_TUPLES;
+	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
+	int			n = all ? ref->maxoff : ref->nvis;
+	Page		page = BufferGetPage(jp->pins[p]);
+	TupleTableSlot *hs = jp->os->slot;
+	MemoryContext old;
+
+	for (int i = 0; i < n; i++)
+	{
+		OffsetNumber off = all ? i + 1 : r->visible[ref->vis_start + i];
+		HeapTupleData t;
+		ItemId		lp;
+		uint64		key = 0;
+		bool		null_key = false;
+
+		if (all && !ItemIdIsNormal(&lps[off - 1]))
+			continue;
+		lp = PageGetItemId(page, off);
+		t.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		t.t_len = ItemIdGetLength(lp);
+		t.t_tableOid = RelationGetRelid(jp->os->rel);
+		ItemPointerSet(&t.t_self, r->blocks[p], off);
+		if (!gpuhash_heap_scan_tuple_passes(jp->os, econtext, &t))
+			continue;
+		j->inner_rows++;
+		ExecStoreHeapTuple(&t, hs, false);
+		for (int k = 0; k < j->njoinkeys && !null_key; k++)
+		{
+			bool		isnull;
+			Datum		d = slot_getattr(hs, jp->key_attno[k], &isnull);
+
+			if (isnull)
+				null_key = true;
+			else
+				key = gpuhash_pack(key, gpuhash_encode_datum(d, j->inner_conv[k]), j->width[k],
+								   j->njoinkeys);
+		}
+		if (!null_key)
+		{
+			reserve_rows(j, 1, ncols);
+			old = MemoryContextSwitchTo(j->rows_cxt);
+			jp->keys[jp->n] = key;
+			for (int c = 0; c < j->ncols; c++)
+				gpuhash_agg_join_dim_value(&jp->heap_cols[c], hs, &jp->vals[jp->n * ncols + c],
+										   &jp->heap);
+			if (j->ncols == 0)
+				memset(&jp->vals[jp->n * ncols], 0, sizeof(gh_agg_inval));
+			MemoryContextSwitchTo(old);
+			jp->n++;
+			jp->cpu_rows++;
+		}
+		ExecClearTuple(hs);
+		ResetExprContext(econtext);
+	}
+}
+
+/* One request's pages walked: in the service, else here on the host twin. */
+static void
+walk_request(GpuPreAggState *as, int ncols)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	GpuPageReq *r = &jp->r;
+	gh_page_stats st;
+	uint64		n = 0,
+				hb = 0;
+	int16		cols[GH_AGG_MAX_INNER];
+	int			nc = j->ncols;
+
+	memcpy(cols, jp->cols, sizeof(cols));
+	memset(&st, 0, sizeof(st));
+	if (as->use_service &&
+		gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys, jp->rvals,
+							  jp->rheap, &n, &hb, &st))
+		jp->in_service++;
+	else
+	{
+		const uint8 *data = r->in_place ? (const uint8 *) BufferBlocks : r->pages;
+		size_t		bytes = r->in_place ? (size_t) NBuffers * BLCKSZ :
+			(size_t) r->n_pages * GH_PAGE_SIZE;
+		gh_status	s;
+
+		s = gh_page_dim_rows(GH_AGG_HOST, jp->pp.prog.scan, cols, nc, r->refs,
+							 (uint32) r->n_pages, data, bytes, r->visible, r->n_visible, 0,
+							 jp->rkeys, jp->rvals, (uint64) GH_PAGE_MAX_TUPLES * r->n_pages,
+							 jp->rheap, gh_dim_pages_heap_bound(r->n_pages, nc), &n, &hb,
+							 r->refused, &st);
+		if (s != GH_OK)
+		{
+			/* every page to the CPU */
+			elog(DEBUG1, "gpuhash: the dimension's pages left to the CPU: %s", gh_last_error());
+			memset(r->refused, 1, r->n_pages);
+			n = hb = 0;
+		}
+	}
+	/* a dimension of no column still holds one value a row, as agg_join.c's */
+	if (nc == 0)
+		memset(jp->rvals, 0, sizeof(gh_agg_inval) * n);
+	j->inner_rows += st.passed;
+	append_rows(j, n, hb, ncols);
+	jp->requests++;
+	jp->pages += r->n_pages;
+	for (int p = 0; p < r->n_pages; p++)
+		if (r->refused[p])
+		{
+			jp->refused++;
+			cpu_page(as, p, ncols);
+		}
+}
+
+/*
+ * At the first fetch: the dimension from the inner table's pages, where
+ * pages_plan chose them; false where the dimension comes from the inner
+ * plan's rows.
+ */
+bool
+gpuhash_agg_join_pages_collect(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	GpuPageReq *r;
+	int			ncols;
+	instr_time	t0;
+
+	if (jp == NULL || as->why_cpu != NULL || as->aprog == NULL)
+		return false;
+	ncols = as->aprog->join.ninner;
+	r = &jp->r;
+	INSTR_TIME_SET_CURRENT(t0);
+	jp->n = jp->cap = 0;
+	jp->keys = NULL;
+	jp->vals = NULL;
+	{
+		MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
+
+		initStringInfo(&jp->heap);
+		MemoryContextSwitchTo(old);
+	}
+	gpuhash_heap_scan_start(jp->os);
+	for (;;)
+	{
+		r->pages = r->local_pages;
+		r->in_place = as->use_service && gpuhash_page_in_place &&
+			!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
+		r->n_pages = 0;
+		r->n_visible = 0;
+		jp->n_pins = 0;
+		gpuhash_page_read(jp->os, &jp->pp, r, jp->pins, &jp->n_pins);
+		if (r->n_pages == 0)
+			break;
+		PG_TRY();
+		{
+			walk_request(as, ncols);
+		}
+		PG_FINALLY();
+		{
+			for (int i = 0; i < jp->n_pins; i++)
+				ReleaseBuffer(jp->pins[i]);
+			jp->n_pins = 0;
+		}
+		PG_END_TRY();
+		CHECK_FOR_INTERRUPTS();
+	}
+	jp->walk_ms += gpuhash_ms_since(t0);
+	j->collect_ms += gpuhash_ms_since(t0);
+	j->ship_bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;
+	j->collected = true;
+	(void) gpuhash_agg_join_build_arrays(as, MyProcPid, true, true, jp->keys, jp->n, jp->vals,
+										 (const uint8 *) jp->heap.data, jp->heap.len);
+	/* the dimension holds its own copy; the CPU's join runs the inner plan */
+	if (jp->keys != NULL)
+		pfree(jp->keys);
+	if (jp->vals != NULL)
+		pfree(jp->vals);
+	pfree(jp->heap.data);
+	jp->keys = NULL;
+	jp->vals = NULL;
+	jp->heap.data = NULL;
+	jp->n = jp->cap = 0;
+	j->bytes = 0;
+	j->build_ms += gpuhash_ms_since(t0);
+	return true;
+}
+
+/* A rescan: the table's pages read again (the arrays went with rows_cxt). */
+void
+gpuhash_agg_join_pages_rescan(GpuPreAggState *as)
+{
+	GpuAggJoinPages *jp = as->join->pages;
+
+	if (jp == NULL)
+		return;
+	gpuhash_heap_scan_rescan(jp->os);
+	jp->keys = NULL;
+	jp->vals = NULL;
+	jp->heap.data = NULL;
+	jp->n = jp->cap = 0;
+}
+
+void
+gpuhash_agg_join_pages_end(GpuPreAggState *as)
+{
+	GpuAggJoinPages *jp = as->join->pages;
+
+	if (jp != NULL)
+		gpuhash_heap_scan_end(jp->os);
+}
+
+/* EXPLAIN: where the dimension comes from, the walker's filter; ANALYZE: the walk. */
+void
+gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
+							   ExplainState *es)
+{
+	GpuAggJoinPages *jp = as->join->pages;
+
+	if (jp == NULL)
+		return;
+	ExplainPropertyText("Dimension", "pages", es);
+	if (jp->plan->scan.plan.qual != NIL)
+		ExplainPropertyText("Inner GPU Filter",
+							deparse_expression((Node *) make_ands_explicit(jp->plan->scan.plan.qual),
+											   context, useprefix, false), es);
+	if (!es->analyze)
+		return;
+	ExplainPropertyUInteger("Inner Pages", NULL, jp->pages, es);
+	/* not all-visible: heapgetpage's visible lists */
+	ExplainPropertyUInteger("Inner Pages Checked", NULL, jp->pp.pages_checked, es);
+	ExplainPropertyUInteger("Inner Pages Refused", NULL, jp->refused, es);
+	ExplainPropertyUInteger("Inner Rows From CPU", NULL, jp->cpu_rows, es);
+	ExplainPropertyUInteger("Inner Requests In Service", NULL, jp->in_service, es);
+	if (es->timing)
+		ExplainPropertyFloat("Inner Walk Time", "ms", jp->walk_ms, 3, es);
+}

@@ -1,0 +1,219 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_dim_pages.c
+ *	  REQ_DIM_PAGES: the inner relation's heap pages of the aggregate over a
+ *	  join go to the GPU service with the inner scan's program and the
+ *	  dimension's columns; the service walks them on a GPU
+ *	  (gh_page_dim_rows: the quals, the exact key, the values) and answers
+ *	  the rows, keys and values only, which the backend gathers into the
+ *	  dimension it then builds (service_dim.c).  Synchronous: the backend
+ *	  keeps the pages pinned meanwhile.
+ *
+ * The chunk, from its start, each part 64-aligned (dim_pages_layout):
+ *	  gh_page_scan | columns (int16 x GH_AGG_MAX_INNER) | refs | pages |
+ *	  visible | refused | gh_page_stats | answer: keys | values | heap
+ * A request carries as many pages as leave room for the most rows and heap
+ * bytes they can give (gpuhash_dim_pages.h's bounds).  Pages are copied in,
+ * or, in place, named in the buffer pool as the aggregate's requests name
+ * them (service_agg.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "gpuhash.h"
+#include "service_internal.h"
+#include "client_internal.h"
+#include "service_layout.h"
+#include "service_gpus.h"
+#include "service_dim.h"
+#include "scan/page_scan.h"
+#include "gpuhash_dim_pages.h"
+
+#include "storage/bufmgr.h"
+
+typedef struct DimPagesLayout
+{
+	Size		cols;
+	SvcPagesLayout pg;
+	Size		keys;
+	Size		vals;
+	Size		heap;
+	uint64		cap_pages;
+	uint64		rows_cap;
+	uint64		heap_cap;
+} DimPagesLayout;
+
+static Size
+layout_for(uint64 cap, int ncols, DimPagesLayout *lay)
+{
+	Size		off = TYPEALIGN(64, sizeof(gh_page_scan));
+
+	lay->cols = off;
+	off = TYPEALIGN(64, off + sizeof(int16) * GH_AGG_MAX_INNER);
+	off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
+	lay->rows_cap = cap * GH_PAGE_MAX_TUPLES;
+	lay->heap_cap = gh_dim_pages_heap_bound((uint32) cap, ncols);
+	lay->keys = off;
+	off = TYPEALIGN(64, off + lay->rows_cap * sizeof(uint64));
+	lay->vals = off;
+	off = TYPEALIGN(64, off + lay->rows_cap * ncols * sizeof(gh_agg_inval));
+	lay->heap = off;
+	lay->cap_pages = cap;
+	return off + lay->heap_cap;
+}
+
+/* The most pages a request of ncols columns takes in chunk_bytes; false: none. */
+static bool
+dim_pages_layout(uint64 chunk_bytes, int ncols, DimPagesLayout *lay)
+{
+	uint64		lo = 0,
+				hi = 4096;
+
+	if (ncols < 0 || ncols > GH_AGG_MAX_INNER)
+		return false;
+	while (lo < hi)
+	{
+		uint64		mid = (lo + hi + 1) / 2;
+
+		if (layout_for(mid, ncols, lay) <= chunk_bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo == 0)
+		return false;
+	return layout_for(lo, ncols, lay) <= chunk_bytes;
+}
+
+/* Pages one request of ncols dimension columns takes; 0 without the service. */
+uint32
+gpuhash_service_dim_pages_capacity(int ncols)
+{
+	DimPagesLayout lay;
+
+	if (!gpuhash_service_ready() || !dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay))
+		return 0;
+	return (uint32) lay.cap_pages;
+}
+
+/*
+ * Walks req's pages in the service on device (GH_DEVICE_GPU or
+ * GH_DEVICE_HOST) into the caller's arrays (sized as gh_page_dim_rows
+ * asks), req->refused set.  False when the service cannot take it now or
+ * its walk failed: nothing is then written but req->refused, and the
+ * caller walks the pages itself.
+ */
+bool
+gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
+					  const GpuPageReq *req, gh_device device, uint64 *keys, gh_agg_inval *vals,
+					  uint8 *heap, uint64 *n_rows, uint64 *heap_bytes, gh_page_stats *stats)
+{
+	DimPagesLayout lay;
+	SvcSlot    *s;
+	char	   *chunk;
+	uint32		gen;
+	gh_status	st;
+
+	if (!gpuhash_service_ready() || !dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
+		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
+		(req->in_place && !gpuhash_svc->pool_in_place))
+		return false;
+	gen = pg_atomic_read_u32(&gpuhash_svc->generation);
+	if ((s = svc_try_claim_slot()) == NULL)
+		return false;
+	chunk = chunk_of(s);
+	memcpy(chunk, scan, sizeof(gh_page_scan));
+	memset(chunk + lay.cols, 0, sizeof(int16) * GH_AGG_MAX_INNER);
+	memcpy(chunk + lay.cols, cols, sizeof(int16) * ncols);
+	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
+	if (!req->in_place)
+		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
+	s->type = REQ_DIM_PAGES;
+	s->in_place = req->in_place;
+	s->table_id = 0;
+	s->opt.device = device;
+	s->n = req->n_pages;
+	s->pos = req->n_visible;
+	s->ninner = ncols;
+	s->written = 0;
+	s->total = 0;
+	pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
+	st = svc_submit(s, gen);
+	if (st == GH_OK && (s->written > lay.rows_cap || s->total > lay.heap_cap))
+	{
+		gh_set_last_error("GPU service: bad dimension pages answer");
+		st = GH_ERR_INVALID;
+	}
+	if (st == GH_OK)
+	{
+		*n_rows = s->written;
+		*heap_bytes = s->total;
+		memcpy(keys, chunk + lay.keys, sizeof(uint64) * s->written);
+		memcpy(vals, chunk + lay.vals, sizeof(gh_agg_inval) * s->written * ncols);
+		memcpy(heap, chunk + lay.heap, s->total);
+		memcpy(req->refused, chunk + lay.pg.refused, req->n_pages);
+		memcpy(stats, chunk + lay.pg.stats, sizeof(gh_page_stats));
+	}
+	else
+		elog(DEBUG1, "gpuhash: the GPU service did not walk the dimension's pages: %s",
+			 gh_last_error());
+	svc_release_if_ours(s, gen, st);
+	return st == GH_OK;
+}
+
+/*
+ * The service's side (a worker thread: no PostgreSQL calls here): the walk
+ * of the chunk's pages, the rows behind them.
+ */
+gh_status
+gpuhash_svc_serve_dim_pages(SvcSlot *s)
+{
+	char	   *chunk = chunk_of(s);
+	DimPagesLayout lay;
+	gh_page_stats stats;
+	const uint8 *pages;
+	size_t		pages_bytes;
+	int			device = GH_AGG_HOST;
+	uint64		n = 0,
+				hb = 0;
+	gh_status	st;
+
+	if (!dim_pages_layout(gpuhash_svc->chunk_bytes, s->ninner, &lay) || s->n > lay.cap_pages ||
+		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES)
+	{
+		strlcpy(s->err, "GPU service: bad dimension pages request", sizeof(s->err));
+		return GH_ERR_INVALID;
+	}
+	pages = (const uint8 *) (chunk + lay.pg.pages);
+	pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
+	if (s->in_place)
+	{
+		if (!gpuhash_svc->pool_in_place)
+		{
+			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
+			return GH_ERR_INVALID;
+		}
+		pages = (const uint8 *) BufferBlocks;
+		pages_bytes = (size_t) NBuffers * BLCKSZ;
+	}
+	/* the GPUs take turns by slot, as the aggregate's requests */
+	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
+		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	memset(&stats, 0, sizeof(stats));
+	st = gh_page_dim_rows(device, (const gh_page_scan *) chunk, (const int16_t *) (chunk + lay.cols),
+						  s->ninner, (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
+						  pages, pages_bytes, (const uint16 *) (chunk + lay.pg.visible),
+						  (uint32) s->pos, s->in_place ? 1 : 0, (uint64_t *) (chunk + lay.keys),
+						  (gh_agg_inval *) (chunk + lay.vals), lay.rows_cap,
+						  (uint8_t *) (chunk + lay.heap), lay.heap_cap, &n, &hb,
+						  (uint8_t *) (chunk + lay.pg.refused), &stats);
+	if (st != GH_OK)
+	{
+		strlcpy(s->err, gh_last_error(), sizeof(s->err));
+		return st;
+	}
+	memcpy(chunk + lay.pg.stats, &stats, sizeof(stats));
+	s->written = n;
+	s->total = hb;
+	return GH_OK;
+}
