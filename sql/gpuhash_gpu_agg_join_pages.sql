@@ -110,7 +110,7 @@ INSERT INTO jg_part
 SELECT i, 'gone', (ARRAY['PROMO BRUSHED', 'STANDARD POLISHED', 'PROMO ANODIZED', 'ECONOMY PLATED', NULL])[i % 5 + 1],
        'Brand#' || (1 + i % 5), CASE WHEN i % 13 = 0 THEN NULL ELSE 1 + i % 50 END,
        (i % 1000) / 8.0, date '1995-01-01' + i % 40, i::int8 * 3000000001,
-       CASE WHEN i % 17 = 0 THEN NULL ELSE i / 7.0 END, 'part ' || (i % 37)
+       CASE WHEN i % 17 = 0 THEN NULL ELSE i / 8.0 END, 'part ' || (i % 37)
 FROM generate_series(1, 1200) i;
 INSERT INTO jg_part VALUES
   (5, 'x', 'PROMO DUP', 'Brand#9', 3, 1.5, '1995-03-01', 7, 0.5, 'dup'),

@@ -254,7 +254,8 @@ dim_pages_cost(Path *inner_path, int ninner, int width)
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 						 Path *inner_path, int nkeys, int ninner, Path *partial_scan,
-						 double pairs, double groups, double shared_rows, bool preserve_inner)
+						 double pairs, double groups, double shared_rows, bool preserve_inner,
+						 double all_groups)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	int			width = inner_path->pathtarget->width;
@@ -288,6 +289,21 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * pairs the join keeps, the walker's per-row cost each.
 	 */
 	startup += gpuhash_page_row_cost * pairs;
+
+	if (all_groups >= 0.0)
+	{
+		/*
+		 * Resident groups (agg_resident.c): each request's groups merged into
+		 * the one set on the device, as gpuhash_cost_preagg_resident prices
+		 * them, and every group handed up once for all participants.
+		 */
+		startup += gpuhash_page_row_cost * groups;
+		cpath->path.rows = clamp_row_est(partial_scan && cpath->path.parallel_workers > 0 ?
+										 all_groups / cpath->path.parallel_workers : all_groups);
+		cpath->path.startup_cost = startup;
+		cpath->path.total_cost = startup + cpu_tuple_cost * all_groups;
+		return;
+	}
 
 	/* the answers' groups merged into the participant's set */
 	startup += group_merge_cost(baserel, partial_scan, groups);

@@ -27,6 +27,7 @@
 #include "agg_catalog.h"
 #include "agg_plan.h"
 #include "agg_qual.h"
+#include "agg_resident.h"
 #include "planner/planner_int.h"
 
 #include "miscadmin.h"
@@ -242,7 +243,9 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 	gpuhash_cost_preagg_join(root, cp, ja->rel, shared_inner ? shared_inner : ja->inner_path,
 							 ja->nkeys, ninner, partial_scan, pairs,
 							 gpuhash_preagg_groups(root, extra, pairs),
-							 shared_inner ? ja->inner->rows : -1.0, ja->preserve_inner);
+							 shared_inner ? ja->inner->rows : -1.0, ja->preserve_inner,
+							 gpuhash_preagg_resident_planned(root) ?
+							 gpuhash_preagg_groups(root, extra, input_rel->rows) : -1.0);
 	if (ja->preserve_inner)
 		cost_unmatched_fold(cp, ja->inner_path->rows);
 	return cp;

@@ -122,6 +122,7 @@ extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo
 extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 									 Path *inner_path, int nkeys, int ninner,
 									 Path *partial_scan, double pairs, double groups,
-									 double shared_rows, bool preserve_inner);
+									 double shared_rows, bool preserve_inner,
+									 double all_groups);
 
 #endif							/* GPUHASH_AGG_PLAN_H */
