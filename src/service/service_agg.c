@@ -239,7 +239,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	gh_agg_groups g;
 	gh_agg_stats stats;
 	gh_status	st;
-	int			device = GH_AGG_HOST;
+	int			device;
 	uint32		done = 0;
 	uint32		m = (uint32) s->n;
 	const uint8 *pages;
@@ -253,21 +253,9 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
 		return GH_ERR_INVALID;
 	}
-	pages = (const uint8 *) (chunk + lay.pg.pages);
-	pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
-	if (s->in_place)
-	{
-		if (!gpuhash_svc->pool_in_place)
-		{
-			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
-			return GH_ERR_INVALID;
-		}
-		pages = (const uint8 *) BufferBlocks;
-		pages_bytes = (size_t) NBuffers * BLCKSZ;
-	}
-	/* the GPUs take turns by slot: a query's requests in flight spread */
-	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
-		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	if (!svc_request_pages(s, chunk, lay.pg.pages, &pages, &pages_bytes))
+		return GH_ERR_INVALID;
+	device = svc_request_device(s);
 	/* over a join: where its dimension is */
 	if (s->dim_id != 0)
 	{

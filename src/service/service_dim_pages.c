@@ -173,7 +173,7 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 	gh_page_stats stats;
 	const uint8 *pages;
 	size_t		pages_bytes;
-	int			device = GH_AGG_HOST;
+	int			device;
 	uint64		n = 0,
 				hb = 0;
 	gh_status	st;
@@ -184,21 +184,9 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 		strlcpy(s->err, "GPU service: bad dimension pages request", sizeof(s->err));
 		return GH_ERR_INVALID;
 	}
-	pages = (const uint8 *) (chunk + lay.pg.pages);
-	pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
-	if (s->in_place)
-	{
-		if (!gpuhash_svc->pool_in_place)
-		{
-			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
-			return GH_ERR_INVALID;
-		}
-		pages = (const uint8 *) BufferBlocks;
-		pages_bytes = (size_t) NBuffers * BLCKSZ;
-	}
-	/* the GPUs take turns by slot, as the aggregate's requests */
-	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
-		device = svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	if (!svc_request_pages(s, chunk, lay.pg.pages, &pages, &pages_bytes))
+		return GH_ERR_INVALID;
+	device = svc_request_device(s);
 	memset(&stats, 0, sizeof(stats));
 	st = gh_page_dim_rows(device, (const gh_page_scan *) chunk, (const int16_t *) (chunk + lay.cols),
 						  s->ninner, (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,

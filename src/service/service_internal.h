@@ -279,6 +279,10 @@ extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
 
 /* service_agg.c: REQ_PAGE_AGG, in a service thread */
 extern gh_status gpuhash_svc_serve_agg(SvcSlot *s);
+/* service_page.c: what a page request's walk reads, and on which device */
+extern bool svc_request_pages(SvcSlot *s, const char *chunk, Size pages_off,
+							  const uint8 **pages, size_t *pages_bytes);
+extern int	svc_request_device(SvcSlot *s);
 
 /*
  * REQ_SET_FINISH's chunk: a gh_agg_having, then from SET_ANSWER_OFF the

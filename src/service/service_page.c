@@ -26,7 +26,9 @@
 #include "gpuhash.h"
 #include "service_internal.h"
 #include "service_layout.h"
+#include "service_gpus.h"
 #include "scan/page_scan.h"
+#include "gpuhash_agg.h"
 
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
@@ -183,6 +185,44 @@ gpuhash_svc_page_notable(GhRemoteTable *t)
 	memset(t, 0, sizeof(*t));
 	t->generation = pg_atomic_read_u32(&gpuhash_svc->generation);
 	return true;
+}
+
+
+/*
+ * The pages a page request's walk reads: the copies in its chunk (at
+ * pages_off), or the buffer pool itself where the request reads in place
+ * (mapped once by the service); false, with the slot's error, where the
+ * pool is not mapped.
+ */
+bool
+svc_request_pages(SvcSlot *s, const char *chunk, Size pages_off, const uint8 **pages,
+				  size_t *pages_bytes)
+{
+	*pages = (const uint8 *) (chunk + pages_off);
+	*pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
+	if (!s->in_place)
+		return true;
+	if (!gpuhash_svc->pool_in_place)
+	{
+		strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
+		return false;
+	}
+	*pages = (const uint8 *) BufferBlocks;
+	*pages_bytes = (size_t) NBuffers * BLCKSZ;
+	return true;
+}
+
+/*
+ * The device a page request runs on: the host twin, or where it asks for a
+ * GPU, the GPUs in turns by slot, so that a query's requests in flight
+ * spread over them.
+ */
+int
+svc_request_device(SvcSlot *s)
+{
+	if (s->opt.device == GH_DEVICE_GPU && svc_gpu_count() > 0)
+		return svc_gpu_ordinal((int) (s - gpuhash_svc->slots) % svc_gpu_count());
+	return GH_AGG_HOST;
 }
 
 /*
