@@ -12,88 +12,11 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION ja_set(name text, val text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config(name, val, true);
-EXCEPTION WHEN OTHERS THEN
-  NULL;
-END $$;
+\i sql/agg_join_helpers.inc
 
-CREATE FUNCTION ja_on() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM ja_set('gpuhash.gpu_aggregate', 'on');
-  PERFORM ja_set('gpuhash.gpu_aggregate_join', 'on');
-  PERFORM ja_set('enable_gpuhashjoin', 'on');
-  PERFORM ja_set('gpuhash.setup_cost', '0');
-  -- the page path priced as its tuple path (page_cpu_cost -1) and the GPU
-  -- join's matches dear: the GPU join under PostgreSQL's aggregate is the
-  -- other GPU way to run these, not the one tested here
-  PERFORM ja_set('gpuhash.page_cpu_cost', '-1');
-  PERFORM ja_set('gpuhash.match_row_cost', '10');
-  PERFORM ja_set('gpuhash.page_match_cost', '10');
-  PERFORM ja_set('gpuhash.min_gain', '0');
-END $$;
-
-CREATE FUNCTION ja_off() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM ja_set('gpuhash.gpu_aggregate', 'off');
-  PERFORM ja_set('enable_gpuhashjoin', 'off');
-END $$;
-
--- does q's plan (GPU aggregate on) hold a joined GpuPreAgg?
-CREATE FUNCTION ja_joined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  found boolean := false;
-BEGIN
-  PERFORM ja_on();
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    found := found OR l LIKE '%GPU Join:%';
-  END LOOP;
-  RETURN found;
-END $$;
-
--- q all PostgreSQL's, then with the GPU aggregate: the same multiset?
+-- q off, then on: the same multiset?  And did the plan on hold a joined GpuPreAgg (EXPLAIN's "GPU Join")?
 CREATE FUNCTION ja_check(q text, OUT rows bigint, OUT same boolean, OUT gpu_join boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  bad bigint;
-BEGIN
-  PERFORM ja_off();
-  EXECUTE 'CREATE TEMP TABLE ja_a AS SELECT r__::text AS t FROM (' || q || ') r__';
-  PERFORM ja_on();
-  EXECUTE 'CREATE TEMP TABLE ja_b AS SELECT r__::text AS t FROM (' || q || ') r__';
-  SELECT count(*) INTO rows FROM ja_b;
-  SELECT count(*) INTO bad FROM (
-    (SELECT * FROM ja_a EXCEPT ALL SELECT * FROM ja_b) UNION ALL
-    (SELECT * FROM ja_b EXCEPT ALL SELECT * FROM ja_a)) x;
-  same := bad = 0;
-  gpu_join := ja_joined(q);
-  DROP TABLE ja_a, ja_b;
-END $$;
-
--- q all PostgreSQL's and with the GPU aggregate: the same error?
-CREATE FUNCTION ja_error(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  e_off text;
-  e_on text;
-BEGIN
-  BEGIN
-    PERFORM ja_off();
-    EXECUTE q;
-  EXCEPTION WHEN OTHERS THEN
-    e_off := SQLERRM;
-  END;
-  BEGIN
-    PERFORM ja_on();
-    EXECUTE q;
-  EXCEPTION WHEN OTHERS THEN
-    e_on := SQLERRM;
-  END;
-  RETURN CASE WHEN e_off IS NOT DISTINCT FROM e_on THEN coalesce(e_on, 'no error')
-              ELSE format('off: %s / on: %s', e_off, e_on) END;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM aj_check(q, '%GPU Join:%') $$;
 
 -- q's EXPLAIN ANALYZE figures of the GpuPreAgg (GPU aggregate on): where
 -- its rows were folded
@@ -101,7 +24,7 @@ CREATE FUNCTION ja_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   l text;
 BEGIN
-  PERFORM ja_on();
+  PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF l ~ '(GPU Join|GPU Declined|Inner Rows|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU)' THEN
       l := regexp_replace(l, '^ *', '');
@@ -298,13 +221,13 @@ SELECT * FROM ja_check('SELECT k, (SELECT count(*) FROM ja_li JOIN ja_part ON l_
 SELECT * FROM ja_check('SELECT x, s.* FROM (VALUES (1), (3), (5)) v(x), LATERAL (SELECT count(*), sum(p_retail) FROM ja_li JOIN ja_part ON l_partkey = p_partkey WHERE p_size = v.x AND l_suppkey < v.x * 5) s');
 
 -- errors: an overflow in a clause raises PostgreSQL's error either way
-SELECT ja_error('SELECT count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_size * 2000000000 > l_suppkey');
+SELECT aj_error('SELECT count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey AND p_size * 2000000000 > l_suppkey');
 
 -- more inner rows than work_mem x hash_mem_multiplier hold: the planner
 -- declines (the executor would raise an error past them)
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
-SELECT ja_error('SELECT count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey');
+SELECT aj_error('SELECT count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey');
 RESET work_mem;
 RESET hash_mem_multiplier;
 
@@ -366,7 +289,7 @@ CREATE FUNCTION ja_json(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   j json;
 BEGIN
-  PERFORM ja_on();
+  PERFORM aj_on();
   EXECUTE 'EXPLAIN (FORMAT JSON, COSTS OFF) ' || q INTO j;
   RETURN CASE WHEN j::text LIKE '%"Device"%' AND j::text LIKE '%"GPU Join"%' THEN 'Device and GPU Join'
               ELSE 'missing: ' || j::text END;
@@ -381,10 +304,7 @@ RESET gpuhash.match_row_cost;
 RESET gpuhash.page_match_cost;
 DROP TABLE ja_li, ja_part, ja_orders, ja_supp, ja_empty, ja_toast, ja_wide;
 DROP FUNCTION ja_check(text);
-DROP FUNCTION ja_error(text);
-DROP FUNCTION ja_joined(text);
 DROP FUNCTION ja_figures(text);
 DROP FUNCTION ja_json(text);
-DROP FUNCTION ja_on();
-DROP FUNCTION ja_off();
-DROP FUNCTION ja_set(text, text);
+DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),
+  aj_set(text, text);

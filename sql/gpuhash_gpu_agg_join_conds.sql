@@ -12,56 +12,11 @@ SET max_parallel_workers_per_gather = 0;
 -- the dimension from the inner plan's rows (from pages nothing runs on the CPU)
 SET gpuhash.dimension_pages = off;
 
-CREATE FUNCTION jc_set(name text, val text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config(name, val, true);
-EXCEPTION WHEN OTHERS THEN
-  NULL;
-END $$;
+\i sql/agg_join_helpers.inc
 
-CREATE FUNCTION jc_on() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jc_set('gpuhash.gpu_aggregate', 'on');
-  PERFORM jc_set('gpuhash.gpu_aggregate_join', 'on');
-  PERFORM jc_set('enable_gpuhashjoin', 'on');
-  PERFORM jc_set('gpuhash.setup_cost', '0');
-  -- steered to the joined GpuPreAgg, as gpuhash_gpu_agg_join does
-  PERFORM jc_set('gpuhash.page_cpu_cost', '-1');
-  PERFORM jc_set('gpuhash.match_row_cost', '10');
-  PERFORM jc_set('gpuhash.page_match_cost', '10');
-  PERFORM jc_set('gpuhash.min_gain', '0');
-END $$;
-
-CREATE FUNCTION jc_off() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jc_set('gpuhash.gpu_aggregate', 'off');
-  PERFORM jc_set('enable_gpuhashjoin', 'off');
-END $$;
-
--- q all PostgreSQL's, then with the GPU aggregate: the same multiset?  And
--- did the second plan join in a GpuPreAgg (EXPLAIN's "GPU Join")?
+-- q off, then on: the same multiset?  And did the plan on hold a joined GpuPreAgg (EXPLAIN's "GPU Join")?
 CREATE FUNCTION jc_check(q text, OUT rows bigint, OUT same boolean, OUT gpu_join boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  bad bigint;
-  l text;
-BEGIN
-  PERFORM jc_off();
-  EXECUTE 'CREATE TEMP TABLE jc_a AS SELECT r__::text AS t FROM (' || q || ') r__';
-  PERFORM jc_on();
-  EXECUTE 'CREATE TEMP TABLE jc_b AS SELECT r__::text AS t FROM (' || q || ') r__';
-  SELECT count(*) INTO rows FROM jc_b;
-  SELECT count(*) INTO bad FROM (
-    (SELECT * FROM jc_a EXCEPT ALL SELECT * FROM jc_b) UNION ALL
-    (SELECT * FROM jc_b EXCEPT ALL SELECT * FROM jc_a)) x;
-  same := bad = 0;
-  gpu_join := false;
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    gpu_join := gpu_join OR l LIKE '%GPU Join:%';
-  END LOOP;
-  DROP TABLE jc_a, jc_b;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM aj_check(q, '%GPU Join:%') $$;
 
 -- q's conditions evaluated on the CPU (EXPLAIN's line), or 'none'
 CREATE FUNCTION jc_conds(q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -69,7 +24,7 @@ DECLARE
   l text;
   c text := 'none';
 BEGIN
-  PERFORM jc_on();
+  PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
     IF l LIKE '%Inner Conditions On CPU:%' THEN
       c := regexp_replace(l, '^.*Inner Conditions On CPU: ', '');
@@ -85,7 +40,7 @@ DECLARE
   l text;
   n numeric;
 BEGIN
-  PERFORM jc_on();
+  PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     l := regexp_replace(l, '^ *', '');
     IF l LIKE 'Inner Rows:%' THEN
@@ -235,4 +190,6 @@ SELECT * FROM jc_check($$
   FROM jc_toast JOIN jc_part ON k = p_partkey AND t <> p_name $$);
 
 DROP TABLE jc_li, jc_part, jc_toast;
-DROP FUNCTION jc_set, jc_on, jc_off, jc_check, jc_conds, jc_dim;
+DROP FUNCTION jc_check, jc_conds, jc_dim;
+DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),
+  aj_set(text, text);

@@ -10,88 +10,11 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION jo_set(name text, val text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config(name, val, true);
-EXCEPTION WHEN OTHERS THEN
-  NULL;
-END $$;
+\i sql/agg_join_helpers.inc
 
-CREATE FUNCTION jo_on() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jo_set('gpuhash.gpu_aggregate', 'on');
-  PERFORM jo_set('gpuhash.gpu_aggregate_join', 'on');
-  PERFORM jo_set('enable_gpuhashjoin', 'on');
-  PERFORM jo_set('gpuhash.setup_cost', '0');
-  -- the page path priced as its tuple path (page_cpu_cost -1) and the GPU
-  -- join's matches dear: the GPU join under PostgreSQL's aggregate is the
-  -- other GPU way to run these, not the one tested here
-  PERFORM jo_set('gpuhash.page_cpu_cost', '-1');
-  PERFORM jo_set('gpuhash.match_row_cost', '10');
-  PERFORM jo_set('gpuhash.page_match_cost', '10');
-  PERFORM jo_set('gpuhash.min_gain', '0');
-END $$;
-
-CREATE FUNCTION jo_off() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jo_set('gpuhash.gpu_aggregate', 'off');
-  PERFORM jo_set('enable_gpuhashjoin', 'off');
-END $$;
-
--- does q's plan (GPU aggregate on) hold a GpuPreAgg over the outer join?
-CREATE FUNCTION jo_joined(q text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-  found boolean := false;
-BEGIN
-  PERFORM jo_on();
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    found := found OR l LIKE '%GPU Join Type: Left%';
-  END LOOP;
-  RETURN found;
-END $$;
-
--- q all PostgreSQL's, then with the GPU aggregate: the same multiset?
+-- q off, then on: the same multiset?  And did the plan on hold a GpuPreAgg over the outer join?
 CREATE FUNCTION jo_check(q text, OUT rows bigint, OUT same boolean, OUT gpu_join boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  bad bigint;
-BEGIN
-  PERFORM jo_off();
-  EXECUTE 'CREATE TEMP TABLE jo_a AS SELECT r__::text AS t FROM (' || q || ') r__';
-  PERFORM jo_on();
-  EXECUTE 'CREATE TEMP TABLE jo_b AS SELECT r__::text AS t FROM (' || q || ') r__';
-  SELECT count(*) INTO rows FROM jo_b;
-  SELECT count(*) INTO bad FROM (
-    (SELECT * FROM jo_a EXCEPT ALL SELECT * FROM jo_b) UNION ALL
-    (SELECT * FROM jo_b EXCEPT ALL SELECT * FROM jo_a)) x;
-  same := bad = 0;
-  gpu_join := jo_joined(q);
-  DROP TABLE jo_a, jo_b;
-END $$;
-
--- q all PostgreSQL's and with the GPU aggregate: the same error?
-CREATE FUNCTION jo_error(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  e_off text;
-  e_on text;
-BEGIN
-  BEGIN
-    PERFORM jo_off();
-    EXECUTE q;
-  EXCEPTION WHEN OTHERS THEN
-    e_off := SQLERRM;
-  END;
-  BEGIN
-    PERFORM jo_on();
-    EXECUTE q;
-  EXCEPTION WHEN OTHERS THEN
-    e_on := SQLERRM;
-  END;
-  RETURN CASE WHEN e_off IS NOT DISTINCT FROM e_on THEN coalesce(e_on, 'no error')
-              ELSE format('off: %s / on: %s', e_off, e_on) END;
-END $$;
+LANGUAGE sql AS $$ SELECT * FROM aj_check(q, '%GPU Join Type: Left%') $$;
 
 -- q's EXPLAIN ANALYZE figures of the GpuPreAgg (GPU aggregate on): where
 -- its rows were folded
@@ -99,7 +22,7 @@ CREATE FUNCTION jo_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   l text;
 BEGIN
-  PERFORM jo_on();
+  PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF l ~ '(GPU Join|GPU Declined|Inner Rows|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU|Unmatched)' THEN
       l := regexp_replace(l, '^ *', '');
@@ -114,7 +37,7 @@ END $$;
 -- q's plan, GPU aggregate on
 CREATE FUNCTION jo_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM jo_on();
+  PERFORM aj_on();
   RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
 END $$;
 
@@ -344,10 +267,7 @@ RESET gpuhash.match_row_cost;
 RESET gpuhash.page_match_cost;
 DROP TABLE jo_c, jo_o, jo_o_empty, jo_c_empty, jo_toast, jo_n;
 DROP FUNCTION jo_check(text);
-DROP FUNCTION jo_error(text);
-DROP FUNCTION jo_joined(text);
 DROP FUNCTION jo_figures(text);
 DROP FUNCTION jo_explain(text);
-DROP FUNCTION jo_on();
-DROP FUNCTION jo_off();
-DROP FUNCTION jo_set(text, text);
+DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),
+  aj_set(text, text);

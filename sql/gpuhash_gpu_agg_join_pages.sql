@@ -12,32 +12,13 @@
 SET client_min_messages = warning;
 SET max_parallel_workers_per_gather = 0;
 
-CREATE FUNCTION jg_set(name text, val text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config(name, val, true);
-EXCEPTION WHEN OTHERS THEN
-  NULL;
-END $$;
+\i sql/agg_join_helpers.inc
 
+-- steered on, the dimension from pages or not
 CREATE FUNCTION jg_on(pages boolean) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM jg_set('gpuhash.gpu_aggregate', 'on');
-  PERFORM jg_set('gpuhash.gpu_aggregate_join', 'on');
-  PERFORM jg_set('enable_gpuhashjoin', 'on');
-  PERFORM jg_set('gpuhash.setup_cost', '0');
-  -- steered to the joined GpuPreAgg, as gpuhash_gpu_agg_join does
-  PERFORM jg_set('gpuhash.page_cpu_cost', '-1');
-  PERFORM jg_set('gpuhash.match_row_cost', '10');
-  PERFORM jg_set('gpuhash.page_match_cost', '10');
-  PERFORM jg_set('gpuhash.min_gain', '0');
-  PERFORM jg_set('gpuhash.dimension_pages', CASE WHEN pages THEN 'on' ELSE 'off' END);
-END $$;
-
-CREATE FUNCTION jg_off() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jg_set('gpuhash.gpu_aggregate', 'off');
-  PERFORM jg_set('enable_gpuhashjoin', 'off');
+  PERFORM aj_on();
+  PERFORM aj_set('gpuhash.dimension_pages', CASE WHEN pages THEN 'on' ELSE 'off' END);
 END $$;
 
 -- q all PostgreSQL's, from rows, from pages: the same multisets?  And where
@@ -48,7 +29,7 @@ DECLARE
   bad bigint;
   l text;
 BEGIN
-  PERFORM jg_off();
+  PERFORM aj_off();
   EXECUTE 'CREATE TEMP TABLE jg_a AS SELECT r__::text AS t FROM (' || q || ') r__';
   PERFORM jg_on(false);
   EXECUTE 'CREATE TEMP TABLE jg_b AS SELECT r__::text AS t FROM (' || q || ') r__';
@@ -233,4 +214,6 @@ RESET gpuhash.shared_dimension;
 SELECT * FROM jg_check('SELECT p_brand, count(*), sum(l_quantity), avg(p_size), max(p_date) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
 
 DROP TABLE jg_li, jg_part, jg_toast, jg_otoast;
-DROP FUNCTION jg_set, jg_on, jg_off, jg_check, jg_explain, jg_figures;
+DROP FUNCTION jg_on, jg_check, jg_explain, jg_figures;
+DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),
+  aj_set(text, text);

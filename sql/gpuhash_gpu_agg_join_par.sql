@@ -15,36 +15,7 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET work_mem = '64MB';
 
-CREATE FUNCTION jp_set(name text, val text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config(name, val, true);
-EXCEPTION WHEN OTHERS THEN
-  NULL;
-END $$;
-
-CREATE FUNCTION jp_on() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jp_set('gpuhash.gpu_aggregate', 'on');
-  PERFORM jp_set('gpuhash.gpu_aggregate_join', 'on');
-  PERFORM jp_set('enable_gpuhashjoin', 'on');
-  PERFORM jp_set('gpuhash.match_row_cost', '10');
-  PERFORM jp_set('gpuhash.page_match_cost', '10');
-  PERFORM jp_set('gpuhash.setup_cost', '0');
-  -- the page path priced as its tuple path (page_cpu_cost -1) and the GPU
-  -- join's matches dear: the GPU join under PostgreSQL's aggregate is the
-  -- other GPU way to run these, not the one tested here
-  PERFORM jp_set('gpuhash.page_cpu_cost', '-1');
-  PERFORM jp_set('gpuhash.match_row_cost', '10');
-  PERFORM jp_set('gpuhash.page_match_cost', '10');
-  PERFORM jp_set('gpuhash.min_gain', '0');
-END $$;
-
-CREATE FUNCTION jp_off() RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM jp_set('gpuhash.gpu_aggregate', 'off');
-  PERFORM jp_set('enable_gpuhashjoin', 'off');
-END $$;
+\i sql/agg_join_helpers.inc
 
 -- q's plan with the GPU aggregate on: its joined GpuPreAgg's dimension,
 -- 'shared' (EXPLAIN's "Dimension: shared"), 'per participant' (parallel) or
@@ -54,7 +25,7 @@ DECLARE
   l text;
   d text := 'none';
 BEGIN
-  PERFORM jp_on();
+  PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
     IF l LIKE '%Dimension: shared%' THEN
       d := 'shared';
@@ -72,9 +43,9 @@ LANGUAGE plpgsql AS $$
 DECLARE
   bad bigint;
 BEGIN
-  PERFORM jp_off();
+  PERFORM aj_off();
   EXECUTE 'CREATE TEMP TABLE jp_a AS SELECT r__::text AS t FROM (' || q || ') r__';
-  PERFORM jp_on();
+  PERFORM aj_on();
   EXECUTE 'CREATE TEMP TABLE jp_b AS SELECT r__::text AS t FROM (' || q || ') r__';
   SELECT count(*) INTO rows FROM jp_b;
   SELECT count(*) INTO bad FROM (
@@ -142,7 +113,7 @@ VACUUM (ANALYZE) jp_li, jp_part, jp_big, jp_lbig, jp_empty, jp_toast;
 
 -- the plan: the inner side's Parallel Seq Scan under the GpuPreAgg
 BEGIN;
-SELECT jp_on();
+SELECT aj_on();
 EXPLAIN (COSTS OFF)
 SELECT 100.00 * sum(CASE WHEN p_type LIKE 'PROMO%' THEN l_extendedprice * (1 - l_discount) ELSE 0 END)
        / sum(l_extendedprice * (1 - l_discount)) AS promo_revenue
@@ -211,7 +182,7 @@ SELECT * FROM jp_check($$
                  FROM jp_lbig JOIN jp_big ON k = b_key GROUP BY b_grp) ss
     RIGHT JOIN (VALUES (1), (2)) v(x) ON x = b_grp $$);
 BEGIN;
-SELECT jp_on();
+SELECT aj_on();
 EXPLAIN (COSTS OFF)
   SELECT * FROM (SELECT count(*) AS n, sum(l_quantity) AS q
                  FROM jp_li JOIN jp_part ON l_partkey = p_partkey) ss
@@ -235,7 +206,7 @@ RESET gpuhash.use_service;
 -- aggregate's argument, wherever it is evaluated): the dimension is freed
 \set VERBOSITY terse
 BEGIN;
-SELECT jp_on();
+SELECT aj_on();
 SELECT p_size, sum(l_quantity / (p_size - 3)) FROM jp_li JOIN jp_part ON l_partkey = p_partkey
 GROUP BY p_size;
 ROLLBACK;
@@ -250,5 +221,7 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET work_mem;
 DROP TABLE jp_li, jp_part, jp_big, jp_lbig, jp_empty, jp_toast;
-DROP FUNCTION jp_check(text), jp_dim(text), jp_on(), jp_off(), jp_set(text, text),
-  jp_dims_become(integer), gpuhash_dim_service_count();
+DROP FUNCTION jp_check(text), jp_dim(text), jp_dims_become(integer),
+  gpuhash_dim_service_count();
+DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),
+  aj_set(text, text);
