@@ -327,6 +327,24 @@ def psql(script, dbname):
     return p.stdout
 
 
+def outcome(res, i, par):
+    """Query i's sorted result lines off and on, and its plan, at parallel par."""
+    off = sorted(l for l in res.get(('@@Q', i, par, 'off'), ['<missing>']) if l != '')
+    on = sorted(l for l in res.get(('@@Q', i, par, 'on'), ['<missing>']) if l != '')
+    return off, on, res.get(('@@E', i, par), [])
+
+
+def report_failure(seed, i, q, bad, verbose):
+    """Prints query i's differing rows, bad a list of (par, off, on, plan)."""
+    print('FAIL seed %d query %d: %s' % (seed, i, q))
+    for par, off, on, plan in bad:
+        so, sn = set(off), set(on)
+        print('  parallel %d: off-only %s' % (par, sorted(so - sn)[:6]))
+        print('               on-only  %s' % sorted(sn - so)[:6])
+        if verbose:
+            print('  plan:\n    ' + '\n    '.join(plan))
+
+
 def run_round(seed, nq, dbname, verbose):
     rng = random.Random(seed)
     schema, meta = make_schema(rng, rng.randint(2, 4))
@@ -392,9 +410,7 @@ def run_round(seed, nq, dbname, verbose):
     for i, q in enumerate(queries):
         bad = []
         for par in (0, 2):
-            off = sorted(l for l in res.get(('@@Q', i, par, 'off'), ['<missing>']) if l != '')
-            on = sorted(l for l in res.get(('@@Q', i, par, 'on'), ['<missing>']) if l != '')
-            plan = res.get(('@@E', i, par), [])
+            off, on, plan = outcome(res, i, par)
             ons += 1
             if any('GpuPreAgg' in l for l in plan):
                 used += 1
@@ -402,13 +418,7 @@ def run_round(seed, nq, dbname, verbose):
                 bad.append((par, off, on, plan))
         if bad:
             failed += 1
-            print('FAIL seed %d query %d: %s' % (seed, i, q))
-            for par, off, on, plan in bad:
-                so, sn = set(off), set(on)
-                print('  parallel %d: off-only %s' % (par, sorted(so - sn)[:6]))
-                print('               on-only  %s' % sorted(sn - so)[:6])
-                if verbose:
-                    print('  plan:\n    ' + '\n    '.join(plan))
+            report_failure(seed, i, q, bad, verbose)
         else:
             passed += 1
     return passed, failed, used, ons

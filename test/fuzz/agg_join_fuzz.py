@@ -371,9 +371,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             for mode in ('off', 'on'):
                 if '@@ERR 57014' in res.get(('@@Q', i, par, mode), []):
                     print('TIMEOUT seed %d query %d parallel %d %s: %s' % (seed, i, par, mode, q))
-            off = sorted(l for l in res.get(('@@Q', i, par, 'off'), ['<missing>']) if l != '')
-            on = sorted(l for l in res.get(('@@Q', i, par, 'on'), ['<missing>']) if l != '')
-            plan = res.get(('@@E', i, par), [])
+            off, on, plan = agg_fuzz.outcome(res, i, par)
             ons += 1
             if any('GPU Join:' in l for l in plan):
                 used += 1
@@ -384,13 +382,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
                 bad.append((par, off, on, plan))
         if bad:
             failed += 1
-            print('FAIL seed %d query %d: %s' % (seed, i, q))
-            for par, off, on, plan in bad:
-                so, sn = set(off), set(on)
-                print('  parallel %d: off-only %s' % (par, sorted(so - sn)[:6]))
-                print('               on-only  %s' % sorted(sn - so)[:6])
-                if verbose:
-                    print('  plan:\n    ' + '\n    '.join(plan))
+            agg_fuzz.report_failure(seed, i, q, bad, verbose)
         else:
             passed += 1
     for e in sorted(set(errs))[:10]:
