@@ -147,10 +147,10 @@ gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath, RelOptInfo *b
  * kept: beyond its keys (cpu_operator_cost each, charged apart) the row
  * copied, its values made for the dimension and its place in the device's
  * table; and per byte shipped to the service: the key (8), one value (16)
- * per inner column and the by-reference values' data.  Set by the one GPU
- * measurement of the build (bench/RESULTS.md, H200, TPC-H SF 10): Q14's
- * 2 M part rows built in 947.8 ms, less Q19's 100 ms for the same part scan
- * with few rows kept (the inner plan: PostgreSQL's own cost), 847.8 ms; the
+ * per inner column and the by-reference values' data.  Set by the GPU's
+ * timings of the build (ARCHITECTURE.md's cost table, J2 and J3): 2 M inner
+ * rows kept in 947.8 ms, less 100 ms for the same inner scan keeping few
+ * rows (the inner plan: PostgreSQL's own cost), 847.8 ms; the
  * bytes' share split off at the host twin's EXPLAIN ANALYZE rate (Dimension
  * Ship Time over Dimension Shipped Bytes, about 1 ns a byte: 96 MB, 96 ms),
  * the rest per row, 0.376 us, less a key's cpu_operator_cost.  One unit is
