@@ -4,7 +4,8 @@
  *	  A backend's side of resident groups in the GPU service: SET_BEGIN
  *	  makes a set for a GpuPreAgg's programs, its PAGE_AGG requests name it
  *	  (gpuhash_svc_agg_submit_set) so that their groups stay in the service,
- *	  SET_FINISH reads the survivors back a staging chunk at a time, and the
+ *	  SET_FINISH reads the survivors back a staging chunk at a time (any
+ *	  range of them, so that several participants read at once), and the
  *	  set is freed through the free queue as tables and dimensions are, so
  *	  that error cleanup and exit can free it.  The service's side is
  *	  service_groups_serve.c.
@@ -124,7 +125,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	s->set_apply = apply && having != NULL && having->nterms > 0;
 	s->pos = pos;
 	st = svc_submit(s, gen);
-	if (st == GH_OK && (s->written > room || s->pos + s->written > s->total))
+	/* a range from past the end answers nothing (another reader took the last) */
+	if (st == GH_OK && (s->written > room || (s->written > 0 && s->pos + s->written > s->total)))
 	{
 		gh_set_last_error("GPU service: bad resident groups answer");
 		st = GH_ERR_INVALID;
@@ -163,6 +165,14 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 				 errmsg("gpuhash: reading the aggregate's resident groups failed: %s",
 						gh_last_error())));
 	}
+}
+
+uint64
+gpuhash_svc_groups_room(int naggs)
+{
+	if (!gpuhash_service_ready())
+		return 1;
+	return Max(set_answer_room(gpuhash_svc->chunk_bytes, naggs), 1);
 }
 
 void
