@@ -126,6 +126,8 @@ SET parallel_leader_participation = off;
 SELECT rr_same('SELECT k, sum(q), count(*) FROM rr GROUP BY k');
 SELECT rr_explain('SELECT k, sum(q), count(*) FROM rr GROUP BY k');
 RESET parallel_leader_participation;
+-- a Limit that stops reading early: the readers left end theirs
+SELECT rr_same('SELECT k, sum(q) FROM rr GROUP BY k ORDER BY k LIMIT 5');
 RESET gpuhash.resident_groups;
 -- auto: the set only where it saves more than its finish costs; a serial
 -- grouping of one request, each row its own group, no HAVING term: the

@@ -435,7 +435,10 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 
 /*
  * Before the DSM goes: the readers' figures kept for EXPLAIN ANALYZE, the
- * groups returned summed over the participants.
+ * groups returned summed over the participants.  A participant shut down
+ * before the end of its part (a Limit above satisfied, the leader gone)
+ * leaves the Barrier first, so that no worker waits for it: mid-walk, its
+ * folded rows may be missing from the set, which is then incomplete.
  */
 void
 gpuhash_agg_resident_shutdown(GpuPreAggState *as)
@@ -445,6 +448,14 @@ gpuhash_agg_resident_shutdown(GpuPreAggState *as)
 
 	if (r == NULL || r->shared == NULL)
 		return;
+	if (r->attached && r->reader)
+		end_reads(r);
+	else if (r->attached)
+	{
+		pg_atomic_write_u32(&r->shared->incomplete, 1);
+		BarrierDetach(&r->shared->barrier);
+		r->attached = false;
+	}
 	applied = pg_atomic_read_u32(&r->shared->applied);
 	if (applied == 0)
 		return;
