@@ -137,9 +137,6 @@ ANALYZE rr_few;
 SET max_parallel_workers_per_gather = 0;
 SELECT rr_explain('SELECT k, sum(v) FROM rr_few GROUP BY k');
 SELECT rr_explain('SELECT k, sum(v) FROM rr_few GROUP BY k HAVING sum(v) = 3');
-SET gpuhash.resident_groups = on;
-SELECT rr_explain('SELECT k, sum(v) FROM rr_few GROUP BY k');
-RESET gpuhash.resident_groups;
 SET max_parallel_workers_per_gather = 2;
 
 -- serial: the same, and the figures
