@@ -190,8 +190,10 @@ tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shar
 
 /*
  * Will the dimension come from the inner table's pages (agg_join_pages.c)?
- * The executor's tests that the plan can see: a serial Seq Scan of a base
- * table, gpuhash.page_scan and gpuhash.dimension_pages on, not
+ * The executor's tests that the plan can see: a Seq Scan of a base table
+ * (parallel-aware only as a shared dimension's partial plan, whose blocks
+ * the participants then share), gpuhash.page_scan and
+ * gpuhash.dimension_pages on, not
  * serializable, its quals all the walker's (the key and the dimension's
  * columns are taken to be plain columns it reads; where they are not, the
  * executor builds from the inner plan's rows, priced below as pages).
@@ -205,8 +207,8 @@ inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
 	Relation	r;
 	GpuPageProgram prog;
 
-	if (shared || gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
-		inner_path->pathtype != T_SeqScan || inner_path->parallel_aware ||
+	if (gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
+		inner_path->pathtype != T_SeqScan || (inner_path->parallel_aware && !shared) ||
 		inner_path->param_info != NULL || rel->reloptkind != RELOPT_BASEREL ||
 		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
 		return false;
@@ -227,20 +229,25 @@ inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
  * tuple walked (gpuhash.page_row_cost), and the passing rows' keys and
  * values shipped back from the walk and out to the build
  * (AGG_DIM_BYTE_COST twice), each inserted (gpuhash.build_row_cost).
- * Uncalibrated as a whole: the page path's constants, calibrated on the
- * join's walk, and the tuple build's byte rate.
+ * Shared (shared_rows >= 0): the pages and tuples walked are a share
+ * (the participants split the blocks), the rows of every share are built
+ * once.  Uncalibrated as a whole: the page path's constants, calibrated on
+ * the join's walk, and the tuple build's byte rate.
  */
 static Cost
-dim_pages_cost(Path *inner_path, int ninner, int width)
+dim_pages_cost(Path *inner_path, int ninner, int width, double shared_rows)
 {
 	RelOptInfo *rel = inner_path->parent;
 	double		spc_seq_page_cost;
+	double		share = shared_rows >= 0.0 ? gpuhash_parallel_divisor(inner_path) : 1.0;
+	double		rows = shared_rows >= 0.0 ? shared_rows : inner_path->rows;
 
 	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-	return (spc_seq_page_cost + gpuhash_page_cpu_cost) * rel->pages +
-		gpuhash_page_row_cost * rel->tuples +
-		2.0 * dim_bytes(inner_path->rows, ninner, width) * AGG_DIM_BYTE_COST +
-		gpuhash_build_row_cost * inner_path->rows;
+	return ((spc_seq_page_cost + gpuhash_page_cpu_cost) * rel->pages +
+			gpuhash_page_row_cost * rel->tuples) / share +
+		dim_bytes(rows / share, ninner, width) * AGG_DIM_BYTE_COST +
+		dim_bytes(rows, ninner, width) * AGG_DIM_BYTE_COST +
+		gpuhash_build_row_cost * rows;
 }
 
 /*
@@ -248,8 +255,8 @@ dim_pages_cost(Path *inner_path, int ninner, int width)
  * quals pass joined on the device to the dimension built of inner_path's
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
  * further clauses pass folded.  pairs and groups: one participant's.  An
- * outer join preserving the inner side builds from the plan's rows always
- * (agg_join_pages.c).
+ * outer join preserving the inner side with a shared dimension builds from
+ * the plan's rows (agg_join_pages.c).
  */
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
@@ -271,8 +278,14 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * rows, and one of them builds the one dimension from all shared_rows
 	 * while the others wait.
 	 */
-	if (!preserve_inner && inner_by_pages(root, inner_path, shared_rows >= 0.0))
-		startup += dim_pages_cost(inner_path, ninner, width);
+	if (!(preserve_inner && shared_rows >= 0.0) &&
+		inner_by_pages(root, inner_path, shared_rows >= 0.0))
+	{
+		startup += dim_pages_cost(inner_path, ninner, width, shared_rows);
+		/* an outer join's fold reads the rows by the CPU too (agg_join_pages_rows.c) */
+		if (preserve_inner)
+			startup += inner_path->total_cost;
+	}
 	else
 		startup += inner_path->total_cost + tuple_build_cost(inner_path, nkeys, ninner, width,
 															 shared_rows);
