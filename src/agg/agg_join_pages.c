@@ -48,7 +48,6 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
-
 /* e's Var, through RelabelTypes; NULL if not a plain Var */
 static Var *
 plain_var(Node *e)
@@ -313,6 +312,7 @@ walk_request(GpuPreAggState *as, int ncols)
 				hb = 0;
 	int16		cols[GH_AGG_MAX_INNER];
 	int			nc = j->ncols;
+	uint64		refused_before;
 
 	memcpy(cols, jp->cols, sizeof(cols));
 	memset(&st, 0, sizeof(st));
@@ -343,6 +343,7 @@ walk_request(GpuPreAggState *as, int ncols)
 	/* a dimension of no column still holds one value a row, as agg_join.c's */
 	if (nc == 0)
 		memset(jp->rvals, 0, sizeof(gh_agg_inval) * n);
+	refused_before = jp->refused;
 	for (int p = 0; p < r->n_pages; p++)
 		jp->refused += r->refused[p] ? 1 : 0;
 
@@ -351,7 +352,7 @@ walk_request(GpuPreAggState *as, int ncols)
 	 * a refused page's rows would come after the request's others, so the
 	 * CPU reads every page of such a request, in order.
 	 */
-	if (jp->block_order && memchr(r->refused, 1, r->n_pages) != NULL)
+	if (jp->block_order && jp->refused > refused_before)
 	{
 		memset(r->refused, 1, r->n_pages);
 		n = hb = 0;
@@ -475,7 +476,7 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	jp->dim_rows = jp->n;
 	(void) gpuhash_agg_join_build_arrays(as, MyProcPid, true, true, jp->keys, jp->n, jp->vals,
 										 (const uint8 *) jp->heap.data, jp->heap.len);
-	/* the dimension holds its own copy; the CPU's join runs the inner plan */
+	/* the dimension holds its own copy; the CPU's join gets rows at its need */
 	gpuhash_agg_join_pages_free_rows(as);
 	j->build_ms += gpuhash_ms_since(t0);
 	return true;
