@@ -563,6 +563,12 @@ gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Pages", NULL, jp->pages, es);
+	/* shared: this participant's pages above, every participant's here */
+	if (jp->shared)
+	{
+		ExplainPropertyUInteger("Inner Pages All Participants", NULL, jp->all_pages, es);
+		ExplainPropertyUInteger("Inner Walkers", NULL, jp->walkers, es);
+	}
 	/* not all-visible: heapgetpage's visible lists */
 	ExplainPropertyUInteger("Inner Pages Checked", NULL, jp->pp.pages_checked, es);
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, jp->refused, es);

@@ -61,6 +61,8 @@ typedef struct GpuAggJoinPages
 	bool		used;			/* this run's dimension is from pages */
 	bool		shared;			/* ... walked by all participants */
 	uint64		dim_rows;		/* the dimension's rows, all participants' */
+	uint64		all_pages;		/* shared: pages every participant walked */
+	uint32		walkers;		/* ... participants that walked some */
 } GpuAggJoinPages;
 
 /* agg_join_pages_rows.c */

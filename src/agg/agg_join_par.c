@@ -68,6 +68,9 @@ typedef struct GpuAggJoinShared
 	uint64		dim_id;
 	uint64		dim_bytes;
 	bool		dim_on_host;
+	/* a dimension from pages: every participant's walk, for EXPLAIN ANALYZE */
+	pg_atomic_uint64 pages_walked;
+	pg_atomic_uint32 walkers;
 } GpuAggJoinShared;
 
 /* One chunk of collected rows: entries of a packed key and a minimal tuple. */
@@ -138,6 +141,8 @@ reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
 	sh->chunks = InvalidDsaPointer;
 	sh->nrows = 0;
 	pg_atomic_write_u64(&sh->bytes, 0);
+	pg_atomic_write_u64(&sh->pages_walked, 0);
+	pg_atomic_write_u32(&sh->walkers, 0);
 	sh->dim_kind = GAJ_DIM_NONE;
 	sh->dim_id = 0;
 	sh->dim_bytes = 0;
@@ -172,6 +177,8 @@ gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space
 	memset(sh, 0, sizeof(*sh));
 	SpinLockInit(&sh->mutex);
 	pg_atomic_init_u64(&sh->bytes, 0);
+	pg_atomic_init_u64(&sh->pages_walked, 0);
+	pg_atomic_init_u32(&sh->walkers, 0);
 	sh->leader_pid = MyProcPid;
 	sh->chunks = InvalidDsaPointer;
 	BarrierInit(&sh->barrier, 0);
@@ -244,8 +251,14 @@ walk_share(GpuPreAggState *as)
 	GpuAggJoinPages *jp = j->pages;
 	GpuAggJoinShared *sh = j->shared;
 	int			ncols = as->aprog->join.ninner;
+	uint64		pages = jp->pages;
 
 	gpuhash_agg_join_pages_walk(as);
+	if (jp->pages > pages)
+	{
+		pg_atomic_add_fetch_u64(&sh->pages_walked, jp->pages - pages);
+		pg_atomic_add_fetch_u32(&sh->walkers, 1);
+	}
 	if (jp->n > 0)
 	{
 		Size		size = MAXALIGN(sizeof(GpuAggPageShare)) + jp->n * sizeof(uint64) +
@@ -510,6 +523,12 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 		(void) BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
 	BarrierDetach(&sh->barrier);
 	j->collected = true;
+	/* every walk is over (the barrier passed COLLECT): the totals are final */
+	if (j->pages != NULL && j->pages->shared)
+	{
+		j->pages->all_pages += pg_atomic_read_u64(&sh->pages_walked);
+		j->pages->walkers = pg_atomic_read_u32(&sh->walkers);
+	}
 	j->build_ms += gpuhash_ms_since(t0);
 
 	switch (sh->dim_kind)
