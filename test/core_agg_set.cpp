@@ -317,7 +317,7 @@ run_case(const char *tag, int gpus, const options &o, int keys, uint64_t seed, u
 		gh_agg_set_free(set);
 
 		/* a cap that holds a few requests' groups: later merges refused whole */
-		size_t		cap = gh_agg_set_size(NAGGS, 1024) + 1;
+		size_t		cap = gh_agg_set_size(NAGGS, 1, 1024) + 1;
 
 		st = merge_all(dev, s, &p, ds, per, cap, &set, &refusals);
 		SCHECK(st == GH_OK, "%s (%s): capped merges: %s", tag, side, gh_last_error());
