@@ -123,7 +123,8 @@ check_state(const gh_agg_state *st)
 static void
 group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *slot)
 {
-	int			na = g->naggs;
+	int			na = g->naggs,
+				kw = gh_agg_groups_key_words(g);
 
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
@@ -133,7 +134,8 @@ group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *
 
 		slot->tts_values[k] = isnull ? (Datum) 0 :
 			gpuhash_agg_key_datum(as->key_conv[k], as->key_type[k], as->key_typmod[k],
-								  g->keys[i], as->key_shift[k], as->key_width[k], &isnull);
+								  g->keys + i * kw, kw, as->key_shift[k], as->key_width[k],
+								  &isnull);
 		slot->tts_isnull[k] = isnull;
 	}
 	for (int a = 0; a < as->naggs; a++)

@@ -98,7 +98,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	uint32		gen = (uint32) (set_id >> 32);
 	SvcSlot    *s;
 	gh_status	st;
-	int			na = out->naggs;
+	int			na = out->naggs,
+				kw = gh_agg_groups_key_words(out);
 	uint64		room,
 				n = 0;
 	Size		o_nulls,
@@ -108,10 +109,10 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: the aggregate's resident groups are gone: the GPU service restarted")));
-	room = set_answer_room(gpuhash_svc->chunk_bytes, na);
+	room = set_answer_room(gpuhash_svc->chunk_bytes, na, kw);
 	if (room == 0)
 		elog(ERROR, "gpuhash: a staging chunk holds no group of %d aggregates", na);
-	o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64));
+	o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64) * kw);
 	o_states = TYPEALIGN(64, o_nulls + room);
 	s = svc_claim_slot();
 	if (having != NULL)
@@ -133,7 +134,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	{
 		n = s->written;
 		gh_agg_groups_free(out);
-		out->keys = malloc(sizeof(uint64) * Max(n, 1));
+		out->key_words = (int16) kw;
+		out->keys = malloc(sizeof(uint64) * kw * Max(n, 1));
 		out->nulls = malloc(Max(n, 1));
 		out->states = malloc(sizeof(gh_agg_state) * Max(n, 1) * na);
 		if (out->keys == NULL || out->nulls == NULL || out->states == NULL)
@@ -143,7 +145,7 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 		}
 		else
 		{
-			memcpy(out->keys, chunk_of(s) + SET_ANSWER_OFF, n * sizeof(uint64));
+			memcpy(out->keys, chunk_of(s) + SET_ANSWER_OFF, n * sizeof(uint64) * kw);
 			memcpy(out->nulls, chunk_of(s) + o_nulls, n);
 			memcpy(out->states, chunk_of(s) + o_states, n * na * sizeof(gh_agg_state));
 			out->n_groups = n;
