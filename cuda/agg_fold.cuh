@@ -95,8 +95,8 @@ GH_UNROLL
 	{
 		const gh_page_key &pk = agg->key[i];
 		const gh_pval &v = cols[pk.col];
-		const int	bits = gh_agg_key_bits(agg, i);
 		const bool	text = pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT;
+		const int	bits = text ? gh_agg_key_bits(agg, i) : pk.width;
 		uint64_t	x = 0;
 
 		if (v.null)
@@ -191,16 +191,17 @@ GH_UNROLL
 	return eq;
 }
 
-/* (null mask, key) order, keys of kw words, the most significant first. */
+/* (null mask, key) order, the most significant word first. */
+template <bool W>
 GH_HD bool
-gh_gkey_less(uint8_t na, const uint64_t *a, uint8_t nb, const uint64_t *b, int kw)
+gh_gkey_less(uint8_t na, const uint64_t *a, uint8_t nb, const uint64_t *b)
 {
 	if (na != nb)
 		return na < nb;
-	for (int j = 0; j < kw; j++)
+	for (int j = 0; j < GH_AGG_KW(W) - 1; j++)
 		if (a[j] != b[j])
 			return a[j] < b[j];
-	return false;
+	return a[GH_AGG_KW(W) - 1] < b[GH_AGG_KW(W) - 1];
 }
 
 /*

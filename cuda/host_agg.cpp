@@ -60,10 +60,12 @@ gh_agg_groups_fit(const gh_agg_groups *g, const gh_agg_prog *agg)
 }
 
 /* (null mask, key) order of group i of a and group j of b */
+template <bool W>
 bool
-group_less(const gh_agg_groups *a, uint64_t i, const gh_agg_groups *b, uint64_t j, int kw)
+group_less(const gh_agg_groups *a, uint64_t i, const gh_agg_groups *b, uint64_t j)
 {
-	return gh_gkey_less(a->nulls[i], a->keys + i * kw, b->nulls[j], b->keys + j * kw, kw);
+	return gh_gkey_less<W>(a->nulls[i], a->keys + i * GH_AGG_KW(W), b->nulls[j],
+						   b->keys + j * GH_AGG_KW(W));
 }
 
 /* Combines finished state s into d: agg_set.cuh's, shared with the resident sets. */
@@ -75,14 +77,16 @@ combine(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state *s
 
 /*
  * The union of a and b (both sorted) into r, combining equal groups; false
- * (r untouched) when it would pass max_groups or memory runs out.
+ * (r untouched) when it would pass max_groups or memory runs out.  W: wide
+ * keys (the program's).
  */
+template <bool W>
 gh_status
-merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
+merge_sets_w(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
 		   const gh_page_scan *scan, gh_agg_groups *r)
 {
-	int			na = agg->naggs,
-				kw = gh_agg_key_words(agg);
+	const int	na = agg->naggs,
+				kw = GH_AGG_KW(W);
 	uint64_t	i = 0,
 				j = 0,
 				n = 0;
@@ -90,9 +94,9 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 	/* count first, to refuse before touching anything */
 	while (i < a->n_groups || j < b->n_groups)
 	{
-		if (j >= b->n_groups || (i < a->n_groups && group_less(a, i, b, j, kw)))
+		if (j >= b->n_groups || (i < a->n_groups && group_less<W>(a, i, b, j)))
 			i++;
-		else if (i >= a->n_groups || group_less(b, j, a, i, kw))
+		else if (i >= a->n_groups || group_less<W>(b, j, a, i))
 			j++;
 		else
 			i++, j++;
@@ -126,9 +130,9 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 			ta = true, tb = false;
 		else if (i >= a->n_groups)
 			ta = false, tb = true;
-		else if (group_less(a, i, b, j, kw))
+		else if (group_less<W>(a, i, b, j))
 			ta = true, tb = false;
-		else if (group_less(b, j, a, i, kw))
+		else if (group_less<W>(b, j, a, i))
 			ta = false, tb = true;
 		else
 			ta = tb = true;
@@ -161,6 +165,14 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 	r->fallback_groups = fb;
 	r->key_words = (int16_t) kw;
 	return GH_OK;
+}
+
+gh_status
+merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
+		   const gh_page_scan *scan, gh_agg_groups *r)
+{
+	return gh_agg_key_words(agg) > 1 ? merge_sets_w<true>(a, b, agg, scan, r) :
+		merge_sets_w<false>(a, b, agg, scan, r);
 }
 
 /* One page of the host twin (W: a wide key): false if it is refused. */
@@ -429,9 +441,14 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 	for (uint64_t h = 0; h < t.slots; h++)
 		if (t.ctrl[h] == GH_AGG_SLOT_READY && t.group[h] != UINT32_MAX)
 			idx.push_back(h);
-	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-		return gh_gkey_less(t.nulls[x], &t.keys[x * kw], t.nulls[y], &t.keys[y * kw], kw);
-	});
+	if (kw > 1)
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<true>(t.nulls[x], &t.keys[x * kw], t.nulls[y], &t.keys[y * kw]);
+		});
+	else
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<false>(t.nulls[x], &t.keys[x], t.nulls[y], &t.keys[y]);
+		});
 
 	gh_agg_groups req;
 
@@ -446,7 +463,10 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 
 	for (size_t i = 0; i < idx.size(); i++)
 	{
-		memcpy(&keys[i * kw], &t.keys[idx[i] * kw], sizeof(uint64_t) * kw);
+		if (kw == 1)
+			keys[i] = t.keys[idx[i]];
+		else
+			memcpy(&keys[i * kw], &t.keys[idx[i] * kw], sizeof(uint64_t) * kw);
 		nulls[i] = t.nulls[idx[i]];
 		for (int a = 0; a < na; a++)
 		{

@@ -242,9 +242,14 @@ gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nu
 
 	for (uint64_t i = 0; i < n; i++)
 		idx[i] = i;
-	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-		return gh_gkey_less(nulls[x], keys + x * kw, nulls[y], keys + y * kw, kw);
-	});
+	if (kw > 1)
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<true>(nulls[x], keys + x * kw, nulls[y], keys + y * kw);
+		});
+	else
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<false>(nulls[x], keys + x, nulls[y], keys + y);
+		});
 	gh_agg_groups_free(out);
 	out->key_words = (int16_t) kw;
 	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));
