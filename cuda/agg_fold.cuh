@@ -41,22 +41,21 @@ gh_agg_in_type(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_sp
 #endif
 
 /*
- * A wide key (GH_AGG_KEY_WORDS words, w[0] the most significant) shifted
+ * A wide key (KW words, w[0] the most significant) shifted
  * left by s bits (1..64), x's low s bits put in below: the packing of one
  * column after the others.  Unrolled over constant indices, so that the
  * GPU keeps the words in registers.
  */
+template <int KW>
 GH_HD void
 gh_wkey_push(uint64_t *w, uint64_t x, int s)
 {
-	const int	n = GH_AGG_KEY_WORDS;
-
 	if (s < 64)
 		x &= (UINT64_C(1) << s) - 1;
 GH_UNROLL
-	for (int i = 0; i < n - 1; i++)
+	for (int i = 0; i < KW - 1; i++)
 		w[i] = s >= 64 ? w[i + 1] : (w[i] << s) | (w[i + 1] >> (64 - s));
-	w[n - 1] = s >= 64 ? x : (w[n - 1] << s) | x;
+	w[KW - 1] = s >= 64 ? x : (w[KW - 1] << s) | x;
 }
 
 /*
@@ -73,11 +72,11 @@ gh_agg_key_text(const gh_page_key &pk, const gh_pval &v, const gh_vbase &b, cons
 
 /*
  * The packed group key and null mask of a row (gpuhash_agg.h's packing):
- * W false: a narrow key, key[0]; W true: a wide one, key[0 ..
- * GH_AGG_KEY_WORDS).  false if a text key is longer than its slot (the
- * page is refused).
+ * KW the program's key words (gh_agg_key_words): 1, a narrow key in
+ * key[0], else a wide one in key[0 .. KW).  false if a text key is longer
+ * than its slot (the page is refused).
  */
-template <bool W>
+template <int KW>
 GH_HD bool
 gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
 		   uint8_t *nulls)
@@ -85,10 +84,10 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint6
 	uint64_t	k = 0;
 	uint8_t		nm = 0;
 
-	if (W)
+	if (KW > 1)
 	{
 GH_UNROLL
-		for (int j = 0; j < GH_AGG_KEY_WORDS; j++)
+		for (int j = 0; j < KW; j++)
 			key[j] = 0;
 	}
 	for (int i = 0; i < agg->nkeys; i++)
@@ -101,15 +100,15 @@ GH_UNROLL
 
 		if (v.null)
 			nm |= (uint8_t) (1u << i);
-		if (W && (v.null || !text))
+		if (KW > 1 && (v.null || !text))
 		{
 			/* a NULL's bits are zero, a text slot's up to 64 at a time */
 			x = v.null ? 0 : gh_key_encode(v.bits, pk.conv);
 			for (int done = 0; done < bits; done += 64)
-				gh_wkey_push(key, x, bits - done < 64 ? bits - done : 64);
+				gh_wkey_push<KW>(key, x, bits - done < 64 ? bits - done : 64);
 			continue;
 		}
-		if (W)
+		if (KW > 1)
 		{
 			const uint8_t *p;
 			uint32_t	len = gh_agg_key_text(pk, v, b, &p),
@@ -124,7 +123,7 @@ GH_UNROLL
 				x = 0;
 				for (uint32_t q = 0; q < m; q++)
 					x = (x << 8) | (j + q < len ? p[j + q] : 0);
-				gh_wkey_push(key, x, (int) (8 * m));
+				gh_wkey_push<KW>(key, x, (int) (8 * m));
 			}
 			continue;
 		}
@@ -147,30 +146,27 @@ GH_UNROLL
 		else
 			k = (k << bits) | (bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1));
 	}
-	if (!W)
+	if (KW == 1)
 		key[0] = k;
 	*nulls = nm;
 	return true;
 }
 
-/* A key's words: the narrow key's one, or a wide key's. */
-#define GH_AGG_KW(W)	((W) ? GH_AGG_KEY_WORDS : 1)
-
 /*
  * The hash of (key, null mask) under seed: the narrow key's word mixed
  * once, a wide key's words folded in one multiply each, then mixed.
  */
-template <bool W>
+template <int KW>
 GH_HD uint64_t
 gh_gkey_hash(const uint64_t *key, uint8_t nulls, uint64_t seed)
 {
-	if (!W)
+	if (KW == 1)
 		return gh_fmix64(key[0] ^ ((uint64_t) nulls << 56) ^ seed);
 
 	uint64_t	h = seed ^ nulls;
 
 GH_UNROLL
-	for (int j = 0; j < GH_AGG_KEY_WORDS; j++)
+	for (int j = 0; j < KW; j++)
 	{
 		h = (h ^ key[j]) * 0xFF51AFD7ED558CCDULL;
 		h ^= h >> 32;
@@ -179,29 +175,29 @@ GH_UNROLL
 }
 
 /* Equal keys (the null masks compared apart). */
-template <bool W>
+template <int KW>
 GH_HD bool
 gh_gkey_eq(const uint64_t *a, const uint64_t *b)
 {
 	bool		eq = true;
 
 GH_UNROLL
-	for (int j = 0; j < GH_AGG_KW(W); j++)
+	for (int j = 0; j < KW; j++)
 		eq &= a[j] == b[j];
 	return eq;
 }
 
 /* (null mask, key) order, the most significant word first. */
-template <bool W>
+template <int KW>
 GH_HD bool
 gh_gkey_less(uint8_t na, const uint64_t *a, uint8_t nb, const uint64_t *b)
 {
 	if (na != nb)
 		return na < nb;
-	for (int j = 0; j < GH_AGG_KW(W) - 1; j++)
+	for (int j = 0; j < KW - 1; j++)
 		if (a[j] != b[j])
 			return a[j] < b[j];
-	return a[GH_AGG_KW(W) - 1] < b[GH_AGG_KW(W) - 1];
+	return a[KW - 1] < b[KW - 1];
 }
 
 /*
@@ -223,17 +219,17 @@ gh_agg_cond(const gh_agg_prog *agg, const gh_agg_spec &sp, const gh_pval *cols, 
 }
 
 /*
- * What a row gives before it is folded: its group key (gh_agg_key<W>), and
+ * What a row gives before it is folded: its group key (gh_agg_key<KW>), and
  * every condition run once, since one that cannot be evaluated exactly (an
  * overflow: PostgreSQL's error) refuses the page before anything of it is
  * folded.  false: refuse.
  */
-template <bool W>
+template <int KW>
 GH_HD bool
 gh_agg_row(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
 		   uint8_t *nulls)
 {
-	if (!gh_agg_key<W>(agg, cols, b, key, nulls))
+	if (!gh_agg_key<KW>(agg, cols, b, key, nulls))
 		return false;
 	for (int a = 0; a < agg->naggs; a++)
 		if (agg->agg[a].cond_len > 0 && gh_agg_cond(agg, agg->agg[a], cols, b) == GH_QUAL_REFUSE)
@@ -557,7 +553,7 @@ gh_agg_state_add(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg
 struct gh_agg_table
 {
 	uint32_t   *ctrl;			/* slot states */
-	uint64_t   *keys;			/* GH_AGG_KW(W) words per slot */
+	uint64_t   *keys;			/* KW words per slot */
 	uint8_t    *nulls;
 	uint32_t   *group;			/* a slot's group: its index into states */
 	gh_agg_state *states;		/* max_groups * naggs, dense in claim order */
@@ -588,14 +584,14 @@ gh_at_cas32(uint32_t *p, uint32_t expect, uint32_t v)
  * overflow is set and the row is not folded: the caller redoes the whole
  * request).  A claimer takes a slot EMPTY -> BUSY, takes the next group
  * index, writes key and states, then marks the slot READY after a fence;
- * a reader meeting BUSY waits for READY.  W: a wide key (gh_agg_key<W>).
+ * a reader meeting BUSY waits for READY.  KW: the key's words (gh_agg_key<KW>).
  */
-template <bool W>
+template <int KW>
 GH_HD int64_t
 gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, const uint64_t *key, uint8_t nulls)
 {
-	const int	kw = GH_AGG_KW(W);
-	uint64_t	h = gh_gkey_hash<W>(key, nulls, 0x9E3779B97F4A7C15ULL) & t.mask;
+	const int	kw = KW;
+	uint64_t	h = gh_gkey_hash<KW>(key, nulls, 0x9E3779B97F4A7C15ULL) & t.mask;
 
 	for (uint64_t probe = 0; probe <= t.mask; probe++)
 	{

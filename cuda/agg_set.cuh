@@ -25,31 +25,31 @@ struct gh_set_view
 {
 	uint32_t   *slot;
 	uint64_t	mask;			/* slots - 1 */
-	uint64_t   *keys;			/* by group, GH_AGG_KW(W) words each */
+	uint64_t   *keys;			/* by group, KW words each */
 	uint8_t    *nulls;
 	gh_agg_state *states;		/* by group, naggs each */
 	unsigned long long *n_groups;	/* groups claimed */
 	int			naggs;
 };
 
-template <bool W>
+template <int KW>
 GH_HD uint64_t
 gh_set_hash(const uint64_t *key, uint8_t nulls)
 {
-	return gh_gkey_hash<W>(key, nulls, 0xC2B2AE3D27D4EB4FULL);
+	return gh_gkey_hash<KW>(key, nulls, 0xC2B2AE3D27D4EB4FULL);
 }
 
 /*
  * The group of (key, nulls): its index, *fresh set when this call claimed
  * it (the caller writes its states).  The table always has a free slot:
- * the caller grows it first.  W: wide keys (the set's program's).
+ * the caller grows it first.  KW: the set's program's key words.
  */
-template <bool W>
+template <int KW>
 GH_HD uint64_t
 gh_set_find(const gh_set_view &v, const uint64_t *key, uint8_t nulls, bool *fresh)
 {
-	const int	kw = GH_AGG_KW(W);
-	uint64_t	h = gh_set_hash<W>(key, nulls) & v.mask;
+	const int	kw = KW;
+	uint64_t	h = gh_set_hash<KW>(key, nulls) & v.mask;
 
 	*fresh = false;
 	for (;;)
@@ -95,11 +95,11 @@ GH_UNROLL
 }
 
 /* Group g's slot in a table being rebuilt (its key is in no slot yet). */
-template <bool W>
+template <int KW>
 GH_HD void
 gh_set_reinsert(const gh_set_view &v, uint64_t g)
 {
-	uint64_t	h = gh_set_hash<W>(v.keys + g * GH_AGG_KW(W), v.nulls[g]) & v.mask;
+	uint64_t	h = gh_set_hash<KW>(v.keys + g * KW, v.nulls[g]) & v.mask;
 
 	while (gh_at_cas32(&v.slot[h], GH_SET_EMPTY, (uint32_t) g) != GH_SET_EMPTY)
 		h = (h + 1) & v.mask;

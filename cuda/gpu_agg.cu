@@ -84,12 +84,12 @@ warp_fold(const gh_page_scan *scan, const gh_agg_prog *agg, gh_agg_table &t, lon
  * the warp's largest count, lanes past their own count folding nothing, so
  * that every lane takes part in the warp's fold.
  *
- * W: a wide group key (gh_agg_key<true>).  Its words are not kept between
- * the phases, which would hold GH_AGG_KEY_WORDS registers per slot of the
- * thread: the first phase packs each to see whether it refuses the page,
+ * KW: the group key's words (gh_agg_key<KW>).  A wide key's words are not
+ * kept between the phases, which would hold 2 x KW registers per slot of
+ * the thread: the first phase packs each to see whether it refuses the page,
  * the second packs it again from the walk it repeats anyway.
  */
-template <bool MAPPED, bool JOIN, bool W>
+template <bool MAPPED, bool JOIN, int KW>
 __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
@@ -164,16 +164,16 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 				bool		some = false;
 
 				/* the pairs that pass are counted as they are folded */
-				if (!gh_join_row<W>(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
+				if (!gh_join_row<KW>(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
 					s_refuse = 1;
 				keys[k] = (uint64_t) h.off << 32 | h.cnt;
 				pass[k] = some;
 			}
 			else if (o.passed)
 			{
-				uint64_t	wk[GH_AGG_KW(W)];
+				uint64_t	wk[KW];
 
-				if (!gh_agg_row<W>(agg, cols, b, W ? wk : &keys[k], &nulls[k]))
+				if (!gh_agg_row<KW>(agg, cols, b, KW > 1 ? wk : &keys[k], &nulls[k]))
 					s_refuse = 1;
 				pass[k] = true;
 				np++;
@@ -211,24 +211,24 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
 		}
-		if (!JOIN && W)
+		if (!JOIN && KW > 1)
 		{
 			long long	g = -1;
 
 			if (pass[k])
 			{
-				uint64_t	wk[GH_AGG_KEY_WORDS];
+				uint64_t	wk[KW];
 				uint8_t		nm = 0;
 
-				gh_agg_key<true>(agg, cols, b, wk, &nm);
-				g = gh_agg_find<true>(t, agg, wk, nm);
+				gh_agg_key<KW>(agg, cols, b, wk, &nm);
+				g = gh_agg_find<KW>(t, agg, wk, nm);
 			}
 			warp_fold(scan, agg, t, g, cols, b, s_state);
 			continue;
 		}
 		if (!JOIN)
 		{
-			warp_fold(scan, agg, t, pass[k] ? gh_agg_find<false>(t, agg, &keys[k], nulls[k]) : -1,
+			warp_fold(scan, agg, t, pass[k] ? gh_agg_find<1>(t, agg, &keys[k], nulls[k]) : -1,
 					  cols, b, s_state);
 			continue;
 		}
@@ -245,13 +245,13 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 			if (m < cnt && gh_join_pair(agg, dim, off + m, cols, b) == GH_QUAL_PASS)
 			{
-				uint64_t	key[GH_AGG_KW(W)];
+				uint64_t	key[KW];
 				uint8_t		nm = 0;
 
 				npairs++;
 				gh_dim_mark(agg, dim, off + m);
-				gh_agg_key<W>(agg, cols, b, key, &nm);
-				g = gh_agg_find<W>(t, agg, key, nm);
+				gh_agg_key<KW>(agg, cols, b, key, &nm);
+				g = gh_agg_find<KW>(t, agg, key, nm);
 			}
 			warp_fold(scan, agg, t, g, cols, b, s_state);
 		}
@@ -311,7 +311,7 @@ al(size_t x)
 }
 
 /* agg_kernel's instance for the request: in place or copied, joined or not. */
-template <bool W>
+template <int KW>
 void
 launch(bool mapped, bool join, uint32_t n_pages, cudaStream_t st, const gh_page_scan *scan,
 	   const gh_agg_prog *agg, const uint8_t *pages, const gh_page_ref *refs,
@@ -319,16 +319,16 @@ launch(bool mapped, bool join, uint32_t n_pages, cudaStream_t st, const gh_page_
 	   gh_dim_view dv, bool lean)
 {
 	if (mapped && join)
-		agg_kernel<true, true, W><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+		agg_kernel<true, true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
 																   refused, t, cnt, dv, lean);
 	else if (mapped)
-		agg_kernel<true, false, W><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+		agg_kernel<true, false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
 																	refused, t, cnt, dv, lean);
 	else if (join)
-		agg_kernel<false, true, W><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+		agg_kernel<false, true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
 																	refused, t, cnt, dv, lean);
 	else
-		agg_kernel<false, false, W><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+		agg_kernel<false, false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
 																	 refused, t, cnt, dv, lean);
 }
 
@@ -545,12 +545,10 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 		const bool	lean = dim && !gh_join_may_refuse(agg, dv);
 
-		if (kw > 1)
-			launch<true>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg, d_pages, d_refs, d_vis,
-						 d + o_ref, t, cnt, dv, lean);
-		else
-			launch<false>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg, d_pages, d_refs,
-						  d_vis, d + o_ref, t, cnt, dv, lean);
+		gh_agg_by_kw(kw, [&](auto k) {
+			launch<decltype(k)::value>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg,
+									   d_pages, d_refs, d_vis, d + o_ref, t, cnt, dv, lean);
+		});
 		GH_LAUNCHED();
 		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec, kw);
 		GH_LAUNCHED();

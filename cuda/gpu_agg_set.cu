@@ -68,13 +68,13 @@ view_of(gh_agg_set *set, uint8_t *mem, uint64_t cap)
 	return v;
 }
 
-template <bool W>
+template <int KW>
 __global__ void
 reinsert_kernel(gh_set_view v, uint64_t n)
 {
 	for (uint64_t g = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; g < n;
 		 g += (uint64_t) gridDim.x * blockDim.x)
-		gh_set_reinsert<W>(v, g);
+		gh_set_reinsert<KW>(v, g);
 }
 
 /* The set's program, by value: a kernel argument (under 4 kB). */
@@ -84,7 +84,7 @@ struct merge_args
 	uint8_t		in_type[GH_AGG_MAX_AGGS];
 };
 
-template <bool W>
+template <int KW>
 __global__ void
 merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__restrict__ nulls,
 			 const gh_agg_state *__restrict__ states, uint64_t n, merge_args m)
@@ -93,13 +93,13 @@ merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		bool		fresh;
-		uint64_t	key[GH_AGG_KW(W)];
+		uint64_t	key[KW];
 
 #pragma unroll
-		for (int j = 0; j < GH_AGG_KW(W); j++)
-			key[j] = keys[i * GH_AGG_KW(W) + j];
+		for (int j = 0; j < KW; j++)
+			key[j] = keys[i * KW + j];
 
-		uint64_t	g = gh_set_find<W>(v, key, nulls[i], &fresh);
+		uint64_t	g = gh_set_find<KW>(v, key, nulls[i], &fresh);
 		gh_agg_state *d = &v.states[g * v.naggs];
 
 		for (int a = 0; a < v.naggs; a++)
@@ -212,10 +212,10 @@ gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
 		e = cudaMemcpyAsync(v.n_groups, &n, sizeof(n), cudaMemcpyHostToDevice, st);
 	if (e == cudaSuccess && n > 0)
 	{
-		if (set->kw > 1)
-			reinsert_kernel<true><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n);
-		else
-			reinsert_kernel<false><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n);
+		gh_agg_by_kw(set->kw, [&](auto k) {
+			reinsert_kernel<decltype(k)::value><<<std::min(gh_blocks(n, 256), 4096u), 256, 0,
+												  st>>>(v, n);
+		});
 		e = cudaGetLastError();
 	}
 	if (e == cudaSuccess)
@@ -269,16 +269,10 @@ gh_gpu_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 	GH_TRY(cudaMemcpyAsync(in + o_nulls, src->nulls, n, cudaMemcpyHostToDevice, st));
 	GH_TRY(cudaMemcpyAsync(in + o_states, src->states, sizeof(gh_agg_state) * na * n,
 						   cudaMemcpyHostToDevice, st));
-	if (set->kw > 1)
-		merge_kernel<true><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint64_t *) in,
-																			 in + o_nulls,
-																			 (const gh_agg_state *) (in + o_states),
-																			 n, m);
-	else
-		merge_kernel<false><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint64_t *) in,
-																			  in + o_nulls,
-																			  (const gh_agg_state *) (in + o_states),
-																			  n, m);
+	gh_agg_by_kw(set->kw, [&](auto k) {
+		merge_kernel<decltype(k)::value><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(
+			v, (const uint64_t *) in, in + o_nulls, (const gh_agg_state *) (in + o_states), n, m);
+	});
 	GH_LAUNCHED();
 	GH_TRY(cudaMemcpyAsync(&set->n_groups, v.n_groups, sizeof(unsigned long long),
 						   cudaMemcpyDeviceToHost, st));

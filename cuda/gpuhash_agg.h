@@ -79,11 +79,12 @@ typedef enum gh_agg_expr
  *
  * The columns are packed one after the other, the first the most
  * significant, into one 64-bit word when their bits fit in 64 (a narrow
- * key: one word to hash and compare), else into GH_AGG_KEY_WORDS words
- * (a wide key), the packed bits right-aligned in the last word(s) and the
- * words above them zero.  A wide key is always that many words, in the
- * fold's registers and in every table and set, so that the GPU unrolls its
- * packing, hashing and comparison over constant indices.
+ * key: one word to hash and compare), else into two words when they fit
+ * in 128, else into GH_AGG_KEY_WORDS words (wide keys), the packed bits
+ * right-aligned in the last word(s) and the words above them zero
+ * (gh_agg_key_words).  A key is always its program's number of words, in
+ * the fold's registers and in every table and set, so that the GPU unrolls
+ * its packing, hashing and comparison over constant indices.
  */
 #define GH_AGG_KEY_BPCHAR	5
 
@@ -97,11 +98,10 @@ typedef enum gh_agg_expr
 /*
  * A wide key's words: 6 x 64 = 384 bits, room for two char(25)-sized text
  * keys and an integer, or three text keys of ~15 bytes.  Each word is two
- * registers for every thread of the fold while it packs and probes (12 in
- * all) and 8 bytes of every slot of the request's table and group of a
- * resident set: more words would cost the narrow-state kernels occupancy
- * they do not need and the sets memory beside states of ~100 bytes per
- * aggregate.
+ * registers for every thread of a wide-key fold while it packs and probes
+ * (12 in all) and 8 bytes of every slot of the request's table and group
+ * of a resident set: more words would cost those kernels occupancy and
+ * the sets memory beside states of ~100 bytes per aggregate.
  */
 #define GH_AGG_KEY_WORDS	6
 #define GH_AGG_KEY_MAX_BITS	(64 * GH_AGG_KEY_WORDS)
@@ -252,7 +252,11 @@ gh_agg_key_bits(const gh_agg_prog *agg, int i)
 	return agg->key_bytes[i] != 0 ? 8 * (int) agg->key_bytes[i] : (int) agg->key[i].width;
 }
 
-/* The program's key words: 1 (narrow) or GH_AGG_KEY_WORDS (wide). */
+/*
+ * The program's key words: 1 (narrow), 2 (two integers of 64 bits, a date
+ * and an int8 and an int4: what integer keys mostly need, at a third of
+ * the memory and hashing of the widest) or GH_AGG_KEY_WORDS.
+ */
 GH_AGG_INLINE int
 gh_agg_key_words(const gh_agg_prog *agg)
 {
@@ -260,7 +264,7 @@ gh_agg_key_words(const gh_agg_prog *agg)
 
 	for (int i = 0; i < agg->nkeys; i++)
 		bits += gh_agg_key_bits(agg, i);
-	return bits <= 64 ? 1 : GH_AGG_KEY_WORDS;
+	return bits <= 64 ? 1 : bits <= 128 ? 2 : GH_AGG_KEY_WORDS;
 }
 
 /*

@@ -60,12 +60,12 @@ gh_agg_groups_fit(const gh_agg_groups *g, const gh_agg_prog *agg)
 }
 
 /* (null mask, key) order of group i of a and group j of b */
-template <bool W>
+template <int KW>
 bool
 group_less(const gh_agg_groups *a, uint64_t i, const gh_agg_groups *b, uint64_t j)
 {
-	return gh_gkey_less<W>(a->nulls[i], a->keys + i * GH_AGG_KW(W), b->nulls[j],
-						   b->keys + j * GH_AGG_KW(W));
+	return gh_gkey_less<KW>(a->nulls[i], a->keys + i * KW, b->nulls[j],
+						   b->keys + j * KW);
 }
 
 /* Combines finished state s into d: agg_set.cuh's, shared with the resident sets. */
@@ -77,16 +77,16 @@ combine(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state *s
 
 /*
  * The union of a and b (both sorted) into r, combining equal groups; false
- * (r untouched) when it would pass max_groups or memory runs out.  W: wide
- * keys (the program's).
+ * (r untouched) when it would pass max_groups or memory runs out.  KW: the
+ * program's key words.
  */
-template <bool W>
+template <int KW>
 gh_status
 merge_sets_w(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
 		   const gh_page_scan *scan, gh_agg_groups *r)
 {
 	const int	na = agg->naggs,
-				kw = GH_AGG_KW(W);
+				kw = KW;
 	uint64_t	i = 0,
 				j = 0,
 				n = 0;
@@ -94,9 +94,9 @@ merge_sets_w(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *
 	/* count first, to refuse before touching anything */
 	while (i < a->n_groups || j < b->n_groups)
 	{
-		if (j >= b->n_groups || (i < a->n_groups && group_less<W>(a, i, b, j)))
+		if (j >= b->n_groups || (i < a->n_groups && group_less<KW>(a, i, b, j)))
 			i++;
-		else if (i >= a->n_groups || group_less<W>(b, j, a, i))
+		else if (i >= a->n_groups || group_less<KW>(b, j, a, i))
 			j++;
 		else
 			i++, j++;
@@ -130,9 +130,9 @@ merge_sets_w(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *
 			ta = true, tb = false;
 		else if (i >= a->n_groups)
 			ta = false, tb = true;
-		else if (group_less<W>(a, i, b, j))
+		else if (group_less<KW>(a, i, b, j))
 			ta = true, tb = false;
-		else if (group_less<W>(b, j, a, i))
+		else if (group_less<KW>(b, j, a, i))
 			ta = false, tb = true;
 		else
 			ta = tb = true;
@@ -171,12 +171,13 @@ gh_status
 merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
 		   const gh_page_scan *scan, gh_agg_groups *r)
 {
-	return gh_agg_key_words(agg) > 1 ? merge_sets_w<true>(a, b, agg, scan, r) :
-		merge_sets_w<false>(a, b, agg, scan, r);
+	return gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+		return merge_sets_w<decltype(k)::value>(a, b, agg, scan, r);
+	});
 }
 
-/* One page of the host twin (W: a wide key): false if it is refused. */
-template <bool W>
+/* One page of the host twin (keys of KW words): false if it is refused. */
+template <int KW>
 bool
 fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		  const gh_page_ref &ref, const uint16_t *visible, gh_agg_table &t, gh_agg_stats *s)
@@ -190,8 +191,8 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		return false;
 
 	int			pass[GH_PAGE_MAX_TUPLES];
-	const int	kw = GH_AGG_KW(W);
-	uint64_t	keys[GH_PAGE_MAX_TUPLES * GH_AGG_KW(W)];
+	const int	kw = KW;
+	uint64_t	keys[GH_PAGE_MAX_TUPLES * KW];
 	uint8_t		nulls[GH_PAGE_MAX_TUPLES];
 	int			np = 0;
 	uint64_t	nt = 0;
@@ -208,7 +209,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_agg_row<W>(agg, cols, b, &keys[np * kw], &nulls[np]))
+		if (!gh_agg_row<KW>(agg, cols, b, &keys[np * kw], &nulls[np]))
 			return false;
 		pass[np++] = slot;
 	}
@@ -220,7 +221,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 
 		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
 
-		int64_t		g = gh_agg_find<W>(t, agg, &keys[i * kw], nulls[i]);
+		int64_t		g = gh_agg_find<KW>(t, agg, &keys[i * kw], nulls[i]);
 
 		if (g < 0)
 			return true;		/* the request overflowed: nothing it holds is used */
@@ -441,14 +442,13 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 	for (uint64_t h = 0; h < t.slots; h++)
 		if (t.ctrl[h] == GH_AGG_SLOT_READY && t.group[h] != UINT32_MAX)
 			idx.push_back(h);
-	if (kw > 1)
+	gh_agg_by_kw(kw, [&](auto k) {
+		constexpr int KW = decltype(k)::value;
+
 		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-			return gh_gkey_less<true>(t.nulls[x], &t.keys[x * kw], t.nulls[y], &t.keys[y * kw]);
+			return gh_gkey_less<KW>(t.nulls[x], &t.keys[x * KW], t.nulls[y], &t.keys[y * KW]);
 		});
-	else
-		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-			return gh_gkey_less<false>(t.nulls[x], &t.keys[x], t.nulls[y], &t.keys[y]);
-		});
+	});
 
 	gh_agg_groups req;
 
@@ -530,8 +530,6 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 	ht.slots = gh_agg_slots(bound);
 	ht.ctrl.assign(ht.slots, GH_AGG_SLOT_EMPTY);
-	const bool	wide = gh_agg_key_words(agg) > 1;
-
 	ht.keys.assign(ht.slots * gh_agg_key_words(agg), 0);
 	ht.nulls.assign(ht.slots, 0);
 	ht.group.assign(ht.slots, UINT32_MAX);
@@ -554,8 +552,10 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		const uint8_t *page = page_data + refs[p].offset;
 
 		refused[p] = !(dim ? gh_agg_fold_page_join(scan, agg, dim, page, refs[p], visible, t, &s)
-					   : wide ? fold_page<true>(scan, agg, page, refs[p], visible, t, &s)
-					   : fold_page<false>(scan, agg, page, refs[p], visible, t, &s));
+					   : gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+						   return fold_page<decltype(k)::value>(scan, agg, page, refs[p], visible,
+																t, &s);
+					   }));
 		s.refused += refused[p];
 	}
 	s.pages = n_pages;

@@ -175,8 +175,8 @@ gh_agg_dim_bytes(const gh_agg_dim *d)
 	return d ? d->bytes : 0;
 }
 
-/* gh_agg_fold_page_join for a narrow (W false) or wide group key */
-template <bool W>
+/* gh_agg_fold_page_join for group keys of KW words */
+template <int KW>
 static bool
 fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
 			   const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
@@ -212,7 +212,7 @@ fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_di
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_join_row<W>(agg, d, lean, o.null_key, o.key, cols, b, &hits[np], &some))
+		if (!gh_join_row<KW>(agg, d, lean, o.null_key, o.key, cols, b, &hits[np], &some))
 			return false;
 		if (some)
 			pass[np++] = slot;
@@ -227,16 +227,16 @@ fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_di
 		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
 		for (uint32_t m = 0; m < hits[i].cnt; m++)
 		{
-			uint64_t	key[GH_AGG_KW(W)];
+			uint64_t	key[KW];
 			uint8_t		nulls = 0;
 
 			if (gh_join_pair(agg, d, hits[i].off + m, cols, b) != GH_QUAL_PASS)
 				continue;
 			npairs++;
 			gh_dim_mark(agg, d, hits[i].off + m);
-			gh_agg_key<W>(agg, cols, b, key, &nulls);
+			gh_agg_key<KW>(agg, cols, b, key, &nulls);
 
-			int64_t		g = gh_agg_find<W>(t, agg, key, nulls);
+			int64_t		g = gh_agg_find<KW>(t, agg, key, nulls);
 
 			if (g < 0)
 				return true;	/* the request overflowed: nothing it holds is used */
@@ -254,7 +254,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 					  const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
 					  gh_agg_table &t, gh_agg_stats *s)
 {
-	return gh_agg_key_words(agg) > 1 ?
-		fold_page_join<true>(scan, agg, dim, page, ref, visible, t, s) :
-		fold_page_join<false>(scan, agg, dim, page, ref, visible, t, s);
+	return gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+		return fold_page_join<decltype(k)::value>(scan, agg, dim, page, ref, visible, t, s);
+	});
 }

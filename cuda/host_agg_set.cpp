@@ -42,10 +42,7 @@ host_grow(gh_agg_set *set, uint64_t cap)
 	v.nulls = set->h_nulls.data();
 	for (uint64_t g = 0; g < set->n_groups; g++)
 	{
-		if (set->kw > 1)
-			gh_set_reinsert<true>(v, g);
-		else
-			gh_set_reinsert<false>(v, g);
+		gh_agg_by_kw(set->kw, [&](auto k) { gh_set_reinsert<decltype(k)::value>(v, g); });
 	}
 	set->cap = cap;
 	set->slots = slots;
@@ -175,8 +172,9 @@ gh_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 	{
 		bool		fresh;
 		const uint64_t *key = src->keys + i * set->kw;
-		uint64_t	g = set->kw > 1 ? gh_set_find<true>(v, key, src->nulls[i], &fresh) :
-			gh_set_find<false>(v, key, src->nulls[i], &fresh);
+		uint64_t	g = gh_agg_by_kw(set->kw, [&](auto k) {
+			return gh_set_find<decltype(k)::value>(v, key, src->nulls[i], &fresh);
+		});
 		gh_agg_state *d = &v.states[g * na];
 		const gh_agg_state *s = &src->states[i * na];
 
@@ -242,14 +240,13 @@ gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nu
 
 	for (uint64_t i = 0; i < n; i++)
 		idx[i] = i;
-	if (kw > 1)
+	gh_agg_by_kw(kw, [&](auto k) {
+		constexpr int KW = decltype(k)::value;
+
 		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-			return gh_gkey_less<true>(nulls[x], keys + x * kw, nulls[y], keys + y * kw);
+			return gh_gkey_less<KW>(nulls[x], keys + x * KW, nulls[y], keys + y * KW);
 		});
-	else
-		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-			return gh_gkey_less<false>(nulls[x], keys + x, nulls[y], keys + y);
-		});
+	});
 	gh_agg_groups_free(out);
 	out->key_words = (int16_t) kw;
 	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));

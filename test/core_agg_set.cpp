@@ -84,6 +84,12 @@ make_prog(gh_agg_prog *p, int keys)
 		p->key[0] = {C_G1, 1, 32};
 	if (keys >= 2)
 		p->key[1] = {C_FLAG, GH_AGG_KEY_BPCHAR, 8};
+	if (keys == 4)
+	{
+		/* a key of two words: (int4, int8), 96 bits */
+		p->nkeys = 2;
+		p->key[1] = {C_I8, 2, 64};
+	}
 	if (keys == 3)
 	{
 		/* a wide key: (int4, char(1) in 9 bytes, int8), 168 bits */
@@ -389,6 +395,7 @@ test_agg_set(int gpus, bool quick, int *checks, int *failures)
 	o.groups = 50;
 	o.null_p = 0.2;
 	run_case("set: wide (int4, char, int8), NULLs", gpus, o, 3, 25, 3);
+	run_case("set: two words (int4, int8), NULLs", gpus, o, 4, 27, 3);
 	o.rows = quick ? 150000 : 300000;
 	o.groups = quick ? 400000 : 800000;
 	run_case("set: wide, 100k+ groups, grown", gpus, o, 3, 26, 16);

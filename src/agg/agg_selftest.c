@@ -484,8 +484,8 @@ push_bits(uint64 *w, int kw, uint64 x, int n)
  * gpuhash_agg_key_selftest(typ regtype, typmod int4, vals text[]) RETURNS
  * text[]: each value as a group key of a column of that type, in the slot
  * gpuhash_agg_key_slots gives it alone, packed as the core packs it (above
- * an 8-bit neighbour, so that the shift is exercised: in one word, or in
- * GH_AGG_KEY_WORDS where the two pass 64 bits), then turned back into a
+ * an 8-bit neighbour, so that the shift is exercised: in one, two or
+ * GH_AGG_KEY_WORDS words, as gh_agg_key_words counts them), then turned back into a
  * Datum by
  * gpuhash_agg_key_datum and output: equal to the value as the column would
  * hold it.  'refused' for a value too long for the key, 'declined: ...'
@@ -526,7 +526,7 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 	width = cw;
 	if (!gpuhash_agg_key_slots(1, &conv, &typmod, &width))
 		elog(ERROR, "gpuhash: no slot for a key of type %u", type);
-	kw = width + 8 <= 64 ? 1 : GH_AGG_KEY_WORDS;
+	kw = width + 8 <= 64 ? 1 : width + 8 <= 128 ? 2 : GH_AGG_KEY_WORDS;
 	getTypeInputInfo(type, &typinput, &typioparam);
 	getTypeOutputInfo(type, &typoutput, &varlena);
 	for (int i = 0; i < nelems; i++)
