@@ -635,12 +635,13 @@ GH_UNROLL
 #if defined(__CUDA_ARCH__)
 		__threadfence();
 #endif
-		bool		eq = *(volatile uint8_t *) &t.nulls[h] == nulls;
+		/* the key first: a slot of another key is left without reading its nulls */
+		bool		eq = true;
 
 GH_UNROLL
 		for (int j = 0; j < kw; j++)
-			eq &= *(volatile uint64_t *) &t.keys[h * kw + j] == key[j];
-		if (eq)
+			eq = eq && *(volatile uint64_t *) &t.keys[h * kw + j] == key[j];
+		if (eq && *(volatile uint8_t *) &t.nulls[h] == nulls)
 		{
 			uint32_t	g = *(volatile uint32_t *) &t.group[h];
 

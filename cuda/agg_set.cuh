@@ -83,12 +83,12 @@ GH_UNROLL
 #if defined(__CUDA_ARCH__)
 		__threadfence();
 #endif
-		bool		eq = *(volatile uint8_t *) &v.nulls[s] == nulls;
+		bool		eq = true;
 
 GH_UNROLL
 		for (int j = 0; j < kw; j++)
-			eq &= *(volatile uint64_t *) &v.keys[(uint64_t) s * kw + j] == key[j];
-		if (eq)
+			eq = eq && *(volatile uint64_t *) &v.keys[(uint64_t) s * kw + j] == key[j];
+		if (eq && *(volatile uint8_t *) &v.nulls[s] == nulls)
 			return s;
 		h = (h + 1) & v.mask;
 	}
