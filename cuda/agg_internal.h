@@ -10,7 +10,25 @@
 #include "table_internal.h"
 #include "agg_join.cuh"
 
+#include <type_traits>
 #include <vector>
+
+/*
+ * f(std::integral_constant<int, KW>) for key words kw (gh_agg_key_words:
+ * 1, 2 or GH_AGG_KEY_WORDS): the templated fold, merge or set instance of
+ * the program's keys, e.g. gh_agg_by_kw(kw, [&](auto k) { return
+ * fold<decltype(k)::value>(...); }).
+ */
+template <typename F>
+static inline auto
+gh_agg_by_kw(int kw, F f)
+{
+	if (kw == 1)
+		return f(std::integral_constant<int, 1>());
+	if (kw == 2)
+		return f(std::integral_constant<int, 2>());
+	return f(std::integral_constant<int, GH_AGG_KEY_WORDS>());
+}
 
 /* A request's group table as the host holds it after the walk (the host
  * twin's own, or the GPU's copied back). */

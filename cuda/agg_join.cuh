@@ -177,8 +177,9 @@ gh_join_may_refuse(const gh_agg_prog *agg, const gh_dim_view &d)
  * key, or null_key): its inner rows in *hit, and whether any pair may be
  * folded in *some (lean: no pair can refuse, gh_join_may_refuse: any inner
  * row; else a pair that passes the join qual, every pair evaluated); false
- * refuses the page.  A NULL key joins nothing.
+ * refuses the page.  A NULL key joins nothing.  KW: the group key's words.
  */
+template <int KW>
 GH_HD bool
 gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool lean, bool null_key,
 			uint64_t key, gh_pval *cols, const gh_vbase &b, gh_hit *hit, bool *some)
@@ -195,14 +196,14 @@ gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool lean, bool null_k
 	for (uint32_t i = 0; i < h.cnt; i++)
 	{
 		int			q = gh_join_pair(agg, d, h.off + i, cols, b);
-		uint64_t	k;
+		uint64_t	k[KW];
 		uint8_t		nm;
 
 		if (q == GH_QUAL_REFUSE)
 			return false;
 		if (q != GH_QUAL_PASS)
 			continue;
-		if (!gh_agg_row(agg, cols, b, &k, &nm))
+		if (!gh_agg_row<KW>(agg, cols, b, k, &nm))
 			return false;
 		np++;
 	}

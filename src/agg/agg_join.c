@@ -20,7 +20,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "agg_join.h"
+#include "agg_join_pages.h"
 #include "service_dim.h"
 
 #include "executor/executor.h"
@@ -253,11 +253,16 @@ gpuhash_agg_join_load_rows(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	uint64		inner_rows = j->inner_rows;
 
-	/* a shared dimension's rows are read from its chunks (agg_exec.c) */
-	if (j->rows_loaded || j->shared != NULL)
+	/*
+	 * A shared dimension's rows are read from its chunks (agg_exec.c); one
+	 * from pages reads the table (agg_join_pages_rows.c), as an outer
+	 * join's from pages does, its positions the walk's
+	 */
+	if (j->rows_loaded || (j->shared != NULL && (j->pages == NULL || !j->pages->shared)))
 		return;
 	/* the dimension's figure stays: these rows are counted in it */
-	collect_rows(as);
+	if (!gpuhash_agg_join_pages_rows(as))
+		collect_rows(as);
 	j->inner_rows = inner_rows;
 }
 
@@ -411,7 +416,7 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 											   context, useprefix, false), es);
 	gpuhash_agg_outer_explain(as, es);
 	/* one dimension for all participants (agg_join_par.c); else one each */
-	if (j->shared_plan)
+	if (j->shared_plan && j->pages == NULL)
 		ExplainPropertyText("Dimension", "shared", es);
 	gpuhash_agg_join_conds_explain(as, context, useprefix, es);
 	gpuhash_agg_join_pages_explain(as, context, useprefix, es);

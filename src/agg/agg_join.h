@@ -170,6 +170,12 @@ extern void gpuhash_agg_join_pages_rescan(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_end(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
 										   ExplainState *es);
+extern bool gpuhash_agg_join_pages_active(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_walk(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_free_rows(GpuPreAggState *as);
+extern Size gpuhash_agg_join_pages_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_init_dsm(GpuPreAggState *as, void *space, bool reinit);
+extern void gpuhash_agg_join_pages_attach(GpuPreAggState *as, void *space);
 
 /* agg_join_conds.c */
 extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
