@@ -383,12 +383,14 @@ gpuhash_agg_resident_next(GpuPreAggState *as)
 	if (r == NULL || !r->reader || r->set_id == 0 ||
 		(r->read_started && r->read_pos >= r->read_total))
 		return false;
-	pos = r->shared == NULL ? r->read_pos :
-		pg_atomic_fetch_add_u64(&r->shared->next_pos,
-								gpuhash_svc_groups_room(as->aprog->naggs));
 	g = palloc0(sizeof(gh_agg_groups));
 	if (gh_agg_groups_init(g, as->aprog, as->max_groups) != GH_OK)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
+	/* a range is what one answer holds: the service's rule, key words too */
+	pos = r->shared == NULL ? r->read_pos :
+		pg_atomic_fetch_add_u64(&r->shared->next_pos,
+								gpuhash_svc_groups_room(as->aprog->naggs,
+														gh_agg_groups_key_words(g)));
 	as->pending = lappend(as->pending, g);
 	gpuhash_svc_groups_read(r->set_id, &r->having, !r->incomplete, pos, g, &r->info);
 	r->read_started = true;

@@ -170,11 +170,11 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 }
 
 uint64
-gpuhash_svc_groups_room(int naggs)
+gpuhash_svc_groups_room(int naggs, int key_words)
 {
 	if (!gpuhash_service_ready())
 		return 1;
-	return Max(set_answer_room(gpuhash_svc->chunk_bytes, naggs), 1);
+	return Max(set_answer_room(gpuhash_svc->chunk_bytes, naggs, key_words), 1);
 }
 
 void

@@ -51,7 +51,7 @@ extern void gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, 
  * participants take of the finished set (a read from past the end answers
  * none).
  */
-extern uint64 gpuhash_svc_groups_room(int naggs);
+extern uint64 gpuhash_svc_groups_room(int naggs, int key_words);
 
 /* Frees the set (never throws: error cleanup and exit); 0: nothing. */
 extern void gpuhash_svc_groups_free(uint64 set_id);
