@@ -134,6 +134,12 @@ gh_agg_dim_free(gh_agg_dim *d)
 {
 	if (!d)
 		return;
+	if (d->nparts > 0)
+	{
+		/* a star: its parts are their owners' */
+		delete d;
+		return;
+	}
 	if (d->device != GH_AGG_HOST)
 		gh_gpu_agg_dim_release(d);
 	if (d->table)
@@ -181,6 +187,10 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 					  gh_agg_table &t, gh_agg_stats *s)
 {
 	static thread_local gh_pval cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+
+	if (dim->nparts > 0)
+		return gh_agg_fold_page_star(scan, agg, dim, page, ref, visible, t, s);
+
 	const gh_vbase b = gh_vbase_of(page, scan->pool, dim->view.heap);
 	const gh_dim_view &d = dim->view;
 	const bool	lean = !gh_join_may_refuse(agg, d);
