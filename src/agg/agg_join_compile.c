@@ -95,6 +95,9 @@ gpuhash_agg_join_col(GpuAggJoin *j, const Var *v)
 	for (int c = 0; c < j->ncols; c++)
 		if (j->cols[c].varno == v->varno && j->cols[c].varattno == v->varattno)
 			return c;
+	/* a star's further dimensions (agg_star.c) */
+	if (j->ndims > 1)
+		return gpuhash_agg_star_col(j, v);
 	return -1;
 }
 
@@ -148,6 +151,9 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS ||
 		(nk = intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NJOINKEYS))) == 0)
 		return NULL;
+	/* several dimensions (agg_star.c) */
+	if (gpuhash_preagg_star_of(cscan->custom_private) != NIL)
+		return gpuhash_agg_star_init(as, cscan, estate, eflags);
 	if (nk < 0 || list_length(cscan->custom_plans) != 1 ||
 		list_length(cscan->custom_exprs) < 2 * nk)
 		elog(ERROR, "gpuhash: a joined GpuPreAgg with %d join keys, %d expressions and %d plans",
@@ -207,7 +213,7 @@ dim_col(const Var *v, void *arg, gh_col_type *type)
 
 	if (c < 0 || c >= GH_AGG_MAX_INNER)
 		return -1;
-	*type = j->cols[c].gtype;
+	*type = j->ndims > 1 ? gpuhash_agg_star_col_type(j, c) : j->cols[c].gtype;
 	return GH_AGG_INNER_COL0 + c;
 }
 
@@ -239,8 +245,10 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
-	gpuhash_agg_join_pages_plan(as);
-	if (j->pages == NULL)
+	/* a star's dimensions come from their plans' rows, as they are */
+	if (j->ndims <= 1)
+		gpuhash_agg_join_pages_plan(as);
+	if (j->pages == NULL && j->ndims <= 1)
 		gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
@@ -262,6 +270,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		/* the dimension holds one column at least: the first key's */
 		ap->join.inner_type[0] = GH_T_INT8;
 	}
+	/* a star: every dimension's columns and keys (agg_star.c) */
+	if (j->ndims > 1 && !gpuhash_agg_star_compile(as, ap))
+		return;
 	if (s->nkeys != j->njoinkeys)
 	{
 		as->why_cpu = "a join key the walker does not read";
@@ -361,6 +372,11 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	ListCell   *lc;
 	int			a = 0;
 
+	if (j->ndims > 1)
+	{
+		gpuhash_agg_star_cpu_init(as, cscan);
+		return;
+	}
 	ps->scanops = &TTSOpsHeapTuple;
 	ps->scandesc = as->os->desc;
 	ps->scanopsfixed = ps->scanopsset = true;
@@ -440,4 +456,11 @@ gpuhash_agg_qual_compiles(List *clauses, Index scanrelid, Relids inner_relids)
 	pfree(s);
 	pfree(insn);
 	return ok;
+}
+
+/* Var v's position in the output of inner, a dimension's plan (0: not there). */
+int
+gpuhash_agg_join_tlpos(Plan *inner, const Var *v)
+{
+	return inner_tlpos(inner, v);
 }
