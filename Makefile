@@ -25,7 +25,7 @@ DATA = sql/gpuhash--1.0.sql sql/gpuhash--1.1.sql sql/gpuhash--1.0--1.1.sql
 PGFILEDESC = "gpuhash - GPU hash joins"
 
 # Run in this order; every file runs unchanged on the GPU and on the host twin.
-REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_scan_filter gpuhash_page_scan gpuhash_page_inner gpuhash_join_hook gpuhash_gpus gpuhash_agg_states gpuhash_gpu_agg_plan gpuhash_gpu_agg_join_plan gpuhash_gpu_agg gpuhash_gpu_agg_fuzz gpuhash_gpu_agg_exec gpuhash_gpu_agg_resident gpuhash_dim_service gpuhash_gpu_agg_join gpuhash_gpu_agg_join_fuzz gpuhash_gpu_agg_join_par gpuhash_gpu_agg_join_outer gpuhash_gpu_agg_join_conds gpuhash_gpu_agg_join_pages gpuhash_big_table
+REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_scan_filter gpuhash_page_scan gpuhash_page_inner gpuhash_join_hook gpuhash_gpus gpuhash_agg_states gpuhash_gpu_agg_plan gpuhash_gpu_agg_join_plan gpuhash_gpu_agg gpuhash_gpu_agg_fuzz gpuhash_gpu_agg_exec gpuhash_gpu_agg_resident gpuhash_dim_service gpuhash_gpu_agg_join gpuhash_gpu_agg_join_fuzz gpuhash_gpu_agg_join_par gpuhash_gpu_agg_join_outer gpuhash_gpu_agg_join_conds gpuhash_gpu_agg_join_pages gpuhash_gpu_agg_star gpuhash_big_table
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash --encoding=UTF8
 
 CUDA_HOME ?= /usr/local/cuda
