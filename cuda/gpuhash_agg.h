@@ -231,6 +231,9 @@ typedef struct gh_agg_star_dim
 	int16_t		ninner;
 	int16_t		pad;
 	gh_page_key key[GH_PAGE_MAX_KEYS];	/* over scan->col, as scan->key */
+	uint64_t	ref;			/* the caller's: its name for the dimension
+								 * (the GPU service's id); the core reads
+								 * nothing of it */
 } gh_agg_star_dim;
 
 typedef struct gh_agg_star

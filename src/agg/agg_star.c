@@ -25,6 +25,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
+#include "service_dim.h"
 
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -308,6 +309,18 @@ gpuhash_agg_star_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	return true;
 }
 
+/* The further dimensions' service ids freed (the first's is the join's dim_id). */
+static void
+free_service_dims(GpuAggJoin *j)
+{
+	for (int d = 1; d < j->ndims; d++)
+	{
+		if (j->dims[d]->dim_id != 0)
+			gpuhash_svc_dim_free(j->dims[d]->dim_id);
+		j->dims[d]->dim_id = 0;
+	}
+}
+
 /*
  * The dimensions' parts, freed (their star first); also the node's memory
  * reset callback's part, through gpuhash_agg_join_free_dim: it touches
@@ -319,6 +332,7 @@ gpuhash_agg_star_free_dims(GpuAggJoin *j)
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
 	j->dim = NULL;
+	free_service_dims(j);
 	for (int d = 0; d < j->ndims; d++)
 	{
 		if (j->dims[d]->part != NULL)
@@ -379,9 +393,14 @@ collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
 	dj->build_ms += gpuhash_ms_since(t0);
 }
 
-/* One dimension's part from its rows, in this backend (the host twin). */
+/*
+ * One dimension's part from its rows: in the GPU service where service
+ * (its id in dim_id, held by this backend), else in this backend on the
+ * host twin (part), as a backend's dimension over one join is: the join's
+ * fold reads pages through gh_page_agg_join_mapped only.  False: none built.
+ */
 static bool
-build_dim(GpuPreAggState *as, GpuAggJoin *dj)
+build_dim(GpuPreAggState *as, GpuAggJoin *dj, bool service)
 {
 	int			ninner = Max(dj->ncols, 1);
 	uint64	   *keys;
@@ -390,6 +409,7 @@ build_dim(GpuPreAggState *as, GpuAggJoin *dj)
 	MemoryContext old = MemoryContextSwitchTo(dj->rows_cxt);
 	instr_time	t0;
 	gh_status	st;
+	bool		built = false;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	keys = palloc_extended(sizeof(uint64) * Max(dj->nrows, 1), MCXT_ALLOC_HUGE);
@@ -411,30 +431,53 @@ build_dim(GpuPreAggState *as, GpuAggJoin *dj)
 	dj->ship_bytes = dj->nrows * (sizeof(uint64) + sizeof(gh_agg_inval) * ninner) + heap.len;
 	dj->values_ms += gpuhash_ms_since(t0);
 
-	/*
-	 * The host twin holds it, as a backend's dimension over one join does:
-	 * the join's fold reads pages through gh_page_agg_join_mapped only.
-	 */
-	st = gh_agg_dim_build(GH_AGG_HOST, keys, dj->nrows, vals, ninner, (const uint8 *) heap.data,
-						  (uint64) heap.len, 0, &dj->part);
+	if (service)
+	{
+		GhSvcDimInfo info;
+
+		memset(&info, 0, sizeof(info));
+		built = gpuhash_svc_dim_build_info(keys, dj->nrows, vals, ninner,
+										   (const uint8 *) heap.data, (uint64) heap.len,
+										   as->device, &dj->dim_id, &info);
+		if (built)
+		{
+			dj->ship_ms += info.ship_ms;
+			dj->service_ms += info.build_ms - info.ship_ms;
+			dj->dim_bytes = info.bytes;
+			dj->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+		}
+		else
+			dj->dim_id = 0;
+	}
+	else
+	{
+		st = gh_agg_dim_build(GH_AGG_HOST, keys, dj->nrows, vals, ninner,
+							  (const uint8 *) heap.data, (uint64) heap.len, 0, &dj->part);
+		built = st == GH_OK;
+		if (!built)
+		{
+			dj->part = NULL;
+			as->why_cpu = psprintf("a dimension of the star could not be built: %s",
+								   gh_last_error());
+		}
+		else
+		{
+			dj->dim_bytes = gh_agg_dim_bytes(dj->part);
+			dj->dim_where = "host";
+		}
+	}
 	pfree(keys);
 	pfree(vals);
 	pfree(heap.data);
 	dj->build_ms += gpuhash_ms_since(t0);
-	if (st != GH_OK)
-	{
-		dj->part = NULL;
-		as->why_cpu = psprintf("a dimension of the star could not be built: %s", gh_last_error());
-		return false;
-	}
-	dj->dim_bytes = gh_agg_dim_bytes(dj->part);
-	dj->dim_where = "host";
-	return true;
+	return built;
 }
 
 /*
  * At the first fetch: every dimension's rows, then (where the GPU folds)
- * their parts and the star of them.
+ * their parts: in the GPU service where it takes them all (a request names
+ * the first, its program the others: service_dim_star.c), else in this
+ * backend with the star of them.
  */
 void
 gpuhash_agg_star_collect(GpuPreAggState *as)
@@ -442,14 +485,28 @@ gpuhash_agg_star_collect(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	Size		held = 0;
 	const gh_agg_dim *parts[GH_AGG_MAX_DIMS];
+	bool		service = as->use_service;
 
 	for (int d = 0; d < j->ndims; d++)
 		collect_dim(as, j->dims[d], &held);
 	if (as->why_cpu != NULL || as->aprog == NULL)
 		return;
+	for (int d = 0; d < j->ndims && service; d++)
+		service = build_dim(as, j->dims[d], true);
+	if (service)
+	{
+		for (int d = 0; d < j->ndims; d++)
+			as->aprog->star.dim[d].ref = j->dims[d]->dim_id;
+		return;
+	}
+	/* not all of them in the service: every one here */
+	free_service_dims(j);
+	if (j->dim_id != 0)
+		gpuhash_svc_dim_free(j->dim_id);
+	j->dim_id = 0;
 	for (int d = 0; d < j->ndims; d++)
 	{
-		if (!build_dim(as, j->dims[d]))
+		if (!build_dim(as, j->dims[d], false))
 			return;
 		parts[d] = j->dims[d]->part;
 	}
