@@ -176,6 +176,9 @@ extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
+/* agg_join_tlist.c */
+extern int	gpuhash_agg_join_tlpos(Plan *inner, const Var *v);
+
 /* agg_join_dim.c */
 extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
 										  bool local, const uint64 *keys, uint64 n,
@@ -224,13 +227,14 @@ extern int	gpuhash_agg_star_extra(GpuAggJoin *j, AttrNumber *extra, int nextra);
 extern bool gpuhash_agg_star_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 extern void gpuhash_agg_star_collect(GpuPreAggState *as);
+extern bool gpuhash_agg_star_key(GpuAggJoin *dj, ExprState **states, const GpuKeyConv *conv,
+								 ExprContext *econtext, uint64 *key);
 extern void gpuhash_agg_star_free_dims(GpuAggJoin *j);
 extern void gpuhash_agg_star_rescan(GpuPreAggState *as);
 extern void gpuhash_agg_star_end(GpuPreAggState *as);
 extern bool gpuhash_agg_star_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
 extern void gpuhash_agg_star_explain(GpuPreAggState *as, List *context, bool useprefix,
 									 ExplainState *es);
-extern int	gpuhash_agg_join_tlpos(Plan *inner, const Var *v);
 
 /* agg_join_outer.c */
 extern bool gpuhash_agg_outer_planned(const CustomScan *cscan, GpuAggJoin *j);

@@ -22,73 +22,6 @@
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
-/*
- * The base relation's column a target list entry of plan p is, followed
- * through the OUTER_VAR and INNER_VAR references setrefs leaves in joins,
- * hashes, sorts and projections, and the INDEX_VAR ones of scans with a scan
- * tlist (a GpuHashJoin's custom_scan_tlist, a foreign join's, an index-only
- * scan's); false if it is not a plain column.
- */
-static bool
-trace_column(Plan *p, Expr *e, Index *varno, AttrNumber *attno)
-{
-	while (e != NULL && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varlevelsup != 0)
-		return false;
-	if (((Var *) e)->varno == OUTER_VAR || ((Var *) e)->varno == INNER_VAR)
-	{
-		Var		   *v = (Var *) e;
-		Plan	   *c = v->varno == OUTER_VAR ? outerPlan(p) : innerPlan(p);
-
-		if (c == NULL || v->varattno < 1 || v->varattno > list_length(c->targetlist))
-			return false;
-		return trace_column(c, list_nth_node(TargetEntry, c->targetlist, v->varattno - 1)->expr,
-							varno, attno);
-	}
-	if (((Var *) e)->varno == INDEX_VAR)
-	{
-		/* a scan that outputs through its own scan tlist (a GpuHashJoin) */
-		Var		   *v = (Var *) e;
-		List	   *stl = NIL;
-
-		if (IsA(p, CustomScan))
-			stl = ((CustomScan *) p)->custom_scan_tlist;
-		else if (IsA(p, ForeignScan))
-			stl = ((ForeignScan *) p)->fdw_scan_tlist;
-		else if (IsA(p, IndexOnlyScan))
-			stl = ((IndexOnlyScan *) p)->indextlist;
-		if (v->varattno < 1 || v->varattno > list_length(stl))
-			return false;
-		return trace_column(p, list_nth_node(TargetEntry, stl, v->varattno - 1)->expr,
-							varno, attno);
-	}
-	if (IS_SPECIAL_VARNO(((Var *) e)->varno))
-		return false;
-	*varno = ((Var *) e)->varno;
-	*attno = ((Var *) e)->varattno;
-	return true;
-}
-
-/* Var v of the inner side: its position in the inner plan's output, or 0. */
-static int
-inner_tlpos(Plan *inner, const Var *v)
-{
-	ListCell   *lc;
-
-	foreach(lc, inner->targetlist)
-	{
-		TargetEntry *te = lfirst_node(TargetEntry, lc);
-		Index		varno;
-		AttrNumber	attno;
-
-		if (trace_column(inner, te->expr, &varno, &attno) &&
-			varno == v->varno && attno == v->varattno)
-			return te->resno;
-	}
-	return 0;
-}
-
 int
 gpuhash_agg_join_col(GpuAggJoin *j, const Var *v)
 {
@@ -121,7 +54,7 @@ add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid, Plan *inner)
 		c->varno = v->varno;
 		c->varattno = v->varattno;
 		c->type = v->vartype;
-		c->tlpos = inner_tlpos(inner, v);
+		c->tlpos = gpuhash_agg_join_tlpos(inner, v);
 		if (c->tlpos == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -335,8 +268,8 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			pos = inner_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
-									  v);
+		int			pos = gpuhash_agg_join_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
+												 v);
 
 		if (pos == 0)
 			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",
@@ -456,11 +389,4 @@ gpuhash_agg_qual_compiles(List *clauses, Index scanrelid, Relids inner_relids)
 	pfree(s);
 	pfree(insn);
 	return ok;
-}
-
-/* Var v's position in the output of inner, a dimension's plan (0: not there). */
-int
-gpuhash_agg_join_tlpos(Plan *inner, const Var *v)
-{
-	return inner_tlpos(inner, v);
 }

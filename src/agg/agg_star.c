@@ -341,6 +341,30 @@ gpuhash_agg_star_free_dims(GpuAggJoin *j)
 	}
 }
 
+/*
+ * A dimension's packed key (as the tuple path packs exact keys) of the row
+ * econtext holds, by states (its inner keys over its plan's row, or its
+ * outer keys over the scan tuple); false: a NULL.
+ */
+bool
+gpuhash_agg_star_key(GpuAggJoin *dj, ExprState **states, const GpuKeyConv *conv,
+					 ExprContext *econtext, uint64 *key)
+{
+	uint64		k = 0;
+
+	for (int i = 0; i < dj->njoinkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr(states[i], econtext, &isnull);
+
+		if (isnull)
+			return false;
+		k = gpuhash_pack(k, gpuhash_encode_datum(d, conv[i]), dj->width[i], dj->njoinkeys);
+	}
+	*key = k;
+	return true;
+}
+
 /* One dimension's rows: its plan run to its end, each row with a non-NULL key. */
 static void
 collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
@@ -361,7 +385,7 @@ collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
 			break;
 		dj->inner_rows++;
 		econtext->ecxt_innertuple = slot;
-		ok = gpuhash_agg_join_inner_key(dj, econtext, &key);
+		ok = gpuhash_agg_star_key(dj, dj->inner_key_states, dj->inner_conv, econtext, &key);
 		ResetExprContext(econtext);
 		if (!ok)
 			continue;			/* a NULL key joins nothing */

@@ -128,24 +128,22 @@ gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	ps->scanopsset = set;
 }
 
-/* The outer tuple's packed key for dimension dj (over the scan tuple); false: NULL. */
-static bool
-outer_key(GpuAggJoin *dj, ExprContext *econtext, uint64 *key)
+static int
+row_cmp(const void *a, const void *b)
 {
-	uint64		k = 0;
+	uint64		x = ((const GpuAggInnerRow *) a)->key;
+	uint64		y = ((const GpuAggInnerRow *) b)->key;
 
-	for (int i = 0; i < dj->njoinkeys; i++)
-	{
-		bool		isnull;
-		Datum		d = ExecEvalExpr(dj->outer_key_states[i], econtext, &isnull);
+	return x < y ? -1 : x > y ? 1 : 0;
+}
 
-		if (isnull)
-			return false;
-		k = gpuhash_pack(k, gpuhash_encode_datum(d, dj->outer_conv[i]), dj->width[i],
-						 dj->njoinkeys);
-	}
-	*key = k;
-	return true;
+/* dj's rows in key order, for the binary search (the build takes any order). */
+static void
+sort_rows(GpuAggJoin *dj)
+{
+	if (dj->nrows > 1 && !dj->rows_sorted)
+		qsort(dj->rows, dj->nrows, sizeof(GpuAggInnerRow), row_cmp);
+	dj->rows_sorted = true;
 }
 
 /* dj's rows of key: [next_match, end_match); false: none. */
@@ -240,8 +238,9 @@ gpuhash_agg_star_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 			GpuAggJoin *dj = j->dims[d];
 			uint64		key;
 
-			gpuhash_agg_join_sort(dj);
-			if (!outer_key(dj, econtext, &key) || !find_rows(dj, key))
+			sort_rows(dj);
+			if (!gpuhash_agg_star_key(dj, dj->outer_key_states, dj->outer_conv, econtext, &key) ||
+				!find_rows(dj, key))
 				j->star_empty = true;
 		}
 		ResetExprContext(econtext);
