@@ -142,6 +142,28 @@ WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND c_custkey = o_custke
   AND l_shipdate BETWEEN date '1994-06-01' AND date '1996-12-31'
 GROUP BY 1, 2 $$);
 
+-- TPC-H's product type profit: four dimensions, one keyed on two columns
+-- (parts-suppliers), its equalities with the suppliers' dimension implied
+-- by both keys (no clause across them)
+CREATE TABLE st_ps (ps_partkey int4, ps_suppkey int4, ps_cost numeric(12,2));
+INSERT INTO st_ps SELECT p, s, (p * 3 + s) / 7.0
+FROM generate_series(0, 299) p, generate_series(0, 39) s WHERE (p + s) % 4 = 0;
+ANALYZE st_ps;
+SELECT * FROM st_check($$
+SELECT n_name, count(*), sum(l_extendedprice * (1 - l_discount)), sum(ps_cost), min(o_orderdate)
+FROM st_part, st_supp, st_li, st_ps, st_ord, st_nation
+WHERE s_suppkey = l_suppkey AND ps_suppkey = l_suppkey AND ps_partkey = l_partkey
+  AND p_partkey = l_partkey AND o_orderkey = l_orderkey AND s_nationkey = n_nationkey
+  AND p_size < 40
+GROUP BY n_name $$);
+SELECT * FROM st_figures($$
+SELECT n_name, count(*), sum(l_extendedprice * (1 - l_discount)), sum(ps_cost), min(o_orderdate)
+FROM st_part, st_supp, st_li, st_ps, st_ord, st_nation
+WHERE s_suppkey = l_suppkey AND ps_suppkey = l_suppkey AND ps_partkey = l_partkey
+  AND p_partkey = l_partkey AND o_orderkey = l_orderkey AND s_nationkey = n_nationkey
+  AND p_size < 40
+GROUP BY n_name $$);
+
 -- rescans: the aggregate in a subquery run once per outer row, and a cursor
 SELECT * FROM st_check($$
 SELECT g, (SELECT sum(l_quantity) + g FROM st_li, st_ord, st_supp
@@ -216,4 +238,4 @@ SELECT o_prio, count(*), sum(l_quantity)
 FROM st_li JOIN st_ord ON l_orderkey = o_orderkey LEFT JOIN st_supp ON l_suppkey = s_suppkey
 GROUP BY 1 $$);
 
-DROP TABLE st_region, st_nation, st_supp, st_cust, st_ord, st_part, st_li, st_toast;
+DROP TABLE st_region, st_nation, st_supp, st_cust, st_ord, st_part, st_li, st_toast, st_ps;
