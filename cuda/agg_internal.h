@@ -62,6 +62,10 @@ struct gh_agg_dim
 	void	   *d_mem = nullptr;	/* a GPU's: vals, then heap, then the
 									 * n matched flags (zeroed) */
 	gh_dim_view view;
+	/* a star (gh_agg_dim_star): its parts, not its own (nparts 0: none) */
+	int			nparts = 0;
+	const gh_agg_dim *parts[GH_AGG_MAX_DIMS] = {};
+	gh_star_view star;
 };
 
 /*
@@ -90,6 +94,13 @@ bool		gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg,
 								  const gh_agg_dim *dim, const uint8_t *page,
 								  const gh_page_ref &ref, const uint16_t *visible,
 								  gh_agg_table &t, gh_agg_stats *s);
+
+/* A star's page walk and program check (host_agg_star.cpp). */
+bool		gh_agg_fold_page_star(const gh_page_scan *scan, const gh_agg_prog *agg,
+								  const gh_agg_dim *dim, const uint8_t *page,
+								  const gh_page_ref &ref, const uint16_t *visible,
+								  gh_agg_table &t, gh_agg_stats *s);
+gh_status	gh_agg_star_check(const gh_page_scan *scan, const gh_agg_prog *agg);
 
 /* Slots for a request of at most g groups: a power of two, at least
  * twice g, so that probes stay short. */

@@ -274,6 +274,153 @@ rec_head(int kw)
 }
 
 /*
+ * agg_kernel's JOIN over a star (gh_agg_prog.star): the first phase keeps
+ * each slot's combination count, the second looks its dimensions up again
+ * and folds combination m of every lane's row in step m (dimension 0's row
+ * varying fastest), up to the warp's largest count, as the pairs of one
+ * dimension are folded.
+ */
+template <bool MAPPED, int KW>
+__global__ void __launch_bounds__(AGG_THREADS)
+agg_star_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
+				const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
+				const uint16_t *__restrict__ visible, uint8_t *__restrict__ refused,
+				gh_agg_table t, unsigned long long *__restrict__ counts, gh_star_view sv,
+				bool lean)
+{
+	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
+	__shared__ int s_refuse,
+				s_n,
+				s_nitems;
+	__shared__ unsigned s_tuples,
+				s_pairs;
+	__shared__ gh_agg_state s_state[AGG_THREADS];
+
+	const uint32_t p = blockIdx.x;
+	const gh_page_ref ref = refs[p];
+	const uint8_t *src = pages + ref.offset;
+
+	if (((uintptr_t) src & 15) == 0)
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
+	else
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
+			page[i] = src[i];
+	if (threadIdx.x == 0)
+	{
+		int			nitems;
+
+		s_tuples = 0;
+		s_pairs = 0;
+		s_n = gh_walk_slots(page, ref, &nitems);
+		s_nitems = nitems;
+		s_refuse = s_n < 0;
+	}
+	__syncthreads();
+
+	const int	n = s_n,
+				nitems = s_nitems;
+	gh_vbase	b = gh_vbase_of(page, scan->pool);
+
+	gh_star_bases(sv, &b);
+
+	gh_pval		cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+	uint64_t	combos[AGG_SLOTS_PER_THREAD];
+	unsigned	nt = 0;
+
+#pragma unroll
+	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
+	{
+		int			s = threadIdx.x + k * AGG_THREADS;
+
+		combos[k] = 0;
+		if (s >= n)
+			continue;
+
+		gh_walk_out o;
+		int			r = gh_walk_slot(scan, page, nitems, ref, visible, s, cols, &o);
+
+		if (r == GH_WALK_REFUSE)
+			s_refuse = 1;
+		else if (r == GH_WALK_OK)
+		{
+			gh_hit		hits[GH_AGG_MAX_DIMS];
+			uint64_t	nc = 0;
+			bool		some = false;
+
+			nt++;
+			if (o.passed && !gh_star_row<KW>(agg, sv, lean, cols, b, hits, &nc, &some))
+				s_refuse = 1;
+			combos[k] = some ? nc : 0;
+		}
+	}
+	if (nt)
+		atomicAdd(&s_tuples, nt);
+	__syncthreads();
+	if (s_refuse)
+	{
+		if (threadIdx.x == 0)
+			refused[p] = 1;
+		return;
+	}
+	if (threadIdx.x == 0)
+	{
+		refused[p] = 0;
+		if (s_tuples)
+			atomicAdd(&counts[0], (unsigned long long) s_tuples);
+	}
+
+	unsigned	npairs = 0;
+
+#pragma unroll 1
+	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
+	{
+		gh_hit		hits[GH_AGG_MAX_DIMS];
+		uint64_t	cnt = combos[k];
+
+		if (cnt > 0)
+		{
+			gh_walk_out o;
+
+			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
+			cnt = gh_star_lookup(agg, sv, cols, hits);
+		}
+
+		unsigned long long steps = cnt;
+
+		/* the warp's largest count (no 64-bit __reduce_max_sync) */
+		for (int off = 16; off > 0; off /= 2)
+		{
+			unsigned long long o = __shfl_xor_sync(0xFFFFFFFFu, steps, off);
+
+			steps = o > steps ? o : steps;
+		}
+#pragma unroll 1
+		for (unsigned long long m = 0; m < steps; m++)
+		{
+			long long	g = -1;
+
+			if (m < cnt && gh_star_combo(agg, sv, hits, m, cols, b) == GH_QUAL_PASS)
+			{
+				uint64_t	key[KW];
+				uint8_t		nm = 0;
+
+				npairs++;
+				gh_agg_key<KW>(agg, cols, b, key, &nm);
+				g = gh_agg_find<KW>(t, agg, key, nm);
+			}
+			warp_fold(scan, agg, t, g, cols, b, s_state);
+		}
+	}
+	if (npairs)
+		atomicAdd(&s_pairs, npairs);
+	__syncthreads();
+	if (threadIdx.x == 0 && s_pairs)
+		atomicAdd(&counts[1], (unsigned long long) s_pairs);
+}
+
+/*
  * The answer's groups, compacted: for each claimed slot its group's record
  * at the group's index (indices are dense, 0 .. n_groups - 1, in claim
  * order), so that the host copies back n_groups records rather than the
@@ -330,6 +477,22 @@ launch(bool mapped, bool join, uint32_t n_pages, cudaStream_t st, const gh_page_
 	else
 		agg_kernel<false, false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
 																	 refused, t, cnt, dv, lean);
+}
+
+/* agg_star_kernel's instance for the request: in place or copied. */
+template <int KW>
+void
+launch_star(bool mapped, uint32_t n_pages, cudaStream_t st, const gh_page_scan *scan,
+			const gh_agg_prog *agg, const uint8_t *pages, const gh_page_ref *refs,
+			const uint16_t *vis, uint8_t *refused, gh_agg_table t, unsigned long long *cnt,
+			const gh_star_view &sv, bool lean)
+{
+	if (mapped)
+		agg_star_kernel<true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																   refused, t, cnt, sv, lean);
+	else
+		agg_star_kernel<false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																	refused, t, cnt, sv, lean);
 }
 
 /*
@@ -545,10 +708,21 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 		const bool	lean = dim && !gh_join_may_refuse(agg, dv);
 
-		gh_agg_by_kw(kw, [&](auto k) {
-			launch<decltype(k)::value>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg,
-									   d_pages, d_refs, d_vis, d + o_ref, t, cnt, dv, lean);
-		});
+		if (dim && dim->nparts > 0)
+		{
+			const bool	slean = !gh_star_may_refuse(agg, dim->star);
+
+			gh_agg_by_kw(kw, [&](auto k) {
+				launch_star<decltype(k)::value>(mapped, n_pages, st, d_scan, d_agg, d_pages,
+												d_refs, d_vis, d + o_ref, t, cnt, dim->star,
+												slean);
+			});
+		}
+		else
+			gh_agg_by_kw(kw, [&](auto k) {
+				launch<decltype(k)::value>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg,
+										   d_pages, d_refs, d_vis, d + o_ref, t, cnt, dv, lean);
+			});
 		GH_LAUNCHED();
 		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec, kw);
 		GH_LAUNCHED();

@@ -188,6 +188,14 @@ void		gh_agg_dim_free(gh_agg_dim *d);
  * its own.
  */
 gh_status	gh_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out);
+/*
+ * A star's dimension: dims[0 .. ndims) (built on one device) side by side,
+ * for gh_page_agg_join_mapped with a program whose star.ndims is ndims.
+ * Nothing is copied: the parts must outlive it; gh_agg_dim_free frees the
+ * star alone, never its parts.
+ */
+gh_status	gh_agg_dim_star(const gh_agg_dim *const *dims, int ndims, gh_agg_dim **out);
+
 /* its device (GPU ordinal or GH_AGG_HOST), rows and memory held */
 int			gh_agg_dim_device(const gh_agg_dim *d);
 uint64_t	gh_agg_dim_rows(const gh_agg_dim *d);
@@ -226,6 +234,37 @@ typedef struct gh_agg_spec
 	int64_t		konst;			/* GH_AGG_E_CONST: the value */
 } gh_agg_spec;
 
+/*
+ * A star (several dimensions, gh_agg_dim_star): each passing row is joined
+ * to dimension d's rows of its own packed key, star.dim[d].key[] over the
+ * scan's columns (packed as gh_walk_key packs the scan's key[]); each
+ * combination of one row of every dimension then passes the join qual
+ * (over the scan's and every dimension's columns) and is folded.
+ * Dimension d's columns are GH_AGG_INNER_COL0 + col0 + j, j < ninner, their
+ * types in join.inner_type[col0 + j]: the dimensions' columns side by side,
+ * join.ninner all of them.  ndims 0: one dimension, or none (join.ninner).
+ */
+#define GH_AGG_MAX_DIMS		4
+
+typedef struct gh_agg_star_dim
+{
+	int16_t		nkeys;
+	int16_t		col0;			/* its first column in the inner numbering */
+	int16_t		ninner;
+	int16_t		pad;
+	gh_page_key key[GH_PAGE_MAX_KEYS];	/* over scan->col, as scan->key */
+	uint64_t	ref;			/* the caller's: its name for the dimension
+								 * (the GPU service's id); the core reads
+								 * nothing of it */
+} gh_agg_star_dim;
+
+typedef struct gh_agg_star
+{
+	int16_t		ndims;			/* 0, or 2 .. GH_AGG_MAX_DIMS */
+	int16_t		pad[3];
+	gh_agg_star_dim dim[GH_AGG_MAX_DIMS];
+} gh_agg_star;
+
 typedef struct gh_agg_prog
 {
 	int16_t		nkeys;			/* 0: one group of every row (a plain aggregate) */
@@ -243,6 +282,7 @@ typedef struct gh_agg_prog
 	uint16_t	key_bytes[GH_AGG_MAX_KEYS];	/* a text key's slot in bytes
 											 * where key[i].width (8 bits)
 											 * cannot say it; 0: width / 8 */
+	gh_agg_star star;			/* several dimensions (ndims 0: not a star) */
 } gh_agg_prog;
 
 /* Key i's bits in the packed key. */

@@ -286,6 +286,7 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	}
 	if (jn.jq_len != 0 && jn.ninner == 0)
 		return bad("a join qual without a join", 0);
+	GH_PAGE_CHECK(gh_agg_star_check(scan, agg));
 	GH_PAGE_CHECK(check_range(scan, agg, jn.jq_start, jn.jq_len, types,
 							  "join qual outside the instructions", 0));
 
@@ -509,6 +510,9 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		return gh_error(GH_ERR_INVALID, "aggregation: the dimension (%d columns, device %d) is "
 						"not the program's (%d columns, device %d)", dim->ninner, dim->device,
 						agg->join.ninner, device);
+	if (dim && dim->nparts != agg->star.ndims)
+		return gh_error(GH_ERR_INVALID, "aggregation: a star of %d dimensions for a program "
+						"of %d", dim->nparts, agg->star.ndims);
 	if (dim && scan->nkeys < 1)
 		return gh_error(GH_ERR_INVALID, "aggregation: a join without a join key");
 	GH_PAGE_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,

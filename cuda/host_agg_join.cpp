@@ -134,6 +134,12 @@ gh_agg_dim_free(gh_agg_dim *d)
 {
 	if (!d)
 		return;
+	if (d->nparts > 0)
+	{
+		/* a star: its parts are their owners' */
+		delete d;
+		return;
+	}
 	if (d->device != GH_AGG_HOST)
 		gh_gpu_agg_dim_release(d);
 	if (d->table)
@@ -183,6 +189,7 @@ fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_di
 			   gh_agg_table &t, gh_agg_stats *s)
 {
 	static thread_local gh_pval cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+
 	const gh_vbase b = gh_vbase_of(page, scan->pool, dim->view.heap);
 	const gh_dim_view &d = dim->view;
 	const bool	lean = !gh_join_may_refuse(agg, d);
@@ -254,6 +261,8 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 					  const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
 					  gh_agg_table &t, gh_agg_stats *s)
 {
+	if (dim->nparts > 0)
+		return gh_agg_fold_page_star(scan, agg, dim, page, ref, visible, t, s);
 	return gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
 		return fold_page_join<decltype(k)::value>(scan, agg, dim, page, ref, visible, t, s);
 	});

@@ -33,6 +33,8 @@ using std::vector;
 
 /* core_agg_join_bad.cpp */
 void		test_agg_join_bad(int gpus, int *checks, int *failures);
+/* core_agg_star.cpp */
+void		test_agg_star(int gpus, int *checks, int *failures);
 
 namespace
 {
@@ -516,6 +518,7 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	printf("aggregates over a join, conditions and constants (%s):\n",
 		   gpus > 0 ? "GPU + host twin" : "host twin");
 	test_agg_join_bad(gpus, checks, failures);
+	test_agg_star(gpus, checks, failures);
 
 	jcase		c;
 

@@ -353,3 +353,23 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	if (all_groups >= 0.0)
 		choose_resident(cpath, partial_scan, startup, groups, all_groups);
 }
+
+/*
+ * A star's further dimension (agg_star_paths.c), beyond what
+ * gpuhash_cost_preagg_join prices for the first: its plan run to its end
+ * and its rows built (the tuple build's constants), once per participant,
+ * and a probe of it on the device by each walked row the quals pass (the
+ * walker's per-row cost, as the first dimension's probe).
+ */
+void
+gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel, Path *inner_path,
+							 int nkeys, int ninner, Path *partial_scan)
+{
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	Cost		c = inner_path->total_cost +
+		tuple_build_cost(inner_path, nkeys, ninner, inner_path->pathtarget->width, -1.0) +
+		gpuhash_page_row_cost * baserel->rows / participants;
+
+	cpath->path.startup_cost += c;
+	cpath->path.total_cost += c;
+}

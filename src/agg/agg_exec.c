@@ -403,6 +403,7 @@ end_preagg(CustomScanState *node)
 	{
 		gpuhash_agg_join_release(as->join);
 		gpuhash_agg_join_pages_end(as);
+		gpuhash_agg_star_end(as);
 		ExecEndNode(as->join->inner_ps);
 	}
 	gpuhash_heap_scan_end(as->os);

@@ -155,7 +155,8 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	as->key_conv = palloc0(Max(as->nkeys, 1));
 	as->key_width = palloc0(sizeof(int) * Max(as->nkeys, 1));
 	as->key_shift = palloc0(sizeof(int) * Max(as->nkeys, 1));
-	extra = palloc0(sizeof(AttrNumber) * (as->nkeys + 3 * as->naggs + 1));
+	extra = palloc0(sizeof(AttrNumber) *
+					(as->nkeys + 3 * as->naggs + GH_AGG_MAX_DIMS * GH_PAGE_MAX_KEYS + 1));
 	as->aggs = palloc0(sizeof(GpuAggSupport) * Max(as->naggs, 1));
 	foreach(lc, tlist)
 	{
@@ -222,6 +223,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	/* the walker's program: the quals, the columns keys and arguments read */
 	if (as->join != NULL)
 		njkeys = join_key_columns(as, scanrelid, jkey_attno);
+	/* a star's further dimensions' keys (agg_star.c) */
+	if (as->join != NULL)
+		nextra = gpuhash_agg_star_extra(as->join, extra, nextra);
 	gpuhash_page_program_cols(&as->pp.prog, as->os->desc, scanrelid, quals,
 							  njkeys > 0 ? jkey_attno : NULL,
 							  njkeys > 0 ? as->join->outer_conv : NULL,

@@ -249,6 +249,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	size_t		pages_bytes;
 	SvcTable   *dt = NULL;
 	SvcTable   *rs = NULL;		/* resident groups: the set runs go into */
+	SvcTable   *star_pins[GH_AGG_MAX_DIMS];
+	gh_agg_dim *star = NULL;	/* over a star: its dimensions side by side */
 
 	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
@@ -265,9 +267,16 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		if ((dt = svc_use_dim(s)) == NULL)
 			return GH_ERR_INVALID;
 		device = gh_agg_dim_device(dt->dim);
+		/* over a star, its other dimensions too (service_dim_star.c) */
+		if (agg->star.ndims > 1 && (star = svc_star_use(s, agg, dt, star_pins)) == NULL)
+		{
+			svc_unuse_dim(dt);
+			return GH_ERR_INVALID;
+		}
 		if (device != GH_AGG_HOST && !s->in_place && !gpuhash_svc->staging_mapped)
 		{
 			/* the backend folds them, joined on the CPU */
+			svc_star_unuse(star, star_pins, agg->star.ndims);
 			svc_unuse_dim(dt);
 			strlcpy(s->err, "GPU service: copied pages are not mapped for the GPU", sizeof(s->err));
 			return GH_ERR_INVALID;
@@ -291,7 +300,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		memset(&run, 0, sizeof(run));
 		m = Min(m, (uint32) s->n - done);
 		if (dt != NULL)
-			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg, dt->dim,
+			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg,
+										 star != NULL ? star : dt->dim,
 										 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m,
 										 pages, pages_bytes,
 										 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
@@ -329,6 +339,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			break;
 		}
 	}
+	if (star != NULL)
+		svc_star_unuse(star, star_pins, agg->star.ndims);
 	if (dt != NULL)
 		svc_unuse_dim(dt);
 	if (rs != NULL)
