@@ -142,6 +142,49 @@ WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND c_custkey = o_custke
   AND l_shipdate BETWEEN date '1994-06-01' AND date '1996-12-31'
 GROUP BY 1, 2 $$);
 
+-- group keys wider than a word: names as char(25) (TPC-H's n_name) and a
+-- year column; the local supplier volume by the suppliers' nation name and
+-- the orders' year (keys of two dimensions), the volume shipping by both
+-- nations' names and the lines' year (keys of two dimensions and of R)
+CREATE TABLE st_nation25 (n_nationkey int4, n_name char(25), n_regionkey int4);
+INSERT INTO st_nation25
+SELECT n_nationkey, CASE n_nationkey WHEN 8 THEN 'UNITED KINGDOM' ELSE n_name END, n_regionkey
+FROM st_nation;
+CREATE TABLE st_ord_y AS SELECT *, extract(year FROM o_orderdate)::int4 AS o_year FROM st_ord;
+CREATE TABLE st_li_y WITH (autovacuum_enabled = off) AS
+SELECT *, extract(year FROM l_shipdate)::int4 AS l_year FROM st_li;
+ANALYZE st_nation25, st_ord_y, st_li_y;
+SELECT * FROM st_check($$
+SELECT n_name, o_year, sum(l_extendedprice * (1 - l_discount)) AS revenue, count(*)
+FROM st_cust, st_ord_y, st_li_y, st_supp, st_nation25, st_region
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_suppkey = s_suppkey
+  AND c_nationkey = s_nationkey AND s_nationkey = n_nationkey AND n_regionkey = r_regionkey
+  AND r_name = 'ASIA' AND o_orderdate >= date '1994-01-01' AND o_orderdate < date '1996-01-01'
+GROUP BY n_name, o_year $$);
+SELECT * FROM st_check($$
+SELECT n1.n_name AS supp_nation, n2.n_name AS cust_nation, l_year,
+       sum(l_extendedprice * (1 - l_discount)) AS revenue, count(*)
+FROM st_supp, st_li_y, st_ord, st_cust, st_nation25 n1, st_nation25 n2
+WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND c_custkey = o_custkey
+  AND s_nationkey = n1.n_nationkey AND c_nationkey = n2.n_nationkey
+  AND ((n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY')
+       OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')
+       OR (n1.n_name = 'UNITED KINGDOM' AND n2.n_name = 'JAPAN'))
+  AND l_shipdate BETWEEN date '1994-06-01' AND date '1996-12-31'
+GROUP BY 1, 2, 3 $$);
+SELECT * FROM st_figures($$
+SELECT n1.n_name AS supp_nation, n2.n_name AS cust_nation, l_year,
+       sum(l_extendedprice * (1 - l_discount)) AS revenue, count(*)
+FROM st_supp, st_li_y, st_ord, st_cust, st_nation25 n1, st_nation25 n2
+WHERE s_suppkey = l_suppkey AND o_orderkey = l_orderkey AND c_custkey = o_custkey
+  AND s_nationkey = n1.n_nationkey AND c_nationkey = n2.n_nationkey
+  AND ((n1.n_name = 'FRANCE' AND n2.n_name = 'GERMANY')
+       OR (n1.n_name = 'GERMANY' AND n2.n_name = 'FRANCE')
+       OR (n1.n_name = 'UNITED KINGDOM' AND n2.n_name = 'JAPAN'))
+  AND l_shipdate BETWEEN date '1994-06-01' AND date '1996-12-31'
+GROUP BY 1, 2, 3 $$);
+DROP TABLE st_nation25, st_ord_y, st_li_y;
+
 -- TPC-H's product type profit: four dimensions, one keyed on two columns
 -- (parts-suppliers), its equalities with the suppliers' dimension implied
 -- by both keys (no clause across them)
