@@ -1,0 +1,74 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_join_pages.h
+ *	  The dimension made from the inner relation's heap pages
+ *	  (agg_join_pages.c: the walk; agg_join_pages_rows.c: the inner rows the
+ *	  CPU reads from the same table where the inner plan is not run for
+ *	  them).  Internal to src/agg/.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_AGG_JOIN_PAGES_H
+#define GPUHASH_AGG_JOIN_PAGES_H
+
+#include "agg_join.h"
+#include "scan/page_scan.h"
+
+#include "lib/stringinfo.h"
+
+typedef struct GpuAggJoinPages
+{
+	SeqScan    *plan;			/* the inner plan */
+	GpuHeapScan *os;			/* its relation's pages (shared: blocks from
+								 * the node's DSM) */
+	GpuPagePath pp;				/* the walker's program (pp.prog), counters */
+	int16		cols[GH_AGG_MAX_INNER]; /* dimension column j: its scan column */
+	GpuAggInnerCol *heap_cols;	/* the columns, read from a heap tuple (tlpos:
+								 * attribute number) */
+	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];
+	GpuPageReq	r;
+	Buffer	   *pins;
+	int			n_pins;
+	/* one request's rows */
+	uint64	   *rkeys;
+	gh_agg_inval *rvals;
+	uint8	   *rheap;
+	/* the dimension's rows so far (in the join's rows_cxt) */
+	uint64	   *keys;
+	gh_agg_inval *vals;
+	StringInfoData heap;
+	uint64		n;
+	uint64		cap;
+	/* EXPLAIN ANALYZE */
+	uint64		pages;
+	uint64		refused;
+	uint64		cpu_rows;
+	uint64		requests;
+	uint64		in_service;
+	double		walk_ms;
+
+	/*
+	 * Where the inner plan is not run for the CPU's rows (a shared
+	 * dimension's plan is partial; an outer join needs its rows in the
+	 * walk's order): the table read whole, serially, in block order, each
+	 * passing tuple made into the inner plan's output by proj.
+	 */
+	GpuHeapScan *cpu_os;
+	ProjectionInfo *proj;
+	TupleTableSlot *proj_slot;
+	/* an outer join: every page of a request with a refused one by the CPU */
+	bool		block_order;
+	bool		used;			/* this run's dimension is from pages */
+	bool		shared;			/* ... walked by all participants */
+	uint64		dim_rows;		/* the dimension's rows, all participants' */
+	uint64		all_pages;		/* shared: pages every participant walked */
+	uint32		walkers;		/* ... participants that walked some */
+} GpuAggJoinPages;
+
+/* agg_join_pages_rows.c */
+extern void gpuhash_agg_join_pages_rows_plan(GpuPreAggState *as);
+extern bool gpuhash_agg_join_pages_rows(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_order(GpuPreAggState *as, uint64 *keys, uint64 n,
+										 gh_agg_inval *vals, int ncols);
+
+#endif							/* GPUHASH_AGG_JOIN_PAGES_H */
