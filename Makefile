@@ -25,7 +25,7 @@ DATA = sql/gpuhash--1.0.sql sql/gpuhash--1.1.sql sql/gpuhash--1.0--1.1.sql
 PGFILEDESC = "gpuhash - GPU hash joins"
 
 # Run in this order; every file runs unchanged on the GPU and on the host twin.
-REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_scan_filter gpuhash_page_scan gpuhash_page_inner gpuhash_join_hook gpuhash_gpus gpuhash_agg_states gpuhash_gpu_agg_plan gpuhash_gpu_agg_join_plan gpuhash_gpu_agg gpuhash_gpu_agg_fuzz gpuhash_gpu_agg_exec gpuhash_gpu_agg_resident gpuhash_dim_service gpuhash_gpu_agg_join gpuhash_gpu_agg_join_fuzz gpuhash_gpu_agg_join_par gpuhash_gpu_agg_join_outer gpuhash_gpu_agg_join_conds gpuhash_gpu_agg_join_pages gpuhash_big_table
+REGRESS = gpuhash_init gpuhash_exact_keys gpuhash_join_shapes gpuhash_join_types gpuhash_chain gpuhash_fingerprint_keys gpuhash_explain gpuhash_service gpuhash_parallel_joins gpuhash_rescan gpuhash_memory gpuhash_security gpuhash_outer_scan gpuhash_inner_scan gpuhash_scan_filter gpuhash_page_scan gpuhash_page_inner gpuhash_join_hook gpuhash_gpus gpuhash_agg_states gpuhash_gpu_agg_plan gpuhash_gpu_agg_join_plan gpuhash_gpu_agg gpuhash_gpu_agg_fuzz gpuhash_gpu_agg_exec gpuhash_gpu_agg_resident gpuhash_gpu_agg_widekeys gpuhash_dim_service gpuhash_gpu_agg_join gpuhash_gpu_agg_join_fuzz gpuhash_gpu_agg_join_par gpuhash_gpu_agg_join_outer gpuhash_gpu_agg_join_conds gpuhash_gpu_agg_join_pages gpuhash_gpu_agg_star gpuhash_big_table
 REGRESS_OPTS = --inputdir=. --outputdir=. --load-extension=gpuhash --encoding=UTF8
 
 CUDA_HOME ?= /usr/local/cuda
@@ -64,7 +64,7 @@ SHLIB_LINK += $(CUDA_LIBS)
 # src/ is in folders by subsystem; its headers are included by name
 PG_CPPFLAGS = -Isrc -Isrc/executor -Isrc/service -Isrc/agg -Icuda
 
-EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o test/core_page.o test/core_page_dim.o test/core_page_bad.o test/core_agg.o test/core_agg_join.o test/core_agg_join_bad.o test/core_agg_set.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_page bench/bench_page.o bench/bench_agg bench/bench_agg.o bench/bench_cuco \
+EXTRA_CLEAN = test/core_test test/core_test.o test/core_chain.o test/core_page.o test/core_page_dim.o test/core_page_bad.o test/core_agg.o test/core_agg_join.o test/core_agg_join_bad.o test/core_agg_star.o test/core_agg_set.o bench/bench_core bench/bench_core.o bench/bench_multi_gpu bench/bench_multi_gpu.o bench/bench_chain bench/bench_chain.o bench/bench_page bench/bench_page.o bench/bench_agg bench/bench_agg.o bench/bench_cuco \
 	$(patsubst %.cu,%.o,$(wildcard cuda/*.cu)) $(GPU_STUB:.cpp=.o) .build-mode
 
 # The mode of the last build: switching relinks the .so and core_test, whose
@@ -101,7 +101,7 @@ $(C_OBJS): $(wildcard src/*.h src/*/*.h) $(CORE_HEADERS)
 test/%.o: test/%.cpp $(CORE_HEADERS) $(wildcard test/*.h)
 	$(CXX) $(CORE_CXXFLAGS) -c $< -o $@
 
-test/core_test: test/core_test.o test/core_chain.o test/core_page.o test/core_page_dim.o test/core_page_bad.o test/core_agg.o test/core_agg_join.o test/core_agg_join_bad.o test/core_agg_set.o $(CORE_OBJS) .build-mode
+test/core_test: test/core_test.o test/core_chain.o test/core_page.o test/core_page_dim.o test/core_page_bad.o test/core_agg.o test/core_agg_join.o test/core_agg_join_bad.o test/core_agg_star.o test/core_agg_set.o $(CORE_OBJS) .build-mode
 	$(CXX) -o $@ $(filter %.o,$^) $(CUDA_LIBS)
 
 bench/bench_core.o: bench/bench_core.cu bench/bench_common.cuh $(CORE_HEADERS)

@@ -10,7 +10,10 @@
  *		sum(l_extendedprice * (1 - l_discount)): every row lands on one of
  *		four groups, the most contended case for the group table's atomics.
  *		"many groups": GROUP BY l_orderkey (a group per ~4 rows) with
- *		count(*) and sum(l_quantity).
+ *		count(*) and sum(l_quantity).  "wide groups": the same groups by a
+ *		wide key (l_orderkey as int4, int8 and int4: 128 bits, packed in
+ *		GH_AGG_KEY_WORDS words), against "many groups" the cost of a wide
+ *		key alone.
  *
  *		GPU: one request of --pages pages from page-locked memory, warmed
  *		up, then --reps runs; medians of the CUDA-event kernel time, the
@@ -92,7 +95,7 @@ make_pages(uint32_t n_pages, vector<uint8_t> &data, vector<gh_page_ref> &refs)
 }
 
 static void
-make_programs(gh_page_scan *s, gh_agg_prog *a, bool many)
+make_programs(gh_page_scan *s, gh_agg_prog *a, bool many, bool wide)
 {
 	memset(s, 0, sizeof(*s));
 	memset(a, 0, sizeof(*a));
@@ -112,6 +115,12 @@ make_programs(gh_page_scan *s, gh_agg_prog *a, bool many)
 		a->naggs = 2;
 		a->agg[0] = {GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0, 0, 0};
 		a->agg[1] = {GH_AGG_SUM, 0, 2, 0, 4, 0, 0, 0};
+		if (wide)
+		{
+			a->nkeys = 3;
+			a->key[1] = {0, 2, 64};
+			a->key[2] = {0, 1, 32};
+		}
 		return;
 	}
 	for (int i : {4, 5, 6, 7})
@@ -197,7 +206,8 @@ timed(int device, const gh_page_scan *s, const gh_agg_prog *a, const vector<uint
 static bool
 same(const gh_agg_groups &x, const gh_agg_groups &y)
 {
-	if (x.n_groups != y.n_groups || memcmp(x.keys, y.keys, 8 * x.n_groups) ||
+	if (x.n_groups != y.n_groups || gh_agg_groups_key_words(&x) != gh_agg_groups_key_words(&y) ||
+		memcmp(x.keys, y.keys, 8 * gh_agg_groups_key_words(&x) * x.n_groups) ||
 		memcmp(x.nulls, y.nulls, x.n_groups))
 		return false;
 	for (uint64_t i = 0; i < x.n_groups * x.naggs; i++)
@@ -255,17 +265,18 @@ main(int argc, char **argv)
 	gh_agg_prog agg;
 	int			rc = 0;
 
-	for (bool many : {false, true})
+	for (int kind = 0; kind < 3; kind++)
 	{
+		bool		many = kind > 0;
 		result		h,
 					g,
 					g2;
-		const char *name = many ? "many groups" : "few groups";
+		const char *name = kind == 2 ? "wide groups" : many ? "many groups" : "few groups";
 		uint64_t	hrows = 0;
 
 		for (uint32_t p = 0; p < host_pages; p++)
 			hrows += refs[p].maxoff;
-		make_programs(scan, &agg, many);
+		make_programs(scan, &agg, many, kind == 2);
 		if (gh_agg_prog_check(scan, &agg) != GH_OK)
 		{
 			fprintf(stderr, "bench_agg: %s\n", gh_last_error());

@@ -33,10 +33,50 @@ gh_agg_in_type(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_sp
 
 /* ---- the group key ---- */
 
+/* a loop over a wide key's words, unrolled where nvcc compiles it */
+#if defined(__CUDACC__)
+#define GH_UNROLL	_Pragma("unroll")
+#else
+#define GH_UNROLL
+#endif
+
 /*
- * The packed group key and null mask of a row: false if a bpchar key is
- * longer than its width (the page is refused).
+ * A wide key (KW words, w[0] the most significant) shifted
+ * left by s bits (1..64), x's low s bits put in below: the packing of one
+ * column after the others.  Unrolled over constant indices, so that the
+ * GPU keeps the words in registers.
  */
+template <int KW>
+GH_HD void
+gh_wkey_push(uint64_t *w, uint64_t x, int s)
+{
+	if (s < 64)
+		x &= (UINT64_C(1) << s) - 1;
+GH_UNROLL
+	for (int i = 0; i < KW - 1; i++)
+		w[i] = s >= 64 ? w[i + 1] : (w[i] << s) | (w[i + 1] >> (64 - s));
+	w[KW - 1] = s >= 64 ? x : (w[KW - 1] << s) | x;
+}
+
+/*
+ * A text or char(n) key's value: its bytes (without trailing spaces for
+ * bpchar) and their count; the caller refuses the page when they pass the
+ * key's slot.
+ */
+GH_HD uint32_t
+gh_agg_key_text(const gh_page_key &pk, const gh_pval &v, const gh_vbase &b, const uint8_t **p)
+{
+	*p = gh_pval_ptr(v, b);
+	return pk.conv == GH_AGG_KEY_TEXT ? v.len : gh_bpchar_len(*p, v.len);
+}
+
+/*
+ * The packed group key and null mask of a row (gpuhash_agg.h's packing):
+ * KW the program's key words (gh_agg_key_words): 1, a narrow key in
+ * key[0], else a wide one in key[0 .. KW).  false if a text key is longer
+ * than its slot (the page is refused).
+ */
+template <int KW>
 GH_HD bool
 gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
 		   uint8_t *nulls)
@@ -44,34 +84,120 @@ gh_agg_key(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint6
 	uint64_t	k = 0;
 	uint8_t		nm = 0;
 
+	if (KW > 1)
+	{
+GH_UNROLL
+		for (int j = 0; j < KW; j++)
+			key[j] = 0;
+	}
 	for (int i = 0; i < agg->nkeys; i++)
 	{
 		const gh_page_key &pk = agg->key[i];
 		const gh_pval &v = cols[pk.col];
+		const bool	text = pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT;
+		const int	bits = text ? gh_agg_key_bits(agg, i) : pk.width;
 		uint64_t	x = 0;
 
 		if (v.null)
 			nm |= (uint8_t) (1u << i);
-		else if (pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT)
+		if (KW > 1 && (v.null || !text))
 		{
-			const uint8_t *p = gh_pval_ptr(v, b);
-			uint32_t	len = pk.conv == GH_AGG_KEY_TEXT ? v.len : gh_bpchar_len(p, v.len);
+			/* a NULL's bits are zero, a text slot's up to 64 at a time */
+			x = v.null ? 0 : gh_key_encode(v.bits, pk.conv);
+			for (int done = 0; done < bits; done += 64)
+				gh_wkey_push<KW>(key, x, bits - done < 64 ? bits - done : 64);
+			continue;
+		}
+		if (KW > 1)
+		{
+			const uint8_t *p;
+			uint32_t	len = gh_agg_key_text(pk, v, b, &p),
+						nbytes = (uint32_t) bits / 8;
 
-			if (len * 8 > pk.width)
+			if (len > nbytes)
 				return false;
-			for (uint32_t j = 0; j < pk.width / 8; j++)
-				x = (x << 8) | (j < len ? p[j] : 0);
+			for (uint32_t j = 0; j < nbytes; j += 8)
+			{
+				uint32_t	m = nbytes - j < 8 ? nbytes - j : 8;
+
+				x = 0;
+				for (uint32_t q = 0; q < m; q++)
+					x = (x << 8) | (j + q < len ? p[j + q] : 0);
+				gh_wkey_push<KW>(key, x, (int) (8 * m));
+			}
+			continue;
+		}
+		if (v.null)
+			x = 0;
+		else if (text)
+		{
+			const uint8_t *p;
+			uint32_t	len = gh_agg_key_text(pk, v, b, &p);
+
+			if (len * 8 > (uint32_t) bits)
+				return false;
+			for (int j = 0; j < bits / 8; j++)
+				x = (x << 8) | ((uint32_t) j < len ? p[j] : 0);
 		}
 		else
 			x = gh_key_encode(v.bits, pk.conv);
 		if (agg->nkeys == 1)
 			k = x;
 		else
-			k = (k << pk.width) | (pk.width >= 64 ? x : x & ((UINT64_C(1) << pk.width) - 1));
+			k = (k << bits) | (bits >= 64 ? x : x & ((UINT64_C(1) << bits) - 1));
 	}
-	*key = k;
+	if (KW == 1)
+		key[0] = k;
 	*nulls = nm;
 	return true;
+}
+
+/*
+ * The hash of (key, null mask) under seed: the narrow key's word mixed
+ * once, a wide key's words folded in one multiply each, then mixed.
+ */
+template <int KW>
+GH_HD uint64_t
+gh_gkey_hash(const uint64_t *key, uint8_t nulls, uint64_t seed)
+{
+	if (KW == 1)
+		return gh_fmix64(key[0] ^ ((uint64_t) nulls << 56) ^ seed);
+
+	uint64_t	h = seed ^ nulls;
+
+GH_UNROLL
+	for (int j = 0; j < KW; j++)
+	{
+		h = (h ^ key[j]) * 0xFF51AFD7ED558CCDULL;
+		h ^= h >> 32;
+	}
+	return gh_fmix64(h);
+}
+
+/* Equal keys (the null masks compared apart). */
+template <int KW>
+GH_HD bool
+gh_gkey_eq(const uint64_t *a, const uint64_t *b)
+{
+	bool		eq = true;
+
+GH_UNROLL
+	for (int j = 0; j < KW; j++)
+		eq &= a[j] == b[j];
+	return eq;
+}
+
+/* (null mask, key) order, the most significant word first. */
+template <int KW>
+GH_HD bool
+gh_gkey_less(uint8_t na, const uint64_t *a, uint8_t nb, const uint64_t *b)
+{
+	if (na != nb)
+		return na < nb;
+	for (int j = 0; j < KW - 1; j++)
+		if (a[j] != b[j])
+			return a[j] < b[j];
+	return a[KW - 1] < b[KW - 1];
 }
 
 /*
@@ -93,16 +219,17 @@ gh_agg_cond(const gh_agg_prog *agg, const gh_agg_spec &sp, const gh_pval *cols, 
 }
 
 /*
- * What a row gives before it is folded: its group key (gh_agg_key), and
+ * What a row gives before it is folded: its group key (gh_agg_key<KW>), and
  * every condition run once, since one that cannot be evaluated exactly (an
  * overflow: PostgreSQL's error) refuses the page before anything of it is
  * folded.  false: refuse.
  */
+template <int KW>
 GH_HD bool
 gh_agg_row(const gh_agg_prog *agg, const gh_pval *cols, const gh_vbase &b, uint64_t *key,
 		   uint8_t *nulls)
 {
-	if (!gh_agg_key(agg, cols, b, key, nulls))
+	if (!gh_agg_key<KW>(agg, cols, b, key, nulls))
 		return false;
 	for (int a = 0; a < agg->naggs; a++)
 		if (agg->agg[a].cond_len > 0 && gh_agg_cond(agg, agg->agg[a], cols, b) == GH_QUAL_REFUSE)
@@ -426,7 +553,7 @@ gh_agg_state_add(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg
 struct gh_agg_table
 {
 	uint32_t   *ctrl;			/* slot states */
-	uint64_t   *keys;
+	uint64_t   *keys;			/* KW words per slot */
 	uint8_t    *nulls;
 	uint32_t   *group;			/* a slot's group: its index into states */
 	gh_agg_state *states;		/* max_groups * naggs, dense in claim order */
@@ -457,12 +584,14 @@ gh_at_cas32(uint32_t *p, uint32_t expect, uint32_t v)
  * overflow is set and the row is not folded: the caller redoes the whole
  * request).  A claimer takes a slot EMPTY -> BUSY, takes the next group
  * index, writes key and states, then marks the slot READY after a fence;
- * a reader meeting BUSY waits for READY.
+ * a reader meeting BUSY waits for READY.  KW: the key's words (gh_agg_key<KW>).
  */
+template <int KW>
 GH_HD int64_t
-gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t nulls)
+gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, const uint64_t *key, uint8_t nulls)
 {
-	uint64_t	h = gh_fmix64(key ^ ((uint64_t) nulls << 56) ^ 0x9E3779B97F4A7C15ULL) & t.mask;
+	const int	kw = KW;
+	uint64_t	h = gh_gkey_hash<KW>(key, nulls, 0x9E3779B97F4A7C15ULL) & t.mask;
 
 	for (uint64_t probe = 0; probe <= t.mask; probe++)
 	{
@@ -487,7 +616,9 @@ gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t
 				else
 					for (int a = 0; a < t.naggs; a++)
 						gh_agg_state_init(agg->agg[a], &t.states[g * t.naggs + a]);
-				t.keys[h] = key;
+GH_UNROLL
+				for (int j = 0; j < kw; j++)
+					t.keys[h * kw + j] = key[j];
 				t.nulls[h] = nulls;
 				t.group[h] = (uint32_t) g;
 #if defined(__CUDA_ARCH__)
@@ -504,7 +635,13 @@ gh_agg_find(const gh_agg_table &t, const gh_agg_prog *agg, uint64_t key, uint8_t
 #if defined(__CUDA_ARCH__)
 		__threadfence();
 #endif
-		if (*(volatile uint64_t *) &t.keys[h] == key && *(volatile uint8_t *) &t.nulls[h] == nulls)
+		/* the key first: a slot of another key is left without reading its nulls */
+		bool		eq = true;
+
+GH_UNROLL
+		for (int j = 0; j < kw; j++)
+			eq = eq && *(volatile uint64_t *) &t.keys[h * kw + j] == key[j];
+		if (eq && *(volatile uint8_t *) &t.nulls[h] == nulls)
 		{
 			uint32_t	g = *(volatile uint32_t *) &t.group[h];
 

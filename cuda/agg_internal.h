@@ -10,7 +10,25 @@
 #include "table_internal.h"
 #include "agg_join.cuh"
 
+#include <type_traits>
 #include <vector>
+
+/*
+ * f(std::integral_constant<int, KW>) for key words kw (gh_agg_key_words:
+ * 1, 2 or GH_AGG_KEY_WORDS): the templated fold, merge or set instance of
+ * the program's keys, e.g. gh_agg_by_kw(kw, [&](auto k) { return
+ * fold<decltype(k)::value>(...); }).
+ */
+template <typename F>
+static inline auto
+gh_agg_by_kw(int kw, F f)
+{
+	if (kw == 1)
+		return f(std::integral_constant<int, 1>());
+	if (kw == 2)
+		return f(std::integral_constant<int, 2>());
+	return f(std::integral_constant<int, GH_AGG_KEY_WORDS>());
+}
 
 /* A request's group table as the host holds it after the walk (the host
  * twin's own, or the GPU's copied back). */
@@ -44,6 +62,10 @@ struct gh_agg_dim
 	void	   *d_mem = nullptr;	/* a GPU's: vals, then heap, then the
 									 * n matched flags (zeroed) */
 	gh_dim_view view;
+	/* a star (gh_agg_dim_star): its parts, not its own (nparts 0: none) */
+	int			nparts = 0;
+	const gh_agg_dim *parts[GH_AGG_MAX_DIMS] = {};
+	gh_star_view star;
 };
 
 /*
@@ -72,6 +94,13 @@ bool		gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg,
 								  const gh_agg_dim *dim, const uint8_t *page,
 								  const gh_page_ref &ref, const uint16_t *visible,
 								  gh_agg_table &t, gh_agg_stats *s);
+
+/* A star's page walk and program check (host_agg_star.cpp). */
+bool		gh_agg_fold_page_star(const gh_page_scan *scan, const gh_agg_prog *agg,
+								  const gh_agg_dim *dim, const uint8_t *page,
+								  const gh_page_ref &ref, const uint16_t *visible,
+								  gh_agg_table &t, gh_agg_stats *s);
+gh_status	gh_agg_star_check(const gh_page_scan *scan, const gh_agg_prog *agg);
 
 /* Slots for a request of at most g groups: a power of two, at least
  * twice g, so that probes stay short. */

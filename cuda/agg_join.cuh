@@ -177,8 +177,9 @@ gh_join_may_refuse(const gh_agg_prog *agg, const gh_dim_view &d)
  * key, or null_key): its inner rows in *hit, and whether any pair may be
  * folded in *some (lean: no pair can refuse, gh_join_may_refuse: any inner
  * row; else a pair that passes the join qual, every pair evaluated); false
- * refuses the page.  A NULL key joins nothing.
+ * refuses the page.  A NULL key joins nothing.  KW: the group key's words.
  */
+template <int KW>
 GH_HD bool
 gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool lean, bool null_key,
 			uint64_t key, gh_pval *cols, const gh_vbase &b, gh_hit *hit, bool *some)
@@ -195,14 +196,170 @@ gh_join_row(const gh_agg_prog *agg, const gh_dim_view &d, bool lean, bool null_k
 	for (uint32_t i = 0; i < h.cnt; i++)
 	{
 		int			q = gh_join_pair(agg, d, h.off + i, cols, b);
-		uint64_t	k;
+		uint64_t	k[KW];
 		uint8_t		nm;
 
 		if (q == GH_QUAL_REFUSE)
 			return false;
 		if (q != GH_QUAL_PASS)
 			continue;
-		if (!gh_agg_row(agg, cols, b, &k, &nm))
+		if (!gh_agg_row<KW>(agg, cols, b, k, &nm))
+			return false;
+		np++;
+	}
+	*some = np > 0;
+	return true;
+}
+
+/*
+ * A star (gh_agg_prog.star): every dimension as the walk reads it, side by
+ * side; dimension d > 0's by-reference values lie in gh_vbase.xheap[d - 1].
+ */
+struct gh_star_view
+{
+	gh_dim_view d[GH_AGG_MAX_DIMS];
+	int			ndims;
+	bool		wide;			/* any dimension's */
+};
+
+/* The by-reference values' bases of every dimension of sv in b. */
+GH_HD void
+gh_star_bases(const gh_star_view &sv, gh_vbase *b)
+{
+	b->heap = sv.d[0].heap;
+	for (int d = 1; d < sv.ndims && d <= GH_VBASE_XHEAPS; d++)
+		b->xheap[d - 1] = sv.d[d].heap;
+}
+
+/* gh_join_may_refuse of a star: any dimension's wide value, or the program. */
+GH_HD bool
+gh_star_may_refuse(const gh_agg_prog *agg, const gh_star_view &sv)
+{
+	gh_dim_view w = sv.d[0];
+
+	w.wide = sv.wide;
+	return gh_join_may_refuse(agg, w);
+}
+
+/* Dimension d's packed key of the row in cols (gh_walk_key's packing); false: NULL. */
+GH_HD bool
+gh_star_key(const gh_agg_star_dim &sd, const gh_pval *cols, uint64_t *key)
+{
+	uint64_t	k = 0;
+
+	for (int i = 0; i < sd.nkeys; i++)
+	{
+		const gh_page_key &pk = sd.key[i];
+		const gh_pval &v = cols[pk.col];
+
+		if (v.null)
+			return false;
+
+		uint64_t	x = gh_key_encode(v.bits, pk.conv);
+
+		if (sd.nkeys == 1)
+			k = x;
+		else
+			k = (k << pk.width) | (x & ((UINT64_C(1) << pk.width) - 1));
+	}
+	*key = k;
+	return true;
+}
+
+/*
+ * The row's inner rows in every dimension (hits[d]), and how many
+ * combinations they make (0: a NULL key or a dimension without a match).
+ */
+GH_HD uint64_t
+gh_star_lookup(const gh_agg_prog *agg, const gh_star_view &sv, const gh_pval *cols, gh_hit *hits)
+{
+	uint64_t	n = 1;
+
+	for (int d = 0; d < sv.ndims; d++)
+	{
+		uint64_t	key;
+		gh_hit		h = {0, 0};
+
+		if (n > 0 && gh_star_key(agg->star.dim[d], cols, &key))
+			h = gh_dim_lookup(sv.d[d], key);
+		hits[d] = h;
+		n *= h.cnt;
+	}
+	return n;
+}
+
+/*
+ * Combination m (< gh_star_lookup's count; dimension 0's row varying
+ * fastest) loaded into cols, then the join qual: GH_QUAL_PASS, _FAIL or
+ * _REFUSE (a value the walker cannot hold).
+ */
+GH_HD int
+gh_star_combo(const gh_agg_prog *agg, const gh_star_view &sv, const gh_hit *hits, uint64_t m,
+			  gh_pval *cols, const gh_vbase &b)
+{
+	for (int d = 0; d < sv.ndims; d++)
+	{
+		const gh_dim_view &dv = sv.d[d];
+		const gh_agg_star_dim &sd = agg->star.dim[d];
+		uint32_t	at = hits[d].off + (uint32_t) (m % hits[d].cnt);
+		const gh_agg_inval *row = dv.vals + (uint64_t) dv.rowids[at] * dv.ninner;
+
+		m /= hits[d].cnt;
+		for (int j = 0; j < sd.ninner; j++)
+		{
+			const gh_agg_inval iv = row[j];
+			gh_pval    &v = cols[GH_AGG_INNER_COL0 + sd.col0 + j];
+			uint8_t		t = agg->join.inner_type[sd.col0 + j];
+
+			v.null = iv.null != 0;
+			v.pool = (uint8_t) (GH_IN_HEAP + d);
+			v.bits = 0;
+			v.ref = 0;
+			v.len = 0;
+			if (v.null)
+				continue;
+			if (gh_is_byref(t))
+			{
+				if (iv.len > 0xFFFF || iv.bits > dv.heap_bytes ||
+					iv.len > dv.heap_bytes - iv.bits)
+					return GH_QUAL_REFUSE;
+				v.ref = (uint32_t) iv.bits;
+				v.len = (uint16_t) iv.len;
+			}
+			else
+				v.bits = gh_inval_bits(iv.bits, t);
+		}
+	}
+	return gh_qual_exec(agg->insn + agg->join.jq_start, agg->join.jq_len, cols, b);
+}
+
+/*
+ * gh_join_row over a star: the row's inner rows in hits[], its
+ * combinations in *n, whether any may be folded in *some; false refuses
+ * the page.  KW: the group key's words.
+ */
+template <int KW>
+GH_HD bool
+gh_star_row(const gh_agg_prog *agg, const gh_star_view &sv, bool lean, gh_pval *cols,
+			const gh_vbase &b, gh_hit *hits, uint64_t *n, bool *some)
+{
+	uint64_t	np = 0;
+
+	*n = gh_star_lookup(agg, sv, cols, hits);
+	*some = *n > 0;
+	if (lean)
+		return true;
+	for (uint64_t m = 0; m < *n; m++)
+	{
+		int			q = gh_star_combo(agg, sv, hits, m, cols, b);
+		uint64_t	k[KW];
+		uint8_t		nm;
+
+		if (q == GH_QUAL_REFUSE)
+			return false;
+		if (q != GH_QUAL_PASS)
+			continue;
+		if (!gh_agg_row<KW>(agg, cols, b, k, &nm))
 			return false;
 		np++;
 	}

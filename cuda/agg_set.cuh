@@ -25,28 +25,31 @@ struct gh_set_view
 {
 	uint32_t   *slot;
 	uint64_t	mask;			/* slots - 1 */
-	uint64_t   *keys;			/* by group */
+	uint64_t   *keys;			/* by group, KW words each */
 	uint8_t    *nulls;
 	gh_agg_state *states;		/* by group, naggs each */
 	unsigned long long *n_groups;	/* groups claimed */
 	int			naggs;
 };
 
+template <int KW>
 GH_HD uint64_t
-gh_set_hash(uint64_t key, uint8_t nulls)
+gh_set_hash(const uint64_t *key, uint8_t nulls)
 {
-	return gh_fmix64(key ^ ((uint64_t) nulls << 56) ^ 0xC2B2AE3D27D4EB4FULL);
+	return gh_gkey_hash<KW>(key, nulls, 0xC2B2AE3D27D4EB4FULL);
 }
 
 /*
  * The group of (key, nulls): its index, *fresh set when this call claimed
  * it (the caller writes its states).  The table always has a free slot:
- * the caller grows it first.
+ * the caller grows it first.  KW: the set's program's key words.
  */
+template <int KW>
 GH_HD uint64_t
-gh_set_find(const gh_set_view &v, uint64_t key, uint8_t nulls, bool *fresh)
+gh_set_find(const gh_set_view &v, const uint64_t *key, uint8_t nulls, bool *fresh)
 {
-	uint64_t	h = gh_set_hash(key, nulls) & v.mask;
+	const int	kw = KW;
+	uint64_t	h = gh_set_hash<KW>(key, nulls) & v.mask;
 
 	*fresh = false;
 	for (;;)
@@ -61,7 +64,9 @@ gh_set_find(const gh_set_view &v, uint64_t key, uint8_t nulls, bool *fresh)
 			{
 				uint64_t	g = gh_at_add((uint64_t *) v.n_groups, 1);
 
-				v.keys[g] = key;
+GH_UNROLL
+				for (int j = 0; j < kw; j++)
+					v.keys[g * kw + j] = key[j];
 				v.nulls[g] = nulls;
 #if defined(__CUDA_ARCH__)
 				__threadfence();
@@ -78,17 +83,23 @@ gh_set_find(const gh_set_view &v, uint64_t key, uint8_t nulls, bool *fresh)
 #if defined(__CUDA_ARCH__)
 		__threadfence();
 #endif
-		if (*(volatile uint64_t *) &v.keys[s] == key && *(volatile uint8_t *) &v.nulls[s] == nulls)
+		bool		eq = true;
+
+GH_UNROLL
+		for (int j = 0; j < kw; j++)
+			eq = eq && *(volatile uint64_t *) &v.keys[(uint64_t) s * kw + j] == key[j];
+		if (eq && *(volatile uint8_t *) &v.nulls[s] == nulls)
 			return s;
 		h = (h + 1) & v.mask;
 	}
 }
 
 /* Group g's slot in a table being rebuilt (its key is in no slot yet). */
+template <int KW>
 GH_HD void
 gh_set_reinsert(const gh_set_view &v, uint64_t g)
 {
-	uint64_t	h = gh_set_hash(v.keys[g], v.nulls[g]) & v.mask;
+	uint64_t	h = gh_set_hash<KW>(v.keys + g * KW, v.nulls[g]) & v.mask;
 
 	while (gh_at_cas32(&v.slot[h], GH_SET_EMPTY, (uint32_t) g) != GH_SET_EMPTY)
 		h = (h + 1) & v.mask;

@@ -19,6 +19,7 @@ struct gh_agg_set
 	uint8_t		in_type[GH_AGG_MAX_AGGS];	/* each aggregate's input type */
 	size_t		max_bytes;		/* the cap (0: none) */
 	uint64_t	cap;			/* groups the arrays hold */
+	int			kw;				/* key words: gh_agg_key_words(&agg) */
 	uint64_t	slots;			/* a power of two, at least twice cap */
 	unsigned long long n_groups;
 	size_t		bytes;			/* memory held on its device */
@@ -34,11 +35,11 @@ struct gh_agg_set
 	void	   *d_stream = nullptr;	/* its cudaStream_t */
 };
 
-/* Bytes a set of cap groups (and its slots) holds. */
-size_t		gh_agg_set_size(int naggs, uint64_t cap);
+/* Bytes a set of cap groups (and its slots) holds, keys of kw words. */
+size_t		gh_agg_set_size(int naggs, int kw, uint64_t cap);
 
 /*
- * Survivors copied back (keys, nulls, states of n groups, any order) into
+ * Survivors copied back (keys of set->kw words, nulls, states of n groups, any order) into
  * out, sorted by (null mask, key), as gh_agg_set_finish answers them.
  */
 gh_status	gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nulls,

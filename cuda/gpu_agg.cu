@@ -83,8 +83,13 @@ warp_fold(const gh_page_scan *scan, const gh_agg_prog *agg, gh_agg_table &t, lon
  * group key, the second folds pair m of every lane's row in step m, up to
  * the warp's largest count, lanes past their own count folding nothing, so
  * that every lane takes part in the warp's fold.
+ *
+ * KW: the group key's words (gh_agg_key<KW>).  A wide key's words are not
+ * kept between the phases, which would hold 2 x KW registers per slot of
+ * the thread: the first phase packs each to see whether it refuses the page,
+ * the second packs it again from the walk it repeats anyway.
  */
-template <bool MAPPED, bool JOIN>
+template <bool MAPPED, bool JOIN, int KW>
 __global__ void __launch_bounds__(AGG_THREADS)
 agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
 		   const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
@@ -159,14 +164,16 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 				bool		some = false;
 
 				/* the pairs that pass are counted as they are folded */
-				if (!gh_join_row(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
+				if (!gh_join_row<KW>(agg, dim, lean, o.null_key, o.key, cols, b, &h, &some))
 					s_refuse = 1;
 				keys[k] = (uint64_t) h.off << 32 | h.cnt;
 				pass[k] = some;
 			}
 			else if (o.passed)
 			{
-				if (!gh_agg_row(agg, cols, b, &keys[k], &nulls[k]))
+				uint64_t	wk[KW];
+
+				if (!gh_agg_row<KW>(agg, cols, b, KW > 1 ? wk : &keys[k], &nulls[k]))
 					s_refuse = 1;
 				pass[k] = true;
 				np++;
@@ -204,10 +211,25 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
 		}
+		if (!JOIN && KW > 1)
+		{
+			long long	g = -1;
+
+			if (pass[k])
+			{
+				uint64_t	wk[KW];
+				uint8_t		nm = 0;
+
+				gh_agg_key<KW>(agg, cols, b, wk, &nm);
+				g = gh_agg_find<KW>(t, agg, wk, nm);
+			}
+			warp_fold(scan, agg, t, g, cols, b, s_state);
+			continue;
+		}
 		if (!JOIN)
 		{
-			warp_fold(scan, agg, t, pass[k] ? gh_agg_find(t, agg, keys[k], nulls[k]) : -1, cols,
-					  b, s_state);
+			warp_fold(scan, agg, t, pass[k] ? gh_agg_find<1>(t, agg, &keys[k], nulls[k]) : -1,
+					  cols, b, s_state);
 			continue;
 		}
 
@@ -223,13 +245,13 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 			if (m < cnt && gh_join_pair(agg, dim, off + m, cols, b) == GH_QUAL_PASS)
 			{
-				uint64_t	key = 0;
+				uint64_t	key[KW];
 				uint8_t		nm = 0;
 
 				npairs++;
 				gh_dim_mark(agg, dim, off + m);
-				gh_agg_key(agg, cols, b, &key, &nm);
-				g = gh_agg_find(t, agg, key, nm);
+				gh_agg_key<KW>(agg, cols, b, key, &nm);
+				g = gh_agg_find<KW>(t, agg, key, nm);
 			}
 			warp_fold(scan, agg, t, g, cols, b, s_state);
 		}
@@ -244,15 +266,169 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 	}
 }
 
+/* A record's key and null mask, padded to 16 bytes: 16 for a narrow key. */
+__host__ __device__ inline size_t
+rec_head(int kw)
+{
+	return (8 * (size_t) kw + 1 + 15) & ~(size_t) 15;
+}
+
+/*
+ * agg_kernel's JOIN over a star (gh_agg_prog.star): the first phase keeps
+ * each slot's combination count, the second looks its dimensions up again
+ * and folds combination m of every lane's row in step m (dimension 0's row
+ * varying fastest), up to the warp's largest count, as the pairs of one
+ * dimension are folded.
+ */
+template <bool MAPPED, int KW>
+__global__ void __launch_bounds__(AGG_THREADS)
+agg_star_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict__ agg,
+				const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
+				const uint16_t *__restrict__ visible, uint8_t *__restrict__ refused,
+				gh_agg_table t, unsigned long long *__restrict__ counts, gh_star_view sv,
+				bool lean)
+{
+	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
+	__shared__ int s_refuse,
+				s_n,
+				s_nitems;
+	__shared__ unsigned s_tuples,
+				s_pairs;
+	__shared__ gh_agg_state s_state[AGG_THREADS];
+
+	const uint32_t p = blockIdx.x;
+	const gh_page_ref ref = refs[p];
+	const uint8_t *src = pages + ref.offset;
+
+	if (((uintptr_t) src & 15) == 0)
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
+			((uint4 *) page)[i] = MAPPED ? __ldcv((const uint4 *) src + i) :
+				__ldg((const uint4 *) src + i);
+	else
+		for (int i = threadIdx.x; i < GH_PAGE_SIZE; i += blockDim.x)
+			page[i] = src[i];
+	if (threadIdx.x == 0)
+	{
+		int			nitems;
+
+		s_tuples = 0;
+		s_pairs = 0;
+		s_n = gh_walk_slots(page, ref, &nitems);
+		s_nitems = nitems;
+		s_refuse = s_n < 0;
+	}
+	__syncthreads();
+
+	const int	n = s_n,
+				nitems = s_nitems;
+	gh_vbase	b = gh_vbase_of(page, scan->pool);
+
+	gh_star_bases(sv, &b);
+
+	gh_pval		cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+	uint64_t	combos[AGG_SLOTS_PER_THREAD];
+	unsigned	nt = 0;
+
+#pragma unroll
+	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
+	{
+		int			s = threadIdx.x + k * AGG_THREADS;
+
+		combos[k] = 0;
+		if (s >= n)
+			continue;
+
+		gh_walk_out o;
+		int			r = gh_walk_slot(scan, page, nitems, ref, visible, s, cols, &o);
+
+		if (r == GH_WALK_REFUSE)
+			s_refuse = 1;
+		else if (r == GH_WALK_OK)
+		{
+			gh_hit		hits[GH_AGG_MAX_DIMS];
+			uint64_t	nc = 0;
+			bool		some = false;
+
+			nt++;
+			if (o.passed && !gh_star_row<KW>(agg, sv, lean, cols, b, hits, &nc, &some))
+				s_refuse = 1;
+			combos[k] = some ? nc : 0;
+		}
+	}
+	if (nt)
+		atomicAdd(&s_tuples, nt);
+	__syncthreads();
+	if (s_refuse)
+	{
+		if (threadIdx.x == 0)
+			refused[p] = 1;
+		return;
+	}
+	if (threadIdx.x == 0)
+	{
+		refused[p] = 0;
+		if (s_tuples)
+			atomicAdd(&counts[0], (unsigned long long) s_tuples);
+	}
+
+	unsigned	npairs = 0;
+
+#pragma unroll 1
+	for (int k = 0; k < AGG_SLOTS_PER_THREAD; k++)
+	{
+		gh_hit		hits[GH_AGG_MAX_DIMS];
+		uint64_t	cnt = combos[k];
+
+		if (cnt > 0)
+		{
+			gh_walk_out o;
+
+			gh_walk_slot(scan, page, nitems, ref, visible, threadIdx.x + k * AGG_THREADS, cols, &o);
+			cnt = gh_star_lookup(agg, sv, cols, hits);
+		}
+
+		unsigned long long steps = cnt;
+
+		/* the warp's largest count (no 64-bit __reduce_max_sync) */
+		for (int off = 16; off > 0; off /= 2)
+		{
+			unsigned long long o = __shfl_xor_sync(0xFFFFFFFFu, steps, off);
+
+			steps = o > steps ? o : steps;
+		}
+#pragma unroll 1
+		for (unsigned long long m = 0; m < steps; m++)
+		{
+			long long	g = -1;
+
+			if (m < cnt && gh_star_combo(agg, sv, hits, m, cols, b) == GH_QUAL_PASS)
+			{
+				uint64_t	key[KW];
+				uint8_t		nm = 0;
+
+				npairs++;
+				gh_agg_key<KW>(agg, cols, b, key, &nm);
+				g = gh_agg_find<KW>(t, agg, key, nm);
+			}
+			warp_fold(scan, agg, t, g, cols, b, s_state);
+		}
+	}
+	if (npairs)
+		atomicAdd(&s_pairs, npairs);
+	__syncthreads();
+	if (threadIdx.x == 0 && s_pairs)
+		atomicAdd(&counts[1], (unsigned long long) s_pairs);
+}
+
 /*
  * The answer's groups, compacted: for each claimed slot its group's record
  * at the group's index (indices are dense, 0 .. n_groups - 1, in claim
  * order), so that the host copies back n_groups records rather than the
- * whole table.  A record: the key (8 bytes), the null mask (1, padded to
- * 16), then the group's naggs states.
+ * whole table.  A record: the key (kw words), the null mask (1 byte; the
+ * head padded to 16: rec_head), then the group's naggs states.
  */
 __global__ void
-compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes)
+compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes, int kw)
 {
 	for (uint64_t h = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; h <= t.mask;
 		 h += (uint64_t) gridDim.x * blockDim.x)
@@ -262,16 +438,16 @@ compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes)
 
 		uint64_t	g = t.group[h];
 		uint8_t    *r = rec + g * rec_bytes;
-		gh_agg_state *st = (gh_agg_state *) (r + 16);
+		gh_agg_state *st = (gh_agg_state *) (r + rec_head(kw));
 
-		*(uint64_t *) r = t.keys[h];
-		r[8] = t.nulls[h];
+		for (int j = 0; j < kw; j++)
+			((uint64_t *) r)[j] = t.keys[h * kw + j];
+		r[8 * kw] = t.nulls[h];
 		for (int a = 0; a < t.naggs; a++)
 			st[a] = t.states[g * t.naggs + a];
 	}
 }
 
-constexpr size_t REC_HEAD = 16;
 /* records in the first copy back: what most answers hold, a few kB */
 constexpr size_t FIRST_COPY_BYTES = 64 * 1024;
 
@@ -279,6 +455,44 @@ size_t
 al(size_t x)
 {
 	return (x + 255) & ~(size_t) 255;
+}
+
+/* agg_kernel's instance for the request: in place or copied, joined or not. */
+template <int KW>
+void
+launch(bool mapped, bool join, uint32_t n_pages, cudaStream_t st, const gh_page_scan *scan,
+	   const gh_agg_prog *agg, const uint8_t *pages, const gh_page_ref *refs,
+	   const uint16_t *vis, uint8_t *refused, gh_agg_table t, unsigned long long *cnt,
+	   gh_dim_view dv, bool lean)
+{
+	if (mapped && join)
+		agg_kernel<true, true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																   refused, t, cnt, dv, lean);
+	else if (mapped)
+		agg_kernel<true, false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																	refused, t, cnt, dv, lean);
+	else if (join)
+		agg_kernel<false, true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																	refused, t, cnt, dv, lean);
+	else
+		agg_kernel<false, false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																	 refused, t, cnt, dv, lean);
+}
+
+/* agg_star_kernel's instance for the request: in place or copied. */
+template <int KW>
+void
+launch_star(bool mapped, uint32_t n_pages, cudaStream_t st, const gh_page_scan *scan,
+			const gh_agg_prog *agg, const uint8_t *pages, const gh_page_ref *refs,
+			const uint16_t *vis, uint8_t *refused, gh_agg_table t, unsigned long long *cnt,
+			const gh_star_view &sv, bool lean)
+{
+	if (mapped)
+		agg_star_kernel<true, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																   refused, t, cnt, sv, lean);
+	else
+		agg_star_kernel<false, KW><<<n_pages, AGG_THREADS, 0, st>>>(scan, agg, pages, refs, vis,
+																	refused, t, cnt, sv, lean);
 }
 
 /*
@@ -404,11 +618,12 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	 const uint16_t *visible, uint32_t n_visible, uint8_t *refused, gh_agg_groups *out,
 	 gh_agg_stats *stats, bool mapped)
 {
-	int			na = agg->naggs;
+	int			na = agg->naggs,
+				kw = gh_agg_key_words(agg);
 	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups,
 										   dim ? dim->max_dup : 1);
 	uint64_t	slots = gh_agg_slots(bound);
-	size_t		rec = REC_HEAD + sizeof(gh_agg_state) * na;
+	size_t		rec = rec_head(kw) + sizeof(gh_agg_state) * na;
 	uint64_t	first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / rec));
 
 	/* inputs, the same offsets in the pinned staging and on the device */
@@ -427,7 +642,7 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	/* the table, then the pages when they are copied */
 	size_t		o_ctrl = o_rec + al(rec * bound),
 				o_keys = o_ctrl + al(4 * slots),
-				o_nulls = o_keys + al(8 * slots),
+				o_nulls = o_keys + al(8 * kw * slots),
 				o_group = o_nulls + al(slots),
 				o_st = o_group + al(4 * slots),
 				o_pages = o_st + al(sizeof(gh_agg_state) * bound * na),
@@ -493,21 +708,23 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 		const bool	lean = dim && !gh_join_may_refuse(agg, dv);
 
-		if (mapped && dim)
-			agg_kernel<true, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	d_vis, d + o_ref, t, cnt, dv, lean);
-		else if (mapped)
-			agg_kernel<true, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	 d_vis, d + o_ref, t, cnt, dv, lean);
-		else if (dim)
-			agg_kernel<false, true><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages, d_refs,
-																	 d_vis, d + o_ref, t, cnt, dv, lean);
+		if (dim && dim->nparts > 0)
+		{
+			const bool	slean = !gh_star_may_refuse(agg, dim->star);
+
+			gh_agg_by_kw(kw, [&](auto k) {
+				launch_star<decltype(k)::value>(mapped, n_pages, st, d_scan, d_agg, d_pages,
+												d_refs, d_vis, d + o_ref, t, cnt, dim->star,
+												slean);
+			});
+		}
 		else
-			agg_kernel<false, false><<<n_pages, AGG_THREADS, 0, st>>>(d_scan, d_agg, d_pages,
-																	  d_refs, d_vis, d + o_ref, t,
-																	  cnt, dv, lean);
+			gh_agg_by_kw(kw, [&](auto k) {
+				launch<decltype(k)::value>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg,
+										   d_pages, d_refs, d_vis, d + o_ref, t, cnt, dv, lean);
+			});
 		GH_LAUNCHED();
-		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec);
+		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec, kw);
 		GH_LAUNCHED();
 	}
 	GH_TRY(cudaEventRecord(s->ev[2], st));
@@ -566,7 +783,7 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	ht.slots = n;
 	ht.n_groups = n;
 	ht.ctrl.assign(n, GH_AGG_SLOT_READY);
-	ht.keys.resize(n);
+	ht.keys.resize(n * kw);
 	ht.nulls.resize(n);
 	ht.group.resize(n);
 	ht.states.resize(n * na);
@@ -574,10 +791,10 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	{
 		const uint8_t *r = recs + g * rec;
 
-		memcpy(&ht.keys[g], r, sizeof(uint64_t));
-		ht.nulls[g] = r[8];
+		memcpy(&ht.keys[g * kw], r, sizeof(uint64_t) * kw);
+		ht.nulls[g] = r[8 * kw];
 		ht.group[g] = (uint32_t) g;
-		memcpy(&ht.states[g * na], r + REC_HEAD, sizeof(gh_agg_state) * na);
+		memcpy(&ht.states[g * na], r + rec_head(kw), sizeof(gh_agg_state) * na);
 	}
 	gs.copy_ms += gh_now_ms() - t0;
 	if (stats)

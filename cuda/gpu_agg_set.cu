@@ -41,11 +41,11 @@ struct set_layout
 				count,
 				total;
 
-	set_layout(uint64_t cap, int naggs)
+	set_layout(uint64_t cap, int naggs, int kw)
 	{
 		slot = 0;
 		keys = al(sizeof(uint32_t) * gh_agg_slots(cap));
-		nulls = keys + al(sizeof(uint64_t) * cap);
+		nulls = keys + al(sizeof(uint64_t) * kw * cap);
 		states = nulls + al(cap);
 		count = states + al(sizeof(gh_agg_state) * naggs * cap);
 		total = count + al(sizeof(unsigned long long));
@@ -55,7 +55,7 @@ struct set_layout
 gh_set_view
 view_of(gh_agg_set *set, uint8_t *mem, uint64_t cap)
 {
-	set_layout	l(cap, set->agg.naggs);
+	set_layout	l(cap, set->agg.naggs, set->kw);
 	gh_set_view v;
 
 	v.slot = (uint32_t *) (mem + l.slot);
@@ -68,12 +68,13 @@ view_of(gh_agg_set *set, uint8_t *mem, uint64_t cap)
 	return v;
 }
 
+template <int KW>
 __global__ void
 reinsert_kernel(gh_set_view v, uint64_t n)
 {
 	for (uint64_t g = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; g < n;
 		 g += (uint64_t) gridDim.x * blockDim.x)
-		gh_set_reinsert(v, g);
+		gh_set_reinsert<KW>(v, g);
 }
 
 /* The set's program, by value: a kernel argument (under 4 kB). */
@@ -83,6 +84,7 @@ struct merge_args
 	uint8_t		in_type[GH_AGG_MAX_AGGS];
 };
 
+template <int KW>
 __global__ void
 merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__restrict__ nulls,
 			 const gh_agg_state *__restrict__ states, uint64_t n, merge_args m)
@@ -91,7 +93,13 @@ merge_kernel(gh_set_view v, const uint64_t *__restrict__ keys, const uint8_t *__
 		 i += (uint64_t) gridDim.x * blockDim.x)
 	{
 		bool		fresh;
-		uint64_t	g = gh_set_find(v, keys[i], nulls[i], &fresh);
+		uint64_t	key[KW];
+
+#pragma unroll
+		for (int j = 0; j < KW; j++)
+			key[j] = keys[i * KW + j];
+
+		uint64_t	g = gh_set_find<KW>(v, key, nulls[i], &fresh);
 		gh_agg_state *d = &v.states[g * v.naggs];
 
 		for (int a = 0; a < v.naggs; a++)
@@ -119,7 +127,7 @@ keep_kernel(gh_set_view v, uint64_t n, gh_agg_having h, uint8_t *keep, uint32_t 
 /* Survivor i (group idx[i]) into the out arrays. */
 __global__ void
 gather_kernel(gh_set_view v, const uint32_t *__restrict__ idx, const unsigned long long *n_sel,
-			  uint64_t *okeys, uint8_t *onulls, gh_agg_state *ostates)
+			  uint64_t *okeys, uint8_t *onulls, gh_agg_state *ostates, int kw)
 {
 	uint64_t	n = *n_sel;
 
@@ -128,7 +136,8 @@ gather_kernel(gh_set_view v, const uint32_t *__restrict__ idx, const unsigned lo
 	{
 		uint64_t	g = idx[i];
 
-		okeys[i] = v.keys[g];
+		for (int j = 0; j < kw; j++)
+			okeys[i * kw + j] = v.keys[g * kw + j];
 		onulls[i] = v.nulls[g];
 		for (int a = 0; a < v.naggs; a++)
 			ostates[i * v.naggs + a] = v.states[g * v.naggs + a];
@@ -178,7 +187,7 @@ gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
 	int			na = set->agg.naggs;
 
 	GH_CHECK(enter(set, &st));
-	set_layout	l(cap, na);
+	set_layout	l(cap, na, set->kw);
 
 	GH_CHECK(device_alloc(&mem, l.total, "its groups"));
 
@@ -191,7 +200,8 @@ gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
 	{
 		gh_set_view o = view_of(set, (uint8_t *) set->d_mem, set->cap);
 
-		e = cudaMemcpyAsync(v.keys, o.keys, sizeof(uint64_t) * n, cudaMemcpyDeviceToDevice, st);
+		e = cudaMemcpyAsync(v.keys, o.keys, sizeof(uint64_t) * set->kw * n,
+							cudaMemcpyDeviceToDevice, st);
 		if (e == cudaSuccess)
 			e = cudaMemcpyAsync(v.nulls, o.nulls, n, cudaMemcpyDeviceToDevice, st);
 		if (e == cudaSuccess)
@@ -202,7 +212,10 @@ gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap)
 		e = cudaMemcpyAsync(v.n_groups, &n, sizeof(n), cudaMemcpyHostToDevice, st);
 	if (e == cudaSuccess && n > 0)
 	{
-		reinsert_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n);
+		gh_agg_by_kw(set->kw, [&](auto k) {
+			reinsert_kernel<decltype(k)::value><<<std::min(gh_blocks(n, 256), 4096u), 256, 0,
+												  st>>>(v, n);
+		});
 		e = cudaGetLastError();
 	}
 	if (e == cudaSuccess)
@@ -226,7 +239,7 @@ gh_gpu_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 	cudaStream_t st;
 	int			na = set->agg.naggs;
 	uint64_t	n = src->n_groups;
-	size_t		o_nulls = al(sizeof(uint64_t) * n),
+	size_t		o_nulls = al(sizeof(uint64_t) * set->kw * n),
 				o_states = o_nulls + al(n),
 				bytes = o_states + sizeof(gh_agg_state) * na * n;
 
@@ -251,14 +264,15 @@ gh_gpu_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 		m.in_type[a] = set->in_type[a];
 	}
 	/* pageable host memory: these copies return once the data is taken */
-	GH_TRY(cudaMemcpyAsync(in, src->keys, sizeof(uint64_t) * n, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemcpyAsync(in, src->keys, sizeof(uint64_t) * set->kw * n, cudaMemcpyHostToDevice,
+						   st));
 	GH_TRY(cudaMemcpyAsync(in + o_nulls, src->nulls, n, cudaMemcpyHostToDevice, st));
 	GH_TRY(cudaMemcpyAsync(in + o_states, src->states, sizeof(gh_agg_state) * na * n,
 						   cudaMemcpyHostToDevice, st));
-	merge_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint64_t *) in,
-																	   in + o_nulls,
-																	   (const gh_agg_state *) (in + o_states),
-																	   n, m);
+	gh_agg_by_kw(set->kw, [&](auto k) {
+		merge_kernel<decltype(k)::value><<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(
+			v, (const uint64_t *) in, in + o_nulls, (const gh_agg_state *) (in + o_states), n, m);
+	});
 	GH_LAUNCHED();
 	GH_TRY(cudaMemcpyAsync(&set->n_groups, v.n_groups, sizeof(unsigned long long),
 						   cudaMemcpyDeviceToHost, st));
@@ -295,7 +309,7 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 				o_cnt = o_idx + al(sizeof(uint32_t) * n),
 				o_tmp = o_cnt + al(sizeof(unsigned long long)),
 				o_keys = o_tmp + al(tmp),
-				o_nulls = o_keys + al(sizeof(uint64_t) * n),
+				o_nulls = o_keys + al(sizeof(uint64_t) * set->kw * n),
 				o_states = o_nulls + al(n),
 				total = o_states + sizeof(gh_agg_state) * na * n;
 	void	   *mem = nullptr;
@@ -319,7 +333,8 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 																		   (const unsigned long long *) (d + o_cnt),
 																		   (uint64_t *) (d + o_keys),
 																		   d + o_nulls,
-																		   (gh_agg_state *) (d + o_states));
+																		   (gh_agg_state *) (d + o_states),
+																		   set->kw);
 		e = cudaGetLastError();
 	}
 	if (e == cudaSuccess)
@@ -333,11 +348,11 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 
 	if (e == cudaSuccess)
 	{
-		keys.resize(kept);
+		keys.resize(kept * set->kw);
 		nulls.resize(kept);
 		states.resize(kept * na);
 		if (kept > 0)
-			e = cudaMemcpyAsync(keys.data(), d + o_keys, sizeof(uint64_t) * kept,
+			e = cudaMemcpyAsync(keys.data(), d + o_keys, sizeof(uint64_t) * set->kw * kept,
 								cudaMemcpyDeviceToHost, st);
 		if (e == cudaSuccess && kept > 0)
 			e = cudaMemcpyAsync(nulls.data(), d + o_nulls, kept, cudaMemcpyDeviceToHost, st);

@@ -70,17 +70,21 @@ typedef enum gh_agg_expr
  * A group key column: exact keys, packed as the walker packs join keys
  * (gh_page_key: conv 0 int16, 1 int32, 2 int64, 3 uint32, 4 bool) plus
  * conv GH_AGG_KEY_BPCHAR: a char(n) or text value's bytes without trailing
- * spaces (bpchar's equality), at most width / 8 of them, packed big-endian
- * and zero-filled (a text value holds no zero byte, so the packing is
- * one-to-one); a longer value refuses its page.  char(1) takes 8 bits.
- * A NULL key column groups with the other NULLs (GROUP BY's rule): its bit
- * in the group's null mask is set and its bits in the key are zero.
+ * spaces (bpchar's equality), at most the key's slot of them
+ * (gh_agg_key_bits / 8), packed big-endian and zero-filled (a text value
+ * holds no zero byte, so the packing is one-to-one); a longer value refuses
+ * its page, never truncated.  char(1) takes 8 bits.  A NULL key column
+ * groups with the other NULLs (GROUP BY's rule): its bit in the group's
+ * null mask is set and its bits in the key are zero.
  *
- * Wider keys (several int8s, long text) are for later: a 64-bit
- * fingerprint of the key's bytes as the table key, each group keeping its
- * first row's (page, lp) so that the extension rechecks the key columns of
- * every row whose fingerprint collides on the CPU, as the join's
- * fingerprinted keys do.
+ * The columns are packed one after the other, the first the most
+ * significant, into one 64-bit word when their bits fit in 64 (a narrow
+ * key: one word to hash and compare), else into two words when they fit
+ * in 128, else into GH_AGG_KEY_WORDS words (wide keys), the packed bits
+ * right-aligned in the last word(s) and the words above them zero
+ * (gh_agg_key_words).  A key is always its program's number of words, in
+ * the fold's registers and in every table and set, so that the GPU unrolls
+ * its packing, hashing and comparison over constant indices.
  */
 #define GH_AGG_KEY_BPCHAR	5
 
@@ -90,6 +94,24 @@ typedef enum gh_agg_expr
  * collation: 'a' and 'a ' are two groups).
  */
 #define GH_AGG_KEY_TEXT		6
+
+/*
+ * A wide key's words: 6 x 64 = 384 bits, room for two char(25)-sized text
+ * keys and an integer, or three text keys of ~15 bytes.  Each word is two
+ * registers for every thread of a wide-key fold while it packs and probes
+ * (12 in all) and 8 bytes of every slot of the request's table and group
+ * of a resident set: more words would cost those kernels occupancy and
+ * the sets memory beside states of ~100 bytes per aggregate.
+ */
+#define GH_AGG_KEY_WORDS	6
+#define GH_AGG_KEY_MAX_BITS	(64 * GH_AGG_KEY_WORDS)
+
+/* the few inline helpers below, for the GPU's code too (nvcc) */
+#if defined(__CUDACC__)
+#define GH_AGG_INLINE static inline __host__ __device__
+#else
+#define GH_AGG_INLINE static inline
+#endif
 
 /*
  * The aggregate over a join (gh_page_agg_join): each row that passes the
@@ -166,6 +188,14 @@ void		gh_agg_dim_free(gh_agg_dim *d);
  * its own.
  */
 gh_status	gh_agg_dim_matched(const gh_agg_dim *d, uint64_t pos, uint64_t n, uint8_t *out);
+/*
+ * A star's dimension: dims[0 .. ndims) (built on one device) side by side,
+ * for gh_page_agg_join_mapped with a program whose star.ndims is ndims.
+ * Nothing is copied: the parts must outlive it; gh_agg_dim_free frees the
+ * star alone, never its parts.
+ */
+gh_status	gh_agg_dim_star(const gh_agg_dim *const *dims, int ndims, gh_agg_dim **out);
+
 /* its device (GPU ordinal or GH_AGG_HOST), rows and memory held */
 int			gh_agg_dim_device(const gh_agg_dim *d);
 uint64_t	gh_agg_dim_rows(const gh_agg_dim *d);
@@ -204,21 +234,78 @@ typedef struct gh_agg_spec
 	int64_t		konst;			/* GH_AGG_E_CONST: the value */
 } gh_agg_spec;
 
+/*
+ * A star (several dimensions, gh_agg_dim_star): each passing row is joined
+ * to dimension d's rows of its own packed key, star.dim[d].key[] over the
+ * scan's columns (packed as gh_walk_key packs the scan's key[]); each
+ * combination of one row of every dimension then passes the join qual
+ * (over the scan's and every dimension's columns) and is folded.
+ * Dimension d's columns are GH_AGG_INNER_COL0 + col0 + j, j < ninner, their
+ * types in join.inner_type[col0 + j]: the dimensions' columns side by side,
+ * join.ninner all of them.  ndims 0: one dimension, or none (join.ninner).
+ */
+#define GH_AGG_MAX_DIMS		4
+
+typedef struct gh_agg_star_dim
+{
+	int16_t		nkeys;
+	int16_t		col0;			/* its first column in the inner numbering */
+	int16_t		ninner;
+	int16_t		pad;
+	gh_page_key key[GH_PAGE_MAX_KEYS];	/* over scan->col, as scan->key */
+	uint64_t	ref;			/* the caller's: its name for the dimension
+								 * (the GPU service's id); the core reads
+								 * nothing of it */
+} gh_agg_star_dim;
+
+typedef struct gh_agg_star
+{
+	int16_t		ndims;			/* 0, or 2 .. GH_AGG_MAX_DIMS */
+	int16_t		pad[3];
+	gh_agg_star_dim dim[GH_AGG_MAX_DIMS];
+} gh_agg_star;
+
 typedef struct gh_agg_prog
 {
 	int16_t		nkeys;			/* 0: one group of every row (a plain aggregate) */
 	int16_t		naggs;
 	uint32_t	pad;
 	gh_page_key key[GH_AGG_MAX_KEYS];	/* conv as above; width: bits in the
-										 * packed key (sum of widths <= 64 when
-										 * nkeys > 1) */
+										 * packed key (the sum of every key's
+										 * bits <= GH_AGG_KEY_MAX_BITS) */
 	gh_agg_spec agg[GH_AGG_MAX_AGGS];
 	gh_agg_join join;			/* ninner 0: no join */
 	int16_t		ninsns;			/* insn[] in use: join qual, conditions */
 	int16_t		pad3[3];
 	gh_qinsn	insn[GH_AGG_MAX_INSNS];	/* as gh_page_scan.insn, constants in
 										 * the scan program's pool */
+	uint16_t	key_bytes[GH_AGG_MAX_KEYS];	/* a text key's slot in bytes
+											 * where key[i].width (8 bits)
+											 * cannot say it; 0: width / 8 */
+	gh_agg_star star;			/* several dimensions (ndims 0: not a star) */
 } gh_agg_prog;
+
+/* Key i's bits in the packed key. */
+GH_AGG_INLINE int
+gh_agg_key_bits(const gh_agg_prog *agg, int i)
+{
+	return agg->key_bytes[i] != 0 ? 8 * (int) agg->key_bytes[i] : (int) agg->key[i].width;
+}
+
+/*
+ * The program's key words: 1 (narrow), 2 (two integers of 64 bits, a date
+ * and an int8 and an int4: what integer keys mostly need, at a third of
+ * the memory and hashing of the widest) or GH_AGG_KEY_WORDS.
+ */
+GH_AGG_INLINE int
+gh_agg_key_words(const gh_agg_prog *agg)
+{
+	int			bits = 0;
+
+	for (int i = 0; i < agg->nkeys; i++)
+		bits += gh_agg_key_bits(agg, i);
+	return bits <= 64 ? 1 : bits <= 128 ? 2 : GH_AGG_KEY_WORDS;
+}
 
 /*
  * One aggregate's partial state in one group.  Which fields mean what
@@ -263,18 +350,28 @@ typedef struct gh_agg_state
 /*
  * A set of groups: the result of one or more requests (gh_page_agg folds
  * into what out already holds, so a scan's requests accumulate into one
- * set), sorted by (null mask, key) after every call.
+ * set), sorted by (null mask, key) after every call.  Group i's key is
+ * keys[i * key_words .. + key_words), the most significant word first
+ * (key_words: the program's gh_agg_key_words, set by gh_agg_groups_init;
+ * 0 reads as 1).
  */
 typedef struct gh_agg_groups
 {
 	int16_t		naggs;
 	uint64_t	max_groups;		/* the caller's bound (work_mem-derived) */
 	uint64_t	n_groups;
-	uint64_t   *keys;			/* n_groups packed keys */
+	uint64_t   *keys;			/* n_groups packed keys, key_words each */
 	uint8_t    *nulls;			/* n_groups null masks (bit i: key column i) */
 	gh_agg_state *states;		/* n_groups * naggs, group-major */
 	uint64_t	fallback_groups;	/* groups with GH_AGG_S_FALLBACK somewhere */
+	int16_t		key_words;		/* words per key (above) */
 } gh_agg_groups;
+
+GH_AGG_INLINE int
+gh_agg_groups_key_words(const gh_agg_groups *g)
+{
+	return g->key_words > 1 ? g->key_words : 1;
+}
 
 typedef struct gh_agg_stats
 {

@@ -28,7 +28,7 @@ is_int(uint8_t t)
 }
 
 bool
-is_key_conv_ok(const gh_page_key &k, uint8_t t)
+is_key_conv_ok(const gh_page_key &k, int bits, uint8_t t)
 {
 	switch (k.conv)
 	{
@@ -40,7 +40,7 @@ is_key_conv_ok(const gh_page_key &k, uint8_t t)
 			return t != GH_T_NUMERIC && t != GH_T_TEXT && t != GH_T_BPCHAR && t != GH_T_SKIP;
 		case GH_AGG_KEY_BPCHAR:
 		case GH_AGG_KEY_TEXT:
-			return (t == GH_T_TEXT || t == GH_T_BPCHAR) && k.width % 8 == 0 && k.width >= 8;
+			return (t == GH_T_TEXT || t == GH_T_BPCHAR) && bits % 8 == 0 && bits >= 8;
 		default:
 			return false;
 	}
@@ -52,11 +52,20 @@ bad(const char *what, int i)
 	return gh_error(GH_ERR_INVALID, "aggregation program: %s (at %d)", what, i);
 }
 
-/* (null mask, key) order */
+/* Keys of agg's width, or none (a set filled without gh_agg_groups_init). */
 bool
-group_less(uint8_t na, uint64_t ka, uint8_t nb, uint64_t kb)
+gh_agg_groups_fit(const gh_agg_groups *g, const gh_agg_prog *agg)
 {
-	return na != nb ? na < nb : ka < kb;
+	return g->n_groups == 0 || gh_agg_groups_key_words(g) == gh_agg_key_words(agg);
+}
+
+/* (null mask, key) order of group i of a and group j of b */
+template <int KW>
+bool
+group_less(const gh_agg_groups *a, uint64_t i, const gh_agg_groups *b, uint64_t j)
+{
+	return gh_gkey_less<KW>(a->nulls[i], a->keys + i * KW, b->nulls[j],
+						   b->keys + j * KW);
 }
 
 /* Combines finished state s into d: agg_set.cuh's, shared with the resident sets. */
@@ -68,13 +77,16 @@ combine(const gh_agg_spec &sp, uint8_t t, gh_agg_state *d, const gh_agg_state *s
 
 /*
  * The union of a and b (both sorted) into r, combining equal groups; false
- * (r untouched) when it would pass max_groups or memory runs out.
+ * (r untouched) when it would pass max_groups or memory runs out.  KW: the
+ * program's key words.
  */
+template <int KW>
 gh_status
-merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
+merge_sets_w(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
 		   const gh_page_scan *scan, gh_agg_groups *r)
 {
-	int			na = agg->naggs;
+	const int	na = agg->naggs,
+				kw = KW;
 	uint64_t	i = 0,
 				j = 0,
 				n = 0;
@@ -82,11 +94,9 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 	/* count first, to refuse before touching anything */
 	while (i < a->n_groups || j < b->n_groups)
 	{
-		if (j >= b->n_groups || (i < a->n_groups &&
-								 group_less(a->nulls[i], a->keys[i], b->nulls[j], b->keys[j])))
+		if (j >= b->n_groups || (i < a->n_groups && group_less<KW>(a, i, b, j)))
 			i++;
-		else if (i >= a->n_groups ||
-				 group_less(b->nulls[j], b->keys[j], a->nulls[i], a->keys[i]))
+		else if (i >= a->n_groups || group_less<KW>(b, j, a, i))
 			j++;
 		else
 			i++, j++;
@@ -96,7 +106,7 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 		return gh_error(GH_ERR_OUTPUT_FULL, "aggregation: %llu groups exceed the bound of %llu",
 						(unsigned long long) n, (unsigned long long) r->max_groups);
 
-	uint64_t   *keys = (uint64_t *) malloc(sizeof(uint64_t) * (n ? n : 1));
+	uint64_t   *keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));
 	uint8_t    *nulls = (uint8_t *) malloc(n ? n : 1);
 	gh_agg_state *st = (gh_agg_state *) malloc(sizeof(gh_agg_state) * (n ? n : 1) * (na ? na : 1));
 
@@ -120,13 +130,13 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 			ta = true, tb = false;
 		else if (i >= a->n_groups)
 			ta = false, tb = true;
-		else if (group_less(a->nulls[i], a->keys[i], b->nulls[j], b->keys[j]))
+		else if (group_less<KW>(a, i, b, j))
 			ta = true, tb = false;
-		else if (group_less(b->nulls[j], b->keys[j], a->nulls[i], a->keys[i]))
+		else if (group_less<KW>(b, j, a, i))
 			ta = false, tb = true;
 		else
 			ta = tb = true;
-		keys[n] = ta ? a->keys[i] : b->keys[j];
+		memcpy(keys + n * kw, ta ? a->keys + i * kw : b->keys + j * kw, sizeof(uint64_t) * kw);
 		nulls[n] = ta ? a->nulls[i] : b->nulls[j];
 
 		bool		f = false;
@@ -153,10 +163,21 @@ merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *ag
 	r->states = st;
 	r->n_groups = n;
 	r->fallback_groups = fb;
+	r->key_words = (int16_t) kw;
 	return GH_OK;
 }
 
-/* One page of the host twin: false if it is refused. */
+gh_status
+merge_sets(const gh_agg_groups *a, const gh_agg_groups *b, const gh_agg_prog *agg,
+		   const gh_page_scan *scan, gh_agg_groups *r)
+{
+	return gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+		return merge_sets_w<decltype(k)::value>(a, b, agg, scan, r);
+	});
+}
+
+/* One page of the host twin (keys of KW words): false if it is refused. */
+template <int KW>
 bool
 fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		  const gh_page_ref &ref, const uint16_t *visible, gh_agg_table &t, gh_agg_stats *s)
@@ -170,7 +191,8 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		return false;
 
 	int			pass[GH_PAGE_MAX_TUPLES];
-	uint64_t	keys[GH_PAGE_MAX_TUPLES];
+	const int	kw = KW;
+	uint64_t	keys[GH_PAGE_MAX_TUPLES * KW];
 	uint8_t		nulls[GH_PAGE_MAX_TUPLES];
 	int			np = 0;
 	uint64_t	nt = 0;
@@ -187,7 +209,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_agg_row(agg, cols, b, &keys[np], &nulls[np]))
+		if (!gh_agg_row<KW>(agg, cols, b, &keys[np * kw], &nulls[np]))
 			return false;
 		pass[np++] = slot;
 	}
@@ -199,7 +221,7 @@ fold_page(const gh_page_scan *scan, const gh_agg_prog *agg, const uint8_t *page,
 
 		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
 
-		int64_t		g = gh_agg_find(t, agg, keys[i], nulls[i]);
+		int64_t		g = gh_agg_find<KW>(t, agg, &keys[i * kw], nulls[i]);
 
 		if (g < 0)
 			return true;		/* the request overflowed: nothing it holds is used */
@@ -264,6 +286,7 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	}
 	if (jn.jq_len != 0 && jn.ninner == 0)
 		return bad("a join qual without a join", 0);
+	GH_PAGE_CHECK(gh_agg_star_check(scan, agg));
 	GH_PAGE_CHECK(check_range(scan, agg, jn.jq_start, jn.jq_len, types,
 							  "join qual outside the instructions", 0));
 
@@ -272,18 +295,22 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	for (int i = 0; i < agg->nkeys; i++)
 	{
 		const gh_page_key &k = agg->key[i];
+		bool		text = k.conv == GH_AGG_KEY_BPCHAR || k.conv == GH_AGG_KEY_TEXT;
+		int			kb = gh_agg_key_bits(agg, i);
 
 		if (!col_ok(scan, agg, k.col))
 			return bad("key column out of range", i);
-		if (!is_key_conv_ok(k, gh_agg_col_type(scan, agg, k.col)))
+		if (!is_key_conv_ok(k, kb, gh_agg_col_type(scan, agg, k.col)))
 			return bad("key conversion does not fit its column", i);
-		if (k.width < 1 || k.width > 64 ||
-			((k.conv == GH_AGG_KEY_BPCHAR || k.conv == GH_AGG_KEY_TEXT) && k.width > 56))
+		if (kb < 1 || (!text && (kb > 64 || agg->key_bytes[i] != 0)) || kb > GH_AGG_KEY_MAX_BITS)
 			return bad("key width out of range", i);
-		bits += k.width;
+		bits += kb;
 	}
-	if (agg->nkeys > 1 && bits > 64)
-		return bad("packed key wider than 64 bits", bits);
+	for (int i = agg->nkeys; i < GH_AGG_MAX_KEYS; i++)
+		if (agg->key_bytes[i] != 0)
+			return bad("slot bytes of a key that is not there", i);
+	if (bits > GH_AGG_KEY_MAX_BITS)
+		return bad("packed key wider than GH_AGG_KEY_MAX_BITS", bits);
 	for (int a = 0; a < agg->naggs; a++)
 	{
 		const gh_agg_spec &sp = agg->agg[a];
@@ -362,6 +389,7 @@ gh_agg_groups_init(gh_agg_groups *g, const gh_agg_prog *agg, uint64_t max_groups
 	memset(g, 0, sizeof(*g));
 	g->naggs = agg->naggs;
 	g->max_groups = max_groups;
+	g->key_words = (int16_t) gh_agg_key_words(agg);
 	return GH_OK;
 }
 
@@ -408,14 +436,19 @@ gh_status
 gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg_prog *agg,
 			  gh_agg_groups *out)
 {
-	int			na = agg->naggs;
+	int			na = agg->naggs,
+				kw = gh_agg_key_words(agg);
 	std::vector<uint64_t> idx;
 
 	for (uint64_t h = 0; h < t.slots; h++)
 		if (t.ctrl[h] == GH_AGG_SLOT_READY && t.group[h] != UINT32_MAX)
 			idx.push_back(h);
-	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-		return group_less(t.nulls[x], t.keys[x], t.nulls[y], t.keys[y]);
+	gh_agg_by_kw(kw, [&](auto k) {
+		constexpr int KW = decltype(k)::value;
+
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<KW>(t.nulls[x], &t.keys[x * KW], t.nulls[y], &t.keys[y * KW]);
+		});
 	});
 
 	gh_agg_groups req;
@@ -423,14 +456,18 @@ gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg
 	memset(&req, 0, sizeof(req));
 	req.naggs = (int16_t) na;
 	req.n_groups = idx.size();
+	req.key_words = (int16_t) kw;
 
-	std::vector<uint64_t> keys(idx.size());
+	std::vector<uint64_t> keys(idx.size() * kw);
 	std::vector<uint8_t> nulls(idx.size());
 	std::vector<gh_agg_state> st(idx.size() * na);
 
 	for (size_t i = 0; i < idx.size(); i++)
 	{
-		keys[i] = t.keys[idx[i]];
+		if (kw == 1)
+			keys[i] = t.keys[idx[i]];
+		else
+			memcpy(&keys[i * kw], &t.keys[idx[i] * kw], sizeof(uint64_t) * kw);
 		nulls[i] = t.nulls[idx[i]];
 		for (int a = 0; a < na; a++)
 		{
@@ -448,7 +485,8 @@ gh_status
 gh_agg_merge(gh_agg_groups *dst, const gh_agg_groups *src, const gh_page_scan *scan,
 			 const gh_agg_prog *agg)
 {
-	if (!dst || !src || !agg || !scan || dst->naggs != agg->naggs || src->naggs != agg->naggs)
+	if (!dst || !src || !agg || !scan || dst->naggs != agg->naggs || src->naggs != agg->naggs ||
+		!gh_agg_groups_fit(dst, agg) || !gh_agg_groups_fit(src, agg))
 		return gh_error(GH_ERR_INVALID, "aggregation merge: sets of another program");
 	return merge_sets(dst, src, agg, scan, dst);
 }
@@ -464,7 +502,7 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	size_t		n_out = 0;
 
 	GH_PAGE_CHECK(gh_agg_prog_check(scan, agg));
-	if (!out || out->naggs != agg->naggs)
+	if (!out || out->naggs != agg->naggs || !gh_agg_groups_fit(out, agg))
 		return gh_error(GH_ERR_INVALID, "aggregation: the group set is not this program's");
 	if (!dim && agg->join.ninner != 0)
 		return gh_error(GH_ERR_INVALID, "aggregation: a program over a join needs its dimension");
@@ -472,6 +510,9 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		return gh_error(GH_ERR_INVALID, "aggregation: the dimension (%d columns, device %d) is "
 						"not the program's (%d columns, device %d)", dim->ninner, dim->device,
 						agg->join.ninner, device);
+	if (dim && dim->nparts != agg->star.ndims)
+		return gh_error(GH_ERR_INVALID, "aggregation: a star of %d dimensions for a program "
+						"of %d", dim->nparts, agg->star.ndims);
 	if (dim && scan->nkeys < 1)
 		return gh_error(GH_ERR_INVALID, "aggregation: a join without a join key");
 	GH_PAGE_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
@@ -493,7 +534,7 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 	ht.slots = gh_agg_slots(bound);
 	ht.ctrl.assign(ht.slots, GH_AGG_SLOT_EMPTY);
-	ht.keys.assign(ht.slots, 0);
+	ht.keys.assign(ht.slots * gh_agg_key_words(agg), 0);
 	ht.nulls.assign(ht.slots, 0);
 	ht.group.assign(ht.slots, UINT32_MAX);
 	ht.states.resize(bound * agg->naggs);
@@ -515,7 +556,10 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		const uint8_t *page = page_data + refs[p].offset;
 
 		refused[p] = !(dim ? gh_agg_fold_page_join(scan, agg, dim, page, refs[p], visible, t, &s)
-					   : fold_page(scan, agg, page, refs[p], visible, t, &s));
+					   : gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+						   return fold_page<decltype(k)::value>(scan, agg, page, refs[p], visible,
+																t, &s);
+					   }));
 		s.refused += refused[p];
 	}
 	s.pages = n_pages;

@@ -134,6 +134,12 @@ gh_agg_dim_free(gh_agg_dim *d)
 {
 	if (!d)
 		return;
+	if (d->nparts > 0)
+	{
+		/* a star: its parts are their owners' */
+		delete d;
+		return;
+	}
 	if (d->device != GH_AGG_HOST)
 		gh_gpu_agg_dim_release(d);
 	if (d->table)
@@ -175,12 +181,15 @@ gh_agg_dim_bytes(const gh_agg_dim *d)
 	return d ? d->bytes : 0;
 }
 
-bool
-gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
-					  const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
-					  gh_agg_table &t, gh_agg_stats *s)
+/* gh_agg_fold_page_join for group keys of KW words */
+template <int KW>
+static bool
+fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
+			   const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
+			   gh_agg_table &t, gh_agg_stats *s)
 {
 	static thread_local gh_pval cols[GH_AGG_INNER_COL0 + GH_AGG_MAX_INNER];
+
 	const gh_vbase b = gh_vbase_of(page, scan->pool, dim->view.heap);
 	const gh_dim_view &d = dim->view;
 	const bool	lean = !gh_join_may_refuse(agg, d);
@@ -210,7 +219,7 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 		nt++;
 		if (!o.passed)
 			continue;
-		if (!gh_join_row(agg, d, lean, o.null_key, o.key, cols, b, &hits[np], &some))
+		if (!gh_join_row<KW>(agg, d, lean, o.null_key, o.key, cols, b, &hits[np], &some))
 			return false;
 		if (some)
 			pass[np++] = slot;
@@ -225,16 +234,16 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 		gh_walk_slot(scan, page, nitems, ref, visible, pass[i], cols, &o);
 		for (uint32_t m = 0; m < hits[i].cnt; m++)
 		{
-			uint64_t	key = 0;
+			uint64_t	key[KW];
 			uint8_t		nulls = 0;
 
 			if (gh_join_pair(agg, d, hits[i].off + m, cols, b) != GH_QUAL_PASS)
 				continue;
 			npairs++;
 			gh_dim_mark(agg, d, hits[i].off + m);
-			gh_agg_key(agg, cols, b, &key, &nulls);
+			gh_agg_key<KW>(agg, cols, b, key, &nulls);
 
-			int64_t		g = gh_agg_find(t, agg, key, nulls);
+			int64_t		g = gh_agg_find<KW>(t, agg, key, nulls);
 
 			if (g < 0)
 				return true;	/* the request overflowed: nothing it holds is used */
@@ -245,4 +254,16 @@ gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh
 	}
 	s->passed += npairs;
 	return true;
+}
+
+bool
+gh_agg_fold_page_join(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_dim *dim,
+					  const uint8_t *page, const gh_page_ref &ref, const uint16_t *visible,
+					  gh_agg_table &t, gh_agg_stats *s)
+{
+	if (dim->nparts > 0)
+		return gh_agg_fold_page_star(scan, agg, dim, page, ref, visible, t, s);
+	return gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {
+		return fold_page_join<decltype(k)::value>(scan, agg, dim, page, ref, visible, t, s);
+	});
 }

@@ -17,9 +17,9 @@
 #include <string.h>
 
 size_t
-gh_agg_set_size(int naggs, uint64_t cap)
+gh_agg_set_size(int naggs, int kw, uint64_t cap)
 {
-	return (size_t) cap * (sizeof(uint64_t) + 1 + sizeof(gh_agg_state) * naggs) +
+	return (size_t) cap * (sizeof(uint64_t) * kw + 1 + sizeof(gh_agg_state) * naggs) +
 		(size_t) gh_agg_slots(cap) * sizeof(uint32_t);
 }
 
@@ -29,7 +29,7 @@ host_grow(gh_agg_set *set, uint64_t cap)
 {
 	uint64_t	slots = gh_agg_slots(cap);
 
-	set->h_keys.resize(cap);
+	set->h_keys.resize(cap * set->kw);
 	set->h_nulls.resize(cap);
 	set->h_states.resize(cap * set->agg.naggs);
 	set->h_slot.assign(slots, GH_SET_EMPTY);
@@ -41,7 +41,9 @@ host_grow(gh_agg_set *set, uint64_t cap)
 	v.keys = set->h_keys.data();
 	v.nulls = set->h_nulls.data();
 	for (uint64_t g = 0; g < set->n_groups; g++)
-		gh_set_reinsert(v, g);
+	{
+		gh_agg_by_kw(set->kw, [&](auto k) { gh_set_reinsert<decltype(k)::value>(v, g); });
+	}
 	set->cap = cap;
 	set->slots = slots;
 	return GH_OK;
@@ -64,6 +66,7 @@ gh_agg_set_create(int device, const gh_page_scan *scan, const gh_agg_prog *agg,
 	set->device = device;
 	set->scan = *scan;
 	set->agg = *agg;
+	set->kw = gh_agg_key_words(agg);
 	for (int a = 0; a < agg->naggs; a++)
 		set->in_type[a] = gh_agg_in_type(scan, agg, agg->agg[a]);
 	set->max_bytes = max_bytes;
@@ -122,9 +125,9 @@ make_room(gh_agg_set *set, uint64_t more)
 		return gh_error(GH_ERR_OUTPUT_FULL, "resident groups: more than 2^32 groups");
 	cap = std::max<uint64_t>(std::max<uint64_t>(need, 2 * set->cap), 1024);
 	cap = std::min<uint64_t>(cap, UINT32_MAX - 2);
-	if (set->max_bytes > 0 && gh_agg_set_size(na, cap) > set->max_bytes)
+	if (set->max_bytes > 0 && gh_agg_set_size(na, set->kw, cap) > set->max_bytes)
 		cap = need;
-	if (set->max_bytes > 0 && gh_agg_set_size(na, cap) > set->max_bytes)
+	if (set->max_bytes > 0 && gh_agg_set_size(na, set->kw, cap) > set->max_bytes)
 		return gh_error(GH_ERR_OUTPUT_FULL, "resident groups: %llu groups pass the set's cap "
 						"of %zu bytes", (unsigned long long) need, set->max_bytes);
 
@@ -132,7 +135,7 @@ make_room(gh_agg_set *set, uint64_t more)
 		gh_gpu_agg_set_grow(set, cap);
 
 	if (st == GH_OK)
-		set->bytes = gh_agg_set_size(na, cap);
+		set->bytes = gh_agg_set_size(na, set->kw, cap);
 	else if (st == GH_ERR_GPU_MEMORY || st == GH_ERR_HOST_MEMORY)
 		return gh_error(GH_ERR_OUTPUT_FULL, "resident groups: no memory for %llu groups",
 						(unsigned long long) cap);
@@ -144,7 +147,7 @@ gh_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 {
 	int			na = set->agg.naggs;
 
-	if (!src || src->naggs != na)
+	if (!src || src->naggs != na || (src->n_groups > 0 && gh_agg_groups_key_words(src) != set->kw))
 		return gh_error(GH_ERR_INVALID, "resident groups: a merge of another program's groups");
 	if (src->n_groups == 0)
 		return GH_OK;
@@ -168,7 +171,10 @@ gh_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 	for (uint64_t i = 0; i < src->n_groups; i++)
 	{
 		bool		fresh;
-		uint64_t	g = gh_set_find(v, src->keys[i], src->nulls[i], &fresh);
+		const uint64_t *key = src->keys + i * set->kw;
+		uint64_t	g = gh_agg_by_kw(set->kw, [&](auto k) {
+			return gh_set_find<decltype(k)::value>(v, key, src->nulls[i], &fresh);
+		});
 		gh_agg_state *d = &v.states[g * na];
 		const gh_agg_state *s = &src->states[i * na];
 
@@ -228,16 +234,22 @@ gh_status
 gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nulls,
 				  const gh_agg_state *states, uint64_t n, gh_agg_groups *out)
 {
-	int			na = set->agg.naggs;
+	int			na = set->agg.naggs,
+				kw = set->kw;
 	std::vector<uint64_t> idx(n);
 
 	for (uint64_t i = 0; i < n; i++)
 		idx[i] = i;
-	std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
-		return nulls[x] != nulls[y] ? nulls[x] < nulls[y] : keys[x] < keys[y];
+	gh_agg_by_kw(kw, [&](auto k) {
+		constexpr int KW = decltype(k)::value;
+
+		std::sort(idx.begin(), idx.end(), [&](uint64_t x, uint64_t y) {
+			return gh_gkey_less<KW>(nulls[x], keys + x * KW, nulls[y], keys + y * KW);
+		});
 	});
 	gh_agg_groups_free(out);
-	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * (n ? n : 1));
+	out->key_words = (int16_t) kw;
+	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));
 	out->nulls = (uint8_t *) malloc(n ? n : 1);
 	out->states = (gh_agg_state *) malloc(sizeof(gh_agg_state) * (n ? n : 1) * na);
 	if (!out->keys || !out->nulls || !out->states)
@@ -253,7 +265,7 @@ gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nu
 	{
 		bool		f = false;
 
-		out->keys[i] = keys[idx[i]];
+		memcpy(out->keys + i * kw, keys + idx[i] * kw, sizeof(uint64_t) * kw);
 		out->nulls[i] = nulls[idx[i]];
 		memcpy(&out->states[i * na], &states[idx[i] * na], sizeof(gh_agg_state) * na);
 		for (int a = 0; a < na; a++)
@@ -297,9 +309,10 @@ gh_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_groups *o
 			(*removed)++;
 			continue;
 		}
-		keys.push_back(set->h_keys[g]);
+		keys.insert(keys.end(), set->h_keys.begin() + g * set->kw,
+					set->h_keys.begin() + (g + 1) * set->kw);
 		nulls.push_back(set->h_nulls[g]);
 		states.insert(states.end(), s, s + na);
 	}
-	return gh_agg_set_output(set, keys.data(), nulls.data(), states.data(), keys.size(), out);
+	return gh_agg_set_output(set, keys.data(), nulls.data(), states.data(), nulls.size(), out);
 }

@@ -27,11 +27,15 @@ enum
  * pool and, in the aggregate over a join, the dimension's heap (NULL
  * elsewhere: no value refers to it then).
  */
+#define GH_VBASE_XHEAPS 3		/* a star's further dimensions' heaps */
+
 struct gh_vbase
 {
 	const uint8_t *page;
 	const uint8_t *pool;
 	const uint8_t *heap;
+	/* a star's dimension d > 0: its values' pool is GH_IN_HEAP + d */
+	const uint8_t *xheap[GH_VBASE_XHEAPS];
 };
 
 GH_HD gh_vbase
@@ -42,13 +46,16 @@ gh_vbase_of(const uint8_t *page, const uint8_t *pool, const uint8_t *heap = null
 	b.page = page;
 	b.pool = pool;
 	b.heap = heap;
+	for (int i = 0; i < GH_VBASE_XHEAPS; i++)
+		b.xheap[i] = nullptr;
 	return b;
 }
 
 GH_HD const uint8_t *
 gh_pval_ptr(const gh_pval &v, const gh_vbase &b)
 {
-	return (v.pool == GH_IN_PAGE ? b.page : v.pool == GH_IN_POOL ? b.pool : b.heap) + v.ref;
+	return (v.pool == GH_IN_PAGE ? b.page : v.pool == GH_IN_POOL ? b.pool :
+			v.pool == GH_IN_HEAP ? b.heap : b.xheap[v.pool - GH_IN_HEAP - 1]) + v.ref;
 }
 
 GH_HD double

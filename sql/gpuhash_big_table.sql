@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- A table of more than one segment file (1 GB each): absorbed scans
 -- (heap_scan.c) read blocks past the first segment, serially and from the

@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Multi-level joins (issue 14): stacks of GpuHashJoins, each the outer child
 -- of the one above, which the executor may run as one multi-level probe.

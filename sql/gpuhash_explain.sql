@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- EXPLAIN shows the GPU node with its keys, scheme and device; ANALYZE adds
 -- the inner rows, distinct keys and batches (times only with TIMING on).

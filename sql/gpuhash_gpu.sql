@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- GPU-only tests: run by test/run-all.sh when the server's gpuhash.device is
 -- gpu (a GPU is usable).  GPU failures must never crash the backend or lose

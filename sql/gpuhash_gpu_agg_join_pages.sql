@@ -49,6 +49,8 @@ BEGIN
     END IF;
     IF l LIKE '%Dimension: pages%' THEN
       dim := 'pages';
+    ELSIF l LIKE '%Dimension: shared, pages%' THEN
+      dim := 'shared pages';
     END IF;
   END LOOP;
   DROP TABLE jg_a, jg_b, jg_c;
@@ -156,7 +158,7 @@ INSERT INTO jg_toast SELECT i, i % 5,
        ELSE 'short ' || (i % 7) END
 FROM generate_series(1, 1300) i;
 VACUUM (ANALYZE) jg_toast;
-SELECT * FROM jg_check('SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k');
+SELECT * FROM jg_check($$SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k$$);
 SELECT * FROM jg_check('SELECT t, count(*) FROM jg_li JOIN jg_toast ON l_partkey = k WHERE s = 2 GROUP BY t');
 SELECT * FROM jg_check($$
   SELECT sum(CASE WHEN t LIKE 'short%' THEN l_quantity ELSE 0 END), count(*)
@@ -209,10 +211,93 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET gpuhash.shared_dimension = off;
 SELECT * FROM jg_check('SELECT p_brand, count(*), sum(l_quantity), avg(p_size), max(p_date) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
-SELECT * FROM jg_check('SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k');
+SELECT * FROM jg_check($$SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k$$);
 RESET gpuhash.shared_dimension;
 SELECT * FROM jg_check('SELECT p_brand, count(*), sum(l_quantity), avg(p_size), max(p_date) FROM jg_li JOIN jg_part ON l_partkey = p_partkey GROUP BY p_brand');
 
+-- the shared dimension from pages: every participant walks the blocks the
+-- block allocator in the node's DSM hands it, one dimension of all their
+-- rows.  An inner table of many shares: duplicate keys, NULL keys, NULLs
+-- in the columns read; changed rows (HOT chains on a half-full table,
+-- deleted rows, an aborted insert) leave pages that are not all-visible
+SET work_mem = '64MB';
+CREATE TABLE jg_pbig (b_key int4, b_grp int4, b_val int8, b_name text)
+  WITH (autovacuum_enabled = off, fillfactor = 50);
+INSERT INTO jg_pbig SELECT CASE WHEN i % 211 = 0 THEN NULL ELSE i % 9000 END, i % 13,
+  CASE WHEN i % 17 = 0 THEN NULL ELSE i * 7 END, 'name ' || (i % 23)
+FROM generate_series(1, 40000) i;
+CREATE TABLE jg_lbig (k int4, q int4) WITH (autovacuum_enabled = off);
+INSERT INTO jg_lbig SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE i % 11000 END, i % 10
+FROM generate_series(1, 60000) i;
+CREATE TABLE jg_pempty (LIKE jg_pbig);
+VACUUM (ANALYZE) jg_pbig, jg_lbig, jg_pempty;
+SELECT jg_explain('SELECT b_grp, count(*), sum(q), sum(b_val) FROM jg_lbig JOIN jg_pbig ON k = b_key GROUP BY b_grp');
+SELECT * FROM jg_check('SELECT b_grp, count(*), sum(q), sum(b_val), min(b_val) FROM jg_lbig JOIN jg_pbig ON k = b_key GROUP BY b_grp');
+SELECT * FROM jg_check('SELECT count(*), sum(b_val) FROM jg_lbig JOIN jg_pbig ON k = b_key WHERE b_grp < 5 AND q > 2');
+-- EXPLAIN ANALYZE: the pages every participant walked, each page once
+-- (which participant walked which varies from run to run)
+DO $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM jg_on(true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM jg_lbig JOIN jg_pbig ON k = b_key' LOOP
+    IF l LIKE '%Inner Pages All Participants%' THEN
+      RAISE WARNING '%, the table has % pages', regexp_replace(l, '^ *', ''),
+        pg_relation_size('jg_pbig') / current_setting('block_size')::int;
+    END IF;
+  END LOOP;
+END $$;
+SELECT * FROM jg_check('SELECT count(*), sum(q) FROM jg_lbig JOIN jg_pempty ON k = b_key');
+SELECT * FROM jg_check('SELECT b_name, count(*) FROM jg_lbig JOIN jg_pempty ON k = b_key GROUP BY b_name');
+UPDATE jg_pbig SET b_val = b_val + 1 WHERE b_key % 5 = 0;
+UPDATE jg_pbig SET b_val = b_val + 1 WHERE b_key % 10 = 0;
+DELETE FROM jg_pbig WHERE b_key % 7 = 0;
+BEGIN;
+INSERT INTO jg_pbig SELECT i, 1, 1, 'aborted' FROM generate_series(1, 3000) i;
+ROLLBACK;
+SELECT * FROM jg_check('SELECT b_grp, count(*), sum(q), sum(b_val), min(b_val) FROM jg_lbig JOIN jg_pbig ON k = b_key GROUP BY b_grp');
+BEGIN;
+UPDATE jg_pbig SET b_val = 0 WHERE b_key < 500;
+INSERT INTO jg_pbig VALUES (1, 1, 5, 'new');
+SELECT * FROM jg_check('SELECT b_grp, count(*), sum(b_val) FROM jg_lbig JOIN jg_pbig ON k = b_key GROUP BY b_grp');
+ROLLBACK;
+-- refused inner pages (read by the CPU of the participant that took them),
+-- refused outer pages (the CPU reads the whole inner table for their join)
+SELECT * FROM jg_check($$SELECT count(*), sum(l_quantity), count(CASE WHEN t LIKE 'long%' THEN 1 END) FROM jg_li JOIN jg_toast ON l_partkey = k$$);
+SELECT * FROM jg_check('SELECT t, count(*) FROM jg_li JOIN jg_toast ON l_partkey = k WHERE s = 2 GROUP BY t');
+SELECT * FROM jg_check('SELECT p_size, count(*), sum(v) FROM jg_otoast JOIN jg_part ON k = p_partkey AND t <> p_name GROUP BY p_size');
+SELECT * FROM jg_check('SELECT b_grp, count(*), sum(v) FROM jg_otoast JOIN jg_pbig ON k = b_key GROUP BY b_grp');
+-- rescans: the Gather under a nested loop runs again (ReInitializeDSM:
+-- the block allocator and the dimension anew)
+SET enable_material = off;
+SELECT * FROM jg_check($$
+  SELECT * FROM (SELECT b_grp, count(*) AS n, sum(b_val) AS r
+                 FROM jg_lbig JOIN jg_pbig ON k = b_key GROUP BY b_grp) ss
+    RIGHT JOIN (VALUES (1), (2), (3)) v(x) ON x = b_grp $$);
+RESET enable_material;
+RESET work_mem;
+SET max_parallel_workers_per_gather = 0;
+
+-- an outer join preserving the inner side (I LEFT JOIN R), serially: the
+-- dimension from pages, the unmatched rows and the NULL-key ones
+-- null-extended from the rows the CPU reads in the walk's order
+SELECT jg_explain('SELECT b_grp, count(*), count(q), sum(q) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q < 3 GROUP BY b_grp');
+SELECT * FROM jg_check('SELECT b_grp, count(*), count(q), sum(q), sum(b_val) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q < 3 GROUP BY b_grp');
+SELECT * FROM jg_check('SELECT b_key, count(q) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q = 4 GROUP BY b_key');
+SELECT * FROM jg_check('SELECT p_brand, count(*), count(l_quantity), sum(l_quantity) FROM jg_part LEFT JOIN jg_li ON l_partkey = p_partkey AND l_quantity < 4 GROUP BY p_brand');
+SELECT * FROM jg_check('SELECT count(*), count(q) FROM jg_pempty LEFT JOIN jg_lbig ON k = b_key');
+-- refused inner pages (a request with one read whole by the CPU), refused
+-- outer pages
+SELECT * FROM jg_check('SELECT s, count(*), count(l_quantity), count(t) FROM jg_toast LEFT JOIN jg_li ON l_partkey = k AND l_quantity < 20 GROUP BY s');
+SELECT * FROM jg_check('SELECT p_size, count(*), count(v), sum(v) FROM jg_part LEFT JOIN jg_otoast ON k = p_partkey AND t <> p_name GROUP BY p_size');
+SELECT jg_figures('SELECT b_grp, count(*), count(q) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q < 3 GROUP BY b_grp') AS outer_join;
+-- pages changed since the last vacuum
+UPDATE jg_pbig SET b_grp = b_grp + 1 WHERE b_key % 3 = 0;
+DELETE FROM jg_pbig WHERE b_key % 11 = 0;
+SELECT * FROM jg_check('SELECT b_grp, count(*), count(q), sum(q), sum(b_val) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q < 3 GROUP BY b_grp');
+
+DROP TABLE jg_pbig, jg_lbig, jg_pempty;
 DROP TABLE jg_li, jg_part, jg_toast, jg_otoast;
 DROP FUNCTION jg_on, jg_check, jg_explain, jg_figures;
 DROP FUNCTION aj_check(text, text), aj_error(text), aj_plan_has(text, text), aj_on(), aj_off(),

@@ -164,9 +164,8 @@ SELECT aj_plan($$SELECT sum(l_quantity), sum(p.s) FROM aj_line,
 SELECT aj_plan($$SELECT sum(CASE WHEN p_size > 10 THEN l_quantity ELSE 1 END)
 FROM aj_line JOIN aj_part ON l_partkey = p_partkey$$);
 
--- the switches off: PostgreSQL's own plans (gpuhash.gpu_aggregate_join is
--- off by default)
-RESET gpuhash.gpu_aggregate_join;
+-- the switches off: PostgreSQL's own plans
+SET gpuhash.gpu_aggregate_join = off;
 SELECT aj_plan($$SELECT d_year, sum(l_extendedprice), count(*)
 FROM aj_line JOIN aj_date ON l_shipdate = d_datekey
 GROUP BY d_year ORDER BY d_year$$);

@@ -115,8 +115,29 @@ SELECT rr_same('SELECT k, sum(q) FROM rr WHERE i4 > 100000 GROUP BY k');
 SET parallel_leader_participation = off;
 SELECT rr_same('SELECT k, sum(q), count(*) FROM rr GROUP BY k HAVING sum(q) > 150 AND count(*) = 2');
 RESET parallel_leader_participation;
--- parallel figures: the leader shows the reader's
+-- parallel figures: the leader shows the readers' (Groups Returned summed)
 SELECT rr_explain('SELECT k, sum(q) FROM rr GROUP BY k HAVING sum(q) > 150');
+-- no HAVING: every participant reads ranges of the finished set, each
+-- group once over all of them (the digest counts duplicates)
+SET gpuhash.resident_groups = on;
+SELECT rr_explain('SELECT k, sum(q), count(*) FROM rr GROUP BY k');
+SELECT count(*), count(DISTINCT k) FROM (SELECT k, sum(q) FROM rr GROUP BY k) s;
+SET parallel_leader_participation = off;
+SELECT rr_same('SELECT k, sum(q), count(*) FROM rr GROUP BY k');
+SELECT rr_explain('SELECT k, sum(q), count(*) FROM rr GROUP BY k');
+RESET parallel_leader_participation;
+-- a Limit that stops reading early: the readers left end theirs
+SELECT rr_same('SELECT k, sum(q) FROM rr GROUP BY k ORDER BY k LIMIT 5');
+RESET gpuhash.resident_groups;
+-- auto: the set only where it saves more than its finish costs; a serial
+-- grouping of one request, each row its own group, no HAVING term: the
+-- groups come back with the request; with a HAVING term the set filters
+CREATE TABLE rr_few AS SELECT i AS k, i % 10 AS v FROM generate_series(1, 5000) i;
+ANALYZE rr_few;
+SET max_parallel_workers_per_gather = 0;
+SELECT rr_explain('SELECT k, sum(v) FROM rr_few GROUP BY k');
+SELECT rr_explain('SELECT k, sum(v) FROM rr_few GROUP BY k HAVING sum(v) = 3');
+SET max_parallel_workers_per_gather = 2;
 
 -- serial: the same, and the figures
 SET max_parallel_workers_per_gather = 0;
@@ -263,5 +284,5 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
-DROP TABLE rr, rr_toast;
+DROP TABLE rr, rr_toast, rr_few;
 DROP FUNCTION rr_same(text), rr_digest(text), rr_explain(text);

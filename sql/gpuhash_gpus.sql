@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Several GPUs (service_gpus.c, cuda/partitioned.cpp).  The GPU service
 -- partitions a table by key over GPUs when no GPU has room for it alone;

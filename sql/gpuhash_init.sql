@@ -10,13 +10,15 @@
 SELECT extname FROM pg_extension WHERE extname = 'gpuhash';
 SHOW enable_gpuhashjoin;
 
--- on: prefer the GPU join (native hash and merge joins off, no setup cost)
+-- on: prefer the GPU hash join (native hash and merge joins off, no setup
+-- cost, the GPU aggregate over a join off: it would take aggregated joins)
 CREATE FUNCTION gh_force_on() RETURNS void LANGUAGE sql AS $$
   SELECT set_config('enable_gpuhashjoin', 'on', true),
          set_config('enable_hashjoin', 'off', true),
          set_config('enable_mergejoin', 'off', true),
          set_config('gpuhash.setup_cost', '0', true),
-         set_config('gpuhash.min_gain', '0', true);
+         set_config('gpuhash.min_gain', '0', true),
+         set_config('gpuhash.gpu_aggregate_join', 'off', true);
 $$;
 
 -- the (first) GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q, its

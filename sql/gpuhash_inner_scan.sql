@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- The inner Seq Scan absorbed into the join's build (heap_scan.c): the node
 -- reads the inner table's pages itself, with page-mode visibility, and keeps

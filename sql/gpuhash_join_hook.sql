@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 -- gpuhash notices when its join hook is no longer called: a library loaded
 -- after it (Citus, listed after gpuhash in shared_preload_libraries) can set
 -- set_join_pathlist_hook without calling the hook it found.  The testing

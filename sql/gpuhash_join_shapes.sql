@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Join shapes: duplicates, empty sides, extra join clauses, subqueries and
 -- CTEs, multi-table trees, two-column keys, rescans, both schemes, small

@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Join types: LEFT, RIGHT, FULL, SEMI (EXISTS, IN), ANTI (NOT EXISTS) and
 -- semi joins whose subquery side is unique-ified.  Each with NULL keys on

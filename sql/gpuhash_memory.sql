@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Memory: a GPU join keeps its inner rows within work_mem x
 -- hash_mem_multiplier, as PostgreSQL's hash join does.  An inner side that

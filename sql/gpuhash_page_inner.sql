@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- The page path of an absorbed inner scan (page_inner.c, issue 53): the
 -- build side's heap pages go to the page walker with no key; it deforms

@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Join types in parallel plans, through the GPU service (runs after
 -- gpuhash_service.sql).  The outer side is split among the participants,

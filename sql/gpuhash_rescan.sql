@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- Rescans and parameters: join keys, join filters and pseudoconstant quals
 -- that read a parameter of an outer query level (correlated subqueries,

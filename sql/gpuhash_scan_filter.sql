@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- An absorbed scan's quals evaluated in place (scan_filter.c): comparisons
 -- of int2, int4, int8, date, timestamp and timestamptz columns with

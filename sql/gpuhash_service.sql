@@ -1,3 +1,6 @@
+-- This file tests GpuHashJoin: the GPU aggregate over a join, which would
+-- take its aggregated joins, has its own files (gpuhash_gpu_agg_join*).
+SET gpuhash.gpu_aggregate_join = off;
 --
 -- The GPU service (gpuhash in shared_preload_libraries): joins run through
 -- it, EXPLAIN ANALYZE says so, and tables are freed when their query ends.

@@ -57,7 +57,7 @@ bool		gpuhash_shared_inner_pages = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
 bool		gpuhash_gpu_aggregate = true;
-bool		gpuhash_gpu_aggregate_join = false;
+bool		gpuhash_gpu_aggregate_join = true;
 bool		gpuhash_dimension_pages = true;
 bool		gpuhash_preagg_shared_dim = true;
 int			gpuhash_staging_memory_mb = 256;
@@ -510,9 +510,9 @@ _PG_init(void)
 							 "A GpuPreAgg node walks one table's pages and joins each row on "
 							 "the GPU to the other side's rows, which PostgreSQL's own plan "
 							 "produces, before it folds them (src/agg/agg_join_paths.c); with "
-							 "gpuhash.gpu_aggregate.  Off until its executor is proven.",
+							 "gpuhash.gpu_aggregate.",
 							 &gpuhash_gpu_aggregate_join,
-							 false,
+							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 

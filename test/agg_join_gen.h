@@ -346,7 +346,9 @@ hand_programs(gh_page_scan *s, preds &pr, gh_agg_prog *p)
 
 enum
 {
-	K_NONE = 0, K_INNER_INT, K_INNER_BPCHAR_OUTER_BPCHAR, K_INNER_TEXT_OUTER_INT, K_OUTER
+	K_NONE = 0, K_INNER_INT, K_INNER_BPCHAR_OUTER_BPCHAR, K_INNER_TEXT_OUTER_INT, K_OUTER,
+	K_WIDE						/* (inner int8, inner text in 12 bytes, int4, inner date):
+								 * 224 bits, GH_AGG_KEY_WORDS words */
 };
 
 /* The aggregates of a join case: inner and outer operands, conditions, constants. */
@@ -399,6 +401,14 @@ make_prog(gh_agg_prog *p, int keys, bool join)
 		case K_OUTER:
 			p->nkeys = 1;
 			p->key[0] = {C_G1, 1, 32};
+			break;
+		case K_WIDE:
+			p->nkeys = 4;
+			p->key[0] = {IC(J_I8), 2, 64};
+			p->key[1] = {IC(J_TXT), GH_AGG_KEY_TEXT, 0};
+			p->key_bytes[1] = 12;
+			p->key[2] = {C_G1, 1, 32};
+			p->key[3] = {IC(J_DATE), 1, 32};
 			break;
 		default:
 			break;

@@ -220,15 +220,37 @@ ref_fold(const gh_agg_spec &sp, uint8_t t, ref_state &st, const vector<cell> &ro
 		st.sum += v.i;
 }
 
+/* a packed key: key[0 .. kw), the most significant word first */
 struct gkey
 {
 	uint8_t		nulls;
-	uint64_t	key;
+	int			kw;
+	uint64_t	key[GH_AGG_KEY_WORDS];
 	bool		operator<(const gkey &o) const
 	{
-		return nulls != o.nulls ? nulls < o.nulls : key < o.key;
+		if (nulls != o.nulls)
+			return nulls < o.nulls;
+		for (int j = 0; j < kw; j++)
+			if (key[j] != o.key[j])
+				return key[j] < o.key[j];
+		return false;
 	}
 };
+
+/* k's words shifted left by n bits (1..64), x's low n bits put in */
+static inline void
+ref_push(gkey &k, uint64_t x, int n)
+{
+	unsigned __int128 carry = n < 64 ? x & ((UINT64_C(1) << n) - 1) : x;
+
+	for (int j = k.kw - 1; j >= 0; j--)
+	{
+		unsigned __int128 w = ((unsigned __int128) k.key[j] << n) | carry;
+
+		k.key[j] = (uint64_t) w;
+		carry = w >> 64;
+	}
+}
 
 typedef std::map<gkey, vector<ref_state>> ref_groups;
 
@@ -237,34 +259,58 @@ typedef std::map<gkey, vector<ref_state>> ref_groups;
 static inline bool
 ref_group_key(const gh_agg_prog &p, const vector<cell> &row, gkey *out)
 {
-	gkey		k = {0, 0};
+	gkey		k;
 
+	memset(&k, 0, sizeof(k));
+	k.kw = gh_agg_key_words(&p);
 	for (int j = 0; j < p.nkeys; j++)
 	{
 		const gh_page_key &pk = p.key[j];
 		const lval &v = row[pk.col].v;
+		const int	width = gh_agg_key_bits(&p, j);
 		uint64_t	x = 0;
 
 		if (v.null)
 			k.nulls |= (uint8_t) (1 << j);
+		if (v.null && k.kw > 1)
+		{
+			for (int b = 0; b < width; b += 64)
+				ref_push(k, 0, std::min(64, width - b));
+			continue;
+		}
+		if (v.null)
+			;
 		else if (pk.conv == GH_AGG_KEY_BPCHAR || pk.conv == GH_AGG_KEY_TEXT)
 		{
 			std::string b = v.s;
 
 			while (pk.conv == GH_AGG_KEY_BPCHAR && !b.empty() && b.back() == ' ')
 				b.pop_back();
-			if (b.size() * 8 > pk.width)
+			if ((int) b.size() * 8 > width)
 				return false;
-			for (int c = 0; c < pk.width / 8; c++)
-				x = (x << 8) | (c < (int) b.size() ? (uint8_t) b[c] : 0);
+			for (int c = 0; c < width / 8; c++)
+			{
+				uint8_t		byte = c < (int) b.size() ? (uint8_t) b[c] : 0;
+
+				if (k.kw > 1)
+					ref_push(k, byte, 8);
+				x = (x << 8) | byte;
+			}
+			if (k.kw > 1)
+				continue;
 		}
 		else
 			x = pk.conv == 0 ? (uint64_t) (int64_t) (int16_t) v.i
 				: pk.conv == 1 ? (uint64_t) (int64_t) (int32_t) v.i
 				: pk.conv == 3 ? (uint64_t) (uint32_t) v.i
 				: pk.conv == 4 ? (uint64_t) (v.i != 0) : (uint64_t) v.i;
-		k.key = p.nkeys == 1 ? x : (k.key << pk.width) |
-			(pk.width >= 64 ? x : x & ((UINT64_C(1) << pk.width) - 1));
+		if (k.kw > 1)
+		{
+			ref_push(k, x, width);
+			continue;
+		}
+		k.key[0] = p.nkeys == 1 ? x : (k.key[0] << width) |
+			(width >= 64 ? x : x & ((UINT64_C(1) << width) - 1));
 	}
 	*out = k;
 	return true;
@@ -305,11 +351,16 @@ compare_ref(const char *tag, const gh_agg_groups &out, const ref_groups &want,
 	{
 		if (gi >= out.n_groups)
 			break;
-		if (out.keys[gi] != kv.first.key || out.nulls[gi] != kv.first.nulls)
+		const int	kw = kv.first.kw;
+
+		if (gh_agg_groups_key_words(&out) != kw ||
+			memcmp(out.keys + gi * kw, kv.first.key, 8 * kw) != 0 ||
+			out.nulls[gi] != kv.first.nulls)
 		{
-			RCHECK(false, "%s: group %zu key %llx/%x, the reference %llx/%x", tag, gi,
-				   (unsigned long long) out.keys[gi], out.nulls[gi],
-				   (unsigned long long) kv.first.key, kv.first.nulls);
+			RCHECK(false, "%s: group %zu key %llx../%x (%d words), the reference %llx../%x (%d)",
+				   tag, gi, (unsigned long long) out.keys[gi * gh_agg_groups_key_words(&out)],
+				   out.nulls[gi], gh_agg_groups_key_words(&out),
+				   (unsigned long long) kv.first.key[0], kv.first.nulls, kw);
 			return;
 		}
 		for (int a = 0; a < p.naggs && bad < 5; a++)
@@ -374,7 +425,9 @@ compare_sets(const char *tag, const gh_agg_groups &a, const gh_agg_groups &b)
 	bool		ok = a.n_groups == b.n_groups && a.fallback_groups == b.fallback_groups;
 
 	if (ok)
-		ok = !memcmp(a.keys, b.keys, 8 * a.n_groups) && !memcmp(a.nulls, b.nulls, a.n_groups);
+		ok = gh_agg_groups_key_words(&a) == gh_agg_groups_key_words(&b) &&
+			!memcmp(a.keys, b.keys, 8 * gh_agg_groups_key_words(&a) * a.n_groups) &&
+			!memcmp(a.nulls, b.nulls, a.n_groups);
 	for (uint64_t i = 0; ok && i < a.n_groups * a.naggs; i++)
 	{
 		const gh_agg_state &x = a.states[i],

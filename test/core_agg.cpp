@@ -100,6 +100,54 @@ const gh_agg_spec SPECS[] = {
 	S(GH_AGG_MAX, 0, 0, C_F8, 0, 0), S(GH_AGG_MIN, 0, 0, C_I8, 0, 0),
 };
 
+/*
+ * Wide keys (more than 64 bits: GH_AGG_KEY_WORDS words), keys 4 and up:
+ *	4	(int4, int8, date): 128 bits, most rows a group of their own
+ *	5	(text in 3 bytes, char(1) in 9, int4, int2): 144 bits; 'ab ' fills
+ *		its slot exactly, trailing spaces counting
+ *	6	(char(1) in 1 byte, int8, int4): 104 bits; a two-letter flag refuses
+ *		its page
+ *	7	text in 48 bytes alone: the whole 384 bits
+ */
+void
+wide_keys(gh_agg_prog *p, int keys)
+{
+	if (keys < 4)
+		return;
+	memset(p->key_bytes, 0, sizeof(p->key_bytes));
+	if (keys == 4)
+	{
+		p->nkeys = 3;
+		p->key[0] = {C_G1, 1, 32};
+		p->key[1] = {C_I8, 2, 64};
+		p->key[2] = {C_D, 1, 32};
+	}
+	else if (keys == 5)
+	{
+		p->nkeys = 4;
+		p->key[0] = {C_TXT, GH_AGG_KEY_TEXT, 0};
+		p->key_bytes[0] = 3;
+		p->key[1] = {C_FLAG, GH_AGG_KEY_BPCHAR, 0};
+		p->key_bytes[1] = 9;
+		p->key[2] = {C_G1, 1, 32};
+		p->key[3] = {C_I2, 0, 16};
+	}
+	else if (keys == 6)
+	{
+		p->nkeys = 3;
+		p->key[0] = {C_FLAG, GH_AGG_KEY_BPCHAR, 0};
+		p->key_bytes[0] = 1;
+		p->key[1] = {C_I8, 2, 64};
+		p->key[2] = {C_G1, 1, 32};
+	}
+	else
+	{
+		p->nkeys = 1;
+		p->key[0] = {C_TXT, GH_AGG_KEY_TEXT, 0};
+		p->key_bytes[0] = GH_AGG_KEY_MAX_BITS / 8;
+	}
+}
+
 void
 make_prog(gh_agg_prog *p, int keys)
 {
@@ -119,6 +167,7 @@ make_prog(gh_agg_prog *p, int keys)
 		p->key[0] = {C_TXT, GH_AGG_KEY_TEXT, 24};
 		p->key[1] = {C_G1, 1, 32};
 	}
+	wide_keys(p, keys);
 }
 
 ref_groups
@@ -183,7 +232,10 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 	make_prog(&p, keys);
 	ACHECK(gh_agg_prog_check(s, &p) == GH_OK, "%s: program rejected: %s", tag, gh_last_error());
 
+	double		tf = gh_now_ms();
 	gh_status	r = run_agg(GH_AGG_HOST, *s, p, ds, 0, ds.n_pages, max_groups, &host, refused, &st);
+
+	tf = gh_now_ms() - tf;
 
 	ACHECK(r == GH_OK, "%s: host twin: %s", tag, gh_last_error());
 	if (r == GH_OK)
@@ -257,8 +309,9 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			gh_agg_groups_free(&gpu);
 		}
 	}
-	printf("  %-34s rows %7zu pages %5u groups %7llu  %6.2f s\n", tag, o.rows, ds.n_pages,
-		   (unsigned long long) host.n_groups, (gh_now_ms() - t0) / 1000.0);
+	/* fold: the host twin's gh_page_agg over every page, alone */
+	printf("  %-34s rows %7zu pages %5u groups %7llu  %6.2f s (fold %.1f ms)\n", tag, o.rows,
+		   ds.n_pages, (unsigned long long) host.n_groups, (gh_now_ms() - t0) / 1000.0, tf);
 	fflush(stdout);
 	gh_agg_groups_free(&host);
 	delete s;
@@ -393,6 +446,19 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 	o.rows = quick ? 150000 : 300000;
 	o.groups = quick ? 1000000 : 2000000;
 	run_case("100k+ groups", gpus, o, 1, false, 9);
+	o.rows = quick ? 5000 : 30000;
+	o.groups = 40;
+	run_case("wide: (int4, int8, date)", gpus, o, 4, false, 11);
+	o.null_p = 0.3;
+	run_case("wide: (text, char, int4, int2), NULLs", gpus, o, 5, true, 12);
+	o.null_p = 0.05;
+	run_case("wide: text in 48 bytes", gpus, o, 7, false, 13);
+	o.wide_flag_rows = 1;
+	run_case("wide: char too long: page refused", gpus, o, 6, false, 14);
+	o.wide_flag_rows = 0;
+	o.rows = quick ? 150000 : 300000;
+	o.groups = quick ? 1000000 : 2000000;
+	run_case("wide: 100k+ groups", gpus, o, 5, false, 15);
 	test_overflow(gpus);
 	test_threads(gpus);
 }

@@ -33,6 +33,8 @@ using std::vector;
 
 /* core_agg_join_bad.cpp */
 void		test_agg_join_bad(int gpus, int *checks, int *failures);
+/* core_agg_star.cpp */
+void		test_agg_star(int gpus, int *checks, int *failures);
 
 namespace
 {
@@ -516,6 +518,7 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	printf("aggregates over a join, conditions and constants (%s):\n",
 		   gpus > 0 ? "GPU + host twin" : "host twin");
 	test_agg_join_bad(gpus, checks, failures);
+	test_agg_star(gpus, checks, failures);
 
 	jcase		c;
 
@@ -549,6 +552,18 @@ test_agg_join(int gpus, bool quick, int *checks, int *failures)
 	run_case(c, gpus);
 	c.d.long_txt_p = 0;
 	c.some_refused = false;
+	c.tag = "wide keys: (int8, text, int4, date)";
+	c.keys = K_WIDE;
+	c.seed = 12;
+	run_case(c, gpus);
+	c.tag = "wide keys, a text too long: refused";
+	c.d.long_txt_p = 0.03;
+	c.some_refused = true;
+	c.seed = 13;
+	run_case(c, gpus);
+	c.d.long_txt_p = 0;
+	c.some_refused = false;
+	c.keys = K_INNER_TEXT_OUTER_INT;
 	c.tag = "a hot key of 70 rows";
 	c.d.max_dup = 2;
 	c.d.hot_dup = 70;

@@ -84,6 +84,19 @@ make_prog(gh_agg_prog *p, int keys)
 		p->key[0] = {C_G1, 1, 32};
 	if (keys >= 2)
 		p->key[1] = {C_FLAG, GH_AGG_KEY_BPCHAR, 8};
+	if (keys == 4)
+	{
+		/* a key of two words: (int4, int8), 96 bits */
+		p->nkeys = 2;
+		p->key[1] = {C_I8, 2, 64};
+	}
+	if (keys == 3)
+	{
+		/* a wide key: (int4, char(1) in 9 bytes, int8), 168 bits */
+		p->key[1] = {C_FLAG, GH_AGG_KEY_BPCHAR, 0};
+		p->key_bytes[1] = 9;
+		p->key[2] = {C_I8, 2, 64};
+	}
 }
 
 /* a term over konst (192-bit from an __int128) */
@@ -301,7 +314,10 @@ run_case(const char *tag, int gpus, const options &o, int keys, uint64_t seed, u
 					continue;
 				want++;
 				/* the states were compared above (NaN payloads aside) */
-				if (k >= kept.n_groups || kept.keys[k] != whole.keys[gi] ||
+				int			kw = gh_agg_groups_key_words(&whole);
+
+				if (k >= kept.n_groups || gh_agg_groups_key_words(&kept) != kw ||
+					memcmp(kept.keys + k * kw, whole.keys + gi * kw, 8 * kw) != 0 ||
 					kept.nulls[k] != whole.nulls[gi] ||
 					kept.states[k * NAGGS].count != whole.states[gi * NAGGS].count)
 					same = false;
@@ -317,7 +333,7 @@ run_case(const char *tag, int gpus, const options &o, int keys, uint64_t seed, u
 		gh_agg_set_free(set);
 
 		/* a cap that holds a few requests' groups: later merges refused whole */
-		size_t		cap = gh_agg_set_size(NAGGS, 1024) + 1;
+		size_t		cap = gh_agg_set_size(NAGGS, 1, 1024) + 1;
 
 		st = merge_all(dev, s, &p, ds, per, cap, &set, &refusals);
 		SCHECK(st == GH_OK, "%s (%s): capped merges: %s", tag, side, gh_last_error());
@@ -375,4 +391,12 @@ test_agg_set(int gpus, bool quick, int *checks, int *failures)
 	o.rows = quick ? 150000 : 300000;
 	o.groups = quick ? 400000 : 800000;
 	run_case("set: 100k+ groups, grown", gpus, o, 1, 24, 16);
+	o.rows = quick ? 20000 : 60000;
+	o.groups = 50;
+	o.null_p = 0.2;
+	run_case("set: wide (int4, char, int8), NULLs", gpus, o, 3, 25, 3);
+	run_case("set: two words (int4, int8), NULLs", gpus, o, 4, 27, 3);
+	o.rows = quick ? 150000 : 300000;
+	o.groups = quick ? 400000 : 800000;
+	run_case("set: wide, 100k+ groups, grown", gpus, o, 3, 26, 16);
 }

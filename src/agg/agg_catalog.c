@@ -591,8 +591,9 @@ gpuhash_agg_supported_join(const Aggref *aggref, Index scanrelid, Relids inner_r
  * them (signed values sign-extended, then masked to their width: one-to-one
  * within a width); char(n) and text/varchar as their bytes (GH_AGG_KEY_BPCHAR
  * without trailing spaces, bpchar's equality; GH_AGG_KEY_TEXT with them,
- * text's).  A value longer than the key's bytes refuses its page, which the
- * CPU then reads: exact, though a column of long values gains nothing.
+ * text's), in a slot gpuhash_agg_key_slots chooses (agg_keys.c).  A value
+ * longer than its slot refuses its page, which the CPU then reads: exact,
+ * though a column of long values gains nothing.
  * Collations must be deterministic (equality is then bytewise); bpchar
  * without a typmod is declined, since its groups would show whichever
  * padding the first row had.
@@ -651,6 +652,6 @@ gpuhash_agg_key_supported_join(const Expr *expr, Index scanrelid, Relids inner_r
 		return false;
 	}
 	*conv = t == BPCHAROID ? GH_AGG_KEY_BPCHAR : GH_AGG_KEY_TEXT;
-	*width = (len >= 1 && len < 7) ? (uint8) (8 * len) : 56;
+	*width = 0;					/* the slot: gpuhash_agg_key_slots, over every key */
 	return true;
 }

@@ -94,14 +94,24 @@ extern Datum gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
 								   const bool *nulls, bool *isnull);
 
 /*
- * A group column's value back from a packed group key (type and typmod of
- * the column): its bits are (packed >> shift) masked to width, shift being
- * the widths of the key columns packed after it (0 for the last or only
- * one).  *isnull is always false: a NULL key column is the group's null
- * mask's business, which the caller checks first.
+ * A group column's value back from a packed group key of kw words (the
+ * most significant first; type and typmod of the column): its bits are
+ * the width bits from bit shift up, shift being the bits of the key
+ * columns packed after it (0 for the last or only one).  *isnull is always
+ * false: a NULL key column is the group's null mask's business, which the
+ * caller checks first.
  */
 extern Datum gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod,
-								   uint64 packed, int shift, int width,
+								   const uint64 *key, int kw, int shift, int width,
 								   bool *isnull);
+
+/*
+ * Each group key's bits in the packed key (gpuhash_agg.h): bits[k] holds
+ * an integer key's width (gpuhash_agg_key_supported's) on entry; a text
+ * key's slot is chosen here from its declared length (typmod) and the
+ * database encoding's longest character: false when they cannot fit
+ * GH_AGG_KEY_MAX_BITS.
+ */
+extern bool gpuhash_agg_key_slots(int nkeys, const uint8 *conv, const int32 *typmod, int *bits);
 
 #endif							/* AGG_CATALOG_H */

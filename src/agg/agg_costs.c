@@ -119,27 +119,63 @@ gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 }
 
 /*
- * The same where the groups stay resident in the GPU service
- * (agg_resident.c): no merge in the backend; each request's groups are
- * merged into the one set on the device, a hash-table insert or combine per
- * group and request, priced at the walker's per-row cost
- * (gpuhash.page_row_cost) for each of the participant's groups (groups);
- * and only the set's survivors come up, once for all participants, one
- * row each (a parallel path's rows are per participant: the Gather above
- * multiplies them back).
+ * Resident groups (agg_resident.c) in place of the backend's merge (A7,
+ * ARCHITECTURE.md's cost table): each request's groups merged into the one
+ * set on the device, a hash insert or combine per group and request,
+ * priced at the walker's per-row cost (gpuhash.page_row_cost) for each of
+ * the participant's groups; then the set's finish, once, before any
+ * participant's first group: its survivors of the pushed HAVING terms
+ * compacted on the device, copied back and sorted in the service
+ * (AGG_SET_FINISH_COST each, measured: the finish of 5.43 M groups took
+ * 1.9 s on the H200, 0.35 us a group); then the survivors read back and
+ * handed up once, all participants reading ranges of the set at once
+ * (cpu_tuple_cost each, a participant's share).  A parallel path's rows
+ * are the survivors / its workers, so that the Gather above hands up the
+ * survivors once.
+ *
+ * What the set saves: the backend's merge of each answer (A6, a pass over
+ * the participant's groups per request) and, where the same group is
+ * folded by several participants or the HAVING terms drop groups, rows
+ * handed up: each costs the Gather its parallel_tuple_cost and the
+ * Finalize Aggregate reading it a cpu_tuple_cost.  Where the groups are
+ * each participant's own (no two fold the same one), no HAVING term is
+ * pushed and the participants send few requests, the finish costs more
+ * than it saves and the groups come back with each request as without a
+ * set.  cpath holds the path's cost without the set (A5, A6); the set is
+ * chosen (GPUHASH_PREAGG_RESIDENT, which the executor follows) only where
+ * it is cheaper.  walk: the cost before the groups (the pages, over a join
+ * its dimension and probes); groups: one participant's; survivors: the
+ * set's groups the pushed terms keep.
  */
+#define AGG_SET_FINISH_COST 0.0077
+
+static void
+choose_resident(CustomPath *cpath, Path *partial_scan, Cost walk, double groups,
+				double survivors)
+{
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	int			workers = partial_scan ? Max(cpath->path.parallel_workers, 0) : 0;
+	double		up = (workers > 0 ? parallel_tuple_cost : 0.0) + cpu_tuple_cost;
+	Cost		startup = walk + gpuhash_page_row_cost * groups +
+		AGG_SET_FINISH_COST * survivors;
+	Cost		total = startup + cpu_tuple_cost * survivors / participants;
+
+	if (gpuhash_resident_groups != GPUHASH_RESIDENT_ON &&
+		total + up * survivors >= cpath->path.total_cost + up * cpath->path.rows * Max(workers, 1))
+		return;
+	cpath->path.rows = clamp_row_est(workers > 0 ? survivors / workers : survivors);
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = total;
+	cpath->flags |= GPUHASH_PREAGG_RESIDENT;
+}
+
+/* The same with resident groups where they are cheaper (choose_resident). */
 void
 gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 							 Path *partial_scan, double groups, double survivors)
 {
-	Cost		startup = page_walk_cost(baserel, partial_scan) +
-		gpuhash_page_row_cost * groups;
-	double		per = partial_scan && cpath->path.parallel_workers > 0 ?
-		survivors / cpath->path.parallel_workers : survivors;
-
-	cpath->path.rows = clamp_row_est(per);
-	cpath->path.startup_cost = startup;
-	cpath->path.total_cost = startup + cpu_tuple_cost * survivors;
+	choose_resident(cpath, partial_scan, page_walk_cost(baserel, partial_scan), groups,
+					survivors);
 }
 
 /*
@@ -190,8 +226,10 @@ tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shar
 
 /*
  * Will the dimension come from the inner table's pages (agg_join_pages.c)?
- * The executor's tests that the plan can see: a serial Seq Scan of a base
- * table, gpuhash.page_scan and gpuhash.dimension_pages on, not
+ * The executor's tests that the plan can see: a Seq Scan of a base table
+ * (parallel-aware only as a shared dimension's partial plan, whose blocks
+ * the participants then share), gpuhash.page_scan and
+ * gpuhash.dimension_pages on, not
  * serializable, its quals all the walker's (the key and the dimension's
  * columns are taken to be plain columns it reads; where they are not, the
  * executor builds from the inner plan's rows, priced below as pages).
@@ -205,8 +243,8 @@ inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
 	Relation	r;
 	GpuPageProgram prog;
 
-	if (shared || gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
-		inner_path->pathtype != T_SeqScan || inner_path->parallel_aware ||
+	if (gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
+		inner_path->pathtype != T_SeqScan || (inner_path->parallel_aware && !shared) ||
 		inner_path->param_info != NULL || rel->reloptkind != RELOPT_BASEREL ||
 		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
 		return false;
@@ -227,20 +265,25 @@ inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
  * tuple walked (gpuhash.page_row_cost), and the passing rows' keys and
  * values shipped back from the walk and out to the build
  * (AGG_DIM_BYTE_COST twice), each inserted (gpuhash.build_row_cost).
- * Uncalibrated as a whole: the page path's constants, calibrated on the
- * join's walk, and the tuple build's byte rate.
+ * Shared (shared_rows >= 0): the pages and tuples walked are a share
+ * (the participants split the blocks), the rows of every share are built
+ * once.  Uncalibrated as a whole: the page path's constants, calibrated on
+ * the join's walk, and the tuple build's byte rate.
  */
 static Cost
-dim_pages_cost(Path *inner_path, int ninner, int width)
+dim_pages_cost(Path *inner_path, int ninner, int width, double shared_rows)
 {
 	RelOptInfo *rel = inner_path->parent;
 	double		spc_seq_page_cost;
+	double		share = shared_rows >= 0.0 ? gpuhash_parallel_divisor(inner_path) : 1.0;
+	double		rows = shared_rows >= 0.0 ? shared_rows : inner_path->rows;
 
 	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
-	return (spc_seq_page_cost + gpuhash_page_cpu_cost) * rel->pages +
-		gpuhash_page_row_cost * rel->tuples +
-		2.0 * dim_bytes(inner_path->rows, ninner, width) * AGG_DIM_BYTE_COST +
-		gpuhash_build_row_cost * inner_path->rows;
+	return ((spc_seq_page_cost + gpuhash_page_cpu_cost) * rel->pages +
+			gpuhash_page_row_cost * rel->tuples) / share +
+		dim_bytes(rows / share, ninner, width) * AGG_DIM_BYTE_COST +
+		dim_bytes(rows, ninner, width) * AGG_DIM_BYTE_COST +
+		gpuhash_build_row_cost * rows;
 }
 
 /*
@@ -248,8 +291,8 @@ dim_pages_cost(Path *inner_path, int ninner, int width)
  * quals pass joined on the device to the dimension built of inner_path's
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
  * further clauses pass folded.  pairs and groups: one participant's.  An
- * outer join preserving the inner side builds from the plan's rows always
- * (agg_join_pages.c).
+ * outer join preserving the inner side with a shared dimension builds from
+ * the plan's rows (agg_join_pages.c).
  */
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
@@ -271,8 +314,14 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * rows, and one of them builds the one dimension from all shared_rows
 	 * while the others wait.
 	 */
-	if (!preserve_inner && inner_by_pages(root, inner_path, shared_rows >= 0.0))
-		startup += dim_pages_cost(inner_path, ninner, width);
+	if (!(preserve_inner && shared_rows >= 0.0) &&
+		inner_by_pages(root, inner_path, shared_rows >= 0.0))
+	{
+		startup += dim_pages_cost(inner_path, ninner, width, shared_rows);
+		/* an outer join's fold reads the rows by the CPU too (agg_join_pages_rows.c) */
+		if (preserve_inner)
+			startup += inner_path->total_cost;
+	}
 	else
 		startup += inner_path->total_cost + tuple_build_cost(inner_path, nkeys, ninner, width,
 															 shared_rows);
@@ -290,26 +339,37 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 */
 	startup += gpuhash_page_row_cost * pairs;
 
-	if (all_groups >= 0.0)
-	{
-		/*
-		 * Resident groups (agg_resident.c): each request's groups merged into
-		 * the one set on the device, as gpuhash_cost_preagg_resident prices
-		 * them, and every group handed up once for all participants.
-		 */
-		startup += gpuhash_page_row_cost * groups;
-		cpath->path.rows = clamp_row_est(partial_scan && cpath->path.parallel_workers > 0 ?
-										 all_groups / cpath->path.parallel_workers : all_groups);
-		cpath->path.startup_cost = startup;
-		cpath->path.total_cost = startup + cpu_tuple_cost * all_groups;
-		return;
-	}
-
 	/* the answers' groups merged into the participant's set */
-	startup += group_merge_cost(baserel, partial_scan, groups);
+	cpath->path.startup_cost = startup + group_merge_cost(baserel, partial_scan, groups);
 
 	/* the groups come out at the end, one row each */
 	cpath->path.rows = clamp_row_est(groups);
-	cpath->path.startup_cost = startup;
-	cpath->path.total_cost = startup + cpu_tuple_cost * cpath->path.rows;
+	cpath->path.total_cost = cpath->path.startup_cost + cpu_tuple_cost * cpath->path.rows;
+
+	/*
+	 * Resident groups where they are cheaper: every group handed up once
+	 * for all participants (no HAVING term is priced over a join).
+	 */
+	if (all_groups >= 0.0)
+		choose_resident(cpath, partial_scan, startup, groups, all_groups);
+}
+
+/*
+ * A star's further dimension (agg_star_paths.c), beyond what
+ * gpuhash_cost_preagg_join prices for the first: its plan run to its end
+ * and its rows built (the tuple build's constants), once per participant,
+ * and a probe of it on the device by each walked row the quals pass (the
+ * walker's per-row cost, as the first dimension's probe).
+ */
+void
+gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel, Path *inner_path,
+							 int nkeys, int ninner, Path *partial_scan)
+{
+	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
+	Cost		c = inner_path->total_cost +
+		tuple_build_cost(inner_path, nkeys, ninner, inner_path->pathtarget->width, -1.0) +
+		gpuhash_page_row_cost * baserel->rows / participants;
+
+	cpath->path.startup_cost += c;
+	cpath->path.total_cost += c;
 }

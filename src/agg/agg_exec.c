@@ -123,7 +123,8 @@ check_state(const gh_agg_state *st)
 static void
 group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *slot)
 {
-	int			na = g->naggs;
+	int			na = g->naggs,
+				kw = gh_agg_groups_key_words(g);
 
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
@@ -133,7 +134,8 @@ group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *
 
 		slot->tts_values[k] = isnull ? (Datum) 0 :
 			gpuhash_agg_key_datum(as->key_conv[k], as->key_type[k], as->key_typmod[k],
-								  g->keys[i], as->key_shift[k], as->key_width[k], &isnull);
+								  g->keys + i * kw, kw, as->key_shift[k], as->key_width[k],
+								  &isnull);
 		slot->tts_isnull[k] = isnull;
 	}
 	for (int a = 0; a < as->naggs; a++)
@@ -363,9 +365,14 @@ exec_preagg(CustomScanState *node)
 			if (gpuhash_agg_resident_next(as))
 				continue;
 			/* an outer join: the inner rows nothing matched (agg_join_outer.c) */
-			if (gpuhash_agg_outer_folds(as) && as->join->shared != NULL &&
-				!as->join->rows_loaded)
-				gpuhash_agg_join_par_load(as->join);
+			if (gpuhash_agg_outer_folds(as) && !as->join->rows_loaded)
+			{
+				/* the shared chunks, or (from pages) the table read by the CPU */
+				if (as->join->shared != NULL)
+					gpuhash_agg_join_par_load(as->join);
+				else
+					gpuhash_agg_join_load_rows(as);
+			}
 			if (gpuhash_agg_outer_next(as))
 			{
 				old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
@@ -396,6 +403,7 @@ end_preagg(CustomScanState *node)
 	{
 		gpuhash_agg_join_release(as->join);
 		gpuhash_agg_join_pages_end(as);
+		gpuhash_agg_star_end(as);
 		ExecEndNode(as->join->inner_ps);
 	}
 	gpuhash_heap_scan_end(as->os);
@@ -420,12 +428,16 @@ typedef struct PreAggDsmLayout
 {
 	Size		resident;		/* resident groups' Barrier (agg_resident.c) */
 	Size		outer;			/* an outer join's walk barrier (agg_join_outer.c) */
+	Size		inner_pages;	/* a shared dimension's inner table's block
+								 * allocator (agg_join_pages.c) */
 } PreAggDsmLayout;
 
 /*
  * The parts, in order: a Parallel Seq Scan's block allocator (heap_scan.c),
  * a shared dimension's coordination (agg_join_par.c), the resident groups'
- * region, an outer join's walk barrier and flags; each MAXALIGNed after
+ * region, an outer join's walk barrier and flags, the block allocator of
+ * a shared dimension's inner table walked by pages (as a Parallel Seq
+ * Scan's: PostgreSQL's, its snapshot the leader's); each MAXALIGNed after
  * all before it.  Returns the total size.
  */
 static Size
@@ -440,6 +452,9 @@ dsm_layout(GpuPreAggState *as, PreAggDsmLayout *layout)
 	if (layout != NULL)
 		layout->outer = off;
 	off = MAXALIGN(off + gpuhash_agg_outer_par_estimate(as));
+	if (layout != NULL)
+		layout->inner_pages = off;
+	off = MAXALIGN(off + gpuhash_agg_join_pages_estimate(as));
 	return off;
 }
 
@@ -462,6 +477,7 @@ init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	dsm_layout(as, &r);
 	gpuhash_agg_resident_init_dsm(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, false);
+	gpuhash_agg_join_pages_init_dsm(as, (char *) coordinate + r.inner_pages, false);
 }
 
 static void
@@ -475,6 +491,7 @@ reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate
 	dsm_layout(as, &r);
 	gpuhash_agg_resident_reinit_dsm(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, true);
+	gpuhash_agg_join_pages_init_dsm(as, (char *) coordinate + r.inner_pages, true);
 }
 
 static void
@@ -488,6 +505,7 @@ init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 	dsm_layout(as, &r);
 	gpuhash_agg_resident_attach(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_attach(as, (char *) coordinate + r.outer);
+	gpuhash_agg_join_pages_attach(as, (char *) coordinate + r.inner_pages);
 }
 
 /* Before a parallel plan's DSM goes: what the node keeps of it. */

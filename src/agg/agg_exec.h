@@ -53,7 +53,7 @@ typedef struct GpuPreAggState
 	Oid		   *key_type;
 	int32	   *key_typmod;
 	uint8	   *key_conv;
-	uint8	   *key_width;
+	int		   *key_width;		/* bits in the packed key (agg_keys.c) */
 	int		   *key_shift;		/* bits below the column in the packed key */
 	GpuAggSupport *aggs;
 	int		   *agg_pos;		/* aggregate a: its column in the scan tuple */
@@ -111,7 +111,7 @@ extern void gpuhash_agg_spill(GpuPreAggState *as);
 extern void gpuhash_agg_flush(GpuPreAggState *as);
 
 /* service_agg.c */
-extern uint32 gpuhash_service_agg_capacity(int naggs);
+extern uint32 gpuhash_service_agg_capacity(int naggs, int key_words);
 extern bool gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg,
 								   const GpuPageReq *req, gh_device device, uint64 max_groups,
 								   GhProbeTicket *tk, uint64 dim_id);

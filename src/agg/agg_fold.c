@@ -153,9 +153,10 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	as->key_type = palloc0(sizeof(Oid) * Max(as->nkeys, 1));
 	as->key_typmod = palloc0(sizeof(int32) * Max(as->nkeys, 1));
 	as->key_conv = palloc0(Max(as->nkeys, 1));
-	as->key_width = palloc0(Max(as->nkeys, 1));
+	as->key_width = palloc0(sizeof(int) * Max(as->nkeys, 1));
 	as->key_shift = palloc0(sizeof(int) * Max(as->nkeys, 1));
-	extra = palloc0(sizeof(AttrNumber) * (as->nkeys + 3 * as->naggs + 1));
+	extra = palloc0(sizeof(AttrNumber) *
+					(as->nkeys + 3 * as->naggs + GH_AGG_MAX_DIMS * GH_PAGE_MAX_KEYS + 1));
 	as->aggs = palloc0(sizeof(GpuAggSupport) * Max(as->naggs, 1));
 	foreach(lc, tlist)
 	{
@@ -167,6 +168,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		{
 			Expr	   *v = e;
 			bool		ok;
+			uint8		width = 0;
 
 			while (IsA(v, RelabelType))
 				v = ((RelabelType *) v)->arg;
@@ -184,9 +186,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 				as->key_inner[k] = (Var *) v;
 			ok = as->join != NULL ?
 				gpuhash_agg_key_supported_join(e, scanrelid, inner_relids, &as->key_conv[k],
-											   &as->key_width[k], &why) :
-				gpuhash_agg_key_supported(e, scanrelid, &as->key_conv[k], &as->key_width[k],
-										  &why);
+											   &width, &why) :
+				gpuhash_agg_key_supported(e, scanrelid, &as->key_conv[k], &width, &why);
+			as->key_width[k] = width;
 			if (!ok)
 				cpu_only(as, why ? why : "group key");
 		}
@@ -209,6 +211,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 					extra[nextra++] = s->attno[j];
 		}
 	}
+	/* the text keys' slots, as the planner chose them (agg_keys.c) */
+	if (!gpuhash_agg_key_slots(as->nkeys, as->key_conv, as->key_typmod, as->key_width))
+		cpu_only(as, "group keys wider than the GPU's packed key");
 	for (int k = as->nkeys - 1, shift = 0; k >= 0 && as->nkeys > 1; k--)
 	{
 		as->key_shift[k] = shift;
@@ -218,6 +223,9 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	/* the walker's program: the quals, the columns keys and arguments read */
 	if (as->join != NULL)
 		njkeys = join_key_columns(as, scanrelid, jkey_attno);
+	/* a star's further dimensions' keys (agg_star.c) */
+	if (as->join != NULL)
+		nextra = gpuhash_agg_star_extra(as->join, extra, nextra);
 	gpuhash_page_program_cols(&as->pp.prog, as->os->desc, scanrelid, quals,
 							  njkeys > 0 ? jkey_attno : NULL,
 							  njkeys > 0 ? as->join->outer_conv : NULL,
@@ -250,7 +258,10 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		{
 			ap->key[k].col = as->key_attno[k] - 1;
 			ap->key[k].conv = as->key_conv[k];
-			ap->key[k].width = as->key_width[k];
+			if (as->key_conv[k] == GH_AGG_KEY_BPCHAR || as->key_conv[k] == GH_AGG_KEY_TEXT)
+				ap->key_bytes[k] = (uint16) (as->key_width[k] / 8);
+			else
+				ap->key[k].width = (uint8) as->key_width[k];
 		}
 		/* the core folds at least one aggregate: a GROUP BY alone counts */
 		ap->naggs = Max(as->naggs, 1);
@@ -284,14 +295,16 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		as->gpu_ordinal = GH_AGG_HOST;
 
 	/* the set's bound: work_mem x hash_mem_multiplier, as HashAggregate's */
-	per_group = sizeof(uint64) + 1 + sizeof(gh_agg_state) * Max(as->naggs, 1);
+	per_group = sizeof(uint64) * (as->aprog ? gh_agg_key_words(as->aprog) : 1) + 1 +
+		sizeof(gh_agg_state) * Max(as->naggs, 1);
 	as->max_groups = Max(get_hash_memory_limit() / per_group, GH_PAGE_MAX_TUPLES);
 
 	/* requests: as many pages as a batch of the join pins, or the service takes */
 	cap = as->os->max_pins;
 	if (as->use_service && as->why_cpu == NULL)
 	{
-		uint32		svc = gpuhash_service_agg_capacity(Max(as->naggs, 1));
+		uint32		svc = gpuhash_service_agg_capacity(Max(as->naggs, 1),
+													   gh_agg_key_words(as->aprog));
 
 		if (svc > 0)
 			cap = Min(cap, svc);

@@ -53,14 +53,17 @@
 
 #define HAVING_TAG "gpu having"
 
-bool		gpuhash_resident_groups = true;
+int			gpuhash_resident_groups = GPUHASH_RESIDENT_AUTO;
 int			gpuhash_resident_groups_memory = 4096;	/* MB */
 
-/* Will the executor keep this grouping's groups resident (the setting, the service)? */
+/*
+ * May this grouping's groups stay resident (the setting, the service)?  The
+ * path's cost then decides (agg_costs.c).
+ */
 bool
 gpuhash_preagg_resident_planned(PlannerInfo *root)
 {
-	return gpuhash_resident_groups && root->parse->groupClause != NIL &&
+	return gpuhash_resident_groups != GPUHASH_RESIDENT_OFF && root->parse->groupClause != NIL &&
 		gpuhash_service_ready();
 }
 
@@ -351,11 +354,15 @@ gpuhash_preagg_plan_having(PlannerInfo *root, CustomScan *cscan, PathTarget *tar
 {
 	Index		relid = cscan->scan.scanrelid;
 	List	   *quals;
-	List	   *terms = pushed_terms(root, relid, target->exprs, &quals);
+	List	   *terms;
 	Oid			reloid;
 	Node	   *shown;
 	char	   *text;
 
+	/* only where the path keeps its groups resident (agg_costs.c) */
+	if (!(cscan->flags & GPUHASH_PREAGG_RESIDENT))
+		return;
+	terms = pushed_terms(root, relid, target->exprs, &quals);
 	if (terms == NIL)
 		return;
 	/* the text EXPLAIN shows, deparsed over the relation alone */

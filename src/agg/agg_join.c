@@ -20,7 +20,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "agg_join.h"
+#include "agg_join_pages.h"
 #include "service_dim.h"
 
 #include "executor/executor.h"
@@ -39,6 +39,9 @@
 void
 gpuhash_agg_join_free_dim(GpuAggJoin *j)
 {
+	/* a star: its parts too (agg_star.c) */
+	if (j->ndims > 1)
+		gpuhash_agg_star_free_dims(j);
 	if (j->dim != NULL)
 		gh_agg_dim_free(j->dim);
 	if (j->dim_id != 0 && !j->dim_shared)
@@ -236,6 +239,11 @@ collect_rows(GpuPreAggState *as)
 void
 gpuhash_agg_join_collect(GpuPreAggState *as)
 {
+	if (as->join->ndims > 1)
+	{
+		gpuhash_agg_star_collect(as);
+		return;
+	}
 	if (gpuhash_agg_join_pages_collect(as))
 		return;
 	collect_rows(as);
@@ -253,11 +261,16 @@ gpuhash_agg_join_load_rows(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	uint64		inner_rows = j->inner_rows;
 
-	/* a shared dimension's rows are read from its chunks (agg_exec.c) */
-	if (j->rows_loaded || j->shared != NULL)
+	/*
+	 * A shared dimension's rows are read from its chunks (agg_exec.c); one
+	 * from pages reads the table (agg_join_pages_rows.c), as an outer
+	 * join's from pages does, its positions the walk's
+	 */
+	if (j->rows_loaded || (j->shared != NULL && (j->pages == NULL || !j->pages->shared)))
 		return;
 	/* the dimension's figure stays: these rows are counted in it */
-	collect_rows(as);
+	if (!gpuhash_agg_join_pages_rows(as))
+		collect_rows(as);
 	j->inner_rows = inner_rows;
 }
 
@@ -270,6 +283,7 @@ gpuhash_agg_join_rescan(GpuPreAggState *as)
 
 	gpuhash_agg_join_release(j);
 	gpuhash_agg_join_pages_rescan(as);
+	gpuhash_agg_star_rescan(as);
 	if (ps->chgParam != NULL)
 		UpdateChangedParamSet(j->inner_ps, ps->chgParam);
 	ExecReScan(j->inner_ps);
@@ -307,6 +321,8 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *hs = as->os->slot;
 
+	if (j->ndims > 1)
+		return gpuhash_agg_star_next_pair(as, t, fresh);
 	if (fresh)
 	{
 		uint64		key;
@@ -352,7 +368,8 @@ gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot)
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 
 	econtext->ecxt_scantuple = as->os->slot;
-	econtext->ecxt_innertuple = j->row_slot;
+	/* a star: the combination's rows side by side (agg_star.c) */
+	econtext->ecxt_innertuple = j->ndims > 1 ? j->combo_slot : j->row_slot;
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
 	for (int k = 0; k < as->nkeys; k++)
@@ -393,6 +410,11 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	CustomScan *cscan = (CustomScan *) as->css.ss.ps.plan;
 	StringInfoData buf;
 
+	if (j->ndims > 1)
+	{
+		gpuhash_agg_star_explain(as, context, useprefix, es);
+		return;
+	}
 	initStringInfo(&buf);
 	for (int k = 0; k < j->njoinkeys; k++)
 	{
@@ -411,7 +433,7 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 											   context, useprefix, false), es);
 	gpuhash_agg_outer_explain(as, es);
 	/* one dimension for all participants (agg_join_par.c); else one each */
-	if (j->shared_plan)
+	if (j->shared_plan && j->pages == NULL)
 		ExplainPropertyText("Dimension", "shared", es);
 	gpuhash_agg_join_conds_explain(as, context, useprefix, es);
 	gpuhash_agg_join_pages_explain(as, context, useprefix, es);

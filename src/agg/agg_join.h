@@ -146,6 +146,27 @@ typedef struct GpuAggJoin
 	 * (agg_join_pages.c; NULL: from the inner plan's rows)
 	 */
 	struct GpuAggJoinPages *pages;
+
+	/*
+	 * A star (agg_star.c): the first dimension's GpuAggJoin holds dims[0 ..
+	 * ndims), itself first, and the clauses run per combination
+	 * (join_quals), the CPU forms and the star's built dimension (dim: the
+	 * parts side by side, gh_agg_dim_star).  Each dimension: its first
+	 * column in the walker's inner numbering (col0) and in combo_slot, the
+	 * CPU's combination of one row of each (tl_off), its own built part,
+	 * its keys' place in custom_exprs and its CPU cursor.  ndims 0: one
+	 * dimension, as above.
+	 */
+	int			ndims;
+	struct GpuAggJoin **dims;
+	int			col0;
+	int			tl_off;
+	int			expr_pos;
+	gh_agg_dim *part;
+	TupleTableSlot *combo_slot;
+	uint64		star_pos;
+	bool		star_started;
+	bool		star_empty;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -154,6 +175,9 @@ extern GpuAggJoin *gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan,
 extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
+
+/* agg_join_tlist.c */
+extern int	gpuhash_agg_join_tlpos(Plan *inner, const Var *v);
 
 /* agg_join_dim.c */
 extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
@@ -170,6 +194,12 @@ extern void gpuhash_agg_join_pages_rescan(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_end(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix,
 										   ExplainState *es);
+extern bool gpuhash_agg_join_pages_active(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_walk(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_free_rows(GpuPreAggState *as);
+extern Size gpuhash_agg_join_pages_estimate(GpuPreAggState *as);
+extern void gpuhash_agg_join_pages_init_dsm(GpuPreAggState *as, void *space, bool reinit);
+extern void gpuhash_agg_join_pages_attach(GpuPreAggState *as, void *space);
 
 /* agg_join_conds.c */
 extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
@@ -192,6 +222,24 @@ extern void gpuhash_agg_join_rescan(GpuPreAggState *as);
 extern bool gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
 extern void gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot);
 extern void gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix,
+									 ExplainState *es);
+
+/* agg_star.c: the aggregate over a star (several dimensions) */
+extern GpuAggJoin *gpuhash_agg_star_init(GpuPreAggState *as, CustomScan *cscan,
+										 EState *estate, int eflags);
+extern int	gpuhash_agg_star_col(GpuAggJoin *j, const Var *v);
+extern gh_col_type gpuhash_agg_star_col_type(GpuAggJoin *j, int c);
+extern int	gpuhash_agg_star_extra(GpuAggJoin *j, AttrNumber *extra, int nextra);
+extern bool gpuhash_agg_star_compile(GpuPreAggState *as, gh_agg_prog *ap);
+extern void gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan);
+extern void gpuhash_agg_star_collect(GpuPreAggState *as);
+extern bool gpuhash_agg_star_key(GpuAggJoin *dj, ExprState **states, const GpuKeyConv *conv,
+								 ExprContext *econtext, uint64 *key);
+extern void gpuhash_agg_star_free_dims(GpuAggJoin *j);
+extern void gpuhash_agg_star_rescan(GpuPreAggState *as);
+extern void gpuhash_agg_star_end(GpuPreAggState *as);
+extern bool gpuhash_agg_star_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh);
+extern void gpuhash_agg_star_explain(GpuPreAggState *as, List *context, bool useprefix,
 									 ExplainState *es);
 
 /* agg_join_outer.c */

@@ -22,79 +22,15 @@
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
-/*
- * The base relation's column a target list entry of plan p is, followed
- * through the OUTER_VAR and INNER_VAR references setrefs leaves in joins,
- * hashes, sorts and projections, and the INDEX_VAR ones of scans with a scan
- * tlist (a GpuHashJoin's custom_scan_tlist, a foreign join's, an index-only
- * scan's); false if it is not a plain column.
- */
-static bool
-trace_column(Plan *p, Expr *e, Index *varno, AttrNumber *attno)
-{
-	while (e != NULL && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	if (e == NULL || !IsA(e, Var) || ((Var *) e)->varlevelsup != 0)
-		return false;
-	if (((Var *) e)->varno == OUTER_VAR || ((Var *) e)->varno == INNER_VAR)
-	{
-		Var		   *v = (Var *) e;
-		Plan	   *c = v->varno == OUTER_VAR ? outerPlan(p) : innerPlan(p);
-
-		if (c == NULL || v->varattno < 1 || v->varattno > list_length(c->targetlist))
-			return false;
-		return trace_column(c, list_nth_node(TargetEntry, c->targetlist, v->varattno - 1)->expr,
-							varno, attno);
-	}
-	if (((Var *) e)->varno == INDEX_VAR)
-	{
-		/* a scan that outputs through its own scan tlist (a GpuHashJoin) */
-		Var		   *v = (Var *) e;
-		List	   *stl = NIL;
-
-		if (IsA(p, CustomScan))
-			stl = ((CustomScan *) p)->custom_scan_tlist;
-		else if (IsA(p, ForeignScan))
-			stl = ((ForeignScan *) p)->fdw_scan_tlist;
-		else if (IsA(p, IndexOnlyScan))
-			stl = ((IndexOnlyScan *) p)->indextlist;
-		if (v->varattno < 1 || v->varattno > list_length(stl))
-			return false;
-		return trace_column(p, list_nth_node(TargetEntry, stl, v->varattno - 1)->expr,
-							varno, attno);
-	}
-	if (IS_SPECIAL_VARNO(((Var *) e)->varno))
-		return false;
-	*varno = ((Var *) e)->varno;
-	*attno = ((Var *) e)->varattno;
-	return true;
-}
-
-/* Var v of the inner side: its position in the inner plan's output, or 0. */
-static int
-inner_tlpos(Plan *inner, const Var *v)
-{
-	ListCell   *lc;
-
-	foreach(lc, inner->targetlist)
-	{
-		TargetEntry *te = lfirst_node(TargetEntry, lc);
-		Index		varno;
-		AttrNumber	attno;
-
-		if (trace_column(inner, te->expr, &varno, &attno) &&
-			varno == v->varno && attno == v->varattno)
-			return te->resno;
-	}
-	return 0;
-}
-
 int
 gpuhash_agg_join_col(GpuAggJoin *j, const Var *v)
 {
 	for (int c = 0; c < j->ncols; c++)
 		if (j->cols[c].varno == v->varno && j->cols[c].varattno == v->varattno)
 			return c;
+	/* a star's further dimensions (agg_star.c) */
+	if (j->ndims > 1)
+		return gpuhash_agg_star_col(j, v);
 	return -1;
 }
 
@@ -118,7 +54,7 @@ add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid, Plan *inner)
 		c->varno = v->varno;
 		c->varattno = v->varattno;
 		c->type = v->vartype;
-		c->tlpos = inner_tlpos(inner, v);
+		c->tlpos = gpuhash_agg_join_tlpos(inner, v);
 		if (c->tlpos == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -148,6 +84,9 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	if (list_length(cscan->custom_private) <= GPUHASH_PREAGG_PRIV_NJOINKEYS ||
 		(nk = intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_NJOINKEYS))) == 0)
 		return NULL;
+	/* several dimensions (agg_star.c) */
+	if (gpuhash_preagg_star_of(cscan->custom_private) != NIL)
+		return gpuhash_agg_star_init(as, cscan, estate, eflags);
 	if (nk < 0 || list_length(cscan->custom_plans) != 1 ||
 		list_length(cscan->custom_exprs) < 2 * nk)
 		elog(ERROR, "gpuhash: a joined GpuPreAgg with %d join keys, %d expressions and %d plans",
@@ -207,7 +146,7 @@ dim_col(const Var *v, void *arg, gh_col_type *type)
 
 	if (c < 0 || c >= GH_AGG_MAX_INNER)
 		return -1;
-	*type = j->cols[c].gtype;
+	*type = j->ndims > 1 ? gpuhash_agg_star_col_type(j, c) : j->cols[c].gtype;
 	return GH_AGG_INNER_COL0 + c;
 }
 
@@ -239,8 +178,10 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 	gh_page_scan *s = as->pp.prog.scan;
 	Index		scanrelid = ((Scan *) as->css.ss.ps.plan)->scanrelid;
 
-	gpuhash_agg_join_pages_plan(as);
-	if (j->pages == NULL)
+	/* a star's dimensions come from their plans' rows, as they are */
+	if (j->ndims <= 1)
+		gpuhash_agg_join_pages_plan(as);
+	if (j->pages == NULL && j->ndims <= 1)
 		gpuhash_agg_join_conds_plan(as);
 	if (j->ncols > GH_AGG_MAX_INNER)
 	{
@@ -262,6 +203,9 @@ gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap)
 		/* the dimension holds one column at least: the first key's */
 		ap->join.inner_type[0] = GH_T_INT8;
 	}
+	/* a star: every dimension's columns and keys (agg_star.c) */
+	if (j->ndims > 1 && !gpuhash_agg_star_compile(as, ap))
+		return;
 	if (s->nkeys != j->njoinkeys)
 	{
 		as->why_cpu = "a join key the walker does not read";
@@ -324,8 +268,8 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			pos = inner_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
-									  v);
+		int			pos = gpuhash_agg_join_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
+												 v);
 
 		if (pos == 0)
 			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",
@@ -361,6 +305,11 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	ListCell   *lc;
 	int			a = 0;
 
+	if (j->ndims > 1)
+	{
+		gpuhash_agg_star_cpu_init(as, cscan);
+		return;
+	}
 	ps->scanops = &TTSOpsHeapTuple;
 	ps->scandesc = as->os->desc;
 	ps->scanopsfixed = ps->scanopsset = true;

@@ -16,16 +16,24 @@
  *	  become the dimension as the inner plan's rows do.
  *
  * The inner plan itself runs only where the CPU joins refused outer pages
- * (gpuhash_agg_join_load_rows), against the same snapshot.
+ * (gpuhash_agg_join_load_rows), against the same snapshot; where it cannot
+ * give the rows (a shared dimension's plan is partial; an outer join needs
+ * them in the walk's order) the CPU reads the table itself
+ * (agg_join_pages_rows.c).
  *
  * Serial plans and parallel plans with a dimension per participant (each
- * walks the whole table, as each would run its inner plan); a shared
- * dimension (agg_join_par.c) is still built from the participants' shares
- * of the inner plan's rows.
+ * walks the whole table, as each would run its inner plan); with a shared
+ * dimension (agg_join_par.c) each participant walks the blocks the
+ * parallel block allocator in the node's DSM hands it (PostgreSQL's, as a
+ * Parallel Seq Scan's: chunks of blocks claimed by an atomic counter), its
+ * rows go to the query's DSA, and one dimension is built of all of them.
+ * An outer join preserving the inner side, serially: its rows in block
+ * order (a request with a refused page is read whole by the CPU), sorted
+ * by key and position for the unmatched fold (agg_join_pages_rows.c).
  *
  *-------------------------------------------------------------------------
  */
-#include "agg_join.h"
+#include "agg_join_pages.h"
 #include "service_dim.h"
 #include "gpuhash_dim_pages.h"
 
@@ -39,37 +47,6 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
-
-typedef struct GpuAggJoinPages
-{
-	SeqScan    *plan;			/* the inner plan */
-	GpuHeapScan *os;			/* its relation's pages */
-	GpuPagePath pp;				/* the walker's program (pp.prog), counters */
-	int16		cols[GH_AGG_MAX_INNER]; /* dimension column j: its scan column */
-	GpuAggInnerCol *heap_cols;	/* the columns, read from a heap tuple (tlpos:
-								 * attribute number) */
-	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];
-	GpuPageReq	r;
-	Buffer	   *pins;
-	int			n_pins;
-	/* one request's rows */
-	uint64	   *rkeys;
-	gh_agg_inval *rvals;
-	uint8	   *rheap;
-	/* the dimension's rows so far (in the join's rows_cxt) */
-	uint64	   *keys;
-	gh_agg_inval *vals;
-	StringInfoData heap;
-	uint64		n;
-	uint64		cap;
-	/* EXPLAIN ANALYZE */
-	uint64		pages;
-	uint64		refused;
-	uint64		cpu_rows;
-	uint64		requests;
-	uint64		in_service;
-	double		walk_ms;
-} GpuAggJoinPages;
 
 /* e's Var, through RelabelTypes; NULL if not a plain Var */
 static Var *
@@ -101,13 +78,17 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	j->pages = NULL;
 
 	/*
-	 * An outer join preserving the inner side folds its unmatched rows from
-	 * the plan's rows, by the dimension's positions (agg_join_outer.c): the
-	 * dimension is built from those rows.
+	 * An outer join preserving the inner side folds its unmatched rows by
+	 * the dimension's positions (agg_join_outer.c): serially the CPU reads
+	 * the rows in the walk's order (agg_join_pages_rows.c); in parallel
+	 * every participant must agree on the shared chunks' order, so the
+	 * dimension is built from the plan's rows there.  A parallel-aware
+	 * inner plan is a shared dimension's share.
 	 */
-	if (j->preserve_inner)
+	if (j->preserve_inner && j->shared_plan)
 		return;
-	if (!gpuhash_page_scan || !gpuhash_dimension_pages || !IsA(inner, SeqScan) || inner->parallel_aware ||
+	if (!gpuhash_page_scan || !gpuhash_dimension_pages || !IsA(inner, SeqScan) ||
+		(inner->parallel_aware && !j->shared_plan) ||
 		j->ncols > GH_AGG_MAX_INNER || j->njoinkeys > GH_PAGE_MAX_KEYS ||
 		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
 		return;
@@ -139,8 +120,9 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	 * encoding), the dimension's columns deformed.
 	 */
 	jp->plan = ss;
-	jp->os = gpuhash_heap_scan_open(&as->css.ss.ps, irel, ss->scan.plan.qual, NIL, false,
-									estate, 0);
+	/* shared: the blocks from the node's DSM (agg_exec.c's dsm_layout) */
+	jp->os = gpuhash_heap_scan_open(&as->css.ss.ps, irel, ss->scan.plan.qual, NIL,
+									j->shared_plan, estate, 0);
 	gpuhash_page_program_cols(&jp->pp.prog, jp->os->desc, irel, ss->scan.plan.qual,
 							  jp->key_attno, j->inner_conv, j->width, j->njoinkeys, false,
 							  extra, j->ncols);
@@ -189,7 +171,9 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 								Max(j->ncols, 1), MCXT_ALLOC_HUGE);
 	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(jp->r.cap_pages, j->ncols),
 								MCXT_ALLOC_HUGE);
+	jp->block_order = j->preserve_inner;
 	j->pages = jp;
+	gpuhash_agg_join_pages_rows_plan(as);
 }
 
 /* Room for more rows; the dimension within work_mem x hash_mem_multiplier. */
@@ -328,6 +312,7 @@ walk_request(GpuPreAggState *as, int ncols)
 				hb = 0;
 	int16		cols[GH_AGG_MAX_INNER];
 	int			nc = j->ncols;
+	uint64		refused_before;
 
 	memcpy(cols, jp->cols, sizeof(cols));
 	memset(&st, 0, sizeof(st));
@@ -358,36 +343,53 @@ walk_request(GpuPreAggState *as, int ncols)
 	/* a dimension of no column still holds one value a row, as agg_join.c's */
 	if (nc == 0)
 		memset(jp->rvals, 0, sizeof(gh_agg_inval) * n);
+	refused_before = jp->refused;
+	for (int p = 0; p < r->n_pages; p++)
+		jp->refused += r->refused[p] ? 1 : 0;
+
+	/*
+	 * Rows in block order (an outer join's positions, agg_join_pages_rows.c):
+	 * a refused page's rows would come after the request's others, so the
+	 * CPU reads every page of such a request, in order.
+	 */
+	if (jp->block_order && jp->refused > refused_before)
+	{
+		memset(r->refused, 1, r->n_pages);
+		n = hb = 0;
+		st.passed = 0;
+	}
 	j->inner_rows += st.passed;
 	append_rows(j, n, hb, ncols);
 	jp->requests++;
 	jp->pages += r->n_pages;
 	for (int p = 0; p < r->n_pages; p++)
 		if (r->refused[p])
-		{
-			jp->refused++;
 			cpu_page(as, p, ncols);
-		}
 }
 
 /*
- * At the first fetch: the dimension from the inner table's pages, where
- * pages_plan chose them; false where the dimension comes from the inner
- * plan's rows.
+ * Will this run's dimension come from pages?  Every participant decides
+ * alike: the plan and the programs compiled at Begin.
  */
 bool
-gpuhash_agg_join_pages_collect(GpuPreAggState *as)
+gpuhash_agg_join_pages_active(GpuPreAggState *as)
+{
+	return as->join->pages != NULL && as->why_cpu == NULL && as->aprog != NULL;
+}
+
+/*
+ * The walk: the blocks of the inner table this participant gets (all of
+ * them serially), their rows into jp's arrays.
+ */
+void
+gpuhash_agg_join_pages_walk(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinPages *jp = j->pages;
-	GpuPageReq *r;
-	int			ncols;
+	GpuPageReq *r = &jp->r;
+	int			ncols = as->aprog->join.ninner;
 	instr_time	t0;
 
-	if (jp == NULL || as->why_cpu != NULL || as->aprog == NULL)
-		return false;
-	ncols = as->aprog->join.ninner;
-	r = &jp->r;
 	INSTR_TIME_SET_CURRENT(t0);
 	jp->n = jp->cap = 0;
 	jp->keys = NULL;
@@ -426,22 +428,91 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	jp->walk_ms += gpuhash_ms_since(t0);
 	j->collect_ms += gpuhash_ms_since(t0);
 	j->ship_bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;
-	j->collected = true;
-	(void) gpuhash_agg_join_build_arrays(as, MyProcPid, true, true, jp->keys, jp->n, jp->vals,
-										 (const uint8 *) jp->heap.data, jp->heap.len);
-	/* the dimension holds its own copy; the CPU's join runs the inner plan */
+}
+
+/* jp's arrays freed: the dimension holds its own copy. */
+void
+gpuhash_agg_join_pages_free_rows(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+
 	if (jp->keys != NULL)
 		pfree(jp->keys);
 	if (jp->vals != NULL)
 		pfree(jp->vals);
-	pfree(jp->heap.data);
+	if (jp->heap.data != NULL)
+		pfree(jp->heap.data);
 	jp->keys = NULL;
 	jp->vals = NULL;
 	jp->heap.data = NULL;
 	jp->n = jp->cap = 0;
 	j->bytes = 0;
+}
+
+/*
+ * At the first fetch: the dimension from the inner table's pages, where
+ * pages_plan chose them; false where the dimension comes from the inner
+ * plan's rows.
+ */
+bool
+gpuhash_agg_join_pages_collect(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	int			ncols;
+	instr_time	t0;
+
+	if (!gpuhash_agg_join_pages_active(as))
+		return false;
+	ncols = as->aprog->join.ninner;
+	INSTR_TIME_SET_CURRENT(t0);
+	jp->used = true;
+	gpuhash_agg_join_pages_walk(as);
+	j->collected = true;
+	/* an outer join: positions by key, then block order (agg_join_pages_rows.c) */
+	if (jp->block_order)
+		gpuhash_agg_join_pages_order(as, jp->keys, jp->n, jp->vals, ncols);
+	jp->dim_rows = jp->n;
+	(void) gpuhash_agg_join_build_arrays(as, MyProcPid, true, true, jp->keys, jp->n, jp->vals,
+										 (const uint8 *) jp->heap.data, jp->heap.len);
+	/* the dimension holds its own copy; the CPU's join gets rows at its need */
+	gpuhash_agg_join_pages_free_rows(as);
 	j->build_ms += gpuhash_ms_since(t0);
 	return true;
+}
+
+/*
+ * A shared dimension's walk: the inner table's block allocator in the
+ * node's DSM (agg_exec.c's dsm_layout), PostgreSQL's as a Parallel Seq
+ * Scan's (chunks of blocks claimed by an atomic counter), its snapshot the
+ * leader's, restored by each worker's scan.  0: none (the walk is serial).
+ */
+Size
+gpuhash_agg_join_pages_estimate(GpuPreAggState *as)
+{
+	if (as->join == NULL || as->join->pages == NULL)
+		return 0;
+	return gpuhash_heap_scan_estimate(as->join->pages->os);
+}
+
+void
+gpuhash_agg_join_pages_init_dsm(GpuPreAggState *as, void *space, bool reinit)
+{
+	if (gpuhash_agg_join_pages_estimate(as) == 0)
+		return;
+	if (reinit)
+		gpuhash_heap_scan_reinit_dsm(as->join->pages->os, space);
+	else
+		gpuhash_heap_scan_init_dsm(as->join->pages->os, space);
+}
+
+void
+gpuhash_agg_join_pages_attach(GpuPreAggState *as, void *space)
+{
+	if (gpuhash_agg_join_pages_estimate(as) == 0)
+		return;
+	gpuhash_heap_scan_init_worker(as->join->pages->os, space);
 }
 
 /* A rescan: the table's pages read again (the arrays went with rows_cxt). */
@@ -453,6 +524,9 @@ gpuhash_agg_join_pages_rescan(GpuPreAggState *as)
 	if (jp == NULL)
 		return;
 	gpuhash_heap_scan_rescan(jp->os);
+	jp->used = jp->shared = false;
+	if (jp->cpu_os != NULL)
+		gpuhash_heap_scan_rescan(jp->cpu_os);
 	jp->keys = NULL;
 	jp->vals = NULL;
 	jp->heap.data = NULL;
@@ -464,8 +538,11 @@ gpuhash_agg_join_pages_end(GpuPreAggState *as)
 {
 	GpuAggJoinPages *jp = as->join->pages;
 
-	if (jp != NULL)
-		gpuhash_heap_scan_end(jp->os);
+	if (jp == NULL)
+		return;
+	gpuhash_heap_scan_end(jp->os);
+	if (jp->cpu_os != NULL)
+		gpuhash_heap_scan_end(jp->cpu_os);
 }
 
 /* EXPLAIN: where the dimension comes from, the walker's filter; ANALYZE: the walk. */
@@ -477,7 +554,8 @@ gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix
 
 	if (jp == NULL)
 		return;
-	ExplainPropertyText("Dimension", "pages", es);
+	/* one line: shared by every participant, walked by them all */
+	ExplainPropertyText("Dimension", as->join->shared_plan ? "shared, pages" : "pages", es);
 	if (jp->plan->scan.plan.qual != NIL)
 		ExplainPropertyText("Inner GPU Filter",
 							deparse_expression((Node *) make_ands_explicit(jp->plan->scan.plan.qual),
@@ -485,6 +563,12 @@ gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Pages", NULL, jp->pages, es);
+	/* shared: this participant's pages above, every participant's here */
+	if (jp->shared)
+	{
+		ExplainPropertyUInteger("Inner Pages All Participants", NULL, jp->all_pages, es);
+		ExplainPropertyUInteger("Inner Walkers", NULL, jp->walkers, es);
+	}
 	/* not all-visible: heapgetpage's visible lists */
 	ExplainPropertyUInteger("Inner Pages Checked", NULL, jp->pp.pages_checked, es);
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, jp->refused, es);

@@ -34,7 +34,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "agg_join.h"
+#include "agg_join_pages.h"
 #include "service_dim.h"
 
 #include "executor/executor.h"
@@ -68,6 +68,9 @@ typedef struct GpuAggJoinShared
 	uint64		dim_id;
 	uint64		dim_bytes;
 	bool		dim_on_host;
+	/* a dimension from pages: every participant's walk, for EXPLAIN ANALYZE */
+	pg_atomic_uint64 pages_walked;
+	pg_atomic_uint32 walkers;
 } GpuAggJoinShared;
 
 /* One chunk of collected rows: entries of a packed key and a minimal tuple. */
@@ -81,6 +84,24 @@ typedef struct GpuAggChunk
 
 #define CHUNK_DATA(c)	((char *) (c) + MAXALIGN(sizeof(GpuAggChunk)))
 #define ENTRY_BYTES(t)	MAXALIGN(sizeof(uint64) + (t)->t_len)
+
+/*
+ * A dimension from pages (agg_join_pages.c): each participant's walked
+ * rows in one piece, as the dimension's build takes them: n keys, n x
+ * ncols values (by reference: offsets into this share's heap), heap_len
+ * bytes of by-reference data.  Linked as the chunks are (next first).
+ */
+typedef struct GpuAggPageShare
+{
+	dsa_pointer next;
+	uint64		n;
+	uint64		heap_len;
+	int			ncols;
+} GpuAggPageShare;
+
+#define SHARE_KEYS(s)	((uint64 *) ((char *) (s) + MAXALIGN(sizeof(GpuAggPageShare))))
+#define SHARE_VALS(s)	((gh_agg_inval *) (SHARE_KEYS(s) + (s)->n))
+#define SHARE_HEAP(s)	((uint8 *) (SHARE_VALS(s) + (s)->n * (s)->ncols))
 
 /* The join's part of the node's DSM, after the heap scan's. */
 static GpuAggJoinShared *
@@ -120,6 +141,8 @@ reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
 	sh->chunks = InvalidDsaPointer;
 	sh->nrows = 0;
 	pg_atomic_write_u64(&sh->bytes, 0);
+	pg_atomic_write_u64(&sh->pages_walked, 0);
+	pg_atomic_write_u32(&sh->walkers, 0);
 	sh->dim_kind = GAJ_DIM_NONE;
 	sh->dim_id = 0;
 	sh->dim_bytes = 0;
@@ -154,6 +177,8 @@ gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space
 	memset(sh, 0, sizeof(*sh));
 	SpinLockInit(&sh->mutex);
 	pg_atomic_init_u64(&sh->bytes, 0);
+	pg_atomic_init_u64(&sh->pages_walked, 0);
+	pg_atomic_init_u32(&sh->walkers, 0);
 	sh->leader_pid = MyProcPid;
 	sh->chunks = InvalidDsaPointer;
 	BarrierInit(&sh->barrier, 0);
@@ -200,6 +225,135 @@ publish_chunk(GpuAggJoin *j, dsa_pointer dp, GpuAggChunk *c)
 	SpinLockRelease(&sh->mutex);
 }
 
+/* size more bytes of shared rows: all of them within work_mem x hash_mem_multiplier */
+static void
+charge_bytes(GpuAggJoinShared *sh, Size size)
+{
+	Size		limit = get_hash_memory_limit();
+
+	if (pg_atomic_add_fetch_u64(&sh->bytes, size) > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
+						limit / 1024),
+				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+}
+
+/*
+ * A dimension from pages: this participant walks the blocks the allocator
+ * hands it (refused pages read by its CPU) and its rows go to the DSA in
+ * one share.
+ */
+static void
+walk_share(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	GpuAggJoinShared *sh = j->shared;
+	int			ncols = as->aprog->join.ninner;
+	uint64		pages = jp->pages;
+
+	gpuhash_agg_join_pages_walk(as);
+	if (jp->pages > pages)
+	{
+		pg_atomic_add_fetch_u64(&sh->pages_walked, jp->pages - pages);
+		pg_atomic_add_fetch_u32(&sh->walkers, 1);
+	}
+	if (jp->n > 0)
+	{
+		Size		size = MAXALIGN(sizeof(GpuAggPageShare)) + jp->n * sizeof(uint64) +
+			jp->n * ncols * sizeof(gh_agg_inval) + jp->heap.len;
+		dsa_pointer dp;
+		GpuAggPageShare *ps;
+
+		charge_bytes(sh, size);
+		dp = dsa_allocate_extended(j->dsa, size, DSA_ALLOC_HUGE);
+		ps = dsa_get_address(j->dsa, dp);
+		ps->next = InvalidDsaPointer;
+		ps->n = jp->n;
+		ps->heap_len = jp->heap.len;
+		ps->ncols = ncols;
+		memcpy(SHARE_KEYS(ps), jp->keys, sizeof(uint64) * jp->n);
+		memcpy(SHARE_VALS(ps), jp->vals, sizeof(gh_agg_inval) * jp->n * ncols);
+		if (jp->heap.len > 0)
+			memcpy(SHARE_HEAP(ps), jp->heap.data, jp->heap.len);
+		SpinLockAcquire(&sh->mutex);
+		ps->next = sh->chunks;
+		sh->chunks = dp;
+		sh->nrows += ps->n;
+		SpinLockRelease(&sh->mutex);
+	}
+	gpuhash_agg_join_pages_free_rows(as);
+}
+
+/*
+ * The dimension of every participant's walked rows, their shares laid end
+ * to end (each share's by-reference offsets moved past the heaps before
+ * it), as gpuhash_agg_join_build_arrays builds: in the service held by
+ * owner_pid (service), or in this backend (local).
+ */
+static bool
+build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+	int			ncols = as->aprog->join.ninner;
+	uint64		n = 0,
+				heap_len = 0;
+	uint64	   *keys;
+	gh_agg_inval *vals;
+	uint8	   *heap;
+	bool		built;
+	instr_time	t0;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	{
+		GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
+
+		if (ps->ncols != ncols)
+			elog(ERROR, "gpuhash: a shared dimension's share of %d columns, not %d", ps->ncols,
+				 ncols);
+		n += ps->n;
+		heap_len = TYPEALIGN(8, heap_len) + ps->heap_len;
+		dp = ps->next;
+	}
+	if (n != sh->nrows)
+		elog(ERROR, "gpuhash: the shared dimension's shares count " UINT64_FORMAT ", not "
+			 UINT64_FORMAT, n, sh->nrows);
+	keys = palloc_extended(sizeof(uint64) * Max(n, 1), MCXT_ALLOC_HUGE);
+	vals = palloc_extended(sizeof(gh_agg_inval) * Max(n, 1) * ncols, MCXT_ALLOC_HUGE);
+	heap = palloc_extended(Max(heap_len, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	n = heap_len = 0;
+	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	{
+		GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
+		gh_agg_inval *v = vals + n * ncols;
+
+		heap_len = TYPEALIGN(8, heap_len);
+		memcpy(keys + n, SHARE_KEYS(ps), sizeof(uint64) * ps->n);
+		memcpy(v, SHARE_VALS(ps), sizeof(gh_agg_inval) * ps->n * ncols);
+		for (uint64 i = 0; i < ps->n * ncols; i++)
+			if (!v[i].null && v[i].len > 0)
+				v[i].bits += heap_len;
+		if (ps->heap_len > 0)
+			memcpy(heap + heap_len, SHARE_HEAP(ps), ps->heap_len);
+		n += ps->n;
+		heap_len += ps->heap_len;
+		dp = ps->next;
+		CHECK_FOR_INTERRUPTS();
+	}
+	j->values_ms += gpuhash_ms_since(t0);
+	j->ship_bytes = n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + heap_len;
+	j->pages->dim_rows = n;
+	built = gpuhash_agg_join_build_arrays(as, owner_pid, service, local, keys, n, vals, heap,
+										  heap_len);
+	pfree(keys);
+	pfree(vals);
+	pfree(heap);
+	return built;
+}
+
 /*
  * This participant's share of the inner plan, into chunks: rows with a
  * non-NULL key.  All of them together within work_mem x
@@ -211,10 +365,14 @@ collect_share(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	GpuAggJoinShared *sh = j->shared;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
-	Size		limit = get_hash_memory_limit();
 	dsa_pointer cur_dp = InvalidDsaPointer;
 	GpuAggChunk *cur = NULL;
 
+	if (j->pages != NULL && j->pages->shared)
+	{
+		walk_share(as);
+		return;
+	}
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(j->inner_ps);
@@ -242,17 +400,10 @@ collect_share(GpuPreAggState *as)
 		if (cur == NULL || cur->used + need > cur->size)
 		{
 			Size		size = Max(GAJ_CHUNK_BYTES, need);
-			Size		all;
 
 			if (cur != NULL)
 				publish_chunk(j, cur_dp, cur);
-			all = pg_atomic_add_fetch_u64(&sh->bytes, size);
-			if (all > limit)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
-								limit / 1024),
-						 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+			charge_bytes(sh, size);
 			cur_dp = dsa_allocate_extended(j->dsa, MAXALIGN(sizeof(GpuAggChunk)) + size,
 										   DSA_ALLOC_HUGE);
 			cur = dsa_get_address(j->dsa, cur_dp);
@@ -282,8 +433,8 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 	MemoryContext old;
 	uint64		k = 0;
 
-	/* (a dimension from pages: the inner plan's rows at the CPU join's need) */
-	if (j->rows_loaded || sh == NULL)
+	/* a dimension from pages: the table's rows at the CPU join's need */
+	if (j->rows_loaded || sh == NULL || (j->pages != NULL && j->pages->shared))
 		return;
 	old = MemoryContextSwitchTo(j->rows_cxt);
 	j->rows = palloc_extended(sizeof(GpuAggInnerRow) * Max(sh->nrows, 1), MCXT_ALLOC_HUGE);
@@ -320,12 +471,19 @@ build_shared(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinShared *sh = j->shared;
+	bool		built;
 
 	sh->dim_kind = GAJ_DIM_NONE;
 	if (as->why_cpu != NULL || as->aprog == NULL)
 		return;
-	gpuhash_agg_join_par_load(j);
-	if (gpuhash_agg_join_build(as, sh->leader_pid, true, false))
+	if (j->pages != NULL && j->pages->shared)
+		built = build_from_shares(as, sh->leader_pid, true, false);
+	else
+	{
+		gpuhash_agg_join_par_load(j);
+		built = gpuhash_agg_join_build(as, sh->leader_pid, true, false);
+	}
+	if (built)
 	{
 		sh->dim_id = j->dim_id;
 		sh->dim_bytes = j->dim_bytes;
@@ -350,6 +508,9 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 	int			phase;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	/* from pages: every participant walks a share of the inner table's blocks */
+	if (j->pages != NULL && gpuhash_agg_join_pages_active(as))
+		j->pages->used = j->pages->shared = true;
 	phase = BarrierAttach(&sh->barrier);
 	if (phase == GAJ_PHASE_COLLECT)
 	{
@@ -362,6 +523,12 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 		(void) BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
 	BarrierDetach(&sh->barrier);
 	j->collected = true;
+	/* every walk is over (the barrier passed COLLECT): the totals are final */
+	if (j->pages != NULL && j->pages->shared)
+	{
+		j->pages->all_pages += pg_atomic_read_u64(&sh->pages_walked);
+		j->pages->walkers = pg_atomic_read_u32(&sh->walkers);
+	}
 	j->build_ms += gpuhash_ms_since(t0);
 
 	switch (sh->dim_kind)
@@ -376,7 +543,10 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 			}
 			break;
 		case GAJ_DIM_LOCAL:
-			if (as->why_cpu == NULL && as->aprog != NULL)
+			if (as->why_cpu == NULL && as->aprog != NULL && j->pages != NULL &&
+				j->pages->shared)
+				(void) build_from_shares(as, MyProcPid, false, true);
+			else if (as->why_cpu == NULL && as->aprog != NULL)
 			{
 				gpuhash_agg_join_par_load(j);
 				(void) gpuhash_agg_join_build(as, MyProcPid, false, true);

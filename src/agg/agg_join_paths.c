@@ -452,8 +452,8 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *native;
 	ListCell   *lc;
 
-	if (!gpuhash_gpu_aggregate_join || splits == NIL || IS_DUMMY_REL(input_rel) ||
-		gpuhash_plan_device() < 0)
+	if (!gpuhash_gpu_aggregate_join || IS_DUMMY_REL(input_rel) || gpuhash_plan_device() < 0 ||
+		(splits == NIL && !bms_equal(input_rel->relids, root->all_baserels)))
 		return;
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :
@@ -462,4 +462,7 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, splits)
 		add_split_paths(root, lfirst(lc), input_rel, grouped_rel, partial_rel, target, extra,
 						native);
+	/* the join as a star of several dimensions (agg_star_paths.c) */
+	gpuhash_add_preagg_star_paths(root, input_rel, grouped_rel, partial_rel, target, extra,
+								  native);
 }

@@ -99,7 +99,9 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 	int			i = 0,
 				nkeys = 0,
 				naggs = 0,
-				bits = 0;
+				bits[GH_AGG_MAX_KEYS];
+	uint8		kconv[GH_AGG_MAX_KEYS] = {0};
+	int32		ktypmod[GH_AGG_MAX_KEYS] = {0};
 	const char *why = NULL;
 	const char *over = inner_relids ? " over the join" : "";
 	ListCell   *lc;
@@ -125,8 +127,9 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 			{
 				if (((Var *) e)->varno == relid)
 					gpuhash_preagg_add_col(cols, ncols, ((Var *) e)->varattno);
-				nkeys++;
-				bits += width;
+				kconv[nkeys] = conv;
+				ktypmod[nkeys] = exprTypmod((Node *) e);
+				bits[nkeys++] = width;
 				continue;
 			}
 		}
@@ -152,10 +155,10 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 		elog(DEBUG1, "gpuhash: no GPU aggregate%s: %s", over, why ? why : "unsupported");
 		return false;
 	}
-	if ((nkeys > 1 && bits > 64) || nkeys + naggs == 0)
+	if (!gpuhash_agg_key_slots(nkeys, kconv, ktypmod, bits) || nkeys + naggs == 0)
 	{
-		elog(DEBUG1, "gpuhash: no GPU aggregate%s: %d group columns (%d bits) and %d aggregates",
-			 over, nkeys, bits, naggs);
+		elog(DEBUG1, "gpuhash: no GPU aggregate%s: %d group columns (wider than %d bits) and %d aggregates",
+			 over, nkeys, GH_AGG_KEY_MAX_BITS, naggs);
 		return false;
 	}
 	return true;

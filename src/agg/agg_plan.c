@@ -113,7 +113,7 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 	 */
 	if (exprs != NIL)
 	{
-		Assert(list_length(custom_plans) == 1);
+		Assert(list_length(custom_plans) >= 1);
 		cscan->custom_plans = custom_plans;
 		cscan->custom_exprs = exprs;
 		cscan->custom_private =
@@ -125,6 +125,10 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		cscan->custom_private = lappend(cscan->custom_private,
 										makeInteger(list_length(best_path->custom_private) > 5 &&
 													intVal(list_nth(best_path->custom_private, 5))));
+		/* a star's dimensions (agg_star_paths.c): its tag, as the path has it */
+		if (gpuhash_preagg_star_of(best_path->custom_private) != NIL)
+			cscan->custom_private = lappend(cscan->custom_private,
+											copyObject(gpuhash_preagg_star_of(best_path->custom_private)));
 	}
 
 	/*
@@ -197,4 +201,22 @@ gpuhash_preagg_scan_quals(const CustomScan *cscan)
 {
 	return (List *) scan_var_mutator((Node *) cscan->scan.plan.qual,
 									 cscan->custom_scan_tlist);
+}
+
+/* The star's entry of custom_private (a path's or a plan's; agg_plan.h), or NIL. */
+List *
+gpuhash_preagg_star_of(const List *custom_private)
+{
+	ListCell   *lc;
+
+	foreach(lc, custom_private)
+	{
+		List	   *l = lfirst(lc);
+
+		/* a path's entries may be NIL (no clauses) */
+		if (l != NIL && IsA(l, List) && list_length(l) >= 2 && IsA(linitial(l), String) &&
+			strcmp(strVal(linitial(l)), GPUHASH_PREAGG_STAR_TAG) == 0)
+			return l;
+	}
+	return NIL;
 }

@@ -116,6 +116,21 @@ extern void gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel,
 extern List *gpuhash_agg_stashed_joins(PlannerInfo *root, Relids joinrelids);
 extern void gpuhash_agg_stash_init(void);
 
+/*
+ * custom_private's last entry over a star (agg_star_paths.c): a List of
+ * this tag, then each further dimension's key count (the first's is
+ * GPUHASH_PREAGG_PRIV_NJOINKEYS); custom_plans then holds every
+ * dimension's plan, in order.
+ */
+#define GPUHASH_PREAGG_STAR_TAG "gpuhash star"
+
+/* agg_star_paths.c: the aggregate over a star */
+extern void gpuhash_add_preagg_star_paths(PlannerInfo *root, RelOptInfo *input_rel,
+										  RelOptInfo *grouped_rel, RelOptInfo *partial_rel,
+										  PathTarget *target, GroupPathExtraData *extra,
+										  List *native);
+extern List *gpuhash_preagg_star_of(const List *custom_private);
+
 /* agg_costs.c */
 extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 								Path *partial_scan, double groups);
@@ -124,5 +139,8 @@ extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOp
 									 Path *partial_scan, double pairs, double groups,
 									 double shared_rows, bool preserve_inner,
 									 double all_groups);
+extern void gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel,
+										 Path *inner_path, int nkeys, int ninner,
+										 Path *partial_scan);
 
 #endif							/* GPUHASH_AGG_PLAN_H */

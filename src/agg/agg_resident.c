@@ -11,20 +11,33 @@
  * One set per node and query execution.  Serial: the backend makes it at
  * the scan's first request and reads it at the end.  Parallel: the leader
  * makes it (InitializeDSM, held by the leader) and its id goes in the
- * node's DSM with a Barrier and an "incomplete" flag; each participant
- * attaches to the Barrier before it takes its first block and arrives
- * (BarrierArriveAndDetach) after its walk; the last to arrive reads the
- * set.  Every group is handed up exactly once: the set's by the reader,
- * every other row (a refused page's tuples, a request's pages the set did
- * not take) by whoever folded it, as without a set.
+ * node's DSM with a Barrier, an "incomplete" flag and a read position;
+ * each participant attaches to the Barrier before it takes its first
+ * block and arrives after its walk.  Phase 0 is the walks; the last
+ * arrival ends it, and in phase 1 every participant still attached reads
+ * the set: each takes the next staging chunk's range of the finished set
+ * (an atomic position in the DSM), so the groups go up through every
+ * participant's tuple queue at once, each exactly once; the last to
+ * detach from phase 1 frees the set (the leader's free at the node's end
+ * then finds it gone).  Workers wait at the end of phase 0
+ * (BarrierArriveAndWait); the leader never waits, since a worker may be
+ * blocked on its full tuple queue until the leader reads it: it arrives
+ * and detaches, and reads too only when its arrival was the last.  A
+ * participant that attaches in phase 1 reads as the others; in phase 2
+ * (the set read and freed) it neither folds nor reads.  Every group is
+ * handed up exactly once: the set's by the readers, every other row (a
+ * refused page's tuples, a request's pages the set did not take) by
+ * whoever folded it, as without a set.
  *
- * Why the reader sees the whole set: a participant arrives only after its
+ * Why the readers see the whole set: a participant arrives only after its
  * last request was answered, and a request's groups are in the set before
- * its answer; the last to arrive is the last attached participant, so
- * every participant that folded a row has arrived before it.  One that
+ * its answer; phase 1 begins when every attached participant has arrived,
+ * so every participant that folded a row has arrived before it.  One that
  * attaches later finds the Barrier's phase advanced: the blocks are all
  * taken (each earlier participant ended its walk on an exhausted scan), so
- * it folds nothing and reads nothing.
+ * it folds nothing.  The set is finished (the HAVING terms applied on its
+ * device) once, by the service at the first read; every read is a range
+ * of that one answer.
  *
  * Exactness: the HAVING terms are applied only when the set is complete.
  * Any row of the scan folded elsewhere (a refused page's tuples, a request
@@ -44,6 +57,7 @@
 
 #include "commands/explain.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/barrier.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -52,10 +66,11 @@ typedef struct GpuAggResidentShared
 {
 	uint64		set_id;			/* the leader's set; 0: none */
 	pg_atomic_uint32 incomplete;
-	Barrier		barrier;		/* the participants' walks */
-	/* the reader's figures, for the leader's EXPLAIN ANALYZE */
+	Barrier		barrier;		/* phase 0: the walks; 1: the reads; 2: freed */
+	pg_atomic_uint64 next_pos;	/* the next range of the set to read */
+	/* the readers' figures, for the leader's EXPLAIN ANALYZE */
 	pg_atomic_uint64 resident;
-	pg_atomic_uint64 returned;
+	pg_atomic_uint64 returned;	/* summed over the readers */
 	pg_atomic_uint64 removed;
 	pg_atomic_uint32 applied;
 } GpuAggResidentShared;
@@ -76,21 +91,38 @@ typedef struct GpuAggResident
 	bool		read_started;
 	uint64		read_pos;
 	uint64		read_total;
+	uint64		returned;		/* groups this participant read */
 	/* EXPLAIN ANALYZE */
 	GhSvcGroupsInfo info;
 	bool		have_info;
 } GpuAggResident;
 
+static const struct config_enum_entry resident_options[] = {
+	{"auto", GPUHASH_RESIDENT_AUTO, false},
+	{"on", GPUHASH_RESIDENT_ON, false},
+	{"off", GPUHASH_RESIDENT_OFF, false},
+	{"true", GPUHASH_RESIDENT_ON, true},
+	{"false", GPUHASH_RESIDENT_OFF, true},
+	{"yes", GPUHASH_RESIDENT_ON, true},
+	{"no", GPUHASH_RESIDENT_OFF, true},
+	{"1", GPUHASH_RESIDENT_ON, true},
+	{"0", GPUHASH_RESIDENT_OFF, true},
+	{NULL, 0, false}
+};
+
 void
 gpuhash_agg_resident_gucs(void)
 {
-	DefineCustomBoolVariable("gpuhash.resident_groups",
+	DefineCustomEnumVariable("gpuhash.resident_groups",
 							 "Keeps a GPU aggregate's groups in the GPU service until the scan ends.",
 							 "All participants of a GpuPreAgg merge their groups into one set where "
 							 "they are folded; only its groups come back, once, after the HAVING "
-							 "conditions the GPU evaluates exactly (GPU Having).",
+							 "conditions the GPU evaluates exactly (GPU Having).  auto: where the "
+							 "planner's cost finds it cheaper than each request's groups coming "
+							 "back; on: wherever a GROUP BY allows it.",
 							 &gpuhash_resident_groups,
-							 true,
+							 GPUHASH_RESIDENT_AUTO,
+							 resident_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.resident_groups_memory",
@@ -154,8 +186,8 @@ compile_having(GpuPreAggState *as, CustomScan *cscan, GpuAggResident *r)
 }
 
 /*
- * The node's resident groups, where the setting allows them for a plan of
- * group columns, over one relation or a join (every participant decides
+ * The node's resident groups, where the plan chose them (its cost) and the
+ * setting still allows them, for a plan of group columns, over one relation or a join (every participant decides
  * alike: the DSM's size follows); usable where this backend folds through
  * the service.  No HAVING term is pushed over an outer join (agg_plan.c):
  * its unmatched inner rows are folded beside the set.
@@ -167,7 +199,8 @@ gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
 	MemoryContextCallback *cb;
 
 	as->res = NULL;
-	if (!gpuhash_resident_groups || as->nkeys == 0)
+	if (gpuhash_resident_groups == GPUHASH_RESIDENT_OFF || as->nkeys == 0 ||
+		!(cscan->flags & GPUHASH_PREAGG_RESIDENT))
 		return;
 	r = palloc0(sizeof(GpuAggResident));
 	r->usable = as->why_cpu == NULL && as->aprog != NULL && as->use_service;
@@ -233,12 +266,22 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	}
 	if (r->shared->set_id == 0)
 		return 0;
-	if (BarrierAttach(&r->shared->barrier) > 0)
+	switch (BarrierAttach(&r->shared->barrier))
 	{
-		/* the walks are over: every block is taken, nothing to fold or read */
-		BarrierDetach(&r->shared->barrier);
-		r->late = true;
-		return 0;
+		case 0:
+			break;
+		case 1:
+			/* the walks are over: every block is taken; read with the others */
+			r->late = r->reader = r->attached = true;
+			r->set_id = r->shared->set_id;
+			if (pg_atomic_read_u32(&r->shared->incomplete) != 0)
+				r->incomplete = true;
+			return 0;
+		default:
+			/* the set is read and freed: nothing to fold or read */
+			BarrierDetach(&r->shared->barrier);
+			r->late = true;
+			return 0;
 	}
 	r->attached = true;
 	r->set_id = r->shared->set_id;
@@ -274,7 +317,10 @@ gpuhash_agg_resident_answered(GpuPreAggState *as, GpuAggReq *q, int folded,
 
 /*
  * The participant's walk is over (every request answered): serial, it
- * reads the set; parallel, it arrives, and the last to arrive reads it.
+ * reads the set; parallel, it arrives at the end of the walks, a worker
+ * waiting for the others, and reads its share once all have arrived.  The
+ * leader does not wait (the file's header): it reads only if it arrived
+ * last, attaching again for the reads.
  */
 void
 gpuhash_agg_resident_end(GpuPreAggState *as)
@@ -285,23 +331,54 @@ gpuhash_agg_resident_end(GpuPreAggState *as)
 		return;
 	if (r->shared != NULL)
 	{
-		if (!r->attached)
+		if (!r->attached || r->late)
 			return;
 		if (r->incomplete)
 			pg_atomic_write_u32(&r->shared->incomplete, 1);
-		r->attached = false;
-		r->reader = BarrierArriveAndDetach(&r->shared->barrier);
+		if (IsParallelWorker())
+		{
+			(void) BarrierArriveAndWait(&r->shared->barrier, PG_WAIT_EXTENSION);
+			r->reader = true;
+		}
+		else if (BarrierArriveAndDetach(&r->shared->barrier))
+		{
+			/* the last arrival: phase 1, unless the readers are done already */
+			r->reader = BarrierAttach(&r->shared->barrier) == 1;
+			if (!r->reader)
+				BarrierDetach(&r->shared->barrier);
+		}
+		r->attached = r->reader;
 		if (r->reader && pg_atomic_read_u32(&r->shared->incomplete) != 0)
 			r->incomplete = true;
 	}
 }
 
-/* The next chunk of the set's groups into the node's pending sets: true. */
+/*
+ * A parallel reader is done: it detaches from the reads, and the last
+ * frees the set (every range was taken, every read answered).
+ */
+static void
+end_reads(GpuAggResident *r)
+{
+	r->reader = false;
+	if (!r->attached)
+		return;
+	r->attached = false;
+	if (BarrierArriveAndDetach(&r->shared->barrier))
+		gpuhash_svc_groups_free(r->shared->set_id);
+}
+
+/*
+ * The next range of the set's groups into the node's pending sets: true.
+ * Serial, the ranges in order; parallel, the next range not taken by any
+ * participant.
+ */
 bool
 gpuhash_agg_resident_next(GpuPreAggState *as)
 {
 	GpuAggResident *r = as->res;
 	gh_agg_groups *g;
+	uint64		pos;
 
 	if (r == NULL || !r->reader || r->set_id == 0 ||
 		(r->read_started && r->read_pos >= r->read_total))
@@ -309,20 +386,28 @@ gpuhash_agg_resident_next(GpuPreAggState *as)
 	g = palloc0(sizeof(gh_agg_groups));
 	if (gh_agg_groups_init(g, as->aprog, as->max_groups) != GH_OK)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
+	/* a range is what one answer holds: the service's rule, key words too */
+	pos = r->shared == NULL ? r->read_pos :
+		pg_atomic_fetch_add_u64(&r->shared->next_pos,
+								gpuhash_svc_groups_room(as->aprog->naggs,
+														gh_agg_groups_key_words(g)));
 	as->pending = lappend(as->pending, g);
-	gpuhash_svc_groups_read(r->set_id, &r->having, !r->incomplete, r->read_pos, g, &r->info);
+	gpuhash_svc_groups_read(r->set_id, &r->having, !r->incomplete, pos, g, &r->info);
 	r->read_started = true;
 	r->have_info = true;
 	r->read_total = r->info.returned;
-	r->read_pos += g->n_groups;
+	r->read_pos = pos + g->n_groups;
+	r->returned += g->n_groups;
 	if (g->n_groups == 0)
 		r->read_pos = r->read_total;	/* nothing more will come */
 	if (r->shared != NULL)
 	{
 		pg_atomic_write_u64(&r->shared->resident, r->info.resident);
-		pg_atomic_write_u64(&r->shared->returned, r->info.returned);
+		pg_atomic_fetch_add_u64(&r->shared->returned, g->n_groups);
 		pg_atomic_write_u64(&r->shared->removed, r->info.removed);
 		pg_atomic_write_u32(&r->shared->applied, r->info.applied ? 1 : 2);
+		if (r->read_pos >= r->read_total)
+			end_reads(r);
 	}
 	return true;
 }
@@ -337,6 +422,8 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 		return;
 	if (r->shared == NULL)
 		free_owned(r);
+	else if (r->attached && r->reader)
+		end_reads(r);
 	else if (r->attached)
 	{
 		BarrierDetach(&r->shared->barrier);
@@ -345,18 +432,32 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 	}
 	r->set_id = 0;
 	r->started = r->attached = r->late = r->incomplete = r->reader = r->read_started = false;
-	r->read_pos = r->read_total = 0;
+	r->read_pos = r->read_total = r->returned = 0;
 }
 
-/* Before the DSM goes: the reader's figures kept for EXPLAIN ANALYZE. */
+/*
+ * Before the DSM goes: the readers' figures kept for EXPLAIN ANALYZE, the
+ * groups returned summed over the participants.  A participant shut down
+ * before the end of its part (a Limit above satisfied, the leader gone)
+ * leaves the Barrier first, so that no worker waits for it: mid-walk, its
+ * folded rows may be missing from the set, which is then incomplete.
+ */
 void
 gpuhash_agg_resident_shutdown(GpuPreAggState *as)
 {
 	GpuAggResident *r = as->res;
 	uint32		applied;
 
-	if (r == NULL || r->shared == NULL || r->have_info)
+	if (r == NULL || r->shared == NULL)
 		return;
+	if (r->attached && r->reader)
+		end_reads(r);
+	else if (r->attached)
+	{
+		pg_atomic_write_u32(&r->shared->incomplete, 1);
+		BarrierDetach(&r->shared->barrier);
+		r->attached = false;
+	}
 	applied = pg_atomic_read_u32(&r->shared->applied);
 	if (applied == 0)
 		return;
@@ -379,7 +480,8 @@ gpuhash_agg_resident_explain(GpuPreAggState *as, ExplainState *es)
 	if (!es->analyze || !r->have_info)
 		return;
 	ExplainPropertyUInteger("Resident Groups", NULL, r->info.resident, es);
-	ExplainPropertyUInteger("Groups Returned", NULL, r->info.returned, es);
+	ExplainPropertyUInteger("Groups Returned", NULL,
+							r->shared != NULL ? r->info.returned : r->returned, es);
 	if (r->having.nterms > 0)
 	{
 		if (r->info.applied)
@@ -405,6 +507,7 @@ setup_shared(GpuPreAggState *as, GpuAggResidentShared *sh)
 	free_owned(r);
 	memset(sh, 0, sizeof(*sh));
 	pg_atomic_init_u32(&sh->incomplete, 0);
+	pg_atomic_init_u64(&sh->next_pos, 0);
 	pg_atomic_init_u64(&sh->resident, 0);
 	pg_atomic_init_u64(&sh->returned, 0);
 	pg_atomic_init_u64(&sh->removed, 0);

@@ -24,8 +24,23 @@
 struct GpuPreAggState;
 struct GpuAggReq;
 
+/*
+ * A GpuPreAgg plan whose groups stay resident (CustomScan.flags, beside
+ * PostgreSQL's CUSTOMPATH_* bits): the planner's choice (agg_costs.c),
+ * which the executor follows.
+ */
+#define GPUHASH_PREAGG_RESIDENT 0x00010000
+
+/* gpuhash.resident_groups */
+typedef enum GpuhashResidentMode
+{
+	GPUHASH_RESIDENT_OFF,
+	GPUHASH_RESIDENT_AUTO,		/* where the cost says they are cheaper */
+	GPUHASH_RESIDENT_ON			/* wherever a GROUP BY allows them */
+} GpuhashResidentMode;
+
 /* settings (agg_having.c) */
-extern bool gpuhash_resident_groups;
+extern int	gpuhash_resident_groups;
 extern int	gpuhash_resident_groups_memory;
 
 /* agg_having.c: the planner */

@@ -469,11 +469,24 @@ gpuhash_agg_selftest(PG_FUNCTION_ARGS)
 	}
 }
 
+/* A packed key of kw words shifted left by n bits (1..64), x's low n bits put in. */
+static void
+push_bits(uint64 *w, int kw, uint64 x, int n)
+{
+	if (n < 64)
+		x &= (UINT64CONST(1) << n) - 1;
+	for (int i = 0; i < kw - 1; i++)
+		w[i] = n >= 64 ? w[i + 1] : (w[i] << n) | (w[i + 1] >> (64 - n));
+	w[kw - 1] = n >= 64 ? x : (w[kw - 1] << n) | x;
+}
+
 /*
  * gpuhash_agg_key_selftest(typ regtype, typmod int4, vals text[]) RETURNS
- * text[]: each value as a group key of a column of that type, packed as the
- * core packs it (above an 8-bit neighbour where it leaves room, so that the
- * shift is exercised), then turned back into a Datum by
+ * text[]: each value as a group key of a column of that type, in the slot
+ * gpuhash_agg_key_slots gives it alone, packed as the core packs it (above
+ * an 8-bit neighbour, so that the shift is exercised: in one, two or
+ * GH_AGG_KEY_WORDS words, as gh_agg_key_words counts them), then turned back into a
+ * Datum by
  * gpuhash_agg_key_datum and output: equal to the value as the column would
  * hold it.  'refused' for a value too long for the key, 'declined: ...'
  * where gpuhash_agg_key_supported declines the type.
@@ -489,7 +502,9 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 	Oid			coll = get_typcollation(type);
 	Var		   *var = makeVar(1, 1, type, typmod, coll, 0);
 	uint8		conv,
-				width;
+				cw;
+	int			width,
+				kw;
 	const char *why;
 	Datum	   *elems;
 	bool	   *enulls;
@@ -502,12 +517,16 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 
 	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 	out = palloc0(sizeof(Datum) * Max(nelems, 1));
-	if (!gpuhash_agg_key_supported((Expr *) var, 1, &conv, &width, &why))
+	if (!gpuhash_agg_key_supported((Expr *) var, 1, &conv, &cw, &why))
 	{
 		for (int i = 0; i < nelems; i++)
 			out[i] = CStringGetTextDatum(psprintf("declined: %s", why));
 		PG_RETURN_ARRAYTYPE_P(construct_array(out, nelems, TEXTOID, -1, false, TYPALIGN_INT));
 	}
+	width = cw;
+	if (!gpuhash_agg_key_slots(1, &conv, &typmod, &width))
+		elog(ERROR, "gpuhash: no slot for a key of type %u", type);
+	kw = width + 8 <= 64 ? 1 : width + 8 <= 128 ? 2 : GH_AGG_KEY_WORDS;
 	getTypeInputInfo(type, &typinput, &typioparam);
 	getTypeOutputInfo(type, &typoutput, &varlena);
 	for (int i = 0; i < nelems; i++)
@@ -515,10 +534,11 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 		Datum		v = OidInputFunctionCall(typinput, TextDatumGetCString(elems[i]),
 											 typioparam, typmod);
 		uint64		x = 0;
-		int			shift = width <= 56 ? 8 : 0;
-		uint64		packed;
+		int			shift = width + 8 <= GH_AGG_KEY_MAX_BITS ? 8 : 0;
+		uint64		packed[GH_AGG_KEY_WORDS];
 		bool		isnull;
 
+		memset(packed, 0, sizeof(packed));
 		if (conv == GH_AGG_KEY_BPCHAR || conv == GH_AGG_KEY_TEXT)
 		{
 			text	   *t = DatumGetTextPP(v);
@@ -533,7 +553,7 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 				continue;
 			}
 			for (int j = 0; j < width / 8; j++)
-				x = (x << 8) | (j < len ? (uint8) p[j] : 0);
+				push_bits(packed, kw, j < len ? (uint8) p[j] : 0, 8);
 		}
 		else
 			switch (type)
@@ -554,10 +574,11 @@ gpuhash_agg_key_selftest(PG_FUNCTION_ARGS)
 				default:
 					x = (uint64) DatumGetInt64(v);
 			}
-		if (width < 64)
-			x &= (UINT64CONST(1) << width) - 1;
-		packed = (x << shift) | (shift ? 0xAB : 0);
-		v = gpuhash_agg_key_datum(conv, type, typmod, packed, shift, width, &isnull);
+		if (conv != GH_AGG_KEY_BPCHAR && conv != GH_AGG_KEY_TEXT)
+			push_bits(packed, kw, x, width);
+		if (shift)
+			push_bits(packed, kw, 0xAB, 8);
+		v = gpuhash_agg_key_datum(conv, type, typmod, packed, kw, shift, width, &isnull);
 		out[i] = CStringGetTextDatum(OidOutputFunctionCall(typoutput, v));
 	}
 	PG_RETURN_ARRAYTYPE_P(construct_array(out, nelems, TEXTOID, -1, false, TYPALIGN_INT));

@@ -400,15 +400,29 @@ gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
 	return (Datum) 0;
 }
 
+/*
+ * n (1..64) bits of a packed key of kw words (the most significant first)
+ * from bit pos up, pos 0 being the last word's lowest bit.
+ */
+static uint64
+key_bits(const uint64 *key, int kw, int pos, int n)
+{
+	int			w = kw - 1 - pos / 64,
+				b = pos % 64;
+	uint64		x = key[w] >> b;
+
+	if (b > 0 && w > 0)
+		x |= key[w - 1] << (64 - b);
+	return n < 64 ? x & ((UINT64CONST(1) << n) - 1) : x;
+}
+
 Datum
-gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod, uint64 packed,
+gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod, const uint64 *key, int kw,
 					  int shift, int width, bool *isnull)
 {
-	uint64		x = packed >> shift;
+	uint64		x = key_bits(key, kw, shift, Min(width, 64));
 
 	*isnull = false;
-	if (width < 64)
-		x &= (UINT64CONST(1) << width) - 1;
 	switch (conv)
 	{
 		case 0:
@@ -432,7 +446,7 @@ gpuhash_agg_key_datum(uint8 conv, Oid type, int32 typmod, uint64 packed,
 				initStringInfo(&buf);
 				for (int j = 0; j < nbytes; j++)
 				{
-					char		c = (char) ((x >> (8 * (nbytes - 1 - j))) & 0xFF);
+					char		c = (char) key_bits(key, kw, shift + 8 * (nbytes - 1 - j), 8);
 
 					if (c == '\0')
 						break;

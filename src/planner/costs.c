@@ -151,6 +151,38 @@ keeps_inner_columns(PlannerInfo *root, Path *inner_path, PathTarget *target, Lis
 }
 
 /*
+ * A build shared by all participants (parallel.c: each reads a share of a
+ * partial inner side) does two things a build of one participant's rows
+ * does not, each per row and on every participant's way to its first
+ * probe (ARCHITECTURE.md's cost table, rows 17 and 18):
+ *
+ * - the share: each participant copies the keys of the rows it read, and
+ *   the kept rows, where the builder reads them (EXPLAIN ANALYZE's Share
+ *   Time), SHARE_KEY_COST per row of its share, SHARE_ROW_COST more per
+ *   kept row;
+ * - the wait: one participant builds the table over every participant's
+ *   rows while the others wait for it (Build Wait Time), BUILD_WAIT_COST
+ *   per table row, BUILD_WAIT_ROW_COST more per kept row gathered.
+ *
+ * Measured on the H200 (the cost table names the runs), in the units of
+ * row 2 (0.0455 ms): 11.3 ns a key shared, 112 ns a kept row shared, a
+ * build of 2.7 ns a key row and 12.6 ns a kept row.  gpuhash.build_row_cost
+ * (row 4) stays the serial build's, already covered there by the keys'
+ * cpu_operator_cost.
+ */
+#define SHARE_KEY_COST		0.000248
+#define SHARE_ROW_COST		0.00222
+#define BUILD_WAIT_COST		0.0000601
+#define BUILD_WAIT_ROW_COST	0.000216
+
+static Cost
+shared_build_cost(double share_rows, double table_rows, bool keeps)
+{
+	return share_rows * (SHARE_KEY_COST + (keeps ? SHARE_ROW_COST : 0.0)) +
+		table_rows * (BUILD_WAIT_COST + (keeps ? BUILD_WAIT_ROW_COST : 0.0));
+}
+
+/*
  * The costs of a GpuHashJoin path.  quals: the clauses checked per match
  * (join filter and filter), nkeys: the hash keys; chained: the join and
  * the GpuHashJoin below it run as one chain; inner_share: an absorbed
@@ -169,6 +201,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	double		inner_rows = gpuhash_table_rows(inner_path, parallel_inner);
 	double		outer_rows = outer_path->rows;
 	double		emit_rows;
+	bool		keeps;
 	Cost		startup,
 				run;
 
@@ -189,9 +222,12 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * join below forms it and this one copies it (gpuhash.kept_join_row_cost
 	 * on top of kept_row_cost; bench/calibrate.py measures both).
 	 */
-	if (keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals))
+	keeps = keeps_inner_columns(root, inner_path, cpath->path.pathtarget, quals);
+	if (keeps)
 		startup += inner_path->rows * (gpuhash_kept_row_cost +
 									   (IS_JOIN_REL(inner_path->parent) ? gpuhash_kept_join_row_cost : 0.0));
+	if (parallel_inner && cpath->path.parallel_aware)
+		startup += shared_build_cost(inner_path->rows, inner_rows, keeps);
 	startup += qc.startup;
 	/*
 	 * An absorbed inner scan (heap_scan.c) saves as the outer one does.  Its

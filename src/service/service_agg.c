@@ -52,12 +52,13 @@ typedef struct AggLayout
 	uint64		groups;			/* groups the answer may hold */
 } AggLayout;
 
+/* the layout for naggs aggregates and keys of kw words (gh_agg_key_words) */
 static bool
-agg_layout(uint64 chunk_bytes, int naggs, AggLayout *lay)
+agg_layout(uint64 chunk_bytes, int naggs, int kw, AggLayout *lay)
 {
 	Size		per_page = sizeof(gh_page_ref) + GH_PAGE_SIZE +
 		GH_PAGE_MAX_TUPLES * sizeof(uint16) + 1;
-	Size		per_group = sizeof(uint64) + 1 + sizeof(gh_agg_state) * Max(naggs, 1);
+	Size		per_group = sizeof(uint64) * kw + 1 + sizeof(gh_agg_state) * Max(naggs, 1);
 	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + TYPEALIGN(64, sizeof(gh_agg_prog)) +
 		64 * 8 + sizeof(gh_agg_stats);
 	Size		off;
@@ -74,7 +75,7 @@ agg_layout(uint64 chunk_bytes, int naggs, AggLayout *lay)
 	if (off + 128 + per_group >= chunk_bytes)
 		return false;
 	lay->groups = (chunk_bytes - off - 128) / per_group;
-	lay->nulls = TYPEALIGN(64, lay->keys + lay->groups * sizeof(uint64));
+	lay->nulls = TYPEALIGN(64, lay->keys + lay->groups * sizeof(uint64) * kw);
 	lay->states = TYPEALIGN(64, lay->nulls + lay->groups);
 	lay->cap_pages = cap;
 	return lay->states + lay->groups * sizeof(gh_agg_state) * naggs <= chunk_bytes;
@@ -82,11 +83,11 @@ agg_layout(uint64 chunk_bytes, int naggs, AggLayout *lay)
 
 /* Pages one aggregation request takes; 0 without the service. */
 uint32
-gpuhash_service_agg_capacity(int naggs)
+gpuhash_service_agg_capacity(int naggs, int key_words)
 {
 	AggLayout	lay;
 
-	if (!gpuhash_service_ready() || !agg_layout(gpuhash_svc->chunk_bytes, naggs, &lay))
+	if (!gpuhash_service_ready() || !agg_layout(gpuhash_svc->chunk_bytes, naggs, key_words, &lay))
 		return 0;
 	return (uint32) lay.cap_pages;
 }
@@ -116,7 +117,7 @@ agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *r
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: the join's dimension is gone: the GPU service restarted")));
 	if (!gpuhash_svc_page_notable(&t) ||
-		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) ||
+		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) ||
 		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
 		(req->in_place && !gpuhash_svc->pool_in_place))
 		return false;
@@ -191,7 +192,7 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 				 errdetail("%s", gh_last_error())));
 	}
 	if (st == GH_OK &&
-		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->written > lay.groups ||
+		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) || s->written > lay.groups ||
 		 s->skip > (uint64) req->n_pages))
 	{
 		gh_set_last_error("GPU service: bad aggregation answer");
@@ -201,9 +202,11 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 	{
 		char	   *chunk = chunk_of(s);
 		uint64		n = s->written;
+		int			kw = gh_agg_key_words(agg);
 
 		/* the caller's answer set: malloc'd arrays, as the core's sets */
-		answer->keys = malloc(sizeof(uint64) * Max(n, 1));
+		answer->key_words = (int16) kw;
+		answer->keys = malloc(sizeof(uint64) * kw * Max(n, 1));
 		answer->nulls = malloc(Max(n, 1));
 		answer->states = malloc(sizeof(gh_agg_state) * Max(n, 1) * agg->naggs);
 		if (!answer->keys || !answer->nulls || !answer->states)
@@ -213,7 +216,7 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 		}
 		else
 		{
-			memcpy(answer->keys, chunk + lay.keys, sizeof(uint64) * n);
+			memcpy(answer->keys, chunk + lay.keys, sizeof(uint64) * kw * n);
 			memcpy(answer->nulls, chunk + lay.nulls, n);
 			memcpy(answer->states, chunk + lay.states, sizeof(gh_agg_state) * n * agg->naggs);
 			answer->n_groups = n;
@@ -246,8 +249,10 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	size_t		pages_bytes;
 	SvcTable   *dt = NULL;
 	SvcTable   *rs = NULL;		/* resident groups: the set runs go into */
+	SvcTable   *star_pins[GH_AGG_MAX_DIMS];
+	gh_agg_dim *star = NULL;	/* over a star: its dimensions side by side */
 
-	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, &lay) || s->n > lay.cap_pages ||
+	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
 	{
 		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
@@ -262,9 +267,16 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		if ((dt = svc_use_dim(s)) == NULL)
 			return GH_ERR_INVALID;
 		device = gh_agg_dim_device(dt->dim);
+		/* over a star, its other dimensions too (service_dim_star.c) */
+		if (agg->star.ndims > 1 && (star = svc_star_use(s, agg, dt, star_pins)) == NULL)
+		{
+			svc_unuse_dim(dt);
+			return GH_ERR_INVALID;
+		}
 		if (device != GH_AGG_HOST && !s->in_place && !gpuhash_svc->staging_mapped)
 		{
 			/* the backend folds them, joined on the CPU */
+			svc_star_unuse(star, star_pins, agg->star.ndims);
 			svc_unuse_dim(dt);
 			strlcpy(s->err, "GPU service: copied pages are not mapped for the GPU", sizeof(s->err));
 			return GH_ERR_INVALID;
@@ -288,7 +300,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		memset(&run, 0, sizeof(run));
 		m = Min(m, (uint32) s->n - done);
 		if (dt != NULL)
-			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg, dt->dim,
+			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg,
+										 star != NULL ? star : dt->dim,
 										 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m,
 										 pages, pages_bytes,
 										 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
@@ -326,6 +339,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			break;
 		}
 	}
+	if (star != NULL)
+		svc_star_unuse(star, star_pins, agg->star.ndims);
 	if (dt != NULL)
 		svc_unuse_dim(dt);
 	if (rs != NULL)
@@ -336,7 +351,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		gh_agg_groups_free(&g);
 		return st;
 	}
-	memcpy(chunk + lay.keys, g.keys, sizeof(uint64) * g.n_groups);
+	memcpy(chunk + lay.keys, g.keys, sizeof(uint64) * gh_agg_key_words(agg) * g.n_groups);
 	memcpy(chunk + lay.nulls, g.nulls, g.n_groups);
 	memcpy(chunk + lay.states, g.states, sizeof(gh_agg_state) * g.n_groups * agg->naggs);
 	memcpy(chunk + lay.pg.stats, &stats, sizeof(stats));

@@ -4,7 +4,8 @@
  *	  A backend's side of resident groups in the GPU service: SET_BEGIN
  *	  makes a set for a GpuPreAgg's programs, its PAGE_AGG requests name it
  *	  (gpuhash_svc_agg_submit_set) so that their groups stay in the service,
- *	  SET_FINISH reads the survivors back a staging chunk at a time, and the
+ *	  SET_FINISH reads the survivors back a staging chunk at a time (any
+ *	  range of them, so that several participants read at once), and the
  *	  set is freed through the free queue as tables and dimensions are, so
  *	  that error cleanup and exit can free it.  The service's side is
  *	  service_groups_serve.c.
@@ -98,7 +99,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	uint32		gen = (uint32) (set_id >> 32);
 	SvcSlot    *s;
 	gh_status	st;
-	int			na = out->naggs;
+	int			na = out->naggs,
+				kw = gh_agg_groups_key_words(out);
 	uint64		room,
 				n = 0;
 	Size		o_nulls,
@@ -108,10 +110,10 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: the aggregate's resident groups are gone: the GPU service restarted")));
-	room = set_answer_room(gpuhash_svc->chunk_bytes, na);
+	room = set_answer_room(gpuhash_svc->chunk_bytes, na, kw);
 	if (room == 0)
 		elog(ERROR, "gpuhash: a staging chunk holds no group of %d aggregates", na);
-	o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64));
+	o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64) * kw);
 	o_states = TYPEALIGN(64, o_nulls + room);
 	s = svc_claim_slot();
 	if (having != NULL)
@@ -124,7 +126,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	s->set_apply = apply && having != NULL && having->nterms > 0;
 	s->pos = pos;
 	st = svc_submit(s, gen);
-	if (st == GH_OK && (s->written > room || s->pos + s->written > s->total))
+	/* a range from past the end answers nothing (another reader took the last) */
+	if (st == GH_OK && (s->written > room || (s->written > 0 && s->pos + s->written > s->total)))
 	{
 		gh_set_last_error("GPU service: bad resident groups answer");
 		st = GH_ERR_INVALID;
@@ -133,7 +136,8 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 	{
 		n = s->written;
 		gh_agg_groups_free(out);
-		out->keys = malloc(sizeof(uint64) * Max(n, 1));
+		out->key_words = (int16) kw;
+		out->keys = malloc(sizeof(uint64) * kw * Max(n, 1));
 		out->nulls = malloc(Max(n, 1));
 		out->states = malloc(sizeof(gh_agg_state) * Max(n, 1) * na);
 		if (out->keys == NULL || out->nulls == NULL || out->states == NULL)
@@ -143,7 +147,7 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 		}
 		else
 		{
-			memcpy(out->keys, chunk_of(s) + SET_ANSWER_OFF, n * sizeof(uint64));
+			memcpy(out->keys, chunk_of(s) + SET_ANSWER_OFF, n * sizeof(uint64) * kw);
 			memcpy(out->nulls, chunk_of(s) + o_nulls, n);
 			memcpy(out->states, chunk_of(s) + o_states, n * na * sizeof(gh_agg_state));
 			out->n_groups = n;
@@ -163,6 +167,14 @@ gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply, 
 				 errmsg("gpuhash: reading the aggregate's resident groups failed: %s",
 						gh_last_error())));
 	}
+}
+
+uint64
+gpuhash_svc_groups_room(int naggs, int key_words)
+{
+	if (!gpuhash_service_ready())
+		return 1;
+	return Max(set_answer_room(gpuhash_svc->chunk_bytes, naggs, key_words), 1);
 }
 
 void

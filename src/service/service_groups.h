@@ -36,7 +36,8 @@ extern bool gpuhash_svc_groups_begin(int owner_pid, const gh_page_scan *scan,
 									 uint64 cap_bytes, uint64 *set_id);
 
 /*
- * Groups [pos, ...) of the set's finish, as many as a staging chunk holds,
+ * Groups [pos, ...) of the set's finish, as many as a staging chunk holds
+ * (gpuhash_svc_groups_room; none when pos is past the end),
  * into out (malloc'd arrays, as the core's sets; out->naggs set by the
  * caller); the first call finishes the set, with having's terms applied
  * when apply and every request's groups went in.  ERROR when the set is
@@ -44,6 +45,13 @@ extern bool gpuhash_svc_groups_begin(int owner_pid, const gh_page_scan *scan,
  */
 extern void gpuhash_svc_groups_read(uint64 set_id, const gh_agg_having *having, bool apply,
 									uint64 pos, gh_agg_groups *out, GhSvcGroupsInfo *info);
+
+/*
+ * The groups one read answers at most: the ranges a parallel plan's
+ * participants take of the finished set (a read from past the end answers
+ * none).
+ */
+extern uint64 gpuhash_svc_groups_room(int naggs, int key_words);
 
 /* Frees the set (never throws: error cleanup and exit); 0: nothing. */
 extern void gpuhash_svc_groups_free(uint64 set_id);

@@ -147,7 +147,8 @@ svc_serve_set_finish(SvcSlot *s)
 	SvcTable   *t = svc_use_set(s);
 	gh_status	st = GH_OK;
 	gh_agg_groups *out;
-	int			na;
+	int			na,
+				kw;
 	uint64		room,
 				n;
 	Size		o_nulls,
@@ -185,13 +186,14 @@ svc_serve_set_finish(SvcSlot *s)
 	{
 		out = t->set_out;
 		na = out->naggs;
-		room = set_answer_room(gpuhash_svc->chunk_bytes, na);
+		kw = gh_agg_groups_key_words(out);
+		room = set_answer_room(gpuhash_svc->chunk_bytes, na, kw);
 		n = s->pos < out->n_groups ? Min(room, out->n_groups - s->pos) : 0;
-		o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64));
+		o_nulls = TYPEALIGN(64, SET_ANSWER_OFF + room * sizeof(uint64) * kw);
 		o_states = TYPEALIGN(64, o_nulls + room);
 		if (n > 0)
 		{
-			memcpy(chunk + SET_ANSWER_OFF, out->keys + s->pos, n * sizeof(uint64));
+			memcpy(chunk + SET_ANSWER_OFF, out->keys + s->pos * kw, n * sizeof(uint64) * kw);
 			memcpy(chunk + o_nulls, out->nulls + s->pos, n);
 			memcpy(chunk + o_states, out->states + s->pos * na, n * na * sizeof(gh_agg_state));
 		}

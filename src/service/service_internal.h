@@ -286,14 +286,14 @@ extern int	svc_request_device(SvcSlot *s);
 
 /*
  * REQ_SET_FINISH's chunk: a gh_agg_having, then from SET_ANSWER_OFF the
- * groups answered: keys | null masks | states, each part 64-aligned, room
- * for set_answer_room groups.
+ * groups answered: keys (kw words each) | null masks | states, each part
+ * 64-aligned, room for set_answer_room groups.
  */
 #define SET_ANSWER_OFF	TYPEALIGN(64, sizeof(gh_agg_having))
 static inline uint64
-set_answer_room(uint64 chunk_bytes, int naggs)
+set_answer_room(uint64 chunk_bytes, int naggs, int kw)
 {
-	uint64		per = sizeof(uint64) + 1 + sizeof(gh_agg_state) * (uint64) naggs;
+	uint64		per = sizeof(uint64) * kw + 1 + sizeof(gh_agg_state) * (uint64) naggs;
 
 	return chunk_bytes > SET_ANSWER_OFF + 256 + per ?
 		(chunk_bytes - SET_ANSWER_OFF - 256) / per : 0;

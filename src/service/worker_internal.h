@@ -128,6 +128,11 @@ extern gh_status svc_serve_dim_matched(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_use_dim(SvcSlot *s);
 extern void svc_unuse_dim(SvcTable *t);
 
+/* service_dim_star.c: a request's star of dimensions */
+extern gh_agg_dim *svc_star_use(SvcSlot *s, const gh_agg_prog *agg, SvcTable *first,
+								SvcTable **pinned);
+extern void svc_star_unuse(gh_agg_dim *star, SvcTable **pinned, int n);
+
 /* service_groups_serve.c */
 extern gh_status svc_begin_set(SvcSlot *s);
 extern gh_status svc_serve_set_finish(SvcSlot *s);

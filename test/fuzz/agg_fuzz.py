@@ -21,8 +21,10 @@ TYPES = ['int2', 'int4', 'int8', 'float4', 'float8', 'numeric(12,2)',
          'numeric(7,4)', 'numeric', 'numeric(5,-2)', 'numeric(3,5)', 'date',
          'timestamp', 'timestamptz', 'time', 'bool', 'char(3)', 'char(1)',
          'varchar(6)', 'text', 'char(8)']
+# char(25) and varchar(30): wide group keys (more than 64 bits) with others
 KEYTYPES = ['int2', 'int4', 'int8', 'date', 'bool', 'char(3)', 'char(1)',
-            'varchar(6)', 'text', 'char(8)', 'timestamp', 'time']
+            'varchar(6)', 'text', 'char(8)', 'timestamp', 'time', 'char(25)',
+            'varchar(30)', 'int8']
 NUMTYPES = ['int2', 'int4', 'int8', 'float4', 'float8', 'numeric(12,2)',
             'numeric(7,4)', 'numeric', 'numeric(5,-2)', 'numeric(3,5)']
 ORDTYPES = NUMTYPES + ['date', 'timestamp', 'timestamptz', 'time', 'char(3)',
@@ -33,8 +35,10 @@ VALTYPES = ['int2', 'int4', 'int8', 'float4', 'float8', 'numeric(12,2)',
             'numeric(3,5)', 'numeric(12,2)', 'int4', 'numeric']
 MINTYPES = ['int2', 'int4', 'int8', 'float4', 'float8', 'date', 'timestamp',
             'timestamptz', 'time', 'numeric(12,2)']
+# up to and past a wide key's 48 bytes
 STRS = ['', ' ', 'a', 'a ', 'ab', 'ab ', 'abc', 'A', 'é', 'éé', 'x y',
-        'long value', 'zzzzzz', 'aé ']
+        'long value', 'zzzzzz', 'aé ', 'a value of more than eight', 'x' * 25,
+        'y' * 48, 'z' * 49]
 
 
 def lit(rng, t, ndv):
@@ -106,6 +110,10 @@ def lit(rng, t, ndv):
         s = s[:6]
     if t == 'char(8)':
         s = s[:8]
+    if t == 'char(25)':
+        s = s[:25]
+    if t == 'varchar(30)':
+        s = s[:30]
     return "'%s'" % s
 
 
@@ -124,7 +132,7 @@ def make_schema(rng, tables):
         sql.append('CREATE TABLE %s (%s) WITH (autovacuum_enabled = off);' %
                    (name, ', '.join('%s %s' % c for c in cols)))
         for c, t in cols:
-            if c != 'w' and (t.startswith('numeric') or t in ('text', 'varchar(6)') or t.startswith('char')) \
+            if c != 'w' and (t.startswith('numeric') or t == 'text' or t.startswith('varchar') or t.startswith('char')) \
                     and rng.random() < 0.25:
                 sql.append('ALTER TABLE %s ALTER COLUMN %s SET STORAGE %s;' %
                            (name, c, rng.choice(['PLAIN', 'MAIN'])))
@@ -225,8 +233,12 @@ def bulk_expr(t, ndv, wide):
         e = "('c' || %s)::char(8)" % c
     elif t == 'varchar(6)':
         e = "(ARRAY['', ' ', 'a', 'a ', 'ab', 'abc', 'é', 'éé', 'v' || %s])[abs(%s %% 9)::int4 + 1]::varchar(6)" % (c, c)
+    elif t == 'char(25)':
+        e = "(ARRAY['', ' ', 'UNITED KINGDOM', 'é', 'c' || %s, repeat('n', 25)])[abs(%s %% 6)::int4 + 1]::char(25)" % (c, c)
+    elif t == 'varchar(30)':
+        e = "(ARRAY['', 'a ', 'STANDARD POLISHED BRASS', 'éé', 'v' || %s, repeat('w', 30)])[abs(%s %% 6)::int4 + 1]::varchar(30)" % (c, c)
     else:
-        e = "(ARRAY['', ' ', 'a', 'a ', 'ab', 'long long text', 't' || %s])[abs(%s %% 7)::int4 + 1]" % (c, c)
+        e = "(ARRAY['', ' ', 'a', 'a ', 'ab', 'long long text', 't' || %s, repeat('y', 48), repeat('z', 49)])[abs(%s %% 9)::int4 + 1]" % (c, c)
     return nul % e
 
 
@@ -274,7 +286,7 @@ def qual(rng, cols):
         return '%s %s %s' % (c, rng.choice(['<', '<=', '>', '>=', '=', '<>']), v)
     if t in ('date', 'timestamp', 'timestamptz'):
         return "%s %s '2000-01-01'" % (c, rng.choice(['<', '>=', '<>']))
-    if t in ('text', 'varchar(6)') or t.startswith('char'):
+    if t == 'text' or t.startswith('varchar') or t.startswith('char'):
         return rng.choice(["%s LIKE 'a%%'" % c, "%s = 'a'" % c, "%s > 'a'" % c,
                            "%s <> ''" % c, 'length(%s) < 2' % c])
     if t == 'bool':

@@ -8,7 +8,10 @@ An outer table R (random rows of agg_fuzz.py's literal and bulk generators:
 NULLs, duplicates, extremes, not-all-visible pages) joined INNER to an inner
 side I, or outer preserving I (I LEFT JOIN R, R RIGHT JOIN I: R's quals in
 the ON clause, a qual of I's in WHERE): a table with a unique key, duplicate keys, NULL keys, keys absent
-from R, or empty; sometimes a join of two tables or a subquery.  One or two
+from R, or empty; sometimes a join of two tables or a subquery; a quarter
+of the queries join R to two inner tables, each by its own key (a star of
+two dimensions, EXPLAIN's "GPU Star Dimension 2"), sometimes with a clause
+across them.  One or two
 `=` clauses on integer-like keys (int2/int4/int8/date/bool/oid, int4 = int8
 across types), sometimes further clauses over both sides; group keys and
 aggregate operands from either side; CASE forms; HAVING; ORDER BY/LIMIT.
@@ -244,8 +247,41 @@ def r_qual(rng, rc):
     return re.sub(r'\b%s\b' % c, 'r.' + c, agg_fuzz.qual(rng, [(c, t)]))
 
 
+def star_query(rng, meta, r, rc):
+    """R joined to two inner tables (i, i2), each by its own key over R's
+    columns, sometimes a clause across them: a star of two dimensions."""
+    a, b = rng.sample(['ji0', 'ji1', 'ji2'], 2)
+    ic, i2c = meta[a], meta[b]
+    ka, kb = rng.sample(['j0', 'j1', 'j2'], 2)
+    on = ['r.%s = i.%s' % (ka, ka), 'r.%s = i2.%s' % (kb, kb)]
+    if rng.random() < 0.4:
+        on.append(rng.choice(['i.g1 <= i2.g1', 'i.d < i2.d + 100', '(i.s = i2.s OR i2.g1 > 0)',
+                              'i.m0 + i2.m0 > r.n0', 'r.j1 < i.g1 + i2.g1']))
+    if rng.random() < 0.3:
+        on.append(both_cond(rng, rc, ic))
+    gcand = ['r.j2', 'i.g1', 'i2.g1', 'i.d', 'i2.d', 'r.d0', 'i2.j0']
+    gs = rng.sample(gcand, rng.choice([0, 1, 1, 2]))
+    aggs = [agg_call(rng, rc, ic) for _ in range(rng.randint(1, 3))]
+    aggs += [rng.choice(['sum(i2.m0)', 'count(i2.s)', 'min(i2.d)', 'max(i2.g1)', 'avg(i2.m1)',
+                         'sum(r.n0 * (1 - i2.m1))', 'sum(CASE WHEN i2.g1 > 0 THEN i.m0 ELSE 0 END)'])
+             for _ in range(rng.randint(1, 2))]
+    sel = gs + aggs
+    rng.shuffle(sel)
+    q = 'SELECT %s FROM %s r JOIN %s i ON %s JOIN %s i2 ON %s' % (
+        ', '.join(sel), r, a, on[0], b, ' AND '.join(on[1:]))
+    if rng.random() < 0.4:
+        q += ' WHERE ' + r_qual(rng, rc)
+    if gs:
+        q += ' GROUP BY ' + ', '.join(gs)
+    if rng.random() < 0.15:
+        q += ' HAVING count(*) > %d' % rng.choice([0, 1, 5])
+    return q
+
+
 def query(rng, meta):
     r = rng.choice(['jr0', 'jr1'])
+    if rng.random() < 0.25:
+        return star_query(rng, meta, r, meta[r])
     rc = meta[r]
     isql, ic = inner_side(rng, meta)
     it = dict(ic)
@@ -364,7 +400,7 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             why[r] = why.get(r, 0) + 1
     for r, n in sorted(why.items(), key=lambda x: -x[1])[:8]:
         print('  declined %d: %s' % (n, r))
-    passed = failed = used = ons = outer = 0
+    passed = failed = used = ons = outer = stars = 0
     for i, q in enumerate(queries):
         bad = []
         for par in (0, 2):
@@ -373,9 +409,10 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
                     print('TIMEOUT seed %d query %d parallel %d %s: %s' % (seed, i, par, mode, q))
             off, on, plan = agg_fuzz.outcome(res, i, par)
             ons += 1
-            if any('GPU Join:' in l for l in plan):
+            if any('GPU Join:' in l or 'GPU Star Dimension 1:' in l for l in plan):
                 used += 1
                 outer += any('GPU Join Type: Left' in l for l in plan)
+                stars += any('GPU Star Dimension 2:' in l for l in plan)
             elif verbose and par == 0:
                 print('NOJOIN %s\n    %s' % (q, '\n    '.join(plan)))
             if off != on:
@@ -387,7 +424,8 @@ def run_round(seed, nq, dbname, verbose, shared_dim):
             passed += 1
     for e in sorted(set(errs))[:10]:
         print('  stderr: %s' % e)
-    print('  outer joins preserving I in %d of the joined on-plans' % outer)
+    print('  outer joins preserving I in %d, stars of dimensions in %d of the joined on-plans'
+          % (outer, stars))
     return passed, failed, used, ons, len(errs)
 
 
