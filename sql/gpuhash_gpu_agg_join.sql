@@ -279,6 +279,36 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+-- inner sides whose plan level setrefs removes or whose output it renames:
+-- an aggregated subquery (a trivial subquery scan, its child's columns
+-- then), a UNION ALL (an Append), a partitioned table of one partition (a
+-- one-child Append) and of two; with rows, and empty
+SELECT * FROM ja_check($$
+  SELECT count(*), sum(s.n), min(l_quantity) FROM ja_li
+  JOIN (SELECT p_size AS sz, count(*) AS n FROM ja_part GROUP BY p_size) s ON l_suppkey = s.sz$$);
+SELECT * FROM ja_check($$
+  SELECT s.sz, count(*), sum(s.n) FROM ja_li
+  JOIN (SELECT p_size AS sz, count(*) AS n FROM ja_part GROUP BY p_size) s ON l_suppkey = s.sz AND l_partkey > s.n
+  GROUP BY s.sz$$);
+SELECT * FROM ja_check($$
+  SELECT min(l_big), count(*), sum(s.n) FROM ja_li
+  JOIN (SELECT p_size AS sz, count(*) AS n FROM ja_empty GROUP BY p_size) s ON l_suppkey = s.sz$$);
+SELECT * FROM ja_check($$
+  SELECT u.k % 7, count(*), sum(l_quantity), max(u.v) FROM ja_li
+  JOIN (SELECT p_partkey AS k, p_size AS v FROM ja_part UNION ALL
+        SELECT p_partkey + 1, p_size FROM ja_part WHERE p_size < 10) u ON l_partkey = u.k
+  GROUP BY u.k % 7$$);
+CREATE TABLE ja_pt (k int4, v int8) PARTITION BY RANGE (k);
+CREATE TABLE ja_pt1 PARTITION OF ja_pt FOR VALUES FROM (0) TO (1000);
+INSERT INTO ja_pt SELECT i, i * 3 FROM generate_series(0, 999) i;
+ANALYZE ja_pt;
+SELECT * FROM ja_check('SELECT count(*), sum(v), sum(l_quantity) FROM ja_li JOIN ja_pt ON l_partkey = k');
+CREATE TABLE ja_pt2 PARTITION OF ja_pt FOR VALUES FROM (1000) TO (3000);
+INSERT INTO ja_pt SELECT i, -i FROM generate_series(1000, 2999, 3) i;
+ANALYZE ja_pt;
+SELECT * FROM ja_check('SELECT v % 5, count(*), sum(v), sum(l_quantity) FROM ja_li JOIN ja_pt ON l_partkey = k GROUP BY v % 5');
+DROP TABLE ja_pt;
+
 SET max_parallel_workers_per_gather = 0;
 -- ANALYZE's figures of the join (the dimension's bytes vary with the device)
 SELECT ja_figures('SELECT p_size, count(*) FROM ja_li JOIN ja_part ON l_partkey = p_partkey GROUP BY p_size');

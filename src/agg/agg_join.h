@@ -46,6 +46,7 @@ typedef struct GpuAggInnerRow
 
 typedef struct GpuAggJoin
 {
+	const CustomScan *cscan;	/* the plan (its inner output map) */
 	int			njoinkeys;
 	List	   *outer_keys;		/* over the scanned relation's Vars */
 	List	   *inner_keys;		/* over the inner side's Vars */
@@ -177,7 +178,7 @@ extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
 /* agg_join_tlist.c */
-extern int	gpuhash_agg_join_tlpos(Plan *inner, const Var *v);
+extern int	gpuhash_agg_join_tlpos(const GpuAggJoin *j, int d, const Var *v);
 
 /* agg_join_dim.c */
 extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,

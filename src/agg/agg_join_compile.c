@@ -36,7 +36,7 @@ gpuhash_agg_join_col(GpuAggJoin *j, const Var *v)
 
 /* Every Var of the inner side (not scanrelid) in node, as a column of j. */
 static void
-add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid, Plan *inner)
+add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid)
 {
 	ListCell   *lc;
 
@@ -54,7 +54,7 @@ add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid, Plan *inner)
 		c->varno = v->varno;
 		c->varattno = v->varattno;
 		c->type = v->vartype;
-		c->tlpos = gpuhash_agg_join_tlpos(inner, v);
+		c->tlpos = gpuhash_agg_join_tlpos(j, 0, v);
 		if (c->tlpos == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -92,6 +92,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 		elog(ERROR, "gpuhash: a joined GpuPreAgg with %d join keys, %d expressions and %d plans",
 			 nk, list_length(cscan->custom_exprs), list_length(cscan->custom_plans));
 	j = palloc0(sizeof(GpuAggJoin));
+	j->cscan = cscan;
 	j->njoinkeys = nk;
 	j->shared_plan = list_length(cscan->custom_private) > GPUHASH_PREAGG_PRIV_SHARED_DIM &&
 		intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_SHARED_DIM)) != 0;
@@ -129,9 +130,9 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	{
 		/* junk entries: the quals' and join clauses' columns, not the node's */
 		if (!lfirst_node(TargetEntry, lc)->resjunk)
-			add_inner_cols(j, (Node *) lfirst_node(TargetEntry, lc)->expr, scanrelid, inner);
+			add_inner_cols(j, (Node *) lfirst_node(TargetEntry, lc)->expr, scanrelid);
 	}
-	add_inner_cols(j, (Node *) j->join_quals, scanrelid, inner);
+	add_inner_cols(j, (Node *) j->join_quals, scanrelid);
 	j->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg inner rows",
 										ALLOCSET_DEFAULT_SIZES);
 	return j;
@@ -268,8 +269,7 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			pos = gpuhash_agg_join_tlpos(linitial(((CustomScan *) as->css.ss.ps.plan)->custom_plans),
-												 v);
+		int			pos = gpuhash_agg_join_tlpos(as->join, 0, v);
 
 		if (pos == 0)
 			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",

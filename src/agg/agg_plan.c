@@ -29,6 +29,7 @@
 
 static Plan *plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						 List *tlist, List *clauses, List *custom_plans);
+static List *inner_outputs(Index relid, List *custom_plans);
 
 CustomPathMethods gpuhash_preagg_path_methods = {
 	.CustomName = "GpuPreAgg",
@@ -125,6 +126,8 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		cscan->custom_private = lappend(cscan->custom_private,
 										makeInteger(list_length(best_path->custom_private) > 5 &&
 													intVal(list_nth(best_path->custom_private, 5))));
+		cscan->custom_private = lappend(cscan->custom_private,
+										inner_outputs(relid, custom_plans));
 		/* a star's dimensions (agg_star_paths.c): its tag, as the path has it */
 		if (gpuhash_preagg_star_of(best_path->custom_private) != NIL)
 			cscan->custom_private = lappend(cscan->custom_private,
@@ -140,6 +143,77 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		!intVal(list_nth(cscan->custom_private, GPUHASH_PREAGG_PRIV_PRESERVE_INNER)))
 		gpuhash_preagg_plan_having(root, cscan, target);
 	return &cscan->scan.plan;
+}
+
+/*
+ * Which column of the query each inner plan outputs where (agg_plan.h), read
+ * now because setrefs may remove a plan level whose output the node names:
+ * a trivial subquery scan or a one-child Append leaves its child, whose
+ * output has the same positions but the child's columns.
+ */
+static List *
+inner_outputs(Index relid, List *custom_plans)
+{
+	List	   *out = list_make2(makeString(GPUHASH_PREAGG_OUTPUTS_TAG), makeInteger(relid));
+	ListCell   *lp;
+
+	foreach(lp, custom_plans)
+	{
+		List	   *varnos = NIL;
+		List	   *attnos = NIL;
+		ListCell   *lc;
+
+		foreach(lc, ((Plan *) lfirst(lp))->targetlist)
+		{
+			Expr	   *e = lfirst_node(TargetEntry, lc)->expr;
+			bool		plain;
+
+			while (e != NULL && IsA(e, RelabelType))
+				e = ((RelabelType *) e)->arg;
+			plain = e != NULL && IsA(e, Var) && ((Var *) e)->varlevelsup == 0 &&
+				!IS_SPECIAL_VARNO(((Var *) e)->varno);
+			varnos = lappend_int(varnos, plain ? (int) ((Var *) e)->varno : 0);
+			attnos = lappend_int(attnos, plain ? (int) ((Var *) e)->varattno : 0);
+		}
+		out = lappend(lappend(out, varnos), attnos);
+	}
+	return out;
+}
+
+/*
+ * Var v's 1-based position in inner plan d's output, or 0.  setrefs moved
+ * every range table index of the plan by one offset, the scanned
+ * relation's too, so the offset is read from it.
+ */
+int
+gpuhash_preagg_inner_pos(const CustomScan *cscan, int d, const Var *v)
+{
+	ListCell   *lc;
+
+	foreach(lc, cscan->custom_private)
+	{
+		List	   *l = lfirst(lc);
+		int			offset;
+		List	   *varnos;
+		List	   *attnos;
+
+		if (l == NIL || !IsA(l, List) || list_length(l) < 2 || !IsA(linitial(l), String) ||
+			strcmp(strVal(linitial(l)), GPUHASH_PREAGG_OUTPUTS_TAG) != 0)
+			continue;
+		if (list_length(l) < 2 + 2 * (d + 1))
+			elog(ERROR, "gpuhash: GpuPreAgg has no output map of inner plan %d", d);
+		offset = (int) cscan->scan.scanrelid - intVal(lsecond(l));
+		varnos = list_nth(l, 2 + 2 * d);
+		attnos = list_nth(l, 3 + 2 * d);
+		for (int i = 0; i < list_length(varnos); i++)
+			if (list_nth_int(varnos, i) != 0 &&
+				list_nth_int(varnos, i) + offset == (int) v->varno &&
+				list_nth_int(attnos, i) == v->varattno)
+				return i + 1;
+		return 0;
+	}
+	elog(ERROR, "gpuhash: GpuPreAgg over a join without its inner output map");
+	return 0;
 }
 
 int

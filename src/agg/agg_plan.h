@@ -58,6 +58,7 @@ extern int	gpuhash_preagg_njoinkeys(const CustomScan *cscan);
 extern int	gpuhash_preagg_noutputs(const CustomScan *cscan);
 extern List *gpuhash_preagg_scan_quals(const CustomScan *cscan);
 extern Node *gpuhash_preagg_unindex(Node *node, const CustomScan *cscan);
+extern int	gpuhash_preagg_inner_pos(const CustomScan *cscan, int d, const Var *v);
 
 /* agg_exec.c: the executor's state of a GpuPreAgg plan */
 extern Node *gpuhash_preagg_create_state(CustomScan *cscan);
@@ -130,6 +131,15 @@ extern void gpuhash_add_preagg_star_paths(PlannerInfo *root, RelOptInfo *input_r
 										  PathTarget *target, GroupPathExtraData *extra,
 										  List *native);
 extern List *gpuhash_preagg_star_of(const List *custom_private);
+
+/*
+ * custom_private's entry over a join (agg_plan.c): a List of this tag, the
+ * scanned relation's range table index when planned, then per inner plan
+ * (custom_plans' order) two IntLists: the range table index and column of
+ * the plain Var each output position carries (0, 0 for any other
+ * expression), as the plan was made, before setrefs.
+ */
+#define GPUHASH_PREAGG_OUTPUTS_TAG "gpuhash inner outputs"
 
 /* agg_costs.c */
 extern void gpuhash_cost_preagg(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,

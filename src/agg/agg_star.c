@@ -42,7 +42,7 @@ var_dim(GpuAggJoin *j, const Var *v, int *tlpos)
 {
 	for (int d = 0; d < j->ndims; d++)
 	{
-		int			pos = gpuhash_agg_join_tlpos(j->dims[d]->inner_ps->plan, v);
+		int			pos = gpuhash_agg_join_tlpos(j, d, v);
 
 		if (pos > 0)
 		{
@@ -184,6 +184,7 @@ gpuhash_agg_star_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 		if (nk < 1 || pos + 2 * nk > list_length(exprs))
 			elog(ERROR, "gpuhash: a GpuPreAgg star dimension with %d keys", nk);
 		dims[d] = make_dim(exprs, pos, nk);
+		dims[d]->cscan = cscan;
 		pos += 2 * nk;
 		dims[d]->inner_ps = ExecInitNode(plan, estate,
 										 eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
