@@ -9,14 +9,16 @@
  *		of the page) and writes its rows there.  Rows in slot order within
  *		page order, the host twin's loop order, so both give the same bytes.
  *
- *		Device memory is the request's own, freed at its end; the work runs
- *		on the calling thread's stream (cudaStreamPerThread).
+ *		Device memory, stream and events are the calling thread's, kept
+ *		between requests (dim_scratch).
  */
 #include "gpu_common.cuh"
 #include "page_dim.cuh"
 #include "page_dim_internal.h"
 
 #include <cub/device/device_scan.cuh>
+#include <memory>
+#include <vector>
 
 constexpr int DIM_THREADS = 128;
 constexpr int DIM_SLOTS_PER_THREAD = (GH_PAGE_MAX_TUPLES + DIM_THREADS - 1) / DIM_THREADS;
@@ -176,20 +178,97 @@ write_kernel(const gh_page_scan *__restrict__ scan, const int16_t *__restrict__ 
 	}
 }
 
-/* Device memory freed at scope's end, on every path. */
-struct dev_mem
+/*
+ * This thread's device memory, stream and events for one GPU, kept between
+ * requests: a cudaFree per request waits for the whole device, so every
+ * backend's walk would queue behind every other's.  Grown when a request
+ * needs more (the stream is idle between requests), given back at the
+ * thread's end or after a failed request.
+ */
+struct dim_scratch
 {
-	void	   *p = nullptr;
+	int			dev = -1;
+	void	   *in = nullptr;
+	size_t		in_bytes = 0;
+	void	   *out = nullptr;
+	size_t		out_bytes = 0;
+	cudaStream_t st = nullptr;
+	cudaEvent_t ev[2] = {nullptr, nullptr};
 
-	~dev_mem()
+	/* errors ignored: this runs after failures and at the thread's end */
+	void release()
 	{
-		if (p)
+		if (dev < 0)
+			return;
+		cudaSetDevice(dev);
+		if (st)
+			cudaStreamSynchronize(st);
+		if (in)
+			cudaFree(in);
+		if (out)
+			cudaFree(out);
+		for (cudaEvent_t &e : ev)
 		{
-			cudaFree(p);
-			cudaGetLastError();
+			if (e)
+				cudaEventDestroy(e);
+			e = nullptr;
 		}
+		if (st)
+			cudaStreamDestroy(st);
+		cudaGetLastError();
+		in = out = nullptr;
+		in_bytes = out_bytes = 0;
+		st = nullptr;
+	}
+	~dim_scratch()
+	{
+		release();
 	}
 };
+
+gh_status
+scratch_of(int dev, dim_scratch **out)
+{
+	static thread_local std::vector<std::unique_ptr<dim_scratch>> per_dev;
+
+	if ((size_t) dev >= per_dev.size())
+		per_dev.resize(dev + 1);
+	if (!per_dev[dev])
+		per_dev[dev].reset(new dim_scratch());
+
+	dim_scratch *s = per_dev[dev].get();
+
+	if (s->st == nullptr)
+	{
+		s->dev = dev;
+		GH_TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
+		for (cudaEvent_t &e : s->ev)
+			GH_TRY(cudaEventCreate(&e));
+	}
+	*out = s;
+	return GH_OK;
+}
+
+/* *p grown to hold want bytes (a quarter more, for the next requests). */
+gh_status
+grow(void **p, size_t *have, size_t want)
+{
+	if (want <= *have)
+		return GH_OK;
+	if (*p)
+		GH_TRY(cudaFree(*p));
+	*p = nullptr;
+	*have = 0;
+	want += want / 4;
+	if (cudaMalloc(p, want) != cudaSuccess)
+	{
+		cudaGetLastError();
+		*p = nullptr;
+		return gh_error(GH_ERR_GPU_MEMORY, "dimension pages: %zu bytes of device memory", want);
+	}
+	*have = want;
+	return GH_OK;
+}
 
 size_t
 al(size_t x)
@@ -228,8 +307,14 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 	}
 	GH_TRY(cudaSetDevice(device));
 
-	cudaStream_t st = cudaStreamPerThread;
-	cudaEvent_t ev[2];
+	dim_scratch *sc = nullptr;
+	gh_status	sst = scratch_of(device, &sc);
+
+	if (sst != GH_OK)
+		return sst;
+
+	cudaStream_t st = sc->st;
+	cudaEvent_t *ev = sc->ev;
 	size_t		scan_tmp = 0;
 
 	GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_tmp, (uint64_t *) nullptr,
@@ -249,16 +334,14 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 				o_tmp = o_byte_off + al(sizeof(uint64_t) * slots),
 				o_pages = o_tmp + al(scan_tmp),
 				total = o_pages + (mapped ? 0 : page_data_bytes);
-	dev_mem		in;
-
-	if (cudaMalloc(&in.p, total) != cudaSuccess)
 	{
-		cudaGetLastError();
-		in.p = nullptr;
-		return gh_error(GH_ERR_GPU_MEMORY, "dimension pages: %zu bytes of device memory", total);
+		gh_status	g = grow(&sc->in, &sc->in_bytes, total);
+
+		if (g != GH_OK)
+			return g;
 	}
 
-	uint8_t    *d = (uint8_t *) in.p;
+	uint8_t    *d = (uint8_t *) sc->in;
 	const uint8_t *d_pages = d + o_pages;
 
 	if (mapped)
@@ -269,17 +352,9 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
 		d_pages = (const uint8_t *) dp;
 	}
-	GH_TRY(cudaEventCreate(&ev[0]));
-	if (cudaEventCreate(&ev[1]) != cudaSuccess)
-	{
-		cudaEventDestroy(ev[0]);
-		return gh_error(GH_ERR_CUDA, "dimension pages: cudaEventCreate failed");
-	}
-
 	gh_status	rc = GH_OK;
 	uint64_t	tail[4] = {0, 0, 0, 0};
 	unsigned long long counts[2] = {0, 0};
-	dev_mem		out;
 
 	/* a lambda so that the events go on every path */
 	auto		run = [&]() -> gh_status {
@@ -343,15 +418,12 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 
 		if (nr > 0)
 		{
-			if (cudaMalloc(&out.p, obytes) != cudaSuccess)
-			{
-				cudaGetLastError();
-				out.p = nullptr;
-				return gh_error(GH_ERR_GPU_MEMORY, "dimension pages: %zu bytes of device memory",
-								obytes);
-			}
+			gh_status	g = grow(&sc->out, &sc->out_bytes, obytes);
 
-			uint8_t    *o = (uint8_t *) out.p;
+			if (g != GH_OK)
+				return g;
+
+			uint8_t    *o = (uint8_t *) sc->out;
 
 			if (mapped)
 				write_kernel<true><<<n_pages, DIM_THREADS, 0, st>>>(
@@ -398,12 +470,9 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 	else
 	{
 		/* the stream's work is done or failed before the memory goes */
-		cudaStreamSynchronize(st);
-		cudaGetLastError();
+		sc->release();
 		*n_rows = 0;
 		*heap_bytes = 0;
 	}
-	cudaEventDestroy(ev[0]);
-	cudaEventDestroy(ev[1]);
 	return rc;
 }
