@@ -8,7 +8,9 @@ CREATE TEMP TABLE la AS SELECT g AS k, g % 97 AS m FROM generate_series(1, 5000)
 CREATE TEMP TABLE lb AS SELECT g AS k, g % 89 AS m FROM generate_series(1, 3000) g;
 ANALYZE la;
 ANALYZE lb;
-EXPLAIN (COSTS OFF) SELECT count(*) FROM la JOIN lb ON la.m = lb.m;
+-- the plan of the join whose rows are compared (a count(*) over it would be
+-- a GpuPreAgg over the join)
+EXPLAIN (COSTS OFF) SELECT la.k AS a, lb.k AS b FROM la JOIN lb ON la.m = lb.m;
 CREATE TEMP TABLE on_res AS SELECT la.k AS a, lb.k AS b FROM la JOIN lb ON la.m = lb.m;
 SET enable_gpuhashjoin = off;
 RESET enable_hashjoin;
