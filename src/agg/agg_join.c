@@ -173,6 +173,42 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	return built;
 }
 
+/* The inner side's rows outgrew work_mem x hash_mem_multiplier (limit bytes). */
+void
+gpuhash_agg_join_too_big(Size limit)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
+					limit / 1024),
+			 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+}
+
+/*
+ * One inner row kept for the dimension: its key and its tuple in the inner
+ * plan's form, within work_mem x hash_mem_multiplier (limit bytes).
+ */
+void
+gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size limit)
+{
+	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
+
+	if (j->nrows == j->cap)
+	{
+		j->cap = Max(j->cap * 2, 1024);
+		j->rows = j->rows == NULL ?
+			palloc_extended(sizeof(GpuAggInnerRow) * j->cap, MCXT_ALLOC_HUGE) :
+			repalloc_huge(j->rows, sizeof(GpuAggInnerRow) * j->cap);
+	}
+	j->rows[j->nrows].key = key;
+	j->rows[j->nrows].tup = ExecCopySlotMinimalTuple(slot);
+	j->bytes += j->rows[j->nrows].tup->t_len + sizeof(GpuAggInnerRow);
+	j->nrows++;
+	MemoryContextSwitchTo(old);
+	if (j->bytes > limit)
+		gpuhash_agg_join_too_big(limit);
+}
+
 /*
  * Runs the inner plan to its end: its rows with a non-NULL key.  More than
  * work_mem x hash_mem_multiplier of rows is an error, as the plan promised
@@ -192,7 +228,6 @@ collect_rows(GpuPreAggState *as)
 		TupleTableSlot *slot = ExecProcNode(j->inner_ps);
 		uint64		key;
 		bool		ok;
-		MemoryContext old;
 
 		if (TupIsNull(slot))
 			break;
@@ -206,25 +241,7 @@ collect_rows(GpuPreAggState *as)
 			gpuhash_agg_outer_keep_null(j, slot);
 			continue;
 		}
-		old = MemoryContextSwitchTo(j->rows_cxt);
-		if (j->nrows == j->cap)
-		{
-			j->cap = Max(j->cap * 2, 1024);
-			j->rows = j->rows == NULL ?
-				palloc_extended(sizeof(GpuAggInnerRow) * j->cap, MCXT_ALLOC_HUGE) :
-				repalloc_huge(j->rows, sizeof(GpuAggInnerRow) * j->cap);
-		}
-		j->rows[j->nrows].key = key;
-		j->rows[j->nrows].tup = ExecCopySlotMinimalTuple(slot);
-		j->bytes += j->rows[j->nrows].tup->t_len + sizeof(GpuAggInnerRow);
-		j->nrows++;
-		MemoryContextSwitchTo(old);
-		if (j->bytes > limit)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
-							limit / 1024),
-					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+		gpuhash_agg_join_keep_row(j, key, slot, limit);
 	}
 	j->collected = true;
 	j->rows_loaded = true;
@@ -289,9 +306,9 @@ gpuhash_agg_join_rescan(GpuPreAggState *as)
 	ExecReScan(j->inner_ps);
 }
 
-/* The first row of rows with key >= key. */
-static uint64
-lower_bound(GpuAggJoin *j, uint64 key)
+/* The first row of j's sorted rows with key >= key. */
+uint64
+gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key)
 {
 	uint64		lo = 0,
 				hi = j->nrows;
@@ -337,7 +354,7 @@ gpuhash_agg_join_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 		j->next_match = j->end_match = 0;
 		if (eval_key(j, j->outer_key_states, j->outer_conv, econtext, &key))
 		{
-			j->next_match = lower_bound(j, key);
+			j->next_match = gpuhash_agg_join_lower_bound(j, key);
 			j->end_match = j->next_match;
 			while (j->end_match < j->nrows && j->rows[j->end_match].key == key)
 				j->end_match++;

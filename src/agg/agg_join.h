@@ -178,6 +178,13 @@ extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 
 /* agg_join_tlist.c */
+typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
+extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
+										  GpuAggFormExpr form, void *arg);
+extern uint64 gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key);
+extern void gpuhash_agg_join_too_big(Size limit) pg_attribute_noreturn();
+extern void gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
+									  Size limit);
 extern int	gpuhash_agg_join_tlpos(const GpuAggJoin *j, int d, const Var *v);
 
 /* agg_join_dim.c */

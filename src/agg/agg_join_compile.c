@@ -287,6 +287,45 @@ cpu_expr(GpuPreAggState *as, Node *e)
 	return ExecInitExpr((Expr *) cpu_form_mutator(e, as), &as->css.ss.ps);
 }
 
+static ExprState *
+cpu_tlist_expr(GpuPreAggState *as, Node *e, void *arg)
+{
+	return cpu_expr(as, e);
+}
+
+/*
+ * The group columns' and the aggregates' arguments' ExprStates of the CPU's
+ * join (a star's too: agg_star_cpu.c), each expression formed by form.
+ */
+void
+gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan, GpuAggFormExpr form,
+							  void *arg)
+{
+	GpuAggJoin *j = as->join;
+	ListCell   *lc;
+	int			a = 0;
+
+	j->group_states = palloc0(sizeof(ExprState *) * Max(as->nkeys, 1));
+	j->arg_states = palloc0(sizeof(ExprState *) * Max(as->naggs, 1));
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		Expr	   *e = lfirst_node(TargetEntry, lc)->expr;
+		int			k = foreach_current_index(lc);
+
+		if (k < as->nkeys)
+			j->group_states[k] = form(as, (Node *) e, arg);
+		else if (IsA(e, Aggref))
+		{
+			Aggref	   *ag = (Aggref *) e;
+
+			if (as->aggs[a].fn != GH_AGG_COUNT_STAR)
+				j->arg_states[a] = form(as, (Node *) linitial_node(TargetEntry, ag->args)->expr,
+										arg);
+			a++;
+		}
+	}
+}
+
 /*
  * The ExprStates of the CPU's join: keys, clauses, group columns, arguments.
  * Their scan tuple is the relation's heap tuple (the absorbed scan's slot),
@@ -302,8 +341,6 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	TupleDesc	scandesc = ps->scandesc;
 	bool		fixed = ps->scanopsfixed,
 				set = ps->scanopsset;
-	ListCell   *lc;
-	int			a = 0;
 
 	if (j->ndims > 1)
 	{
@@ -323,25 +360,7 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	}
 	j->join_qual = ExecInitQual((List *) cpu_form_mutator((Node *) j->join_quals, as),
 								&as->css.ss.ps);
-	j->group_states = palloc0(sizeof(ExprState *) * Max(as->nkeys, 1));
-	j->arg_states = palloc0(sizeof(ExprState *) * Max(as->naggs, 1));
-	foreach(lc, cscan->custom_scan_tlist)
-	{
-		Expr	   *e = lfirst_node(TargetEntry, lc)->expr;
-		int			k = foreach_current_index(lc);
-
-		if (k < as->nkeys)
-			j->group_states[k] = cpu_expr(as, (Node *) e);
-		else if (IsA(e, Aggref))
-		{
-			Aggref	   *ag = (Aggref *) e;
-
-			if (as->aggs[a].fn != GH_AGG_COUNT_STAR)
-				j->arg_states[a] = cpu_expr(as, (Node *) linitial_node(TargetEntry,
-																	   ag->args)->expr);
-			a++;
-		}
-	}
+	gpuhash_agg_join_tlist_states(as, cscan, cpu_tlist_expr, NULL);
 	ps->scanops = ops;
 	ps->scandesc = scandesc;
 	ps->scanopsfixed = fixed;

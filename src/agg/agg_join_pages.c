@@ -198,11 +198,7 @@ reserve_rows(GpuAggJoin *j, uint64 more, int ncols)
 	}
 	j->bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;
 	if (j->bytes > limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
-						limit / 1024),
-				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+		gpuhash_agg_join_too_big(limit);
 }
 
 /* A request's rows appended: by-reference offsets moved past the heap so far. */

@@ -144,32 +144,6 @@ heap_key(GpuAggJoin *j, GpuAggJoinPages *jp, TupleTableSlot *slot, uint64 *key)
 	return true;
 }
 
-/* One row kept: its key and its tuple in the inner plan's form. */
-static void
-keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size limit)
-{
-	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
-
-	if (j->nrows == j->cap)
-	{
-		j->cap = Max(j->cap * 2, 1024);
-		j->rows = j->rows == NULL ?
-			palloc_extended(sizeof(GpuAggInnerRow) * j->cap, MCXT_ALLOC_HUGE) :
-			repalloc_huge(j->rows, sizeof(GpuAggInnerRow) * j->cap);
-	}
-	j->rows[j->nrows].key = key;
-	j->rows[j->nrows].tup = ExecCopySlotMinimalTuple(slot);
-	j->bytes += j->rows[j->nrows].tup->t_len + sizeof(GpuAggInnerRow);
-	j->nrows++;
-	MemoryContextSwitchTo(old);
-	if (j->bytes > limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
-						limit / 1024),
-				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
-}
-
 /*
  * The inner rows read by the CPU (the file's comment) into j->rows, the
  * NULL-key ones kept apart for an outer join; false where the inner plan
@@ -203,7 +177,7 @@ gpuhash_agg_join_pages_rows(GpuPreAggState *as)
 		has_key = heap_key(j, jp, hs, &key);
 		out = ExecProject(jp->proj);
 		if (has_key)
-			keep_row(j, key, out, limit);
+			gpuhash_agg_join_keep_row(j, key, out, limit);
 		else
 			gpuhash_agg_outer_keep_null(j, out);
 		ExecClearTuple(hs);

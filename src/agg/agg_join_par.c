@@ -232,11 +232,7 @@ charge_bytes(GpuAggJoinShared *sh, Size size)
 	Size		limit = get_hash_memory_limit();
 
 	if (pg_atomic_add_fetch_u64(&sh->bytes, size) > limit)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gpuhash: the inner side of a GPU aggregate's join needs more than work_mem x hash_mem_multiplier (%zu kB)",
-						limit / 1024),
-				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+		gpuhash_agg_join_too_big(limit);
 }
 
 /*

@@ -65,6 +65,33 @@ decline(const char *why)
 }
 
 /*
+ * Is rinfo a hashable `=` clause of an exact key (keys.c) between R (rel)
+ * and inner relids whose R side is a plain column of R, the packed key
+ * still within 64 bits after bits?  Its spec and both sides' expressions.
+ */
+bool
+gpuhash_agg_key_clause(RestrictInfo *rinfo, RelOptInfo *rel, Relids inner, int bits,
+					   GpuKeySpec *spec, Node **okey, Node **ikey)
+{
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+	bool		outer_is_left;
+
+	if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator) || !IsA(op, OpExpr) ||
+		list_length(op->args) != 2)
+		return false;
+	outer_is_left = bms_is_subset(rinfo->left_relids, rel->relids) &&
+		bms_is_subset(rinfo->right_relids, inner);
+	if (!outer_is_left && !(bms_is_subset(rinfo->left_relids, inner) &&
+							bms_is_subset(rinfo->right_relids, rel->relids)))
+		return false;
+	*okey = outer_is_left ? linitial(op->args) : lsecond(op->args);
+	*ikey = outer_is_left ? lsecond(op->args) : linitial(op->args);
+	return gpuhash_key_spec_for_op(op->opno, outer_is_left, spec) &&
+		bits + spec->width <= 64 && IsA(*okey, Var) &&
+		((Var *) *okey)->varno == rel->relid && ((Var *) *okey)->varattno > 0;
+}
+
+/*
  * The join's clauses between R and I: each hashable `=` clause of an exact
  * key (keys.c) whose R side is a plain column becomes a key column, while
  * the packed key fits in 64 bits; every other clause is a further clause
@@ -79,12 +106,9 @@ split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
 	foreach(lc, st->restrictlist)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		OpExpr	   *op = (OpExpr *) rinfo->clause;
-		Relids		outer = ja->rel->relids;
-		Relids		inner = ja->inner->relids;
-		bool		outer_is_left;
 		GpuKeySpec	spec;
 		Node	   *okey;
+		Node	   *ikey;
 
 		if (rinfo->pseudoconstant)
 		{
@@ -103,32 +127,19 @@ split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
 			decline("a volatile join clause, or a subplan");
 			return false;
 		}
-		if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator) || !IsA(op, OpExpr) ||
-			list_length(op->args) != 2 || ja->nkeys >= GH_PAGE_MAX_KEYS)
+		if (ja->nkeys >= GH_PAGE_MAX_KEYS ||
+			!gpuhash_agg_key_clause(rinfo, ja->rel, ja->inner->relids, bits, &spec, &okey, &ikey))
 		{
 			ja->clauses = lappend(ja->clauses, rinfo->clause);
 			continue;
 		}
-		outer_is_left = bms_is_subset(rinfo->left_relids, outer) &&
-			bms_is_subset(rinfo->right_relids, inner);
-		okey = outer_is_left ? linitial(op->args) : lsecond(op->args);
-		if ((outer_is_left || (bms_is_subset(rinfo->left_relids, inner) &&
-							   bms_is_subset(rinfo->right_relids, outer))) &&
-			gpuhash_key_spec_for_op(op->opno, outer_is_left, &spec) &&
-			bits + spec.width <= 64 && IsA(okey, Var) &&
-			((Var *) okey)->varno == ja->rel->relid && ((Var *) okey)->varattno > 0)
-		{
-			ja->key_attno[ja->nkeys] = ((Var *) okey)->varattno;
-			ja->key_conv[ja->nkeys] = spec.outer_conv;
-			ja->key_width[ja->nkeys] = spec.width;
-			ja->outer_keys = lappend(ja->outer_keys, okey);
-			ja->inner_keys = lappend(ja->inner_keys,
-									 outer_is_left ? lsecond(op->args) : linitial(op->args));
-			ja->nkeys++;
-			bits += spec.width;
-		}
-		else
-			ja->clauses = lappend(ja->clauses, rinfo->clause);
+		ja->key_attno[ja->nkeys] = ((Var *) okey)->varattno;
+		ja->key_conv[ja->nkeys] = spec.outer_conv;
+		ja->key_width[ja->nkeys] = spec.width;
+		ja->outer_keys = lappend(ja->outer_keys, okey);
+		ja->inner_keys = lappend(ja->inner_keys, ikey);
+		ja->nkeys++;
+		bits += spec.width;
 	}
 	if (ja->nkeys == 0)
 	{
@@ -267,24 +278,6 @@ contains_placeholder(Node *node)
 	return placeholder_walker(node, NULL);
 }
 
-/* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
-static Path *
-cheapest_parallel_safe(RelOptInfo *rel)
-{
-	Path	   *best = NULL;
-	ListCell   *lc;
-
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (p->param_info == NULL && p->parallel_safe &&
-			(best == NULL || p->total_cost < best->total_cost))
-			best = p;
-	}
-	return best;
-}
-
 /* The paths of one split, st, of input_rel into R and I. */
 static void
 add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
@@ -320,7 +313,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 */
 	if (partial_rel != NULL && partial_rel->consider_parallel &&
 		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
-		(ja.inner_path = cheapest_parallel_safe(ja.inner)) == NULL)
+		(ja.inner_path = gpuhash_cheapest_parallel_safe(ja.inner)) == NULL)
 		scan = NULL;
 	if (scan == NULL)
 		ja.inner_path = ja.inner->cheapest_total_path;

@@ -95,6 +95,8 @@ extern void gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel,
 /* agg_join_paths.c: the aggregate over a join */
 extern void gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										  RelOptInfo *grouped_rel, GroupPathExtraData *extra);
+extern bool gpuhash_agg_key_clause(RestrictInfo *rinfo, RelOptInfo *rel, Relids inner, int bits,
+								   GpuKeySpec *spec, Node **okey, Node **ikey);
 
 /*
  * agg_join_stash.c: an INNER join the join hook saw, of a base relation R

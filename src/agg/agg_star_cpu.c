@@ -69,6 +69,13 @@ star_expr(GpuPreAggState *as, Node *e, int dim)
 	return ExecInitExpr((Expr *) star_form_mutator(e, &f), &as->css.ss.ps);
 }
 
+/* A group column or an aggregate's argument, over the combination. */
+static ExprState *
+star_tlist_expr(GpuPreAggState *as, Node *e, void *arg)
+{
+	return star_expr(as, e, -1);
+}
+
 /*
  * The ExprStates of the CPU's join, as gpuhash_agg_join_cpu_init makes
  * them over one dimension (the scan slot's settings lent the same way).
@@ -83,8 +90,6 @@ gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	bool		fixed = ps->scanopsfixed,
 				set = ps->scanopsset;
 	StarForm	f = {as, -1};
-	ListCell   *lc;
-	int			a = 0;
 
 	ps->scanops = &TTSOpsHeapTuple;
 	ps->scandesc = as->os->desc;
@@ -103,65 +108,19 @@ gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 		}
 	}
 	j->join_qual = ExecInitQual((List *) star_form_mutator((Node *) j->join_quals, &f), ps);
-	j->group_states = palloc0(sizeof(ExprState *) * Max(as->nkeys, 1));
-	j->arg_states = palloc0(sizeof(ExprState *) * Max(as->naggs, 1));
-	foreach(lc, cscan->custom_scan_tlist)
-	{
-		Expr	   *e = lfirst_node(TargetEntry, lc)->expr;
-		int			k = foreach_current_index(lc);
-
-		if (k < as->nkeys)
-			j->group_states[k] = star_expr(as, (Node *) e, -1);
-		else if (IsA(e, Aggref))
-		{
-			Aggref	   *ag = (Aggref *) e;
-
-			if (as->aggs[a].fn != GH_AGG_COUNT_STAR)
-				j->arg_states[a] = star_expr(as, (Node *) linitial_node(TargetEntry,
-																		ag->args)->expr, -1);
-			a++;
-		}
-	}
+	gpuhash_agg_join_tlist_states(as, cscan, star_tlist_expr, NULL);
 	ps->scanops = ops;
 	ps->scandesc = scandesc;
 	ps->scanopsfixed = fixed;
 	ps->scanopsset = set;
 }
 
-static int
-row_cmp(const void *a, const void *b)
-{
-	uint64		x = ((const GpuAggInnerRow *) a)->key;
-	uint64		y = ((const GpuAggInnerRow *) b)->key;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/* dj's rows in key order, for the binary search (the build takes any order). */
-static void
-sort_rows(GpuAggJoin *dj)
-{
-	if (dj->nrows > 1 && !dj->rows_sorted)
-		qsort(dj->rows, dj->nrows, sizeof(GpuAggInnerRow), row_cmp);
-	dj->rows_sorted = true;
-}
-
 /* dj's rows of key: [next_match, end_match); false: none. */
 static bool
 find_rows(GpuAggJoin *dj, uint64 key)
 {
-	uint64		lo = 0,
-				hi = dj->nrows;
+	uint64		lo = gpuhash_agg_join_lower_bound(dj, key);
 
-	while (lo < hi)
-	{
-		uint64		mid = lo + (hi - lo) / 2;
-
-		if (dj->rows[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	dj->next_match = dj->end_match = lo;
 	while (dj->end_match < dj->nrows && dj->rows[dj->end_match].key == key)
 		dj->end_match++;
@@ -238,7 +197,7 @@ gpuhash_agg_star_next_pair(GpuPreAggState *as, HeapTuple t, bool fresh)
 			GpuAggJoin *dj = j->dims[d];
 			uint64		key;
 
-			sort_rows(dj);
+			gpuhash_agg_join_sort(dj);
 			if (!gpuhash_agg_star_key(dj, dj->outer_key_states, dj->outer_conv, econtext, &key) ||
 				!find_rows(dj, key))
 				j->star_empty = true;

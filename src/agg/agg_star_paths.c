@@ -99,24 +99,6 @@ decline(const char *why)
 	elog(DEBUG1, "gpuhash: no GPU aggregate over a star: %s", why);
 }
 
-/* rel's cheapest unparameterized path that a parallel worker may run, or NULL */
-static Path *
-cheapest_parallel_safe(RelOptInfo *rel)
-{
-	Path	   *best = NULL;
-	ListCell   *lc;
-
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *p = lfirst(lc);
-
-		if (p->param_info == NULL && p->parallel_safe &&
-			(best == NULL || p->total_cost < best->total_cost))
-			best = p;
-	}
-	return best;
-}
-
 /* Which dimension relids lie in (-1: R or none, -2: several). */
 static int
 dim_of(Star *s, Relids relids)
@@ -144,10 +126,9 @@ static bool
 add_dim_clause(Star *s, int d, RestrictInfo *rinfo, int *bits)
 {
 	StarDim    *sd = &s->dim[d];
-	OpExpr	   *op = (OpExpr *) rinfo->clause;
-	bool		outer_is_left;
 	GpuKeySpec	spec;
 	Node	   *okey;
+	Node	   *ikey;
 
 	if (rinfo->pseudoconstant || contain_volatile_functions((Node *) rinfo->clause) ||
 		contain_subplans((Node *) rinfo->clause))
@@ -155,32 +136,19 @@ add_dim_clause(Star *s, int d, RestrictInfo *rinfo, int *bits)
 		decline("a pseudoconstant or volatile join clause, or a subplan");
 		return false;
 	}
-	if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator) || !IsA(op, OpExpr) ||
-		list_length(op->args) != 2 || sd->nkeys >= GH_PAGE_MAX_KEYS)
+	if (sd->nkeys >= GH_PAGE_MAX_KEYS ||
+		!gpuhash_agg_key_clause(rinfo, s->rel, sd->rel->relids, *bits, &spec, &okey, &ikey))
 	{
 		s->clauses = lappend(s->clauses, rinfo->clause);
 		return true;
 	}
-	outer_is_left = bms_is_subset(rinfo->left_relids, s->rel->relids) &&
-		bms_is_subset(rinfo->right_relids, sd->rel->relids);
-	okey = outer_is_left ? linitial(op->args) : lsecond(op->args);
-	if ((outer_is_left || (bms_is_subset(rinfo->left_relids, sd->rel->relids) &&
-						   bms_is_subset(rinfo->right_relids, s->rel->relids))) &&
-		gpuhash_key_spec_for_op(op->opno, outer_is_left, &spec) &&
-		*bits + spec.width <= 64 && IsA(okey, Var) &&
-		((Var *) okey)->varno == s->rel->relid && ((Var *) okey)->varattno > 0)
-	{
-		sd->key_attno[sd->nkeys] = ((Var *) okey)->varattno;
-		sd->key_conv[sd->nkeys] = spec.outer_conv;
-		sd->key_width[sd->nkeys] = spec.width;
-		sd->outer_keys = lappend(sd->outer_keys, okey);
-		sd->inner_keys = lappend(sd->inner_keys,
-								 outer_is_left ? lsecond(op->args) : linitial(op->args));
-		sd->nkeys++;
-		*bits += spec.width;
-	}
-	else
-		s->clauses = lappend(s->clauses, rinfo->clause);
+	sd->key_attno[sd->nkeys] = ((Var *) okey)->varattno;
+	sd->key_conv[sd->nkeys] = spec.outer_conv;
+	sd->key_width[sd->nkeys] = spec.width;
+	sd->outer_keys = lappend(sd->outer_keys, okey);
+	sd->inner_keys = lappend(sd->inner_keys, ikey);
+	sd->nkeys++;
+	*bits += spec.width;
 	return true;
 }
 
@@ -471,7 +439,7 @@ try_star(StarSearch *ss, int nparts)
 	if (ss->partial_rel != NULL && ss->partial_rel->consider_parallel)
 		scan = gpuhash_preagg_partial_seqscan(s.rel);
 	for (int d = 0; d < nparts && scan != NULL; d++)
-		if ((s.dim[d].path = cheapest_parallel_safe(s.dim[d].rel)) == NULL)
+		if ((s.dim[d].path = gpuhash_cheapest_parallel_safe(s.dim[d].rel)) == NULL)
 			scan = NULL;
 	for (int d = 0; d < nparts; d++)
 	{

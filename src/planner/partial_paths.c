@@ -24,8 +24,8 @@
  * The cheapest unparameterized path of rel that may run inside a parallel
  * plan (its cheapest total path is often a Gather, which may not).
  */
-static Path *
-cheapest_parallel_safe(RelOptInfo *rel)
+Path *
+gpuhash_cheapest_parallel_safe(RelOptInfo *rel)
 {
 	Path	   *best = NULL;
 	ListCell   *lc;
@@ -282,7 +282,7 @@ gpuhash_swapped_partial_possible(RelOptInfo *outerrel, RelOptInfo *innerrel, Joi
 		jointype != JOIN_FULL && jointype != JOIN_UNIQUE_OUTER)
 		return false;
 	return usable_partial(innerrel) &&
-		(cheapest_parallel_safe(outerrel) != NULL || usable_partial(outerrel));
+		(gpuhash_cheapest_parallel_safe(outerrel) != NULL || usable_partial(outerrel));
 }
 
 /*
@@ -312,7 +312,7 @@ gpuhash_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *ou
 	if (jointype == JOIN_UNIQUE_INNER)
 		inner_safe = inner_path->parallel_safe ? inner_path : NULL;
 	else
-		inner_safe = cheapest_parallel_safe(innerrel);
+		inner_safe = gpuhash_cheapest_parallel_safe(innerrel);
 	inner_partial = jointype != JOIN_UNIQUE_INNER && innerrel->partial_pathlist != NIL ?
 		linitial(innerrel->partial_pathlist) : NULL;
 	if (inner_partial && (inner_partial->param_info != NULL || !inner_partial->parallel_safe))

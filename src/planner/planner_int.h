@@ -62,6 +62,7 @@ extern bool gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel,
 									 JoinType jointype);
 
 /* partial_paths.c */
+extern Path *gpuhash_cheapest_parallel_safe(RelOptInfo *rel);
 extern bool gpuhash_partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel,
 										  RelOptInfo *innerrel, JoinType jointype);
 extern bool gpuhash_swapped_partial_possible(RelOptInfo *outerrel, RelOptInfo *innerrel,
