@@ -65,6 +65,7 @@ cleanup_callback(void *arg)
 
 	for (int r = 0; r < GPUAGG_PIPELINE; r++)
 		gpuhash_svc_probe_abandon(&as->req[r].r.ticket);
+	gpuhash_agg_join_pages_abandon(as, false);
 	free_sets(as);
 	if (as->join != NULL)
 		gpuhash_agg_join_free_dim(as->join);

@@ -181,6 +181,7 @@ extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
 extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 										  GpuAggFormExpr form, void *arg);
+extern void gpuhash_agg_join_pages_abandon(GpuPreAggState *as, bool release_pins);
 extern uint64 gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key);
 extern void gpuhash_agg_join_too_big(Size limit) pg_attribute_noreturn();
 extern void gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,

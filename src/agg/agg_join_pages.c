@@ -34,6 +34,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join_pages.h"
+#include "service.h"
 #include "service_dim.h"
 #include "gpuhash_dim_pages.h"
 
@@ -72,6 +73,7 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	GpuAggJoinPages *jp;
 	SeqScan    *ss;
 	Index		irel;
+	int			cap;
 	AttrNumber	extra[GH_AGG_MAX_INNER];
 	gh_page_scan *s;
 
@@ -148,29 +150,32 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 		jp->heap_cols[c].tlpos = j->cols[c].varattno;
 	}
 	/* a request: as many pages as a batch pins, or the service takes */
-	jp->r.cap_pages = Max(jp->os->max_pins, 1);
+	cap = Max(jp->os->max_pins, 1);
 	{
 		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1));
 
 		if (svc > 0)
-			jp->r.cap_pages = Min(jp->r.cap_pages, (int) svc);
+			cap = Min(cap, (int) svc);
 	}
-	jp->r.blocks = palloc(sizeof(BlockNumber) * jp->r.cap_pages);
-	jp->r.refs = palloc(sizeof(gh_page_ref) * jp->r.cap_pages);
-	jp->r.local_pages = palloc_extended((Size) GH_PAGE_SIZE * jp->r.cap_pages, MCXT_ALLOC_HUGE);
-	jp->r.pages = jp->r.local_pages;
-	jp->r.lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages,
-								MCXT_ALLOC_HUGE);
-	jp->r.visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages);
-	jp->r.refused = palloc0(jp->r.cap_pages);
-	jp->r.ticket.slot = -1;
-	jp->pins = palloc(sizeof(Buffer) * jp->r.cap_pages);
-	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages,
-								MCXT_ALLOC_HUGE);
-	jp->rvals = palloc_extended(sizeof(gh_agg_inval) * GH_PAGE_MAX_TUPLES * jp->r.cap_pages *
+	for (int i = 0; i < GPUAGG_DIM_PIPELINE; i++)
+	{
+		GpuPageReq *r = &jp->req[i].r;
+
+		r->cap_pages = cap;
+		r->blocks = palloc(sizeof(BlockNumber) * cap);
+		r->refs = palloc(sizeof(gh_page_ref) * cap);
+		r->local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
+		r->pages = r->local_pages;
+		r->lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap, MCXT_ALLOC_HUGE);
+		r->visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap);
+		r->refused = palloc0(cap);
+		r->ticket.slot = -1;
+		jp->req[i].pins = palloc(sizeof(Buffer) * cap);
+	}
+	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * cap, MCXT_ALLOC_HUGE);
+	jp->rvals = palloc_extended(sizeof(gh_agg_inval) * GH_PAGE_MAX_TUPLES * cap *
 								Max(j->ncols, 1), MCXT_ALLOC_HUGE);
-	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(jp->r.cap_pages, j->ncols),
-								MCXT_ALLOC_HUGE);
+	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(cap, j->ncols), MCXT_ALLOC_HUGE);
 	jp->block_order = j->preserve_inner;
 	j->pages = jp;
 	gpuhash_agg_join_pages_rows_plan(as);
@@ -233,17 +238,17 @@ append_rows(GpuAggJoin *j, uint64 n, uint64 heap_bytes, int ncols)
  * as GpuPreAgg reads its refused pages (agg_exec.c).
  */
 static void
-cpu_page(GpuPreAggState *as, int p, int ncols)
+cpu_page(GpuPreAggState *as, GpuAggDimReq *q, int p, int ncols)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinPages *jp = j->pages;
-	GpuPageReq *r = &jp->r;
+	GpuPageReq *r = &q->r;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 	gh_page_ref *ref = &r->refs[p];
 	const ItemIdData *lps = r->lps + (Size) p * GH_PAGE_MAX_TUPLES;
 	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
 	int			n = all ? ref->maxoff : ref->nvis;
-	Page		page = BufferGetPage(jp->pins[p]);
+	Page		page = BufferGetPage(q->pins[p]);
 	TupleTableSlot *hs = jp->os->slot;
 	MemoryContext old;
 
@@ -296,25 +301,37 @@ cpu_page(GpuPreAggState *as, int p, int ncols)
 	}
 }
 
-/* One request's pages walked: in the service, else here on the host twin. */
+/*
+ * One request's pages walked: its answer from the service where it is in
+ * flight, else walked now in the service, else here on the host twin; then
+ * its refused pages read by the CPU.
+ */
 static void
-walk_request(GpuPreAggState *as, int ncols)
+walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinPages *jp = j->pages;
-	GpuPageReq *r = &jp->r;
+	GpuPageReq *r = &q->r;
 	gh_page_stats st;
 	uint64		n = 0,
 				hb = 0;
 	int16		cols[GH_AGG_MAX_INNER];
 	int			nc = j->ncols;
 	uint64		refused_before;
+	bool		walked = false;
 
 	memcpy(cols, jp->cols, sizeof(cols));
 	memset(&st, 0, sizeof(st));
-	if (as->use_service &&
-		gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys, jp->rvals,
-							  jp->rheap, &n, &hb, &st))
+	if (r->in_flight)
+	{
+		r->in_flight = false;
+		walked = gpuhash_svc_dim_pages_wait(&r->ticket, r, nc, jp->rkeys, jp->rvals, jp->rheap,
+											&n, &hb, &st);
+	}
+	if (!walked && as->use_service)
+		walked = gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys,
+									   jp->rvals, jp->rheap, &n, &hb, &st);
+	if (walked)
 		jp->in_service++;
 	else
 	{
@@ -360,7 +377,70 @@ walk_request(GpuPreAggState *as, int ncols)
 	jp->pages += r->n_pages;
 	for (int p = 0; p < r->n_pages; p++)
 		if (r->refused[p])
-			cpu_page(as, p, ncols);
+			cpu_page(as, q, p, ncols);
+}
+
+/* The next pages read into q and, with the service, sent to be walked. */
+static void
+fill_request(GpuPreAggState *as, GpuAggDimReq *q)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinPages *jp = j->pages;
+	GpuPageReq *r = &q->r;
+	int16		cols[GH_AGG_MAX_INNER];
+
+	r->pages = r->local_pages;
+	r->in_place = as->use_service && gpuhash_page_in_place &&
+		!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
+	r->n_pages = 0;
+	r->n_visible = 0;
+	r->in_flight = false;
+	q->n_pins = 0;
+	gpuhash_page_read(jp->os, &jp->pp, r, q->pins, &q->n_pins);
+	memcpy(cols, jp->cols, sizeof(cols));
+	if (r->n_pages > 0 && as->use_service &&
+		gpuhash_svc_dim_pages_submit(jp->pp.prog.scan, cols, j->ncols, r, as->device,
+									 &r->ticket))
+		r->in_flight = true;
+}
+
+/* q's pages done with: its pins go (the service no longer reads them). */
+static void
+release_request(GpuAggDimReq *q)
+{
+	if (q->r.ticket.slot >= 0)
+		gpuhash_svc_probe_abandon(&q->r.ticket);
+	q->r.in_flight = false;
+	for (int i = 0; i < q->n_pins; i++)
+		ReleaseBuffer(q->pins[i]);
+	q->n_pins = 0;
+	q->r.n_pages = 0;
+}
+
+/*
+ * Every request of the walk given up: those in flight abandoned (the
+ * service drops them before their pages' pins go), then, with
+ * release_pins, the pins released (an error inside the walk; the node's
+ * memory callback runs after the resource owner released them).
+ */
+void
+gpuhash_agg_join_pages_abandon(GpuPreAggState *as, bool release_pins)
+{
+	GpuAggJoinPages *jp = as->join != NULL ? as->join->pages : NULL;
+
+	if (jp == NULL)
+		return;
+	for (int i = 0; i < GPUAGG_DIM_PIPELINE; i++)
+	{
+		GpuAggDimReq *q = &jp->req[i];
+
+		gpuhash_svc_probe_abandon(&q->r.ticket);
+		q->r.in_flight = false;
+		for (int p = 0; release_pins && p < q->n_pins; p++)
+			ReleaseBuffer(q->pins[p]);
+		q->n_pins = 0;
+		q->r.n_pages = 0;
+	}
 }
 
 /*
@@ -382,7 +462,6 @@ gpuhash_agg_join_pages_walk(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinPages *jp = j->pages;
-	GpuPageReq *r = &jp->r;
 	int			ncols = as->aprog->join.ninner;
 	instr_time	t0;
 
@@ -397,30 +476,46 @@ gpuhash_agg_join_pages_walk(GpuPreAggState *as)
 		MemoryContextSwitchTo(old);
 	}
 	gpuhash_heap_scan_start(jp->os);
-	for (;;)
+	PG_TRY();
 	{
-		r->pages = r->local_pages;
-		r->in_place = as->use_service && gpuhash_page_in_place &&
-			!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
-		r->n_pages = 0;
-		r->n_visible = 0;
-		jp->n_pins = 0;
-		gpuhash_page_read(jp->os, &jp->pp, r, jp->pins, &jp->n_pins);
-		if (r->n_pages == 0)
-			break;
-		PG_TRY();
+		int			filled = 0,
+					next_fill = 0,
+					next_answer = 0;
+		bool		done = false;
+
+		for (;;)
 		{
-			walk_request(as, ncols);
+			/* read ahead while the service walks what is in flight */
+			while (filled < GPUAGG_DIM_PIPELINE && !done)
+			{
+				GpuAggDimReq *q = &jp->req[next_fill];
+
+				fill_request(as, q);
+				if (q->r.n_pages == 0)
+				{
+					done = true;
+					break;
+				}
+				next_fill = (next_fill + 1) % GPUAGG_DIM_PIPELINE;
+				filled++;
+				if (!q->r.in_flight)
+					break;
+			}
+			if (filled == 0)
+				break;
+			walk_request(as, &jp->req[next_answer], ncols);
+			release_request(&jp->req[next_answer]);
+			next_answer = (next_answer + 1) % GPUAGG_DIM_PIPELINE;
+			filled--;
+			CHECK_FOR_INTERRUPTS();
 		}
-		PG_FINALLY();
-		{
-			for (int i = 0; i < jp->n_pins; i++)
-				ReleaseBuffer(jp->pins[i]);
-			jp->n_pins = 0;
-		}
-		PG_END_TRY();
-		CHECK_FOR_INTERRUPTS();
 	}
+	PG_CATCH();
+	{
+		gpuhash_agg_join_pages_abandon(as, true);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	jp->walk_ms += gpuhash_ms_since(t0);
 	j->collect_ms += gpuhash_ms_since(t0);
 	j->ship_bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;

@@ -16,6 +16,20 @@
 
 #include "lib/stringinfo.h"
 
+/*
+ * Requests of the walk at once: one walked in the service while the next
+ * one's pages are read (each holds its pages' pins until its answer and its
+ * refused pages are taken).
+ */
+#define GPUAGG_DIM_PIPELINE 2
+
+typedef struct GpuAggDimReq
+{
+	GpuPageReq	r;				/* r.in_flight: submitted, r.ticket follows it */
+	Buffer	   *pins;
+	int			n_pins;
+} GpuAggDimReq;
+
 typedef struct GpuAggJoinPages
 {
 	SeqScan    *plan;			/* the inner plan */
@@ -26,9 +40,7 @@ typedef struct GpuAggJoinPages
 	GpuAggInnerCol *heap_cols;	/* the columns, read from a heap tuple (tlpos:
 								 * attribute number) */
 	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];
-	GpuPageReq	r;
-	Buffer	   *pins;
-	int			n_pins;
+	GpuAggDimReq req[GPUAGG_DIM_PIPELINE];
 	/* one request's rows */
 	uint64	   *rkeys;
 	gh_agg_inval *rvals;

@@ -81,6 +81,12 @@ extern bool gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, i
 								  const struct GpuPageReq *req, gh_device device, uint64 *keys,
 								  gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,
 								  uint64 *heap_bytes, gh_page_stats *stats);
+extern bool gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int ncols,
+										 const struct GpuPageReq *req, gh_device device,
+										 GhProbeTicket *tk);
+extern bool gpuhash_svc_dim_pages_wait(GhProbeTicket *tk, const struct GpuPageReq *req,
+									   int ncols, uint64 *keys, gh_agg_inval *vals, uint8 *heap,
+									   uint64 *n_rows, uint64 *heap_bytes, gh_page_stats *stats);
 
 /* dimensions the service holds now, of every backend (-1: not running) */
 extern int	gpuhash_svc_dims_alive(void);

@@ -84,6 +84,62 @@ dim_pages_layout(uint64 chunk_bytes, int ncols, DimPagesLayout *lay)
 	return layout_for(lo, ncols, lay) <= chunk_bytes;
 }
 
+/* The request in s's chunk: the program, the columns, the pages. */
+static void
+write_request(SvcSlot *s, const DimPagesLayout *lay, const gh_page_scan *scan,
+			  const int16 *cols, int ncols, const GpuPageReq *req, gh_device device)
+{
+	char	   *chunk = chunk_of(s);
+
+	memcpy(chunk, scan, sizeof(gh_page_scan));
+	memset(chunk + lay->cols, 0, sizeof(int16) * GH_AGG_MAX_INNER);
+	memcpy(chunk + lay->cols, cols, sizeof(int16) * ncols);
+	memcpy(chunk + lay->pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
+	if (!req->in_place)
+		memcpy(chunk + lay->pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
+	memcpy(chunk + lay->pg.visible, req->visible, req->n_visible * sizeof(uint16));
+	s->type = REQ_DIM_PAGES;
+	s->in_place = req->in_place;
+	s->table_id = 0;
+	s->opt.device = device;
+	s->n = req->n_pages;
+	s->pos = req->n_visible;
+	s->ninner = ncols;
+	s->written = 0;
+	s->total = 0;
+}
+
+/* The answer in s's chunk (status st) into the caller's arrays; its status. */
+static gh_status
+read_answer(SvcSlot *s, gh_status st, int ncols, const GpuPageReq *req, uint64 *keys,
+			gh_agg_inval *vals, uint8 *heap, uint64 *n_rows, uint64 *heap_bytes,
+			gh_page_stats *stats)
+{
+	char	   *chunk = chunk_of(s);
+	DimPagesLayout lay;
+
+	if (st == GH_OK && (!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
+						s->written > lay.rows_cap || s->total > lay.heap_cap))
+	{
+		gh_set_last_error("GPU service: bad dimension pages answer");
+		st = GH_ERR_INVALID;
+	}
+	if (st == GH_OK)
+	{
+		*n_rows = s->written;
+		*heap_bytes = s->total;
+		memcpy(keys, chunk + lay.keys, sizeof(uint64) * s->written);
+		memcpy(vals, chunk + lay.vals, sizeof(gh_agg_inval) * s->written * ncols);
+		memcpy(heap, chunk + lay.heap, s->total);
+		memcpy(req->refused, chunk + lay.pg.refused, req->n_pages);
+		memcpy(stats, chunk + lay.pg.stats, sizeof(gh_page_stats));
+	}
+	else
+		elog(DEBUG1, "gpuhash: the GPU service did not walk the dimension's pages: %s",
+			 gh_last_error());
+	return st;
+}
+
 /* Pages one request of ncols dimension columns takes; 0 without the service. */
 uint32
 gpuhash_service_dim_pages_capacity(int ncols)
@@ -109,7 +165,6 @@ gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
 {
 	DimPagesLayout lay;
 	SvcSlot    *s;
-	char	   *chunk;
 	uint32		gen;
 	gh_status	st;
 
@@ -120,45 +175,54 @@ gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
 	gen = pg_atomic_read_u32(&gpuhash_svc->generation);
 	if ((s = svc_try_claim_slot()) == NULL)
 		return false;
-	chunk = chunk_of(s);
-	memcpy(chunk, scan, sizeof(gh_page_scan));
-	memset(chunk + lay.cols, 0, sizeof(int16) * GH_AGG_MAX_INNER);
-	memcpy(chunk + lay.cols, cols, sizeof(int16) * ncols);
-	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
-	if (!req->in_place)
-		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
-	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
-	s->type = REQ_DIM_PAGES;
-	s->in_place = req->in_place;
-	s->table_id = 0;
-	s->opt.device = device;
-	s->n = req->n_pages;
-	s->pos = req->n_visible;
-	s->ninner = ncols;
-	s->written = 0;
-	s->total = 0;
+	write_request(s, &lay, scan, cols, ncols, req, device);
 	pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
-	st = svc_submit(s, gen);
-	if (st == GH_OK && (s->written > lay.rows_cap || s->total > lay.heap_cap))
-	{
-		gh_set_last_error("GPU service: bad dimension pages answer");
-		st = GH_ERR_INVALID;
-	}
-	if (st == GH_OK)
-	{
-		*n_rows = s->written;
-		*heap_bytes = s->total;
-		memcpy(keys, chunk + lay.keys, sizeof(uint64) * s->written);
-		memcpy(vals, chunk + lay.vals, sizeof(gh_agg_inval) * s->written * ncols);
-		memcpy(heap, chunk + lay.heap, s->total);
-		memcpy(req->refused, chunk + lay.pg.refused, req->n_pages);
-		memcpy(stats, chunk + lay.pg.stats, sizeof(gh_page_stats));
-	}
-	else
-		elog(DEBUG1, "gpuhash: the GPU service did not walk the dimension's pages: %s",
-			 gh_last_error());
-	svc_release_if_ours(s, gen, st);
-	return st == GH_OK;
+	st = read_answer(s, svc_submit(s, gen), ncols, req, keys, vals, heap, n_rows, heap_bytes,
+					 stats);
+	return svc_release_if_ours(s, gen, st) == GH_OK;
+}
+
+/*
+ * The same walk, in flight while the backend reads its next pages: req's
+ * pages (pinned by the caller until the answer is taken) go to the
+ * service, tk follows them.  False when it cannot go now (tk then holds
+ * nothing): the caller walks them as gpuhash_svc_dim_pages does.
+ */
+bool
+gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int ncols,
+							 const GpuPageReq *req, gh_device device, GhProbeTicket *tk)
+{
+	GhRemoteTable t;
+	DimPagesLayout lay;
+	SvcSlot    *s;
+
+	tk->slot = -1;
+	if (!gpuhash_svc_page_notable(&t) ||
+		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
+		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
+		(req->in_place && !gpuhash_svc->pool_in_place) ||
+		(s = gpuhash_svc_async_claim(&t)) == NULL)
+		return false;
+	write_request(s, &lay, scan, cols, ncols, req, device);
+	gpuhash_svc_async_submit(s, &t, tk);
+	return true;
+}
+
+/*
+ * The answer of a request in flight, into the caller's arrays as
+ * gpuhash_svc_dim_pages writes them.  False when the service's walk failed:
+ * the caller walks the pages itself.
+ */
+bool
+gpuhash_svc_dim_pages_wait(GhProbeTicket *tk, const GpuPageReq *req, int ncols, uint64 *keys,
+						   gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,
+						   uint64 *heap_bytes, gh_page_stats *stats)
+{
+	SvcSlot    *s;
+	gh_status	st = gpuhash_svc_async_wait(tk, &s);
+
+	st = read_answer(s, st, ncols, req, keys, vals, heap, n_rows, heap_bytes, stats);
+	return gpuhash_svc_async_release(s, tk, st) == GH_OK;
 }
 
 /*
