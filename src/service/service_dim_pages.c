@@ -6,8 +6,9 @@
  *	  dimension's columns; the service walks them on a GPU
  *	  (gh_page_dim_rows: the quals, the exact key, the values) and answers
  *	  the rows, keys and values only, which the backend gathers into the
- *	  dimension it then builds (service_dim.c).  Synchronous: the backend
- *	  keeps the pages pinned meanwhile.
+ *	  dimension it then builds (service_dim.c).  Synchronous, or in flight
+ *	  while the backend reads its next pages (..._submit, ..._wait): the
+ *	  backend keeps the pages pinned until the answer is taken.
  *
  * The chunk, from its start, each part 64-aligned (dim_pages_layout):
  *	  gh_page_scan | columns (int16 x GH_AGG_MAX_INNER) | refs | pages |
