@@ -331,7 +331,12 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	if (as->aprog != NULL && gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
 	if (as->join != NULL)
-		gpuhash_agg_join_cpu_init(as, cscan);
+	{
+		if (as->join->ndims > 1)
+			gpuhash_agg_star_cpu_init(as, cscan);
+		else
+			gpuhash_agg_join_cpu_init(as, cscan);
+	}
 	cb = palloc0(sizeof(MemoryContextCallback));
 	cb->func = cleanup_callback;
 	cb->arg = as;

@@ -176,17 +176,19 @@ extern GpuAggJoin *gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan,
 extern int	gpuhash_agg_join_col(GpuAggJoin *j, const Var *v);
 extern void gpuhash_agg_join_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
-
-/* agg_join_tlist.c */
 typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
 extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 										  GpuAggFormExpr form, void *arg);
-extern void gpuhash_agg_join_pages_abandon(GpuPreAggState *as, bool release_pins);
-extern uint64 gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key);
+
+/* agg_join_tlist.c */
+extern int	gpuhash_agg_join_tlpos(const GpuAggJoin *j, int d, const Var *v);
+
+/* agg_join_rows.c */
 extern void gpuhash_agg_join_too_big(Size limit) pg_attribute_noreturn();
 extern void gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
 									  Size limit);
-extern int	gpuhash_agg_join_tlpos(const GpuAggJoin *j, int d, const Var *v);
+extern void gpuhash_agg_join_sort(GpuAggJoin *j);
+extern uint64 gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key);
 
 /* agg_join_dim.c */
 extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
@@ -209,6 +211,7 @@ extern void gpuhash_agg_join_pages_free_rows(GpuPreAggState *as);
 extern Size gpuhash_agg_join_pages_estimate(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_init_dsm(GpuPreAggState *as, void *space, bool reinit);
 extern void gpuhash_agg_join_pages_attach(GpuPreAggState *as, void *space);
+extern void gpuhash_agg_join_pages_abandon(GpuPreAggState *as, bool release_pins);
 
 /* agg_join_conds.c */
 extern void gpuhash_agg_join_conds_plan(GpuPreAggState *as);
@@ -220,7 +223,6 @@ extern void gpuhash_agg_join_conds_explain(GpuPreAggState *as, List *context, bo
 
 /* agg_join.c */
 extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);
-extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
 extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);

@@ -327,7 +327,8 @@ gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan, GpuAggFormE
 }
 
 /*
- * The ExprStates of the CPU's join: keys, clauses, group columns, arguments.
+ * The ExprStates of the CPU's join over one dimension (a star's:
+ * agg_star_cpu.c): keys, clauses, group columns, arguments.
  * Their scan tuple is the relation's heap tuple (the absorbed scan's slot),
  * not the node's virtual scan slot: the scan slot settings the expression
  * compiler reads are lent meanwhile, as gpuhash_heap_qual_init lends them.
@@ -342,11 +343,6 @@ gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan)
 	bool		fixed = ps->scanopsfixed,
 				set = ps->scanopsset;
 
-	if (j->ndims > 1)
-	{
-		gpuhash_agg_star_cpu_init(as, cscan);
-		return;
-	}
 	ps->scanops = &TTSOpsHeapTuple;
 	ps->scandesc = as->os->desc;
 	ps->scanopsfixed = ps->scanopsset = true;

@@ -65,33 +65,6 @@ decline(const char *why)
 }
 
 /*
- * Is rinfo a hashable `=` clause of an exact key (keys.c) between R (rel)
- * and inner relids whose R side is a plain column of R, the packed key
- * still within 64 bits after bits?  Its spec and both sides' expressions.
- */
-bool
-gpuhash_agg_key_clause(RestrictInfo *rinfo, RelOptInfo *rel, Relids inner, int bits,
-					   GpuKeySpec *spec, Node **okey, Node **ikey)
-{
-	OpExpr	   *op = (OpExpr *) rinfo->clause;
-	bool		outer_is_left;
-
-	if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator) || !IsA(op, OpExpr) ||
-		list_length(op->args) != 2)
-		return false;
-	outer_is_left = bms_is_subset(rinfo->left_relids, rel->relids) &&
-		bms_is_subset(rinfo->right_relids, inner);
-	if (!outer_is_left && !(bms_is_subset(rinfo->left_relids, inner) &&
-							bms_is_subset(rinfo->right_relids, rel->relids)))
-		return false;
-	*okey = outer_is_left ? linitial(op->args) : lsecond(op->args);
-	*ikey = outer_is_left ? lsecond(op->args) : linitial(op->args);
-	return gpuhash_key_spec_for_op(op->opno, outer_is_left, spec) &&
-		bits + spec->width <= 64 && IsA(*okey, Var) &&
-		((Var *) *okey)->varno == rel->relid && ((Var *) *okey)->varattno > 0;
-}
-
-/*
  * The join's clauses between R and I: each hashable `=` clause of an exact
  * key (keys.c) whose R side is a plain column becomes a key column, while
  * the packed key fits in 64 bits; every other clause is a further clause

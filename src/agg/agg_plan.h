@@ -95,8 +95,6 @@ extern void gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel,
 /* agg_join_paths.c: the aggregate over a join */
 extern void gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										  RelOptInfo *grouped_rel, GroupPathExtraData *extra);
-extern bool gpuhash_agg_key_clause(RestrictInfo *rinfo, RelOptInfo *rel, Relids inner, int bits,
-								   GpuKeySpec *spec, Node **okey, Node **ikey);
 
 /*
  * agg_join_stash.c: an INNER join the join hook saw, of a base relation R
@@ -118,6 +116,8 @@ extern void gpuhash_agg_stash_join(PlannerInfo *root, RelOptInfo *joinrel,
 								   JoinType jointype, List *restrictlist);
 extern List *gpuhash_agg_stashed_joins(PlannerInfo *root, Relids joinrelids);
 extern void gpuhash_agg_stash_init(void);
+extern bool gpuhash_agg_key_clause(RestrictInfo *rinfo, RelOptInfo *rel, Relids inner, int bits,
+								   GpuKeySpec *spec, Node **okey, Node **ikey);
 
 /*
  * custom_private's last entry over a star (agg_star_paths.c): a List of
