@@ -380,7 +380,7 @@ collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
 		TupleTableSlot *slot = ExecProcNode(dj->inner_ps);
 		uint64		key;
 		bool		ok;
-		MemoryContext old;
+		Size		before;
 
 		if (TupIsNull(slot))
 			break;
@@ -390,20 +390,9 @@ collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
 		ResetExprContext(econtext);
 		if (!ok)
 			continue;			/* a NULL key joins nothing */
-		old = MemoryContextSwitchTo(dj->rows_cxt);
-		if (dj->nrows == dj->cap)
-		{
-			dj->cap = Max(dj->cap * 2, 1024);
-			dj->rows = dj->rows == NULL ?
-				palloc_extended(sizeof(GpuAggInnerRow) * dj->cap, MCXT_ALLOC_HUGE) :
-				repalloc_huge(dj->rows, sizeof(GpuAggInnerRow) * dj->cap);
-		}
-		dj->rows[dj->nrows].key = key;
-		dj->rows[dj->nrows].tup = ExecCopySlotMinimalTuple(slot);
-		dj->bytes += dj->rows[dj->nrows].tup->t_len + sizeof(GpuAggInnerRow);
-		*held += dj->rows[dj->nrows].tup->t_len + sizeof(GpuAggInnerRow);
-		dj->nrows++;
-		MemoryContextSwitchTo(old);
+		before = dj->bytes;
+		gpuhash_agg_join_keep_row(dj, key, slot, SIZE_MAX);
+		*held += dj->bytes - before;
 		/* all dimensions' rows together, as the planner weighed them */
 		if (*held > limit)
 			ereport(ERROR,
