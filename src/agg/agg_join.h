@@ -180,9 +180,6 @@ typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
 extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 										  GpuAggFormExpr form, void *arg);
 
-/* agg_join_tlist.c */
-extern int	gpuhash_agg_join_tlpos(const GpuAggJoin *j, int d, const Var *v);
-
 /* agg_join_rows.c */
 extern void gpuhash_agg_join_too_big(Size limit) pg_attribute_noreturn();
 extern void gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,

@@ -54,7 +54,7 @@ add_inner_cols(GpuAggJoin *j, Node *node, Index scanrelid)
 		c->varno = v->varno;
 		c->varattno = v->varattno;
 		c->type = v->vartype;
-		c->tlpos = gpuhash_agg_join_tlpos(j, 0, v);
+		c->tlpos = gpuhash_preagg_inner_pos(j->cscan, 0, v);
 		if (c->tlpos == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -269,7 +269,7 @@ cpu_form_mutator(Node *node, GpuPreAggState *as)
 		((Var *) node)->varno != ((Scan *) as->css.ss.ps.plan)->scanrelid)
 	{
 		Var		   *v = copyObject((Var *) node);
-		int			pos = gpuhash_agg_join_tlpos(as->join, 0, v);
+		int			pos = gpuhash_preagg_inner_pos(as->join->cscan, 0, v);
 
 		if (pos == 0)
 			elog(ERROR, "gpuhash: GpuPreAgg's inner plan does not output column %d of %u",

@@ -25,6 +25,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
+#include "agg_plan.h"
 #include "service_dim.h"
 
 #include "executor/executor.h"
@@ -42,7 +43,7 @@ var_dim(GpuAggJoin *j, const Var *v, int *tlpos)
 {
 	for (int d = 0; d < j->ndims; d++)
 	{
-		int			pos = gpuhash_agg_join_tlpos(j, d, v);
+		int			pos = gpuhash_preagg_inner_pos(j->cscan, d, v);
 
 		if (pos > 0)
 		{

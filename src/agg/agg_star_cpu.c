@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
+#include "agg_plan.h"
 
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -49,7 +50,7 @@ star_form_mutator(Node *node, StarForm *f)
 
 		for (d = 0; d < j->ndims; d++)
 			if ((f->dim < 0 || f->dim == d) &&
-				(pos = gpuhash_agg_join_tlpos(j, d, v)) > 0)
+				(pos = gpuhash_preagg_inner_pos(j->cscan, d, v)) > 0)
 				break;
 		if (d == j->ndims)
 			elog(ERROR, "gpuhash: no dimension of GpuPreAgg outputs column %d of %u",
