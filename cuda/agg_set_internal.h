@@ -45,6 +45,13 @@ size_t		gh_agg_set_size(int naggs, int kw, uint64_t cap);
 gh_status	gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nulls,
 							  const gh_agg_state *states, uint64_t n, gh_agg_groups *out);
 
+/*
+ * out made ready for n groups of the set's program (its arrays allocated),
+ * and, once they are written in order, its count and fallback groups.
+ */
+gh_status	gh_agg_set_alloc_out(const gh_agg_set *set, uint64_t n, gh_agg_groups *out);
+void		gh_agg_set_out_filled(const gh_agg_set *set, gh_agg_groups *out, uint64_t n);
+
 /* gpu_agg_set.cu (GH_ERR_NO_GPU without CUDA): the same on the set's GPU;
  * grow: the arrays rebuilt for cap groups, the groups kept. */
 gh_status	gh_gpu_agg_set_grow(gh_agg_set *set, uint64_t cap);

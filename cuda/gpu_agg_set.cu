@@ -5,9 +5,11 @@
  *		kernel; a merge uploads the request's groups and combines them in
  *		(agg_set.cuh, a thread per group: a request's groups are distinct,
  *		so only the slot claim is atomic); a finish flags the survivors of
- *		the HAVING terms, compacts their indices with CUB and gathers them
- *		into one range copied back, sorted on the host as the host twin
- *		sorts (gh_agg_set_output).
+ *		the HAVING terms, compacts their indices with CUB, sorts them by
+ *		(null mask, key) with CUB's radix sort (stable: one pass a key word,
+ *		the least significant first, then the null mask), the order the
+ *		host twin's sort gives (gh_agg_set_output), and gathers them into
+ *		one range copied back into the answer.
  *
  *		Each set has its own stream; the caller serializes the calls on
  *		one set.
@@ -16,6 +18,7 @@
 #include "agg_set_internal.h"
 #include "agg_set.cuh"
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
@@ -142,6 +145,24 @@ gather_kernel(gh_set_view v, const uint32_t *__restrict__ idx, const unsigned lo
 		for (int a = 0; a < v.naggs; a++)
 			ostates[i * v.naggs + a] = v.states[g * v.naggs + a];
 	}
+}
+
+/* Sort keys of the survivors in their current order: key word w, or the null mask. */
+__global__ void
+word_kernel(gh_set_view v, const uint32_t *__restrict__ idx, uint64_t n, int kw, int w,
+			uint64_t *out)
+{
+	for (uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		out[i] = v.keys[(uint64_t) idx[i] * kw + w];
+}
+
+__global__ void
+mask_kernel(gh_set_view v, const uint32_t *__restrict__ idx, uint64_t n, uint8_t *out)
+{
+	for (uint64_t i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
+		 i += (uint64_t) gridDim.x * blockDim.x)
+		out[i] = v.nulls[idx[i]];
 }
 
 gh_status
@@ -285,7 +306,8 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 					  uint64_t *removed)
 {
 	cudaStream_t st;
-	int			na = set->agg.naggs;
+	int			na = set->agg.naggs,
+				kw = set->kw;
 	uint64_t	n = set->n_groups;
 	gh_agg_having h;
 
@@ -297,19 +319,38 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 		return gh_agg_set_output(set, nullptr, nullptr, nullptr, 0, out);
 
 	gh_set_view v = view_of(set, (uint8_t *) set->d_mem, set->cap);
-	size_t		tmp = 0;
+	size_t		sel_tmp = 0,
+				word_tmp = 0,
+				mask_tmp = 0;
 
-	GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, (const uint32_t *) nullptr,
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, sel_tmp, (const uint32_t *) nullptr,
 									  (const uint8_t *) nullptr, (uint32_t *) nullptr,
 									  (unsigned long long *) nullptr, (int) n, st));
+	GH_TRY(cub::DeviceRadixSort::SortPairs(nullptr, word_tmp, (const uint64_t *) nullptr,
+										   (uint64_t *) nullptr, (const uint32_t *) nullptr,
+										   (uint32_t *) nullptr, (int) n, 0, 64, st));
+	GH_TRY(cub::DeviceRadixSort::SortPairs(nullptr, mask_tmp, (const uint8_t *) nullptr,
+										   (uint8_t *) nullptr, (const uint32_t *) nullptr,
+										   (uint32_t *) nullptr, (int) n, 0, 8, st));
 
-	/* flags | indices | selected indices | count | cub | survivors' keys, nulls, states */
+	size_t		tmp = std::max(sel_tmp, std::max(word_tmp, mask_tmp));
+
+	/*
+	 * flags | indices | selected indices (sorted in place by turns with the
+	 * second) | second | count | cub | sort keys (two) | masks (two) |
+	 * survivors' keys, nulls, states
+	 */
 	size_t		o_all = al(n),
 				o_idx = o_all + al(sizeof(uint32_t) * n),
-				o_cnt = o_idx + al(sizeof(uint32_t) * n),
+				o_idx2 = o_idx + al(sizeof(uint32_t) * n),
+				o_cnt = o_idx2 + al(sizeof(uint32_t) * n),
 				o_tmp = o_cnt + al(sizeof(unsigned long long)),
-				o_keys = o_tmp + al(tmp),
-				o_nulls = o_keys + al(sizeof(uint64_t) * set->kw * n),
+				o_sk = o_tmp + al(tmp),
+				o_sk2 = o_sk + al(sizeof(uint64_t) * n),
+				o_mk = o_sk2 + al(sizeof(uint64_t) * n),
+				o_mk2 = o_mk + al(n),
+				o_keys = o_mk2 + al(n),
+				o_nulls = o_keys + al(sizeof(uint64_t) * kw * n),
 				o_states = o_nulls + al(n),
 				total = o_states + sizeof(gh_agg_state) * na * n;
 	void	   *mem = nullptr;
@@ -317,56 +358,81 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 	GH_CHECK(device_alloc(&mem, total, "a finish"));
 
 	uint8_t    *d = (uint8_t *) mem;
+	uint32_t   *idx = (uint32_t *) (d + o_idx),
+			   *idx2 = (uint32_t *) (d + o_idx2);
 	unsigned long long kept = 0;
+	unsigned	blocks = std::min(gh_blocks(n, 256), 4096u);
 	cudaError_t e;
 
-	keep_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, n, h, d,
-																	 (uint32_t *) (d + o_all));
+	keep_kernel<<<blocks, 256, 0, st>>>(v, n, h, d, (uint32_t *) (d + o_all));
 	e = cudaGetLastError();
 	if (e == cudaSuccess)
-		e = cub::DeviceSelect::Flagged(d + o_tmp, tmp, (const uint32_t *) (d + o_all), d,
-									   (uint32_t *) (d + o_idx),
-									   (unsigned long long *) (d + o_cnt), (int) n, st);
-	if (e == cudaSuccess)
-	{
-		gather_kernel<<<std::min(gh_blocks(n, 256), 4096u), 256, 0, st>>>(v, (const uint32_t *) (d + o_idx),
-																		   (const unsigned long long *) (d + o_cnt),
-																		   (uint64_t *) (d + o_keys),
-																		   d + o_nulls,
-																		   (gh_agg_state *) (d + o_states),
-																		   set->kw);
-		e = cudaGetLastError();
-	}
+		e = cub::DeviceSelect::Flagged(d + o_tmp, sel_tmp, (const uint32_t *) (d + o_all), d,
+									   idx, (unsigned long long *) (d + o_cnt), (int) n, st);
 	if (e == cudaSuccess)
 		e = cudaMemcpyAsync(&kept, d + o_cnt, sizeof(kept), cudaMemcpyDeviceToHost, st);
 	if (e == cudaSuccess)
 		e = cudaStreamSynchronize(st);
 
-	std::vector<uint64_t> keys;
-	std::vector<uint8_t> nulls;
-	std::vector<gh_agg_state> states;
+	/* the order: each key word from the last, then the mask; each pass stable */
+	for (int w = kw - 1; e == cudaSuccess && kept > 1 && w >= -1; w--)
+	{
+		size_t		t = tmp;
+
+		if (w >= 0)
+		{
+			word_kernel<<<blocks, 256, 0, st>>>(v, idx, kept, kw, w, (uint64_t *) (d + o_sk));
+			e = cudaGetLastError();
+			if (e == cudaSuccess)
+				e = cub::DeviceRadixSort::SortPairs(d + o_tmp, t, (const uint64_t *) (d + o_sk),
+													(uint64_t *) (d + o_sk2), idx, idx2,
+													(int) kept, 0, 64, st);
+		}
+		else
+		{
+			mask_kernel<<<blocks, 256, 0, st>>>(v, idx, kept, d + o_mk);
+			e = cudaGetLastError();
+			if (e == cudaSuccess)
+				e = cub::DeviceRadixSort::SortPairs(d + o_tmp, t, (const uint8_t *) (d + o_mk),
+													d + o_mk2, idx, idx2, (int) kept, 0, 8, st);
+		}
+		std::swap(idx, idx2);
+	}
+	if (e == cudaSuccess && kept > 0)
+	{
+		gather_kernel<<<blocks, 256, 0, st>>>(v, idx, (const unsigned long long *) (d + o_cnt),
+											  (uint64_t *) (d + o_keys), d + o_nulls,
+											  (gh_agg_state *) (d + o_states), kw);
+		e = cudaGetLastError();
+	}
+
+	gh_status	hs = GH_OK;
 
 	if (e == cudaSuccess)
+		hs = gh_agg_set_alloc_out(set, kept, out);
+	if (e == cudaSuccess && hs == GH_OK && kept > 0)
 	{
-		keys.resize(kept * set->kw);
-		nulls.resize(kept);
-		states.resize(kept * na);
-		if (kept > 0)
-			e = cudaMemcpyAsync(keys.data(), d + o_keys, sizeof(uint64_t) * set->kw * kept,
-								cudaMemcpyDeviceToHost, st);
-		if (e == cudaSuccess && kept > 0)
-			e = cudaMemcpyAsync(nulls.data(), d + o_nulls, kept, cudaMemcpyDeviceToHost, st);
-		if (e == cudaSuccess && kept > 0)
-			e = cudaMemcpyAsync(states.data(), d + o_states, sizeof(gh_agg_state) * na * kept,
+		e = cudaMemcpyAsync(out->keys, d + o_keys, sizeof(uint64_t) * kw * kept,
+							cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(out->nulls, d + o_nulls, kept, cudaMemcpyDeviceToHost, st);
+		if (e == cudaSuccess)
+			e = cudaMemcpyAsync(out->states, d + o_states, sizeof(gh_agg_state) * na * kept,
 								cudaMemcpyDeviceToHost, st);
 		if (e == cudaSuccess)
 			e = cudaStreamSynchronize(st);
 	}
 	cudaFree(mem);
 	if (e != cudaSuccess)
+	{
+		gh_agg_groups_free(out);
 		return gh_cuda_error(e, "resident groups: finishing a set", __FILE__, __LINE__);
+	}
+	if (hs != GH_OK)
+		return hs;
 	*removed = n - kept;
-	return gh_agg_set_output(set, keys.data(), nulls.data(), states.data(), kept, out);
+	gh_agg_set_out_filled(set, out, kept);
+	return GH_OK;
 }
 
 void

@@ -231,6 +231,46 @@ gh_agg_having_check(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_a
 }
 
 gh_status
+gh_agg_set_alloc_out(const gh_agg_set *set, uint64_t n, gh_agg_groups *out)
+{
+	int			na = set->agg.naggs,
+				kw = set->kw;
+
+	gh_agg_groups_free(out);
+	out->key_words = (int16_t) kw;
+	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));
+	out->nulls = (uint8_t *) malloc(n ? n : 1);
+	out->states = (gh_agg_state *) malloc(sizeof(gh_agg_state) * (n ? n : 1) * na);
+	if (!out->keys || !out->nulls || !out->states)
+	{
+		gh_agg_groups_free(out);
+		return gh_error(GH_ERR_HOST_MEMORY, "resident groups: no memory for %llu groups",
+						(unsigned long long) n);
+	}
+	out->n_groups = 0;
+	out->fallback_groups = 0;
+	return GH_OK;
+}
+
+void
+gh_agg_set_out_filled(const gh_agg_set *set, gh_agg_groups *out, uint64_t n)
+{
+	int			na = set->agg.naggs;
+	uint64_t	fb = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		bool		f = false;
+
+		for (int a = 0; a < na; a++)
+			f |= (out->states[i * na + a].flags & (GH_AGG_S_FALLBACK | GH_AGG_S_FLOAT_OVERFLOW)) != 0;
+		fb += f;
+	}
+	out->n_groups = n;
+	out->fallback_groups = fb;
+}
+
+gh_status
 gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nulls,
 				  const gh_agg_state *states, uint64_t n, gh_agg_groups *out)
 {
@@ -247,33 +287,17 @@ gh_agg_set_output(const gh_agg_set *set, const uint64_t *keys, const uint8_t *nu
 			return gh_gkey_less<KW>(nulls[x], keys + x * KW, nulls[y], keys + y * KW);
 		});
 	});
-	gh_agg_groups_free(out);
-	out->key_words = (int16_t) kw;
-	out->keys = (uint64_t *) malloc(sizeof(uint64_t) * kw * (n ? n : 1));
-	out->nulls = (uint8_t *) malloc(n ? n : 1);
-	out->states = (gh_agg_state *) malloc(sizeof(gh_agg_state) * (n ? n : 1) * na);
-	if (!out->keys || !out->nulls || !out->states)
-	{
-		gh_agg_groups_free(out);
-		return gh_error(GH_ERR_HOST_MEMORY, "resident groups: no memory for %llu groups",
-						(unsigned long long) n);
-	}
+	gh_status	st = gh_agg_set_alloc_out(set, n, out);
 
-	uint64_t	fb = 0;
-
+	if (st != GH_OK)
+		return st;
 	for (uint64_t i = 0; i < n; i++)
 	{
-		bool		f = false;
-
 		memcpy(out->keys + i * kw, keys + idx[i] * kw, sizeof(uint64_t) * kw);
 		out->nulls[i] = nulls[idx[i]];
 		memcpy(&out->states[i * na], &states[idx[i] * na], sizeof(gh_agg_state) * na);
-		for (int a = 0; a < na; a++)
-			f |= (out->states[i * na + a].flags & (GH_AGG_S_FALLBACK | GH_AGG_S_FLOAT_OVERFLOW)) != 0;
-		fb += f;
 	}
-	out->n_groups = n;
-	out->fallback_groups = fb;
+	gh_agg_set_out_filled(set, out, n);
 	return GH_OK;
 }
 
