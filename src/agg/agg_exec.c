@@ -30,6 +30,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_exec.h"
+#include "agg_exchange.h"
 #include "agg_join.h"
 #include "agg_resident.h"
 
@@ -263,8 +264,9 @@ project(CustomScanState *node, TupleTableSlot *slot)
 	return ExecProject(proj);
 }
 
+/* The node's next row, wherever it comes from (exec_preagg). */
 static TupleTableSlot *
-exec_preagg(CustomScanState *node)
+next_row(CustomScanState *node)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
@@ -364,6 +366,13 @@ exec_preagg(CustomScanState *node)
 			/* the resident set's groups, a chunk at a time */
 			if (gpuhash_agg_resident_next(as))
 				continue;
+			/* owned groups, their one reader: the rows folded beside the set */
+			{
+				TupleTableSlot *x = gpuhash_agg_resident_exchanged(as);
+
+				if (x != NULL)
+					return x;
+			}
 			/* an outer join: the inner rows nothing matched (agg_join_outer.c) */
 			if (gpuhash_agg_outer_folds(as) && !as->join->rows_loaded)
 			{
@@ -390,6 +399,26 @@ exec_preagg(CustomScanState *node)
 			}
 		}
 		return ExecClearTuple(slot);
+	}
+}
+
+/*
+ * The next row handed up.  Where each group has one owner (agg_resident.c),
+ * a row made before the participant's walks ended was folded beside the
+ * set: it goes to the exchange, and its owner hands it up later.
+ */
+static TupleTableSlot *
+exec_preagg(CustomScanState *node)
+{
+	GpuPreAggState *as = (GpuPreAggState *) node;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = next_row(node);
+
+		if (TupIsNull(slot) || !gpuhash_agg_resident_diverts(as))
+			return slot;
+		gpuhash_agg_exchange_put(as->exch, slot);
 	}
 }
 
@@ -430,6 +459,7 @@ typedef struct PreAggDsmLayout
 	Size		outer;			/* an outer join's walk barrier (agg_join_outer.c) */
 	Size		inner_pages;	/* a shared dimension's inner table's block
 								 * allocator (agg_join_pages.c) */
+	Size		exchange;		/* owned groups' exchange (agg_exchange.c) */
 } PreAggDsmLayout;
 
 /*
@@ -437,11 +467,13 @@ typedef struct PreAggDsmLayout
  * a shared dimension's coordination (agg_join_par.c), the resident groups'
  * region, an outer join's walk barrier and flags, the block allocator of
  * a shared dimension's inner table walked by pages (as a Parallel Seq
- * Scan's: PostgreSQL's, its snapshot the leader's); each MAXALIGNed after
- * all before it.  Returns the total size.
+ * Scan's: PostgreSQL's, its snapshot the leader's), last the exchange of
+ * owned groups, whose size follows the participants (known to the leader
+ * only: no part's place depends on it); each MAXALIGNed after all before
+ * it.  Returns the total size.
  */
 static Size
-dsm_layout(GpuPreAggState *as, PreAggDsmLayout *layout)
+dsm_layout(GpuPreAggState *as, PreAggDsmLayout *layout, int participants)
 {
 	Size		off;
 
@@ -455,6 +487,10 @@ dsm_layout(GpuPreAggState *as, PreAggDsmLayout *layout)
 	if (layout != NULL)
 		layout->inner_pages = off;
 	off = MAXALIGN(off + gpuhash_agg_join_pages_estimate(as));
+	if (layout != NULL)
+		layout->exchange = off;
+	if (as->exch != NULL)
+		off = MAXALIGN(off + gpuhash_agg_exchange_estimate(participants));
 	return off;
 }
 
@@ -463,7 +499,7 @@ estimate_dsm_preagg(CustomScanState *node, ParallelContext *pcxt)
 {
 	GpuPreAggState *as = (GpuPreAggState *) node;
 
-	return dsm_layout(as, NULL);
+	return dsm_layout(as, NULL, pcxt->nworkers + 1);
 }
 
 static void
@@ -474,10 +510,12 @@ init_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	gpuhash_heap_scan_init_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_init(as, pcxt, coordinate);
-	dsm_layout(as, &r);
+	dsm_layout(as, &r, pcxt->nworkers + 1);
 	gpuhash_agg_resident_init_dsm(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, false);
 	gpuhash_agg_join_pages_init_dsm(as, (char *) coordinate + r.inner_pages, false);
+	if (as->exch != NULL)
+		gpuhash_agg_exchange_init_dsm(as->exch, pcxt, (char *) coordinate + r.exchange);
 }
 
 static void
@@ -488,10 +526,12 @@ reinit_dsm_preagg(CustomScanState *node, ParallelContext *pcxt, void *coordinate
 
 	gpuhash_heap_scan_reinit_dsm(as->os, coordinate);
 	gpuhash_agg_join_par_reinit(as, coordinate);
-	dsm_layout(as, &r);
+	dsm_layout(as, &r, pcxt->nworkers + 1);
 	gpuhash_agg_resident_reinit_dsm(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_init(as, (char *) coordinate + r.outer, true);
 	gpuhash_agg_join_pages_init_dsm(as, (char *) coordinate + r.inner_pages, true);
+	if (as->exch != NULL)
+		gpuhash_agg_exchange_reinit_dsm(as->exch, (char *) coordinate + r.exchange);
 }
 
 static void
@@ -502,10 +542,12 @@ init_worker_preagg(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	gpuhash_heap_scan_init_worker(as->os, coordinate);
 	gpuhash_agg_join_par_attach(as, coordinate);
-	dsm_layout(as, &r);
+	dsm_layout(as, &r, 0);
 	gpuhash_agg_resident_attach(as, (char *) coordinate + r.resident);
 	gpuhash_agg_outer_par_attach(as, (char *) coordinate + r.outer);
 	gpuhash_agg_join_pages_attach(as, (char *) coordinate + r.inner_pages);
+	if (as->exch != NULL)
+		gpuhash_agg_exchange_attach(as->exch, (char *) coordinate + r.exchange);
 }
 
 /* Before a parallel plan's DSM goes: what the node keeps of it. */

@@ -96,6 +96,8 @@ typedef struct GpuPreAggState
 	struct GpuAggJoin *join;
 	/* resident groups (agg_resident.h); NULL: none */
 	struct GpuAggResident *res;
+	/* groups with one owner each: the rows folded beside the set (agg_exchange.h) */
+	struct GpuAggExchange *exch;
 } GpuPreAggState;
 
 /* agg_exec.c */

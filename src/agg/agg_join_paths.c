@@ -383,28 +383,6 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 }
 
 /*
- * Core's paths of the grouped relation as they are now, copied: add_path
- * frees those a path offered later beats, and each offer is weighed
- * against all of them (gpuhash_gains_enough reads their costs).
- */
-static List *
-native_copies(List *pathlist)
-{
-	List	   *out = NIL;
-	ListCell   *lc;
-
-	foreach(lc, pathlist)
-	{
-		Path	   *c = palloc(sizeof(Path));
-
-		memcpy(c, lfirst(lc), sizeof(Path));
-		NodeSetTag(c, T_Path);
-		out = lappend(out, c);
-	}
-	return out;
-}
-
-/*
  * From the upper hook, for a grouped relation over a join relation: a
  * GpuPreAgg path for each split of it the join hook recorded.
  */
@@ -424,7 +402,7 @@ gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
 	target = partial_rel ? partial_rel->reltarget :
 		gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
-	native = native_copies(grouped_rel->pathlist);
+	native = gpuhash_preagg_native_copies(grouped_rel->pathlist);
 	foreach(lc, splits)
 		add_split_paths(root, lfirst(lc), input_rel, grouped_rel, partial_rel, target, extra,
 						native);

@@ -329,6 +329,28 @@ gpuhash_preagg_core_partial_rel(PlannerInfo *root, RelOptInfo *grouped_rel)
 }
 
 /*
+ * Core's paths of the grouped relation as they are now, copied: add_path
+ * frees those a path offered later beats, and each offer is weighed
+ * against all of them (gpuhash_gains_enough reads their costs).
+ */
+List *
+gpuhash_preagg_native_copies(List *pathlist)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, pathlist)
+	{
+		Path	   *c = palloc(sizeof(Path));
+
+		memcpy(c, lfirst(lc), sizeof(Path));
+		NodeSetTag(c, T_Path);
+		out = lappend(out, c);
+	}
+	return out;
+}
+
+/*
  * One Finalize Aggregate over input, as core's add_paths_to_grouping_rel
  * makes it, offered where it gains enough over native, core's paths.
  */
@@ -393,6 +415,51 @@ gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel, RelOptInfo *par
 }
 
 /*
+ * Where every group of cp stays resident, each is handed up by one
+ * participant (agg_resident.c: the set's groups read once, the rows folded
+ * beside it sent to one reader), so the Finalize Aggregate can run in every
+ * participant below the Gather, each hashing its own share of the groups
+ * (cp's rows) instead of one process hashing them all, and the Gather then
+ * carries finished groups.  Hashed only: a participant's share comes in no
+ * order.  Offered beside the Finalize Aggregate over the Gather;
+ * add_path keeps the cheaper, by PostgreSQL's own costs of the two
+ * Aggregates (a hash table of all groups past hash_mem spills; a
+ * participant's share fits sooner).
+ */
+static void
+offer_owned(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp,
+			GroupPathExtraData *extra, List *native)
+{
+	Query	   *parse = root->parse;
+	CustomPath *own;
+	AggClauseCosts costs;
+	Path	   *path;
+	double		total;
+
+	if (!(cp->flags & GPUHASH_PREAGG_RESIDENT) || !cp->path.parallel_aware ||
+		cp->path.parallel_workers <= 0 || parse->groupClause == NIL ||
+		parse->groupingSets != NIL || !(extra->flags & GROUPING_CAN_USE_HASH) ||
+		!grouped_rel->consider_parallel || !gpuhash_owned_groups)
+		return;
+	own = makeNode(CustomPath);
+	memcpy(own, cp, sizeof(CustomPath));
+	own->custom_private = list_copy(cp->custom_private);
+	own->flags |= GPUHASH_PREAGG_OWNED;
+	MemSet(&costs, 0, sizeof(costs));
+	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &costs);
+	path = (Path *) create_agg_path(root, grouped_rel, &own->path, grouped_rel->reltarget,
+									AGG_HASHED, AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
+									(List *) extra->havingQual, &costs, own->path.rows);
+	if (!path->parallel_safe)
+		return;
+	total = own->path.rows * own->path.parallel_workers;
+	path = (Path *) create_gather_path(root, grouped_rel, path, grouped_rel->reltarget, NULL,
+									   &total);
+	if (gpuhash_gains_enough(path, native))
+		add_path(grouped_rel, path);
+}
+
+/*
  * PostgreSQL 15 calls create_upper_paths_hook for UPPERREL_GROUP_AGG only,
  * after the partially grouped relation's paths have gone into its Gathers
  * and Finalize Aggregates.  So this makes, in the grouped relation, what
@@ -407,6 +474,7 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 						 GroupPathExtraData *extra)
 {
 	RelOptInfo *partial_rel = gpuhash_preagg_core_partial_rel(root, grouped_rel);
+	List	   *native;
 	Path	   *scan = NULL;
 	PathTarget *target;
 	CustomPath *cp;
@@ -441,6 +509,7 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 								 gpuhash_preagg_groups(root, extra, input_rel->rows),
 								 gpuhash_preagg_groups(root, extra, scan ? scan->rows :
 													   input_rel->rows));
-	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
-						 list_copy(grouped_rel->pathlist));
+	native = gpuhash_preagg_native_copies(grouped_rel->pathlist);
+	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+	offer_owned(root, grouped_rel, cp, extra, native);
 }

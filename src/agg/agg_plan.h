@@ -88,6 +88,7 @@ extern PathTarget *gpuhash_preagg_partial_target(PlannerInfo *root,
 												 PathTarget *grouping_target, Node *having);
 extern RelOptInfo *gpuhash_preagg_core_partial_rel(PlannerInfo *root,
 												   RelOptInfo *grouped_rel);
+extern List *gpuhash_preagg_native_copies(List *pathlist);
 extern void gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel,
 								 RelOptInfo *partial_rel, CustomPath *cp,
 								 GroupPathExtraData *extra, double input_rows, List *native);

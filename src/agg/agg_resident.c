@@ -39,6 +39,17 @@
  * device) once, by the service at the first read; every read is a range
  * of that one answer.
  *
+ * Groups with one owner each (GPUHASH_PREAGG_OWNED: a Finalize Aggregate
+ * per participant below the Gather): no participant hands up a row before
+ * the walks end; what it folds beside the set goes to the exchange
+ * (agg_exchange.c), and every participant, the leader too, waits at the
+ * end of phase 0 (none is blocked on its tuple queue: none has sent a
+ * row).  Then, with the set complete, the readers share it as above; with
+ * it incomplete (or no set at all), the first to claim it alone reads the
+ * whole set and then the exchange, and the others hand up nothing.  The
+ * barrier and the exchange are used even where no set could be made, so
+ * that no participant ever hands up its own rows.
+ *
  * Exactness: the HAVING terms are applied only when the set is complete.
  * Any row of the scan folded elsewhere (a refused page's tuples, a request
  * or a run of one the set could not take: its cap, a failure, a value the
@@ -50,6 +61,7 @@
  *-------------------------------------------------------------------------
  */
 #include "agg_exec.h"
+#include "agg_exchange.h"
 #include "agg_join.h"
 #include "agg_plan.h"
 #include "agg_resident.h"
@@ -62,12 +74,16 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
+bool		gpuhash_owned_groups = true;
+
 typedef struct GpuAggResidentShared
 {
 	uint64		set_id;			/* the leader's set; 0: none */
 	pg_atomic_uint32 incomplete;
 	Barrier		barrier;		/* phase 0: the walks; 1: the reads; 2: freed */
 	pg_atomic_uint64 next_pos;	/* the next range of the set to read */
+	pg_atomic_uint32 sole;		/* owned, set incomplete: a reader claimed it */
+	pg_atomic_uint64 exchanged; /* owned: rows through the exchange */
 	/* the readers' figures, for the leader's EXPLAIN ANALYZE */
 	pg_atomic_uint64 resident;
 	pg_atomic_uint64 returned;	/* summed over the readers */
@@ -92,6 +108,10 @@ typedef struct GpuAggResident
 	uint64		read_pos;
 	uint64		read_total;
 	uint64		returned;		/* groups this participant read */
+	bool		owned_mode;		/* GPUHASH_PREAGG_OWNED */
+	bool		arrived;		/* owned: at the end of the walks */
+	bool		sole;			/* owned: the one reader of set and exchange */
+	uint64		exchanged;		/* owned, EXPLAIN ANALYZE: rows through it */
 	/* EXPLAIN ANALYZE */
 	GhSvcGroupsInfo info;
 	bool		have_info;
@@ -133,6 +153,16 @@ gpuhash_agg_resident_gucs(void)
 							4096, 1, INT_MAX / 2,
 							PGC_SUSET, GUC_UNIT_MB,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.owned_groups",
+							 "Lets each participant finish its own share of a GPU aggregate's resident groups.",
+							 "A parallel GpuPreAgg whose groups stay resident hands each group up from "
+							 "one participant, so PostgreSQL's Finalize Aggregate can run in every "
+							 "participant below the Gather; the planner offers that plan beside the "
+							 "Finalize Aggregate above the Gather and keeps the cheaper.",
+							 &gpuhash_owned_groups,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 }
 
 /* The set freed: the node's end, a rescan, an error or cancel. */
@@ -199,11 +229,21 @@ gpuhash_agg_resident_init(GpuPreAggState *as, CustomScan *cscan)
 	MemoryContextCallback *cb;
 
 	as->res = NULL;
-	if (gpuhash_resident_groups == GPUHASH_RESIDENT_OFF || as->nkeys == 0 ||
-		!(cscan->flags & GPUHASH_PREAGG_RESIDENT))
+	as->exch = NULL;
+	if (cscan->flags & GPUHASH_PREAGG_OWNED)
+	{
+		/* whatever the setting now: the plan's Finalize Aggregates rely on it */
+		r = palloc0(sizeof(GpuAggResident));
+		r->owned_mode = true;
+		as->exch = gpuhash_agg_exchange_create();
+	}
+	else if (gpuhash_resident_groups == GPUHASH_RESIDENT_OFF || as->nkeys == 0 ||
+			 !(cscan->flags & GPUHASH_PREAGG_RESIDENT))
 		return;
-	r = palloc0(sizeof(GpuAggResident));
-	r->usable = as->why_cpu == NULL && as->aprog != NULL && as->use_service;
+	else
+		r = palloc0(sizeof(GpuAggResident));
+	r->usable = as->why_cpu == NULL && as->aprog != NULL && as->use_service &&
+		gpuhash_resident_groups != GPUHASH_RESIDENT_OFF;
 	if (r->usable)
 		compile_having(as, cscan, r);
 	cb = palloc0(sizeof(MemoryContextCallback));
@@ -264,7 +304,7 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 		r->reader = r->set_id != 0;
 		return r->set_id;
 	}
-	if (r->shared->set_id == 0)
+	if (r->shared->set_id == 0 && !r->owned_mode)
 		return 0;
 	switch (BarrierAttach(&r->shared->barrier))
 	{
@@ -286,7 +326,7 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	r->attached = true;
 	r->set_id = r->shared->set_id;
 	/* a participant that cannot fold into the set folds beside it */
-	if (!usable)
+	if (!usable || r->set_id == 0)
 		r->incomplete = true;
 	return usable ? r->set_id : 0;
 }
@@ -327,7 +367,8 @@ gpuhash_agg_resident_end(GpuPreAggState *as)
 {
 	GpuAggResident *r = as->res;
 
-	if (r == NULL || r->set_id == 0)
+	/* owned: the arrival waits for the rows flushed at the end (owned_arrive) */
+	if (r == NULL || r->set_id == 0 || (r->owned_mode && r->shared != NULL))
 		return;
 	if (r->shared != NULL)
 	{
@@ -369,6 +410,64 @@ end_reads(GpuAggResident *r)
 }
 
 /*
+ * Owned groups, a participant's walk over and every row it folded beside
+ * the set in the exchange: it arrives and waits for the others' walks
+ * (the leader too: no participant has handed up a row, so none waits on
+ * its tuple queue).  Then every participant reads a share of a complete
+ * set; of an incomplete one (or none), the first to claim it reads all of
+ * it and the exchange, the others nothing.
+ */
+static void
+owned_arrive(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+	GpuAggResidentShared *sh = r->shared;
+
+	r->arrived = true;
+	gpuhash_agg_exchange_end_write(as->exch);
+	if (!r->attached)
+	{
+		/* attached after the reads were over: the blocks were all taken */
+		r->reader = false;
+		return;
+	}
+	pg_atomic_fetch_add_u64(&sh->exchanged, gpuhash_agg_exchange_written(as->exch));
+	if (!r->late)
+	{
+		if (r->incomplete || gpuhash_agg_exchange_written(as->exch) > 0)
+			pg_atomic_write_u32(&sh->incomplete, 1);
+		(void) BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+	}
+	r->reader = true;
+	if (pg_atomic_read_u32(&sh->incomplete) == 0)
+		return;
+	r->incomplete = true;
+	r->sole = pg_atomic_exchange_u32(&sh->sole, 1) == 0;
+	if (!r->sole)
+		end_reads(r);
+}
+
+/* Owned groups: must this participant's row go to the exchange? */
+bool
+gpuhash_agg_resident_diverts(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+
+	return r != NULL && r->owned_mode && r->shared != NULL && !r->arrived;
+}
+
+/* Owned groups, the one reader, the set read: the exchange's next row. */
+TupleTableSlot *
+gpuhash_agg_resident_exchanged(GpuPreAggState *as)
+{
+	GpuAggResident *r = as->res;
+
+	if (r == NULL || !r->sole)
+		return NULL;
+	return gpuhash_agg_exchange_next(as->exch, &as->css.ss.ps);
+}
+
+/*
  * The next range of the set's groups into the node's pending sets: true.
  * Serial, the ranges in order; parallel, the next range not taken by any
  * participant.
@@ -380,6 +479,10 @@ gpuhash_agg_resident_next(GpuPreAggState *as)
 	gh_agg_groups *g;
 	uint64		pos;
 
+	if (r != NULL && r->owned_mode && r->shared != NULL && !r->arrived)
+		owned_arrive(as);
+	if (r != NULL && r->owned_mode && r->reader && r->set_id == 0)
+		end_reads(r);			/* no set: the exchange alone */
 	if (r == NULL || !r->reader || r->set_id == 0 ||
 		(r->read_started && r->read_pos >= r->read_total))
 		return false;
@@ -387,7 +490,7 @@ gpuhash_agg_resident_next(GpuPreAggState *as)
 	if (gh_agg_groups_init(g, as->aprog, as->max_groups) != GH_OK)
 		elog(ERROR, "gpuhash: %s", gh_last_error());
 	/* a range is what one answer holds: the service's rule, key words too */
-	pos = r->shared == NULL ? r->read_pos :
+	pos = r->shared == NULL || r->sole ? r->read_pos :
 		pg_atomic_fetch_add_u64(&r->shared->next_pos,
 								gpuhash_svc_groups_room(as->aprog->naggs,
 														gh_agg_groups_key_words(g)));
@@ -432,6 +535,7 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 	}
 	r->set_id = 0;
 	r->started = r->attached = r->late = r->incomplete = r->reader = r->read_started = false;
+	r->arrived = r->sole = false;
 	r->read_pos = r->read_total = r->returned = 0;
 }
 
@@ -450,6 +554,8 @@ gpuhash_agg_resident_shutdown(GpuPreAggState *as)
 
 	if (r == NULL || r->shared == NULL)
 		return;
+	if (r->owned_mode)
+		gpuhash_agg_exchange_end_write(as->exch);
 	if (r->attached && r->reader)
 		end_reads(r);
 	else if (r->attached)
@@ -458,6 +564,7 @@ gpuhash_agg_resident_shutdown(GpuPreAggState *as)
 		BarrierDetach(&r->shared->barrier);
 		r->attached = false;
 	}
+	r->exchanged = pg_atomic_read_u64(&r->shared->exchanged);
 	applied = pg_atomic_read_u32(&r->shared->applied);
 	if (applied == 0)
 		return;
@@ -473,7 +580,15 @@ gpuhash_agg_resident_explain(GpuPreAggState *as, ExplainState *es)
 {
 	GpuAggResident *r = as->res;
 
-	if (r == NULL || !r->usable)
+	if (r == NULL)
+		return;
+	if (r->owned_mode)
+		ExplainPropertyText("Group Owners", "one participant each", es);
+	if (r->owned_mode && es->analyze)
+		ExplainPropertyUInteger("Rows Exchanged", NULL,
+								r->shared != NULL ? r->exchanged :
+								gpuhash_agg_exchange_written(as->exch), es);
+	if (!r->usable)
 		return;
 	if (r->having.nterms > 0 && r->having_text != NULL)
 		ExplainPropertyText("GPU Having", r->having_text, es);
@@ -512,6 +627,8 @@ setup_shared(GpuPreAggState *as, GpuAggResidentShared *sh)
 	pg_atomic_init_u64(&sh->returned, 0);
 	pg_atomic_init_u64(&sh->removed, 0);
 	pg_atomic_init_u32(&sh->applied, 0);
+	pg_atomic_init_u32(&sh->sole, 0);
+	pg_atomic_init_u64(&sh->exchanged, 0);
 	BarrierInit(&sh->barrier, 0);
 	if (r->usable)
 		r->owned = begin_set(as, MyProcPid);

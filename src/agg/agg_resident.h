@@ -31,6 +31,15 @@ struct GpuAggReq;
  */
 #define GPUHASH_PREAGG_RESIDENT 0x00010000
 
+/*
+ * A parallel GpuPreAgg of resident groups under a Finalize Aggregate per
+ * participant, below the Gather (agg_paths.c): each group must reach one
+ * participant only.  The set's groups do; the rows folded beside it go
+ * through the exchange (agg_exchange.c) to one participant, which then
+ * reads the whole set too.
+ */
+#define GPUHASH_PREAGG_OWNED 0x00020000
+
 /* gpuhash.resident_groups */
 typedef enum GpuhashResidentMode
 {
@@ -42,6 +51,7 @@ typedef enum GpuhashResidentMode
 /* settings (agg_having.c) */
 extern int	gpuhash_resident_groups;
 extern int	gpuhash_resident_groups_memory;
+extern bool gpuhash_owned_groups;	/* agg_resident.c */
 
 /* agg_having.c: the planner */
 extern bool gpuhash_preagg_resident_planned(PlannerInfo *root);
@@ -66,6 +76,8 @@ extern void gpuhash_agg_resident_answered(struct GpuPreAggState *as, struct GpuA
 										  int folded, uint64 answered_groups);
 extern void gpuhash_agg_resident_end(struct GpuPreAggState *as);
 extern bool gpuhash_agg_resident_next(struct GpuPreAggState *as);
+extern bool gpuhash_agg_resident_diverts(struct GpuPreAggState *as);
+extern TupleTableSlot *gpuhash_agg_resident_exchanged(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_rescan(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_shutdown(struct GpuPreAggState *as);
 extern void gpuhash_agg_resident_explain(struct GpuPreAggState *as, ExplainState *es);
