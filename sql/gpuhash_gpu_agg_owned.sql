@@ -137,6 +137,24 @@ SELECT og_same('SELECT x, count(*), sum(s) FROM (VALUES (100), (150), (200)) v(x
 RESET gpuhash.resident_groups_memory;
 RESET enable_material;
 
+-- cancelled mid-walk (the workers at the barrier or writing the exchange):
+-- a clean error, nothing left in the service, the next run right
+SET statement_timeout = '5ms';
+SELECT count(*) FROM (SELECT k, sum(q) FROM og GROUP BY k) s;
+SET gpuhash.resident_groups_memory = 1;
+SELECT count(*) FROM (SELECT k, sum(q) FROM og GROUP BY k) s;
+RESET statement_timeout;
+DO $$ BEGIN
+	FOR i IN 1..200 LOOP
+		EXIT WHEN (SELECT tables_alive FROM gpuhash_info() LIMIT 1) = 0;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+END $$;
+SELECT tables_alive FROM gpuhash_info() LIMIT 1;
+SELECT og_same('SELECT k, sum(q), count(*) FROM og GROUP BY k');
+RESET gpuhash.resident_groups_memory;
+SELECT og_same('SELECT k, sum(q), count(*) FROM og GROUP BY k');
+
 -- serial: no Gather, no owned plan
 SET max_parallel_workers_per_gather = 0;
 SELECT og_same('SELECT k, sum(q), count(*) FROM og GROUP BY k');

@@ -523,6 +523,9 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 
 	if (r == NULL)
 		return;
+	/* owned: this scan's file closed; a parallel rescan's ReInitializeDSM deletes it */
+	if (r->owned_mode)
+		gpuhash_agg_exchange_end_write(as->exch);
 	if (r->shared == NULL)
 		free_owned(r);
 	else if (r->attached && r->reader)
