@@ -14,6 +14,7 @@ and psql; reaches the server through PGHOST/PGPORT/PGUSER.
 """
 import argparse
 import random
+import re
 import subprocess
 import sys
 
@@ -332,6 +333,13 @@ SET min_parallel_table_scan_size = 0;
 SET statement_timeout = '60s';
 """
 
+# --set NAME=VALUE: settings for every run of the round (off and on alike)
+EXTRA_SETS = []
+
+
+def setup():
+    return SETUP + ''.join("SET %s = '%s';\n" % kv for kv in EXTRA_SETS)
+
 
 def psql(script, dbname):
     p = subprocess.run(['psql', '-X', '-A', '-t', '-q', '-v', 'ON_ERROR_STOP=0',
@@ -370,7 +378,7 @@ def run_round(seed, nq, dbname, verbose):
     for _ in range(nq):
         t = rng.choice(sorted(meta))
         queries.append(query(rng, t, meta[t]))
-    parts = [SETUP]
+    parts = [setup()]
     for i, q in enumerate(queries):
         t = q.split(' FROM ')[1].split()[0]
         tx = None
@@ -405,7 +413,7 @@ def run_round(seed, nq, dbname, verbose):
         elif cur is not None:
             res[cur].append(line)
     # why the planner declined: its DEBUG1 lines, in order with the markers
-    dparts = [SETUP, 'SET max_parallel_workers_per_gather = 0;', '\\o /dev/stderr']
+    dparts = [setup(), 'SET max_parallel_workers_per_gather = 0;', '\\o /dev/stderr']
     for i, q in enumerate(queries):
         dparts.append('\\qecho @@D %d' % i)
         dparts.append('SET client_min_messages = debug1; EXPLAIN (COSTS OFF) %s; SET client_min_messages = warning;' % q)
@@ -418,7 +426,7 @@ def run_round(seed, nq, dbname, verbose):
             why[r] = why.get(r, 0) + 1
     for r, n in sorted(why.items(), key=lambda x: -x[1]):
         print('  declined %d: %s' % (n, r))
-    passed = failed = used = ons = 0
+    passed = failed = used = ons = owned = 0
     for i, q in enumerate(queries):
         bad = []
         for par in (0, 2):
@@ -426,6 +434,8 @@ def run_round(seed, nq, dbname, verbose):
             ons += 1
             if any('GpuPreAgg' in l for l in plan):
                 used += 1
+            if any('Group Owners' in l for l in plan):
+                owned += 1
             if off != on:
                 bad.append((par, off, on, plan))
         if bad:
@@ -433,6 +443,8 @@ def run_round(seed, nq, dbname, verbose):
             report_failure(seed, i, q, bad, verbose)
         else:
             passed += 1
+    if owned:
+        print('  owned groups (a Finalize per participant) in %d on-plans' % owned)
     return passed, failed, used, ons
 
 
@@ -443,7 +455,14 @@ def main():
     ap.add_argument('--queries', type=int, default=100)
     ap.add_argument('--dbname', default='postgres')
     ap.add_argument('--verbose', action='store_true')
+    ap.add_argument('--set', action='append', default=[], metavar='NAME=VALUE',
+                    help='a setting for every run, e.g. gpuhash.resident_groups=on')
     a = ap.parse_args()
+    for kv in a.set:
+        name, _, value = kv.partition('=')
+        if not re.match(r'^[A-Za-z_][A-Za-z0-9_.]*$', name) or "'" in value:
+            ap.error('--set takes NAME=VALUE, not %r' % kv)
+        EXTRA_SETS.append((name, value))
     tp = tf = tu = to = 0
     for s in range(a.seed, a.seed + a.rounds):
         p, f, u, o = run_round(s, a.queries, a.dbname, a.verbose)
