@@ -40,13 +40,11 @@ struct GpuAggExchange
 {
 	GpuAggExchangeShared *shared;
 	SharedTuplestoreAccessor *acc;
-	TupleTableSlot *slot;		/* rows read back (the node's result type) */
-	TupleTableSlot *out;		/* ... handed up as the node's rows: virtual */
+	TupleTableSlot *slot;		/* rows read back, as the node's rows: virtual */
 	bool		writing;
 	bool		scanning;
 	bool		done;			/* every file read */
 	uint64		written;		/* rows this participant wrote */
-	uint64		read;			/* rows this participant read back */
 };
 
 #define STS_OF(sh) ((SharedTuplestore *) ((char *) (sh) + MAXALIGN(sizeof(GpuAggExchangeShared))))
@@ -99,7 +97,7 @@ gpuhash_agg_exchange_reinit_dsm(GpuAggExchange *x, void *space)
 	SharedFileSetDeleteAll(&sh->fileset);
 	x->shared = sh;
 	init_store(x);
-	x->written = x->read = 0;
+	x->written = 0;
 }
 
 /* A worker, at InitializeWorker. */
@@ -160,8 +158,7 @@ gpuhash_agg_exchange_next(GpuAggExchange *x, PlanState *ps)
 		{
 			MemoryContext old = MemoryContextSwitchTo(ps->state->es_query_cxt);
 
-			x->slot = MakeSingleTupleTableSlot(ExecGetResultType(ps), &TTSOpsMinimalTuple);
-			x->out = MakeSingleTupleTableSlot(ExecGetResultType(ps), &TTSOpsVirtual);
+			x->slot = MakeSingleTupleTableSlot(ExecGetResultType(ps), &TTSOpsVirtual);
 			MemoryContextSwitchTo(old);
 		}
 		sts_begin_parallel_scan(x->acc);
@@ -175,24 +172,18 @@ gpuhash_agg_exchange_next(GpuAggExchange *x, PlanState *ps)
 		x->done = true;
 		return NULL;
 	}
-	x->read++;
 
 	/*
 	 * Up as a virtual row, the node's rows' kind: the Finalize Aggregate's
-	 * expressions read a virtual child's values without deforming.
+	 * expressions read a virtual child's values without deforming.  They
+	 * point into the store's read buffer, valid until the next call.
 	 */
-	ExecStoreMinimalTuple(mt, x->slot, false);
-	return ExecCopySlot(x->out, x->slot);
+	ExecForceStoreMinimalTuple(mt, x->slot, false);
+	return x->slot;
 }
 
 uint64
 gpuhash_agg_exchange_written(GpuAggExchange *x)
 {
 	return x->written;
-}
-
-uint64
-gpuhash_agg_exchange_read(GpuAggExchange *x)
-{
-	return x->read;
 }

@@ -27,6 +27,5 @@ extern void gpuhash_agg_exchange_put(GpuAggExchange *x, TupleTableSlot *slot);
 extern void gpuhash_agg_exchange_end_write(GpuAggExchange *x);
 extern TupleTableSlot *gpuhash_agg_exchange_next(GpuAggExchange *x, PlanState *ps);
 extern uint64 gpuhash_agg_exchange_written(GpuAggExchange *x);
-extern uint64 gpuhash_agg_exchange_read(GpuAggExchange *x);
 
 #endif							/* GPUHASH_AGG_EXCHANGE_H */
