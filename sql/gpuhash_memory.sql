@@ -83,6 +83,9 @@ RESET gpuhash.batch_rows;
 -- file was written before the doubling is read even without outer rows, to
 -- move on the rows that now belong to a later batch (fuzzer seed 49: a
 -- semi join lost its match)
+-- (the semi and anti joins below build their subquery's side, as they did
+-- before right semi and anti joins: those are tested after them)
+SET gpuhash.right_semi_anti = off;
 CREATE TABLE mb_grow (vc varchar(12), n int4) WITH (autovacuum_enabled = off);
 INSERT INTO mb_grow SELECT 'k' || g, g FROM generate_series(1, 10) g;
 ANALYZE mb_grow;
@@ -114,6 +117,21 @@ SELECT hash_batches > 1 AS batched, memory_kb <= 8192 AS within_limit
 FROM gh_mem('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)');
 SELECT * FROM gh_check('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)');
 SELECT * FROM gh_check('SELECT count(*), sum(length(b.pad)) FROM mb_probe p JOIN mb_big b ON b.k = p.k');
+-- built on the preserved side instead (a right anti join, right_paths.c):
+-- its table of mb_probe's rows splits into hash batches as well, each
+-- batch's unmatched rows coming out after its probe
+RESET gpuhash.right_semi_anti;
+SET gpuhash.right_semi_anti = 'only';
+SET max_parallel_workers_per_gather = 0;
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SELECT n->>'Join Type' AS jt, hash_batches > 1 AS batched, memory_kb <= 1024 AS within_limit
+FROM gh_mem('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)'),
+     gh_node('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)') n;
+SELECT * FROM gh_check('SELECT count(*) FROM mb_probe p WHERE NOT EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k)');
+SELECT * FROM gh_check('SELECT p.k FROM mb_probe p WHERE EXISTS (SELECT 1 FROM mb_big b WHERE b.k = p.k + 1)');
+RESET gpuhash.right_semi_anti;
+RESET max_parallel_workers_per_gather;
 RESET work_mem;
 RESET hash_mem_multiplier;
 DROP TABLE mb_big;

@@ -56,6 +56,7 @@ bool		gpuhash_absorb_inner_scan = true;
 bool		gpuhash_shared_inner_pages = true;
 bool		gpuhash_scan_filter_in_place = true;
 bool		gpuhash_chain_joins = true;
+int			gpuhash_right_semi_anti = GPUHASH_RIGHT_ON;
 bool		gpuhash_gpu_aggregate = true;
 bool		gpuhash_gpu_aggregate_join = true;
 bool		gpuhash_dimension_pages = true;
@@ -63,6 +64,15 @@ bool		gpuhash_preagg_shared_dim = true;
 int			gpuhash_staging_memory_mb = 256;
 int			gpuhash_service_threads = 4;
 bool		gpuhash_use_service = true;
+
+static const struct config_enum_entry right_options[] = {
+	{"off", GPUHASH_RIGHT_OFF, false},
+	{"on", GPUHASH_RIGHT_ON, false},
+	{"only", GPUHASH_RIGHT_ONLY, false},
+	{"true", GPUHASH_RIGHT_ON, true},
+	{"false", GPUHASH_RIGHT_OFF, true},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -408,6 +418,17 @@ _PG_init(void)
 							 "build scans it a page at a time instead of running the Seq Scan.",
 							 &gpuhash_absorb_inner_scan,
 							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuhash.right_semi_anti",
+							 "Offers semi and anti joins built on their preserved side (right semi and right anti GPU joins).",
+							 "The table is built of the side whose rows come out and probed by the other, "
+							 "whose matching rows only mark table rows; each table row comes out once after "
+							 "the probe, matched (semi) or not (anti).  \"only\" (for tests) offers semi "
+							 "and anti joins no other GPU join.",
+							 &gpuhash_right_semi_anti,
+							 GPUHASH_RIGHT_ON, right_options,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 

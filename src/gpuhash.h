@@ -92,6 +92,11 @@ extern int	gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
 extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
+/* gpuhash.right_semi_anti: only, for tests, offers semi and anti joins no other GPU path */
+#define GPUHASH_RIGHT_OFF 0
+#define GPUHASH_RIGHT_ON 1
+#define GPUHASH_RIGHT_ONLY 2
+extern int	gpuhash_right_semi_anti;
 extern bool gpuhash_gpu_aggregate;
 extern bool gpuhash_gpu_aggregate_join;
 extern bool gpuhash_dimension_pages;
@@ -200,12 +205,23 @@ extern bool gpuhash_estimate_untrusted(struct PlannerInfo *root, struct RelOptIn
 									   List *hash_rinfos);
 extern CustomScanMethods gpuhash_scan_methods;
 
+/*
+ * A semi or anti join with its sides swapped, which PostgreSQL 15 has no
+ * JoinType for: the table is built of the join's preserved side and probed
+ * by the other, whose rows only mark the table rows they match; a table
+ * row comes out once after the probe, matched (semi) or not (anti).
+ * Stored in GpuJoinPlanInfo.jointype beside core's JoinType values.
+ */
+#define GPUHASH_JOIN_RIGHT_SEMI 100
+#define GPUHASH_JOIN_RIGHT_ANTI 101
+
 /* Plan-time facts the executor reads back from custom_private. */
 typedef struct GpuJoinPlanInfo
 {
 	int			n_outer_cols;	/* outer child's output columns */
 	int			scheme;			/* gh_scheme */
-	int			jointype;		/* JoinType: INNER, LEFT, FULL, RIGHT, SEMI, ANTI */
+	int			jointype;		/* JoinType: INNER, LEFT, FULL, RIGHT, SEMI,
+								 * ANTI; or GPUHASH_JOIN_RIGHT_SEMI, _ANTI */
 	bool		fingerprint;	/* keys are hashed: recheck after a match */
 	bool		single_match;	/* an outer row matches at most one inner row */
 	int			n_filter;		/* filter clauses, after the join filter */

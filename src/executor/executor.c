@@ -26,7 +26,9 @@
  *				   the row for semi/anti; the filter on joined rows decides
  *				   what comes out.
  *	  FILL_OUTER:  left/full/anti: an outer row without a match, NULL-extended.
- *	  FILL_INNER:  right/full: the inner rows never matched, NULL-extended.
+ *	  FILL_INNER:  right/full: the inner rows never matched, NULL-extended;
+ *				   right semi (anti): each inner row matched (never), once.
+ *				   Their probe only marks the inner rows it matches.
  *	  NEW_BATCH:   the next hash batch: its inner rows from their file,
  *				   built; its outer file becomes the outer side.
  *	  DONE
@@ -130,7 +132,7 @@ emit(GpuJoinState *gs, ExprContext *econtext)
 	do { \
 		GpuProbeBatch *pb_ = (gs)->cb; \
 		int			i_ = (i); \
-		if (i_ < pb_->n) \
+		if (i_ < pb_->n && !((gs)->marks_only && (gs)->qual == NULL)) \
 		{ \
 			if (pb_->ranges[i_].count > 0) \
 				GPUHASH_PREFETCH_INNER_ROW((gs), pb_->ranges[i_].offset); \
@@ -154,7 +156,7 @@ next_outer(GpuJoinState *gs)
 		gs->step.cur++;
 		PREFETCH_ROW(gs, gs->step.cur + PREFETCH_AHEAD);
 		/* a shared inner row: its pointer is in by now, then the row */
-		if (gs->shared_rowptrs && gs->n_inner_keep > 0 &&
+		if (gs->shared_rowptrs && gs->n_inner_keep > 0 && !gs->marks_only &&
 			gs->step.cur + PREFETCH_AHEAD / 2 < gs->cb->n)
 		{
 			const gh_range *r = &gs->cb->ranges[gs->step.cur + PREFETCH_AHEAD / 2];
@@ -178,6 +180,19 @@ scan_one_range(GpuJoinState *gs, ExprContext *econtext, bool anti)
 	gh_range   *r = &gs->cb->ranges[gs->step.cur];
 	TupleTableSlot *out;
 
+	/*
+	 * A right semi or anti join without a join filter: every row of the
+	 * range is a match, marked without forming a row (none comes out here).
+	 */
+	if (gs->marks_only && gs->qual == NULL)
+	{
+		for (uint64 row = (uint64) r->offset + gs->step.cur_match;
+			 row < (uint64) r->offset + r->count; row++)
+			gpuhash_inner_mark(gs, row);
+		gs->step.cur_match = r->count;
+		gs->step.cur_matched = r->count > 0;
+		return NULL;
+	}
 	while (gs->step.cur_match < r->count)
 	{
 		uint64		row = (uint64) r->offset + gs->step.cur_match++;
@@ -196,7 +211,7 @@ scan_one_range(GpuJoinState *gs, ExprContext *econtext, bool anti)
 			gpuhash_inner_mark(gs, row);
 		if (anti || gs->info.single_match)
 			gs->step.cur_match = r->count;
-		if (anti)
+		if (anti || gs->marks_only)
 			continue;
 		if ((out = emit(gs, econtext)) != NULL)
 			return out;
@@ -286,11 +301,17 @@ scan_range(GpuJoinState *gs, ExprContext *econtext)
 	}
 }
 
-/* GJ_FILL_INNER: the next inner row of this batch never matched, or NULL. */
+/*
+ * GJ_FILL_INNER: the next inner row of this batch that never matched (a
+ * right semi join's: that matched), or NULL.
+ */
 static TupleTableSlot *
 fill_inner(GpuJoinState *gs, ExprContext *econtext)
 {
-	while (gs->step.fill_pos < gs->n_inner_all && gpuhash_inner_matched(gs, gs->step.fill_pos))
+	bool		skip = !gs->fill_matched;
+
+	while (gs->step.fill_pos < gs->n_inner_all &&
+		   gpuhash_inner_matched(gs, gs->step.fill_pos) == skip)
 		gs->step.fill_pos++;
 	if (gs->step.fill_pos >= gs->n_inner_all)
 	{

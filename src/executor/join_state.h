@@ -276,7 +276,13 @@ typedef struct GpuJoinState
 	TupleTableSlot *first_outer;	/* read before the build; NULL: none */
 	uint64		fp_mask;		/* fingerprint bits kept (gpuhash.fingerprint_bits) */
 	bool		fill_outer;		/* left, full, anti: unmatched outer rows come out */
-	bool		fill_inner;		/* right, full: unmatched inner rows come out */
+	bool		fill_inner;		/* right, full: unmatched inner rows come out;
+								 * right semi, right anti: inner rows come out
+								 * after the probe */
+	bool		marks_only;		/* right semi, anti: a match marks its inner
+								 * row, and no row comes out of the probe */
+	bool		fill_matched;	/* right semi: the matched inner rows come
+								 * out, not the unmatched */
 
 	MemoryContext cxt;			/* everything below; freed by its callback */
 	MemoryContextCallback cleanup;

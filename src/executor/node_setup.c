@@ -318,7 +318,11 @@ gpuhash_begin_join(CustomScanState *node, EState *estate, int eflags)
 		(UINT64CONST(1) << gpuhash_fingerprint_bits) - 1;
 	gs->fill_outer = gs->info.jointype == JOIN_LEFT || gs->info.jointype == JOIN_FULL ||
 		gs->info.jointype == JOIN_ANTI;
-	gs->fill_inner = gs->info.jointype == JOIN_RIGHT || gs->info.jointype == JOIN_FULL;
+	gs->marks_only = gs->info.jointype == GPUHASH_JOIN_RIGHT_SEMI ||
+		gs->info.jointype == GPUHASH_JOIN_RIGHT_ANTI;
+	gs->fill_matched = gs->info.jointype == GPUHASH_JOIN_RIGHT_SEMI;
+	gs->fill_inner = gs->info.jointype == JOIN_RIGHT || gs->info.jointype == JOIN_FULL ||
+		gs->marks_only;
 	/* ... and, with no unmatched row to emit, no turn of the state machine */
 	gs->bare_matches = gs->forms_no_rows && !gs->fill_outer && !gs->fill_inner;
 

@@ -386,17 +386,39 @@ bool
 gpuhash_key_filter_pays(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 						JoinType jointype, JoinPathExtraData *extra, List *hash_rinfos)
 {
-	SpecialJoinInfo semi;
 	Selectivity frac;
 
 	if (jointype != JOIN_INNER && jointype != JOIN_SEMI && jointype != JOIN_RIGHT &&
 		jointype != JOIN_UNIQUE_INNER && jointype != JOIN_UNIQUE_OUTER)
 		return false;			/* every outer row comes out: no filter */
 
-	/* the fraction of outer rows whose key has a match */
-	semi = semi_join_info(extra, outerrel->relids, innerrel->relids);
-	frac = clauselist_selectivity(root, bare_clauses(hash_rinfos), 0, JOIN_SEMI, &semi);
+	frac = gpuhash_match_fraction(root, extra, outerrel, innerrel, hash_rinfos);
 	return frac < KEY_FILTER_MATCH_FRAC;
+}
+
+/* The fraction of side's rows whose keys have a match in other's. */
+Selectivity
+gpuhash_match_fraction(PlannerInfo *root, JoinPathExtraData *extra, RelOptInfo *side,
+					   RelOptInfo *other, List *hash_rinfos)
+{
+	SpecialJoinInfo semi = semi_join_info(extra, side->relids, other->relids);
+
+	return clauselist_selectivity(root, bare_clauses(hash_rinfos), 0, JOIN_SEMI, &semi);
+}
+
+/*
+ * A right semi or anti join's fill (executor.c's FILL_INNER): after the
+ * probe, one participant reads every table row's match flag and forms each
+ * row that comes out, all out_rows of them however many participants
+ * probed; cost_join charged each participant's share of their targets.
+ */
+Cost
+gpuhash_right_fill_cost(Path *inner_path, bool parallel_inner, double out_rows,
+						double share_rows, PathTarget *target)
+{
+	return gpuhash_table_rows(inner_path, parallel_inner) * cpu_operator_cost +
+		out_rows * (gpuhash_match_row_cost + target->cost.per_tuple) -
+		share_rows * target->cost.per_tuple;
 }
 
 /*

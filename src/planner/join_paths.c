@@ -307,6 +307,10 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 					  list_concat_copy(kc->other_rinfos, kc->pushed_rinfos),
 					  kc->nkeys, rows, kc->outer_match_frac, jointype == JOIN_ANTI,
 					  chained, by_pages ? &page : NULL);
+	if (jointype == GPUHASH_JOIN_RIGHT_SEMI || jointype == GPUHASH_JOIN_RIGHT_ANTI)
+		cpath->path.total_cost += gpuhash_right_fill_cost(inner_path, parallel_inner,
+														  joinrel->rows, rows,
+														  cpath->path.pathtarget);
 	return cpath;
 }
 

@@ -240,6 +240,10 @@ gpuhash_plan_exprs(List *custom_exprs, const GpuJoinPlanInfo *info, GpuPlanExprs
 const char *
 gpuhash_jointype_name(int jointype)
 {
+	if (jointype == GPUHASH_JOIN_RIGHT_SEMI)
+		return "Right Semi";
+	if (jointype == GPUHASH_JOIN_RIGHT_ANTI)
+		return "Right Anti";
 	switch ((JoinType) jointype)
 	{
 		case JOIN_INNER:

@@ -164,6 +164,17 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	if (outer_path == NULL || inner_path == NULL)
 		return;
 
+	/* and the same join with its table built of its preserved side */
+	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
+	{
+		gpuhash_add_right_paths(root, joinrel, outerrel, innerrel, jointype, extra);
+		if (gpuhash_right_semi_anti == GPUHASH_RIGHT_ONLY)
+			return;
+	}
+	else if (gpuhash_right_semi_anti == GPUHASH_RIGHT_ONLY &&
+			 (jointype == JOIN_UNIQUE_INNER || jointype == JOIN_UNIQUE_OUTER))
+		return;
+
 	if (!gpuhash_choose_keys(extra->restrictlist, joinrel, outerrel, innerrel,
 					 IS_OUTER_JOIN(jt), &kc))
 		return;

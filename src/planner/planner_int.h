@@ -61,6 +61,18 @@ extern bool gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel,
 									 JoinType jointype);
 
+/* costs.c */
+extern Selectivity gpuhash_match_fraction(PlannerInfo *root, JoinPathExtraData *extra,
+										  RelOptInfo *side, RelOptInfo *other,
+										  List *hash_rinfos);
+extern Cost gpuhash_right_fill_cost(Path *inner_path, bool parallel_inner, double out_rows,
+									double share_rows, PathTarget *target);
+
+/* right_paths.c */
+extern void gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel,
+									RelOptInfo *outerrel, RelOptInfo *innerrel,
+									JoinType jointype, JoinPathExtraData *extra);
+
 /* partial_paths.c */
 extern Path *gpuhash_cheapest_parallel_safe(RelOptInfo *rel);
 extern bool gpuhash_partial_join_possible(RelOptInfo *joinrel, RelOptInfo *outerrel,

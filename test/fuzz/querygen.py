@@ -1123,6 +1123,9 @@ def stress_settings(rng):
         if rng.random() < 0.4:
             # little memory: a parallel join whose inner side outgrows it splits
             s += [('work_mem', '64kB'), ('hash_mem_multiplier', '1')]
+    if rng.random() < 0.25:
+        # semi and anti joins only built on their preserved side (right_paths.c)
+        s.append(('gpuhash.right_semi_anti', 'only'))
     return s
 
 
