@@ -100,7 +100,16 @@ SELECT * FROM gh_check('SELECT p.id, p.t FROM rs_p p WHERE EXISTS (SELECT 1 FROM
 SELECT * FROM gh_check('SELECT p.id, p.t FROM rs_p p WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k AND q.y = p.x)');
 SELECT * FROM gh_check('SELECT p.x, count(*) FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.t = p.t) GROUP BY p.x');
+-- a table of several fill chunks (16384 rows): the participants wait for
+-- the last one's marks, then each claims chunks and emits their rows
+CREATE TABLE rs_many AS SELECT g AS id, g % 420 AS k FROM generate_series(1, 70000) g;
+ANALYZE rs_many;
+SELECT 'semi' AS jt, * FROM gh_parallel('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
+SELECT * FROM gh_check('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
+SELECT * FROM gh_check('SELECT m.id, m.k FROM rs_many m WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
+SELECT * FROM gh_check('SELECT m.k % 7, count(*) FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k AND q.y > 2) GROUP BY 1');
 SET parallel_leader_participation = off;
+SELECT * FROM gh_check('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k)');
 RESET parallel_leader_participation;
@@ -150,5 +159,5 @@ SELECT l FROM gh_explain('SELECT p.id FROM rs_p p WHERE p.id BETWEEN 100 AND 140
 WHERE l ~ 'Join Type';
 RESET gpuhash.right_semi_anti;
 
-DROP TABLE rs_p, rs_q, rs_empty, rs_wide;
+DROP TABLE rs_p, rs_q, rs_empty, rs_wide, rs_many;
 DROP FUNCTION rs_node(text);

@@ -310,13 +310,20 @@ fill_inner(GpuJoinState *gs, ExprContext *econtext)
 {
 	bool		skip = !gs->fill_matched;
 
-	while (gs->step.fill_pos < gs->n_inner_all &&
-		   gpuhash_inner_matched(gs, gs->step.fill_pos) == skip)
-		gs->step.fill_pos++;
-	if (gs->step.fill_pos >= gs->n_inner_all)
+	for (;;)
 	{
-		gs->step.phase = gpuhash_batch_done(gs);
-		return NULL;
+		while (gs->step.fill_pos < gs->step.fill_end &&
+			   gpuhash_inner_matched(gs, gs->step.fill_pos) == skip)
+			gs->step.fill_pos++;
+		if (gs->step.fill_pos < gs->step.fill_end)
+			break;
+		/* a shared fill's next chunk (parallel.c), or the end */
+		if (!gs->step.fill_shared ||
+			!gpuhash_shared_fill_claim(gs, &gs->step.fill_pos, &gs->step.fill_end))
+		{
+			gs->step.phase = gpuhash_batch_done(gs);
+			return NULL;
+		}
 	}
 	gpuhash_store_row(gs, -1, (int64) gs->step.fill_pos++);
 	return emit(gs, econtext);
@@ -576,4 +583,6 @@ rescan_gpu_join(CustomScanState *node)
 	gpuhash_keyfilter_start(gs);
 	gs->step.phase = GJ_BUILD;
 	gs->step.fill_pos = 0;
+	gs->step.fill_end = 0;
+	gs->step.fill_shared = false;
 }

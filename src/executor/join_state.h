@@ -228,6 +228,9 @@ typedef struct GpuJoinStep
 	uint32		cur_match;		/* next match of that row */
 	bool		cur_matched;	/* that row passed the join filter once */
 	uint64		fill_pos;		/* next inner row of GJ_FILL_INNER */
+	uint64		fill_end;		/* ... and the end of the rows it fills: all,
+								 * or a claimed chunk of a shared fill */
+	bool		fill_shared;	/* the participants fill chunks of the table */
 } GpuJoinStep;
 
 /* Hash batches of a serial join (batch.c owns them). */
@@ -598,6 +601,7 @@ extern void gpuhash_shutdown(CustomScanState *node);
 extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
 extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
+extern bool gpuhash_shared_fill_claim(GpuJoinState *gs, uint64 *start, uint64 *end);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);
 extern void gpuhash_shared_carry_done(GpuJoinState *gs);

@@ -94,9 +94,11 @@ init_shared(GpuJoinShared *sh, int nworkers)
 	gpuhash_shared_inner_init(&sh->inner, nworkers + 1);
 	sh->probing = 0;
 	sh->fill_claimed = false;
+	pg_atomic_init_u64(&sh->fill_next, 0);
 	sh->carry = CARRY_NONE;
 	sh->table_live = false;
 	pg_atomic_init_u32(&sh->published, 0);
+	pg_atomic_init_u32(&sh->built, 0);
 	sh->leader_detached = false;
 	gpuhash_split_shared_init(&sh->split, nworkers + 1);
 	pg_atomic_init_u64(&sh->batches, 0);
@@ -105,11 +107,19 @@ init_shared(GpuJoinShared *sh, int nworkers)
 		pg_atomic_init_u64(&sh->sums[i], 0);
 }
 
-/* Has the builder of this scan's shared table published it (prefilling stops)? */
+/*
+ * Has the builder of this scan's shared table built or published it
+ * (prefilling stops)?  A table built from all participants' shares is
+ * published only after barriers every participant must reach, so the end
+ * of its build is what the prefilling ones watch (a prefill that waited for
+ * the publication ran to its limit, read by tuples rather than by the page
+ * path that the built table allows).
+ */
 bool
 gpuhash_shared_table_published(GpuJoinState *gs)
 {
-	return pg_atomic_read_u32(&gs->shared->published) != 0;
+	return pg_atomic_read_u32(&gs->shared->published) != 0 ||
+		pg_atomic_read_u32(&gs->shared->built) != 0;
 }
 
 /*
@@ -294,22 +304,72 @@ gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows)
  * This participant's outer side is done.  True for the one participant that
  * is to emit the unmatched inner rows of a right/full join: the first to
  * find nobody else probing.
+ *
+ * A right semi or anti join's probe emits nothing, so no participant that
+ * is still probing can be blocked on a tuple queue (nor on anything but its
+ * own pages): every participant waits here for the last one's marks and
+ * then fills chunks of the table (gpuhash_shared_fill_claim), and all of
+ * them emit, rather than one emitting every row.  A participant that
+ * starts later finds the outer scan done and fills what chunks are left.
  */
 bool
 gpuhash_shared_probe_done(GpuJoinState *gs)
 {
 	GpuJoinShared *sh = gs->shared;
 	bool		fill = false;
+	bool		last;
 
 	SpinLockAcquire(&sh->mutex);
 	Assert(sh->probing > 0);
-	if (--sh->probing == 0 && !sh->fill_claimed)
+	last = --sh->probing == 0;
+	if (last && !sh->fill_claimed)
 	{
 		sh->fill_claimed = true;
 		fill = true;
 	}
 	SpinLockRelease(&sh->mutex);
-	return fill;
+	if (!gs->marks_only)
+		return fill;
+
+	if (last)
+		ConditionVariableBroadcast(&sh->cv);
+	else
+	{
+		ConditionVariablePrepareToSleep(&sh->cv);
+		for (;;)
+		{
+			int			probing;
+
+			SpinLockAcquire(&sh->mutex);
+			probing = sh->probing;
+			SpinLockRelease(&sh->mutex);
+			if (probing == 0)
+				break;
+			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+	}
+	gs->step.fill_shared = true;
+	return true;
+}
+
+/* Table rows a participant of a shared fill claims at once. */
+#define FILL_CHUNK 16384
+
+/*
+ * The next chunk of table rows [*start, *end) of a shared fill for this
+ * participant to fill; false when none is left.
+ */
+bool
+gpuhash_shared_fill_claim(GpuJoinState *gs, uint64 *start, uint64 *end)
+{
+	uint64		s = pg_atomic_fetch_add_u64(&gs->shared->fill_next, FILL_CHUNK);
+
+	if (s >= gs->n_inner_all)
+		return false;
+	*start = s;
+	*end = Min(s + FILL_CHUNK, gs->n_inner_all);
+	return true;
 }
 
 /*

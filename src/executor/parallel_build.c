@@ -154,6 +154,7 @@ gpuhash_shared_build(GpuJoinState *gs)
 			{
 				gpuhash_table_set_owns(gs, true);	/* until published */
 				gpuhash_shared_inner_build_from_shares(gs, &sh->inner, area);
+				pg_atomic_write_u32(&sh->built, 1);
 				builder = true;
 			}
 			else if (!split && gpuhash_shared_inner_keyed(&sh->inner, area) > 0)

@@ -89,6 +89,8 @@ typedef struct GpuJoinShared
 	SharedInner inner;			/* the kept rows in the DSA (shared_inner.c) */
 	bool		table_live;		/* published and not freed yet */
 	pg_atomic_uint32 published;	/* the table of this scan is built */
+	pg_atomic_uint32 built;		/* its build from the shares is done: the
+								 * others stop prefilling and come on */
 	bool		in_dsm;			/* a segment: workers, shared state; else serial */
 	bool		leader_detached;	/* that detach has run: a builder keeps
 									 * its table (under mutex) */
@@ -96,6 +98,8 @@ typedef struct GpuJoinShared
 	int			probing;		/* participants in the join, their outer side
 								 * not done (under mutex) */
 	bool		fill_claimed;	/* one has taken the unmatched inner rows */
+	pg_atomic_uint64 fill_next;	/* a right semi/anti join's shared fill: the
+								 * next chunk of table rows to claim */
 	int			carry;			/* a chain's carried columns (chain.c): CARRY_* */
 
 	/* an inner side too large for all participants: split (parallel_split.c) */

@@ -42,6 +42,7 @@ gpuhash_end_probe(GpuJoinState *gs)
 	}
 	gs->step.phase = fill ? GJ_FILL_INNER : gpuhash_batch_done(gs);
 	gs->step.fill_pos = 0;
+	gs->step.fill_end = gs->step.fill_shared ? 0 : gs->n_inner_all;
 }
 
 /*
