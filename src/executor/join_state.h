@@ -600,7 +600,7 @@ extern void gpuhash_init_worker(CustomScanState *node, shm_toc *toc, void *coord
 extern void gpuhash_shutdown(CustomScanState *node);
 extern bool gpuhash_shared_table_published(GpuJoinState *gs);
 extern void gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows);
-extern bool gpuhash_shared_probe_done(GpuJoinState *gs);
+extern bool gpuhash_shared_probe_done(GpuJoinState *gs, bool *shared_fill);
 extern bool gpuhash_shared_fill_claim(GpuJoinState *gs, uint64 *start, uint64 *end);
 extern void gpuhash_shared_add_counts(GpuJoinState *gs);
 extern bool gpuhash_shared_carry_begin(GpuJoinState *gs);

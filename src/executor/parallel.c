@@ -303,7 +303,7 @@ gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows)
 /*
  * This participant's outer side is done.  True for the one participant that
  * is to emit the unmatched inner rows of a right/full join: the first to
- * find nobody else probing.
+ * find nobody else probing.  *shared_fill: every participant fills chunks.
  *
  * A right semi or anti join's probe emits nothing, so no participant that
  * is still probing can be blocked on a tuple queue (nor on anything but its
@@ -313,7 +313,7 @@ gpuhash_shared_count_batch(GpuJoinState *gs, uint64 outer_rows)
  * starts later finds the outer scan done and fills what chunks are left.
  */
 bool
-gpuhash_shared_probe_done(GpuJoinState *gs)
+gpuhash_shared_probe_done(GpuJoinState *gs, bool *shared_fill)
 {
 	GpuJoinShared *sh = gs->shared;
 	bool		fill = false;
@@ -328,6 +328,7 @@ gpuhash_shared_probe_done(GpuJoinState *gs)
 		fill = true;
 	}
 	SpinLockRelease(&sh->mutex);
+	*shared_fill = false;
 	if (!gs->marks_only)
 		return fill;
 
@@ -349,7 +350,7 @@ gpuhash_shared_probe_done(GpuJoinState *gs)
 		}
 		ConditionVariableCancelSleep();
 	}
-	gs->step.fill_shared = true;
+	*shared_fill = true;
 	return true;
 }
 

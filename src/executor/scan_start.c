@@ -38,7 +38,7 @@ gpuhash_end_probe(GpuJoinState *gs)
 		gpuhash_shared_add_counts(gs);
 		/* one table for all: the last participant to probe it fills */
 		if (gpuhash_shares_table(gs))
-			fill = gpuhash_shared_probe_done(gs) && fill;
+			fill = gpuhash_shared_probe_done(gs, &gs->step.fill_shared) && fill;
 	}
 	gs->step.phase = fill ? GJ_FILL_INNER : gpuhash_batch_done(gs);
 	gs->step.fill_pos = 0;
