@@ -57,6 +57,12 @@ SELECT * FROM gh_check('SELECT p.id, p.t FROM rs_p p WHERE EXISTS (SELECT 1 FROM
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.t = p.t)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k AND q.y = p.x % 11)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k AND q.t = p.t)');
+-- a clause on the preserved side alone, an OR across both, keys that are
+-- expressions
+SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k AND p.x > 3)');
+SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k AND (p.x > 3 OR q.y < 2))');
+SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k + 1 = p.k * 2)');
+SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE p.k + 0 IN (SELECT q.y * 40 FROM rs_q q)');
 -- empty sides
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_empty e WHERE e.k = p.k)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE NOT EXISTS (SELECT 1 FROM rs_empty e WHERE e.k = p.k)');
@@ -108,6 +114,16 @@ SELECT 'semi' AS jt, * FROM gh_parallel('SELECT m.id FROM rs_many m WHERE EXISTS
 SELECT * FROM gh_check('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
 SELECT * FROM gh_check('SELECT m.id, m.k FROM rs_many m WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
 SELECT * FROM gh_check('SELECT m.k % 7, count(*) FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k AND q.y > 2) GROUP BY 1');
+-- beside another branch of a Parallel Append, which emits while the join's
+-- participants wait for each other's marks: those wait only on probers,
+-- which emit nothing
+SET enable_parallel_append = on;
+SELECT * FROM gh_check('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)
+                        UNION ALL SELECT q.id FROM rs_q q WHERE q.y = 4');
+SELECT * FROM gh_check('SELECT count(*) FROM (SELECT m.id FROM rs_many m WHERE NOT EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)
+                        UNION ALL SELECT q.id FROM rs_q q) u');
+-- a LIMIT that stops the Gather after a few rows of the fill
+SELECT count(*) FROM (SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k) LIMIT 10) l;
 SET parallel_leader_participation = off;
 SELECT * FROM gh_check('SELECT m.id FROM rs_many m WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = m.k)');
 SELECT * FROM gh_check('SELECT p.id FROM rs_p p WHERE EXISTS (SELECT 1 FROM rs_q q WHERE q.k = p.k)');

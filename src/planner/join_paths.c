@@ -314,6 +314,38 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 	return cpath;
 }
 
+/*
+ * The serial paths of a join: over the outer side's cheapest path, and over
+ * a Seq Scan of a plain outer table that the join reads itself (heap_scan.c),
+ * even where another scan of the table is its cheapest alone: the join
+ * reads pages faster than any child hands it rows.  Each added where it
+ * gains enough.  jointype: the hook's (absorbability), jt: the node's.
+ */
+void
+gpuhash_add_serial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+						 JoinType jointype, JoinType jt, bool single_match, Path *outer_path,
+						 Path *inner_path, KeyChoice *kc, bool parallel_ok)
+{
+	CustomPath *cpath;
+
+	cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
+								   false, false, kc, joinrel->rows);
+	cpath->path.parallel_safe = parallel_ok;
+	if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
+		add_path(joinrel, &cpath->path);
+	if (gpuhash_outer_absorbable(root, outerrel, jointype))
+	{
+		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
+			create_seqscan_path(root, outerrel, NULL, 0);
+
+		cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
+									   false, true, kc, joinrel->rows);
+		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
+		if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
+			add_path(joinrel, &cpath->path);
+	}
+}
+
 /* One of ours? */
 static bool
 is_gpu_join_path(Path *p)

@@ -109,7 +109,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	Path	   *outer_path,
 			   *inner_path;
 	KeyChoice	kc;
-	CustomPath *cpath;
 	int			device;
 	double		inner_bytes;
 	bool		parallel_ok;
@@ -234,30 +233,8 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		 gpuhash_swapped_partial_possible(outerrel, innerrel, jointype)))
 		return;
 
-	cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, outer_path, inner_path, false,
-							   false, false, &kc, joinrel->rows);
-	cpath->path.parallel_safe = parallel_ok;
-	if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
-		add_path(joinrel, &cpath->path);
-
-	/*
-	 * The same over a Seq Scan of a plain outer table that the join reads
-	 * itself (heap_scan.c), even where another scan of the table is its
-	 * cheapest alone: the join reads pages faster than any child hands it
-	 * rows.
-	 */
-	if (gpuhash_outer_absorbable(root, outerrel, jointype))
-	{
-		Path	   *seq = outer_path->pathtype == T_SeqScan ? outer_path :
-			create_seqscan_path(root, outerrel, NULL, 0);
-
-		cpath = gpuhash_make_join_path(root, joinrel, jt, single_match, seq, inner_path, false,
-								   false, true, &kc, joinrel->rows);
-		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
-		if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
-			add_path(joinrel, &cpath->path);
-	}
-
+	gpuhash_add_serial_paths(root, joinrel, outerrel, jointype, jt, single_match, outer_path,
+							 inner_path, &kc, parallel_ok);
 }
 
 /* Could a foreign table of this query be offered a join pushdown? */

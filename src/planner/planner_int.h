@@ -56,6 +56,10 @@ extern CustomPath *gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel
 										  Path *outer_path, Path *inner_path,
 										  bool parallel_inner, bool parallel_aware,
 										  bool outer_scan, KeyChoice *kc, double rows);
+extern void gpuhash_add_serial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+									 RelOptInfo *outerrel, JoinType jointype, JoinType jt,
+									 bool single_match, Path *outer_path, Path *inner_path,
+									 KeyChoice *kc, bool parallel_ok);
 extern bool gpuhash_gains_enough(Path *path, List *native_paths);
 extern bool gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel,

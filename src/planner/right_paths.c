@@ -24,9 +24,6 @@
 #include "planner_int.h"
 #include "service.h"
 
-#include "optimizer/cost.h"
-#include "optimizer/pathnode.h"
-
 void
 gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 						RelOptInfo *innerrel, JoinType jointype, JoinPathExtraData *extra)
@@ -38,7 +35,6 @@ gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *oute
 	Path	   *probe_path = probe_rel->cheapest_total_path;
 	Path	   *build_path = build_rel->cheapest_total_path;
 	KeyChoice	kc;
-	CustomPath *cpath;
 	bool		parallel_ok;
 
 	Assert(jointype == JOIN_SEMI || jointype == JOIN_ANTI);
@@ -71,20 +67,6 @@ gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *oute
 								  false, build_path, &kc))
 		return;
 
-	cpath = gpuhash_make_join_path(root, joinrel, jt, false, probe_path, build_path, false,
-								   false, false, &kc, joinrel->rows);
-	cpath->path.parallel_safe = parallel_ok;
-	if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
-		add_path(joinrel, &cpath->path);
-	if (gpuhash_outer_absorbable(root, probe_rel, JOIN_INNER))
-	{
-		Path	   *seq = probe_path->pathtype == T_SeqScan ? probe_path :
-			create_seqscan_path(root, probe_rel, NULL, 0);
-
-		cpath = gpuhash_make_join_path(root, joinrel, jt, false, seq, build_path, false,
-									   false, true, &kc, joinrel->rows);
-		cpath->path.parallel_safe = parallel_ok && seq->parallel_safe;
-		if (gpuhash_gains_enough(&cpath->path, joinrel->pathlist))
-			add_path(joinrel, &cpath->path);
-	}
+	gpuhash_add_serial_paths(root, joinrel, probe_rel, JOIN_INNER, jt, false, probe_path,
+							 build_path, &kc, parallel_ok);
 }
