@@ -190,6 +190,17 @@ SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k =
 SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o FULL JOIN sp_iv i ON o.k = i.k AND i.id % 5 <> 0');
 SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k AND i.id % 3 = 0)');
 SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE NOT EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k)');
+-- right semi and anti joins built on sp_iv's rows (right_paths.c): split
+-- into shared batches too, each batch's joiner emitting its matched (or
+-- unmatched) rows
+SET gpuhash.right_semi_anti = 'only';
+SELECT n->>'Join Type' AS jt, s.*
+FROM gh_node('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') n,
+     gh_split('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') s;
+SELECT * FROM gh_check('SELECT i.id, i.pad FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)');
+SELECT * FROM gh_check('SELECT i.id FROM sp_iv i WHERE NOT EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)');
+SELECT * FROM gh_check('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k AND o.id % 3 = i.id % 3)');
+RESET gpuhash.right_semi_anti;
 SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o LEFT JOIN sp_iv i ON o.k = i.k WHERE i.id IS NULL OR i.id % 7 = 0');
 -- fingerprint keys
 SELECT * FROM gh_check('SELECT o.id, i.id FROM sp_o o JOIN sp_iv i ON o.t = i.t');
