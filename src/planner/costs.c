@@ -409,9 +409,9 @@ gpuhash_match_fraction(PlannerInfo *root, JoinPathExtraData *extra, RelOptInfo *
 /*
  * A right semi or anti join's fill (executor.c's FILL_INNER): after the
  * probe every table row's match flag is read and each row that comes out
- * formed, all out_rows of them, charged in full (a parallel plan's
- * participants share the fill since it was measured in one: not divided
- * yet); cost_join charged each participant's share of their targets.
+ * formed, all out_rows of them, charged in full though a parallel plan's
+ * participants share the fill (not divided yet); cost_join charged each
+ * participant's share of their targets.
  */
 Cost
 gpuhash_right_fill_cost(Path *inner_path, bool parallel_inner, double out_rows,

@@ -314,6 +314,26 @@ gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype
 	return cpath;
 }
 
+/* Does the inner side fit gpuhash.max_inner_memory (its estimated rows kept)? */
+bool
+gpuhash_inner_fits(Path *inner_path)
+{
+	return inner_path->rows * (inner_path->pathtarget->width + 32.0) <=
+		(double) gpuhash_max_inner_memory_kb * 1024.0;
+}
+
+/*
+ * May a join of these sides run inside a parallel plan?  It needs the GPU
+ * service there: a worker must not start a CUDA context of its own, and a
+ * parallel-aware join shares one table in the service.
+ */
+bool
+gpuhash_parallel_ok(RelOptInfo *joinrel, Path *outer_path, Path *inner_path)
+{
+	return joinrel->consider_parallel && gpuhash_service_ready() &&
+		outer_path->parallel_safe && inner_path->parallel_safe;
+}
+
 /*
  * The serial paths of a join: over the outer side's cheapest path, and over
  * a Seq Scan of a plain outer table that the join reads itself (heap_scan.c),

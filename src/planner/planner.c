@@ -38,7 +38,6 @@
  */
 #include "planner_int.h"
 #include "agg/agg_plan.h"
-#include "service.h"
 
 #include <math.h>
 
@@ -110,7 +109,6 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 			   *inner_path;
 	KeyChoice	kc;
 	int			device;
-	double		inner_bytes;
 	bool		parallel_ok;
 	bool		single_match;
 	JoinType	jt = jointype;
@@ -202,20 +200,13 @@ gpu_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	kc.outer_match_frac = jointype == JOIN_SEMI || jointype == JOIN_ANTI || extra->inner_unique ?
 		extra->semifactors.outer_match_frac : -1.0;
 
-	inner_bytes = inner_path->rows * (inner_path->pathtarget->width + 32.0);
-	if (inner_bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
+	if (!gpuhash_inner_fits(inner_path))
 		return;
 
 	/* as nodeHashjoin.c: a semi join, or a unique inner side, stops at one match */
 	single_match = jt == JOIN_SEMI || extra->inner_unique;
 
-	/*
-	 * Inside a parallel plan the node needs the GPU service: a worker must
-	 * not start a CUDA context of its own, and a parallel-aware join shares
-	 * one table in the service.
-	 */
-	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
-		outer_path->parallel_safe && inner_path->parallel_safe;
+	parallel_ok = gpuhash_parallel_ok(joinrel, outer_path, inner_path);
 
 	/*
 	 * Where the join can run in parallel, it is offered only as a partial

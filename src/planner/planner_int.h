@@ -56,6 +56,8 @@ extern CustomPath *gpuhash_make_join_path(PlannerInfo *root, RelOptInfo *joinrel
 										  Path *outer_path, Path *inner_path,
 										  bool parallel_inner, bool parallel_aware,
 										  bool outer_scan, KeyChoice *kc, double rows);
+extern bool gpuhash_inner_fits(Path *inner_path);
+extern bool gpuhash_parallel_ok(RelOptInfo *joinrel, Path *outer_path, Path *inner_path);
 extern void gpuhash_add_serial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									 RelOptInfo *outerrel, JoinType jointype, JoinType jt,
 									 bool single_match, Path *outer_path, Path *inner_path,

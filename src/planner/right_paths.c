@@ -11,7 +11,8 @@
  *	  matches marks the table rows it matches (executor.c: no row comes out
  *	  of the probe), and after the probe each table row comes out once:
  *	  matched for semi, never matched for anti (the fill a right join
- *	  already has, parallel.c's last prober in a parallel plan).
+ *	  already has; in a parallel plan every participant fills chunks of
+ *	  the table once the last one's marks are in, parallel.c).
  *
  *	  Offered beside the join's other paths, with its own keys (the sides
  *	  swapped), both serial and parallel-aware as planner.c offers a join;
@@ -22,7 +23,6 @@
  *-------------------------------------------------------------------------
  */
 #include "planner_int.h"
-#include "service.h"
 
 void
 gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
@@ -35,7 +35,6 @@ gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *oute
 	Path	   *probe_path = probe_rel->cheapest_total_path;
 	Path	   *build_path = build_rel->cheapest_total_path;
 	KeyChoice	kc;
-	bool		parallel_ok;
 
 	Assert(jointype == JOIN_SEMI || jointype == JOIN_ANTI);
 	if (gpuhash_right_semi_anti == GPUHASH_RIGHT_OFF || probe_path == NULL || build_path == NULL ||
@@ -46,8 +45,7 @@ gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *oute
 		return;
 	if (gpuhash_plan_device() < 0)
 		return;
-	if (build_path->rows * (build_path->pathtarget->width + 32.0) >
-		(double) gpuhash_max_inner_memory_kb * 1024.0)
+	if (!gpuhash_inner_fits(build_path))
 		return;
 
 	/* a probe row that finds no table row is dropped: a Bloom filter may pay */
@@ -57,16 +55,13 @@ gpuhash_add_right_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *oute
 	kc.outer_match_frac = gpuhash_match_fraction(root, extra, probe_rel, build_rel,
 												 kc.hash_rinfos);
 
-	parallel_ok = joinrel->consider_parallel && gpuhash_service_ready() &&
-		probe_path->parallel_safe && build_path->parallel_safe;
-
 	/* as planner.c: where a partial path can be made, only that */
-	if (joinrel->consider_parallel && gpuhash_service_ready() &&
-		probe_rel->partial_pathlist != NIL &&
+	if (gpuhash_partial_join_possible(joinrel, probe_rel, build_rel, JOIN_INNER) &&
 		gpuhash_add_partial_paths(root, joinrel, probe_rel, build_rel, JOIN_INNER, jt,
 								  false, build_path, &kc))
 		return;
 
 	gpuhash_add_serial_paths(root, joinrel, probe_rel, JOIN_INNER, jt, false, probe_path,
-							 build_path, &kc, parallel_ok);
+							 build_path, &kc,
+							 gpuhash_parallel_ok(joinrel, probe_path, build_path));
 }
