@@ -153,6 +153,9 @@ gh_status	gh_gpu_build_device(gh_table *t, const gh_build_options *opt,
 								const uint64_t *d_keys, const void *d_rowids, size_t n);
 gh_status	gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
 								 gh_range *d_ranges, uint32_t *d_counts);
+/* The same on stream st (a page walk's lane: gpu_page.cu); the table is only read. */
+gh_status	gh_gpu_lookup_on(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n,
+							 gh_range *d_ranges, uint32_t *d_counts);
 gh_status	gh_gpu_emit_device(gh_table *t, const uint64_t *d_keys, size_t n,
 							   uint32_t *d_probe_index, void *d_rowids,
 							   uint64_t capacity, uint64_t *total);

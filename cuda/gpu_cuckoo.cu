@@ -284,17 +284,15 @@ gh_gpu_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
 }
 
 gh_status
-gh_gpu_lookup_cuckoo(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+gh_gpu_lookup_cuckoo(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 					 uint32_t *d_counts)
 {
 	bool		group = gh_cuckoo_probe == GH_CUCKOO_PROBE_GROUP ||
 		(gh_cuckoo_probe == GH_CUCKOO_PROBE_AUTO && t->cuckoo.n_buckets >= CK_GROUP_MIN_BUCKETS);
 
 	if (32 % CK_G != 0 || !group)
-		return gh_launch_scalar_lookup<gh_cuckoo_view, cuckoo_look>(t, t->cuckoo, d_keys, n,
+		return gh_launch_scalar_lookup<gh_cuckoo_view, cuckoo_look>(st, t->cuckoo, d_keys, n,
 																	d_ranges, d_counts);
-	cudaStream_t st = t->gpu->stream;
-
 	return gh_launch_ilp([&](auto p) {
 		constexpr int P = decltype(p)::value;
 

@@ -482,10 +482,9 @@ gh_gpu_build_dycuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double l
 }
 
 gh_status
-gh_gpu_lookup_dycuckoo(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+gh_gpu_lookup_dycuckoo(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 					   uint32_t *d_counts)
 {
-	cudaStream_t st = t->gpu->stream;
 	const gh_dyc_view &v = t->dyc;
 
 	return gh_launch_ilp([&](auto p) {

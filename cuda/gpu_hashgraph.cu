@@ -147,8 +147,8 @@ gh_gpu_build_hashgraph(gh_table *t, const gh_distinct &d, uint64_t seed, double 
 }
 
 gh_status
-gh_gpu_lookup_hashgraph(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+gh_gpu_lookup_hashgraph(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 						uint32_t *d_counts)
 {
-	return gh_launch_scalar_lookup<gh_hg_view, hg_look>(t, t->hg, d_keys, n, d_ranges, d_counts);
+	return gh_launch_scalar_lookup<gh_hg_view, hg_look>(st, t->hg, d_keys, n, d_ranges, d_counts);
 }

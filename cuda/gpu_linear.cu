@@ -92,8 +92,8 @@ gh_gpu_build_linear(gh_table *t, const gh_distinct &d, uint64_t seed, double lf)
 }
 
 gh_status
-gh_gpu_lookup_linear(gh_table *t, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
+gh_gpu_lookup_linear(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n, gh_range *d_ranges,
 					 uint32_t *d_counts)
 {
-	return gh_launch_scalar_lookup<gh_lin_view, lin_look>(t, t->lin, d_keys, n, d_ranges, d_counts);
+	return gh_launch_scalar_lookup<gh_lin_view, lin_look>(st, t->lin, d_keys, n, d_ranges, d_counts);
 }

@@ -4,7 +4,7 @@
  *		page (the page staged in shared memory, a thread per slot), the
  *		passing rows compacted in (page, slot) order by CUB's
  *		DeviceSelect::Flagged, their keys probed by the scheme's own lookup
- *		(gh_gpu_lookup_device), and in GH_PAGE_MATCHES mode the rows without
+ *		(gh_gpu_lookup_on), and in GH_PAGE_MATCHES mode the rows without
  *		inner rows dropped by a second selection.  Stable selections over
  *		slot order give the host twin's output exactly, order included.
  *
@@ -14,23 +14,48 @@
  *
  *		Device scratch (the request's copies, per-slot arrays, the events)
  *		is the table's: grown on demand within its budget, freed with the
- *		table (gh_gpu_free) or after a failed walk.
+ *		table (gh_gpu_free) or after a failed walk.  A walk of
+ *		gh_page_probe* uses the table's stream and scratch, so walks on one
+ *		table take turns; a lane (gh_gpu_page_lane_take) is a stream, a
+ *		scratch and events of its own, so that walks on one table from
+ *		several threads overlap: the link reads one request's pages while
+ *		another's kernels and copies run.  The lookups only read the table.
  */
 #include "gpu_common.cuh"
 #include "page_internal.h"
 #include "page_walk.cuh"
 
+#include <algorithm>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
 constexpr int PAGE_THREADS = 128;
 
-/* The table's page-walk scratch (gh_gpu_state.page). */
+/* A walk's own stream, scratch and events (the table's lanes: gh_page_gpu). */
+struct gh_page_lane
+{
+	gh_table   *t = nullptr;
+	cudaStream_t stream = nullptr;
+	void	   *d = nullptr;
+	size_t		bytes = 0;
+	void	   *cub = nullptr;
+	size_t		cub_bytes = 0;
+	cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
+	gh_page_lane *next = nullptr;	/* in the free list */
+};
+
+/*
+ * The table's page-walk scratch (gh_gpu_state.page): the one gh_page_probe*
+ * uses on the table's stream, and the lanes, free ones listed.  The lanes
+ * are taken and given back under the caller's lock on the table.
+ */
 struct gh_page_gpu
 {
 	void	   *d = nullptr;
 	size_t		bytes = 0;
 	cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
+	gh_page_lane *free_lanes = nullptr;
+	int			n_lanes = 0;	/* made, free or taken */
 };
 
 namespace
@@ -236,9 +261,55 @@ plan(size_t page_bytes, uint32_t n_pages, uint32_t n_visible)
 	return l;
 }
 
-/* The table's scratch, at least bytes of it, and its events. */
+/* Where a walk runs: a stream, its scratch (plan's layout) and CUB's, events. */
+struct walk_ctx
+{
+	cudaStream_t st;
+	uint8_t    *d;
+	void	   *cub;
+	size_t		cub_bytes;
+	cudaEvent_t *ev;
+};
+
+/* CUB's scratch for the selections over slots rows, the largest of the three. */
 gh_status
-reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
+cub_need(size_t slots, size_t *bytes)
+{
+	size_t		a = 0,
+				b = 0,
+				c = 0;
+	auto		flags = thrust::make_transform_iterator((const uint8_t *) nullptr, passed_flag());
+
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, a, (const gh_page_match *) nullptr, flags,
+									  (gh_page_match *) nullptr, (int *) nullptr, (int) slots));
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, b, (const uint64_t *) nullptr, flags,
+									  (uint64_t *) nullptr, (int *) nullptr, (int) slots));
+	GH_TRY(cub::DeviceSelect::Flagged(nullptr, c, (const gh_page_match *) nullptr,
+									  (const uint8_t *) nullptr, (gh_page_match *) nullptr,
+									  (int *) nullptr, (int) slots));
+	*bytes = std::max(a, std::max(b, c));
+	return GH_OK;
+}
+
+gh_status
+make_events(cudaEvent_t ev[4])
+{
+	for (int i = 0; i < 4; i++)
+		GH_TRY(cudaEventCreate(&ev[i]));
+	return GH_OK;
+}
+
+void
+drop_events(cudaEvent_t ev[4])
+{
+	for (int i = 0; i < 4; i++)
+		if (ev[i])
+			cudaEventDestroy(ev[i]);
+}
+
+/* The table's page-walk state, made on first use. */
+gh_status
+page_state(gh_table *t, gh_page_gpu **out)
 {
 	gh_gpu_state *g = t->gpu;
 
@@ -247,12 +318,19 @@ reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
 		g->page = new (std::nothrow) gh_page_gpu;
 		if (!g->page)
 			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for the page walk");
-		for (cudaEvent_t &e : g->page->ev)
-			GH_TRY(cudaEventCreate(&e));
+		GH_CHECK(make_events(g->page->ev));
 	}
+	*out = g->page;
+	return GH_OK;
+}
 
-	gh_page_gpu *pg = g->page;
+/* The table's own scratch, at least bytes of it, and its events. */
+gh_status
+reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
+{
+	gh_page_gpu *pg;
 
+	GH_CHECK(page_state(t, &pg));
 	if (pg->bytes < bytes)
 	{
 		if (pg->d)
@@ -266,25 +344,21 @@ reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
 	return GH_OK;
 }
 
+/*
+ * The walk of one request on c, its scratch already as large as plan says
+ * and CUB's as cub_need says.  Reads the table, writes only c's memory and
+ * the caller's: the table's figures are the caller's to add.
+ */
 gh_status
-walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
-	 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
-	 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
-	 uint8_t *refused, gh_page_stats *stats, bool mapped)
+walk(gh_table *t, const walk_ctx &c, const gh_page_scan *scan, const gh_page_ref *refs,
+	 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+	 const uint16_t *visible, uint32_t n_visible, gh_page_match *out, size_t capacity,
+	 size_t *n_out, uint8_t *refused, gh_page_stats *stats, bool mapped)
 {
-	gh_gpu_state *g = t->gpu;
-	cudaStream_t st = g->stream;
+	cudaStream_t st = c.st;
 	layout		l = plan(mapped ? 0 : page_data_bytes, n_pages, n_visible);
-	gh_page_gpu *pg;
 	size_t		slots = (size_t) n_pages * GH_PAGE_SLOTS;
-
-	if (slots > (size_t) INT32_MAX)
-		return gh_error(GH_ERR_TOO_LARGE, "page walk: %u pages exceed a request's slots",
-						n_pages);
-	GH_TRY(cudaSetDevice(g->ordinal));
-	GH_CHECK(reserve(t, l.total, &pg));
-
-	uint8_t    *d = (uint8_t *) pg->d;
+	uint8_t    *d = c.d;
 	uint8_t    *d_state = d + l.state;
 	gh_page_match *d_cand = (gh_page_match *) (d + l.cand),
 			   *d_sel = (gh_page_match *) (d + l.sel);
@@ -305,7 +379,7 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	}
 
 	/* pages in: one copy of the request's page data, then its small parts */
-	GH_TRY(cudaEventRecord(pg->ev[0], st));
+	GH_TRY(cudaEventRecord(c.ev[0], st));
 	if (page_data_bytes && !mapped)
 		GH_TRY(cudaMemcpyAsync(d + l.pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
 	if (n_pages)
@@ -317,7 +391,7 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	GH_TRY(cudaMemcpyAsync(d + l.scan, scan, sizeof(gh_page_scan), cudaMemcpyHostToDevice, st));
 	GH_TRY(cudaMemsetAsync(d_counts, 0, 2 * sizeof(unsigned long long), st));
 	GH_TRY(cudaMemsetAsync(d_nsel, 0, 2 * sizeof(int), st));
-	GH_TRY(cudaEventRecord(pg->ev[1], st));
+	GH_TRY(cudaEventRecord(c.ev[1], st));
 
 	int			n_sel = 0,
 				n_keep = 0;
@@ -336,12 +410,11 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 
 		/* the passing rows and their keys, in slot order */
 		auto		flags = thrust::make_transform_iterator(d_state, passed_flag());
-		size_t		tmp = 0;
+		size_t		tmp = c.cub_bytes;
 
-		GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, d_cand, flags, d_sel, d_nsel, (int) slots, st));
-		GH_CHECK(gh_cub_reserve(t, tmp));
-		GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_cand, flags, d_sel, d_nsel, (int) slots, st));
-		GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_keys, flags, d_sel_keys, d_nsel,
+		GH_TRY(cub::DeviceSelect::Flagged(c.cub, tmp, d_cand, flags, d_sel, d_nsel, (int) slots, st));
+		tmp = c.cub_bytes;
+		GH_TRY(cub::DeviceSelect::Flagged(c.cub, tmp, d_keys, flags, d_sel_keys, d_nsel,
 										  (int) slots, st));
 		GH_TRY(cudaMemcpyAsync(&n_sel, d_nsel, sizeof(int), cudaMemcpyDeviceToHost, st));
 		GH_TRY(cudaStreamSynchronize(st));
@@ -349,25 +422,22 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	n_keep = n_sel;
 	if (n_sel > 0)
 	{
-		GH_CHECK(gh_gpu_lookup_device(t, d_sel_keys, (size_t) n_sel, d_ranges, nullptr));
+		GH_CHECK(gh_gpu_lookup_on(t, st, d_sel_keys, (size_t) n_sel, d_ranges, nullptr));
 		fill_kernel<<<gh_blocks(n_sel, 256), 256, 0, st>>>(d_sel, d_ranges, (uint32_t) n_sel,
 														   scan->mode, d_state);
 		GH_LAUNCHED();
 		if (scan->mode == GH_PAGE_MATCHES)
 		{
 			/* rows whose key has no inner row go; the rest keep their order */
-			size_t		tmp = 0;
+			size_t		tmp = c.cub_bytes;
 
-			GH_TRY(cub::DeviceSelect::Flagged(nullptr, tmp, d_sel, d_state, d_cand, d_nsel + 1,
-											  n_sel, st));
-			GH_CHECK(gh_cub_reserve(t, tmp));
-			GH_TRY(cub::DeviceSelect::Flagged(g->d_cub, tmp, d_sel, d_state, d_cand, d_nsel + 1,
+			GH_TRY(cub::DeviceSelect::Flagged(c.cub, tmp, d_sel, d_state, d_cand, d_nsel + 1,
 											  n_sel, st));
 			GH_TRY(cudaMemcpyAsync(&n_keep, d_nsel + 1, sizeof(int), cudaMemcpyDeviceToHost, st));
 			GH_TRY(cudaStreamSynchronize(st));
 		}
 	}
-	GH_TRY(cudaEventRecord(pg->ev[2], st));
+	GH_TRY(cudaEventRecord(c.ev[2], st));
 
 	/* matches out: at most capacity of them, the refused flags, the counts */
 	const gh_page_match *d_out = scan->mode == GH_PAGE_MATCHES ? d_cand : d_sel;
@@ -379,16 +449,16 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	if (n_pages)
 		GH_TRY(cudaMemcpyAsync(refused, d + l.refused, n_pages, cudaMemcpyDeviceToHost, st));
 	GH_TRY(cudaMemcpyAsync(counts, d_counts, sizeof(counts), cudaMemcpyDeviceToHost, st));
-	GH_TRY(cudaEventRecord(pg->ev[3], st));
+	GH_TRY(cudaEventRecord(c.ev[3], st));
 	GH_TRY(cudaStreamSynchronize(st));
 
 	float		copy_in = 0,
 				kernels = 0,
 				copy_out = 0;
 
-	GH_TRY(cudaEventElapsedTime(&copy_in, pg->ev[0], pg->ev[1]));
-	GH_TRY(cudaEventElapsedTime(&kernels, pg->ev[1], pg->ev[2]));
-	GH_TRY(cudaEventElapsedTime(&copy_out, pg->ev[2], pg->ev[3]));
+	GH_TRY(cudaEventElapsedTime(&copy_in, c.ev[0], c.ev[1]));
+	GH_TRY(cudaEventElapsedTime(&kernels, c.ev[1], c.ev[2]));
+	GH_TRY(cudaEventElapsedTime(&copy_out, c.ev[2], c.ev[3]));
 
 	gh_page_stats s;
 
@@ -401,17 +471,43 @@ walk(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_
 	s.written = (uint64_t) n_keep;
 	s.kernel_ms = kernels;
 	s.copy_ms = (double) copy_in + copy_out;
-	if (stats)
-		*stats = s;
-	t->stats.probe_ms += kernels;
-	t->stats.transfer_ms += s.copy_ms;
-	t->stats.probe_batches++;
-	t->stats.probe_keys += (uint64_t) n_sel;
+	*stats = s;
 	*n_out = (size_t) n_keep;
 	if ((size_t) n_keep > capacity)
 		return gh_error(GH_ERR_OUTPUT_FULL, "page walk: %d match records exceed the capacity "
 						"of %zu", n_keep, capacity);
 	return GH_OK;
+}
+
+/* A walk's figures into its table's (under the caller's lock on it). */
+void
+add_stats(gh_table *t, const gh_page_stats &s)
+{
+	t->stats.probe_ms += s.kernel_ms;
+	t->stats.transfer_ms += s.copy_ms;
+	t->stats.probe_batches++;
+	t->stats.probe_keys += s.passed;
+}
+
+void
+lane_free_memory(gh_table *t, gh_page_lane *ln)
+{
+	if (ln->d)
+		gh_dfree(t, ln->d, ln->bytes);
+	if (ln->cub)
+		gh_dfree(t, ln->cub, ln->cub_bytes);
+	ln->d = ln->cub = nullptr;
+	ln->bytes = ln->cub_bytes = 0;
+}
+
+void
+lane_destroy(gh_table *t, gh_page_lane *ln)
+{
+	lane_free_memory(t, ln);
+	drop_events(ln->ev);
+	if (ln->stream)
+		cudaStreamDestroy(ln->stream);
+	delete ln;
 }
 
 }								/* namespace */
@@ -425,9 +521,15 @@ gh_gpu_page_free(gh_table *t)
 		return;
 	if (pg->d)
 		gh_dfree(t, pg->d, pg->bytes);
-	for (cudaEvent_t e : pg->ev)
-		if (e)
-			cudaEventDestroy(e);
+	drop_events(pg->ev);
+	/* every lane is back by now: the table is freed by its last user */
+	while (pg->free_lanes)
+	{
+		gh_page_lane *ln = pg->free_lanes;
+
+		pg->free_lanes = ln->next;
+		lane_destroy(t, ln);
+	}
 	delete pg;
 	t->gpu->page = nullptr;
 }
@@ -442,16 +544,45 @@ walk_checked(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uin
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 								   n_visible, out, capacity, n_out, refused));
 	*n_out = 0;
+	if ((size_t) n_pages * GH_PAGE_SLOTS > (size_t) INT32_MAX)
+		return gh_error(GH_ERR_TOO_LARGE, "page walk: %u pages exceed a request's slots",
+						n_pages);
 
-	gh_status	st = walk(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
-						  out, capacity, n_out, refused, stats, mapped);
+	gh_gpu_state *g = t->gpu;
+	gh_page_gpu *pg = nullptr;
+	gh_page_stats s;
+	size_t		cub = 0;
+	gh_status	st;
 
-	if (st != GH_OK && st != GH_ERR_OUTPUT_FULL)
+	memset(&s, 0, sizeof(s));
+	GH_TRY(cudaSetDevice(g->ordinal));
+	st = reserve(t, plan(mapped ? 0 : page_data_bytes, n_pages, n_visible).total, &pg);
+	if (st == GH_OK)
+		st = cub_need((size_t) n_pages * GH_PAGE_SLOTS, &cub);
+	if (st == GH_OK)
+		st = gh_cub_reserve(t, cub);
+	if (st == GH_OK)
+	{
+		walk_ctx	c = {g->stream, (uint8_t *) pg->d, g->d_cub, g->cub_bytes, pg->ev};
+
+		st = walk(t, c, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+				  out, capacity, n_out, refused, &s, mapped);
+	}
+	if (st == GH_OK || st == GH_ERR_OUTPUT_FULL)
+	{
+		add_stats(t, s);
+		if (stats)
+			*stats = s;
+	}
+	else if (pg)
 	{
 		/* nothing of a failed walk stays in flight or held */
-		cudaStreamSynchronize(t->gpu->stream);
+		cudaStreamSynchronize(g->stream);
 		cudaGetLastError();
-		gh_gpu_page_free(t);
+		if (pg->d)
+			gh_dfree(t, pg->d, pg->bytes);
+		pg->d = nullptr;
+		pg->bytes = 0;
 	}
 	return st;
 }
@@ -474,6 +605,142 @@ gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_re
 {
 	return walk_checked(t, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
 						out, capacity, n_out, refused, stats, true);
+}
+
+/*
+ * A lane for one walk of up to n_pages pages (page_bytes of them copied,
+ * 0 read in place) and n_visible listed items: a free one, or a new one,
+ * its scratch grown within the table's budget.  Under the caller's lock on
+ * the table (the scratch is counted in the table's memory).
+ */
+gh_status
+gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
+					  gh_page_lane **out)
+{
+	gh_gpu_state *g = t->gpu;
+	gh_page_gpu *pg;
+	gh_page_lane *ln;
+	size_t		need = plan(page_bytes, n_pages, n_visible).total,
+				cub = 0;
+	bool		grown = false;
+	gh_status	st;
+
+	*out = nullptr;
+	GH_TRY(cudaSetDevice(g->ordinal));
+	GH_CHECK(page_state(t, &pg));
+	GH_CHECK(cub_need((size_t) n_pages * GH_PAGE_SLOTS, &cub));
+	if (pg->free_lanes)
+	{
+		ln = pg->free_lanes;
+		pg->free_lanes = ln->next;
+	}
+	else
+	{
+		ln = new (std::nothrow) gh_page_lane;
+		if (!ln)
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a page walk's lane");
+		ln->t = t;
+		pg->n_lanes++;
+		st = make_events(ln->ev);
+		if (st == GH_OK)
+		{
+			cudaError_t e = cudaStreamCreateWithFlags(&ln->stream, cudaStreamNonBlocking);
+
+			if (e != cudaSuccess)
+				st = gh_cuda_error(e, "cudaStreamCreateWithFlags", __FILE__, __LINE__);
+		}
+		if (st != GH_OK)
+		{
+			pg->n_lanes--;
+			lane_destroy(t, ln);
+			return st;
+		}
+	}
+	st = GH_OK;
+	if (ln->bytes < need)
+	{
+		if (ln->d)
+			gh_dfree(t, ln->d, ln->bytes);
+		ln->d = nullptr;
+		ln->bytes = 0;
+		st = gh_dmalloc(t, &ln->d, need);
+		if (st == GH_OK)
+			ln->bytes = need;
+		grown = true;
+	}
+	if (st == GH_OK && ln->cub_bytes < cub)
+	{
+		if (ln->cub)
+			gh_dfree(t, ln->cub, ln->cub_bytes);
+		ln->cub = nullptr;
+		ln->cub_bytes = 0;
+		st = gh_dmalloc(t, &ln->cub, cub);
+		if (st == GH_OK)
+			ln->cub_bytes = cub;
+		grown = true;
+	}
+	/* allocated in the table's stream's order: ready before the lane's stream uses it */
+	if (st == GH_OK && grown)
+	{
+		cudaError_t e = cudaStreamSynchronize(g->stream);
+
+		if (e != cudaSuccess)
+			st = gh_cuda_error(e, "cudaStreamSynchronize", __FILE__, __LINE__);
+	}
+	if (st != GH_OK)
+	{
+		lane_free_memory(t, ln);
+		ln->next = pg->free_lanes;
+		pg->free_lanes = ln;
+		return st;
+	}
+	*out = ln;
+	return GH_OK;
+}
+
+/* One walk on a lane taken for it: no lock held; the table only read. */
+gh_status
+gh_gpu_page_probe_lane(gh_page_lane *ln, bool mapped, const gh_page_scan *scan,
+					   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+					   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+					   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
+					   gh_page_stats *stats)
+{
+	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
+								   n_visible, out, capacity, n_out, refused));
+	*n_out = 0;
+	if (plan(mapped ? 0 : page_data_bytes, n_pages, n_visible).total > ln->bytes ||
+		n_pages > (uint32_t) (INT32_MAX / GH_PAGE_SLOTS))
+		return gh_error(GH_ERR_INVALID, "page walk: a request larger than its lane was taken for");
+	GH_TRY(cudaSetDevice(ln->t->gpu->ordinal));
+
+	walk_ctx	c = {ln->stream, (uint8_t *) ln->d, ln->cub, ln->cub_bytes, ln->ev};
+
+	return walk(ln->t, c, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
+				out, capacity, n_out, refused, stats, mapped);
+}
+
+/*
+ * The lane back, under the caller's lock on t: the walk's figures (stats,
+ * NULL after a failed walk) into the table's; after a failure nothing of
+ * the walk stays in flight or held.
+ */
+void
+gh_gpu_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
+{
+	gh_page_gpu *pg = t->gpu->page;
+
+	if (stats)
+		add_stats(t, *stats);
+	else
+	{
+		cudaSetDevice(t->gpu->ordinal);
+		cudaStreamSynchronize(ln->stream);
+		cudaGetLastError();
+		lane_free_memory(t, ln);
+	}
+	ln->next = pg->free_lanes;
+	pg->free_lanes = ln;
 }
 
 gh_status

@@ -279,9 +279,16 @@ gh_status
 gh_gpu_lookup_device(gh_table *t, const uint64_t *d_keys, size_t n,
 					 gh_range *d_ranges, uint32_t *d_counts)
 {
+	return gh_gpu_lookup_on(t, t->gpu->stream, d_keys, n, d_ranges, d_counts);
+}
+
+gh_status
+gh_gpu_lookup_on(gh_table *t, cudaStream_t st, const uint64_t *d_keys, size_t n,
+				 gh_range *d_ranges, uint32_t *d_counts)
+{
 	if (n == 0)
 		return GH_OK;
-	return gh_scheme_ops_of(t->scheme)->gpu_lookup(t, d_keys, n, d_ranges, d_counts);
+	return gh_scheme_ops_of(t->scheme)->gpu_lookup(t, st, d_keys, n, d_ranges, d_counts);
 }
 
 gh_status

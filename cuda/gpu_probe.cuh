@@ -78,14 +78,12 @@ gh_launch_ilp(Launch launch)
 	return GH_OK;
 }
 
-/* The thread-per-probe lookup of view v, for a scheme's gpu_lookup. */
+/* The thread-per-probe lookup of view v on stream st, for a scheme's gpu_lookup. */
 template <typename View, typename Look>
 gh_status
-gh_launch_scalar_lookup(gh_table *t, const View &v, const uint64_t *d_keys, size_t n,
+gh_launch_scalar_lookup(cudaStream_t st, const View &v, const uint64_t *d_keys, size_t n,
 						gh_range *d_ranges, uint32_t *d_counts)
 {
-	cudaStream_t st = t->gpu->stream;
-
 	return gh_launch_ilp([&](auto p) {
 		constexpr int P = decltype(p)::value;
 

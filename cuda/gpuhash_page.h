@@ -291,6 +291,34 @@ gh_status	gh_page_probe_mapped(gh_table *t, const gh_page_scan *scan,
 								 uint8_t *refused, gh_page_stats *stats);
 
 /*
+ * Walks on one table at once.  gh_page_probe and gh_page_probe_mapped on
+ * one GPU table take turns: they use the table's stream and scratch.  A
+ * caller that walks one table from several threads (the GPU service, for a
+ * parallel plan's participants) takes a lane for each walk: a stream,
+ * scratch and events of its own, so that one request's pages cross the link
+ * while another's kernels run.  gh_page_lane_take and gh_page_lane_give
+ * run under the caller's lock on the table (the lane's memory is counted
+ * in the table's, the walk's figures added to its); gh_page_probe_lane
+ * needs none, the table only being read.  *lane is NULL where the table
+ * has no lanes (not on a GPU): walk with gh_page_probe* under the lock.
+ * take: for up to n_pages pages and n_visible listed items, page_bytes of
+ * pages copied (0: read in place).  probe_lane: gh_page_probe's arguments
+ * and answer, in_place as gh_page_probe_mapped.  give: stats is the
+ * walk's (NULL after a failed walk: nothing of it stays in flight or held).
+ */
+typedef struct gh_page_lane gh_page_lane;
+
+gh_status	gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages,
+							  uint32_t n_visible, gh_page_lane **lane);
+gh_status	gh_page_probe_lane(gh_page_lane *lane, int in_place, const gh_page_scan *scan,
+							   const gh_page_ref *refs, uint32_t n_pages,
+							   const uint8_t *page_data, size_t page_data_bytes,
+							   const uint16_t *visible, uint32_t n_visible,
+							   gh_page_match *out, size_t capacity, size_t *n_out,
+							   uint8_t *refused, gh_page_stats *stats);
+void		gh_page_lane_give(gh_table *t, gh_page_lane *lane, const gh_page_stats *stats);
+
+/*
  * Page-locks host memory that lives as long as the process and maps it into
  * every GPU's address space (cudaHostRegister, mapped and portable; the
  * range widened to whole OS pages), for gh_page_probe_mapped.  GH_OK, or an

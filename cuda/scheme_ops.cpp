@@ -57,7 +57,7 @@ slot_array(const gh_table *t, const gh_slot *slots)
 
 gh_status	gh_host_build_gph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_gph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_gph(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_gph(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 							  gh_range *d_ranges, uint32_t *d_counts);
 
 namespace
@@ -98,7 +98,7 @@ gph_sort_seed(uint64_t seed)
 
 gh_status	gh_host_build_fks(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_fks(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_fks(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_fks(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 							  gh_range *d_ranges, uint32_t *d_counts);
 
 namespace
@@ -133,7 +133,7 @@ fks_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
 
 gh_status	gh_host_build_hashgraph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_hashgraph(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_hashgraph(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_hashgraph(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 									gh_range *d_ranges, uint32_t *d_counts);
 
 namespace
@@ -176,7 +176,7 @@ hg_sort_seed(uint64_t seed)
 
 gh_status	gh_host_build_linear(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_linear(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_linear(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_linear(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 								 gh_range *d_ranges, uint32_t *d_counts);
 
 namespace
@@ -210,7 +210,7 @@ lin_slot_ok(const gh_table *t, uint64_t, const gh_slot &s)
 
 gh_status	gh_host_build_dycuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_dycuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_dycuckoo(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_dycuckoo(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 								   gh_range *d_ranges, uint32_t *d_counts);
 
 namespace
@@ -249,7 +249,7 @@ dyc_slot_ok(const gh_table *t, uint64_t i, const gh_slot &s)
 
 gh_status	gh_host_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
 gh_status	gh_gpu_build_cuckoo(gh_table *t, const gh_distinct &d, uint64_t seed, double lf);
-gh_status	gh_gpu_lookup_cuckoo(gh_table *t, const uint64_t *d_keys, size_t n,
+gh_status	gh_gpu_lookup_cuckoo(gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 								 gh_range *d_ranges, uint32_t *d_counts);
 
 namespace

@@ -10,6 +10,8 @@
 
 #include "table_internal.h"
 
+struct CUstream_st;				/* cudaStream_t, without the CUDA headers */
+
 /*
  * The distinct keys a scheme is built over, in host memory for the host
  * twin and device memory for the GPU: ascending in the build's sort order,
@@ -55,8 +57,8 @@ struct gh_scheme_ops
 	/* Host twin probe of n keys: ranges and/or counts, *total = sum. */
 	gh_status	(*host_probe) (const gh_table *t, const uint64_t *keys, size_t n,
 							   gh_range *ranges, uint32_t *counts, uint64_t *total);
-	/* Launches the lookup kernel over device keys (NULL without CUDA). */
-	gh_status	(*gpu_lookup) (gh_table *t, const uint64_t *d_keys, size_t n,
+	/* Launches the lookup kernel over device keys on stream st (NULL without CUDA). */
+	gh_status	(*gpu_lookup) (gh_table *t, CUstream_st *st, const uint64_t *d_keys, size_t n,
 							   gh_range *d_ranges, uint32_t *d_counts);
 
 	/*

@@ -16,9 +16,12 @@
 #include "page_gen.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <mutex>
 #include <stdio.h>
 #include <stdlib.h>
+#include <thread>
 #include <vector>
 
 #include "test_check.h"
@@ -317,7 +320,8 @@ refill(uint8_t *page)
 }
 
 walk_result
-walk_in_place(gh_table *t, const gcase &c, bool host_twin)
+walk_in_place(gh_table *t, const gcase &c, bool host_twin, vector<gh_page_ref> *refs_used = nullptr,
+			  vector<uint16_t> *vis_used = nullptr)
 {
 	vector<gh_page_ref> refs;
 	vector<uint16_t> vis;
@@ -366,6 +370,10 @@ walk_in_place(gh_table *t, const gcase &c, bool host_twin)
 		(uint32_t) refs.size(), in_place_data, IN_PLACE_PAGES * GH_PAGE_SIZE, vis.data(),
 		(uint32_t) vis.size(), w.out.data(), cap, &n, w.refused.data(), &w.stats);
 	w.out.resize(n);
+	if (refs_used)
+		*refs_used = refs;
+	if (vis_used)
+		*vis_used = vis;
 	return w;
 }
 
@@ -470,6 +478,84 @@ request_edges(const char *tag, gh_table *t, const gcase &c, const walk_result &f
 	PCHECK(s == GH_OK && n == 0 && st.pages == 0, "%s: a walk of no page: status %d", tag, s);
 }
 
+/*
+ * Walks of one table at once, each on a lane of its own (as the service's
+ * threads walk a parallel plan's requests): LANE_THREADS threads, each
+ * taking a lane under one lock, walking without it (the copied pages, or the
+ * in-place ones: every thread reads the same registered pages), giving it
+ * back; every walk must equal the table's own.  A table that is not on a
+ * GPU has no lanes: take answers NULL.
+ */
+const int	LANE_THREADS = 4,
+			LANE_ROUNDS = 3;
+uint64_t	lane_walks = 0;
+
+void
+lanes_check(const char *tag, gh_table *t, const gcase &c, const walk_result &ref, bool in_place,
+			const vector<gh_page_ref> &refs, const vector<uint16_t> &vis)
+{
+	std::mutex	lock;
+	std::atomic<int> bad{0},
+				walks{0};
+	const uint8_t *data = in_place ? in_place_data : c.data.data();
+	size_t		bytes = in_place ? IN_PLACE_PAGES * GH_PAGE_SIZE : c.data.size();
+	size_t		cap = c.pages.size() * GH_PAGE_MAX_TUPLES;
+	vector<std::thread> th;
+
+	if (t->device != GH_DEVICE_GPU)
+	{
+		gh_page_lane *lane = reinterpret_cast<gh_page_lane *>(&lock);
+
+		PCHECK(gh_page_lane_take(t, c.data.size(), (uint32_t) refs.size(), (uint32_t) vis.size(),
+								 &lane) == GH_OK && lane == nullptr,
+			   "%s: a table not on a GPU gave a lane", tag);
+		return;
+	}
+	for (int i = 0; i < LANE_THREADS; i++)
+		th.emplace_back([&]() {
+			for (int r = 0; r < LANE_ROUNDS; r++)
+			{
+				gh_page_lane *lane = nullptr;
+				gh_status	st;
+				walk_result w;
+				size_t		n = 0;
+
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					st = gh_page_lane_take(t, in_place ? 0 : bytes, (uint32_t) refs.size(),
+										   (uint32_t) vis.size(), &lane);
+				}
+				if (st != GH_OK || lane == nullptr)
+				{
+					bad++;
+					return;
+				}
+				w.out.resize(cap + 1);
+				w.refused.assign(c.pages.size(), 7);
+				memset(&w.stats, 0, sizeof(w.stats));
+				w.st = gh_page_probe_lane(lane, in_place, c.scan, refs.data(), (uint32_t) refs.size(),
+										  data, bytes, vis.data(), (uint32_t) vis.size(),
+										  w.out.data(), cap, &n, w.refused.data(), &w.stats);
+				w.out.resize(n);
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					gh_page_lane_give(t, lane, w.st == GH_OK ? &w.stats : nullptr);
+				}
+				if (!same_walk(w, ref))
+					bad++;
+				walks++;
+			}
+		});
+	for (std::thread &x : th)
+		x.join();
+	lane_walks += (uint64_t) walks.load();
+	PCHECK(bad.load() == 0 && walks.load() == LANE_THREADS * LANE_ROUNDS,
+		   "%s: %d of %d walks on lanes (%s pages) differ from the table's own walk or failed",
+		   tag, bad.load(), LANE_THREADS * LANE_ROUNDS, in_place ? "in-place" : "copied");
+}
+
 void
 random_cases(int gpus, int n_cases)
 {
@@ -527,6 +613,8 @@ random_cases(int gpus, int n_cases)
 			}
 			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
 				request_edges(tag, t, c, h);
+			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
+				lanes_check(tag, t, c, h, false, c.refs, c.vis);
 			if (sc == GH_SCHEME_GPH)
 			{
 				refused += h.stats.refused;
@@ -551,13 +639,17 @@ random_cases(int gpus, int n_cases)
 				PCHECK(same_walk(g, tw), "%s: the GPU walk and the host twin differ", tag);
 				if (in_place_mapped)
 				{
+					vector<gh_page_ref> refs;
+					vector<uint16_t> vis;
 					walk_result gm = walk_in_place(t, c, false),
-								tm = walk_in_place(t, c, true);
+								tm = walk_in_place(t, c, true, &refs, &vis);
 
 					PCHECK(same_walk(gm, g) && same_walk(tm, g),
 						   "%s: the GPU's in-place walk (mapped pages) differs: %s", tag,
 						   gm.st == GH_OK ? "records" : gh_last_error());
+					lanes_check(tag, t, c, g, true, refs, vis);
 				}
+				lanes_check(tag, t, c, g, false, c.refs, c.vis);
 				if (sc == GH_SCHEME_GPH)
 					request_edges(tag, t, c, g);
 				gh_free(t);
@@ -576,11 +668,15 @@ random_cases(int gpus, int n_cases)
 			fprintf(stderr, "page walk: case %d failed (seed %#llx)\n", ci,
 					(unsigned long long) (0x9a6e000 + (uint64_t) ci));
 	}
-	printf("page walk: %d random cases, %llu pages (%llu refused), %llu tuples, %llu records: %s\n",
+	printf("page walk: %d random cases, %llu pages (%llu refused), %llu tuples, %llu records: %s; "
+		   "%llu walks on lanes, %d threads at once: %s\n",
 		   n_cases, (unsigned long long) pages, (unsigned long long) refused,
 		   (unsigned long long) tuples, (unsigned long long) written,
 		   gpus > 0 ? "reference, every scheme, GPU = host twin, in place (mapped) = copied" :
-		   "reference, every scheme (host twin), in place = copied");
+		   "reference, every scheme (host twin), in place = copied",
+		   (unsigned long long) lane_walks, LANE_THREADS,
+		   gpus > 0 ? "each equal to the table's own walk" :
+		   "none (no GPU: the host twin's tables have no lanes, checked)");
 }
 
 }								/* namespace */

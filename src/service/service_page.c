@@ -21,12 +21,17 @@
  * every page comes with its visible list; the walker reads the pool
  * (gh_page_probe_mapped) while the backend keeps the pages pinned.
  *
+ * The requests of a parallel plan's participants on one GPU table run at
+ * once, each on a lane of its own (svc_serve_table_page): the link reads
+ * one request's pages while another's kernels and copies run.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "service_internal.h"
 #include "service_layout.h"
 #include "service_gpus.h"
+#include "worker_internal.h"
 #include "scan/page_scan.h"
 #include "gpuhash_agg.h"
 
@@ -225,56 +230,127 @@ svc_request_device(SvcSlot *s)
 	return GH_AGG_HOST;
 }
 
-/*
- * The service's side (a worker thread: no PostgreSQL calls here): the walk
- * over the pages in the chunk, the matches behind them.
- */
-gh_status
-gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
+/* A page request's walk fits the chunk's layout. */
+static bool
+page_request_ok(SvcSlot *s, PageLayout *lay)
 {
-	char	   *chunk = chunk_of(s);
-	PageLayout	lay;
-	gh_status	st;
-	size_t		n_out = 0;
-	gh_page_stats stats;
-
-	/* table NULL: no table, the rows that pass (gh_page_probe walks on the host) */
-	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || s->n > lay.cap_pages ||
-		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.capacity)
+	if (!page_layout(gpuhash_svc->chunk_bytes, lay) || s->n > lay->cap_pages ||
+		s->pos > lay->cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay->capacity)
 	{
 		strlcpy(s->err, "GPU service: bad page probe", sizeof(s->err));
-		return GH_ERR_INVALID;
+		return false;
 	}
-	memset(&stats, 0, sizeof(stats));
-	if (s->in_place)
+	if (s->in_place && !gpuhash_svc->pool_in_place)
 	{
-		if (!gpuhash_svc->pool_in_place)
-		{
-			strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
-			return GH_ERR_INVALID;
-		}
-		st = gh_page_probe_mapped(table, (const gh_page_scan *) chunk,
-								  (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
-								  (const uint8 *) BufferBlocks, (size_t) NBuffers * BLCKSZ,
-								  (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
-								  (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
-								  (uint8 *) (chunk + lay.pg.refused), &stats);
+		strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
+		return false;
 	}
+	return true;
+}
+
+/*
+ * The walk over the request's pages (in the chunk, or the pool in place) on
+ * lane, or on the table's own stream where lane is NULL; the matches behind
+ * the pages, the figures in the chunk and in *stats.
+ */
+static gh_status
+walk_request(SvcSlot *s, const PageLayout *lay, gh_table *table, gh_page_lane *lane,
+			 gh_page_stats *stats)
+{
+	char	   *chunk = chunk_of(s);
+	const uint8 *pages;
+	size_t		bytes;
+	size_t		n_out = 0;
+	gh_status	st;
+
+	memset(stats, 0, sizeof(*stats));
+	if (!svc_request_pages(s, chunk, lay->pg.pages, &pages, &bytes))
+		return GH_ERR_INVALID;
+	if (lane != NULL)
+		st = gh_page_probe_lane(lane, s->in_place, (const gh_page_scan *) chunk,
+								(const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
+								pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
+								(uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
+								s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
+	else if (s->in_place)
+		st = gh_page_probe_mapped(table, (const gh_page_scan *) chunk,
+								  (const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
+								  pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
+								  (uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
+								  s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
 	else
 		st = gh_page_probe(table, (const gh_page_scan *) chunk,
-						   (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
-						   (const uint8 *) (chunk + lay.pg.pages), (size_t) s->n * GH_PAGE_SIZE,
-						   (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
-						   (gh_page_match *) (chunk + lay.matches), s->capacity, &n_out,
-						   (uint8 *) (chunk + lay.pg.refused), &stats);
+						   (const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
+						   pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
+						   (uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
+						   s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
 		return st;
 	}
-	memcpy(chunk + lay.pg.stats, &stats, sizeof(stats));
+	memcpy(chunk + lay->pg.stats, stats, sizeof(*stats));
 	s->written = n_out;
-	if (table != NULL)
-		gh_table_get_info(table, &s->info);
 	return GH_OK;
+}
+
+/*
+ * The service's side (a worker thread: no PostgreSQL calls here): the walk
+ * over the pages in the chunk, the matches behind them; table NULL: no
+ * table, the rows that pass (gh_page_probe walks on the host).
+ */
+gh_status
+gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
+{
+	PageLayout	lay;
+	gh_page_stats stats;
+	gh_status	st;
+
+	if (!page_request_ok(s, &lay))
+		return GH_ERR_INVALID;
+	st = walk_request(s, &lay, table, NULL, &stats);
+	if (st == GH_OK && table != NULL)
+		gh_table_get_info(table, &s->info);
+	return st;
+}
+
+/*
+ * A request on a join table t, in use by this thread: on a lane where t is
+ * on a GPU, so that the participants' requests overlap (the lane taken and
+ * given back under t's probe lock, the walk without it); elsewhere the whole
+ * walk under the lock.
+ */
+gh_status
+svc_serve_table_page(SvcSlot *s, SvcTable *t)
+{
+	int			l = t->home < 0 ? 0 : t->home;
+	PageLayout	lay;
+	gh_page_stats stats;
+	gh_page_lane *lane = NULL;
+	gh_status	st;
+
+	if (!page_request_ok(s, &lay))
+		return GH_ERR_INVALID;
+	pthread_mutex_lock(&t->copy_lock[l]);
+	st = gh_page_lane_take(t->table, s->in_place ? 0 : (size_t) s->n * GH_PAGE_SIZE,
+						   (uint32) s->n, (uint32) s->pos, &lane);
+	if (st != GH_OK)
+		strlcpy(s->err, gh_last_error(), sizeof(s->err));
+	else if (lane == NULL)
+	{
+		st = walk_request(s, &lay, t->table, NULL, &stats);
+		if (st == GH_OK)
+			gh_table_get_info(t->table, &s->info);
+	}
+	pthread_mutex_unlock(&t->copy_lock[l]);
+	if (st != GH_OK || lane == NULL)
+		return st;
+
+	st = walk_request(s, &lay, t->table, lane, &stats);
+	pthread_mutex_lock(&t->copy_lock[l]);
+	gh_page_lane_give(t->table, lane, st == GH_OK ? &stats : NULL);
+	if (st == GH_OK)
+		gh_table_get_info(t->table, &s->info);
+	pthread_mutex_unlock(&t->copy_lock[l]);
+	return st;
 }

@@ -110,14 +110,7 @@ serve(SvcSlot *s)
 	else if (s->type == REQ_PROBE)
 		st = svc_serve_probe(s, t);
 	else if (s->type == REQ_PAGE_PROBE)
-	{
-		/* on the table itself, under its probe lock (service_page.c) */
-		int			l = t->home < 0 ? 0 : t->home;
-
-		pthread_mutex_lock(&t->copy_lock[l]);
-		st = gpuhash_svc_serve_page(s, t->table);
-		pthread_mutex_unlock(&t->copy_lock[l]);
-	}
+		st = svc_serve_table_page(s, t);	/* on the table itself: service_page.c */
 	else
 	{
 		pthread_mutex_lock(&t->lock);

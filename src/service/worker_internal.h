@@ -4,7 +4,8 @@
  *	  Between the files of the GPU service process: the threads and the
  *	  sweep (service_worker.c) call builds (service_build.c) and probes
  *	  (service_probe.c), and all three the table registry
- *	  (service_registry.c), which calls none of them.  Not for backends.
+ *	  (service_registry.c), which calls none of them; a join table's page
+ *	  walks (service_page.c) take its locks as probes do.  Not for backends.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,6 +108,7 @@ extern void svc_unuse_table(SvcTable *t);
 extern void svc_drop_carry_id(uint32 id);
 extern bool svc_drop_table_id(uint32 id);
 extern gh_status svc_begin_build(SvcSlot *s);
+extern gh_status svc_serve_table_page(SvcSlot *s, SvcTable *t);
 extern gh_status svc_register_table(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_new_table(SvcSlot *s);
 extern void svc_unmade_table(SvcTable *t);
