@@ -192,11 +192,12 @@ SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE EXISTS (SELECT 1 FROM sp_i
 SELECT * FROM gh_check('SELECT o.id FROM sp_o o WHERE NOT EXISTS (SELECT 1 FROM sp_iv i WHERE i.k = o.k)');
 -- right semi and anti joins built on sp_iv's rows (right_paths.c): split
 -- into shared batches too, each batch's joiner emitting its matched (or
--- unmatched) rows
+-- unmatched) rows.  The rows keep pad: kept rows, not the table (which a
+-- GPU holds outside the backend), are what fills work_mem on every device
 SET gpuhash.right_semi_anti = 'only';
 SELECT n->>'Join Type' AS jt, s.*
-FROM gh_node('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') n,
-     gh_split('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') s;
+FROM gh_node('SELECT i.id, i.pad FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') n,
+     gh_split('SELECT i.id, i.pad FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)') s;
 SELECT * FROM gh_check('SELECT i.id, i.pad FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)');
 SELECT * FROM gh_check('SELECT i.id FROM sp_iv i WHERE NOT EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k)');
 SELECT * FROM gh_check('SELECT i.id FROM sp_iv i WHERE EXISTS (SELECT 1 FROM sp_o o WHERE o.k = i.k AND o.id % 3 = i.id % 3)');
