@@ -28,6 +28,20 @@ gh_cuda_error(cudaError_t e, const char *what, const char *file, int line)
 		case cudaErrorDevicesUnavailable:
 			s = GH_ERR_NO_GPU;
 			break;
+		case cudaErrorIllegalAddress:
+		case cudaErrorAssert:
+		case cudaErrorLaunchFailure:
+		case cudaErrorLaunchTimeout:
+		case cudaErrorHardwareStackError:
+		case cudaErrorIllegalInstruction:
+		case cudaErrorMisalignedAddress:
+		case cudaErrorInvalidAddressSpace:
+		case cudaErrorInvalidPc:
+		case cudaErrorECCUncorrectable:
+			/* sticky: the context is lost for the rest of the process */
+			gh_note_gpu_lost();
+			s = GH_ERR_CUDA;
+			break;
 		default:
 			s = GH_ERR_CUDA;
 	}

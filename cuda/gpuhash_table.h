@@ -373,6 +373,17 @@ gh_status	gh_host_register(void *ptr, size_t bytes);
 /* Sets the text gh_last_error() returns (for callers relaying errors). */
 void		gh_set_last_error(const char *text);
 
+/*
+ * Has a CUDA call of this process met an error that leaves its GPU's
+ * context unusable (an illegal address, a device-side assert, a launch
+ * failure: every later call on that context fails the same way)?  Only a
+ * new process gets a new context, so the GPU service restarts when it sees
+ * this (service_worker.c).  gh_cuda_error notes it; gh_note_gpu_lost is
+ * also the service's test injection (gpuhash.debug_lose_gpu).
+ */
+int			gh_gpu_lost(void);
+void		gh_note_gpu_lost(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,6 +35,21 @@ gh_last_error(void)
 	return gh_errbuf;
 }
 
+/* Set once, by any thread, never cleared: the process's contexts are not to be trusted. */
+static volatile int gh_lost = 0;
+
+int
+gh_gpu_lost(void)
+{
+	return __atomic_load_n(&gh_lost, __ATOMIC_ACQUIRE);
+}
+
+void
+gh_note_gpu_lost(void)
+{
+	__atomic_store_n(&gh_lost, 1, __ATOMIC_RELEASE);
+}
+
 int			gh_cuckoo_probe = GH_CUCKOO_PROBE_AUTO;
 
 double

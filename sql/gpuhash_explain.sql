@@ -141,7 +141,7 @@ WHERE name LIKE 'gpuhash.%' OR name = 'enable_gpuhashjoin' ORDER BY name COLLATE
 SELECT name, current_setting(name) AS setting
 FROM unnest(ARRAY['gpuhash.absorb_inner_scan', 'gpuhash.absorb_outer_scan', 'gpuhash.absorbed_page_cost',
                   'gpuhash.build_row_cost', 'gpuhash.chain', 'gpuhash.debug_fail_gpu',
-                  'gpuhash.fingerprint_bits', 'gpuhash.host_partitions',
+                  'gpuhash.debug_lose_gpu', 'gpuhash.fingerprint_bits', 'gpuhash.host_partitions',
                   'gpuhash.kept_join_row_cost', 'gpuhash.kept_row_cost', 'gpuhash.load_factor',
                   'gpuhash.match_row_cost', 'gpuhash.outer_filter',
                   'gpuhash.scan_filter_in_place', 'gpuhash.serial_inner_penalty', 'gpuhash.setup_cost',

@@ -35,6 +35,7 @@ int			gpuhash_gpu_list[GPUHASH_MAX_GPUS];
 int			gpuhash_gpu_list_n = -1;
 int			gpuhash_host_partitions = 1;
 int			gpuhash_debug_fail_gpu = -1;
+bool		gpuhash_debug_lose_gpu = false;
 double		gpuhash_load_factor = 0.5;
 double		gpuhash_setup_cost = 26.6;
 double		gpuhash_min_gain = 0.1;
@@ -227,6 +228,14 @@ _PG_init(void)
 							-1, -1, 63,
 							PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuhash.debug_lose_gpu",
+							 "For tests: the GPU service treats this session's next request as a CUDA failure that loses the GPU's context, and restarts.",
+							 NULL,
+							 &gpuhash_debug_lose_gpu,
+							 false,
+							 PGC_SUSET, GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	/*
 	 * Hidden, superuser only: a benchmark knob, and a low factor multiplies

@@ -59,6 +59,7 @@ extern int	gpuhash_gpu_list[GPUHASH_MAX_GPUS];
 extern int	gpuhash_gpu_list_n;
 extern int	gpuhash_host_partitions;
 extern int	gpuhash_debug_fail_gpu;
+extern bool gpuhash_debug_lose_gpu;
 extern double gpuhash_load_factor;
 extern double gpuhash_setup_cost;
 extern double gpuhash_build_row_cost;

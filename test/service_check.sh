@@ -12,6 +12,11 @@
 #   6. the service stopped with SIGTERM: the postmaster restarts it alone
 #      (a new pid), and joins work again.  kill -9 would instead take the
 #      whole cluster through a crash restart (README), so it is not tried.
+#   7. a GPU context lost in the service (gpuhash.debug_lose_gpu: the
+#      request fails as a sticky CUDA error would): the query gives
+#      PostgreSQL's result or a clean ERROR, the service alone restarts (a
+#      new pid; another session's backend and the postmaster stay), and
+#      joins work again.
 set -euo pipefail
 db=contrib_regression
 q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
@@ -178,5 +183,31 @@ wait_for "service LIKE 'running%' AND substring(service from 'pid ([0-9]+)') <> 
 [ "$(q "SELECT same FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4')")" = t ] ||
 	fail "joins after the service restart"
 echo "service stopped with SIGTERM and restarted (pid $old -> $(info "substring(service from 'pid ([0-9]+)')")), joins work"
+
+# ---- 7. a lost GPU context restarts the service, nothing else
+old=$(info "substring(service from 'pid ([0-9]+)')")
+pm=$(q "SELECT pg_postmaster_start_time()")
+psql -X -At -d "$db" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+bystander=$!
+sleep 0.5
+bpid=$(q "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' LIMIT 1")
+[ -n "$bpid" ] || fail "no bystander session"
+out=$(psql -X -At -d "$db" -c "SET gpuhash.debug_lose_gpu = on" \
+	-c "SELECT same FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4')" 2>&1) || true
+case "$out" in
+	*t) ;;
+	*ERROR:*) echo "the query on the lost context: $(echo "$out" | grep -m1 ERROR)" ;;
+	*) fail "the query on a lost context: $out" ;;
+esac
+wait_for "service LIKE 'running%' AND substring(service from 'pid ([0-9]+)') <> '$old'" 30 ||
+	fail "the service did not restart after its GPU context was lost: $(info service)"
+[ "$(q "SELECT pg_postmaster_start_time()")" = "$pm" ] || fail "the cluster restarted"
+[ "$(q "SELECT count(*) FROM pg_stat_activity WHERE pid = $bpid")" = 1 ] ||
+	fail "another session's backend went with the lost context"
+[ "$(q "SELECT same AND gpu_nodes = 1 FROM gh_check('SELECT r.id, s.id FROM r JOIN s ON r.k4 = s.k4')")" = t ] ||
+	fail "joins after the restart for a lost context"
+q "SELECT pg_cancel_backend($bpid)" >/dev/null
+wait $bystander 2>/dev/null || true
+echo "a lost GPU context: the service restarted alone (pid $old -> $(info "substring(service from 'pid ([0-9]+)')")), the other session and the postmaster stayed, joins work"
 q "DROP TABLE big_o; DROP TABLE dup_i; DROP TABLE cx;" >/dev/null
 echo "service_check: all passed"

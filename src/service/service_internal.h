@@ -164,6 +164,7 @@ typedef struct SvcSlot
 	bool		set_apply;		/* SET_FINISH: the HAVING terms may drop groups */
 	int			host_parts;		/* gpuhash.host_partitions (tests) */
 	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
+	bool		lose_gpu;		/* gpuhash.debug_lose_gpu (tests) */
 	gh_status	status;
 	char		err[256];
 	char		note[192];		/* BUILD_FINISH: the build moved (a GPU failed

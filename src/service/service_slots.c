@@ -84,6 +84,7 @@ try_claim_slot(void)
 			s->owner_procno = MyProc->pgprocno;
 			s->host_parts = gpuhash_host_partitions;
 			s->fail_gpu = gpuhash_debug_fail_gpu;
+			s->lose_gpu = gpuhash_debug_lose_gpu;
 			s->note[0] = '\0';
 			return s;
 		}

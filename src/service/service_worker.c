@@ -53,7 +53,8 @@ static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
 static int	jobs[SVC_SLOTS];
 static int	jobs_head = 0,
-			jobs_count = 0;
+			jobs_count = 0,
+			jobs_running = 0;	/* taken by a worker thread, not yet answered */
 
 static void
 svc_sigterm(SIGNAL_ARGS)
@@ -77,6 +78,12 @@ serve(SvcSlot *s)
 	SvcTable   *t;
 	gh_status	st;
 
+	/* a test's lost context: this request fails, the service restarts */
+	if (s->lose_gpu)
+	{
+		gh_note_gpu_lost();
+		return svc_fail(s, GH_ERR_CUDA, "a lost GPU context injected by gpuhash.debug_lose_gpu");
+	}
 	if (s->type == REQ_BUILD_BEGIN)
 		return svc_begin_build(s);
 	if (s->type == REQ_DIM_BEGIN)
@@ -165,6 +172,7 @@ service_thread(void *arg)
 		s = &gpuhash_svc->slots[jobs[jobs_head]];
 		jobs_head = (jobs_head + 1) % SVC_SLOTS;
 		jobs_count--;
+		jobs_running++;
 		pthread_mutex_unlock(&jobs_lock);
 
 		pg_read_barrier();
@@ -175,8 +183,39 @@ service_thread(void *arg)
 			SetLatch(&GetPGProcByNumber(s->owner_procno)->procLatch);
 		else
 			discard(s);			/* abandoned while it ran */
+		pthread_mutex_lock(&jobs_lock);
+		jobs_running--;
+		pthread_mutex_unlock(&jobs_lock);
 	}
 	return NULL;
+}
+
+/*
+ * A GPU's context is lost (gh_gpu_lost): no new request is served, the
+ * backends waiting give theirs up as for a service that is gone, and the
+ * requests the threads are serving, which fail at once on a lost context,
+ * are let finish (up to a few seconds) before the process exits.  The
+ * postmaster then starts a new service, with new contexts; nothing else
+ * restarts.
+ */
+static void
+stop_for_lost_gpu(void)
+{
+	ereport(LOG, (errmsg("gpuhash GPU service: a GPU's context was lost; restarting the service"),
+				  errdetail("Requests in flight fail; joins go on once the service is back.")));
+	pg_atomic_write_u32(&gpuhash_svc->ready, 0);
+	for (int i = 0; i < 50; i++)
+	{
+		int			running;
+
+		pthread_mutex_lock(&jobs_lock);
+		running = jobs_running + jobs_count;
+		jobs_count = 0;			/* queued, never to be served */
+		pthread_mutex_unlock(&jobs_lock);
+		if (running == 0)
+			break;
+		pg_usleep(100 * 1000L);
+	}
 }
 
 /* Starts the worker threads with every signal blocked: signals are the main
@@ -347,6 +386,11 @@ gpuhash_service_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (gh_gpu_lost())
+		{
+			stop_for_lost_gpu();
+			break;
 		}
 		dispatch();
 
