@@ -128,6 +128,12 @@ gh_gpu_trim(int)
 }
 
 gh_status
+gh_gpu_inject_fault(int)
+{
+	return no_gpu();
+}
+
+gh_status
 gh_host_register(void *, size_t)
 {
 	return no_gpu();

@@ -12,6 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* gh_gpu_inject_fault's kernel: a store to an address no allocation has. */
+__global__ void
+fault_kernel(volatile int *p)
+{
+	*p = 1;
+}
+
+gh_status
+gh_gpu_inject_fault(int ordinal)
+{
+	GH_TRY(cudaSetDevice(ordinal));
+	fault_kernel<<<1, 1>>>((volatile int *) 16);
+	GH_LAUNCHED();
+	GH_TRY(cudaDeviceSynchronize());
+	return gh_error(GH_ERR_CUDA, "an injected device fault did not fault");
+}
+
 gh_status
 gh_cuda_error(cudaError_t e, const char *what, const char *file, int line)
 {

@@ -384,6 +384,13 @@ void		gh_set_last_error(const char *text);
 int			gh_gpu_lost(void);
 void		gh_note_gpu_lost(void);
 
+/*
+ * For tests: a kernel on GPU ordinal writes to an illegal address, as a
+ * faulty kernel would; the error comes back as any CUDA error does (and is
+ * noted: gh_gpu_lost).  GH_ERR_NO_GPU without a GPU.
+ */
+gh_status	gh_gpu_inject_fault(int ordinal);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,11 +78,18 @@ serve(SvcSlot *s)
 	SvcTable   *t;
 	gh_status	st;
 
-	/* a test's lost context: this request fails, the service restarts */
+	/*
+	 * A test's lost context: on a GPU a real fault (a kernel's illegal
+	 * address), on the host twin its status; this request fails, the
+	 * service restarts.
+	 */
 	if (s->lose_gpu)
 	{
+		if (svc_gpu_count() > 0)
+			(void) gh_gpu_inject_fault(svc_gpu_ordinal(0));
 		gh_note_gpu_lost();
-		return svc_fail(s, GH_ERR_CUDA, "a lost GPU context injected by gpuhash.debug_lose_gpu");
+		return svc_fail(s, GH_ERR_CUDA, svc_gpu_count() > 0 ? gh_last_error() :
+						"a lost GPU context injected by gpuhash.debug_lose_gpu");
 	}
 	if (s->type == REQ_BUILD_BEGIN)
 		return svc_begin_build(s);
