@@ -200,23 +200,24 @@ gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, 
 	return no_gpu();
 }
 
+/* No table is on a GPU here: none has lanes. */
 gh_status
-gh_gpu_page_lane_take(gh_table *, size_t, uint32_t, uint32_t, gh_page_lane **lane)
+gh_page_lane_take(gh_table *, size_t, uint32_t, uint32_t, gh_page_lane **lane)
 {
 	*lane = nullptr;
-	return no_gpu();
+	return GH_OK;
 }
 
 gh_status
-gh_gpu_page_probe_lane(gh_page_lane *, bool, const gh_page_scan *, const gh_page_ref *, uint32_t,
-					   const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *,
-					   size_t, size_t *, uint8_t *, gh_page_stats *)
+gh_page_probe_lane(gh_page_lane *, int, const gh_page_scan *, const gh_page_ref *, uint32_t,
+				   const uint8_t *, size_t, const uint16_t *, uint32_t, gh_page_match *,
+				   size_t, size_t *, uint8_t *, gh_page_stats *)
 {
 	return no_gpu();
 }
 
 void
-gh_gpu_page_lane_give(gh_table *, gh_page_lane *, const gh_page_stats *)
+gh_page_lane_give(gh_table *, gh_page_lane *, const gh_page_stats *)
 {
 }
 

@@ -16,7 +16,7 @@
  *		is the table's: grown on demand within its budget, freed with the
  *		table (gh_gpu_free) or after a failed walk.  A walk of
  *		gh_page_probe* uses the table's stream and scratch, so walks on one
- *		table take turns; a lane (gh_gpu_page_lane_take) is a stream, a
+ *		table take turns; a lane (gh_page_lane_take) is a stream, a
  *		scratch and events of its own, so that walks on one table from
  *		several threads overlap: the link reads one request's pages while
  *		another's kernels and copies run.  The lookups only read the table.
@@ -324,22 +324,31 @@ page_state(gh_table *t, gh_page_gpu **out)
 	return GH_OK;
 }
 
+/* Device memory *p of *bytes grown to need within t's budget (freed, then taken anew). */
+gh_status
+grow(gh_table *t, void **p, size_t *bytes, size_t need, bool *grown)
+{
+	if (*bytes >= need)
+		return GH_OK;
+	if (*p)
+		gh_dfree(t, *p, *bytes);
+	*p = nullptr;
+	*bytes = 0;
+	*grown = true;
+	GH_CHECK(gh_dmalloc(t, p, need));
+	*bytes = need;
+	return GH_OK;
+}
+
 /* The table's own scratch, at least bytes of it, and its events. */
 gh_status
 reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
 {
 	gh_page_gpu *pg;
+	bool		grown = false;
 
 	GH_CHECK(page_state(t, &pg));
-	if (pg->bytes < bytes)
-	{
-		if (pg->d)
-			gh_dfree(t, pg->d, pg->bytes);
-		pg->d = nullptr;
-		pg->bytes = 0;
-		GH_CHECK(gh_dmalloc(t, &pg->d, bytes));
-		pg->bytes = bytes;
-	}
+	GH_CHECK(grow(t, &pg->d, &pg->bytes, bytes, &grown));
 	*out = pg;
 	return GH_OK;
 }
@@ -611,12 +620,17 @@ gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_re
  * A lane for one walk of up to n_pages pages (page_bytes of them copied,
  * 0 read in place) and n_visible listed items: a free one, or a new one,
  * its scratch grown within the table's budget.  Under the caller's lock on
- * the table (the scratch is counted in the table's memory).
+ * the table (the scratch is counted in the table's memory).  None (*out
+ * NULL) for a table not on a GPU, or partitioned.
  */
 gh_status
-gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
-					  gh_page_lane **out)
+gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
+				  gh_page_lane **out)
 {
+	*out = nullptr;
+	if (!t || t->n_parts > 0 || t->device != GH_DEVICE_GPU)
+		return GH_OK;
+
 	gh_gpu_state *g = t->gpu;
 	gh_page_gpu *pg;
 	gh_page_lane *ln;
@@ -625,7 +639,6 @@ gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t
 	bool		grown = false;
 	gh_status	st;
 
-	*out = nullptr;
 	GH_TRY(cudaSetDevice(g->ordinal));
 	GH_CHECK(page_state(t, &pg));
 	GH_CHECK(cub_need((size_t) n_pages * GH_PAGE_SLOTS, &cub));
@@ -656,29 +669,9 @@ gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t
 			return st;
 		}
 	}
-	st = GH_OK;
-	if (ln->bytes < need)
-	{
-		if (ln->d)
-			gh_dfree(t, ln->d, ln->bytes);
-		ln->d = nullptr;
-		ln->bytes = 0;
-		st = gh_dmalloc(t, &ln->d, need);
-		if (st == GH_OK)
-			ln->bytes = need;
-		grown = true;
-	}
-	if (st == GH_OK && ln->cub_bytes < cub)
-	{
-		if (ln->cub)
-			gh_dfree(t, ln->cub, ln->cub_bytes);
-		ln->cub = nullptr;
-		ln->cub_bytes = 0;
-		st = gh_dmalloc(t, &ln->cub, cub);
-		if (st == GH_OK)
-			ln->cub_bytes = cub;
-		grown = true;
-	}
+	st = grow(t, &ln->d, &ln->bytes, need, &grown);
+	if (st == GH_OK)
+		st = grow(t, &ln->cub, &ln->cub_bytes, cub, &grown);
 	/* allocated in the table's stream's order: ready before the lane's stream uses it */
 	if (st == GH_OK && grown)
 	{
@@ -700,12 +693,16 @@ gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t
 
 /* One walk on a lane taken for it: no lock held; the table only read. */
 gh_status
-gh_gpu_page_probe_lane(gh_page_lane *ln, bool mapped, const gh_page_scan *scan,
-					   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
-					   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-					   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
-					   gh_page_stats *stats)
+gh_page_probe_lane(gh_page_lane *ln, int in_place, const gh_page_scan *scan,
+				   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+				   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
+				   gh_page_stats *stats)
 {
+	bool		mapped = in_place != 0;
+
+	if (!ln)
+		return gh_error(GH_ERR_INVALID, "page walk: no lane");
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 								   n_visible, out, capacity, n_out, refused));
 	*n_out = 0;
@@ -726,8 +723,11 @@ gh_gpu_page_probe_lane(gh_page_lane *ln, bool mapped, const gh_page_scan *scan,
  * the walk stays in flight or held.
  */
 void
-gh_gpu_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
+gh_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
 {
+	if (!t || !ln)
+		return;
+
 	gh_page_gpu *pg = t->gpu->page;
 
 	if (stats)

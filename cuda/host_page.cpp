@@ -576,37 +576,3 @@ gh_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_ref *r
 	return gh_page_probe_host(t, scan, refs, n_pages, page_data, page_data_bytes, visible,
 							  n_visible, out, capacity, n_out, refused, stats);
 }
-
-gh_status
-gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
-				  gh_page_lane **lane)
-{
-	*lane = nullptr;
-	if (!t || t->n_parts > 0 || t->device != GH_DEVICE_GPU)
-		return GH_OK;
-	return gh_gpu_page_lane_take(t, page_bytes, n_pages, n_visible, lane);
-}
-
-gh_status
-gh_page_probe_lane(gh_page_lane *lane, int in_place, const gh_page_scan *scan,
-				   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
-				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-				   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
-				   gh_page_stats *stats)
-{
-	if (!lane)
-	{
-		gh_set_last_error("page walk: no lane");
-		return GH_ERR_INVALID;
-	}
-	return gh_gpu_page_probe_lane(lane, in_place != 0, scan, refs, n_pages, page_data,
-								  page_data_bytes, visible, n_visible, out, capacity, n_out,
-								  refused, stats);
-}
-
-void
-gh_page_lane_give(gh_table *t, gh_page_lane *lane, const gh_page_stats *stats)
-{
-	if (t && lane)
-		gh_gpu_page_lane_give(t, lane, stats);
-}

@@ -26,17 +26,6 @@ gh_status	gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan,
 									 gh_page_match *out, size_t capacity, size_t *n_out,
 									 uint8_t *refused, gh_page_stats *stats);
 
-/* The lanes of a GPU table (gpu_page.cu; GH_ERR_NO_GPU without CUDA). */
-gh_status	gh_gpu_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages,
-								  uint32_t n_visible, gh_page_lane **lane);
-gh_status	gh_gpu_page_probe_lane(gh_page_lane *lane, bool mapped, const gh_page_scan *scan,
-								   const gh_page_ref *refs, uint32_t n_pages,
-								   const uint8_t *page_data, size_t page_data_bytes,
-								   const uint16_t *visible, uint32_t n_visible,
-								   gh_page_match *out, size_t capacity, size_t *n_out,
-								   uint8_t *refused, gh_page_stats *stats);
-void		gh_gpu_page_lane_give(gh_table *t, gh_page_lane *lane, const gh_page_stats *stats);
-
 /*
  * The checks both sides make before a walk: the scan program
  * (gh_page_scan_check), every page inside page_data, every visible list

@@ -240,11 +240,6 @@ page_request_ok(SvcSlot *s, PageLayout *lay)
 		strlcpy(s->err, "GPU service: bad page probe", sizeof(s->err));
 		return false;
 	}
-	if (s->in_place && !gpuhash_svc->pool_in_place)
-	{
-		strlcpy(s->err, "GPU service: the buffer pool is not mapped", sizeof(s->err));
-		return false;
-	}
 	return true;
 }
 
@@ -272,18 +267,12 @@ walk_request(SvcSlot *s, const PageLayout *lay, gh_table *table, gh_page_lane *l
 								pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
 								(uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
 								s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
-	else if (s->in_place)
-		st = gh_page_probe_mapped(table, (const gh_page_scan *) chunk,
-								  (const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
-								  pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
-								  (uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
-								  s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
 	else
-		st = gh_page_probe(table, (const gh_page_scan *) chunk,
-						   (const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
-						   pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
-						   (uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
-						   s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
+		st = (s->in_place ? gh_page_probe_mapped : gh_page_probe)
+			(table, (const gh_page_scan *) chunk, (const gh_page_ref *) (chunk + lay->pg.refs),
+			 (uint32) s->n, pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
+			 (uint32) s->pos, (gh_page_match *) (chunk + lay->matches), s->capacity, &n_out,
+			 (uint8 *) (chunk + lay->pg.refused), stats);
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
