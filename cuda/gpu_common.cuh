@@ -85,6 +85,8 @@ void		gh_gpu_page_free(gh_table *t);
  */
 gh_status	gh_dmalloc(gh_table *t, void **p, size_t bytes);
 void		gh_dfree(gh_table *t, void *p, size_t bytes);
+/* Scratch *p of *have bytes made at least want bytes (freed, then taken anew), within the budget. */
+gh_status	gh_dgrow(gh_table *t, void **p, size_t *have, size_t want);
 
 /* A scratch allocation freed when it goes out of scope. */
 struct gh_dscratch

@@ -324,31 +324,14 @@ page_state(gh_table *t, gh_page_gpu **out)
 	return GH_OK;
 }
 
-/* Device memory *p of *bytes grown to need within t's budget (freed, then taken anew). */
-gh_status
-grow(gh_table *t, void **p, size_t *bytes, size_t need, bool *grown)
-{
-	if (*bytes >= need)
-		return GH_OK;
-	if (*p)
-		gh_dfree(t, *p, *bytes);
-	*p = nullptr;
-	*bytes = 0;
-	*grown = true;
-	GH_CHECK(gh_dmalloc(t, p, need));
-	*bytes = need;
-	return GH_OK;
-}
-
 /* The table's own scratch, at least bytes of it, and its events. */
 gh_status
 reserve(gh_table *t, size_t bytes, gh_page_gpu **out)
 {
 	gh_page_gpu *pg;
-	bool		grown = false;
 
 	GH_CHECK(page_state(t, &pg));
-	GH_CHECK(grow(t, &pg->d, &pg->bytes, bytes, &grown));
+	GH_CHECK(gh_dgrow(t, &pg->d, &pg->bytes, bytes));
 	*out = pg;
 	return GH_OK;
 }
@@ -636,7 +619,7 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 	gh_page_lane *ln;
 	size_t		need = plan(page_bytes, n_pages, n_visible).total,
 				cub = 0;
-	bool		grown = false;
+	bool		grown;
 	gh_status	st;
 
 	GH_TRY(cudaSetDevice(g->ordinal));
@@ -669,9 +652,11 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 			return st;
 		}
 	}
-	st = grow(t, &ln->d, &ln->bytes, need, &grown);
+	/* gh_dgrow's own test: whether either is (re)allocated */
+	grown = !ln->d || ln->bytes < need || !ln->cub || ln->cub_bytes < cub;
+	st = gh_dgrow(t, &ln->d, &ln->bytes, need);
 	if (st == GH_OK)
-		st = grow(t, &ln->cub, &ln->cub_bytes, cub, &grown);
+		st = gh_dgrow(t, &ln->cub, &ln->cub_bytes, cub);
 	/* allocated in the table's stream's order: ready before the lane's stream uses it */
 	if (st == GH_OK && grown)
 	{

@@ -166,20 +166,6 @@ gh_probe_grid(uint64_t threads_wanted)
 namespace
 {
 
-gh_status
-grow(gh_table *t, void **p, size_t *have, size_t want_bytes)
-{
-	if (*p && *have >= want_bytes)
-		return GH_OK;
-	if (*p)
-		gh_dfree(t, *p, *have);
-	*p = nullptr;
-	*have = 0;
-	GH_CHECK(gh_dmalloc(t, p, want_bytes));
-	*have = want_bytes;
-	return GH_OK;
-}
-
 /*
  * Probe scratch for n keys: keys, ranges, counts and scan positions.  All
  * four hold probe_cap entries or none does: a failed allocation (over the
@@ -397,9 +383,9 @@ gh_gpu_emit(gh_table *t, const uint64_t *keys, size_t n, uint32_t *probe_index,
 		size_t		have = g->out_cap * 4;
 		uint64_t	want = *total < 1024 ? 1024 : *total;
 
-		GH_CHECK(grow(t, (void **) &g->d_out_idx, &have, want * 4));
+		GH_CHECK(gh_dgrow(t, (void **) &g->d_out_idx, &have, want * 4));
 		have = g->out_cap * t->rowid_width;
-		GH_CHECK(grow(t, &g->d_out_rows, &have, want * t->rowid_width));
+		GH_CHECK(gh_dgrow(t, &g->d_out_rows, &have, want * t->rowid_width));
 		g->out_cap = want;
 	}
 	GH_CHECK(emit_write(t, n, g->d_out_idx, g->d_out_rows));

@@ -108,6 +108,20 @@ gh_dfree(gh_table *t, void *p, size_t bytes)
 	t->stats.device_bytes = t->gpu->bytes;
 }
 
+gh_status
+gh_dgrow(gh_table *t, void **p, size_t *have, size_t want)
+{
+	if (*p && *have >= want)
+		return GH_OK;
+	if (*p)
+		gh_dfree(t, *p, *have);
+	*p = nullptr;
+	*have = 0;
+	GH_CHECK(gh_dmalloc(t, p, want));
+	*have = want;
+	return GH_OK;
+}
+
 namespace
 {
 
