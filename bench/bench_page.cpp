@@ -16,16 +16,25 @@
  *		is timed the same way on the first --host-pages pages (one thread).
  *		Both must give the same records.
  *
- *		usage: bench_page [--pages 16384] [--reps 7] [--host-pages 2048]
+ *		--grid: the walk as the GPU service makes it, each request on a
+ *		lane of its own: the pages cut into requests of R pages, walked by
+ *		T threads at once, copied in or read in place through the mapping
+ *		(the buffer pool's way); for each: the pages a second and the bytes
+ *		a second over the link, and each request's median kernel and copy
+ *		times.  Every cut gives the single request's records.
+ *
+ *		usage: bench_page [--pages 16384] [--reps 7] [--host-pages 2048] [--grid]
  */
 #include "gpuhash_page.h"
 #include "gpuhash_table.h"
 #include "bench_pages.h"
 
 #include <algorithm>
+#include <mutex>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <thread>
 #include <time.h>
 #include <vector>
 
@@ -212,12 +221,182 @@ timed(gh_table *t, const gh_page_scan *s, const vector<uint8_t> &data,
 	return true;
 }
 
+/* One request of the grid: pages [first, first + n) with rebased refs and visible lists. */
+struct request
+{
+	uint32_t	first,
+				n;
+	vector<gh_page_ref> refs;
+	vector<uint16_t> vis;
+	vector<gh_page_match> out;
+	vector<uint8_t> refused;
+	gh_page_stats st;
+	size_t		n_out;
+};
+
+static void
+cut(const vector<gh_page_ref> &refs, const vector<uint16_t> &vis, uint32_t n_pages, uint32_t per,
+	vector<request> &reqs)
+{
+	reqs.clear();
+	for (uint32_t a = 0; a < n_pages; a += per)
+	{
+		request		r;
+
+		r.first = a;
+		r.n = std::min(per, n_pages - a);
+		for (uint32_t p = a; p < a + r.n; p++)
+		{
+			gh_page_ref f = refs[p];
+
+			f.offset -= (uint64_t) a * GH_PAGE_SIZE;
+			if (f.nvis != GH_PAGE_ALL_VISIBLE)
+			{
+				uint32_t	s = (uint32_t) r.vis.size();
+
+				r.vis.insert(r.vis.end(), vis.begin() + f.vis_start,
+							 vis.begin() + f.vis_start + f.nvis);
+				f.vis_start = s;
+			}
+			r.refs.push_back(f);
+		}
+		r.out.resize((size_t) r.n * GH_PAGE_MAX_TUPLES);
+		r.refused.resize(r.n);
+		reqs.push_back(std::move(r));
+	}
+}
+
+/*
+ * The requests walked by threads threads (thread i the requests i,
+ * i + threads, ...), each on a lane taken and given back under one lock,
+ * as the service does; the wall time of all of them.
+ */
+static bool
+walk_all(gh_table *t, const gh_page_scan *s, const vector<uint8_t> &data, vector<request> &reqs,
+		 int threads, bool in_place, double *wall)
+{
+	std::mutex	lock;
+	bool		ok = true;
+	vector<std::thread> th;
+	double		t0 = now_ms();
+
+	for (int i = 0; i < threads; i++)
+		th.emplace_back([&, i]() {
+			for (size_t q = i; q < reqs.size() && ok; q += threads)
+			{
+				request    &r = reqs[q];
+				const uint8_t *pd = data.data() + (size_t) r.first * GH_PAGE_SIZE;
+				size_t		pb = (size_t) r.n * GH_PAGE_SIZE;
+				gh_page_lane *ln = nullptr;
+				gh_status	st;
+
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					st = gh_page_lane_take(t, in_place ? 0 : pb, r.n, (uint32_t) r.vis.size(), &ln);
+				}
+				if (st == GH_OK)
+					st = gh_page_probe_lane(ln, in_place, s, r.refs.data(), r.n, pd, pb,
+											r.vis.data(), (uint32_t) r.vis.size(), r.out.data(),
+											r.out.size(), &r.n_out, r.refused.data(), &r.st);
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					gh_page_lane_give(t, ln, st == GH_OK ? &r.st : nullptr);
+				}
+				if (st != GH_OK)
+				{
+					fprintf(stderr, "bench_page: grid walk failed: %s\n", gh_last_error());
+					ok = false;
+				}
+			}
+		});
+	for (std::thread &x : th)
+		x.join();
+	*wall = now_ms() - t0;
+	return ok;
+}
+
+/* The requests' records, their pages made the whole walk's again, equal to whole's. */
+static bool
+same_records(const vector<request> &reqs, const vector<gh_page_match> &whole)
+{
+	size_t		at = 0;
+
+	for (const request &r : reqs)
+		for (size_t i = 0; i < r.n_out; i++, at++)
+		{
+			gh_page_match m = r.out[i];
+
+			m.page += r.first;
+			if (at >= whole.size() || memcmp(&m, &whole[at], sizeof(m)) != 0)
+				return false;
+		}
+	return at == whole.size();
+}
+
+static int
+grid(gh_table *t, const gh_page_scan *s, const vector<uint8_t> &data,
+	 const vector<gh_page_ref> &refs, const vector<uint16_t> &vis, uint32_t n_pages, int reps,
+	 const vector<gh_page_match> &whole)
+{
+	int			rc = 0;
+
+	printf("grid: %u pages (%.0f MB), requests of R pages on T threads, each on a lane; "
+		   "median of %d passes\n", n_pages, n_pages * (double) GH_PAGE_SIZE / 1e6, reps);
+	printf("%-8s %5s %2s %9s %9s %8s %11s %11s\n", "pages", "R", "T", "wall ms", "kpages/s",
+		   "GB/s", "kernel ms/r", "copy ms/r");
+	for (bool in_place : {true, false})
+		for (uint32_t per : {64u, 128u, 310u, 1024u, 4096u})
+			for (int threads : {1, 4, 8})
+			{
+				vector<request> reqs;
+				vector<double> walls,
+							kern,
+							copy;
+
+				cut(refs, vis, n_pages, per, reqs);
+				for (int i = 0; i < reps + 1; i++)
+				{
+					double		w;
+
+					if (!walk_all(t, s, data, reqs, threads, in_place, &w))
+						return 1;
+					if (i == 0)
+					{
+						if (!same_records(reqs, whole))
+						{
+							fprintf(stderr, "bench_page: grid R=%u T=%d %s: records differ from "
+									"the single request's\n", per, threads,
+									in_place ? "in place" : "copied");
+							rc = 1;
+						}
+						continue;
+					}
+					walls.push_back(w);
+					for (const request &r : reqs)
+					{
+						kern.push_back(r.st.kernel_ms);
+						copy.push_back(r.st.copy_ms);
+					}
+				}
+
+				double		w = median(walls);
+
+				printf("%-8s %5u %2d %9.3f %9.0f %8.2f %11.4f %11.4f\n",
+					   in_place ? "in place" : "copied", per, threads, w, n_pages / w,
+					   n_pages * (double) GH_PAGE_SIZE / w / 1e6, median(kern), median(copy));
+			}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	uint32_t	n_pages = 16384,
 				host_pages = 2048;
 	int			reps = 7;
+	bool		do_grid = false;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -227,9 +406,11 @@ main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--host-pages") && i + 1 < argc)
 			host_pages = (uint32_t) atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--grid"))
+			do_grid = true;
 		else
 		{
-			fprintf(stderr, "usage: %s [--pages N] [--reps R] [--host-pages N]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--pages N] [--reps R] [--host-pages N] [--grid]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -272,8 +453,12 @@ main(int argc, char **argv)
 			fprintf(stderr, "bench_page: GPU build: %s\n", gh_last_error());
 			return 1;
 		}
-		if (gh_host_register(data.data(), data.size()) != GH_OK)
+		/* page-locked and mapped: copied from, or read in place as the buffer pool is */
+		if (gh_page_register_host(data.data(), data.size()) != GH_OK)
+		{
 			printf("bench_page: page data not page-locked: %s\n", gh_last_error());
+			do_grid = false;
+		}
 	}
 	else
 		printf("bench_page: NO GPU (%s): host twin only\n", gh_last_error());
@@ -313,6 +498,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "bench_page: GPU and host twin records differ\n");
 			rc = 1;
 		}
+		if (do_grid && grid(gt, scan, data, refs, vis, n_pages, std::max(1, reps / 2), g.out) != 0)
+			rc = 1;
 	}
 	gh_free(gt);
 	gh_free(ht);
