@@ -427,6 +427,47 @@ DROP TABLE ps_pt, ps_pi;
 RESET gpuhash.page_cpu_cost;
 DROP FUNCTION ps_run_cost(text, text, text);
 
+-- a request read in place is bounded by the tuples its pages list (a
+-- batch's rows, at least as many as a copied request's pages could list),
+-- not by a copied request's pages: a table of narrow rows, many to a page,
+-- goes in more requests than one of wide rows, both in fewer than copied;
+-- the results stay PostgreSQL's either way
+CREATE FUNCTION ps_requests(q text, in_place text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_in_place', in_place, true);
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  RETURN (n->>'Page Requests')::bigint;
+END;
+$$;
+SET gpuhash.batch_rows = 1000;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE ps_narrow AS SELECT g AS id, g % 400 AS k FROM generate_series(1, 40000) g;
+CREATE TABLE ps_wide AS SELECT g AS id, g % 400 AS k, repeat('w', 300) AS pad
+  FROM generate_series(1, 4000) g;
+CREATE TABLE ps_ki AS SELECT g AS k FROM generate_series(0, 399, 3) g;
+VACUUM (FREEZE, ANALYZE) ps_narrow, ps_wide, ps_ki;
+SELECT * FROM ps_check('SELECT t.id FROM ps_narrow t JOIN ps_ki i ON t.k = i.k');
+SELECT * FROM ps_check('SELECT t.id, t.pad FROM ps_wide t JOIN ps_ki i ON t.k = i.k');
+-- with a page not all-visible among them: its visible list counts alike
+UPDATE ps_wide SET k = k + 1 WHERE id % 500 = 0;
+SELECT * FROM ps_check('SELECT t.id, t.pad FROM ps_wide t JOIN ps_ki i ON t.k = i.k');
+SELECT n_in_place < n_copied AS narrow_fewer, w_in_place < n_in_place AS wide_fewer_still,
+       w_in_place * 4 < w_copied AS wide_several_times
+FROM (SELECT ps_requests('SELECT t.id FROM ps_narrow t JOIN ps_ki i ON t.k = i.k', 'off') AS n_copied,
+             ps_requests('SELECT t.id FROM ps_narrow t JOIN ps_ki i ON t.k = i.k', 'on') AS n_in_place,
+             ps_requests('SELECT t.id, t.pad FROM ps_wide t JOIN ps_ki i ON t.k = i.k', 'off') AS w_copied,
+             ps_requests('SELECT t.id, t.pad FROM ps_wide t JOIN ps_ki i ON t.k = i.k', 'on') AS w_in_place) r;
+RESET gpuhash.batch_rows;
+RESET max_parallel_workers_per_gather;
+DROP TABLE ps_narrow, ps_wide, ps_ki;
+DROP FUNCTION ps_requests(text, text);
+
 DROP FUNCTION ps_cursor(text);
 DROP TABLE ps_t, ps_i;
 DROP FUNCTION ps_check(text);

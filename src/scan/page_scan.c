@@ -92,21 +92,46 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (svc_pages > 0)
 		pp->cap_pages = Min(pp->cap_pages, (int) svc_pages);
 	rows_cap = pp->cap_pages * GH_PAGE_MAX_TUPLES;
+
+	/*
+	 * Read in place, a request is bounded by the tuples its pages list, a
+	 * batch's rows (gpuhash.batch_rows), rather than by a guess of rows a
+	 * page: lineitem's pages, about 60 tuples each, go a thousand a request
+	 * where a copied request takes a few hundred.
+	 */
+	pp->cap_pages_in_place = pp->cap_pages;
+	pp->cap_tuples_in_place = 0;
+	{
+		uint32		svc_tuples;
+		uint32		ip_pages = gpuhash_service_page_capacity_in_place(&svc_tuples);
+
+		if (ip_pages > 0 && svc_tuples >= GH_PAGE_MAX_TUPLES)
+		{
+			pp->cap_pages_in_place = Max(pp->cap_pages, Min((int) ip_pages, os->max_pins));
+			pp->cap_tuples_in_place = Min(svc_tuples,
+										  (uint32) Max(gs->batch_cap, GH_PAGE_MAX_TUPLES));
+			pp->cap_tuples_in_place = Max(pp->cap_tuples_in_place,
+										  (uint32) Min(rows_cap, (int) svc_tuples));
+			rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
+		}
+	}
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
 		GpuPageReq *r = &pp->req[i];
-		int			n = pp->cap_pages;
+		int			n = pp->cap_pages,
+					nr = pp->cap_pages_in_place;
 
 		r->cap_pages = n;
-		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
-		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
+		r->cap_tuples = 0;
+		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * nr);
+		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * nr);
 		r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
 		r->pages = r->local_pages;
 		r->lps = MemoryContextAllocHuge(gs->cxt, sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * n);
-		r->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
+		r->visible = MemoryContextAllocHuge(gs->cxt, sizeof(uint16) * rows_cap);
 		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
-		r->refused = MemoryContextAlloc(gs->cxt, n);
+		r->refused = MemoryContextAlloc(gs->cxt, nr);
 		/* a batch of pages has up to rows_cap rows, in those pages */
 		if (b->pins == NULL)
 			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * os->max_pins);
@@ -264,7 +289,9 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 void
 gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, int *n_pins)
 {
-	while (r->n_pages < r->cap_pages && !os->done)
+	/* room for one more page's whole list, where the lists are bounded */
+	while (r->n_pages < r->cap_pages && !os->done &&
+		   (r->cap_tuples == 0 || r->n_visible + GH_PAGE_MAX_TUPLES <= r->cap_tuples))
 	{
 		BlockNumber blk;
 
@@ -304,6 +331,8 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	 */
 	r->in_place = gs->table.remote && gpuhash_page_in_place &&
 		!RelationUsesLocalBuffers(os->rel) && gpuhash_service_pages_in_place();
+	r->cap_pages = r->in_place ? pp->cap_pages_in_place : pp->cap_pages;
+	r->cap_tuples = r->in_place ? pp->cap_tuples_in_place : 0;
 	r->n_pages = 0;
 	r->n_visible = 0;
 	r->n_matches = 0;

@@ -54,6 +54,8 @@ typedef struct GpuPageReq
 {
 	int			n_pages;
 	int			cap_pages;
+	uint32		cap_tuples;		/* > 0: the pages' visible lists together at
+								 * most this long (a request read in place) */
 	BlockNumber *blocks;
 	gh_page_ref *refs;
 	uint8	   *pages;			/* cap_pages x GH_PAGE_SIZE: a staging chunk's
@@ -85,6 +87,8 @@ typedef struct GpuPagePath
 	bool		serializable;	/* the tuple path then (predicate locks) */
 	GpuPageReq	req[GPUHASH_PIPELINE];
 	int			cap_pages;		/* pages a request takes */
+	int			cap_pages_in_place; /* pages and listed tuples a request */
+	uint32		cap_tuples_in_place;	/* read in place takes */
 	/* EXPLAIN ANALYZE */
 	uint64		pages_all_visible;
 	uint64		pages_checked;
@@ -126,6 +130,7 @@ extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtex
 
 /* service_page.c: a page request through the GPU service */
 extern uint32 gpuhash_service_page_capacity(void);
+extern uint32 gpuhash_service_page_capacity_in_place(uint32 *tuples);
 extern bool gpuhash_service_pages_in_place(void);
 extern uint8 *gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk);
 extern bool gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan,

@@ -17,7 +17,8 @@ typedef struct SvcPagesLayout
 {
 	Size		refs;			/* cap gh_page_ref */
 	Size		pages;			/* cap pages of GH_PAGE_SIZE */
-	Size		visible;		/* cap * GH_PAGE_MAX_TUPLES uint16 */
+	Size		visible;		/* cap * GH_PAGE_MAX_TUPLES uint16 (in place:
+								 * the request's tuples) */
 	Size		refused;		/* cap bytes */
 	Size		stats;			/* stats_size bytes */
 } SvcPagesLayout;
@@ -36,6 +37,28 @@ svc_pages_layout(Size off, uint64 cap, Size stats_size, SvcPagesLayout *lay)
 	off = TYPEALIGN(64, off + cap * GH_PAGE_SIZE);
 	lay->visible = off;
 	off = TYPEALIGN(64, off + cap * GH_PAGE_MAX_TUPLES * sizeof(uint16));
+	lay->refused = off;
+	off = TYPEALIGN(64, off + cap);
+	lay->stats = off;
+	return TYPEALIGN(64, off + stats_size);
+}
+
+/*
+ * A request read in place carries no pages, and every page its list of
+ * visible offsets (page_scan.c), so room for tuples offsets in all, rather
+ * than GH_PAGE_MAX_TUPLES a page, bounds what it may carry: about four
+ * times the pages of a copied request in the same chunk.  pages is left
+ * at visible, holding nothing.
+ */
+static inline Size
+svc_pages_layout_in_place(Size off, uint64 cap, uint64 tuples, Size stats_size,
+						  SvcPagesLayout *lay)
+{
+	lay->refs = off;
+	off = TYPEALIGN(64, off + cap * sizeof(gh_page_ref));
+	lay->pages = off;
+	lay->visible = off;
+	off = TYPEALIGN(64, off + tuples * sizeof(uint16));
 	lay->refused = off;
 	off = TYPEALIGN(64, off + cap);
 	lay->stats = off;

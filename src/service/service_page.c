@@ -43,43 +43,89 @@ typedef struct PageLayout
 	SvcPagesLayout pg;		/* the pages section */
 	Size		matches;
 	uint64		cap_pages;		/* pages a request may carry */
+	uint64		cap_tuples;		/* visible offsets it may list */
 	uint64		capacity;		/* match records: a whole row each */
 } PageLayout;
 
+/* In place, pages a request carries at most: as many as a batch pins (heap_scan.c) */
+#define IN_PLACE_MAX_PAGES 1024
+
 /*
- * The one layout of every page request in a chunk of chunk_bytes: room for
- * cap_pages pages, each full of visible tuples that all match, so that a
- * backend can read pages straight into a chunk before it knows how many
- * tuples they hold.  False when a chunk has no room for one such page.
+ * The one layout of every page request in a chunk of chunk_bytes, false
+ * when a chunk has no room for one full page.  Copied: room for cap_pages
+ * pages, each full of visible tuples that all match, so that a backend can
+ * read pages straight into a chunk before it knows how many tuples they
+ * hold.  In place: no pages, and room for cap_tuples listed tuples that
+ * all match, cap_tuples shared by the request's pages (a backend stops
+ * adding pages while the next could overflow it: page_scan.c), which lets
+ * a request carry several times as many pages: fewer requests, each
+ * with its fixed costs (launches, selections, round trips), for the same
+ * pages.
  */
 static bool
-page_layout(uint64 chunk_bytes, PageLayout *lay)
+page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 {
-	Size		per = sizeof(gh_page_ref) + GH_PAGE_SIZE + GH_PAGE_MAX_TUPLES * sizeof(uint16) +
-		1 + GH_PAGE_MAX_TUPLES * sizeof(gh_page_match);
 	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + 64 * 5 + sizeof(gh_page_stats);
 	Size		off;
 	uint64		cap;
 
-	if (chunk_bytes <= fixed + per)
-		return false;
-	cap = (chunk_bytes - fixed) / per;
-	off = TYPEALIGN(64, sizeof(gh_page_scan));
-	off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
+	if (in_place)
+	{
+		Size		per_page = sizeof(gh_page_ref) + 1,
+					per_tuple = sizeof(uint16) + sizeof(gh_page_match),
+					full = per_page + GH_PAGE_MAX_TUPLES * per_tuple;
+
+		if (chunk_bytes <= fixed + full)
+			return false;
+		cap = Min(IN_PLACE_MAX_PAGES, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
+				  per_page);
+		lay->cap_tuples = (chunk_bytes - fixed - cap * per_page) / per_tuple;
+		off = TYPEALIGN(64, sizeof(gh_page_scan));
+		off = svc_pages_layout_in_place(off, cap, lay->cap_tuples, sizeof(gh_page_stats),
+										&lay->pg);
+	}
+	else
+	{
+		Size		per = sizeof(gh_page_ref) + GH_PAGE_SIZE +
+			GH_PAGE_MAX_TUPLES * sizeof(uint16) + 1 + GH_PAGE_MAX_TUPLES * sizeof(gh_page_match);
+
+		if (chunk_bytes <= fixed + per)
+			return false;
+		cap = (chunk_bytes - fixed) / per;
+		lay->cap_tuples = cap * GH_PAGE_MAX_TUPLES;
+		off = TYPEALIGN(64, sizeof(gh_page_scan));
+		off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
+	}
 	lay->matches = off;
 	lay->cap_pages = cap;
 	lay->capacity = (chunk_bytes - off) / sizeof(gh_page_match);
-	return lay->capacity >= cap * GH_PAGE_MAX_TUPLES;
+	return lay->capacity >= lay->cap_tuples;
 }
 
-/* Pages one request takes; 0 without the service. */
+/* Pages one copied request takes; 0 without the service. */
 uint32
 gpuhash_service_page_capacity(void)
 {
 	PageLayout	lay;
 
-	if (!gpuhash_service_ready() || !page_layout(gpuhash_svc->chunk_bytes, &lay))
+	if (!gpuhash_service_ready() || !page_layout(gpuhash_svc->chunk_bytes, false, &lay))
 		return 0;
+	return (uint32) lay.cap_pages;
+}
+
+/*
+ * Pages one request read in place takes, and (*tuples) the visible tuples
+ * its pages may list together; 0 without the service.
+ */
+uint32
+gpuhash_service_page_capacity_in_place(uint32 *tuples)
+{
+	PageLayout	lay;
+
+	*tuples = 0;
+	if (!gpuhash_service_ready() || !page_layout(gpuhash_svc->chunk_bytes, true, &lay))
+		return 0;
+	*tuples = (uint32) lay.cap_tuples;
 	return (uint32) lay.cap_pages;
 }
 
@@ -102,7 +148,8 @@ gpuhash_svc_page_claim(GhRemoteTable *t, GhProbeTicket *tk)
 	SvcSlot    *s;
 
 	tk->slot = -1;
-	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || (s = gpuhash_svc_async_claim(t)) == NULL)
+	if (!page_layout(gpuhash_svc->chunk_bytes, false, &lay) ||
+		(s = gpuhash_svc_async_claim(t)) == NULL)
 		return NULL;
 	s->n = 0;
 	gpuhash_svc_async_hold(s, t, tk);
@@ -122,8 +169,8 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	SvcSlot    *s;
 	char	   *chunk;
 
-	if (!page_layout(gpuhash_svc->chunk_bytes, &lay) || req->n_pages > lay.cap_pages ||
-		req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
+	if (!page_layout(gpuhash_svc->chunk_bytes, req->in_place, &lay) ||
+		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_tuples ||
 		(req->in_place && !gpuhash_svc->pool_in_place))
 	{
 		gpuhash_svc_probe_abandon(tk);
@@ -159,8 +206,8 @@ gpuhash_svc_page_wait(GhRemoteTable *t, GhProbeTicket *tk, GpuPageReq *req)
 	PageLayout	lay;
 
 	if (st == GH_OK &&
-		(!page_layout(gpuhash_svc->chunk_bytes, &lay) || s->written > lay.capacity ||
-		 s->written > (uint64) req->n_pages * GH_PAGE_MAX_TUPLES))
+		(!page_layout(gpuhash_svc->chunk_bytes, req->in_place, &lay) ||
+		 s->written > lay.capacity || s->written > (uint64) req->n_pages * GH_PAGE_MAX_TUPLES))
 	{
 		gh_set_last_error("GPU service: bad page probe answer");
 		st = GH_ERR_INVALID;
@@ -234,8 +281,8 @@ svc_request_device(SvcSlot *s)
 static bool
 page_request_ok(SvcSlot *s, PageLayout *lay)
 {
-	if (!page_layout(gpuhash_svc->chunk_bytes, lay) || s->n > lay->cap_pages ||
-		s->pos > lay->cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay->capacity)
+	if (!page_layout(gpuhash_svc->chunk_bytes, s->in_place, lay) || s->n > lay->cap_pages ||
+		s->pos > lay->cap_tuples || s->capacity > lay->capacity)
 	{
 		strlcpy(s->err, "GPU service: bad page probe", sizeof(s->err));
 		return false;
