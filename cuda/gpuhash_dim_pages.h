@@ -13,10 +13,12 @@
  * a qual) gives no row and is flagged in refused[] for the caller's tuple
  * path, as gh_page_probe refuses pages.
  *
- * Output sizes are bounded by the request: at most GH_PAGE_MAX_TUPLES rows
- * a page, and heap bytes at most gh_dim_pages_heap_bound (the values' data
- * come from the pages, each padded to 8 bytes); the caller sizes its
- * arrays by them, so a walk never runs out of room.
+ * Output sizes are bounded by the request: at most a row a listed tuple
+ * of a page with a visible list and a row a line pointer of an all-visible
+ * one (gh_dim_pages_rows_bound, GH_PAGE_MAX_TUPLES a page at most), and
+ * heap bytes at most gh_dim_pages_heap_bound_rows (the values' data come
+ * from the pages, each padded to 8 bytes); the caller sizes its arrays by
+ * them, so a walk never runs out of room.
  */
 #ifndef GPUHASH_DIM_PAGES_H
 #define GPUHASH_DIM_PAGES_H
@@ -33,10 +35,27 @@ extern "C"
  * pages once plus up to 7 of padding per value.
  */
 static inline uint64_t
+gh_dim_pages_heap_bound_rows(uint32_t n_pages, uint64_t rows, int ncols)
+{
+	return (uint64_t) n_pages * GH_PAGE_SIZE + rows * (uint64_t) (ncols > 0 ? ncols : 0) * 7;
+}
+
+/* The same for pages of any rows: GH_PAGE_MAX_TUPLES a page. */
+static inline uint64_t
 gh_dim_pages_heap_bound(uint32_t n_pages, int ncols)
 {
-	return (uint64_t) n_pages * GH_PAGE_SIZE +
-		(uint64_t) n_pages * GH_PAGE_MAX_TUPLES * (uint64_t) (ncols > 0 ? ncols : 0) * 7;
+	return gh_dim_pages_heap_bound_rows(n_pages, (uint64_t) n_pages * GH_PAGE_MAX_TUPLES, ncols);
+}
+
+/* The most rows refs' pages can give: a listed page its list, another its line pointers. */
+static inline uint64_t
+gh_dim_pages_rows_bound(const gh_page_ref *refs, uint32_t n_pages)
+{
+	uint64_t	rows = 0;
+
+	for (uint32_t p = 0; p < n_pages; p++)
+		rows += refs[p].nvis == GH_PAGE_ALL_VISIBLE ? refs[p].maxoff : refs[p].nvis;
+	return rows;
 }
 
 /*
@@ -49,8 +68,9 @@ gh_dim_pages_heap_bound(uint32_t n_pages, int ncols)
  * For each passing row with a non-NULL key: keys[r], vals[r * ncols + j]
  * (by reference: bits is the offset of the value's data in heap, 8-aligned,
  * len its bytes) for r < *n_rows; *heap_bytes of heap in use.  rows_cap
- * must be n_pages * GH_PAGE_MAX_TUPLES at least and heap_cap
- * gh_dim_pages_heap_bound at least.  ncols 0: no values, keys only.
+ * must be gh_dim_pages_rows_bound at least and heap_cap
+ * gh_dim_pages_heap_bound_rows of those rows at least.  ncols 0: no
+ * values, keys only.
  */
 gh_status	gh_page_dim_rows(int device, const gh_page_scan *scan,
 							 const int16_t *cols, int ncols,

@@ -35,8 +35,10 @@ check_dim_request(const gh_page_scan *scan, const int16_t *cols, int ncols,
 		return gh_error(GH_ERR_INVALID, "dimension pages: the scan program makes no key");
 	if (!n_rows || !heap_bytes || (n_pages > 0 && (!keys || (ncols > 0 && !vals) || !heap)))
 		return gh_error(GH_ERR_INVALID, "dimension pages: a required pointer is NULL");
-	if (rows_cap < (uint64_t) n_pages * GH_PAGE_MAX_TUPLES ||
-		heap_cap < gh_dim_pages_heap_bound(n_pages, ncols))
+	/* the pages' rows bounded by their refs (checked above against the list) */
+	uint64_t	rows = gh_dim_pages_rows_bound(refs, n_pages);
+
+	if (rows_cap < rows || heap_cap < gh_dim_pages_heap_bound_rows(n_pages, rows, ncols))
 		return gh_error(GH_ERR_INVALID, "dimension pages: output smaller than %u pages can give",
 						n_pages);
 	return GH_OK;

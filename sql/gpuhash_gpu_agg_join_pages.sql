@@ -297,6 +297,18 @@ UPDATE jg_pbig SET b_grp = b_grp + 1 WHERE b_key % 3 = 0;
 DELETE FROM jg_pbig WHERE b_key % 11 = 0;
 SELECT * FROM jg_check('SELECT b_grp, count(*), count(q), sum(q), sum(b_val) FROM jg_pbig LEFT JOIN jg_lbig ON k = b_key AND q < 3 GROUP BY b_grp');
 
+-- a dimension of narrow rows, many to a page: a request read in place is
+-- bounded by the rows its pages list (service_dim_pages.c), a copied one
+-- by its pages; both give PostgreSQL's result
+CREATE TABLE jg_narrow (n_key int4, n_grp int4) WITH (autovacuum_enabled = off);
+INSERT INTO jg_narrow SELECT i % 9000, i % 7 FROM generate_series(1, 70000) i;
+VACUUM (FREEZE, ANALYZE) jg_narrow;
+SELECT * FROM jg_check('SELECT n_grp, count(*), sum(q) FROM jg_lbig JOIN jg_narrow ON k = n_key GROUP BY n_grp');
+SET gpuhash.page_in_place = off;
+SELECT * FROM jg_check('SELECT n_grp, count(*), sum(q) FROM jg_lbig JOIN jg_narrow ON k = n_key GROUP BY n_grp');
+RESET gpuhash.page_in_place;
+DROP TABLE jg_narrow;
+
 DROP TABLE jg_pbig, jg_lbig, jg_pempty;
 DROP TABLE jg_li, jg_part, jg_toast, jg_otoast;
 DROP FUNCTION jg_on, jg_check, jg_explain, jg_figures;

@@ -15,6 +15,7 @@
 #include "test_check.h"
 
 #include <string.h>
+#include <algorithm>
 #include <vector>
 
 using namespace pagetest;
@@ -33,14 +34,21 @@ struct dim_out
 	gh_page_stats stats;
 };
 
+/*
+ * The walk with outputs as small as the contract lets them be (the rows
+ * the pages list or hold, gh_dim_pages_rows_bound, and the heap bytes of
+ * those rows), short by short_rows rows: any would be refused.
+ */
 dim_out
 run(int device, const gh_page_scan *scan, const vector<int16_t> &cols,
-	const vector<uint8_t> &data, const vector<gh_page_ref> &refs, const vector<uint16_t> &vis)
+	const vector<uint8_t> &data, const vector<gh_page_ref> &refs, const vector<uint16_t> &vis,
+	uint64_t short_rows = 0)
 {
 	dim_out		o;
 	uint32_t	np = (uint32_t) refs.size();
-	uint64_t	rows_cap = (uint64_t) np * GH_PAGE_MAX_TUPLES,
-				heap_cap = gh_dim_pages_heap_bound(np, (int) cols.size()),
+	uint64_t	bound = gh_dim_pages_rows_bound(refs.data(), np),
+				rows_cap = bound - std::min(bound, short_rows),
+				heap_cap = gh_dim_pages_heap_bound_rows(np, bound, (int) cols.size()),
 				n = 0,
 				hb = 0;
 
@@ -144,6 +152,14 @@ check_page_dim(const char *tag, const gh_page_scan *scan, const vector<gpage> &p
 		GH_TEST_CHECK(checks, failures, ok, "%s: dimension pages: %s", tag, gh_last_error());
 		if (!ok)
 			return;
+		if (gh_dim_pages_rows_bound(refs.data(), (uint32_t) refs.size()) > 0)
+		{
+			dim_out		t = run(GH_AGG_HOST, scan, cs, data, refs, vis, 1);
+
+			GH_TEST_CHECK(checks, failures, t.st == GH_ERR_INVALID,
+						  "%s: dimension pages with a row less room than the pages list: "
+						  "status %d", tag, t.st);
+		}
 		for (size_t i = 0; i < e.rows.size() && ok; i++)
 		{
 			const gh_page_match &m = e.rows[i];

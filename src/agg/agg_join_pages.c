@@ -73,7 +73,8 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	GpuAggJoinPages *jp;
 	SeqScan    *ss;
 	Index		irel;
-	int			cap;
+	int			cap,
+				all;
 	AttrNumber	extra[GH_AGG_MAX_INNER];
 	gh_page_scan *s;
 
@@ -149,33 +150,52 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 		jp->heap_cols[c] = j->cols[c];
 		jp->heap_cols[c].tlpos = j->cols[c].varattno;
 	}
-	/* a request: as many pages as a batch pins, or the service takes */
+	/*
+	 * A request: as many pages as a batch pins, or the service takes;
+	 * read in place, as many as the rows its layout holds let the pages
+	 * list (service_dim_pages.c), two to three times a copied request's.
+	 * The arrays for the larger: a request the service cannot take is
+	 * walked here.
+	 */
 	cap = Max(jp->os->max_pins, 1);
+	jp->cap_pages_in_place = cap;
+	jp->cap_rows_in_place = 0;
 	{
-		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1));
+		uint32		rows;
+		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), false, &rows);
+		uint32		svc_ip = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), true, &rows);
 
 		if (svc > 0)
 			cap = Min(cap, (int) svc);
+		if (svc_ip > 0 && rows >= GH_PAGE_MAX_TUPLES)
+		{
+			jp->cap_pages_in_place = Max(cap, Min(jp->cap_pages_in_place, (int) svc_ip));
+			jp->cap_rows_in_place = rows;
+		}
+		else
+			jp->cap_pages_in_place = cap;
 	}
+	all = Max(cap, jp->cap_pages_in_place);
 	for (int i = 0; i < GPUAGG_DIM_PIPELINE; i++)
 	{
 		GpuPageReq *r = &jp->req[i].r;
 
 		r->cap_pages = cap;
-		r->blocks = palloc(sizeof(BlockNumber) * cap);
-		r->refs = palloc(sizeof(gh_page_ref) * cap);
+		r->blocks = palloc(sizeof(BlockNumber) * all);
+		r->refs = palloc(sizeof(gh_page_ref) * all);
 		r->local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
 		r->pages = r->local_pages;
 		r->lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap, MCXT_ALLOC_HUGE);
-		r->visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap);
-		r->refused = palloc0(cap);
+		r->visible = palloc_extended(sizeof(uint16) * GH_PAGE_MAX_TUPLES * all, MCXT_ALLOC_HUGE);
+		r->refused = palloc0(all);
 		r->ticket.slot = -1;
-		jp->req[i].pins = palloc(sizeof(Buffer) * cap);
+		jp->req[i].pins = palloc(sizeof(Buffer) * all);
 	}
-	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * cap, MCXT_ALLOC_HUGE);
-	jp->rvals = palloc_extended(sizeof(gh_agg_inval) * GH_PAGE_MAX_TUPLES * cap *
+	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * all, MCXT_ALLOC_HUGE);
+	jp->rvals = palloc_extended(sizeof(gh_agg_inval) * GH_PAGE_MAX_TUPLES * all *
 								Max(j->ncols, 1), MCXT_ALLOC_HUGE);
-	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(cap, j->ncols), MCXT_ALLOC_HUGE);
+	jp->rheap = palloc_extended(gh_dim_pages_heap_bound(all, j->ncols), MCXT_ALLOC_HUGE);
+	jp->copied_cap_pages = cap;
 	jp->block_order = j->preserve_inner;
 	j->pages = jp;
 	gpuhash_agg_join_pages_rows_plan(as);
@@ -392,6 +412,8 @@ fill_request(GpuPreAggState *as, GpuAggDimReq *q)
 	r->pages = r->local_pages;
 	r->in_place = as->use_service && gpuhash_page_in_place &&
 		!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
+	r->cap_pages = r->in_place ? jp->cap_pages_in_place : jp->copied_cap_pages;
+	r->cap_tuples = r->in_place ? jp->cap_rows_in_place : 0;
 	r->n_pages = 0;
 	r->n_visible = 0;
 	r->in_flight = false;

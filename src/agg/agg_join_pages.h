@@ -41,6 +41,9 @@ typedef struct GpuAggJoinPages
 								 * attribute number) */
 	AttrNumber	key_attno[GH_PAGE_MAX_KEYS];
 	GpuAggDimReq req[GPUAGG_DIM_PIPELINE];
+	int			copied_cap_pages;	/* pages a request takes, copied */
+	int			cap_pages_in_place; /* and read in place, with at most */
+	uint32		cap_rows_in_place;	/* this many tuples listed (0: none) */
 	/* one request's rows */
 	uint64	   *rkeys;
 	gh_agg_inval *rvals;

@@ -16,7 +16,9 @@
  * A request carries as many pages as leave room for the most rows and heap
  * bytes they can give (gpuhash_dim_pages.h's bounds).  Pages are copied in,
  * or, in place, named in the buffer pool as the aggregate's requests name
- * them (service_agg.c).
+ * them (service_agg.c); in place the chunk holds no pages, and its rows
+ * are laid out for the tuples the pages list rather than for every page
+ * full (dim_pages_layout).
  *
  *-------------------------------------------------------------------------
  */
@@ -39,20 +41,38 @@ typedef struct DimPagesLayout
 	Size		vals;
 	Size		heap;
 	uint64		cap_pages;
-	uint64		rows_cap;
+	uint64		rows_cap;		/* in place: the listed tuples too */
 	uint64		heap_cap;
 } DimPagesLayout;
 
+/*
+ * In place, rows a request's pages are laid out for, a page on average
+ * (lineitem's pages list about 60): the pages' lists share them, so a page
+ * listing more only ends its request sooner.
+ */
+#define IN_PLACE_ROWS_PER_PAGE 64
+/* and pages at most: as many as a batch pins (heap_scan.c) */
+#define IN_PLACE_MAX_PAGES 1024
+
 static Size
-layout_for(uint64 cap, int ncols, DimPagesLayout *lay)
+layout_for(uint64 cap, int ncols, bool in_place, DimPagesLayout *lay)
 {
 	Size		off = TYPEALIGN(64, sizeof(gh_page_scan));
 
 	lay->cols = off;
 	off = TYPEALIGN(64, off + sizeof(int16) * GH_AGG_MAX_INNER);
-	off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
-	lay->rows_cap = cap * GH_PAGE_MAX_TUPLES;
-	lay->heap_cap = gh_dim_pages_heap_bound((uint32) cap, ncols);
+	if (in_place)
+	{
+		/* no pages; the rows as many as the pages may list */
+		lay->rows_cap = Max(cap * IN_PLACE_ROWS_PER_PAGE, GH_PAGE_MAX_TUPLES);
+		off = svc_pages_layout_in_place(off, cap, lay->rows_cap, sizeof(gh_page_stats), &lay->pg);
+	}
+	else
+	{
+		lay->rows_cap = cap * GH_PAGE_MAX_TUPLES;
+		off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
+	}
+	lay->heap_cap = gh_dim_pages_heap_bound_rows((uint32) cap, lay->rows_cap, ncols);
 	lay->keys = off;
 	off = TYPEALIGN(64, off + lay->rows_cap * sizeof(uint64));
 	lay->vals = off;
@@ -62,12 +82,18 @@ layout_for(uint64 cap, int ncols, DimPagesLayout *lay)
 	return off + lay->heap_cap;
 }
 
-/* The most pages a request of ncols columns takes in chunk_bytes; false: none. */
+/*
+ * The most pages a request of ncols columns takes in chunk_bytes, copied
+ * (room for every page full of rows) or read in place (room for the rows
+ * the pages list, IN_PLACE_ROWS_PER_PAGE a page on average: two to three
+ * times the pages, so fewer requests, each with its fixed costs, for the
+ * same pages); false: none.
+ */
 static bool
-dim_pages_layout(uint64 chunk_bytes, int ncols, DimPagesLayout *lay)
+dim_pages_layout(uint64 chunk_bytes, int ncols, bool in_place, DimPagesLayout *lay)
 {
 	uint64		lo = 0,
-				hi = 4096;
+				hi = in_place ? IN_PLACE_MAX_PAGES : 4096;
 
 	if (ncols < 0 || ncols > GH_AGG_MAX_INNER)
 		return false;
@@ -75,14 +101,27 @@ dim_pages_layout(uint64 chunk_bytes, int ncols, DimPagesLayout *lay)
 	{
 		uint64		mid = (lo + hi + 1) / 2;
 
-		if (layout_for(mid, ncols, lay) <= chunk_bytes)
+		if (layout_for(mid, ncols, in_place, lay) <= chunk_bytes)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	if (lo == 0)
 		return false;
-	return layout_for(lo, ncols, lay) <= chunk_bytes;
+	return layout_for(lo, ncols, in_place, lay) <= chunk_bytes;
+}
+
+/* Does req fit a request of lay: its pages, and the rows its pages can give? */
+static bool
+dim_request_fits(const DimPagesLayout *lay, int ncols, const GpuPageReq *req)
+{
+	uint64		rows;
+
+	if (req->n_pages > lay->cap_pages || req->n_visible > lay->rows_cap)
+		return false;
+	rows = gh_dim_pages_rows_bound(req->refs, (uint32) req->n_pages);
+	return rows <= lay->rows_cap &&
+		gh_dim_pages_heap_bound_rows((uint32) req->n_pages, rows, ncols) <= lay->heap_cap;
 }
 
 /* The request in s's chunk: the program, the columns, the pages. */
@@ -119,7 +158,7 @@ read_answer(SvcSlot *s, gh_status st, int ncols, const GpuPageReq *req, uint64 *
 	char	   *chunk = chunk_of(s);
 	DimPagesLayout lay;
 
-	if (st == GH_OK && (!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
+	if (st == GH_OK && (!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, req->in_place, &lay) ||
 						s->written > lay.rows_cap || s->total > lay.heap_cap))
 	{
 		gh_set_last_error("GPU service: bad dimension pages answer");
@@ -141,14 +180,21 @@ read_answer(SvcSlot *s, gh_status st, int ncols, const GpuPageReq *req, uint64 *
 	return st;
 }
 
-/* Pages one request of ncols dimension columns takes; 0 without the service. */
+/*
+ * Pages one request of ncols dimension columns takes, copied or read in
+ * place, and (*rows) the rows its pages may list together; 0 without the
+ * service.
+ */
 uint32
-gpuhash_service_dim_pages_capacity(int ncols)
+gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows)
 {
 	DimPagesLayout lay;
 
-	if (!gpuhash_service_ready() || !dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay))
+	*rows = 0;
+	if (!gpuhash_service_ready() ||
+		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, in_place, &lay))
 		return 0;
+	*rows = (uint32) Min(lay.rows_cap, PG_UINT32_MAX);
 	return (uint32) lay.cap_pages;
 }
 
@@ -169,9 +215,9 @@ gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
 	uint32		gen;
 	gh_status	st;
 
-	if (!gpuhash_service_ready() || !dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
-		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
-		(req->in_place && !gpuhash_svc->pool_in_place))
+	if (!gpuhash_service_ready() ||
+		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, req->in_place, &lay) ||
+		!dim_request_fits(&lay, ncols, req) || (req->in_place && !gpuhash_svc->pool_in_place))
 		return false;
 	gen = pg_atomic_read_u32(&gpuhash_svc->generation);
 	if ((s = svc_try_claim_slot()) == NULL)
@@ -199,9 +245,8 @@ gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int nc
 
 	tk->slot = -1;
 	if (!gpuhash_svc_page_notable(&t) ||
-		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, &lay) ||
-		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
-		(req->in_place && !gpuhash_svc->pool_in_place) ||
+		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, req->in_place, &lay) ||
+		!dim_request_fits(&lay, ncols, req) || (req->in_place && !gpuhash_svc->pool_in_place) ||
 		(s = gpuhash_svc_async_claim(&t)) == NULL)
 		return false;
 	write_request(s, &lay, scan, cols, ncols, req, device);
@@ -243,8 +288,9 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 				hb = 0;
 	gh_status	st;
 
-	if (!dim_pages_layout(gpuhash_svc->chunk_bytes, s->ninner, &lay) || s->n > lay.cap_pages ||
-		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES)
+	/* the rows the pages can give are checked against rows_cap by the walk */
+	if (!dim_pages_layout(gpuhash_svc->chunk_bytes, s->ninner, s->in_place, &lay) ||
+		s->n > lay.cap_pages || s->pos > lay.rows_cap)
 	{
 		strlcpy(s->err, "GPU service: bad dimension pages request", sizeof(s->err));
 		return GH_ERR_INVALID;
