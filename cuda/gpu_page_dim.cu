@@ -133,22 +133,30 @@ count_kernel(const gh_page_scan *__restrict__ scan, const int16_t *__restrict__ 
 		refused[p] = refuse ? 1 : 0;
 }
 
-/* The rows of every page not refused, at their places. */
+/*
+ * The rows of every page that gives any, at their places.  A page without
+ * one is not read again: read in place, each page read crosses the link,
+ * and a selective dimension's pages mostly give none.
+ */
 template <bool MAPPED>
 __global__ void __launch_bounds__(DIM_THREADS)
 write_kernel(const gh_page_scan *__restrict__ scan, const int16_t *__restrict__ cols, int ncols,
 			 const uint8_t *__restrict__ pages, const gh_page_ref *__restrict__ refs,
 			 const uint16_t *__restrict__ visible, const uint64_t *__restrict__ rows,
 			 const uint64_t *__restrict__ row_off, const uint64_t *__restrict__ byte_off,
-			 const uint8_t *__restrict__ refused, uint64_t *__restrict__ keys,
-			 gh_agg_inval *__restrict__ vals, uint8_t *__restrict__ heap)
+			 const uint8_t *__restrict__ refused, uint32_t n_pages, uint64_t n_rows,
+			 uint64_t *__restrict__ keys, gh_agg_inval *__restrict__ vals,
+			 uint8_t *__restrict__ heap)
 {
 	__shared__ __align__(16) uint8_t page[GH_PAGE_SIZE];
 
 	const uint32_t p = blockIdx.x;
+	/* the page's rows: where the next page's start (the scan is page-major) */
+	const uint64_t first = row_off[(uint64_t) p * GH_PAGE_MAX_TUPLES],
+				end = p + 1 < n_pages ? row_off[(uint64_t) (p + 1) * GH_PAGE_MAX_TUPLES] : n_rows;
 
 	/* the whole block leaves together: no barrier is skipped */
-	if (refused[p])
+	if (refused[p] || first == end)
 		return;
 
 	const gh_page_ref ref = refs[p];
@@ -428,13 +436,13 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 			if (mapped)
 				write_kernel<true><<<n_pages, DIM_THREADS, 0, st>>>(
 					d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_row_off, d_byte_off,
-					d + o_refused, (uint64_t *) (o + o_keys), (gh_agg_inval *) (o + o_vals),
-					o + o_heap);
+					d + o_refused, n_pages, nr, (uint64_t *) (o + o_keys),
+					(gh_agg_inval *) (o + o_vals), o + o_heap);
 			else
 				write_kernel<false><<<n_pages, DIM_THREADS, 0, st>>>(
 					d_scan, d_cols, ncols, d_pages, d_refs, d_vis, d_rows, d_row_off, d_byte_off,
-					d + o_refused, (uint64_t *) (o + o_keys), (gh_agg_inval *) (o + o_vals),
-					o + o_heap);
+					d + o_refused, n_pages, nr, (uint64_t *) (o + o_keys),
+					(gh_agg_inval *) (o + o_vals), o + o_heap);
 			GH_LAUNCHED();
 			GH_TRY(cudaMemcpyAsync(keys, o + o_keys, sizeof(uint64_t) * nr,
 								   cudaMemcpyDeviceToHost, st));
