@@ -5,9 +5,10 @@
  *		a thread per slot), as gpu_page.cu's walk.  The first walks every
  *		slot and counts its row and the row's heap bytes (a refused page
  *		counts nothing); an exclusive scan (CUB) places each row and its
- *		bytes; the second walks the page again (the walk is a pure function
- *		of the page) and writes its rows there.  Rows in slot order within
- *		page order, the host twin's loop order, so both give the same bytes.
+ *		bytes; the second walks again each page that gives a row (the walk
+ *		is a pure function of the page) and writes its rows there.  Rows in
+ *		slot order within page order, the host twin's loop order, so both
+ *		give the same bytes.
  *
  *		Device memory, stream and events are the calling thread's, kept
  *		between requests (dim_scratch).
