@@ -255,8 +255,8 @@ gh_gpu_agg_set_release(gh_agg_set *set)
 gh_status
 gh_gpu_page_dim_rows(int, const gh_page_scan *, const int16_t *, int, const gh_page_ref *,
 					 uint32_t, const uint8_t *, size_t, const uint16_t *, uint32_t, bool,
-					 uint64_t *, gh_agg_inval *, uint8_t *, uint64_t *, uint64_t *, uint8_t *,
-					 gh_page_stats *)
+					 uint64_t *, gh_agg_inval *, uint64_t, uint8_t *, uint64_t, uint64_t *,
+					 uint64_t *, uint8_t *, gh_page_stats *)
 {
 	return no_gpu();
 }

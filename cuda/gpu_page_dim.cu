@@ -291,9 +291,9 @@ gh_status
 gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, int ncols,
 					 const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
 					 size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-					 bool mapped, uint64_t *keys, gh_agg_inval *vals, uint8_t *heap,
-					 uint64_t *n_rows, uint64_t *heap_bytes, uint8_t *refused,
-					 gh_page_stats *stats)
+					 bool mapped, uint64_t *keys, gh_agg_inval *vals, uint64_t rows_cap,
+					 uint8_t *heap, uint64_t heap_cap, uint64_t *n_rows, uint64_t *heap_bytes,
+					 uint8_t *refused, gh_page_stats *stats)
 {
 	int			ndev = 0;
 	gh_page_stats s;
@@ -419,6 +419,13 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 
 		uint64_t	nr = tail[0] + tail[1],
 					nb = tail[2] + tail[3];
+
+		/* counted, nothing written: room the caller gave too small says so */
+		if (nr > rows_cap || nb > heap_cap)
+			return gh_error(GH_ERR_OUTPUT_FULL, "dimension pages: %llu rows and %llu heap bytes "
+							"exceed the room for %llu and %llu", (unsigned long long) nr,
+							(unsigned long long) nb, (unsigned long long) rows_cap,
+							(unsigned long long) heap_cap);
 		size_t		vbytes = sizeof(gh_agg_inval) * (size_t) nr * (size_t) ncols,
 					o_keys = 0,
 					o_vals = o_keys + al(sizeof(uint64_t) * nr),
@@ -478,8 +485,9 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 	}
 	else
 	{
-		/* the stream's work is done or failed before the memory goes */
-		sc->release();
+		/* the stream's work is done or failed before the memory goes (kept when only full) */
+		if (rc != GH_ERR_OUTPUT_FULL)
+			sc->release();
 		*n_rows = 0;
 		*heap_bytes = 0;
 	}

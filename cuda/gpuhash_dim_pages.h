@@ -17,8 +17,9 @@
  * of a page with a visible list and a row a line pointer of an all-visible
  * one (gh_dim_pages_rows_bound, GH_PAGE_MAX_TUPLES a page at most), and
  * heap bytes at most gh_dim_pages_heap_bound_rows (the values' data come
- * from the pages, each padded to 8 bytes); the caller sizes its arrays by
- * them, so a walk never runs out of room.
+ * from the pages, each padded to 8 bytes).  The rows must fit; the heap
+ * may be given less room (most dimensions' values are a small part of
+ * their tuples), and a walk whose values need more says so.
  */
 #ifndef GPUHASH_DIM_PAGES_H
 #define GPUHASH_DIM_PAGES_H
@@ -68,9 +69,10 @@ gh_dim_pages_rows_bound(const gh_page_ref *refs, uint32_t n_pages)
  * For each passing row with a non-NULL key: keys[r], vals[r * ncols + j]
  * (by reference: bits is the offset of the value's data in heap, 8-aligned,
  * len its bytes) for r < *n_rows; *heap_bytes of heap in use.  rows_cap
- * must be gh_dim_pages_rows_bound at least and heap_cap
- * gh_dim_pages_heap_bound_rows of those rows at least.  ncols 0: no
- * values, keys only.
+ * must be gh_dim_pages_rows_bound at least.  heap_cap of
+ * gh_dim_pages_heap_bound_rows of those rows never runs out; a smaller
+ * one may: GH_ERR_OUTPUT_FULL when the rows' values need more heap, and
+ * the outputs then hold nothing to use.  ncols 0: no values, keys only.
  */
 gh_status	gh_page_dim_rows(int device, const gh_page_scan *scan,
 							 const int16_t *cols, int ncols,

@@ -16,7 +16,7 @@ check_dim_request(const gh_page_scan *scan, const int16_t *cols, int ncols,
 				  const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
 				  size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
 				  const uint64_t *keys, const gh_agg_inval *vals, uint64_t rows_cap,
-				  const uint8_t *heap, uint64_t heap_cap, const uint64_t *n_rows,
+				  const uint8_t *heap, const uint64_t *n_rows,
 				  const uint64_t *heap_bytes, const uint8_t *refused)
 {
 	size_t		unused = 0;
@@ -38,17 +38,26 @@ check_dim_request(const gh_page_scan *scan, const int16_t *cols, int ncols,
 	/* the pages' rows bounded by their refs (checked above against the list) */
 	uint64_t	rows = gh_dim_pages_rows_bound(refs, n_pages);
 
-	if (rows_cap < rows || heap_cap < gh_dim_pages_heap_bound_rows(n_pages, rows, ncols))
-		return gh_error(GH_ERR_INVALID, "dimension pages: output smaller than %u pages can give",
-						n_pages);
+	if (rows_cap < rows)
+		return gh_error(GH_ERR_INVALID, "dimension pages: room for fewer rows than %u pages "
+						"can give", n_pages);
 	return GH_OK;
 }
 
-/* One page into the outputs; false if refused (nothing of it kept). */
-static bool
+/* walk_page's answer when a row's values would pass the heap's room */
+constexpr int WALK_FULL = -2;
+
+/*
+ * One page into the outputs: GH_WALK_OK, GH_WALK_REFUSE (nothing of it
+ * kept), or WALK_FULL when a row's values would pass heap_cap (nothing
+ * written past it; the page walked on, as a later slot may refuse it and
+ * so take its rows back, as the GPU's count leaves a refused page's out).
+ */
+static int
 walk_page(const gh_page_scan *scan, const int16_t *cols, int ncols, const uint8_t *page,
 		  const gh_page_ref &ref, const uint16_t *visible, uint64_t *keys, gh_agg_inval *vals,
-		  uint8_t *heap, uint64_t *n_rows, uint64_t *heap_bytes, gh_page_stats *s)
+		  uint8_t *heap, uint64_t heap_cap, uint64_t *n_rows, uint64_t *heap_bytes,
+		  gh_page_stats *s)
 {
 	int			nitems;
 	int			n = gh_walk_slots(page, ref, &nitems);
@@ -57,16 +66,18 @@ walk_page(const gh_page_scan *scan, const int16_t *cols, int ncols, const uint8_
 				tuples = 0,
 				passed = 0;
 	gh_pval		v[GH_PAGE_MAX_ATTS];
+	bool		full = false;
 
 	if (n < 0)
-		return false;
+		return GH_WALK_REFUSE;
 	for (int slot = 0; slot < n; slot++)
 	{
 		gh_walk_out o;
 		int			w = gh_walk_slot(scan, page, nitems, ref, visible, slot, v, &o);
+		uint64_t	b;
 
 		if (w == GH_WALK_REFUSE)
-			return false;
+			return GH_WALK_REFUSE;
 		if (w != GH_WALK_OK)
 			continue;
 		tuples++;
@@ -75,16 +86,24 @@ walk_page(const gh_page_scan *scan, const int16_t *cols, int ncols, const uint8_
 		passed++;
 		if (o.null_key)
 			continue;			/* a NULL key joins nothing */
+		b = gh_dim_row_bytes(scan, cols, ncols, v);
+		if (full || b > heap_cap || h > heap_cap - b)
+		{
+			full = true;
+			continue;
+		}
 		keys[r] = o.key;
 		gh_dim_row_write(scan, cols, ncols, page, v, vals + r * (uint64_t) ncols, heap, h);
-		h += gh_dim_row_bytes(scan, cols, ncols, v);
+		h += b;
 		r++;
 	}
+	if (full)
+		return WALK_FULL;
 	*n_rows = r;
 	*heap_bytes = h;
 	s->tuples += tuples;
 	s->passed += passed;
-	return true;
+	return GH_WALK_OK;
 }
 
 gh_status
@@ -99,11 +118,12 @@ gh_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, int 
 
 	GH_PAGE_CHECK(check_dim_request(scan, cols, ncols, refs, n_pages, page_data,
 									page_data_bytes, visible, n_visible, keys, vals, rows_cap,
-									heap, heap_cap, n_rows, heap_bytes, refused));
+									heap, n_rows, heap_bytes, refused));
 	if (device != GH_AGG_HOST)
 		return gh_gpu_page_dim_rows(device, scan, cols, ncols, refs, n_pages, page_data,
 									page_data_bytes, visible, n_visible, mapped != 0, keys,
-									vals, heap, n_rows, heap_bytes, refused, stats);
+									vals, rows_cap, heap, heap_cap, n_rows, heap_bytes, refused,
+									stats);
 	memset(&s, 0, sizeof(s));
 	*n_rows = 0;
 	*heap_bytes = 0;
@@ -112,8 +132,17 @@ gh_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, int 
 		uint64_t	r0 = *n_rows,
 					h0 = *heap_bytes;
 
-		refused[p] = !walk_page(scan, cols, ncols, page_data + refs[p].offset, refs[p], visible,
-								keys, vals, heap, n_rows, heap_bytes, &s);
+		int			w = walk_page(scan, cols, ncols, page_data + refs[p].offset, refs[p],
+								  visible, keys, vals, heap, heap_cap, n_rows, heap_bytes, &s);
+
+		if (w == WALK_FULL)
+		{
+			*n_rows = 0;
+			*heap_bytes = 0;
+			return gh_error(GH_ERR_OUTPUT_FULL, "dimension pages: the rows' values need more "
+							"than %llu heap bytes", (unsigned long long) heap_cap);
+		}
+		refused[p] = w == GH_WALK_REFUSE;
 		if (refused[p])
 		{
 			/* a refused page gives nothing: its rows so far taken back */

@@ -15,8 +15,8 @@ gh_status	gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16
 								 int ncols, const gh_page_ref *refs, uint32_t n_pages,
 								 const uint8_t *page_data, size_t page_data_bytes,
 								 const uint16_t *visible, uint32_t n_visible, bool mapped,
-								 uint64_t *keys, gh_agg_inval *vals, uint8_t *heap,
-								 uint64_t *n_rows, uint64_t *heap_bytes, uint8_t *refused,
-								 gh_page_stats *stats);
+								 uint64_t *keys, gh_agg_inval *vals, uint64_t rows_cap,
+								 uint8_t *heap, uint64_t heap_cap, uint64_t *n_rows,
+								 uint64_t *heap_bytes, uint8_t *refused, gh_page_stats *stats);
 
 #endif							/* GPUHASH_PAGE_DIM_INTERNAL_H */

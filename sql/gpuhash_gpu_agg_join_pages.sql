@@ -308,6 +308,28 @@ SET gpuhash.page_in_place = off;
 SELECT * FROM jg_check('SELECT n_grp, count(*), sum(q) FROM jg_lbig JOIN jg_narrow ON k = n_key GROUP BY n_grp');
 RESET gpuhash.page_in_place;
 DROP TABLE jg_narrow;
+-- a dimension whose values are most of its tuples, read in place (its
+-- requests' heap is laid out for 16 bytes a value: with this cluster's
+-- pins a request's pages still fit; a request whose values outgrow it is
+-- walked by the backend: core_page_dim.cpp tests the walk's answer)
+CREATE TABLE jg_wide (w_key int4, w_grp int4, w_txt text) WITH (autovacuum_enabled = off);
+INSERT INTO jg_wide SELECT i % 9000, i % 5, repeat(chr(97 + i % 5), 150 + i % 3)
+FROM generate_series(1, 20000) i;
+VACUUM (FREEZE, ANALYZE) jg_wide;
+SELECT * FROM jg_check('SELECT w_txt, count(*), sum(q) FROM jg_lbig JOIN jg_wide ON k = w_key GROUP BY w_txt');
+DO $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM jg_on(true);
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT w_txt, count(*), sum(q) FROM jg_lbig JOIN jg_wide ON k = w_key GROUP BY w_txt' LOOP
+    IF l LIKE '%Inner Requests In Service%' THEN
+      RAISE WARNING 'requests in the service: %', CASE WHEN substring(l from '[0-9]+$')::int > 0 THEN 'some' ELSE 'none' END;
+    END IF;
+  END LOOP;
+END $$;
+DROP TABLE jg_wide;
 
 DROP TABLE jg_pbig, jg_lbig, jg_pempty;
 DROP TABLE jg_li, jg_part, jg_toast, jg_otoast;

@@ -37,18 +37,19 @@ struct dim_out
 /*
  * The walk with outputs as small as the contract lets them be (the rows
  * the pages list or hold, gh_dim_pages_rows_bound, and the heap bytes of
- * those rows), short by short_rows rows: any would be refused.
+ * those rows), short by short_rows rows: any would be refused; heap, where
+ * given, the room for the values (a walk needing more says so).
  */
 dim_out
 run(int device, const gh_page_scan *scan, const vector<int16_t> &cols,
 	const vector<uint8_t> &data, const vector<gh_page_ref> &refs, const vector<uint16_t> &vis,
-	uint64_t short_rows = 0)
+	uint64_t short_rows = 0, uint64_t heap = UINT64_MAX)
 {
 	dim_out		o;
 	uint32_t	np = (uint32_t) refs.size();
 	uint64_t	bound = gh_dim_pages_rows_bound(refs.data(), np),
 				rows_cap = bound - std::min(bound, short_rows),
-				heap_cap = gh_dim_pages_heap_bound_rows(np, bound, (int) cols.size()),
+				heap_cap = std::min(heap, gh_dim_pages_heap_bound_rows(np, bound, (int) cols.size())),
 				n = 0,
 				hb = 0;
 
@@ -159,6 +160,26 @@ check_page_dim(const char *tag, const gh_page_scan *scan, const vector<gpage> &p
 			GH_TEST_CHECK(checks, failures, t.st == GH_ERR_INVALID,
 						  "%s: dimension pages with a row less room than the pages list: "
 						  "status %d", tag, t.st);
+		}
+		/* heap room for exactly the values: the same rows; a byte less: full */
+		if (!h.heap.empty())
+		{
+			dim_out		e = run(GH_AGG_HOST, scan, cs, data, refs, vis, 0, h.heap.size()),
+						f = run(GH_AGG_HOST, scan, cs, data, refs, vis, 0, h.heap.size() - 1);
+
+			GH_TEST_CHECK(checks, failures, same_out(e, h) && f.st == GH_ERR_OUTPUT_FULL,
+						  "%s: dimension pages in heap room of their values: %s, a byte less: "
+						  "status %d", tag, same_out(e, h) ? "same" : "differ", f.st);
+			if (gpus > 0)
+			{
+				dim_out		ge = run(0, scan, cs, data, refs, vis, 0, h.heap.size()),
+							gf = run(0, scan, cs, data, refs, vis, 0, h.heap.size() - 1);
+
+				GH_TEST_CHECK(checks, failures, same_out(ge, h) && gf.st == GH_ERR_OUTPUT_FULL,
+							  "%s: dimension pages on the GPU in heap room of their values: %s, "
+							  "a byte less: status %d", tag, same_out(ge, h) ? "same" : "differ",
+							  gf.st);
+			}
 		}
 		for (size_t i = 0; i < e.rows.size() && ok; i++)
 		{

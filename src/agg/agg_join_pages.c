@@ -162,8 +162,11 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	jp->cap_rows_in_place = 0;
 	{
 		uint32		rows;
-		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), false, &rows);
-		uint32		svc_ip = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), true, &rows);
+		uint64		heap;
+		uint32		svc = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), false, &rows,
+															 &heap);
+		uint32		svc_ip = gpuhash_service_dim_pages_capacity(Max(j->ncols, 1), true, &rows,
+																&heap);
 
 		if (svc > 0)
 			cap = Min(cap, (int) svc);
@@ -171,6 +174,7 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 		{
 			jp->cap_pages_in_place = Max(cap, Min(jp->cap_pages_in_place, (int) svc_ip));
 			jp->cap_rows_in_place = rows;
+			jp->heap_in_place = heap;
 		}
 		else
 			jp->cap_pages_in_place = cap;
@@ -338,7 +342,8 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 	int16		cols[GH_AGG_MAX_INNER];
 	int			nc = j->ncols;
 	uint64		refused_before;
-	bool		walked = false;
+	bool		walked = false,
+				sent = r->in_flight;
 
 	memcpy(cols, jp->cols, sizeof(cols));
 	memset(&st, 0, sizeof(st));
@@ -348,7 +353,8 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 		walked = gpuhash_svc_dim_pages_wait(&r->ticket, r, nc, jp->rkeys, jp->rvals, jp->rheap,
 											&n, &hb, &st);
 	}
-	if (!walked && as->use_service)
+	/* not sent (no slot was free): now; sent and failed (full): walked here */
+	if (!walked && !sent && as->use_service)
 		walked = gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys,
 									   jp->rvals, jp->rheap, &n, &hb, &st);
 	if (walked)
@@ -376,6 +382,9 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 	/* a dimension of no column still holds one value a row, as agg_join.c's */
 	if (nc == 0)
 		memset(jp->rvals, 0, sizeof(gh_agg_inval) * n);
+	/* the heap a listed tuple's values took: later requests in place list fewer */
+	if (r->in_place && r->n_visible > 0)
+		jp->heap_per_tuple = Max(jp->heap_per_tuple, (double) hb / r->n_visible);
 	refused_before = jp->refused;
 	for (int p = 0; p < r->n_pages; p++)
 		jp->refused += r->refused[p] ? 1 : 0;
@@ -400,6 +409,26 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 			cpu_page(as, q, p, ncols);
 }
 
+/*
+ * Tuples a request read in place may list: the layout's rows, and as many
+ * as its heap holds values for at the most heap bytes a listed tuple has
+ * needed so far (a half more, for the next pages' spread).  A page's whole
+ * list always fits: a request of one page whose values outgrow the heap is
+ * walked by the backend, as any the service answers full.
+ */
+static uint32
+in_place_tuples(GpuAggJoinPages *jp)
+{
+	double		by_heap;
+
+	if (jp->heap_per_tuple <= 0)
+		return jp->cap_rows_in_place;
+	by_heap = (double) jp->heap_in_place / (jp->heap_per_tuple * 1.5);
+	if (by_heap >= (double) jp->cap_rows_in_place)
+		return jp->cap_rows_in_place;
+	return (uint32) Max(by_heap, (double) GH_PAGE_MAX_TUPLES);
+}
+
 /* The next pages read into q and, with the service, sent to be walked. */
 static void
 fill_request(GpuPreAggState *as, GpuAggDimReq *q)
@@ -413,7 +442,7 @@ fill_request(GpuPreAggState *as, GpuAggDimReq *q)
 	r->in_place = as->use_service && gpuhash_page_in_place &&
 		!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
 	r->cap_pages = r->in_place ? jp->cap_pages_in_place : jp->copied_cap_pages;
-	r->cap_tuples = r->in_place ? jp->cap_rows_in_place : 0;
+	r->cap_tuples = r->in_place ? in_place_tuples(jp) : 0;
 	r->n_pages = 0;
 	r->n_visible = 0;
 	r->in_flight = false;

@@ -44,6 +44,8 @@ typedef struct GpuAggJoinPages
 	int			copied_cap_pages;	/* pages a request takes, copied */
 	int			cap_pages_in_place; /* and read in place, with at most */
 	uint32		cap_rows_in_place;	/* this many tuples listed (0: none) */
+	uint64		heap_in_place;	/* and this many bytes of values */
+	double		heap_per_tuple; /* the most a listed tuple's values took */
 	/* one request's rows */
 	uint64	   *rkeys;
 	gh_agg_inval *rvals;

@@ -76,7 +76,8 @@ extern void gpuhash_svc_dim_disown(uint64 dim_id);
  * service (struct GpuPageReq: scan/page_scan.h)
  */
 struct GpuPageReq;
-extern uint32 gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows);
+extern uint32 gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows,
+												 uint64 *heap);
 extern bool gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
 								  const struct GpuPageReq *req, gh_device device, uint64 *keys,
 								  gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,

@@ -48,9 +48,14 @@ typedef struct DimPagesLayout
 /*
  * In place, rows a request's pages are laid out for, a page on average
  * (lineitem's pages list about 60): the pages' lists share them, so a page
- * listing more only ends its request sooner.
+ * listing more only ends its request sooner.  And heap bytes a row's
+ * value: a value is a part of its tuple (Q12's l_shipmode 14 bytes of
+ * about 130), so the heap is not laid out for whole pages; a request whose
+ * values need more is answered GH_ERR_OUTPUT_FULL, walked by the backend,
+ * whose later requests list fewer tuples (agg_join_pages.c).
  */
 #define IN_PLACE_ROWS_PER_PAGE 64
+#define IN_PLACE_HEAP_PER_VALUE 16
 /* and pages at most: as many as a batch pins (heap_scan.c) */
 #define IN_PLACE_MAX_PAGES 1024
 
@@ -72,7 +77,8 @@ layout_for(uint64 cap, int ncols, bool in_place, DimPagesLayout *lay)
 		lay->rows_cap = cap * GH_PAGE_MAX_TUPLES;
 		off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
 	}
-	lay->heap_cap = gh_dim_pages_heap_bound_rows((uint32) cap, lay->rows_cap, ncols);
+	lay->heap_cap = in_place ? lay->rows_cap * ncols * IN_PLACE_HEAP_PER_VALUE :
+		gh_dim_pages_heap_bound_rows((uint32) cap, lay->rows_cap, ncols);
 	lay->keys = off;
 	off = TYPEALIGN(64, off + lay->rows_cap * sizeof(uint64));
 	lay->vals = off;
@@ -111,17 +117,17 @@ dim_pages_layout(uint64 chunk_bytes, int ncols, bool in_place, DimPagesLayout *l
 	return layout_for(lo, ncols, in_place, lay) <= chunk_bytes;
 }
 
-/* Does req fit a request of lay: its pages, and the rows its pages can give? */
+/*
+ * Does req fit a request of lay: its pages, and the rows its pages can
+ * give?  (Their heap: copied, the layout's bound holds; in place, a walk
+ * that outgrows it says so.)
+ */
 static bool
-dim_request_fits(const DimPagesLayout *lay, int ncols, const GpuPageReq *req)
+dim_request_fits(const DimPagesLayout *lay, const GpuPageReq *req)
 {
-	uint64		rows;
-
 	if (req->n_pages > lay->cap_pages || req->n_visible > lay->rows_cap)
 		return false;
-	rows = gh_dim_pages_rows_bound(req->refs, (uint32) req->n_pages);
-	return rows <= lay->rows_cap &&
-		gh_dim_pages_heap_bound_rows((uint32) req->n_pages, rows, ncols) <= lay->heap_cap;
+	return gh_dim_pages_rows_bound(req->refs, (uint32) req->n_pages) <= lay->rows_cap;
 }
 
 /* The request in s's chunk: the program, the columns, the pages. */
@@ -182,19 +188,21 @@ read_answer(SvcSlot *s, gh_status st, int ncols, const GpuPageReq *req, uint64 *
 
 /*
  * Pages one request of ncols dimension columns takes, copied or read in
- * place, and (*rows) the rows its pages may list together; 0 without the
- * service.
+ * place, (*rows) the rows its pages may list together and (*heap) the
+ * bytes its values may take; 0 without the service.
  */
 uint32
-gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows)
+gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows, uint64 *heap)
 {
 	DimPagesLayout lay;
 
 	*rows = 0;
+	*heap = 0;
 	if (!gpuhash_service_ready() ||
 		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, in_place, &lay))
 		return 0;
 	*rows = (uint32) Min(lay.rows_cap, PG_UINT32_MAX);
+	*heap = lay.heap_cap;
 	return (uint32) lay.cap_pages;
 }
 
@@ -217,7 +225,7 @@ gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
 
 	if (!gpuhash_service_ready() ||
 		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, req->in_place, &lay) ||
-		!dim_request_fits(&lay, ncols, req) || (req->in_place && !gpuhash_svc->pool_in_place))
+		!dim_request_fits(&lay, req) || (req->in_place && !gpuhash_svc->pool_in_place))
 		return false;
 	gen = pg_atomic_read_u32(&gpuhash_svc->generation);
 	if ((s = svc_try_claim_slot()) == NULL)
@@ -246,7 +254,7 @@ gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int nc
 	tk->slot = -1;
 	if (!gpuhash_svc_page_notable(&t) ||
 		!dim_pages_layout(gpuhash_svc->chunk_bytes, ncols, req->in_place, &lay) ||
-		!dim_request_fits(&lay, ncols, req) || (req->in_place && !gpuhash_svc->pool_in_place) ||
+		!dim_request_fits(&lay, req) || (req->in_place && !gpuhash_svc->pool_in_place) ||
 		(s = gpuhash_svc_async_claim(&t)) == NULL)
 		return false;
 	write_request(s, &lay, scan, cols, ncols, req, device);
