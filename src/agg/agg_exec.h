@@ -68,6 +68,8 @@ typedef struct GpuPreAggState
 	uint64		max_groups;
 	/* requests: GPUAGG_PIPELINE in turn */
 	GpuAggReq	req[GPUAGG_PIPELINE];
+	uint32		cap_pages;		/* pages a request takes, copied */
+	uint32		cap_pages_in_place; /* and read in place */
 	int			next_fill;		/* the request filled next */
 	int			next_answer;	/* the request answered next */
 	GpuAggReq  *reading;		/* answered, its refused pages being read */
@@ -113,7 +115,7 @@ extern void gpuhash_agg_spill(GpuPreAggState *as);
 extern void gpuhash_agg_flush(GpuPreAggState *as);
 
 /* service_agg.c */
-extern uint32 gpuhash_service_agg_capacity(int naggs, int key_words);
+extern uint32 gpuhash_service_agg_capacity(int naggs, int key_words, bool in_place);
 extern bool gpuhash_svc_agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg,
 								   const GpuPageReq *req, gh_device device, uint64 max_groups,
 								   GhProbeTicket *tk, uint64 dim_id);

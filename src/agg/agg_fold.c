@@ -121,7 +121,8 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	int			i = 0;
 	ListCell   *lc;
 	size_t		per_group;
-	uint32		cap;
+	uint32		cap,
+				cap_in_place;
 	MemoryContextCallback *cb;
 	Relids		inner_relids = NULL;
 	AttrNumber	jkey_attno[GH_PAGE_MAX_KEYS];
@@ -300,31 +301,42 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 		sizeof(gh_agg_state) * Max(as->naggs, 1);
 	as->max_groups = Max(get_hash_memory_limit() / per_group, GH_PAGE_MAX_TUPLES);
 
-	/* requests: as many pages as a batch of the join pins, or the service takes */
-	cap = as->os->max_pins;
+	/*
+	 * Requests: as many pages as a batch of the join pins, or the service
+	 * takes, copied or (more) read in place; the arrays for the larger.
+	 */
+	cap = cap_in_place = as->os->max_pins;
 	if (as->use_service && as->why_cpu == NULL)
 	{
 		uint32		svc = gpuhash_service_agg_capacity(Max(as->naggs, 1),
-													   gh_agg_key_words(as->aprog));
+													   gh_agg_key_words(as->aprog), false),
+					svc_ip = gpuhash_service_agg_capacity(Max(as->naggs, 1),
+														  gh_agg_key_words(as->aprog), true);
 
 		if (svc > 0)
 			cap = Min(cap, svc);
+		cap_in_place = svc_ip > 0 ? Max(cap, Min(cap_in_place, svc_ip)) : cap;
 	}
+	else
+		cap_in_place = cap;
+	as->cap_pages = cap;
+	as->cap_pages_in_place = cap_in_place;
 	for (int r = 0; r < GPUAGG_PIPELINE; r++)
 	{
 		GpuAggReq  *q = &as->req[r];
 
 		q->r.cap_pages = cap;
-		q->r.blocks = palloc(sizeof(BlockNumber) * cap);
-		q->r.refs = palloc(sizeof(gh_page_ref) * cap);
+		q->r.blocks = palloc(sizeof(BlockNumber) * cap_in_place);
+		q->r.refs = palloc(sizeof(gh_page_ref) * cap_in_place);
 		q->r.local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
 		q->r.pages = q->r.local_pages;
 		q->r.lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap,
 								   MCXT_ALLOC_HUGE);
-		q->r.visible = palloc(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap);
-		q->r.refused = palloc0(cap);
+		q->r.visible = palloc_extended(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap_in_place,
+									   MCXT_ALLOC_HUGE);
+		q->r.refused = palloc0(cap_in_place);
 		q->r.ticket.slot = -1;
-		q->pins = palloc(sizeof(Buffer) * cap);
+		q->pins = palloc(sizeof(Buffer) * cap_in_place);
 	}
 	as->vals = palloc(sizeof(Datum) * 3);
 	as->nulls = palloc(sizeof(bool) * 3);
@@ -579,6 +591,7 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	q->r.in_place = as->use_service && as->why_cpu == NULL && gpuhash_page_in_place &&
 		as->gpu_ordinal == GH_AGG_HOST && !RelationUsesLocalBuffers(os->rel) &&
 		gpuhash_service_pages_in_place();
+	q->r.cap_pages = q->r.in_place ? as->cap_pages_in_place : as->cap_pages;
 	q->r.n_pages = 0;
 	q->r.n_visible = 0;
 	q->n_pins = 0;

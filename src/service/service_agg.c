@@ -52,11 +52,20 @@ typedef struct AggLayout
 	uint64		groups;			/* groups the answer may hold */
 } AggLayout;
 
-/* the layout for naggs aggregates and keys of kw words (gh_agg_key_words) */
+/* In place, pages a request carries at most: as many as a batch pins (heap_scan.c) */
+#define IN_PLACE_MAX_PAGES 1024
+
+/*
+ * The layout for naggs aggregates and keys of kw words (gh_agg_key_words):
+ * half the chunk for the pages, half for the groups.  A request read in
+ * place carries no pages, so its half holds refs and visible lists of up
+ * to IN_PLACE_MAX_PAGES pages, about four times a copied request's: fewer
+ * requests, each with its fixed costs, for the same pages.
+ */
 static bool
-agg_layout(uint64 chunk_bytes, int naggs, int kw, AggLayout *lay)
+agg_layout(uint64 chunk_bytes, int naggs, int kw, bool in_place, AggLayout *lay)
 {
-	Size		per_page = sizeof(gh_page_ref) + GH_PAGE_SIZE +
+	Size		per_page = sizeof(gh_page_ref) + (in_place ? 0 : GH_PAGE_SIZE) +
 		GH_PAGE_MAX_TUPLES * sizeof(uint16) + 1;
 	Size		per_group = sizeof(uint64) * kw + 1 + sizeof(gh_agg_state) * Max(naggs, 1);
 	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + TYPEALIGN(64, sizeof(gh_agg_prog)) +
@@ -67,10 +76,15 @@ agg_layout(uint64 chunk_bytes, int naggs, int kw, AggLayout *lay)
 	if (naggs < 1 || naggs > GH_AGG_MAX_AGGS || chunk_bytes <= 2 * (fixed + per_page))
 		return false;
 	cap = (chunk_bytes / 2 - fixed) / per_page;
+	if (in_place)
+		cap = Min(cap, IN_PLACE_MAX_PAGES);
 	off = TYPEALIGN(64, sizeof(gh_page_scan));
 	lay->agg = off;
 	off = TYPEALIGN(64, off + sizeof(gh_agg_prog));
-	off = svc_pages_layout(off, cap, sizeof(gh_agg_stats), &lay->pg);
+	off = in_place ?
+		svc_pages_layout_in_place(off, cap, cap * GH_PAGE_MAX_TUPLES, sizeof(gh_agg_stats),
+								  &lay->pg) :
+		svc_pages_layout(off, cap, sizeof(gh_agg_stats), &lay->pg);
 	lay->keys = off;
 	if (off + 128 + per_group >= chunk_bytes)
 		return false;
@@ -81,13 +95,14 @@ agg_layout(uint64 chunk_bytes, int naggs, int kw, AggLayout *lay)
 	return lay->states + lay->groups * sizeof(gh_agg_state) * naggs <= chunk_bytes;
 }
 
-/* Pages one aggregation request takes; 0 without the service. */
+/* Pages one aggregation request takes, copied or read in place; 0 without the service. */
 uint32
-gpuhash_service_agg_capacity(int naggs, int key_words)
+gpuhash_service_agg_capacity(int naggs, int key_words, bool in_place)
 {
 	AggLayout	lay;
 
-	if (!gpuhash_service_ready() || !agg_layout(gpuhash_svc->chunk_bytes, naggs, key_words, &lay))
+	if (!gpuhash_service_ready() ||
+		!agg_layout(gpuhash_svc->chunk_bytes, naggs, key_words, in_place, &lay))
 		return 0;
 	return (uint32) lay.cap_pages;
 }
@@ -117,7 +132,8 @@ agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *r
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash: the join's dimension is gone: the GPU service restarted")));
 	if (!gpuhash_svc_page_notable(&t) ||
-		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) ||
+		!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), req->in_place,
+					&lay) ||
 		req->n_pages > lay.cap_pages || req->n_visible > lay.cap_pages * GH_PAGE_MAX_TUPLES ||
 		(req->in_place && !gpuhash_svc->pool_in_place))
 		return false;
@@ -192,7 +208,8 @@ gpuhash_svc_agg_wait(GhProbeTicket *tk, GpuPageReq *req, const gh_agg_prog *agg,
 				 errdetail("%s", gh_last_error())));
 	}
 	if (st == GH_OK &&
-		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) || s->written > lay.groups ||
+		(!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), req->in_place,
+					 &lay) || s->written > lay.groups ||
 		 s->skip > (uint64) req->n_pages))
 	{
 		gh_set_last_error("GPU service: bad aggregation answer");
@@ -252,7 +269,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	SvcTable   *star_pins[GH_AGG_MAX_DIMS];
 	gh_agg_dim *star = NULL;	/* over a star: its dimensions side by side */
 
-	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), &lay) || s->n > lay.cap_pages ||
+	if (!agg_layout(gpuhash_svc->chunk_bytes, agg->naggs, gh_agg_key_words(agg), s->in_place,
+					&lay) || s->n > lay.cap_pages ||
 		s->pos > lay.cap_pages * GH_PAGE_MAX_TUPLES || s->capacity > lay.groups)
 	{
 		strlcpy(s->err, "GPU service: bad aggregation request", sizeof(s->err));
