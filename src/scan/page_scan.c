@@ -56,6 +56,15 @@ bool		gpuhash_page_in_place = true;
 #define ROWS_PER_PAGE_GUESS 100
 
 /*
+ * GPU memory a walk's lane holds a page of its request (gpu_page.cu's
+ * plan: a state byte, a candidate and a selected match record, a key and a
+ * selected key, a range, each slot of GH_PAGE_MAX_TUPLES).
+ */
+#define LANE_BYTES_PER_PAGE \
+	((Size) GH_PAGE_MAX_TUPLES * (1 + 2 * sizeof(gh_page_match) + 2 * sizeof(uint64) + \
+								 sizeof(gh_range)))
+
+/*
  * The page path of gs's absorbed outer scan plan, if it can have one: its
  * scan program, the CPU's part of the quals, the requests' memory.
  */
@@ -107,7 +116,19 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 
 		if (ip_pages > 0 && svc_tuples >= GH_PAGE_MAX_TUPLES)
 		{
-			pp->cap_pages_in_place = Max(pp->cap_pages, Min((int) ip_pages, os->max_pins));
+			int			ip = Min((int) ip_pages, os->max_pins);
+			size_t		budget = gpuhash_gpu_budget();
+
+			/*
+			 * Under a GPU memory budget (gpuhash.max_gpu_memory), the lanes
+			 * of the service's threads on one table within a quarter of it,
+			 * where a lane it cannot hold would leave the request's pages to
+			 * the CPU; never fewer pages than a copied request.
+			 */
+			if (budget > 0)
+				ip = Min(ip, (int) Min(budget / 4 / Max(gpuhash_service_threads, 1) /
+									   LANE_BYTES_PER_PAGE, (size_t) INT_MAX));
+			pp->cap_pages_in_place = Max(pp->cap_pages, ip);
 			pp->cap_tuples_in_place = Min(svc_tuples,
 										  (uint32) Max(gs->batch_cap, GH_PAGE_MAX_TUPLES));
 			pp->cap_tuples_in_place = Max(pp->cap_tuples_in_place,
