@@ -153,7 +153,7 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	/*
 	 * A request: as many pages as a batch pins, or the service takes;
 	 * read in place, as many as the rows its layout holds let the pages
-	 * list (service_dim_pages.c), two to three times a copied request's.
+	 * list (service_dim_pages.c), several times a copied request's.
 	 * The arrays for the larger: a request the service cannot take is
 	 * walked here.
 	 */

@@ -59,7 +59,7 @@
 static int
 max_batch_pins(void)
 {
-	return Max(8, Min(1024, NBuffers / (64 * GPUHASH_PIPELINE)));
+	return Max(8, Min(GPUHASH_MAX_BATCH_PINS, NBuffers / (64 * GPUHASH_PIPELINE)));
 }
 
 /*

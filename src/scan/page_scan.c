@@ -105,8 +105,8 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	/*
 	 * Read in place, a request is bounded by the tuples its pages list, a
 	 * batch's rows (gpuhash.batch_rows), rather than by a guess of rows a
-	 * page: lineitem's pages, about 60 tuples each, go a thousand a request
-	 * where a copied request takes a few hundred.
+	 * page: pages of about 60 tuples each (rows of a dozen columns) go a
+	 * thousand a request where a copied request takes a few hundred.
 	 */
 	pp->cap_pages_in_place = pp->cap_pages;
 	pp->cap_tuples_in_place = 0;

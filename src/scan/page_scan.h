@@ -50,6 +50,13 @@ extern gh_col_type gpuhash_qual_col_type(Oid typid);
  * One request's pages, with the probe batch that emits its matches: the
  * pages pinned in the batch's pins[], their copies, visibility and answer.
  */
+/*
+ * Pins a probe batch holds at most (heap_scan.c), and so the pages a
+ * request carries at most: a request read in place is laid out for them
+ * (service_page.c, service_dim_pages.c, service_agg.c).
+ */
+#define GPUHASH_MAX_BATCH_PINS 1024
+
 typedef struct GpuPageReq
 {
 	int			n_pages;

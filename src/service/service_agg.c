@@ -52,14 +52,11 @@ typedef struct AggLayout
 	uint64		groups;			/* groups the answer may hold */
 } AggLayout;
 
-/* In place, pages a request carries at most: as many as a batch pins (heap_scan.c) */
-#define IN_PLACE_MAX_PAGES 1024
-
 /*
  * The layout for naggs aggregates and keys of kw words (gh_agg_key_words):
  * half the chunk for the pages, half for the groups.  A request read in
  * place carries no pages, so its half holds refs and visible lists of up
- * to IN_PLACE_MAX_PAGES pages, about four times a copied request's: fewer
+ * to GPUHASH_MAX_BATCH_PINS pages, about four times a copied request's: fewer
  * requests, each with its fixed costs, for the same pages.
  */
 static bool
@@ -77,7 +74,7 @@ agg_layout(uint64 chunk_bytes, int naggs, int kw, bool in_place, AggLayout *lay)
 		return false;
 	cap = (chunk_bytes / 2 - fixed) / per_page;
 	if (in_place)
-		cap = Min(cap, IN_PLACE_MAX_PAGES);
+		cap = Min(cap, GPUHASH_MAX_BATCH_PINS);
 	off = TYPEALIGN(64, sizeof(gh_page_scan));
 	lay->agg = off;
 	off = TYPEALIGN(64, off + sizeof(gh_agg_prog));

@@ -46,18 +46,17 @@ typedef struct DimPagesLayout
 } DimPagesLayout;
 
 /*
- * In place, rows a request's pages are laid out for, a page on average
- * (lineitem's pages list about 60): the pages' lists share them, so a page
- * listing more only ends its request sooner.  And heap bytes a row's
- * value: a value is a part of its tuple (Q12's l_shipmode 14 bytes of
- * about 130), so the heap is not laid out for whole pages; a request whose
- * values need more is answered GH_ERR_OUTPUT_FULL, walked by the backend,
- * whose later requests list fewer tuples (agg_join_pages.c).
+ * In place, rows a request's pages are laid out for, a page on average (a
+ * page of rows of a dozen columns lists about 60): the pages' lists share
+ * them, so a page listing more only ends its request sooner.  And heap
+ * bytes a row's value: a dimension's value is a part of its tuple (a short
+ * code among a dozen columns), so the heap is not laid out for whole
+ * pages; a request whose values need more is answered GH_ERR_OUTPUT_FULL,
+ * walked by the backend, whose later requests list fewer tuples
+ * (agg_join_pages.c).  Pages at most: GPUHASH_MAX_BATCH_PINS.
  */
 #define IN_PLACE_ROWS_PER_PAGE 64
 #define IN_PLACE_HEAP_PER_VALUE 16
-/* and pages at most: as many as a batch pins (heap_scan.c) */
-#define IN_PLACE_MAX_PAGES 1024
 
 static Size
 layout_for(uint64 cap, int ncols, bool in_place, DimPagesLayout *lay)
@@ -91,15 +90,15 @@ layout_for(uint64 cap, int ncols, bool in_place, DimPagesLayout *lay)
 /*
  * The most pages a request of ncols columns takes in chunk_bytes, copied
  * (room for every page full of rows) or read in place (room for the rows
- * the pages list, IN_PLACE_ROWS_PER_PAGE a page on average: two to three
- * times the pages, so fewer requests, each with its fixed costs, for the
- * same pages); false: none.
+ * the pages list, IN_PLACE_ROWS_PER_PAGE a page on average, and
+ * IN_PLACE_HEAP_PER_VALUE bytes a value: several times the pages, so fewer
+ * requests, each with its fixed costs, for the same pages); false: none.
  */
 static bool
 dim_pages_layout(uint64 chunk_bytes, int ncols, bool in_place, DimPagesLayout *lay)
 {
 	uint64		lo = 0,
-				hi = in_place ? IN_PLACE_MAX_PAGES : 4096;
+				hi = in_place ? GPUHASH_MAX_BATCH_PINS : 4096;
 
 	if (ncols < 0 || ncols > GH_AGG_MAX_INNER)
 		return false;

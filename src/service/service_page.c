@@ -47,9 +47,6 @@ typedef struct PageLayout
 	uint64		capacity;		/* match records: a whole row each */
 } PageLayout;
 
-/* In place, pages a request carries at most: as many as a batch pins (heap_scan.c) */
-#define IN_PLACE_MAX_PAGES 1024
-
 /*
  * The one layout of every page request in a chunk of chunk_bytes, false
  * when a chunk has no room for one full page.  Copied: room for cap_pages
@@ -77,7 +74,7 @@ page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 
 		if (chunk_bytes <= fixed + full)
 			return false;
-		cap = Min(IN_PLACE_MAX_PAGES, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
+		cap = Min(GPUHASH_MAX_BATCH_PINS, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
 				  per_page);
 		lay->cap_tuples = (chunk_bytes - fixed - cap * per_page) / per_tuple;
 		off = TYPEALIGN(64, sizeof(gh_page_scan));
