@@ -247,6 +247,45 @@ SELECT * FROM pi_check('SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x),
                                  WHERE t.a > v.x * 1000 AND t.s LIKE ''p%'') s');
 SET enable_nestloop = off;
 SELECT tables_alive FROM gpuhash_info() LIMIT 1;
+-- read in place (the service walks the pinned buffers: requests of up to
+-- a batch's listed tuples) against copied (64 pages a request): the same
+-- rows; "requests" says whether every request went in place
+CREATE FUNCTION pi_in_place(q text, OUT same boolean, OUT requests text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+  bad bigint;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_in_place', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE pi_copied AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  requests := 'copied: ' || CASE WHEN (n->>'Inner Page Requests In Place')::int = 0
+                                 AND (n->>'Inner Page Requests')::int > 0 THEN 'none in place' ELSE n::text END;
+  PERFORM set_config('gpuhash.page_in_place', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE pi_placed AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
+  requests := requests || ', in place: ' ||
+    CASE WHEN (n->>'Inner Page Requests In Place')::int = (n->>'Inner Page Requests')::int
+          AND (n->>'Inner Page Requests')::int > 0 THEN 'all' ELSE n::text END;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM pi_copied EXCEPT ALL SELECT * FROM pi_placed) UNION ALL
+    (SELECT * FROM pi_placed EXCEPT ALL SELECT * FROM pi_copied)) x;
+  same := bad = 0 AND (SELECT count(*) FROM pi_placed) > 0;
+  DROP TABLE pi_copied, pi_placed;
+END;
+$$;
+SELECT * FROM pi_in_place('SELECT p.n, t.id, t.s FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
+-- some pages not all-visible (their lists from heapam), some rows toasted (refused pages)
+UPDATE pi_t SET b = b WHERE id % 997 = 0;
+SELECT * FROM pi_in_place('SELECT p.n, t.id, length(t.big) FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.big <> ''b3'' AND t.b > -5');
+SET work_mem = '64kB';
+SELECT * FROM pi_in_place('SELECT p.n, t.id FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
+RESET work_mem;
+DROP FUNCTION pi_in_place(text);
 -- an error while the scan's table lives: the node's reset callback frees it
 SELECT pi_path('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND 1 / (t.a - t.a) > 0');
 SELECT tables_alive FROM gpuhash_info() LIMIT 1;

@@ -515,7 +515,7 @@ rescan_gpu_join(CustomScanState *node)
 	/* the batches of the last scan, and their probes in flight, go */
 	gpuhash_release_batches(gs);
 	/* and an inner page walk's table, should a read have stopped short */
-	gpuhash_page_inner_release(gs);
+	gpuhash_page_inner_release(gs, true);
 	if (gs->chain)
 		gpuhash_chain_rescan(gs);
 	if (chg)

@@ -202,8 +202,9 @@ cleanup_callback(void *arg)
 		if (gs->pb[i].ticket.slot >= 0)
 			gpuhash_svc_probe_abandon(&gs->pb[i].ticket);
 	}
-	/* the inner page walk's table (page_inner.c) */
-	gpuhash_page_inner_release(gs);
+	/* the inner page walk's requests and table (page_inner.c); the pins
+	 * went with the resource owner */
+	gpuhash_page_inner_release(gs, false);
 	gpuhash_free_table(gs);
 }
 

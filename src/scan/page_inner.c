@@ -8,14 +8,20 @@
  *	  and kept columns, as the tuple path reads every row's.
  *
  * Pages come as the tuple path reads them (serial, or the parallel block
- * allocator), with the outer page path's visibility rules (page_scan.c): a
+ * allocator), read by the outer page path's code (gpuhash_page_read): a
  * page marked all-visible (and a snapshot not taken during recovery) goes
- * with the line pointers seen under its share lock; any other page goes
+ * with its LP_NORMAL items listed under its share lock, any other page
  * through heapgetpage(), page-mode visibility and pruning included, with
- * its visible offsets.  Each page is copied under the share lock and the
- * pin goes at once: the build copies every row it keeps before the next
- * request, so the rows are read from the copies, which no other backend
- * changes.
+ * its visible offsets.  A request's pages stay pinned until the build has
+ * taken its rows (it copies every row it keeps before the next call), so
+ * the service walks them where they lie in the buffer pool (read in place,
+ * up to a probe batch's listed tuples a request, about a thousand pages),
+ * and the rows are read from the buffers, as the outer page path reads
+ * its matches (ARCHITECTURE.md says why a pinned page's listed items stay
+ * put).  Where the pool is not mapped (or a temporary table), 64 pages go
+ * copied under the share lock and the rows are read from the copies.  Two
+ * requests are in flight: the next one's pages are read while the GPU
+ * walks one.
  *
  * The walker runs the GPU prefix of the scan's quals (gpu_qual.c, the
  * outer path's compiler and rules); the rest run here in plan order
@@ -71,29 +77,43 @@
 int			gpuhash_page_inner = GPUHASH_PAGE_INNER_OFF;
 bool		gpuhash_page_inner_service = false;
 
-/* Pages one request takes: 512 kB of copies. */
+/* Pages a copied request takes: 512 kB of copies. */
 #define INNER_REQ_PAGES 64
+
+/* Requests at once: the next one's pages are read while the GPU walks one. */
+#define INNER_PIPELINE 2
+
+/* One request: its pages, pinned until its rows have gone to the build. */
+typedef struct InnerReq
+{
+	GpuPageReq	r;
+	Buffer	   *pins;
+	int			n_pins;
+	bool		filled;			/* read, waiting to be walked or handed out */
+} InnerReq;
 
 /* The inner side's page path, set up once per node. */
 typedef struct GpuPageInner
 {
-	GpuPageProgram prog;
-	ExprState  *cpu_qual;		/* prog.cpu_quals over the heap tuple slot */
+	GpuPagePath pp;				/* the program; pages counted by page_scan.c */
 	bool		serializable;
-	GpuPageReq	req;			/* pages in local_pages; no pins kept */
+	InnerReq	q[INNER_PIPELINE];
+	int			head;			/* the oldest request filled */
+	int			out;			/* the request whose rows were handed out, or -1 */
+	int			cap_pages_copied;
+	int			cap_pages_in_place;
+	uint32		cap_tuples_in_place;
 	HeapTupleData *tups;		/* the rows handed to the build */
 	bool		want_table;		/* walk against a one-row service table */
 	bool		table_failed;	/* its build failed: not tried again */
 	GhRemoteTable svc;			/* that table while the scan reads; id 0: none */
 	/* EXPLAIN ANALYZE */
-	uint64		pages_all_visible;
-	uint64		pages_checked;
 	uint64		pages_refused;
 	uint64		requests;
 	uint64		in_service;
 	uint64		on_gpu;			/* of those, walked on a GPU */
+	uint64		in_place;		/* of those, read in the buffer pool */
 	uint64		matches_total;
-	double		page_ms;
 } GpuPageInner;
 
 /*
@@ -106,19 +126,18 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 {
 	GpuHeapScan *is = gs->iscan;
 	GpuPageInner *pi;
-	GpuPageReq *r;
-	int			n;
+	int			rows_cap;
 
 	if (!gpuhash_page_scan || !gpuhash_page_inner || is == NULL || plan->scan.plan.qual == NIL ||
 		BLCKSZ != GH_PAGE_SIZE)
 		return;
 	pi = MemoryContextAllocZero(gs->cxt, sizeof(GpuPageInner));
 	/* every row that passes comes back: ALL_ROWS, no key */
-	gpuhash_page_program(&pi->prog, is->desc, plan->scan.scanrelid, plan->scan.plan.qual,
+	gpuhash_page_program(&pi->pp.prog, is->desc, plan->scan.scanrelid, plan->scan.plan.qual,
 						 NULL, NULL, NULL, 0, true);
 	/* nothing for the walker to filter: the tuple path reads no more than it would */
-	if (pi->prog.scan == NULL || pi->prog.gpu_quals == NIL ||
-		gh_page_scan_check(pi->prog.scan) != GH_OK)
+	if (pi->pp.prog.scan == NULL || pi->pp.prog.gpu_quals == NIL ||
+		gh_page_scan_check(pi->pp.prog.scan) != GH_OK)
 	{
 		pfree(pi);
 		return;
@@ -139,17 +158,41 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		pfree(pi);
 		return;
 	}
-	pi->cpu_qual = gpuhash_heap_qual_init(pi->prog.cpu_quals, &gs->css.ss.ps, is->desc);
-	r = &pi->req;
-	n = r->cap_pages = INNER_REQ_PAGES;
-	r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * n);
-	r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * n);
-	r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
-	r->pages = r->local_pages;
-	r->visible = MemoryContextAlloc(gs->cxt, sizeof(uint16) * GH_PAGE_MAX_TUPLES * n);
-	r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * GH_PAGE_MAX_TUPLES * n);
-	r->refused = MemoryContextAlloc(gs->cxt, n);
-	pi->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * GH_PAGE_MAX_TUPLES * n);
+	pi->pp.cpu_qual = gpuhash_heap_qual_init(pi->pp.prog.cpu_quals, &gs->css.ss.ps, is->desc);
+	pi->cap_pages_copied = Min(INNER_REQ_PAGES, is->max_pins);
+	rows_cap = pi->cap_pages_copied * GH_PAGE_MAX_TUPLES;
+
+	/*
+	 * Read in place (the service walks the pages in the buffer pool), a
+	 * request takes up to a probe batch's worth of listed tuples: its
+	 * fixed costs (the service's round trip, the launches) spread over
+	 * a thousand pages instead of 64, and no page is copied.
+	 */
+	if (pi->want_table &&
+		gpuhash_page_caps_in_place(is->max_pins, pi->cap_pages_copied, (uint32) gs->batch_cap,
+								   &pi->cap_pages_in_place, &pi->cap_tuples_in_place))
+		rows_cap = Max(rows_cap, (int) pi->cap_tuples_in_place);
+	else
+		pi->cap_pages_in_place = pi->cap_pages_copied;
+	for (int i = 0; i < INNER_PIPELINE; i++)
+	{
+		GpuPageReq *r = &pi->q[i].r;
+		int			n = pi->cap_pages_copied,
+					nr = Max(n, pi->cap_pages_in_place);
+
+		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * nr);
+		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * nr);
+		r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
+		r->pages = r->local_pages;
+		r->lps = MemoryContextAllocHuge(gs->cxt, sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * n);
+		r->visible = MemoryContextAllocHuge(gs->cxt, sizeof(uint16) * rows_cap);
+		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
+		r->refused = MemoryContextAlloc(gs->cxt, nr);
+		r->ticket.slot = -1;
+		pi->q[i].pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * nr);
+	}
+	pi->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * rows_cap);
+	pi->out = -1;
 	gs->ipage = pi;
 }
 
@@ -189,13 +232,42 @@ build_walk_table(GpuPageInner *pi)
 	return true;
 }
 
-/* Frees the walk's table, if any; never throws (the node's reset callback). */
+/*
+ * Request q done with: given up in the service if it is in flight or holds
+ * a slot (the service drops it before its pages' pins go), then, with
+ * release_pins, its pins released.  Without: an error's cleanup, which runs
+ * after the resource owner released them.
+ */
+static void
+forget_request(InnerReq *q, bool release_pins)
+{
+	if (q->r.ticket.slot >= 0)
+		gpuhash_svc_probe_abandon(&q->r.ticket);
+	q->r.in_flight = false;
+	for (int i = 0; release_pins && i < q->n_pins; i++)
+		ReleaseBuffer(q->pins[i]);
+	q->n_pins = 0;
+	q->r.n_pages = 0;
+	q->filled = false;
+}
+
+/*
+ * Every request forgotten and the walk's table freed; never throws.  With
+ * release_pins (a rescan, the scan's end) the requests' pins go too; the
+ * node's reset callback passes false.
+ */
 void
-gpuhash_page_inner_release(GpuJoinState *gs)
+gpuhash_page_inner_release(GpuJoinState *gs, bool release_pins)
 {
 	GpuPageInner *pi = gs->ipage;
 
-	if (pi == NULL || pi->svc.id == 0)
+	if (pi == NULL)
+		return;
+	for (int i = 0; i < INNER_PIPELINE; i++)
+		forget_request(&pi->q[i], release_pins);
+	pi->head = 0;
+	pi->out = -1;
+	if (pi->svc.id == 0)
 		return;
 	gpuhash_svc_free(&pi->svc);
 	memset(&pi->svc, 0, sizeof(pi->svc));
@@ -220,101 +292,57 @@ gpuhash_page_inner_usable(GpuJoinState *gs)
 }
 
 /*
- * Adds block blk to the request: its visibility decided, copied under the
- * share lock.  False when it has no visible tuple (not added).
+ * Reads the next pages with visible tuples into q (page_scan.c's reading:
+ * visibility, pins, in place or copied) and sends them to the service
+ * where the walk's table lives; false when the scan had no more.
  */
 static bool
-add_page(GpuJoinState *gs, GpuPageInner *pi, BlockNumber blk)
+fill_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 {
 	GpuHeapScan *is = gs->iscan;
-	HeapScanDesc hs = (HeapScanDesc) is->scan;
-	Buffer		buf = gpuhash_read_hinted_buffer(is->rel, blk, hs->rs_strategy);
-	Page		page;
-	gh_page_ref *ref = &pi->req.refs[pi->req.n_pages];
-	uint8	   *copy = pi->req.pages + (Size) pi->req.n_pages * GH_PAGE_SIZE;
+	GpuPageReq *r = &q->r;
+	instr_time	t0;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buf);
-	/* (more line pointers than a heap page holds: heapam decides, below) */
-	if (PageIsAllVisible(page) && !is->snapshot->takenDuringRecovery &&
-		PageGetMaxOffsetNumber(page) <= GH_PAGE_MAX_TUPLES)
-	{
-		/* every tuple is visible to every snapshot, as heapgetpage decides */
-		ref->nvis = GH_PAGE_ALL_VISIBLE;
-		ref->maxoff = PageGetMaxOffsetNumber(page);
-		if (ref->maxoff == 0)
-		{
-			UnlockReleaseBuffer(buf);
-			return false;
-		}
-		memcpy(copy, page, GH_PAGE_SIZE);
-		UnlockReleaseBuffer(buf);
-		ref->vis_start = pi->req.n_visible;
-		pi->pages_all_visible++;
-	}
-	else
-	{
-		/* heapam's page mode; pruning needs the only pin: ours goes */
-		UnlockReleaseBuffer(buf);
-		heapgetpage(is->scan, blk);
-		if (hs->rs_ntuples == 0)
-			return false;
-		buf = hs->rs_cbuf;
-		ref->nvis = hs->rs_ntuples;
-		ref->vis_start = pi->req.n_visible;
-		memcpy(pi->req.visible + pi->req.n_visible, hs->rs_vistuples, sizeof(uint16) * hs->rs_ntuples);
-		pi->req.n_visible += hs->rs_ntuples;
-		/* the visible tuples stay put under the scan's pin; the copy has them */
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		ref->maxoff = PageGetMaxOffsetNumber(BufferGetPage(buf));
-		memcpy(copy, BufferGetPage(buf), GH_PAGE_SIZE);
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		pi->pages_checked++;
-	}
-	ref->offset = (uint64) pi->req.n_pages * GH_PAGE_SIZE;
-	pi->req.blocks[pi->req.n_pages++] = blk;
+	Assert(q->n_pins == 0 && !q->filled);
+	INSTR_TIME_SET_CURRENT(t0);
+	gpuhash_heap_scan_start(is);
+	r->pages = r->local_pages;
+	r->in_place = pi->svc.id != 0 && gpuhash_page_in_place &&
+		pi->cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
+		gpuhash_service_pages_in_place();
+	r->cap_pages = r->in_place ? pi->cap_pages_in_place : pi->cap_pages_copied;
+	r->cap_tuples = r->in_place ? pi->cap_tuples_in_place : 0;
+	r->n_pages = 0;
+	r->n_visible = 0;
+	r->n_matches = 0;
+	r->in_flight = r->answered = false;
+	r->ticket.slot = -1;
+	gpuhash_page_read(is, &pi->pp, r, q->pins, &q->n_pins);
+	pi->pp.page_ms += gpuhash_ms_since(t0);
+	if (is->timed)
+		is->page_ms += gpuhash_ms_since(t0);
+	if (r->n_pages == 0)
+		return false;
+	q->filled = true;
+	memset(&r->stats, 0, sizeof(r->stats));
+	if (pi->svc.id != 0 &&
+		gpuhash_svc_page_submit(&pi->svc, pi->pp.prog.scan, r, &r->ticket))
+		r->in_flight = true;
 	return true;
 }
 
-/* Reads the next pages with visible tuples into the request; how many. */
-static int
-fill_request(GpuJoinState *gs, GpuPageInner *pi)
-{
-	GpuHeapScan *is = gs->iscan;
-	instr_time	t0;
-
-	INSTR_TIME_SET_CURRENT(t0);
-	gpuhash_heap_scan_start(is);
-	pi->req.n_pages = 0;
-	pi->req.n_visible = 0;
-	pi->req.n_matches = 0;
-	while (pi->req.n_pages < pi->req.cap_pages && !is->done)
-	{
-		BlockNumber blk;
-
-		CHECK_FOR_INTERRUPTS();
-		blk = gpuhash_heap_scan_next_block(is);
-		if (!BlockNumberIsValid(blk))
-			break;
-		(void) add_page(gs, pi, blk);
-	}
-	pi->page_ms += gpuhash_ms_since(t0);
-	if (is->timed)
-		is->page_ms += gpuhash_ms_since(t0);
-	return pi->req.n_pages;
-}
-
-/* Tuple off of page p's copy, in t. */
+/* Row t: tuple off of request q's page p, in its copy or its pinned buffer. */
 static inline void
-copy_tuple(GpuJoinState *gs, GpuPageInner *pi, int p, OffsetNumber off, HeapTuple t)
+set_tuple(GpuJoinState *gs, InnerReq *q, int p, OffsetNumber off, HeapTuple t)
 {
-	Page		page = (Page) (pi->req.pages + pi->req.refs[p].offset);
+	Page		page = q->r.in_place ? BufferGetPage(q->pins[p]) :
+		(Page) (q->r.pages + q->r.refs[p].offset);
 	ItemId		lp = PageGetItemId(page, off);
 
 	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
 	t->t_len = ItemIdGetLength(lp);
 	t->t_tableOid = RelationGetRelid(gs->iscan->rel);
-	ItemPointerSet(&t->t_self, pi->req.blocks[p], off);
+	ItemPointerSet(&t->t_self, q->r.blocks[p], off);
 }
 
 /* Does a row the walker passed pass the quals the CPU kept? */
@@ -324,34 +352,37 @@ cpu_passes(GpuJoinState *gs, GpuPageInner *pi, HeapTuple t)
 	ExprContext *econtext = gs->key_econtext;
 	bool		pass;
 
-	if (pi->cpu_qual == NULL)
+	if (pi->pp.cpu_qual == NULL)
 		return true;
 	ExecStoreHeapTuple(t, gs->iscan->slot, false);
 	econtext->ecxt_scantuple = gs->iscan->slot;
-	pass = ExecQual(pi->cpu_qual, econtext);
+	pass = ExecQual(pi->pp.cpu_qual, econtext);
 	ResetExprContext(econtext);
 	if (!pass)
 		gs->iscan->filtered++;
 	return pass;
 }
 
-/* A refused page, the tuple path's way: its visible tuples through the scan's quals. */
+/*
+ * A refused page, the tuple path's way: its visible tuples through the
+ * scan's quals.  A copied all-visible page by its copy's line pointers, any
+ * other by its visible list (in place every page has one).
+ */
 static int
-page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, int p, int n)
+page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q, int p, int n)
 {
-	gh_page_ref *ref = &pi->req.refs[p];
-	Page		page = (Page) (pi->req.pages + ref->offset);
+	gh_page_ref *ref = &q->r.refs[p];
 	bool		all = ref->nvis == GH_PAGE_ALL_VISIBLE;
 	int			count = all ? ref->maxoff : ref->nvis;
 
 	for (int i = 0; i < count; i++)
 	{
-		OffsetNumber off = all ? i + 1 : pi->req.visible[ref->vis_start + i];
+		OffsetNumber off = all ? i + 1 : q->r.visible[ref->vis_start + i];
 		HeapTuple	t = &pi->tups[n];
 
-		if (all && !ItemIdIsNormal(PageGetItemId(page, off)))
+		if (all && !ItemIdIsNormal(PageGetItemId((Page) (q->r.pages + ref->offset), off)))
 			continue;
-		copy_tuple(gs, pi, p, off, t);
+		set_tuple(gs, q, p, off, t);
 		if (gpuhash_heap_scan_tuple_passes(gs->iscan, gs->key_econtext, t))
 			n++;
 	}
@@ -359,37 +390,36 @@ page_by_tuples(GpuJoinState *gs, GpuPageInner *pi, int p, int n)
 }
 
 /*
- * The request's pages walked: in the service against the scan's one-row
- * table where there is one and a slot is free (on its GPU), else in this
- * backend with no table (gh_page_probe then walks on the host).
+ * Request q's answer: from the service where it went there, else walked
+ * in this backend with no table (gh_page_probe then walks on the host; a
+ * request read in place that could not go is all refused).
  */
 static void
-walk_request(GpuJoinState *gs, GpuPageInner *pi)
+walk_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 {
-	GpuPageReq *r = &pi->req;
+	GpuPageReq *r = &q->r;
 	gh_status	st = GH_ERR_INVALID;
-	bool		walked = false;
 
-	memset(&r->stats, 0, sizeof(r->stats));
-	r->ticket.slot = -1;
-	if (pi->svc.id != 0 && gpuhash_svc_page_submit(&pi->svc, pi->prog.scan, r, &r->ticket))
+	if (r->in_flight)
 	{
 		st = gpuhash_svc_page_wait(&pi->svc, &r->ticket, r);
-		walked = st == GH_OK;
-		if (walked)
+		r->in_flight = false;
+		if (st == GH_OK)
 		{
 			pi->in_service++;
 			if (pi->svc.info.device == GH_DEVICE_GPU)
 				pi->on_gpu++;
+			if (r->in_place)
+				pi->in_place++;
 		}
 		else
 			elog(DEBUG1, "gpuhash: inner page request not walked in the service: %s",
 				 gh_last_error());
 	}
-	if (!walked)
+	if (st != GH_OK && !r->in_place)
 	{
 		memset(&r->stats, 0, sizeof(r->stats));
-		st = gh_page_probe(NULL, pi->prog.scan, r->refs, r->n_pages, r->pages,
+		st = gh_page_probe(NULL, pi->pp.prog.scan, r->refs, r->n_pages, r->pages,
 						   (size_t) r->n_pages * GH_PAGE_SIZE, r->visible, r->n_visible,
 						   r->matches, (size_t) r->cap_pages * GH_PAGE_MAX_TUPLES,
 						   &r->n_matches, r->refused, &r->stats);
@@ -407,11 +437,40 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi)
 	pi->matches_total += r->n_matches;
 }
 
+/* Request q's rows, in (page, line pointer) order, refused pages' in their place. */
+static int
+rows_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
+{
+	GpuPageReq *r = &q->r;
+	size_t		mi = 0;
+	int			n = 0;
+
+	for (int p = 0; p < r->n_pages; p++)
+	{
+		if (r->refused[p])
+		{
+			pi->pages_refused++;
+			n = page_by_tuples(gs, pi, q, p, n);
+			continue;
+		}
+		for (; mi < r->n_matches && r->matches[mi].page == (uint32) p; mi++)
+		{
+			HeapTuple	t = &pi->tups[n];
+
+			set_tuple(gs, q, p, r->matches[mi].lp, t);
+			if (cpu_passes(gs, pi, t))
+				n++;
+		}
+	}
+	return n;
+}
+
 /*
- * The inner rows of the next pages that have any: in *tups, pointing into
- * the request's page copies, valid until the next call; how many, 0 at the
- * end of the scan.  In (page, line pointer) order, refused pages' rows in
- * their place.
+ * The inner rows of the next pages that have any: in *tups, in the
+ * request's pinned buffers or page copies, valid until the next call; how
+ * many, 0 at the end of the scan.  In (page, line pointer) order, refused
+ * pages' rows in their place.  While the build takes one request's rows,
+ * the service walks the next one's pages.
  */
 int
 gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
@@ -419,34 +478,40 @@ gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
 	GpuPageInner *pi = gs->ipage;
 
 	*tups = pi->tups;
-	while (fill_request(gs, pi) > 0)
+	/* the rows handed out last are kept by now: their pages' pins go */
+	if (pi->out >= 0)
 	{
-		size_t		mi = 0;
-		int			n = 0;
+		forget_request(&pi->q[pi->out], true);
+		pi->out = -1;
+	}
+	for (;;)
+	{
+		InnerReq   *q;
+		int			n;
 
-		walk_request(gs, pi);
-		for (int p = 0; p < pi->req.n_pages; p++)
+		/* read ahead: every free request filled (and sent) while pages last */
+		for (int i = 0; i < INNER_PIPELINE; i++)
 		{
-			if (pi->req.refused[p])
-			{
-				pi->pages_refused++;
-				n = page_by_tuples(gs, pi, p, n);
-				continue;
-			}
-			for (; mi < pi->req.n_matches && pi->req.matches[mi].page == (uint32) p; mi++)
-			{
-				HeapTuple	t = &pi->tups[n];
+			InnerReq   *f = &pi->q[(pi->head + i) % INNER_PIPELINE];
 
-				copy_tuple(gs, pi, p, pi->req.matches[mi].lp, t);
-				if (cpu_passes(gs, pi, t))
-					n++;
-			}
+			if (!f->filled && !gs->iscan->done && !fill_request(gs, pi, f))
+				break;
 		}
+		q = &pi->q[pi->head];
+		if (!q->filled)
+			break;
+		pi->head = (pi->head + 1) % INNER_PIPELINE;
+		walk_request(gs, pi, q);
+		n = rows_of_request(gs, pi, q);
 		if (n > 0)
+		{
+			pi->out = q - pi->q;
 			return n;
+		}
+		forget_request(q, true);
 	}
 	/* the scan's pages are read: nothing stays in the service */
-	gpuhash_page_inner_release(gs);
+	gpuhash_page_inner_release(gs, true);
 	return 0;
 }
 
@@ -459,17 +524,18 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 	if (pi == NULL || pi->serializable)
 		return;
 	ExplainPropertyText("Inner GPU Filter",
-						deparse_expression((Node *) make_ands_explicit(pi->prog.gpu_quals),
+						deparse_expression((Node *) make_ands_explicit(pi->pp.prog.gpu_quals),
 										   context, useprefix, false), es);
-	if (!es->analyze || pi->pages_all_visible + pi->pages_checked == 0 || !es->verbose)
+	if (!es->analyze || pi->pp.pages_all_visible + pi->pp.pages_checked == 0 || !es->verbose)
 		return;
-	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pages_all_visible, es);
-	ExplainPropertyUInteger("Inner Pages Checked", NULL, pi->pages_checked, es);
+	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pp.pages_all_visible, es);
+	ExplainPropertyUInteger("Inner Pages Checked", NULL, pi->pp.pages_checked, es);
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, pi->pages_refused, es);
 	ExplainPropertyText("Inner Page Path",
 						pi->requests > 0 && pi->on_gpu == pi->requests ? "GPU service (gpu)" :
 						pi->requests > 0 && pi->in_service == pi->requests ? "GPU service (host)" :
 						pi->in_service > 0 ? "GPU service, in part" : "in-process", es);
 	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->requests, es);
+	ExplainPropertyUInteger("Inner Page Requests In Place", NULL, pi->in_place, es);
 	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->matches_total, es);
 }

@@ -108,34 +108,9 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	 * page: pages of about 60 tuples each (rows of a dozen columns) go a
 	 * thousand a request where a copied request takes a few hundred.
 	 */
-	pp->cap_pages_in_place = pp->cap_pages;
-	pp->cap_tuples_in_place = 0;
-	{
-		uint32		svc_tuples;
-		uint32		ip_pages = gpuhash_service_page_capacity_in_place(&svc_tuples);
-
-		if (ip_pages > 0 && svc_tuples >= GH_PAGE_MAX_TUPLES)
-		{
-			int			ip = Min((int) ip_pages, os->max_pins);
-			size_t		budget = gpuhash_gpu_budget();
-
-			/*
-			 * Under a GPU memory budget (gpuhash.max_gpu_memory), the lanes
-			 * of the service's threads on one table within a quarter of it,
-			 * where a lane it cannot hold would leave the request's pages to
-			 * the CPU; never fewer pages than a copied request.
-			 */
-			if (budget > 0)
-				ip = Min(ip, (int) Min(budget / 4 / Max(gpuhash_service_threads, 1) /
-									   LANE_BYTES_PER_PAGE, (size_t) INT_MAX));
-			pp->cap_pages_in_place = Max(pp->cap_pages, ip);
-			pp->cap_tuples_in_place = Min(svc_tuples,
-										  (uint32) Max(gs->batch_cap, GH_PAGE_MAX_TUPLES));
-			pp->cap_tuples_in_place = Max(pp->cap_tuples_in_place,
-										  (uint32) Min(rows_cap, (int) svc_tuples));
-			rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
-		}
-	}
+	if (gpuhash_page_caps_in_place(os->max_pins, pp->cap_pages, (uint32) gs->batch_cap,
+								   &pp->cap_pages_in_place, &pp->cap_tuples_in_place))
+		rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
@@ -170,6 +145,40 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		}
 	}
 	gs->page = pp;
+}
+
+/*
+ * The pages (*pages) and listed tuples (*tuples) a request read in place
+ * takes, for a scan that pins up to max_pins pages a request and whose
+ * copied requests take copied_pages: up to want_tuples tuples, never fewer
+ * than a copied request's; false (*pages copied_pages, *tuples 0) where
+ * the service takes no such request.  Under a GPU memory budget
+ * (gpuhash.max_gpu_memory), the lanes of the service's threads on one table
+ * within a quarter of it, where a lane it cannot hold would leave the
+ * request's pages to the CPU.
+ */
+bool
+gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 want_tuples, int *pages,
+						   uint32 *tuples)
+{
+	uint32		svc_tuples;
+	uint32		ip_pages = gpuhash_service_page_capacity_in_place(&svc_tuples);
+	size_t		budget = gpuhash_gpu_budget();
+	int			ip;
+
+	*pages = copied_pages;
+	*tuples = 0;
+	if (ip_pages == 0 || svc_tuples < GH_PAGE_MAX_TUPLES)
+		return false;
+	ip = Min((int) ip_pages, max_pins);
+	if (budget > 0)
+		ip = Min(ip, (int) Min(budget / 4 / Max(gpuhash_service_threads, 1) /
+							   LANE_BYTES_PER_PAGE, (size_t) INT_MAX));
+	*pages = Max(copied_pages, ip);
+	*tuples = Min(svc_tuples, Max(want_tuples, (uint32) GH_PAGE_MAX_TUPLES));
+	*tuples = Max(*tuples, (uint32) Min((int64) copied_pages * GH_PAGE_MAX_TUPLES,
+										(int64) svc_tuples));
+	return true;
 }
 
 /* May the next batch be filled from pages? */

@@ -121,12 +121,14 @@ extern bool gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Bu
 							 int *n_pins, BlockNumber blk);
 extern void gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
 							  int *n_pins);
+extern bool gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 want_tuples,
+									   int *pages, uint32 *tuples);
 
 /* page_inner.c: the inner side's page path */
 extern void gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
 extern bool gpuhash_page_inner_usable(GpuJoinState *gs);
 extern int	gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups);
-extern void gpuhash_page_inner_release(GpuJoinState *gs);
+extern void gpuhash_page_inner_release(GpuJoinState *gs, bool release_pins);
 extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es,
 									   List *context, bool useprefix);
 
