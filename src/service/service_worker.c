@@ -48,39 +48,13 @@ PGDLLEXPORT void gpuhash_service_main(Datum arg);
 
 static volatile sig_atomic_t got_sigterm = false;
 
-/*
- * Jobs: slots taken by the main thread, served by the worker threads, in
- * two queues.  A page walk (REQ_PAGE_PROBE, REQ_PAGE_AGG, REQ_DIM_PAGES)
- * holds its thread for a thousand pages; the other requests (probes,
- * chains, builds) are short, and a backend waits on each with nothing to
- * do.  So a short request goes first, and walks take at most all threads
- * but one: a chain request behind a parallel scan's page walks waited
- * 18 ms (TPC-H Q5 on an H200, one FIFO queue for both).
- */
+/* Jobs: slots taken by the main thread, served by the worker threads. */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
 static int	jobs[SVC_SLOTS];
 static int	jobs_head = 0,
 			jobs_count = 0,
 			jobs_running = 0;	/* taken by a worker thread, not yet answered */
-static int	walks[SVC_SLOTS];
-static int	walks_head = 0,
-			walks_count = 0,
-			walks_running = 0;	/* of jobs_running, walks */
-
-/* Does request type t walk pages (the queue of long jobs)? */
-static inline bool
-walks_pages(RequestType t)
-{
-	return t == REQ_PAGE_PROBE || t == REQ_PAGE_AGG || t == REQ_DIM_PAGES;
-}
-
-/* Walks at once: every thread but one, which short requests keep. */
-static inline int
-max_walks(void)
-{
-	return Max(1, gpuhash_service_threads - 1);
-}
 
 static void
 svc_sigterm(SIGNAL_ARGS)
@@ -198,25 +172,13 @@ service_thread(void *arg)
 	{
 		SvcSlot    *s;
 		uint32		expected = SLOT_RUNNING;
-		bool		walk;
 
 		pthread_mutex_lock(&jobs_lock);
-		while (jobs_count == 0 && (walks_count == 0 || walks_running >= max_walks()))
+		while (jobs_count == 0)
 			pthread_cond_wait(&jobs_cond, &jobs_lock);
-		walk = jobs_count == 0;
-		if (walk)
-		{
-			s = &gpuhash_svc->slots[walks[walks_head]];
-			walks_head = (walks_head + 1) % SVC_SLOTS;
-			walks_count--;
-			walks_running++;
-		}
-		else
-		{
-			s = &gpuhash_svc->slots[jobs[jobs_head]];
-			jobs_head = (jobs_head + 1) % SVC_SLOTS;
-			jobs_count--;
-		}
+		s = &gpuhash_svc->slots[jobs[jobs_head]];
+		jobs_head = (jobs_head + 1) % SVC_SLOTS;
+		jobs_count--;
 		jobs_running++;
 		pthread_mutex_unlock(&jobs_lock);
 
@@ -230,13 +192,6 @@ service_thread(void *arg)
 			discard(s);			/* abandoned while it ran */
 		pthread_mutex_lock(&jobs_lock);
 		jobs_running--;
-		if (walk)
-		{
-			walks_running--;
-			/* a walk waiting for a thread of its own may go now */
-			if (walks_count > 0)
-				pthread_cond_signal(&jobs_cond);
-		}
 		pthread_mutex_unlock(&jobs_lock);
 	}
 	return NULL;
@@ -261,8 +216,8 @@ stop_for_lost_gpu(void)
 		int			running;
 
 		pthread_mutex_lock(&jobs_lock);
-		running = jobs_running + jobs_count + walks_count;
-		jobs_count = walks_count = 0;	/* queued, never to be served */
+		running = jobs_running + jobs_count;
+		jobs_count = 0;			/* queued, never to be served */
 		pthread_mutex_unlock(&jobs_lock);
 		if (running == 0)
 			break;
@@ -342,16 +297,8 @@ dispatch(void)
 			!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
 			continue;
 		pthread_mutex_lock(&jobs_lock);
-		if (walks_pages(s->type))
-		{
-			walks[(walks_head + walks_count) % SVC_SLOTS] = k;
-			walks_count++;
-		}
-		else
-		{
-			jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
-			jobs_count++;
-		}
+		jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
+		jobs_count++;
 		pthread_cond_signal(&jobs_cond);
 		pthread_mutex_unlock(&jobs_lock);
 	}
