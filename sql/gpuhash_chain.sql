@@ -843,51 +843,6 @@ SELECT * FROM ch_onoff('SELECT df.id, a.id, b.id, c.id FROM ch_df df JOIN ch_d1 
 SELECT * FROM ch_fused('SELECT count(*) FROM ch_df df JOIN ch_d1 a ON a.k = df.k
                         JOIN ch_d2 b ON b.k = df.k JOIN ch_d3 c ON c.k = df.k');
 RESET gpuhash.batch_rows;
--- the bottom level's outer side by pages (page_scan.c): the walker runs
--- its quals and probes the bottom's table, and the chain gets only the rows
--- that pass, each keyed from its tuple and probed through every level;
--- "pages" says whether the bottom read pages and the chain ran fused.  The
--- rows with the page path off and on, each against PostgreSQL's own.
-CREATE FUNCTION ch_pages(q text, OUT rows bigint, OUT same boolean, OUT pages text)
-LANGUAGE plpgsql AS $$
-DECLARE
-  off_rows bigint;
-  off_same boolean;
-  req bigint;
-  fused boolean;
-  p jsonb;
-BEGIN
-  PERFORM set_config('gpuhash.page_scan', 'off', true);
-  SELECT c.rows, c.same INTO off_rows, off_same FROM gh_check(q) c;
-  PERFORM set_config('gpuhash.page_scan', 'on', true);
-  SELECT c.rows, c.same INTO rows, same FROM gh_check(q) c;
-  same := same AND off_same AND rows = off_rows;
-  PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  SELECT sum((n->>'Page Requests')::bigint) INTO req FROM jsonb_path_query(p, 'strict $.**') n
-  WHERE jsonb_typeof(n) = 'object' AND n ? 'Page Requests';
-  SELECT bool_or((n->>'Chain Requests')::bigint > 0) INTO fused FROM jsonb_path_query(p, 'strict $.**') n
-  WHERE jsonb_typeof(n) = 'object' AND n ? 'Chain Levels';
-  pages := CASE WHEN coalesce(req, 0) > 0 THEN 'bottom by pages' ELSE 'bottom by tuples' END ||
-           CASE WHEN fused THEN ', fused' ELSE ', not fused' END;
-END;
-$$;
--- quals the walker runs (l_qty, l_day) and one left to the CPU (length())
-SELECT * FROM ch_pages('SELECT l_id, o_key, c_key, n_name FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
-                        JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey
-                        WHERE l_qty < 20 AND l_day > 30 AND length(l_ptag) > 7');
--- a level keyed by the outer rows and a carried column (TPC-H Q5's supplier), NULL keys
-SELECT * FROM ch_pages('SELECT count(*), sum(l_qty), count(s_name) FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
-                        JOIN ch_cust ON c_key = o_ckey JOIN ch_supp ON s_key = l_skey AND s_nkey = c_nkey
-                        WHERE l_day < 200');
--- the bottom a left join: the walker hands back every row that passes its quals
-SELECT * FROM ch_pages('SELECT l_id, o_key, c_key FROM ch_bigitem LEFT JOIN ch_orders ON o_key = l_okey
-                        LEFT JOIN ch_cust ON c_key = o_ckey WHERE l_qty > 45');
--- small batches: many requests, two in flight
-SET gpuhash.batch_rows = 1000;
-SELECT * FROM ch_pages('SELECT l_id, o_key, c_key, n_name FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
-                        JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey WHERE l_qty <> 7');
-RESET gpuhash.batch_rows;
 -- parallel: shared tables, carried keys set once for all participants
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
@@ -899,9 +854,6 @@ SELECT * FROM ch_onoff('SELECT l_id, o_key, c_key, n_name FROM ch_bigitem JOIN c
                         JOIN ch_cust ON c_key = o_ckey LEFT JOIN ch_nation ON n_key = c_nkey');
 SELECT * FROM ch_onoff('SELECT p.id, (SELECT count(*) + p.id FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
                           JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey) FROM ch_p p');
-SELECT * FROM ch_pages('SELECT l_id, o_key, c_key, n_name FROM ch_bigitem JOIN ch_orders ON o_key = l_okey
-                        JOIN ch_cust ON c_key = o_ckey JOIN ch_nation ON n_key = c_nkey
-                        WHERE l_qty < 30 AND length(l_ptag) > 7');
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -909,7 +861,6 @@ RESET max_parallel_workers_per_gather;
 RESET join_collapse_limit;
 DROP FUNCTION ch_fused(text);
 DROP FUNCTION ch_onoff(text);
-DROP FUNCTION ch_pages(text);
 
 DROP FUNCTION ch_items(int);
 DROP TABLE ch_region, ch_nation, ch_cust, ch_orders, ch_part, ch_supp, ch_psupp, ch_cal, ch_item,

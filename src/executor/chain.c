@@ -43,7 +43,6 @@
  */
 #include "chain_internal.h"
 #include "service.h"
-#include "scan/page_scan.h"
 
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -442,9 +441,7 @@ gpuhash_chain_start(GpuChain *ch)
 		uint64		svc_rows = bottom->table.remote ?
 			gpuhash_service_chain_rows(ch->n_outer_cols, ch->n) : 0;
 
-		/* a batch of the bottom's pages may hold more rows than one of tuples */
-		ch->batch_cap = bottom->page ? Max(bottom->batch_cap, bottom->page->rows_cap) :
-			bottom->batch_cap;
+		ch->batch_cap = bottom->batch_cap;
 		ch->req_rows = svc_rows > 0 ? (int) Min(svc_rows, (uint64) ch->batch_cap) : ch->batch_cap;
 		ch->cap = Max((uint64) ch->req_rows * 2, 16384);
 		ch->okeys = MemoryContextAllocHuge(nodecxt, sizeof(uint64) * ch->batch_cap * ch->n_outer_cols);

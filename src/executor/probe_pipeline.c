@@ -591,38 +591,16 @@ gpuhash_next_hash_batch(GpuJoinState *gs)
 /*
  * A chain (chain.c) takes the bottom level's probe batches one at a time,
  * without its probes: the ring's oldest batch (filled while a parallel
- * table was built, or now); NULL when the outer side is done.  Where the
- * bottom reads pages (page_scan.c), the ring's batches are walked as a
- * single join's are, two in flight, and each comes as the walker's rows
- * with their keys (gpuhash_page_batch_keys).
+ * table was built, or now); NULL when the outer side is done.
  */
 GpuProbeBatch *
 gpuhash_next_filled_batch(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
 
-	if (gs->page != NULL && gpuhash_page_usable(gs))
-	{
-		while (gs->pb_count < GPUHASH_PIPELINE && more_outer(gs) &&
-			   (b = add_batch(gs)) != NULL)
-			if (b->preq)
-				gpuhash_page_submit(gs, b);
-	}
 	if (gs->pb_count == 0 && add_batch(gs) == NULL)
 		return NULL;
 	b = ring_batch(gs, 0);
-	if (b->preq)
-	{
-		instr_time	t0;
-
-		gs->stats.in_flight_sum += gs->pb_count;
-		INSTR_TIME_SET_CURRENT(t0);
-		if (b->state != PB_IN_FLIGHT && b->state != PB_FILLED)
-			gpuhash_page_submit(gs, b);
-		gpuhash_page_wait(gs, b);
-		gs->stats.wait_ms += gpuhash_ms_since(t0);
-		gpuhash_page_batch_keys(gs, b);
-	}
 	b->state = PB_FILLED;
 	gs->cb = b;
 	if (gs->oscan)

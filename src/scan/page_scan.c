@@ -111,7 +111,6 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (gpuhash_page_caps_in_place(os->max_pins, pp->cap_pages, (uint32) gs->batch_cap,
 								   &pp->cap_pages_in_place, &pp->cap_tuples_in_place))
 		rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
-	pp->rows_cap = rows_cap;
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
@@ -188,8 +187,7 @@ gpuhash_page_usable(GpuJoinState *gs)
 {
 	GpuPagePath *pp = gs->page;
 
-	/* a chain's bottom level too (its outer scan is the chain's): chain_probe.c */
-	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
+	return pp != NULL && !pp->serializable && gs->oscan != NULL && !gs->chain_member &&
 		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
 		(gs->table.remote || gs->table.local != NULL);
@@ -494,8 +492,7 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 	 * and no CPU qual reads it (a count(*)): a match is its range alone.
 	 * Forming each tuple read its page's line pointer, a cache miss a row.
 	 */
-	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL &&
-		!gs->chain_member;
+	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL;
 
 	b->n = 0;
 	for (int p = 0; p < r->n_pages; p++)
@@ -599,35 +596,6 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	gs->stats.device = gs->device;
 }
 
-/*
- * Batch b of a chain's bottom level, walked: its rows become a batch of
- * keys like the tuple path's (the key of each row read from its tuple in
- * the pinned page, as the tuple path reads it), which the chain probes
- * through every level, this one again.  The walker spared the CPU the
- * rows its quals and this level's table ruled out; the rows that came
- * back are the few the chain reads anyway for the upper levels' keys.
- */
-void
-gpuhash_page_batch_keys(GpuJoinState *gs, GpuProbeBatch *b)
-{
-	b->any_key = false;
-	for (int i = 0; i < b->n; i++)
-	{
-		if (!b->nokey[i])
-		{
-			b->nokey[i] = !gpuhash_heap_key_fast(gs, gs->oscan, true, &b->tups[i], &b->keys[i]);
-			gs->oscan->slot_row = -1;
-		}
-		if (b->nokey[i])
-			b->keys[i] = 0;
-		b->any_key |= !b->nokey[i];
-	}
-	/* counted when the chain has emitted it (gpuhash_batch_emitted), not twice */
-	gs->stats.batches--;
-	gs->stats.outer_rows -= b->n;
-	gpuhash_page_release(gs, b);
-}
-
 /* A batch that ends: its request is forgotten (the pins go with the batch's). */
 void
 gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b)
@@ -653,7 +621,7 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 	GpuPagePath *pp = gs->page;
 	uint64		pages;
 
-	if (pp == NULL || pp->serializable || gs->chain != NULL)
+	if (pp == NULL || pp->serializable || gs->chain_member || gs->chain != NULL)
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",

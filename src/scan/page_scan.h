@@ -96,7 +96,6 @@ typedef struct GpuPagePath
 	int			cap_pages;		/* pages a request takes */
 	int			cap_pages_in_place; /* pages and listed tuples a request */
 	uint32		cap_tuples_in_place;	/* read in place takes */
-	int			rows_cap;		/* rows a batch filled from pages may hold */
 	/* EXPLAIN ANALYZE */
 	uint64		pages_all_visible;
 	uint64		pages_checked;
@@ -115,7 +114,6 @@ extern void gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
-extern void gpuhash_page_batch_keys(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
 								 bool useprefix);
 /* reading pages into a request, for any node (the join's batches, src/agg/) */
