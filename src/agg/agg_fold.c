@@ -325,17 +325,8 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	{
 		GpuAggReq  *q = &as->req[r];
 
-		q->r.cap_pages = cap;
-		q->r.blocks = palloc(sizeof(BlockNumber) * cap_in_place);
-		q->r.refs = palloc(sizeof(gh_page_ref) * cap_in_place);
-		q->r.local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
-		q->r.pages = q->r.local_pages;
-		q->r.lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap,
-								   MCXT_ALLOC_HUGE);
-		q->r.visible = palloc_extended(sizeof(uint16) * GH_PAGE_MAX_TUPLES * cap_in_place,
-									   MCXT_ALLOC_HUGE);
-		q->r.refused = palloc0(cap_in_place);
-		q->r.ticket.slot = -1;
+		gpuhash_page_req_alloc(&q->r, cap, cap_in_place,
+							   (Size) GH_PAGE_MAX_TUPLES * cap_in_place, false);
 		q->pins = palloc(sizeof(Buffer) * cap_in_place);
 	}
 	as->vals = palloc(sizeof(Datum) * 3);

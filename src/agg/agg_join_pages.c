@@ -184,15 +184,7 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	{
 		GpuPageReq *r = &jp->req[i].r;
 
-		r->cap_pages = cap;
-		r->blocks = palloc(sizeof(BlockNumber) * all);
-		r->refs = palloc(sizeof(gh_page_ref) * all);
-		r->local_pages = palloc_extended((Size) GH_PAGE_SIZE * cap, MCXT_ALLOC_HUGE);
-		r->pages = r->local_pages;
-		r->lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * cap, MCXT_ALLOC_HUGE);
-		r->visible = palloc_extended(sizeof(uint16) * GH_PAGE_MAX_TUPLES * all, MCXT_ALLOC_HUGE);
-		r->refused = palloc0(all);
-		r->ticket.slot = -1;
+		gpuhash_page_req_alloc(r, cap, all, (Size) GH_PAGE_MAX_TUPLES * all, false);
 		jp->req[i].pins = palloc(sizeof(Buffer) * all);
 	}
 	jp->rkeys = palloc_extended(sizeof(uint64) * GH_PAGE_MAX_TUPLES * all, MCXT_ALLOC_HUGE);

@@ -174,24 +174,18 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		rows_cap = Max(rows_cap, (int) pi->cap_tuples_in_place);
 	else
 		pi->cap_pages_in_place = pi->cap_pages_copied;
-	for (int i = 0; i < INNER_PIPELINE; i++)
 	{
-		GpuPageReq *r = &pi->q[i].r;
-		int			n = pi->cap_pages_copied,
-					nr = Max(n, pi->cap_pages_in_place);
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+		int			nr = Max(pi->cap_pages_copied, pi->cap_pages_in_place);
 
-		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * nr);
-		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * nr);
-		r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
-		r->pages = r->local_pages;
-		r->lps = MemoryContextAllocHuge(gs->cxt, sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * n);
-		r->visible = MemoryContextAllocHuge(gs->cxt, sizeof(uint16) * rows_cap);
-		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
-		r->refused = MemoryContextAlloc(gs->cxt, nr);
-		r->ticket.slot = -1;
-		pi->q[i].pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * nr);
+		for (int i = 0; i < INNER_PIPELINE; i++)
+		{
+			gpuhash_page_req_alloc(&pi->q[i].r, pi->cap_pages_copied, nr, rows_cap, true);
+			pi->q[i].pins = palloc(sizeof(Buffer) * nr);
+		}
+		pi->tups = palloc_extended(sizeof(HeapTupleData) * rows_cap, MCXT_ALLOC_HUGE);
+		MemoryContextSwitchTo(old);
 	}
-	pi->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * rows_cap);
 	pi->out = -1;
 	gs->ipage = pi;
 }

@@ -115,19 +115,10 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
 		GpuPageReq *r = &pp->req[i];
-		int			n = pp->cap_pages,
-					nr = pp->cap_pages_in_place;
+		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
 
-		r->cap_pages = n;
-		r->cap_tuples = 0;
-		r->blocks = MemoryContextAlloc(gs->cxt, sizeof(BlockNumber) * nr);
-		r->refs = MemoryContextAlloc(gs->cxt, sizeof(gh_page_ref) * nr);
-		r->local_pages = MemoryContextAllocHuge(gs->cxt, (Size) GH_PAGE_SIZE * n);
-		r->pages = r->local_pages;
-		r->lps = MemoryContextAllocHuge(gs->cxt, sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * n);
-		r->visible = MemoryContextAllocHuge(gs->cxt, sizeof(uint16) * rows_cap);
-		r->matches = MemoryContextAllocHuge(gs->cxt, sizeof(gh_page_match) * rows_cap);
-		r->refused = MemoryContextAlloc(gs->cxt, nr);
+		gpuhash_page_req_alloc(r, pp->cap_pages, pp->cap_pages_in_place, rows_cap, true);
+		MemoryContextSwitchTo(old);
 		/* a batch of pages has up to rows_cap rows, in those pages */
 		if (b->pins == NULL)
 			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * os->max_pins);
@@ -179,6 +170,34 @@ gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 want_tuples, i
 	*tuples = Max(*tuples, (uint32) Min((int64) copied_pages * GH_PAGE_MAX_TUPLES,
 										(int64) svc_tuples));
 	return true;
+}
+
+/*
+ * The memory of request r, in the current memory context: up to
+ * copied_pages pages copied (their copies and line pointers) and up to
+ * max_pages read in place, their visible lists together up to max_tuples
+ * offsets, with room for as many match records where the answer has them.
+ * Every node that reads pages (the join's two sides, src/agg/) lays its
+ * requests out so.
+ */
+void
+gpuhash_page_req_alloc(GpuPageReq *r, int copied_pages, int max_pages, Size max_tuples,
+					   bool matches)
+{
+	max_pages = Max(max_pages, copied_pages);
+	r->cap_pages = copied_pages;
+	r->cap_tuples = 0;
+	r->blocks = palloc(sizeof(BlockNumber) * max_pages);
+	r->refs = palloc(sizeof(gh_page_ref) * max_pages);
+	r->local_pages = palloc_extended((Size) GH_PAGE_SIZE * copied_pages, MCXT_ALLOC_HUGE);
+	r->pages = r->local_pages;
+	r->lps = palloc_extended(sizeof(ItemIdData) * GH_PAGE_MAX_TUPLES * copied_pages,
+							 MCXT_ALLOC_HUGE);
+	r->visible = palloc_extended(sizeof(uint16) * max_tuples, MCXT_ALLOC_HUGE);
+	r->matches = matches ?
+		palloc_extended(sizeof(gh_page_match) * max_tuples, MCXT_ALLOC_HUGE) : NULL;
+	r->refused = palloc0(max_pages);
+	r->ticket.slot = -1;
 }
 
 /* May the next batch be filled from pages? */

@@ -121,6 +121,8 @@ extern bool gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Bu
 							 int *n_pins, BlockNumber blk);
 extern void gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
 							  int *n_pins);
+extern void gpuhash_page_req_alloc(GpuPageReq *r, int copied_pages, int max_pages,
+								   Size max_tuples, bool matches);
 extern bool gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 want_tuples,
 									   int *pages, uint32 *tuples);
 
