@@ -4,8 +4,9 @@
  *	  The page path of an absorbed outer scan (issue 53): the CPU moves heap
  *	  pages, the page walker (cuda/gpuhash_page.h) deforms, filters, keys and
  *	  probes them and hands back match records.  gpu_qual.c compiles the
- *	  scan program, page_scan.c reads the pages and turns the answer into a
- *	  probe batch, service_page.c carries a request to the GPU service.
+ *	  scan program, page_read.c reads the pages into a request, page_scan.c
+ *	  turns the answer into a probe batch, service_page.c carries a request
+ *	  to the GPU service.
  *
  *-------------------------------------------------------------------------
  */
@@ -116,7 +117,7 @@ extern void gpuhash_page_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
 								 bool useprefix);
-/* reading pages into a request, for any node (the join's batches, src/agg/) */
+/* page_read.c: reading pages into a request, for any node (the join's sides, src/agg/) */
 extern bool gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
 							 int *n_pins, BlockNumber blk);
 extern void gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins,
