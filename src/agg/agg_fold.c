@@ -579,12 +579,10 @@ fill(GpuPreAggState *as, GpuAggReq *q)
 	 * the pins held until the request's refused pages are read.  A
 	 * temporary table's local buffers are this backend's alone.
 	 */
-	q->r.in_place = as->use_service && as->why_cpu == NULL && gpuhash_page_in_place &&
-		as->gpu_ordinal == GH_AGG_HOST && !RelationUsesLocalBuffers(os->rel) &&
-		gpuhash_service_pages_in_place();
-	q->r.cap_pages = q->r.in_place ? as->cap_pages_in_place : as->cap_pages;
-	q->r.n_pages = 0;
-	q->r.n_visible = 0;
+	gpuhash_page_req_reset(&q->r, as->use_service && as->why_cpu == NULL &&
+						   gpuhash_page_in_place && as->gpu_ordinal == GH_AGG_HOST &&
+						   !RelationUsesLocalBuffers(os->rel) && gpuhash_service_pages_in_place(),
+						   as->cap_pages, as->cap_pages_in_place, 0);
 	q->n_pins = 0;
 	q->in_flight = q->answered = false;
 	q->next_page = q->next_item = 0;

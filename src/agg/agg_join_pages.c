@@ -431,13 +431,10 @@ fill_request(GpuPreAggState *as, GpuAggDimReq *q)
 	int16		cols[GH_AGG_MAX_INNER];
 
 	r->pages = r->local_pages;
-	r->in_place = as->use_service && gpuhash_page_in_place &&
-		!RelationUsesLocalBuffers(jp->os->rel) && gpuhash_service_pages_in_place();
-	r->cap_pages = r->in_place ? jp->cap_pages_in_place : jp->copied_cap_pages;
-	r->cap_tuples = r->in_place ? in_place_tuples(jp) : 0;
-	r->n_pages = 0;
-	r->n_visible = 0;
-	r->in_flight = false;
+	gpuhash_page_req_reset(r, as->use_service && gpuhash_page_in_place &&
+						   !RelationUsesLocalBuffers(jp->os->rel) &&
+						   gpuhash_service_pages_in_place(),
+						   jp->copied_cap_pages, jp->cap_pages_in_place, in_place_tuples(jp));
 	q->n_pins = 0;
 	gpuhash_page_read(jp->os, &jp->pp, r, q->pins, &q->n_pins);
 	memcpy(cols, jp->cols, sizeof(cols));

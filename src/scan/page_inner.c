@@ -301,15 +301,11 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_heap_scan_start(is);
 	r->pages = r->local_pages;
-	r->in_place = pi->svc.id != 0 && gpuhash_page_in_place &&
-		pi->cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
-		gpuhash_service_pages_in_place();
-	r->cap_pages = r->in_place ? pi->cap_pages_in_place : pi->cap_pages_copied;
-	r->cap_tuples = r->in_place ? pi->cap_tuples_in_place : 0;
-	r->n_pages = 0;
-	r->n_visible = 0;
-	r->n_matches = 0;
-	r->in_flight = r->answered = false;
+	gpuhash_page_req_reset(r, pi->svc.id != 0 && gpuhash_page_in_place &&
+						   pi->cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
+						   gpuhash_service_pages_in_place(),
+						   pi->cap_pages_copied, pi->cap_pages_in_place,
+						   pi->cap_tuples_in_place);
 	r->ticket.slot = -1;
 	gpuhash_page_read(is, &pi->pp, r, q->pins, &q->n_pins);
 	pi->pp.page_ms += gpuhash_ms_since(t0);

@@ -104,6 +104,24 @@ gpuhash_page_req_alloc(GpuPageReq *r, int copied_pages, int max_pages, Size max_
 }
 
 /*
+ * Request r emptied for its next pages: read in place, up to pages_in_place
+ * pages whose lists hold up to tuples_in_place offsets (0: as many as the
+ * pages may list), or copied, up to copied_pages.
+ */
+void
+gpuhash_page_req_reset(GpuPageReq *r, bool in_place, int copied_pages, int pages_in_place,
+					   uint32 tuples_in_place)
+{
+	r->in_place = in_place;
+	r->cap_pages = in_place ? pages_in_place : copied_pages;
+	r->cap_tuples = in_place ? tuples_in_place : 0;
+	r->n_pages = 0;
+	r->n_visible = 0;
+	r->n_matches = 0;
+	r->in_flight = r->answered = false;
+}
+
+/*
  * An all-visible page in place: the offsets of its LP_NORMAL items, read
  * under the share lock, appended to r's visible offsets; how many.  Once
  * the lock goes an insert may refill an unused line pointer, never one of

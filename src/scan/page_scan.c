@@ -168,14 +168,10 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	 * The service reads the pages where they lie, when it mapped the buffer
 	 * pool (a temporary table's local buffers are this backend's alone).
 	 */
-	r->in_place = gs->table.remote && gpuhash_page_in_place &&
-		!RelationUsesLocalBuffers(os->rel) && gpuhash_service_pages_in_place();
-	r->cap_pages = r->in_place ? pp->cap_pages_in_place : pp->cap_pages;
-	r->cap_tuples = r->in_place ? pp->cap_tuples_in_place : 0;
-	r->n_pages = 0;
-	r->n_visible = 0;
-	r->n_matches = 0;
-	r->in_flight = r->answered = false;
+	gpuhash_page_req_reset(r, gs->table.remote && gpuhash_page_in_place &&
+						   !RelationUsesLocalBuffers(os->rel) &&
+						   gpuhash_service_pages_in_place(),
+						   pp->cap_pages, pp->cap_pages_in_place, pp->cap_tuples_in_place);
 	gpuhash_page_read(os, pp, r, b->pins, &b->n_pins);
 	pp->page_ms += gpuhash_ms_since(t0);
 	if (os->timed)

@@ -124,6 +124,8 @@ extern void gpuhash_page_read(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, B
 							  int *n_pins);
 extern void gpuhash_page_req_alloc(GpuPageReq *r, int copied_pages, int max_pages,
 								   Size max_tuples, bool matches);
+extern void gpuhash_page_req_reset(GpuPageReq *r, bool in_place, int copied_pages,
+								   int pages_in_place, uint32 tuples_in_place);
 extern bool gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 want_tuples,
 									   int *pages, uint32 *tuples);
 
