@@ -203,15 +203,10 @@ next_refused_tuple(GpuPreAggState *as, HeapTuple t)
 		{
 			int			i = q->next_item++;
 			OffsetNumber off = all ? i + 1 : r->visible[ref->vis_start + i];
-			ItemId		lp;
 
 			if (all && !ItemIdIsNormal(&lps[off - 1]))
 				continue;
-			lp = PageGetItemId(page, off);
-			t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-			t->t_len = ItemIdGetLength(lp);
-			t->t_tableOid = RelationGetRelid(as->os->rel);
-			ItemPointerSet(&t->t_self, r->blocks[p], off);
+			gpuhash_page_tuple(page, r->blocks[p], off, RelationGetRelid(as->os->rel), t);
 			if (gpuhash_heap_scan_tuple_passes(as->os, econtext, t))
 				return true;
 		}

@@ -272,17 +272,12 @@ cpu_page(GpuPreAggState *as, GpuAggDimReq *q, int p, int ncols)
 	{
 		OffsetNumber off = all ? i + 1 : r->visible[ref->vis_start + i];
 		HeapTupleData t;
-		ItemId		lp;
 		uint64		key = 0;
 		bool		null_key = false;
 
 		if (all && !ItemIdIsNormal(&lps[off - 1]))
 			continue;
-		lp = PageGetItemId(page, off);
-		t.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		t.t_len = ItemIdGetLength(lp);
-		t.t_tableOid = RelationGetRelid(jp->os->rel);
-		ItemPointerSet(&t.t_self, r->blocks[p], off);
+		gpuhash_page_tuple(page, r->blocks[p], off, RelationGetRelid(jp->os->rel), &t);
 		if (!gpuhash_heap_scan_tuple_passes(jp->os, econtext, &t))
 			continue;
 		j->inner_rows++;

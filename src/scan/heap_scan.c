@@ -381,20 +381,8 @@ gpuhash_heap_scan_next(GpuHeapScan *os, ExprContext *econtext, HeapTuple *tup)
 			return r;
 		if (!page_tuple(os, BufferGetPage(hs->rs_cbuf), os->index++, RelationGetRelid(os->rel), t))
 			continue;
-		if (os->qual != NULL)
-		{
-			bool		pass;
-
-			ExecStoreHeapTuple(t, os->slot, false);
-			econtext->ecxt_scantuple = os->slot;
-			pass = ExecQual(os->qual, econtext);
-			ResetExprContext(econtext);
-			if (!pass)
-			{
-				os->filtered++;
-				continue;
-			}
-		}
+		if (os->qual != NULL && !gpuhash_heap_qual_passes(os, os->qual, econtext, t))
+			continue;
 		*tup = t;
 		return OS_TUPLE;
 	}
@@ -546,16 +534,26 @@ gpuhash_heap_scan_next_block(GpuHeapScan *os)
 bool
 gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t)
 {
+	return filter_passes(os, t) &&
+		(os->qual == NULL || gpuhash_heap_qual_passes(os, os->qual, econtext, t));
+}
+
+/*
+ * Does heap tuple t pass qual (over the scan's slot, in econtext)?  The
+ * rows the page walker hands back meet the quals it left to the CPU so;
+ * one that fails is counted as filtered.
+ */
+bool
+gpuhash_heap_qual_passes(GpuHeapScan *os, ExprState *qual, ExprContext *econtext, HeapTuple t)
+{
 	bool		pass;
 
-	if (!filter_passes(os, t))
-		return false;
-	if (os->qual == NULL)
-		return true;
 	ExecStoreHeapTuple(t, os->slot, false);
 	econtext->ecxt_scantuple = os->slot;
-	pass = ExecQual(os->qual, econtext);
+	pass = ExecQual(qual, econtext);
 	ResetExprContext(econtext);
+	/* the slot no longer holds a batch row (the outer scan's cache) */
+	os->slot_row = -1;
 	if (!pass)
 		os->filtered++;
 	return pass;

@@ -95,25 +95,19 @@ typedef struct InnerReq
 /* The inner side's page path, set up once per node. */
 typedef struct GpuPageInner
 {
-	GpuPagePath pp;				/* the program; pages counted by page_scan.c */
+	GpuPagePath pp;				/* the program, the requests' sizes (pp.cap_pages
+								 * copied), the counts of EXPLAIN ANALYZE */
 	bool		serializable;
 	InnerReq	q[INNER_PIPELINE];
 	int			head;			/* the oldest request filled */
 	int			out;			/* the request whose rows were handed out, or -1 */
-	int			cap_pages_copied;
-	int			cap_pages_in_place;
-	uint32		cap_tuples_in_place;
 	HeapTupleData *tups;		/* the rows handed to the build */
 	bool		want_table;		/* walk against a one-row service table */
 	bool		table_failed;	/* its build failed: not tried again */
 	GhRemoteTable svc;			/* that table while the scan reads; id 0: none */
-	/* EXPLAIN ANALYZE */
-	uint64		pages_refused;
-	uint64		requests;
-	uint64		in_service;
-	uint64		on_gpu;			/* of those, walked on a GPU */
-	uint64		in_place;		/* of those, read in the buffer pool */
-	uint64		matches_total;
+	/* EXPLAIN ANALYZE, beside pp's */
+	uint64		on_gpu;			/* requests walked on a GPU */
+	uint64		in_place;		/* requests read in the buffer pool */
 } GpuPageInner;
 
 /*
@@ -159,8 +153,8 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		return;
 	}
 	pi->pp.cpu_qual = gpuhash_heap_qual_init(pi->pp.prog.cpu_quals, &gs->css.ss.ps, is->desc);
-	pi->cap_pages_copied = Min(INNER_REQ_PAGES, is->max_pins);
-	rows_cap = pi->cap_pages_copied * GH_PAGE_MAX_TUPLES;
+	pi->pp.cap_pages = Min(INNER_REQ_PAGES, is->max_pins);
+	rows_cap = pi->pp.cap_pages * GH_PAGE_MAX_TUPLES;
 
 	/*
 	 * Read in place (the service walks the pages in the buffer pool), a
@@ -169,18 +163,18 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	 * a thousand pages instead of 64, and no page is copied.
 	 */
 	if (pi->want_table &&
-		gpuhash_page_caps_in_place(is->max_pins, pi->cap_pages_copied, (uint32) gs->batch_cap,
-								   &pi->cap_pages_in_place, &pi->cap_tuples_in_place))
-		rows_cap = Max(rows_cap, (int) pi->cap_tuples_in_place);
+		gpuhash_page_caps_in_place(is->max_pins, pi->pp.cap_pages, (uint32) gs->batch_cap,
+								   &pi->pp.cap_pages_in_place, &pi->pp.cap_tuples_in_place))
+		rows_cap = Max(rows_cap, (int) pi->pp.cap_tuples_in_place);
 	else
-		pi->cap_pages_in_place = pi->cap_pages_copied;
+		pi->pp.cap_pages_in_place = pi->pp.cap_pages;
 	{
 		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
-		int			nr = Max(pi->cap_pages_copied, pi->cap_pages_in_place);
+		int			nr = Max(pi->pp.cap_pages, pi->pp.cap_pages_in_place);
 
 		for (int i = 0; i < INNER_PIPELINE; i++)
 		{
-			gpuhash_page_req_alloc(&pi->q[i].r, pi->cap_pages_copied, nr, rows_cap, true);
+			gpuhash_page_req_alloc(&pi->q[i].r, pi->pp.cap_pages, nr, rows_cap, true);
 			pi->q[i].pins = palloc(sizeof(Buffer) * nr);
 		}
 		pi->tups = palloc_extended(sizeof(HeapTupleData) * rows_cap, MCXT_ALLOC_HUGE);
@@ -302,10 +296,10 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	gpuhash_heap_scan_start(is);
 	r->pages = r->local_pages;
 	gpuhash_page_req_reset(r, pi->svc.id != 0 && gpuhash_page_in_place &&
-						   pi->cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
+						   pi->pp.cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
 						   gpuhash_service_pages_in_place(),
-						   pi->cap_pages_copied, pi->cap_pages_in_place,
-						   pi->cap_tuples_in_place);
+						   pi->pp.cap_pages, pi->pp.cap_pages_in_place,
+						   pi->pp.cap_tuples_in_place);
 	r->ticket.slot = -1;
 	gpuhash_page_read(is, &pi->pp, r, q->pins, &q->n_pins);
 	pi->pp.page_ms += gpuhash_ms_since(t0);
@@ -327,30 +321,16 @@ set_tuple(GpuJoinState *gs, InnerReq *q, int p, OffsetNumber off, HeapTuple t)
 {
 	Page		page = q->r.in_place ? BufferGetPage(q->pins[p]) :
 		(Page) (q->r.pages + q->r.refs[p].offset);
-	ItemId		lp = PageGetItemId(page, off);
 
-	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-	t->t_len = ItemIdGetLength(lp);
-	t->t_tableOid = RelationGetRelid(gs->iscan->rel);
-	ItemPointerSet(&t->t_self, q->r.blocks[p], off);
+	gpuhash_page_tuple(page, q->r.blocks[p], off, RelationGetRelid(gs->iscan->rel), t);
 }
 
 /* Does a row the walker passed pass the quals the CPU kept? */
 static inline bool
 cpu_passes(GpuJoinState *gs, GpuPageInner *pi, HeapTuple t)
 {
-	ExprContext *econtext = gs->key_econtext;
-	bool		pass;
-
-	if (pi->pp.cpu_qual == NULL)
-		return true;
-	ExecStoreHeapTuple(t, gs->iscan->slot, false);
-	econtext->ecxt_scantuple = gs->iscan->slot;
-	pass = ExecQual(pi->pp.cpu_qual, econtext);
-	ResetExprContext(econtext);
-	if (!pass)
-		gs->iscan->filtered++;
-	return pass;
+	return pi->pp.cpu_qual == NULL ||
+		gpuhash_heap_qual_passes(gs->iscan, pi->pp.cpu_qual, gs->key_econtext, t);
 }
 
 /*
@@ -396,7 +376,7 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 		r->in_flight = false;
 		if (st == GH_OK)
 		{
-			pi->in_service++;
+			pi->pp.in_service++;
 			if (pi->svc.info.device == GH_DEVICE_GPU)
 				pi->on_gpu++;
 			if (r->in_place)
@@ -414,7 +394,7 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 						   r->matches, (size_t) r->cap_pages * GH_PAGE_MAX_TUPLES,
 						   &r->n_matches, r->refused, &r->stats);
 	}
-	pi->requests++;
+	pi->pp.requests++;
 	if (st != GH_OK)
 	{
 		/* not walked: every page the CPU's way */
@@ -424,7 +404,7 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 		return;
 	}
 	gs->iscan->filtered += r->stats.tuples - r->stats.passed;
-	pi->matches_total += r->n_matches;
+	pi->pp.matches += r->n_matches;
 }
 
 /* Request q's rows, in (page, line pointer) order, refused pages' in their place. */
@@ -439,7 +419,7 @@ rows_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	{
 		if (r->refused[p])
 		{
-			pi->pages_refused++;
+			pi->pp.pages_refused++;
 			n = page_by_tuples(gs, pi, q, p, n);
 			continue;
 		}
@@ -520,12 +500,12 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 		return;
 	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pp.pages_all_visible, es);
 	ExplainPropertyUInteger("Inner Pages Checked", NULL, pi->pp.pages_checked, es);
-	ExplainPropertyUInteger("Inner Pages Refused", NULL, pi->pages_refused, es);
+	ExplainPropertyUInteger("Inner Pages Refused", NULL, pi->pp.pages_refused, es);
 	ExplainPropertyText("Inner Page Path",
-						pi->requests > 0 && pi->on_gpu == pi->requests ? "GPU service (gpu)" :
-						pi->requests > 0 && pi->in_service == pi->requests ? "GPU service (host)" :
-						pi->in_service > 0 ? "GPU service, in part" : "in-process", es);
-	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->requests, es);
+						pi->pp.requests > 0 && pi->on_gpu == pi->pp.requests ? "GPU service (gpu)" :
+						pi->pp.requests > 0 && pi->pp.in_service == pi->pp.requests ? "GPU service (host)" :
+						pi->pp.in_service > 0 ? "GPU service, in part" : "in-process", es);
+	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->pp.requests, es);
 	ExplainPropertyUInteger("Inner Page Requests In Place", NULL, pi->in_place, es);
-	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->matches_total, es);
+	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->pp.matches, es);
 }

@@ -211,32 +211,16 @@ gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b)
 static inline void
 set_tuple(GpuJoinState *gs, GpuProbeBatch *b, int p, OffsetNumber off, HeapTuple t)
 {
-	Page		page = BufferGetPage(b->pins[p]);
-	ItemId		lp = PageGetItemId(page, off);
-
-	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
-	t->t_len = ItemIdGetLength(lp);
-	t->t_tableOid = RelationGetRelid(gs->oscan->rel);
-	ItemPointerSet(&t->t_self, b->preq->blocks[p], off);
+	gpuhash_page_tuple(BufferGetPage(b->pins[p]), b->preq->blocks[p], off,
+					   RelationGetRelid(gs->oscan->rel), t);
 }
 
 /* Does the row pass the quals the CPU kept (on the walker's rows)? */
 static inline bool
 cpu_passes(GpuJoinState *gs, HeapTuple t)
 {
-	ExprContext *econtext = gs->key_econtext;
-	bool		pass;
-
-	if (gs->page->cpu_qual == NULL)
-		return true;
-	ExecStoreHeapTuple(t, gs->oscan->slot, false);
-	econtext->ecxt_scantuple = gs->oscan->slot;
-	pass = ExecQual(gs->page->cpu_qual, econtext);
-	ResetExprContext(econtext);
-	gs->oscan->slot_row = -1;
-	if (!pass)
-		gs->oscan->filtered++;
-	return pass;
+	return gs->page->cpu_qual == NULL ||
+		gpuhash_heap_qual_passes(gs->oscan, gs->page->cpu_qual, gs->key_econtext, t);
 }
 
 /*

@@ -15,6 +15,7 @@
 
 #include "join_state.h"
 #include "gpuhash_page.h"
+#include "storage/bufpage.h"
 #include "storage/itemid.h"
 
 /* A scan program and what the CPU still evaluates (gpu_qual.c). */
@@ -141,6 +142,20 @@ extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es
 extern void gpuhash_heap_scan_start(GpuHeapScan *os);
 extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);	/* at the end: done, pin gone */
 extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t);
+extern bool gpuhash_heap_qual_passes(GpuHeapScan *os, ExprState *qual, ExprContext *econtext,
+									 HeapTuple t);
+
+/* Heap tuple t: item off of page, block blk of relation relid, where it lies. */
+static inline void
+gpuhash_page_tuple(Page page, BlockNumber blk, OffsetNumber off, Oid relid, HeapTuple t)
+{
+	ItemId		lp = PageGetItemId(page, off);
+
+	t->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	t->t_len = ItemIdGetLength(lp);
+	t->t_tableOid = relid;
+	ItemPointerSet(&t->t_self, blk, off);
+}
 
 /* service_page.c: a page request through the GPU service */
 extern uint32 gpuhash_service_page_capacity(void);
