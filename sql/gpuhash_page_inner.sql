@@ -248,8 +248,9 @@ SELECT * FROM pi_check('SELECT v.x, s.n FROM (VALUES (1), (2), (3)) v(x),
 SET enable_nestloop = off;
 SELECT tables_alive FROM gpuhash_info() LIMIT 1;
 -- read in place (the service walks the pinned buffers: requests of up to
--- a batch's listed tuples) against copied (64 pages a request): the same
--- rows; "requests" says whether every request went in place
+-- a batch's listed tuples) against copied (64 pages a request): both the
+-- same rows as PostgreSQL's own join; "requests" says whether every
+-- request went in place
 CREATE FUNCTION pi_in_place(q text, OUT same boolean, OUT requests text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -257,6 +258,8 @@ DECLARE
   n jsonb;
   bad bigint;
 BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE pi_native AS SELECT r__::text AS t FROM (' || q || ') r__';
   PERFORM gh_force_on();
   PERFORM set_config('gpuhash.page_in_place', 'off', true);
   EXECUTE 'CREATE TEMP TABLE pi_copied AS SELECT r__::text AS t FROM (' || q || ') r__';
@@ -272,10 +275,13 @@ BEGIN
     CASE WHEN (n->>'Inner Page Requests In Place')::int = (n->>'Inner Page Requests')::int
           AND (n->>'Inner Page Requests')::int > 0 THEN 'all' ELSE n::text END;
   SELECT count(*) INTO bad FROM (
+    (SELECT * FROM pi_native EXCEPT ALL SELECT * FROM pi_placed) UNION ALL
+    (SELECT * FROM pi_placed EXCEPT ALL SELECT * FROM pi_native) UNION ALL
     (SELECT * FROM pi_copied EXCEPT ALL SELECT * FROM pi_placed) UNION ALL
     (SELECT * FROM pi_placed EXCEPT ALL SELECT * FROM pi_copied)) x;
   same := bad = 0 AND (SELECT count(*) FROM pi_placed) > 0;
-  DROP TABLE pi_copied, pi_placed;
+  DROP TABLE pi_native, pi_copied, pi_placed;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
 END;
 $$;
 SELECT * FROM pi_in_place('SELECT p.n, t.id, t.s FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
