@@ -205,6 +205,19 @@ SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND 100 / (t.k - 399) > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b * 100000 > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d + 2147483000 > ''2000-01-01''');
+-- a hashed subplan's test (NOT IN an uncorrelated subquery) right after the
+-- walker's clauses: the walker hands back joining rows only, and the
+-- subplan runs once a row passes the walker's clauses, joining or not: it
+-- raises its error where a Seq Scan would, and not where no row reaches it;
+-- a NULL in the subquery, a cross-type test, text (its hash may raise: every
+-- row back), a clause after it, and the tuple path's test of the same clause
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0 OR k IS NULL)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.k8 NOT IN (SELECT k FROM ps_i WHERE k < 250) AND t.a > 0');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.a IS NOT NULL AND t.s NOT IN (SELECT w FROM ps_i WHERE k < 100)');
+SELECT * FROM ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0) AND t.c > 0');
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k + 100000 WHERE t.b > 0 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 1000000 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');
 -- no staging slot stays held (read into, or in flight) after those errors
 SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
 -- keys: int8, int2, oid, bool, two columns packed

@@ -569,7 +569,10 @@ rescan_gpu_join(CustomScanState *node)
 	 * rescanned now.
 	 */
 	if (gs->oscan)
+	{
 		gpuhash_heap_scan_rescan(gs->oscan);
+		gpuhash_page_restart(gs);
+	}
 	else if (gs->outer_ps->chgParam == NULL || gs->outer_is_level)
 		ExecReScan(gs->outer_ps);
 

@@ -84,6 +84,7 @@ typedef struct GpuHeapScan
 	struct TableScanDescData *scan;	/* heapam, page mode */
 	GpuScanFilter *filter;		/* the quals' leading clauses, in place */
 	ExprState  *qual;			/* the others, over slot */
+	List	   *qual_list;		/* ... as a list (gpuhash_heap_qual_share) */
 	TupleTableSlot *slot;		/* a tuple for quals and late deforming */
 	AttrNumber *attno;			/* the plan's column j: this column */
 	int		   *heap_keep;		/* the side's keep[k]'s column, 0-based */
@@ -537,6 +538,7 @@ extern void gpuhash_spill_rewind(BufFile *file);
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
 extern ExprState *gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc);
+extern ExprState *gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps);
 extern GpuHeapScan *gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual,
 											 List *tlist, bool parallel, EState *estate,
 											 int eflags);

@@ -13,7 +13,14 @@
  * ExecQual in plan order.  If one of them may raise an error, or is
  * volatile, the walker returns every row that passes its clauses
  * (GH_PAGE_ALL_ROWS), so the CPU evaluates that clause on the rows a Seq
- * Scan would, not only on the joining ones.
+ * Scan would, not only on the joining ones.  One exception, for a join's
+ * outer scan: a test against a hashed subplan ([NOT] IN over an
+ * uncorrelated subquery) right after the walker's clauses.  Its subplan
+ * runs once, when the first row reaches it, and may raise anything; its
+ * test of each row then is a hash and an equality that raise nothing.  So
+ * the walker hands back the joining rows only, and the CPU runs the
+ * subplan (first_row_build) as soon as a request reports a row past the
+ * walker's clauses, joining or not: the Seq Scan's first row would have.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +31,7 @@
 #include "access/tupdesc_details.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 static bool
@@ -54,6 +62,75 @@ static bool
 may_raise(Node *clause)
 {
 	return may_raise_walker(clause, NULL) || contain_volatile_functions(clause);
+}
+
+/*
+ * Hash functions of PostgreSQL's own that raise no error for any value
+ * (not marked leakproof, as no hash function is): fixed-width values and
+ * numeric's digits.  Text's may raise on its collation, so it is not here.
+ */
+static bool
+hash_raises_nothing(Oid fn)
+{
+	switch (fn)
+	{
+		case F_HASHINT2:
+		case F_HASHINT4:
+		case F_HASHINT8:
+		case F_HASHOID:
+		case F_HASHCHAR:
+		case F_HASHFLOAT4:
+		case F_HASHFLOAT8:
+		case F_HASHENUM:
+		case F_HASH_NUMERIC:
+		case F_TIME_HASH:
+		case F_TIMESTAMP_HASH:
+		case F_INTERVAL_HASH:
+		case F_UUID_HASH:
+			return true;
+		default:
+			return get_func_leakproof(fn);
+	}
+}
+
+/*
+ * Is clause "[NOT] (hashed SubPlan)" whose test of a row raises nothing:
+ * an uncorrelated subplan read into a hash table once, each row's left
+ * side hashed and compared by functions that raise no error?
+ * nodeSubplan.c's ExecHashSubPlan builds the table before it looks at the
+ * row, so evaluating the clause on any row runs the subplan.
+ */
+static bool
+hashed_subplan_test(Node *clause)
+{
+	SubPlan    *sp;
+	List	   *ops;
+	ListCell   *lc;
+
+	if (is_notclause(clause))
+		clause = (Node *) get_notclausearg((Expr *) clause);
+	if (!IsA(clause, SubPlan))
+		return false;
+	sp = (SubPlan *) clause;
+	if (!sp->useHashTable || sp->parParam != NIL || sp->args != NIL || sp->testexpr == NULL ||
+		may_raise(sp->testexpr))
+		return false;
+	/* one comparison, or an AND of them (ExecInitSubPlan's two forms) */
+	if (is_andclause(sp->testexpr))
+		ops = ((BoolExpr *) sp->testexpr)->args;
+	else
+		ops = list_make1(sp->testexpr);
+	foreach(lc, ops)
+	{
+		RegProcedure lhs,
+					rhs;
+
+		if (!IsA(lfirst(lc), OpExpr) ||
+			!get_op_hash_functions(((OpExpr *) lfirst(lc))->opno, &lhs, &rhs) ||
+			!hash_raises_nothing(lhs))
+			return false;
+	}
+	return true;
 }
 
 /* The column layout up to natts, with what a tuple that lacks a column has. */
@@ -91,13 +168,18 @@ layout_columns(gh_page_scan *s, TupleDesc desc)
  * join keys are the plain columns key_attno[] (exact, GpuKeyConv each),
  * or prog->scan NULL with prog->why.  fill_outer: unmatched rows come out.
  */
+static void page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
+						 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
+						 int nkeys, bool fill_outer, const AttrNumber *extra, int nextra,
+						 bool subplan_once);
+
 void
 gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
 					 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
 					 int nkeys, bool fill_outer)
 {
-	gpuhash_page_program_cols(prog, desc, scanrelid, quals, key_attno, conv, width, nkeys,
-							  fill_outer, NULL, 0);
+	page_program(prog, desc, scanrelid, quals, key_attno, conv, width, nkeys, fill_outer,
+				 NULL, 0, true);
 }
 
 /*
@@ -109,6 +191,22 @@ void
 gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
 						  const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
 						  int nkeys, bool fill_outer, const AttrNumber *extra, int nextra)
+{
+	page_program(prog, desc, scanrelid, quals, key_attno, conv, width, nkeys, fill_outer,
+				 extra, nextra, false);
+}
+
+/*
+ * subplan_once: the caller runs the hashed subplan of a first CPU clause
+ * when a request first reports a row past the walker's clauses
+ * (prog->first_row_build), so that clause leaves the walker handing back
+ * joining rows only.
+ */
+static void
+page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
+			 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
+			 int nkeys, bool fill_outer, const AttrNumber *extra, int nextra,
+			 bool subplan_once)
 {
 	QualCompiler qc;
 	gh_page_scan *s = palloc0(sizeof(gh_page_scan));
@@ -188,6 +286,14 @@ gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid,
 			continue;
 		}
 		*s = saved;
+		if (subplan_once && prog->cpu_quals == NIL && hashed_subplan_test(clause))
+		{
+			/* the rows reaching it: those the walker passes, reported */
+			prog->cpu_quals = lappend(prog->cpu_quals, clause);
+			prog->first_row_build = true;
+			gpu_may_take = false;
+			continue;
+		}
 		prog->cpu_quals = lappend(prog->cpu_quals, clause);
 		if (may_raise(clause))
 		{
@@ -204,6 +310,7 @@ gpuhash_page_program_cols(GpuPageProgram *prog, TupleDesc desc, Index scanrelid,
 		s->pool_bytes = 0;
 		prog->cpu_quals = list_copy(quals);
 		prog->gpu_quals = NIL;
+		prog->first_row_build = false;
 		all_rows = fill_outer;
 		foreach(lc, quals)
 			all_rows |= may_raise(lfirst(lc));

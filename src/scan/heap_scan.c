@@ -100,6 +100,22 @@ gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc)
 }
 
 /*
+ * The page path's CPU clauses of os's relation, compiled, or os->qual where
+ * they are the clauses the tuple path runs: one state for both, so a hashed
+ * subplan among them builds its table once per participant, as the Seq
+ * Scan's would, not once for each path.
+ */
+ExprState *
+gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps)
+{
+	if (quals == NIL)
+		return NULL;
+	if (equal(quals, os->qual_list))
+		return os->qual;
+	return gpuhash_heap_qual_init(quals, ps, os->desc);
+}
+
+/*
  * A heap scan of scanrelid read by the node ps (a join, or the GPU
  * aggregate, src/agg/): quals compiled under ps over the heap tuple; tlist
  * the plain columns it hands out (NIL: none).
@@ -122,6 +138,7 @@ gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual, List *tlist, 
 
 		os->filter = gpuhash_scan_filter_compile(qual, scanrelid, os->desc, &rest);
 		os->qual = gpuhash_heap_qual_init(rest, ps, os->desc);
+		os->qual_list = rest;
 	}
 	os->attno = palloc(sizeof(AttrNumber) * Max(list_length(tlist), 1));
 	foreach(lc, tlist)

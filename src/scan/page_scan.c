@@ -31,6 +31,7 @@
 #include "service.h"
 
 #include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/relscan.h"
 #include "access/xact.h"
 #include "commands/explain.h"
@@ -80,7 +81,7 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (pp->prog.scan == NULL || gh_page_scan_check(pp->prog.scan) != GH_OK)
 		return;
 	pp->serializable = IsolationIsSerializable();
-	pp->cpu_qual = gpuhash_heap_qual_init(pp->prog.cpu_quals, &gs->css.ss.ps, os->desc);
+	pp->cpu_qual = gpuhash_heap_qual_share(os, pp->prog.cpu_quals, &gs->css.ss.ps);
 	pp->cap_pages = Max(1, gs->batch_cap / ROWS_PER_PAGE_GUESS);
 	pp->cap_pages = Min(pp->cap_pages, os->max_pins);
 	if (svc_pages > 0)
@@ -221,6 +222,32 @@ cpu_passes(GpuJoinState *gs, HeapTuple t)
 {
 	return gs->page->cpu_qual == NULL ||
 		gpuhash_heap_qual_passes(gs->oscan, gs->page->cpu_qual, gs->key_econtext, t);
+}
+
+/*
+ * The walker passed its first row, joining or not, and the CPU's first
+ * clause tests rows against a hashed subplan (gpu_program.c): evaluated
+ * once on a row of NULLs, the clause runs the subplan into its table, as
+ * the Seq Scan's first row past the same clauses would (an error the
+ * subplan raises comes out here).  The row's own test raises nothing.
+ */
+static void
+run_subplan_once(GpuJoinState *gs)
+{
+	GpuHeapScan *os = gs->oscan;
+	int			natts = os->desc->natts;
+	Datum	   *values = palloc0(sizeof(Datum) * Max(natts, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(natts, 1));
+	HeapTuple	t;
+
+	memset(nulls, true, sizeof(bool) * Max(natts, 1));
+	t = heap_form_tuple(os->desc, values, nulls);
+	t->t_tableOid = RelationGetRelid(os->rel);
+	(void) gpuhash_heap_qual_passes(os, gs->page->cpu_qual, gs->key_econtext, t);
+	heap_freetuple(t);
+	pfree(values);
+	pfree(nulls);
+	gs->page->subplan_run = true;
 }
 
 /*
@@ -374,7 +401,11 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 		memset(r->refused, 1, r->n_pages);
 	}
 	else
+	{
 		gs->oscan->filtered += r->stats.tuples - r->stats.passed;
+		if (gs->page->prog.first_row_build && !gs->page->subplan_run && r->stats.passed > 0)
+			run_subplan_once(gs);
+	}
 	r->answered = true;
 	rows_from_matches(gs, b);
 	b->state = PB_READY;
@@ -383,6 +414,17 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	gs->stats.probe_ms += r->stats.kernel_ms;
 	gs->stats.transfer_ms += r->stats.copy_ms;
 	gs->stats.device = gs->device;
+}
+
+/*
+ * A rescan: the hashed subplan is asked again at the first row past the
+ * walker (its table is rebuilt only where its parameters changed).
+ */
+void
+gpuhash_page_restart(GpuJoinState *gs)
+{
+	if (gs->page)
+		gs->page->subplan_run = false;
 }
 
 /* A batch that ends: its request is forgotten (the pins go with the batch's). */

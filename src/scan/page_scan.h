@@ -25,6 +25,9 @@ typedef struct GpuPageProgram
 	const char *why;
 	List	   *gpu_quals;		/* the clauses the walker runs, plan order */
 	List	   *cpu_quals;		/* the rest, plan order, for ExecQual */
+	bool		first_row_build;	/* the first of them a hashed subplan's
+									 * test: run it once a row passes the
+									 * walker (gpu_program.c) */
 } GpuPageProgram;
 
 extern void gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid,
@@ -94,6 +97,7 @@ typedef struct GpuPagePath
 	GpuPageProgram prog;
 	ExprState  *cpu_qual;		/* prog.cpu_quals over the heap tuple slot */
 	bool		serializable;	/* the tuple path then (predicate locks) */
+	bool		subplan_run;	/* prog.first_row_build done */
 	GpuPageReq	req[GPUHASH_PIPELINE];
 	int			cap_pages;		/* pages a request takes */
 	int			cap_pages_in_place; /* pages and listed tuples a request */
@@ -114,6 +118,7 @@ extern bool gpuhash_page_usable(GpuJoinState *gs);
 extern bool gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b);
+extern void gpuhash_page_restart(GpuJoinState *gs);
 extern void gpuhash_page_abandon(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_release(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_explain(GpuJoinState *gs, struct ExplainState *es, List *context,
