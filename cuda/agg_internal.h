@@ -106,6 +106,45 @@ gh_status	gh_agg_star_check(const gh_page_scan *scan, const gh_agg_prog *agg);
  * twice g, so that probes stay short. */
 uint64_t	gh_agg_slots(uint64_t g);
 
+/* A group's record in an answer: its key and null mask padded to 16 bytes
+ * (16 for a narrow key), then its naggs states. */
+GH_AGG_INLINE size_t
+gh_agg_rec_head(int kw)
+{
+	return (8 * (size_t) kw + 1 + 15) & ~(size_t) 15;
+}
+
+/*
+ * The GPU fold's device memory for a request (gpu_agg.cu): its inputs, the
+ * answer (counts, refused flags, records), the group table of at most
+ * bound groups, then the pages where they are copied.  One layout for the
+ * fold and for the budget a request is sized by (gh_agg_fold_device_bytes).
+ */
+struct gh_agg_fold_layout
+{
+	size_t		i_scan,
+				i_agg,
+				i_refs,
+				i_vis,
+				in_bytes;		/* the inputs, copied in at once */
+	size_t		o_cnt,
+				o_ref,
+				o_rec,
+				head_bytes;		/* the answer's head, copied back first */
+	size_t		o_ctrl,
+				o_keys,
+				o_nulls,
+				o_group,
+				o_st,
+				o_pages;		/* the table; the pages from o_pages */
+	size_t		rec;
+	uint64_t	slots,
+				first;			/* records in the first copy back */
+};
+
+void		gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int naggs,
+							int kw, gh_agg_fold_layout *l);
+
 /* The request's groups (finished, sorted) folded into out; OUTPUT_FULL
  * past out->max_groups with out unchanged. */
 gh_status	gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan,

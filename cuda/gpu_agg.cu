@@ -266,12 +266,6 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 	}
 }
 
-/* A record's key and null mask, padded to 16 bytes: 16 for a narrow key. */
-__host__ __device__ inline size_t
-rec_head(int kw)
-{
-	return (8 * (size_t) kw + 1 + 15) & ~(size_t) 15;
-}
 
 /*
  * agg_kernel's JOIN over a star (gh_agg_prog.star): the first phase keeps
@@ -425,7 +419,7 @@ agg_star_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__rest
  * at the group's index (indices are dense, 0 .. n_groups - 1, in claim
  * order), so that the host copies back n_groups records rather than the
  * whole table.  A record: the key (kw words), the null mask (1 byte; the
- * head padded to 16: rec_head), then the group's naggs states.
+ * head padded to 16: gh_agg_rec_head), then the group's naggs states.
  */
 __global__ void
 compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes, int kw)
@@ -438,7 +432,7 @@ compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes, int 
 
 		uint64_t	g = t.group[h];
 		uint8_t    *r = rec + g * rec_bytes;
-		gh_agg_state *st = (gh_agg_state *) (r + rec_head(kw));
+		gh_agg_state *st = (gh_agg_state *) (r + gh_agg_rec_head(kw));
 
 		for (int j = 0; j < kw; j++)
 			((uint64_t *) r)[j] = t.keys[h * kw + j];
@@ -446,15 +440,6 @@ compact_kernel(gh_agg_table t, uint8_t *__restrict__ rec, size_t rec_bytes, int 
 		for (int a = 0; a < t.naggs; a++)
 			st[a] = t.states[g * t.naggs + a];
 	}
-}
-
-/* records in the first copy back: what most answers hold, a few kB */
-constexpr size_t FIRST_COPY_BYTES = 64 * 1024;
-
-size_t
-al(size_t x)
-{
-	return (x + 255) & ~(size_t) 255;
 }
 
 /* agg_kernel's instance for the request: in place or copied, joined or not. */
@@ -622,31 +607,29 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 				kw = gh_agg_key_words(agg);
 	uint64_t	bound = gh_agg_group_bound(refs, n_pages, out->max_groups,
 										   dim ? dim->max_dup : 1);
-	uint64_t	slots = gh_agg_slots(bound);
-	size_t		rec = rec_head(kw) + sizeof(gh_agg_state) * na;
-	uint64_t	first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / rec));
+	gh_agg_fold_layout l;
 
-	/* inputs, the same offsets in the pinned staging and on the device */
-	size_t		i_scan = 0,
-				i_agg = i_scan + al(sizeof(gh_page_scan)),
-				i_refs = i_agg + al(sizeof(gh_agg_prog)),
-				i_vis = i_refs + al(sizeof(gh_page_ref) * n_pages),
-				in_bytes = i_vis + al(2 * (size_t) n_visible);
+	gh_agg_fold_lay(n_pages, n_visible, bound, na, kw, &l);
 
-	/* the answer: counts | refused | records, one range (its head copied back first) */
-	size_t		o_cnt = in_bytes,
-				o_ref = o_cnt + 4 * sizeof(unsigned long long),
-				o_rec = o_cnt + al(4 * sizeof(unsigned long long) + n_pages),
-				head_bytes = o_rec - o_cnt + first * rec;
-
-	/* the table, then the pages when they are copied */
-	size_t		o_ctrl = o_rec + al(rec * bound),
-				o_keys = o_ctrl + al(4 * slots),
-				o_nulls = o_keys + al(8 * kw * slots),
-				o_group = o_nulls + al(slots),
-				o_st = o_group + al(4 * slots),
-				o_pages = o_st + al(sizeof(gh_agg_state) * bound * na),
-				total = o_pages + (mapped ? 0 : al(page_data_bytes));
+	const uint64_t slots = l.slots,
+				first = l.first;
+	const size_t rec = l.rec,
+				i_scan = l.i_scan,
+				i_agg = l.i_agg,
+				i_refs = l.i_refs,
+				i_vis = l.i_vis,
+				in_bytes = l.in_bytes,
+				o_cnt = l.o_cnt,
+				o_ref = l.o_ref,
+				o_rec = l.o_rec,
+				head_bytes = l.head_bytes,
+				o_ctrl = l.o_ctrl,
+				o_keys = l.o_keys,
+				o_nulls = l.o_nulls,
+				o_group = l.o_group,
+				o_st = l.o_st,
+				o_pages = l.o_pages,
+				total = o_pages + (mapped ? 0 : (page_data_bytes + 255) & ~(size_t) 255);
 
 	GH_CHECK(reserve(s, total, in_bytes + head_bytes));
 
@@ -794,7 +777,7 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		memcpy(&ht.keys[g * kw], r, sizeof(uint64_t) * kw);
 		ht.nulls[g] = r[8 * kw];
 		ht.group[g] = (uint32_t) g;
-		memcpy(&ht.states[g * na], r + rec_head(kw), sizeof(gh_agg_state) * na);
+		memcpy(&ht.states[g * na], r + gh_agg_rec_head(kw), sizeof(gh_agg_state) * na);
 	}
 	gs.copy_ms += gh_now_ms() - t0;
 	if (stats)

@@ -393,6 +393,15 @@ gh_status	gh_agg_groups_init(gh_agg_groups *g, const gh_agg_prog *agg, uint64_t 
 void		gh_agg_groups_free(gh_agg_groups *g);
 
 /*
+ * The device memory a GPU's fold of a request of n_pages pages listing up
+ * to n_visible tuples into at most groups groups takes besides its pages
+ * (its inputs, its answer, its table): what a request is sized by under a
+ * GPU memory budget.
+ */
+size_t		gh_agg_fold_device_bytes(uint32_t n_pages, uint32_t n_visible, uint64_t groups,
+									 int naggs, int key_words);
+
+/*
  * Walks n_pages pages (arguments as gh_page_probe's) and folds every row
  * that passes the quals into out.  device: a GPU ordinal, or GH_AGG_HOST
  * for the host twin.  GH_ERR_OUTPUT_FULL: the request's groups and out's

@@ -432,6 +432,53 @@ gh_agg_slots(uint64_t g)
 	return s;
 }
 
+/* records in the first copy back: what most answers hold, a few kB */
+static constexpr size_t FIRST_COPY_BYTES = 64 * 1024;
+
+static size_t
+al(size_t x)
+{
+	return (x + 255) & ~(size_t) 255;
+}
+
+void
+gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int na, int kw,
+				gh_agg_fold_layout *l)
+{
+	l->slots = gh_agg_slots(bound);
+	l->rec = gh_agg_rec_head(kw) + sizeof(gh_agg_state) * na;
+	l->first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / l->rec));
+	/* inputs, the same offsets in the pinned staging and on the device */
+	l->i_scan = 0;
+	l->i_agg = l->i_scan + al(sizeof(gh_page_scan));
+	l->i_refs = l->i_agg + al(sizeof(gh_agg_prog));
+	l->i_vis = l->i_refs + al(sizeof(gh_page_ref) * n_pages);
+	l->in_bytes = l->i_vis + al(2 * (size_t) n_visible);
+	/* the answer: counts | refused | records, one range (its head copied back first) */
+	l->o_cnt = l->in_bytes;
+	l->o_ref = l->o_cnt + 4 * sizeof(unsigned long long);
+	l->o_rec = l->o_cnt + al(4 * sizeof(unsigned long long) + n_pages);
+	l->head_bytes = l->o_rec - l->o_cnt + l->first * l->rec;
+	/* the table, then the pages when they are copied */
+	l->o_ctrl = l->o_rec + al(l->rec * bound);
+	l->o_keys = l->o_ctrl + al(4 * l->slots);
+	l->o_nulls = l->o_keys + al(8 * kw * l->slots);
+	l->o_group = l->o_nulls + al(l->slots);
+	l->o_st = l->o_group + al(4 * l->slots);
+	l->o_pages = l->o_st + al(sizeof(gh_agg_state) * bound * na);
+}
+
+size_t
+gh_agg_fold_device_bytes(uint32_t n_pages, uint32_t n_visible, uint64_t groups, int naggs,
+						 int key_words)
+{
+	gh_agg_fold_layout l;
+
+	gh_agg_fold_lay(n_pages, n_visible, std::min<uint64_t>(groups, (uint64_t) UINT32_MAX - 1),
+					naggs, key_words, &l);
+	return l.o_pages;
+}
+
 gh_status
 gh_agg_absorb(const gh_agg_host_table &t, const gh_page_scan *scan, const gh_agg_prog *agg,
 			  gh_agg_groups *out)

@@ -88,6 +88,25 @@ SELECT agg_same('SELECT g, count(*), sum(i8), sum(qty), avg(qty) FROM ax GROUP B
 RESET gpuhash.use_service;
 RESET max_parallel_workers_per_gather;
 
+-- under a GPU memory budget (gpuhash.max_gpu_memory) a request's fold
+-- (its table, answer and inputs: gh_agg_fold_device_bytes) stays within a
+-- quarter of it for each service thread: more requests of fewer pages,
+-- the same rows
+CREATE FUNCTION agg_requests(q text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE p jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+	RETURN (jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuPreAgg")')->>'Requests')::int;
+END $$;
+SET max_parallel_workers_per_gather = 0;
+SELECT agg_requests('SELECT g, count(*), sum(qty), avg(price), max(d) FROM ax GROUP BY g') AS requests_unbounded \gset
+SET gpuhash.max_gpu_memory = '32MB';
+SELECT agg_requests('SELECT g, count(*), sum(qty), avg(price), max(d) FROM ax GROUP BY g') AS requests_in_budget \gset
+SELECT :requests_in_budget > :requests_unbounded AS smaller_requests;
+SELECT agg_same('SELECT g, count(*), sum(qty), avg(price), max(d) FROM ax GROUP BY g');
+RESET gpuhash.max_gpu_memory;
+RESET max_parallel_workers_per_gather;
+
 -- spills: more groups than work_mem holds, several partial rows per group
 -- (the backend's own sets: resident groups would keep them in the service)
 SET gpuhash.resident_groups = off;

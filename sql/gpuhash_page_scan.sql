@@ -211,10 +211,13 @@ SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.d + 21
 -- raises its error where a Seq Scan would, and not where no row reaches it;
 -- a NULL in the subquery, a cross-type test, text (its hash may raise: every
 -- row back), a clause after it, and the tuple path's test of the same clause
-SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0)');
-SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0 OR k IS NULL)');
-SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.k8 NOT IN (SELECT k FROM ps_i WHERE k < 250) AND t.a > 0');
-SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.a IS NOT NULL AND t.s NOT IN (SELECT w FROM ps_i WHERE k < 100)');
+SELECT v.n, c.* FROM (VALUES
+  (1, 't.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0)'),
+  (2, 't.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0 OR k IS NULL)'),
+  (3, 't.k8 NOT IN (SELECT k FROM ps_i WHERE k < 250) AND t.a > 0'),
+  (4, 't.a IS NOT NULL AND t.s NOT IN (SELECT w FROM ps_i WHERE k < 100)')) v(n, w),
+  LATERAL ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE ' || v.w) c
+ORDER BY v.n;
 SELECT * FROM ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0) AND t.c > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k + 100000 WHERE t.b > 0 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 1000000 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');

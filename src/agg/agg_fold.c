@@ -79,6 +79,41 @@ cpu_only(GpuPreAggState *as, const char *why)
 		as->why_cpu = why;
 }
 
+
+/*
+ * Under a GPU memory budget (gpuhash.max_gpu_memory), a request's fold on
+ * the GPU (its inputs, its answer, its table: a group a listed tuple, or
+ * max_groups over a join, whose rows may give several; its pages where
+ * they are copied: gh_agg_fold_device_bytes) stays within a quarter of
+ * the budget for each of the service's threads, as the join's walk lanes
+ * do (page_read.c): fewer pages a request, never under one.
+ */
+static size_t
+fold_bytes(GpuPreAggState *as, uint32 pages)
+{
+	uint32		tuples = pages * GH_PAGE_MAX_TUPLES;
+
+	return gh_agg_fold_device_bytes(pages, tuples,
+									as->join ? as->max_groups : Min(as->max_groups, tuples),
+									Max(as->naggs, 1),
+									as->aprog ? gh_agg_key_words(as->aprog) : 1);
+}
+
+static void
+fold_caps_in_budget(GpuPreAggState *as, uint32 *cap, uint32 *cap_in_place)
+{
+	size_t		budget = gpuhash_gpu_budget();
+	size_t		share;
+
+	if (budget == 0)
+		return;
+	share = budget / 4 / Max(gpuhash_service_threads, 1);
+	while (*cap > 1 && fold_bytes(as, *cap) + (size_t) *cap * GH_PAGE_SIZE > share)
+		*cap /= 2;
+	while (*cap_in_place > *cap && fold_bytes(as, *cap_in_place) > share)
+		*cap_in_place = Max(*cap, *cap_in_place / 2);
+}
+
 /*
  * The join's outer key columns, for the scan program's key[] (packed as the
  * join's page path packs exact keys); -1 where one is not a plain column of
@@ -319,6 +354,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 	}
 	else
 		cap_in_place = cap;
+	fold_caps_in_budget(as, &cap, &cap_in_place);
 	as->cap_pages = cap;
 	as->cap_pages_in_place = cap_in_place;
 	for (int r = 0; r < GPUAGG_PIPELINE; r++)
