@@ -180,4 +180,4 @@ SET gpuhash.gpu_aggregate = on;
 SELECT sum(f) FROM ax_f;
 
 DROP TABLE ax, ax_toast, ax_toast2, ax_f;
-DROP FUNCTION agg_same(text), agg_digest(text);
+DROP FUNCTION agg_same(text), agg_digest(text), agg_requests(text);

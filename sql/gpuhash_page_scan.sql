@@ -221,6 +221,20 @@ ORDER BY v.n;
 SELECT * FROM ps_filters('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0) AND t.c > 0');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k + 100000 WHERE t.b > 0 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');
 SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 1000000 AND t.k NOT IN (SELECT 1 / (k - k) FROM ps_i WHERE k = 1)');
+-- a clause after the test that may raise (every row back: the subplan runs
+-- at the first row, not on a row of NULLs that would reach the clause);
+-- and where the tuple path's clauses differ from the walker's CPU clauses
+-- (no in-place filter), the subplan would have two states: no page path
+CREATE FUNCTION ps_chk(int) RETURNS bool LANGUAGE plpgsql COST 1000 AS $$
+BEGIN
+  IF $1 IS NULL THEN RAISE EXCEPTION 'ps_chk saw a NULL'; END IF;
+  RETURN $1 % 3 <> 0;
+END $$;
+SELECT ps_error('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE false) AND ps_chk(t.id)');
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE false) AND ps_chk(t.id)');
+SET gpuhash.scan_filter_in_place = off;
+SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0)');
+RESET gpuhash.scan_filter_in_place;
 -- no staging slot stays held (read into, or in flight) after those errors
 SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
 -- keys: int8, int2, oid, bool, two columns packed
@@ -489,3 +503,4 @@ DROP TABLE ps_t, ps_i;
 DROP FUNCTION ps_check(text);
 DROP FUNCTION ps_error(text);
 DROP FUNCTION ps_filters(text);
+DROP FUNCTION ps_chk(int);

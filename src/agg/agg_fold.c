@@ -79,22 +79,23 @@ cpu_only(GpuPreAggState *as, const char *why)
 		as->why_cpu = why;
 }
 
-
 /*
  * Under a GPU memory budget (gpuhash.max_gpu_memory), a request's fold on
- * the GPU (its inputs, its answer, its table: a group a listed tuple, or
- * max_groups over a join, whose rows may give several; its pages where
- * they are copied: gh_agg_fold_device_bytes) stays within a quarter of
- * the budget for each of the service's threads, as the join's walk lanes
- * do (page_read.c): fewer pages a request, never under one.
+ * the GPU (its inputs, its answer, its table of a group a listed tuple at
+ * most, and its pages where they are copied: gh_agg_fold_device_bytes)
+ * stays within a quarter of the budget for each of the service's threads,
+ * as the join's walk lanes do (page_read.c): fewer pages a request, never
+ * under one.  Over a join a row may meet several dimension rows, known
+ * only once the dimension is built: sized as one group a row.  The fold's
+ * scratch, grown, takes a quarter more than it is asked.  Sized so on the
+ * host twin too, whose tests see the same requests.
  */
 static size_t
 fold_bytes(GpuPreAggState *as, uint32 pages)
 {
 	uint32		tuples = pages * GH_PAGE_MAX_TUPLES;
 
-	return gh_agg_fold_device_bytes(pages, tuples,
-									as->join ? as->max_groups : Min(as->max_groups, tuples),
+	return gh_agg_fold_device_bytes(pages, tuples, Min(as->max_groups, tuples),
 									Max(as->naggs, 1),
 									as->aprog ? gh_agg_key_words(as->aprog) : 1);
 }

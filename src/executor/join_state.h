@@ -538,7 +538,8 @@ extern void gpuhash_spill_rewind(BufFile *file);
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
 extern ExprState *gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc);
-extern ExprState *gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps);
+extern bool gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps,
+									ExprState **qual);
 extern GpuHeapScan *gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual,
 											 List *tlist, bool parallel, EState *estate,
 											 int eflags);

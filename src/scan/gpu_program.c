@@ -34,6 +34,11 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
+static void page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
+						 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
+						 int nkeys, bool fill_outer, const AttrNumber *extra, int nextra,
+						 bool subplan_once);
+
 static bool
 not_leakproof(Oid func_id, void *context)
 {
@@ -168,11 +173,6 @@ layout_columns(gh_page_scan *s, TupleDesc desc)
  * join keys are the plain columns key_attno[] (exact, GpuKeyConv each),
  * or prog->scan NULL with prog->why.  fill_outer: unmatched rows come out.
  */
-static void page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
-						 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
-						 int nkeys, bool fill_outer, const AttrNumber *extra, int nextra,
-						 bool subplan_once);
-
 void
 gpuhash_page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
 					 const AttrNumber *key_attno, const GpuKeyConv *conv, const int *width,
@@ -315,6 +315,13 @@ page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
 		foreach(lc, quals)
 			all_rows |= may_raise(lfirst(lc));
 	}
+	/*
+	 * Where every row past the walker comes back, the CPU's clauses see it
+	 * as a Seq Scan would: no subplan to run ahead (and the row of NULLs
+	 * that would run it must not reach a later clause that may raise).
+	 */
+	if (all_rows)
+		prog->first_row_build = false;
 	s->mode = all_rows ? GH_PAGE_ALL_ROWS : GH_PAGE_MATCHES;
 	layout_columns(s, desc);
 	prog->scan = s;

@@ -46,6 +46,7 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/clauses.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -100,19 +101,30 @@ gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc)
 }
 
 /*
- * The page path's CPU clauses of os's relation, compiled, or os->qual where
- * they are the clauses the tuple path runs: one state for both, so a hashed
- * subplan among them builds its table once per participant, as the Seq
- * Scan's would, not once for each path.
+ * The page path's CPU clauses of os's relation compiled into *qual, or
+ * os->qual where they are the clauses the tuple path runs: one state for
+ * both paths, so a subplan among them runs once per participant, as the
+ * Seq Scan's would.  False (no page path) where they differ and hold a
+ * subplan: two states would run it twice, and after a rescan that changed
+ * its parameters the first to rebuild its table would leave the other's
+ * stale (the two share the subplan's plan state, and its changed
+ * parameters with it).
  */
-ExprState *
-gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps)
+bool
+gpuhash_heap_qual_share(GpuHeapScan *os, List *quals, PlanState *ps, ExprState **qual)
 {
+	*qual = NULL;
 	if (quals == NIL)
-		return NULL;
+		return true;
 	if (equal(quals, os->qual_list))
-		return os->qual;
-	return gpuhash_heap_qual_init(quals, ps, os->desc);
+	{
+		*qual = os->qual;
+		return true;
+	}
+	if (contain_subplans((Node *) quals))
+		return false;
+	*qual = gpuhash_heap_qual_init(quals, ps, os->desc);
+	return true;
 }
 
 /*

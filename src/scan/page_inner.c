@@ -152,7 +152,11 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 		pfree(pi);
 		return;
 	}
-	pi->pp.cpu_qual = gpuhash_heap_qual_share(is, pi->pp.prog.cpu_quals, &gs->css.ss.ps);
+	if (!gpuhash_heap_qual_share(is, pi->pp.prog.cpu_quals, &gs->css.ss.ps, &pi->pp.cpu_qual))
+	{
+		pfree(pi);
+		return;
+	}
 	pi->pp.cap_pages = Min(INNER_REQ_PAGES, is->max_pins);
 	rows_cap = pi->pp.cap_pages * GH_PAGE_MAX_TUPLES;
 

@@ -81,7 +81,8 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (pp->prog.scan == NULL || gh_page_scan_check(pp->prog.scan) != GH_OK)
 		return;
 	pp->serializable = IsolationIsSerializable();
-	pp->cpu_qual = gpuhash_heap_qual_share(os, pp->prog.cpu_quals, &gs->css.ss.ps);
+	if (!gpuhash_heap_qual_share(os, pp->prog.cpu_quals, &gs->css.ss.ps, &pp->cpu_qual))
+		return;
 	pp->cap_pages = Max(1, gs->batch_cap / ROWS_PER_PAGE_GUESS);
 	pp->cap_pages = Min(pp->cap_pages, os->max_pins);
 	if (svc_pages > 0)
@@ -229,7 +230,9 @@ cpu_passes(GpuJoinState *gs, HeapTuple t)
  * clause tests rows against a hashed subplan (gpu_program.c): evaluated
  * once on a row of NULLs, the clause runs the subplan into its table, as
  * the Seq Scan's first row past the same clauses would (an error the
- * subplan raises comes out here).  The row's own test raises nothing.
+ * subplan raises comes out here).  The row's own test raises nothing, nor
+ * do the clauses after it, which the walker's mode (not every row back)
+ * says are leakproof and not volatile.
  */
 static void
 run_subplan_once(GpuJoinState *gs)
@@ -243,7 +246,13 @@ run_subplan_once(GpuJoinState *gs)
 	memset(nulls, true, sizeof(bool) * Max(natts, 1));
 	t = heap_form_tuple(os->desc, values, nulls);
 	t->t_tableOid = RelationGetRelid(os->rel);
-	(void) gpuhash_heap_qual_passes(os, gs->page->cpu_qual, gs->key_econtext, t);
+	/* not a row of the scan: not counted as filtered, not left in the slot */
+	ExecStoreHeapTuple(t, os->slot, false);
+	gs->key_econtext->ecxt_scantuple = os->slot;
+	(void) ExecQual(gs->page->cpu_qual, gs->key_econtext);
+	ResetExprContext(gs->key_econtext);
+	ExecClearTuple(os->slot);
+	os->slot_row = -1;
 	heap_freetuple(t);
 	pfree(values);
 	pfree(nulls);
