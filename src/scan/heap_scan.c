@@ -575,6 +575,20 @@ gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple
 bool
 gpuhash_heap_qual_passes(GpuHeapScan *os, ExprState *qual, ExprContext *econtext, HeapTuple t)
 {
+	bool		pass = gpuhash_heap_qual_eval(os, qual, econtext, t);
+
+	if (!pass)
+		os->filtered++;
+	return pass;
+}
+
+/*
+ * qual on heap tuple t over the scan's slot, uncounted: for a row that is
+ * not the scan's (page_scan.c's row of NULLs, which leaves the slot empty).
+ */
+bool
+gpuhash_heap_qual_eval(GpuHeapScan *os, ExprState *qual, ExprContext *econtext, HeapTuple t)
+{
 	bool		pass;
 
 	ExecStoreHeapTuple(t, os->slot, false);
@@ -583,8 +597,6 @@ gpuhash_heap_qual_passes(GpuHeapScan *os, ExprState *qual, ExprContext *econtext
 	ResetExprContext(econtext);
 	/* the slot no longer holds a batch row (the outer scan's cache) */
 	os->slot_row = -1;
-	if (!pass)
-		os->filtered++;
 	return pass;
 }
 

@@ -247,12 +247,8 @@ run_subplan_once(GpuJoinState *gs)
 	t = heap_form_tuple(os->desc, values, nulls);
 	t->t_tableOid = RelationGetRelid(os->rel);
 	/* not a row of the scan: not counted as filtered, not left in the slot */
-	ExecStoreHeapTuple(t, os->slot, false);
-	gs->key_econtext->ecxt_scantuple = os->slot;
-	(void) ExecQual(gs->page->cpu_qual, gs->key_econtext);
-	ResetExprContext(gs->key_econtext);
+	(void) gpuhash_heap_qual_eval(os, gs->page->cpu_qual, gs->key_econtext, t);
 	ExecClearTuple(os->slot);
-	os->slot_row = -1;
 	heap_freetuple(t);
 	pfree(values);
 	pfree(nulls);

@@ -149,6 +149,8 @@ extern BlockNumber gpuhash_heap_scan_next_block(GpuHeapScan *os);	/* at the end:
 extern bool gpuhash_heap_scan_tuple_passes(GpuHeapScan *os, ExprContext *econtext, HeapTuple t);
 extern bool gpuhash_heap_qual_passes(GpuHeapScan *os, ExprState *qual, ExprContext *econtext,
 									 HeapTuple t);
+extern bool gpuhash_heap_qual_eval(GpuHeapScan *os, ExprState *qual, ExprContext *econtext,
+								   HeapTuple t);
 
 /* Heap tuple t: item off of page, block blk of relation relid, where it lies. */
 static inline void
