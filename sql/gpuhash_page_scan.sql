@@ -235,6 +235,9 @@ SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t
 SET gpuhash.scan_filter_in_place = off;
 SELECT * FROM ps_check('SELECT t.id FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % 7 = 0)');
 RESET gpuhash.scan_filter_in_place;
+-- rescans whose parameter changes the subplan's rows: its table is
+-- rebuilt for each, the same value twice included
+SELECT * FROM ps_check('SELECT o.x, (SELECT count(*) FROM ps_t t JOIN ps_i i ON t.k = i.k WHERE t.b > 0 AND t.k NOT IN (SELECT k FROM ps_i WHERE k % o.x = 0)) FROM (VALUES (3), (5), (7), (5)) o(x)');
 -- no staging slot stays held (read into, or in flight) after those errors
 SELECT staging_in_use_mb AS staging_held FROM gpuhash_info() LIMIT 1;
 -- keys: int8, int2, oid, bool, two columns packed
