@@ -310,7 +310,6 @@ page_program(GpuPageProgram *prog, TupleDesc desc, Index scanrelid, List *quals,
 		s->pool_bytes = 0;
 		prog->cpu_quals = list_copy(quals);
 		prog->gpu_quals = NIL;
-		prog->first_row_build = false;
 		all_rows = fill_outer;
 		foreach(lc, quals)
 			all_rows |= may_raise(lfirst(lc));
