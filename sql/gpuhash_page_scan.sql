@@ -56,15 +56,20 @@ BEGIN
 END;
 $$;
 
--- q with the GPU join forced and the page path off, then on (errors both ways)
+-- q natively, then with the GPU join forced and the page path off, then on
+-- (the same error, or none, all three ways)
 CREATE FUNCTION ps_error(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   r text := '';
   mode text;
 BEGIN
-  PERFORM gh_force_on();
-  FOREACH mode IN ARRAY ARRAY['off', 'on'] LOOP
-    PERFORM set_config('gpuhash.page_scan', mode, true);
+  FOREACH mode IN ARRAY ARRAY['native', 'off', 'on'] LOOP
+    IF mode = 'native' THEN
+      PERFORM set_config('enable_gpuhashjoin', 'off', true);
+    ELSE
+      PERFORM gh_force_on();
+      PERFORM set_config('gpuhash.page_scan', mode, true);
+    END IF;
     BEGIN
       EXECUTE 'SELECT count(*) FROM (' || q || ') x';
       r := r || mode || ': no error; ';
