@@ -136,14 +136,15 @@ struct gh_agg_fold_layout
 				o_nulls,
 				o_group,
 				o_st,
-				o_pages;		/* the table; the pages from o_pages */
+				o_pages,		/* the table; the pages from o_pages */
+				total;			/* all of it, with the pages copied */
 	size_t		rec;
 	uint64_t	slots,
 				first;			/* records in the first copy back */
 };
 
 void		gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int naggs,
-							int kw, gh_agg_fold_layout *l);
+							int kw, size_t page_bytes, gh_agg_fold_layout *l);
 
 /* The request's groups (finished, sorted) folded into out; OUTPUT_FULL
  * past out->max_groups with out unchanged. */

@@ -609,33 +609,13 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 										   dim ? dim->max_dup : 1);
 	gh_agg_fold_layout l;
 
-	gh_agg_fold_lay(n_pages, n_visible, bound, na, kw, &l);
-
-	const uint64_t slots = l.slots,
-				first = l.first;
-	const size_t rec = l.rec,
-				i_scan = l.i_scan,
-				i_agg = l.i_agg,
-				i_refs = l.i_refs,
-				i_vis = l.i_vis,
-				in_bytes = l.in_bytes,
-				o_cnt = l.o_cnt,
-				o_ref = l.o_ref,
-				o_rec = l.o_rec,
-				head_bytes = l.head_bytes,
-				o_ctrl = l.o_ctrl,
-				o_keys = l.o_keys,
-				o_nulls = l.o_nulls,
-				o_group = l.o_group,
-				o_st = l.o_st,
-				o_pages = l.o_pages,
-				total = o_pages + (mapped ? 0 : (page_data_bytes + 255) & ~(size_t) 255);
-
-	GH_CHECK(reserve(s, total, in_bytes + head_bytes));
+	/* the layout the budget sizes requests by (host_agg.cpp) */
+	gh_agg_fold_lay(n_pages, n_visible, bound, na, kw, mapped ? 0 : page_data_bytes, &l);
+	GH_CHECK(reserve(s, l.total, l.in_bytes + l.head_bytes));
 
 	uint8_t    *d = (uint8_t *) s->d,
 			   *h = (uint8_t *) s->h;
-	const uint8_t *d_pages = d + o_pages;
+	const uint8_t *d_pages = d + l.o_pages;
 	cudaStream_t st = s->st;
 
 	if (mapped && n_pages)
@@ -646,41 +626,41 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
 		d_pages = (const uint8_t *) dp;
 	}
-	memcpy(h + i_scan, scan, sizeof(gh_page_scan));
-	memcpy(h + i_agg, agg, sizeof(gh_agg_prog));
+	memcpy(h + l.i_scan, scan, sizeof(gh_page_scan));
+	memcpy(h + l.i_agg, agg, sizeof(gh_agg_prog));
 	if (n_pages)
-		memcpy(h + i_refs, refs, sizeof(gh_page_ref) * n_pages);
+		memcpy(h + l.i_refs, refs, sizeof(gh_page_ref) * n_pages);
 	if (n_visible)
-		memcpy(h + i_vis, visible, 2 * (size_t) n_visible);
+		memcpy(h + l.i_vis, visible, 2 * (size_t) n_visible);
 
 	GH_TRY(cudaEventRecord(s->ev[0], st));
-	GH_TRY(cudaMemcpyAsync(d, h, in_bytes, cudaMemcpyHostToDevice, st));
+	GH_TRY(cudaMemcpyAsync(d, h, l.in_bytes, cudaMemcpyHostToDevice, st));
 	if (page_data_bytes && !mapped)
-		GH_TRY(cudaMemcpyAsync(d + o_pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
+		GH_TRY(cudaMemcpyAsync(d + l.o_pages, page_data, page_data_bytes, cudaMemcpyHostToDevice, st));
 	/* counts and slot states: zero is EMPTY; states are initialized on claim */
-	GH_TRY(cudaMemsetAsync(d + o_cnt, 0, 4 * sizeof(unsigned long long), st));
-	GH_TRY(cudaMemsetAsync(d + o_ctrl, 0, 4 * slots, st));
+	GH_TRY(cudaMemsetAsync(d + l.o_cnt, 0, 4 * sizeof(unsigned long long), st));
+	GH_TRY(cudaMemsetAsync(d + l.o_ctrl, 0, 4 * l.slots, st));
 	GH_TRY(cudaEventRecord(s->ev[1], st));
 
 	gh_agg_table t;
-	unsigned long long *cnt = (unsigned long long *) (d + o_cnt);
+	unsigned long long *cnt = (unsigned long long *) (d + l.o_cnt);
 
-	t.ctrl = (uint32_t *) (d + o_ctrl);
-	t.keys = (uint64_t *) (d + o_keys);
-	t.nulls = d + o_nulls;
-	t.group = (uint32_t *) (d + o_group);
-	t.states = (gh_agg_state *) (d + o_st);
-	t.mask = slots - 1;
+	t.ctrl = (uint32_t *) (d + l.o_ctrl);
+	t.keys = (uint64_t *) (d + l.o_keys);
+	t.nulls = d + l.o_nulls;
+	t.group = (uint32_t *) (d + l.o_group);
+	t.states = (gh_agg_state *) (d + l.o_st);
+	t.mask = l.slots - 1;
 	t.n_groups = cnt + 2;
 	t.overflow = (uint32_t *) (cnt + 3);
 	t.max_groups = bound;
 	t.naggs = na;
 	if (n_pages)
 	{
-		const gh_page_scan *d_scan = (const gh_page_scan *) (d + i_scan);
-		const gh_agg_prog *d_agg = (const gh_agg_prog *) (d + i_agg);
-		const gh_page_ref *d_refs = (const gh_page_ref *) (d + i_refs);
-		const uint16_t *d_vis = (const uint16_t *) (d + i_vis);
+		const gh_page_scan *d_scan = (const gh_page_scan *) (d + l.i_scan);
+		const gh_agg_prog *d_agg = (const gh_agg_prog *) (d + l.i_agg);
+		const gh_page_ref *d_refs = (const gh_page_ref *) (d + l.i_refs);
+		const uint16_t *d_vis = (const uint16_t *) (d + l.i_vis);
 
 		gh_dim_view dv;
 
@@ -697,31 +677,31 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 
 			gh_agg_by_kw(kw, [&](auto k) {
 				launch_star<decltype(k)::value>(mapped, n_pages, st, d_scan, d_agg, d_pages,
-												d_refs, d_vis, d + o_ref, t, cnt, dim->star,
+												d_refs, d_vis, d + l.o_ref, t, cnt, dim->star,
 												slean);
 			});
 		}
 		else
 			gh_agg_by_kw(kw, [&](auto k) {
 				launch<decltype(k)::value>(mapped, dim != nullptr, n_pages, st, d_scan, d_agg,
-										   d_pages, d_refs, d_vis, d + o_ref, t, cnt, dv, lean);
+										   d_pages, d_refs, d_vis, d + l.o_ref, t, cnt, dv, lean);
 			});
 		GH_LAUNCHED();
-		compact_kernel<<<std::min(gh_blocks(slots, 256), 1024u), 256, 0, st>>>(t, d + o_rec, rec, kw);
+		compact_kernel<<<std::min(gh_blocks(l.slots, 256), 1024u), 256, 0, st>>>(t, d + l.o_rec, l.rec, kw);
 		GH_LAUNCHED();
 	}
 	GH_TRY(cudaEventRecord(s->ev[2], st));
 
 	/* the answer's head: counts, refused flags, the first records */
-	GH_TRY(cudaMemcpyAsync(h + o_cnt, d + o_cnt, head_bytes, cudaMemcpyDeviceToHost, st));
+	GH_TRY(cudaMemcpyAsync(h + l.o_cnt, d + l.o_cnt, l.head_bytes, cudaMemcpyDeviceToHost, st));
 	GH_TRY(cudaStreamSynchronize(st));
 
 	unsigned long long hc[4];
 	gh_agg_stats gs;
 
-	memcpy(hc, h + o_cnt, sizeof(hc));
+	memcpy(hc, h + l.o_cnt, sizeof(hc));
 	if (n_pages)
-		memcpy(refused, h + o_ref, n_pages);
+		memcpy(refused, h + l.o_ref, n_pages);
 	memset(&gs, 0, sizeof(gs));
 	gs.pages = n_pages;
 	for (uint32_t p = 0; p < n_pages; p++)
@@ -748,14 +728,14 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	double		t0 = gh_now_ms();
 	uint64_t	n = hc[2];
 	std::vector<uint8_t> rest;
-	const uint8_t *recs = h + o_rec;
+	const uint8_t *recs = h + l.o_rec;
 
-	if (n > first)
+	if (n > l.first)
 	{
-		rest.resize(n * rec);
-		memcpy(rest.data(), h + o_rec, first * rec);
-		GH_TRY(cudaMemcpyAsync(rest.data() + first * rec, d + o_rec + first * rec,
-							   (n - first) * rec, cudaMemcpyDeviceToHost, st));
+		rest.resize(n * l.rec);
+		memcpy(rest.data(), h + l.o_rec, l.first * l.rec);
+		GH_TRY(cudaMemcpyAsync(rest.data() + l.first * l.rec, d + l.o_rec + l.first * l.rec,
+							   (n - l.first) * l.rec, cudaMemcpyDeviceToHost, st));
 		GH_TRY(cudaStreamSynchronize(st));
 		recs = rest.data();
 	}
@@ -772,7 +752,7 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	ht.states.resize(n * na);
 	for (uint64_t g = 0; g < n; g++)
 	{
-		const uint8_t *r = recs + g * rec;
+		const uint8_t *r = recs + g * l.rec;
 
 		memcpy(&ht.keys[g * kw], r, sizeof(uint64_t) * kw);
 		ht.nulls[g] = r[8 * kw];

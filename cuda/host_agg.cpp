@@ -443,7 +443,7 @@ al(size_t x)
 
 void
 gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int na, int kw,
-				gh_agg_fold_layout *l)
+				size_t page_bytes, gh_agg_fold_layout *l)
 {
 	l->slots = gh_agg_slots(bound);
 	l->rec = gh_agg_rec_head(kw) + sizeof(gh_agg_state) * na;
@@ -466,6 +466,7 @@ gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int na, in
 	l->o_group = l->o_nulls + al(l->slots);
 	l->o_st = l->o_group + al(4 * l->slots);
 	l->o_pages = l->o_st + al(sizeof(gh_agg_state) * bound * na);
+	l->total = l->o_pages + al(page_bytes);
 }
 
 size_t
@@ -475,7 +476,7 @@ gh_agg_fold_device_bytes(uint32_t n_pages, uint32_t n_visible, uint64_t groups, 
 	gh_agg_fold_layout l;
 
 	gh_agg_fold_lay(n_pages, n_visible, std::min<uint64_t>(groups, (uint64_t) UINT32_MAX - 1),
-					naggs, key_words, &l);
+					naggs, key_words, 0, &l);
 	return l.o_pages;
 }
 
