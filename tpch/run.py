@@ -584,6 +584,7 @@ def run_all(args):
               f"gpu nodes {row['nodes']}  "
               + (f"gpu tasks {row['tasks']}  " if args.citus else "") + row["equal"]
               + (f"  ({row['note']})" if row["note"] else ""), file=sys.stderr, flush=True)
+    info["buffered_end"] = buffered_share(psql)
     if not args.save_dir:
         shutil.rmtree(workdir, ignore_errors=True)
     return results, info, notes
@@ -693,6 +694,23 @@ def join_devices(plan, is_gpu_join):
     return found
 
 
+def buffered_share(psql):
+    """The share of lineitem's blocks in shared buffers, as "41%", or "?"
+    where pg_buffercache cannot be had.  A restart empties shared buffers,
+    and the GPU join's page path reads a page copied in from the kernel's
+    cache for about three times the CPU of a page already there, native's
+    scans far less affected: runs on a restarted server and on a settled
+    one are not the same measurement (bench/RESULTS.md)."""
+    if psql.scalar("CREATE EXTENSION IF NOT EXISTS pg_buffercache") is None:
+        return "?"
+    v = psql.scalar(
+        "SELECT round(100.0 * count(*) / greatest(pg_relation_size('lineitem') / "
+        "current_setting('block_size')::int, 1)) FROM pg_buffercache "
+        "WHERE relfilenode = pg_relation_filenode('lineitem') AND relforknumber = 0 "
+        "AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())")
+    return f"{v}%" if v else "?"
+
+
 def server_info(psql, args):
     info = {}
     for name in ("server_version", "shared_buffers", "work_mem",
@@ -720,6 +738,9 @@ def server_info(psql, args):
     info["orderkey_ndistinct"] = psql.scalar(
         "SELECT n_distinct FROM pg_stats WHERE schemaname = current_schema() "
         "AND tablename = 'lineitem' AND attname = 'l_orderkey'") or "?"
+    info["uptime"] = psql.scalar(
+        "SELECT round(extract(epoch FROM now() - pg_postmaster_start_time()))") or "?"
+    info["buffered_start"] = buffered_share(psql)
     if args.citus:
         info["citus"] = psql.scalar("SELECT extversion FROM pg_extension WHERE extname = 'citus'") or "?"
         info["citus_workers"] = psql.scalar(
@@ -905,6 +926,10 @@ def write_report(path, args, results, ran, s, info, notes, chart):
                 f"{info['max_parallel_workers_per_gather']}, jit {info['jit']}, "
                 f"shared_preload_libraries '{info['shared_preload_libraries']}'\n")
         f.write(f"- host: {info['cpus']} CPUs; GPU: {info['gpu']}\n")
+        f.write(f"- server up {info['uptime']} s at the start; lineitem's blocks in shared buffers: "
+                f"{info['buffered_start']} at the start, {info.get('buffered_end', '?')} at the end "
+                "(a restart empties them; the page path reads a page from the kernel's cache "
+                "slower than one in shared buffers)\n")
         f.write(f"- statistics: n_distinct of lineitem.l_orderkey {info['orderkey_ndistinct']} "
                 "(sampled by ANALYZE; the join plans move with it)\n")
         f.write(f"- {ran['nodes']}: plan nodes of type "
