@@ -208,6 +208,24 @@ SET parallel_leader_participation = off;
 SELECT * FROM jo_check('SELECT c_seg, count(*), count(o_orderkey), min(o_date) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_seg');
 RESET parallel_leader_participation;
 SELECT * FROM jo_check('SELECT k, (SELECT count(o_orderkey) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey WHERE c_nation = k) FROM generate_series(0, 3) k');
+-- an inner side whose Parallel Seq Scan core pruned, a Parallel Index Only
+-- Scan of its key being cheaper (the visibility map all set): the shared
+-- dimension makes the Parallel Seq Scan itself
+CREATE TABLE jo_ci (c_custkey int4 PRIMARY KEY, c_pad text) WITH (autovacuum_enabled = off);
+INSERT INTO jo_ci SELECT i, repeat('x', 200) FROM generate_series(1, 3000) i;
+VACUUM (ANALYZE) jo_ci;
+SET min_parallel_index_scan_size = 0;
+SET gpuhash.gpu_aggregate = off;
+EXPLAIN (COSTS OFF) SELECT count(c_custkey) FROM jo_ci;
+RESET gpuhash.gpu_aggregate;
+-- the GPU aggregate over the table alone reads its pages as well
+EXPLAIN (COSTS OFF) SELECT count(c_custkey) FROM jo_ci;
+SELECT count(c_custkey), sum(c_custkey) FROM jo_ci;
+SELECT count(*) FILTER (WHERE l LIKE '%Dimension: shared%') AS shared,
+       count(*) FILTER (WHERE l LIKE '%Parallel Seq Scan on jo_ci%') AS inner_seq
+FROM jo_explain('SELECT c_custkey, count(o_orderkey) FROM jo_ci LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_custkey') l;
+SELECT * FROM jo_check('SELECT c_custkey, count(o_orderkey) FROM jo_ci LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_custkey');
+RESET min_parallel_index_scan_size;
 -- without a shared dimension the outer join stays serial
 SET gpuhash.shared_dimension = off;
 SELECT * FROM jo_check('SELECT c_nation, count(*), count(o_orderkey), sum(o_total) FROM jo_c LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_nation');

@@ -285,7 +285,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 * inner side's cheapest path.
 	 */
 	if (partial_rel != NULL && partial_rel->consider_parallel &&
-		(scan = gpuhash_preagg_partial_seqscan(ja.rel)) != NULL &&
+		(scan = gpuhash_preagg_partial_seqscan(root, ja.rel)) != NULL &&
 		(ja.inner_path = gpuhash_cheapest_parallel_safe(ja.inner)) == NULL)
 		scan = NULL;
 	if (scan == NULL)
@@ -341,7 +341,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 
 	/* where core could go parallel */
 	if (partial_rel != NULL && partial_rel->consider_parallel)
-		scan = gpuhash_preagg_partial_seqscan(ja.rel);
+		scan = gpuhash_preagg_partial_seqscan(root, ja.rel);
 	/*
 	 * I's cheapest path run whole by each participant: where it may run in
 	 * workers.  Not over an outer join preserving I: a participant cannot
@@ -368,7 +368,7 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		 * finds I's columns in its plan's output by following joins, not
 		 * the partial joins and appends other partial paths make.
 		 */
-		Path	   *pi = gpuhash_preagg_partial_seqscan(ja.inner);
+		Path	   *pi = gpuhash_preagg_partial_seqscan(root, ja.inner);
 
 		if (pi != NULL && pi->parallel_safe)
 		{

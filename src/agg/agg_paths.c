@@ -24,6 +24,7 @@
 #include "scan/page_scan.h"
 
 #include "access/table.h"
+#include "catalog/pg_class_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -212,11 +213,18 @@ gpuhash_preagg_groups(PlannerInfo *root, GroupPathExtraData *extra, double input
 /*
  * The relation's Parallel Seq Scan, whose participants and share of rows
  * the node takes: it divides the blocks among participants as that does.
+ * Where add_partial_path pruned it (a Parallel Index Only Scan of the
+ * columns a join reads is cheaper, the visibility map all set), the one
+ * create_plain_partial_paths made, made again: the node reads the heap's
+ * pages whichever scan core prefers alone.  The path is the node's own,
+ * in no list of core's.  NULL where core would make none.
  */
 Path *
-gpuhash_preagg_partial_seqscan(RelOptInfo *rel)
+gpuhash_preagg_partial_seqscan(PlannerInfo *root, RelOptInfo *rel)
 {
+	RangeTblEntry *rte;
 	ListCell   *lc;
+	int			workers;
 
 	foreach(lc, rel->partial_pathlist)
 	{
@@ -227,7 +235,17 @@ gpuhash_preagg_partial_seqscan(RelOptInfo *rel)
 		if (p->pathtype == T_SeqScan && p->parallel_aware && p->param_info == NULL)
 			return p;
 	}
-	return NULL;
+	if (rel->reloptkind != RELOPT_BASEREL || !rel->consider_parallel ||
+		rel->partial_pathlist == NIL)
+		return NULL;
+	rte = planner_rt_fetch(rel->relid, root);
+	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
+		rte->relkind != RELKIND_RELATION)
+		return NULL;
+	workers = compute_parallel_worker(rel, rel->pages, -1, max_parallel_workers_per_gather);
+	if (workers <= 0)
+		return NULL;
+	return create_seqscan_path(root, rel, NULL, workers);
 }
 
 static CustomPath *
@@ -486,7 +504,7 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 	if (partial_rel != NULL)
 	{
 		/* core could go parallel: the parallel path is the offer */
-		scan = gpuhash_preagg_partial_seqscan(input_rel);
+		scan = gpuhash_preagg_partial_seqscan(root, input_rel);
 		if (!partial_rel->consider_parallel || scan == NULL)
 			return;
 		target = partial_rel->reltarget;

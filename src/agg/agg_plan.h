@@ -83,7 +83,7 @@ extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
 										const AttrNumber *cols, int ncols);
 extern double gpuhash_preagg_groups(PlannerInfo *root, GroupPathExtraData *extra,
 									double input_rows);
-extern Path *gpuhash_preagg_partial_seqscan(RelOptInfo *rel);
+extern Path *gpuhash_preagg_partial_seqscan(PlannerInfo *root, RelOptInfo *rel);
 extern PathTarget *gpuhash_preagg_partial_target(PlannerInfo *root,
 												 PathTarget *grouping_target, Node *having);
 extern RelOptInfo *gpuhash_preagg_core_partial_rel(PlannerInfo *root,

@@ -437,7 +437,7 @@ try_star(StarSearch *ss, int nparts)
 	 * participant may run whole (a dimension per participant); else serial.
 	 */
 	if (ss->partial_rel != NULL && ss->partial_rel->consider_parallel)
-		scan = gpuhash_preagg_partial_seqscan(s.rel);
+		scan = gpuhash_preagg_partial_seqscan(root, s.rel);
 	for (int d = 0; d < nparts && scan != NULL; d++)
 		if ((s.dim[d].path = gpuhash_cheapest_parallel_safe(s.dim[d].rel)) == NULL)
 			scan = NULL;
