@@ -221,6 +221,7 @@ RESET gpuhash.gpu_aggregate;
 -- the GPU aggregate over the table alone reads its pages as well
 EXPLAIN (COSTS OFF) SELECT count(c_custkey) FROM jo_ci;
 SELECT count(c_custkey), sum(c_custkey) FROM jo_ci;
+SELECT * FROM aj_check('SELECT count(c_custkey), sum(c_custkey) FROM jo_ci', '%GpuPreAgg) on jo_ci%');
 SELECT count(*) FILTER (WHERE l LIKE '%Dimension: shared%') AS shared,
        count(*) FILTER (WHERE l LIKE '%Parallel Seq Scan on jo_ci%') AS inner_seq
 FROM jo_explain('SELECT c_custkey, count(o_orderkey) FROM jo_ci LEFT JOIN jo_o ON c_custkey = o_custkey GROUP BY c_custkey') l;
