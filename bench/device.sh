@@ -153,7 +153,7 @@ sfsetup() {
 # indexes first and the largest table last, so that both modes run against
 # a settled server, not one just restarted: the page path reads a page
 # from shared buffers for about a third of the CPU it takes to copy the
-# page in from the kernel (bench/RESULTS.md, "The current run")
+# page in from the kernel
 prewarm() {
 	psql -X -qc "create extension if not exists pg_prewarm" ${DB:-tpch} || return 1
 	psql -X -tA ${DB:-tpch} <<'SQL' | tee -a $OUT/summary

@@ -699,8 +699,8 @@ def buffered_share(psql):
     where pg_buffercache cannot be had.  A restart empties shared buffers,
     and the GPU join's page path reads a page copied in from the kernel's
     cache for about three times the CPU of a page already there, native's
-    scans far less affected: runs on a restarted server and on a settled
-    one are not the same measurement (bench/RESULTS.md)."""
+    scans far less affected (their bulk-read ring): runs on a restarted
+    server and on a settled one are not the same measurement."""
     if psql.scalar("CREATE EXTENSION IF NOT EXISTS pg_buffercache") is None:
         return "?"
     v = psql.scalar(
