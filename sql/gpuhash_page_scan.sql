@@ -506,6 +506,80 @@ RESET max_parallel_workers_per_gather;
 DROP TABLE ps_narrow, ps_wide, ps_ki;
 DROP FUNCTION ps_requests(text, text);
 
+-- A chain (chain.c): the bottom join's pages go to the walker, which probes
+-- the bottom's table; the chain probes every level again by the keys of the
+-- rows that came back.  "chain" is the top node's Chain Levels, "pages"
+-- those the bottom read by pages (0: by tuples).  Inner, left and anti
+-- bottoms; pages all-visible and not; a CPU qual; a rescan; parallel.
+CREATE FUNCTION ps_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,
+                         OUT pages bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  bad bigint;
+BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE ps_native AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM gh_force_on();
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM set_config('gpuhash.page_scan', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE ps_tuples AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM set_config('gpuhash.page_scan', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE ps_pages AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  SELECT max((n->>'Chain Levels')::int),
+         sum(coalesce((n->>'Pages All-Visible')::bigint, 0) + coalesce((n->>'Pages Checked')::bigint, 0))
+    INTO chain, pages
+    FROM jsonb_path_query(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n;
+  SELECT count(*) INTO rows FROM ps_pages;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM ps_native EXCEPT ALL SELECT * FROM ps_pages) UNION ALL
+    (SELECT * FROM ps_pages EXCEPT ALL SELECT * FROM ps_native) UNION ALL
+    (SELECT * FROM ps_tuples EXCEPT ALL SELECT * FROM ps_pages) UNION ALL
+    (SELECT * FROM ps_pages EXCEPT ALL SELECT * FROM ps_tuples)) x;
+  same := bad = 0;
+  DROP TABLE ps_native, ps_tuples, ps_pages;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('join_collapse_limit', '8', true);
+END;
+$$;
+CREATE TABLE ps_j (a int2, w text) WITH (autovacuum_enabled = off);
+INSERT INTO ps_j SELECT g, 'j' || g FROM generate_series(-100, 99, 2) g;
+INSERT INTO ps_j VALUES (4, 'j4 again'), (NULL, 'null');
+ANALYZE ps_j;
+SET gpuhash.page_cpu_cost = -1;
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.n > 12.5 AND md5(t.s) > ''4''');
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.k < 350');
+SELECT * FROM ps_chain('SELECT t.id, t.big, j.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.id % 3 = 0');
+SELECT * FROM ps_chain('SELECT t.id, j.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE i.k IS NULL');
+-- pages not all-visible: updated and deleted rows, an aborted insert
+BEGIN;
+INSERT INTO ps_t (id, k, k2, b) SELECT -g, g % 400, 4, 1 FROM generate_series(1, 500) g;
+ROLLBACK;
+UPDATE ps_t SET k2 = 4, b = 1 WHERE id % 97 = 0;
+DELETE FROM ps_t WHERE id % 89 = 0;
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
+-- a rescan: the chain under a nested loop's inner side, once per outer row
+SET enable_nestloop = on;
+SELECT * FROM ps_chain('SELECT o.x, (SELECT count(*) FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > o.x) FROM (VALUES (0), (500), (0)) o(x)');
+SET enable_nestloop = off;
+-- parallel: each participant's batches of pages through the chain
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+RESET gpuhash.page_cpu_cost;
+DROP TABLE ps_j;
+DROP FUNCTION ps_chain(text);
+
 DROP FUNCTION ps_cursor(text);
 DROP TABLE ps_t, ps_i;
 DROP FUNCTION ps_check(text);
