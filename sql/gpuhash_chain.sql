@@ -34,9 +34,8 @@ SET gpuhash.kept_join_row_cost = 0;
 -- Nor with the page path priced (gpuhash.page_cpu_cost): a dimension table
 -- read by pages costs its pages, not its rows, as the outer side, so the
 -- planner probes it against a table of the fact table's join, which is no
--- stack.  This file is about chains' shapes, whatever a level's price (a
--- chain's bottom reads pages as any join does): the page path is priced
--- as the tuple path.
+-- stack.  A chain's lower levels run by tuples whatever their price, and
+-- this file is about chains: the page path is priced as the tuple path.
 SET gpuhash.page_cpu_cost = -1;
 SET enable_nestloop = off;
 

@@ -508,11 +508,12 @@ DROP FUNCTION ps_requests(text, text);
 
 -- A chain (chain.c): the bottom join's pages go to the walker, which probes
 -- the bottom's table; the chain probes every level again by the keys of the
--- rows that came back.  "chain" is the top node's Chain Levels, "pages"
--- those the bottom read by pages (0: by tuples).  Inner, left and anti
--- bottoms; pages all-visible and not; a CPU qual; a rescan; parallel.
+-- rows that came back (gpuhash.chain_page_scan, off by default).  "chain"
+-- is the top node's Chain Levels, "by_pages" whether the bottom read pages.
+-- Inner, left and anti bottoms; pages all-visible and not; a CPU qual; a
+-- rescan; parallel.
 CREATE FUNCTION ps_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,
-                         OUT pages bigint)
+                         OUT by_pages boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
@@ -528,8 +529,8 @@ BEGIN
   EXECUTE 'CREATE TEMP TABLE ps_pages AS SELECT r__::text AS t FROM (' || q || ') r__';
   EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   SELECT max((n->>'Chain Levels')::int),
-         sum(coalesce((n->>'Pages All-Visible')::bigint, 0) + coalesce((n->>'Pages Checked')::bigint, 0))
-    INTO chain, pages
+         sum(coalesce((n->>'Pages All-Visible')::bigint, 0) + coalesce((n->>'Pages Checked')::bigint, 0)) > 0
+    INTO chain, by_pages
     FROM jsonb_path_query(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n;
   SELECT count(*) INTO rows FROM ps_pages;
   SELECT count(*) INTO bad FROM (
@@ -550,6 +551,7 @@ INSERT INTO ps_j SELECT g, 'j' || g FROM generate_series(-100, 99, 2) g;
 INSERT INTO ps_j VALUES (4, 'j4 again'), (NULL, 'null');
 ANALYZE ps_j;
 SET gpuhash.page_cpu_cost = -1;
+SET gpuhash.chain_page_scan = on;
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.n > 12.5 AND md5(t.s) > ''4''');
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.k < 350');
@@ -576,6 +578,10 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
+-- off: the bottom reads tuples
+SET gpuhash.chain_page_scan = off;
+SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
+RESET gpuhash.chain_page_scan;
 RESET gpuhash.page_cpu_cost;
 DROP TABLE ps_j;
 DROP FUNCTION ps_chain(text);

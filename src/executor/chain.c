@@ -21,7 +21,8 @@
  *	  one by one as always, already built.
  *
  *	  Fused, the bottom level fills its probe batches as always; where it
- *	  reads pages (page_scan.c) the walk's probe of its table leaves only
+ *	  reads pages (page_scan.c, gpuhash.chain_page_scan) the walk's probe
+ *	  of its table leaves only
  *	  the rows that can join (every row that passes, under a left or anti
  *	  bottom), each keyed from its tuple, and the chain probes every level
  *	  again with those keys.  The keys

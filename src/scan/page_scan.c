@@ -46,6 +46,7 @@
 
 bool		gpuhash_page_scan = true;
 bool		gpuhash_page_in_place = true;
+bool		gpuhash_chain_page_scan = false;
 
 /* Pages a request takes, by the batch's rows: about a hundred rows a page. */
 #define ROWS_PER_PAGE_GUESS 100
@@ -127,10 +128,13 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 }
 
 /*
- * May the next batch be filled from pages?  Also for the bottom of a chain
- * (chain.c), which takes the batch's rows, each with its key read from its
- * tuple, and probes every level again: the walk's probe of the bottom's
- * table is then the filter that leaves only the rows that can join.
+ * May the next batch be filled from pages?  For the bottom of a chain
+ * (chain.c) only under gpuhash.chain_page_scan: the chain takes the batch's
+ * rows, each with its key read from its tuple, and probes every level
+ * again; the walk's probe of the bottom's table is the filter that leaves
+ * only the rows that can join.  Off by default: over a large table the
+ * walks are bound by the host link, and the chain's own probes wait behind
+ * them (ARCHITECTURE.md, "Chains of GPU joins").
  */
 bool
 gpuhash_page_usable(GpuJoinState *gs)
@@ -138,7 +142,8 @@ gpuhash_page_usable(GpuJoinState *gs)
 	GpuPagePath *pp = gs->page;
 
 	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
-		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
+		(!gs->chain_member || gpuhash_chain_page_scan) && gs->chain == NULL &&
+		gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
 		(gs->table.remote || gs->table.local != NULL);
 }
@@ -469,7 +474,8 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 	GpuPagePath *pp = gs->page;
 	uint64		pages;
 
-	if (pp == NULL || pp->serializable || gs->chain != NULL)
+	if (pp == NULL || pp->serializable || gs->chain != NULL ||
+		(gs->chain_member && !gpuhash_chain_page_scan))
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",
