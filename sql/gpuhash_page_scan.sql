@@ -506,12 +506,11 @@ RESET max_parallel_workers_per_gather;
 DROP TABLE ps_narrow, ps_wide, ps_ki;
 DROP FUNCTION ps_requests(text, text);
 
--- A chain (chain.c): the bottom join's pages go to the walker, which probes
--- the bottom's table; the chain probes every level again by the keys of the
--- rows that came back (gpuhash.chain_page_scan, off by default).  "chain"
--- is the top node's Chain Levels, "by_pages" whether the bottom read pages.
--- Inner, left and anti bottoms; pages all-visible and not; a CPU qual; a
--- rescan; parallel.
+-- A chain (chain.c) over the same table: its bottom reads tuples, not
+-- pages (ARCHITECTURE.md says why), whatever gpuhash.page_scan says.
+-- "chain" is the top node's Chain Levels, "by_pages" whether any GPU join
+-- read pages.  Inner, left and anti bottoms; pages all-visible and not; a
+-- CPU qual; a rescan; parallel.
 CREATE FUNCTION ps_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,
                          OUT by_pages boolean)
 LANGUAGE plpgsql AS $$
@@ -551,7 +550,6 @@ INSERT INTO ps_j SELECT g, 'j' || g FROM generate_series(-100, 99, 2) g;
 INSERT INTO ps_j VALUES (4, 'j4 again'), (NULL, 'null');
 ANALYZE ps_j;
 SET gpuhash.page_cpu_cost = -1;
-SET gpuhash.chain_page_scan = on;
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.n > 12.5 AND md5(t.s) > ''4''');
 SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t LEFT JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.k < 350');
@@ -578,10 +576,6 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
--- off: the bottom reads tuples
-SET gpuhash.chain_page_scan = off;
-SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > 0');
-RESET gpuhash.chain_page_scan;
 RESET gpuhash.page_cpu_cost;
 DROP TABLE ps_j;
 DROP FUNCTION ps_chain(text);

@@ -505,16 +505,6 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpuhash.chain_page_scan",
-							 "Lets the bottom of a chain of GPU joins read its outer pages.",
-							 "Off: a chain's bottom reads tuples.  Its walk of a large "
-							 "table's pages is bound by the host link, and the chain's "
-							 "probes then wait behind the walks (ARCHITECTURE.md).",
-							 &gpuhash_chain_page_scan,
-							 false,
-							 PGC_USERSET, GUC_NO_SHOW_ALL,
-							 NULL, NULL, NULL);
-
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",
 							 "When a GPU hash join's outer side is another one, the levels' "

@@ -92,7 +92,6 @@ typedef enum GpuhashPageInner
 extern int	gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
 extern bool gpuhash_page_in_place;
-extern bool gpuhash_chain_page_scan;
 extern bool gpuhash_chain_joins;
 /* gpuhash.right_semi_anti: only, for tests, offers semi and anti joins no other GPU path */
 #define GPUHASH_RIGHT_OFF 0

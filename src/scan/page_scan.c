@@ -46,7 +46,6 @@
 
 bool		gpuhash_page_scan = true;
 bool		gpuhash_page_in_place = true;
-bool		gpuhash_chain_page_scan = false;
 
 /* Pages a request takes, by the batch's rows: about a hundred rows a page. */
 #define ROWS_PER_PAGE_GUESS 100
@@ -123,27 +122,17 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 			}
 		}
 	}
-	pp->rows_cap = Max(rows_cap, gs->batch_cap);
 	gs->page = pp;
 }
 
-/*
- * May the next batch be filled from pages?  For the bottom of a chain
- * (chain.c) only under gpuhash.chain_page_scan: the chain takes the batch's
- * rows, each with its key read from its tuple, and probes every level
- * again; the walk's probe of the bottom's table is the filter that leaves
- * only the rows that can join.  Off by default: over a large table the
- * walks are bound by the host link, and the chain's own probes wait behind
- * them (ARCHITECTURE.md, "Chains of GPU joins").
- */
+/* May the next batch be filled from pages? */
 bool
 gpuhash_page_usable(GpuJoinState *gs)
 {
 	GpuPagePath *pp = gs->page;
 
-	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
-		(!gs->chain_member || gpuhash_chain_page_scan) && gs->chain == NULL &&
-		gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
+	return pp != NULL && !pp->serializable && gs->oscan != NULL && !gs->chain_member &&
+		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
 		(gs->table.remote || gs->table.local != NULL);
 }
@@ -324,8 +313,7 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 	 * and no CPU qual reads it (a count(*)): a match is its range alone.
 	 * Forming each tuple read its page's line pointer, a cache miss a row.
 	 */
-	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL &&
-		!gs->chain_member;
+	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL;
 
 	b->n = 0;
 	for (int p = 0; p < r->n_pages; p++)
@@ -354,13 +342,6 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 				continue;
 			b->nokey[b->n] = nokey;
 			b->keys[b->n] = 0;
-			/* a chain probes its bottom level again, by the row's key */
-			if (gs->chain_member && !nokey)
-			{
-				b->nokey[b->n] = !gpuhash_heap_key_fast(gs, gs->oscan, true, &b->tups[b->n],
-														 &b->keys[b->n]);
-				gs->oscan->slot_row = -1;
-			}
 			b->ranges[b->n] = m->range;
 			if (nokey)
 				b->ranges[b->n].count = 0;
@@ -433,6 +414,8 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	r->answered = true;
 	rows_from_matches(gs, b);
 	b->state = PB_READY;
+	gs->stats.batches++;
+	gs->stats.outer_rows += b->n;
 	gs->stats.probe_ms += r->stats.kernel_ms;
 	gs->stats.transfer_ms += r->stats.copy_ms;
 	gs->stats.device = gs->device;
@@ -474,8 +457,7 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 	GpuPagePath *pp = gs->page;
 	uint64		pages;
 
-	if (pp == NULL || pp->serializable || gs->chain != NULL ||
-		(gs->chain_member && !gpuhash_chain_page_scan))
+	if (pp == NULL || pp->serializable || gs->chain_member || gs->chain != NULL)
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",
