@@ -28,12 +28,6 @@
 namespace
 {
 
-size_t
-al(size_t x)
-{
-	return (x + 255) & ~(size_t) 255;
-}
-
 /* The offsets of a set's arrays in its allocation, for cap groups. */
 struct set_layout
 {
@@ -47,11 +41,11 @@ struct set_layout
 	set_layout(uint64_t cap, int naggs, int kw)
 	{
 		slot = 0;
-		keys = al(sizeof(uint32_t) * gh_agg_slots(cap));
-		nulls = keys + al(sizeof(uint64_t) * kw * cap);
-		states = nulls + al(cap);
-		count = states + al(sizeof(gh_agg_state) * naggs * cap);
-		total = count + al(sizeof(unsigned long long));
+		keys = gh_align256(sizeof(uint32_t) * gh_agg_slots(cap));
+		nulls = keys + gh_align256(sizeof(uint64_t) * kw * cap);
+		states = nulls + gh_align256(cap);
+		count = states + gh_align256(sizeof(gh_agg_state) * naggs * cap);
+		total = count + gh_align256(sizeof(unsigned long long));
 	}
 };
 
@@ -260,8 +254,8 @@ gh_gpu_agg_set_merge(gh_agg_set *set, const gh_agg_groups *src)
 	cudaStream_t st;
 	int			na = set->agg.naggs;
 	uint64_t	n = src->n_groups;
-	size_t		o_nulls = al(sizeof(uint64_t) * set->kw * n),
-				o_states = o_nulls + al(n),
+	size_t		o_nulls = gh_align256(sizeof(uint64_t) * set->kw * n),
+				o_states = o_nulls + gh_align256(n),
 				bytes = o_states + sizeof(gh_agg_state) * na * n;
 
 	GH_CHECK(enter(set, &st));
@@ -340,18 +334,18 @@ gh_gpu_agg_set_finish(gh_agg_set *set, const gh_agg_having *having, gh_agg_group
 	 * second) | second | count | cub | sort keys (two) | masks (two) |
 	 * survivors' keys, nulls, states
 	 */
-	size_t		o_all = al(n),
-				o_idx = o_all + al(sizeof(uint32_t) * n),
-				o_idx2 = o_idx + al(sizeof(uint32_t) * n),
-				o_cnt = o_idx2 + al(sizeof(uint32_t) * n),
-				o_tmp = o_cnt + al(sizeof(unsigned long long)),
-				o_sk = o_tmp + al(tmp),
-				o_sk2 = o_sk + al(sizeof(uint64_t) * n),
-				o_mk = o_sk2 + al(sizeof(uint64_t) * n),
-				o_mk2 = o_mk + al(n),
-				o_keys = o_mk2 + al(n),
-				o_nulls = o_keys + al(sizeof(uint64_t) * kw * n),
-				o_states = o_nulls + al(n),
+	size_t		o_all = gh_align256(n),
+				o_idx = o_all + gh_align256(sizeof(uint32_t) * n),
+				o_idx2 = o_idx + gh_align256(sizeof(uint32_t) * n),
+				o_cnt = o_idx2 + gh_align256(sizeof(uint32_t) * n),
+				o_tmp = o_cnt + gh_align256(sizeof(unsigned long long)),
+				o_sk = o_tmp + gh_align256(tmp),
+				o_sk2 = o_sk + gh_align256(sizeof(uint64_t) * n),
+				o_mk = o_sk2 + gh_align256(sizeof(uint64_t) * n),
+				o_mk2 = o_mk + gh_align256(n),
+				o_keys = o_mk2 + gh_align256(n),
+				o_nulls = o_keys + gh_align256(sizeof(uint64_t) * kw * n),
+				o_states = o_nulls + gh_align256(n),
 				total = o_states + sizeof(gh_agg_state) * na * n;
 	void	   *mem = nullptr;
 

@@ -279,12 +279,6 @@ grow(void **p, size_t *have, size_t want)
 	return GH_OK;
 }
 
-size_t
-al(size_t x)
-{
-	return (x + 255) & ~(size_t) 255;
-}
-
 }								/* namespace */
 
 gh_status
@@ -331,17 +325,17 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 
 	/* inputs, counts and offsets in one allocation */
 	size_t		o_scan = 0,
-				o_cols = o_scan + al(sizeof(gh_page_scan)),
-				o_refs = o_cols + al(sizeof(int16_t) * GH_AGG_MAX_INNER),
-				o_vis = o_refs + al(sizeof(gh_page_ref) * n_pages),
-				o_refused = o_vis + al(2 * (size_t) n_visible + 2),
-				o_counts = o_refused + al(n_pages),
-				o_rows = o_counts + al(2 * sizeof(unsigned long long)),
-				o_bytes = o_rows + al(sizeof(uint64_t) * slots),
-				o_row_off = o_bytes + al(sizeof(uint64_t) * slots),
-				o_byte_off = o_row_off + al(sizeof(uint64_t) * slots),
-				o_tmp = o_byte_off + al(sizeof(uint64_t) * slots),
-				o_pages = o_tmp + al(scan_tmp),
+				o_cols = o_scan + gh_align256(sizeof(gh_page_scan)),
+				o_refs = o_cols + gh_align256(sizeof(int16_t) * GH_AGG_MAX_INNER),
+				o_vis = o_refs + gh_align256(sizeof(gh_page_ref) * n_pages),
+				o_refused = o_vis + gh_align256(2 * (size_t) n_visible + 2),
+				o_counts = o_refused + gh_align256(n_pages),
+				o_rows = o_counts + gh_align256(2 * sizeof(unsigned long long)),
+				o_bytes = o_rows + gh_align256(sizeof(uint64_t) * slots),
+				o_row_off = o_bytes + gh_align256(sizeof(uint64_t) * slots),
+				o_byte_off = o_row_off + gh_align256(sizeof(uint64_t) * slots),
+				o_tmp = o_byte_off + gh_align256(sizeof(uint64_t) * slots),
+				o_pages = o_tmp + gh_align256(scan_tmp),
 				total = o_pages + (mapped ? 0 : page_data_bytes);
 	{
 		gh_status	g = grow(&sc->in, &sc->in_bytes, total);
@@ -428,8 +422,8 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 							(unsigned long long) heap_cap);
 		size_t		vbytes = sizeof(gh_agg_inval) * (size_t) nr * (size_t) ncols,
 					o_keys = 0,
-					o_vals = o_keys + al(sizeof(uint64_t) * nr),
-					o_heap = o_vals + al(vbytes),
+					o_vals = o_keys + gh_align256(sizeof(uint64_t) * nr),
+					o_heap = o_vals + gh_align256(vbytes),
 					obytes = o_heap + nb;
 
 		if (nr > 0)

@@ -435,12 +435,6 @@ gh_agg_slots(uint64_t g)
 /* records in the first copy back: what most answers hold, a few kB */
 static constexpr size_t FIRST_COPY_BYTES = 64 * 1024;
 
-static size_t
-al(size_t x)
-{
-	return (x + 255) & ~(size_t) 255;
-}
-
 void
 gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int na, int kw,
 				size_t page_bytes, gh_agg_fold_layout *l)
@@ -450,23 +444,23 @@ gh_agg_fold_lay(uint32_t n_pages, uint32_t n_visible, uint64_t bound, int na, in
 	l->first = std::min<uint64_t>(bound, std::max<size_t>(1, FIRST_COPY_BYTES / l->rec));
 	/* inputs, the same offsets in the pinned staging and on the device */
 	l->i_scan = 0;
-	l->i_agg = l->i_scan + al(sizeof(gh_page_scan));
-	l->i_refs = l->i_agg + al(sizeof(gh_agg_prog));
-	l->i_vis = l->i_refs + al(sizeof(gh_page_ref) * n_pages);
-	l->in_bytes = l->i_vis + al(2 * (size_t) n_visible);
+	l->i_agg = l->i_scan + gh_align256(sizeof(gh_page_scan));
+	l->i_refs = l->i_agg + gh_align256(sizeof(gh_agg_prog));
+	l->i_vis = l->i_refs + gh_align256(sizeof(gh_page_ref) * n_pages);
+	l->in_bytes = l->i_vis + gh_align256(2 * (size_t) n_visible);
 	/* the answer: counts | refused | records, one range (its head copied back first) */
 	l->o_cnt = l->in_bytes;
 	l->o_ref = l->o_cnt + 4 * sizeof(unsigned long long);
-	l->o_rec = l->o_cnt + al(4 * sizeof(unsigned long long) + n_pages);
+	l->o_rec = l->o_cnt + gh_align256(4 * sizeof(unsigned long long) + n_pages);
 	l->head_bytes = l->o_rec - l->o_cnt + l->first * l->rec;
 	/* the table, then the pages when they are copied */
-	l->o_ctrl = l->o_rec + al(l->rec * bound);
-	l->o_keys = l->o_ctrl + al(4 * l->slots);
-	l->o_nulls = l->o_keys + al(8 * kw * l->slots);
-	l->o_group = l->o_nulls + al(l->slots);
-	l->o_st = l->o_group + al(4 * l->slots);
-	l->o_pages = l->o_st + al(sizeof(gh_agg_state) * bound * na);
-	l->total = l->o_pages + al(page_bytes);
+	l->o_ctrl = l->o_rec + gh_align256(l->rec * bound);
+	l->o_keys = l->o_ctrl + gh_align256(4 * l->slots);
+	l->o_nulls = l->o_keys + gh_align256(8 * kw * l->slots);
+	l->o_group = l->o_nulls + gh_align256(l->slots);
+	l->o_st = l->o_group + gh_align256(4 * l->slots);
+	l->o_pages = l->o_st + gh_align256(sizeof(gh_agg_state) * bound * na);
+	l->total = l->o_pages + gh_align256(page_bytes);
 }
 
 size_t

@@ -185,4 +185,14 @@ uint64_t	gh_layout_digest(gh_table *t);
 uint64_t	gh_digest_bytes(uint64_t h, const void *p, size_t n);
 uint64_t	gh_gpu_layout_digest(gh_table *t);
 
+/*
+ * A size rounded up to 256 bytes: where each part of one allocation that a
+ * request's or a set's arrays share begins (cudaMalloc's own alignment).
+ */
+static inline size_t
+gh_align256(size_t x)
+{
+	return (x + 255) & ~(size_t) 255;
+}
+
 #endif							/* GPUHASH_TABLE_INTERNAL_H */
