@@ -275,6 +275,55 @@ strom() {
 	el "strom $2"
 }
 
+# lo: lineitem JOIN orders count(*), the median of 5 after a warm-up:
+# native, the page path, the tuple path (issue 53's 6x)
+lo() {
+	local q="SELECT count(*) FROM lineitem JOIN orders ON l_orderkey = o_orderkey" m set t
+	for m in off on tuples; do
+		set="SET enable_gpuhashjoin = $([ $m = off ] && echo off || echo on);"
+		[ $m = tuples ] && set="$set SET gpuhash.page_scan = off;"
+		t=$({ echo "SET max_parallel_workers_per_gather = ${WORKERS:-8}; SET gpuhash.device = gpu; $set"; echo "\\o /dev/null"
+		      echo "$q;"; echo "\\timing on"; for i in 1 2 3 4 5; do echo "$q;"; done; } |
+			psql -X -q ${DB:-tpch} 2>&1 | grep -o "^Time: [0-9.]*" | awk '{print $2}' | sort -n | sed -n 3p)
+		echo "lo $m median of 5: $t ms" | tee -a $OUT/summary
+	done
+}
+
+# stromw "3,5" TAG: PG-Strom beside gpuhash on one server state: PG-Strom's
+# server prewarmed after its start (a start empties shared buffers), then
+# ours, each timed alike (med): a ratio moves with the server's state
+stromw() {
+	local base
+	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
+	PGSTROM_BASE_OPTS="$base" source .device/on-gpu.sh .device/pgstrom.tar.xz ${DB:-tpch} \
+		>$OUT/strom.start.log 2>&1 || { tail -20 $OUT/strom.start.log; return 1; }
+	prewarm
+	TOGGLE=pg_strom.enabled med "$1" strom.$2
+	pgstrom_off >/dev/null 2>&1
+	restart_with "$BENCH_OPTS"
+	prewarm
+	med "$1" ours.$2
+	el "stromw $2"
+}
+
+# qon "5 7" TAG: where the CPU goes with the GPU join on (perf record -g of
+# 3 runs after a warm-up, all CPUs), the top symbols to the summary
+qon() {
+	local P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf" q f
+	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz || return 1
+	for q in $1; do
+		f=/tmp/qon.$q.sql
+		{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=on; \\o /dev/null";
+		  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $q).sql; done; } >$f
+		psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+		$P record -a -g -F 999 -o /tmp/qon.data -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+		$P report -i /tmp/qon.data --no-children --sort dso,sym --stdio -g none --percent-limit 0.3 >$OUT/qon.$2.q$q.sym.txt 2>&1
+		echo "qon Q$q: $(grep -m1 'Event count' $OUT/qon.$2.q$q.sym.txt)" | tee -a $OUT/summary
+		grep -v "^#" $OUT/qon.$2.q$q.sym.txt | grep -v "^$" | head -25 | tee -a $OUT/summary
+	done
+	el "qon $2"
+}
+
 # perfpack: on the build machine (Debian 12, linux-perf installed), this
 # machine's perf with its shared libraries and loader into .device/perf.tar.xz,
 # for qperf to run on a device that has none
