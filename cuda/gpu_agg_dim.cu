@@ -23,8 +23,8 @@ gh_gpu_agg_dim_upload(gh_agg_dim *d, const gh_agg_inval *vals, const uint8_t *he
 	GH_TRY(cudaSetDevice(d->device));
 
 	size_t		vbytes = (size_t) d->n * (size_t) d->ninner * sizeof(gh_agg_inval),
-				o_heap = (vbytes + 255) & ~(size_t) 255,
-				o_matched = (o_heap + heap_bytes + 255) & ~(size_t) 255,
+				o_heap = gh_align256(vbytes),
+				o_matched = gh_align256(o_heap + heap_bytes),
 				total = o_matched + d->n;
 
 	if (budget > 0 && total > budget)

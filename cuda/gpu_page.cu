@@ -240,7 +240,7 @@ plan(size_t page_bytes, uint32_t n_pages, uint32_t n_visible)
 	auto		put = [&](size_t bytes) {
 		size_t		o = at;
 
-		at = (at + bytes + 255) & ~(size_t) 255;
+		at = gh_align256(at + bytes);
 		return o;
 	};
 
