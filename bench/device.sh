@@ -264,11 +264,13 @@ hugeab() {
 }
 
 # strom "3,5" TAG: PG-Strom's plans against PostgreSQL's on the loaded database
+# (PREWARM=1: its freshly started server prewarmed first)
 strom() {
 	local base
 	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
 	PGSTROM_BASE_OPTS="$base" source .device/on-gpu.sh .device/pgstrom.tar.xz ${DB:-tpch} \
 		>$OUT/strom.start.log 2>&1 || { tail -20 $OUT/strom.start.log; return 1; }
+	[ -n "${PREWARM:-}" ] && prewarm
 	TOGGLE=pg_strom.enabled med "$1" strom.$2
 	pgstrom_off >/dev/null 2>&1
 	restart_with "$BENCH_OPTS"
@@ -293,14 +295,7 @@ lo() {
 # server prewarmed after its start (a start empties shared buffers), then
 # ours, each timed alike (med): a ratio moves with the server's state
 stromw() {
-	local base
-	base=$(tpch_server_settings ${WORKERS:-8} | paste -sd' ')
-	PGSTROM_BASE_OPTS="$base" source .device/on-gpu.sh .device/pgstrom.tar.xz ${DB:-tpch} \
-		>$OUT/strom.start.log 2>&1 || { tail -20 $OUT/strom.start.log; return 1; }
-	prewarm
-	TOGGLE=pg_strom.enabled med "$1" strom.$2
-	pgstrom_off >/dev/null 2>&1
-	restart_with "$BENCH_OPTS"
+	PREWARM=1 strom "$1" $2 || return 1
 	prewarm
 	med "$1" ours.$2
 	el "stromw $2"

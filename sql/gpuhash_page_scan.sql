@@ -551,7 +551,7 @@ SELECT * FROM ps_chain('SELECT t.id, i.w, j.w FROM ps_t t JOIN ps_i i ON t.k = i
 SET enable_nestloop = on;
 SELECT * FROM ps_chain('SELECT o.x, (SELECT count(*) FROM ps_t t JOIN ps_i i ON t.k = i.k JOIN ps_j j ON t.k2 = j.a WHERE t.b > o.x) FROM (VALUES (0), (500), (0)) o(x)');
 SET enable_nestloop = off;
--- parallel: each participant's batches of pages through the chain
+-- parallel: each participant's share through the chain
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
