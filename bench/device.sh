@@ -56,11 +56,18 @@
 #                    and $OUT/calibrate.json (about 1 min on an H200; before
 #                    sfsetup, which must not be followed by a restart)
 #   variations       bench/variations.py on the loaded ${DB:-tpch} (SF ${SF:-10}):
-#                    TPC-H with and without foreign keys, 4 workers and serial,
+#                    TPC-H with and without foreign keys, 4 workers and serial
+#                    (VARS=nofk-4,nofk-8 picks others; QUERIES=1-11 some queries),
 #                    each plan without a GPU node checked to be PostgreSQL's,
-#                    each with one timed off and on (${RUNS:-3} runs, the ratios
-#                    against 0.95) within ${BUDGET:-180} s; drops the foreign keys
-#                    for good; the table in $OUT/variations.md
+#                    each with one timed off and on (${WARMUP:-1} warm-up, ${RUNS:-3} runs, the
+#                    ratios against 0.95) within ${BUDGET:-180} s; drops the foreign keys
+#                    for good; the table in $OUT/variations${TAG}.md and the summary
+#   ssbsetup         the Star Schema Benchmark at SF ${SSB_SF:-10} (ssb/load.sh, with
+#                    foreign keys, lineorder made by 16 processes) into ${SSB_DB:-ssb},
+#                    on the server as it runs
+#   ssbcheck TAG     ssb/check.py on it, ${WORKERS:-8} workers: plans off and on
+#                    checked, results compared, and with RUNS > 1 the medians
+#                    of RUNS runs a mode after ${WARMUP:-1} warm-up and their ratios
 #   calvar           build, calibrate, SF 1 sfsetup and variations (timings
 #                    within ${BUDGET:-120} s) in one go, about 6 min: issue 54's run
 #   dimbuild "14 19" TAG  the joined GpuPreAgg's dimension build (issue 53):
@@ -418,12 +425,30 @@ calibrate() {
 # variations: TPC-H under issue 54's variations on the loaded database
 variations() {
 	PYTHONUNBUFFERED=1 python3 bench/variations.py --sf ${SF:-10} --db ${DB:-tpch} --device ${DEVICE:-gpu} \
-		--runs ${RUNS:-3} --budget ${BUDGET:-180} --out $OUT/var >$OUT/variations.log 2>&1
+		--runs ${RUNS:-3} --warmup ${WARMUP:-1} --budget ${BUDGET:-180} ${VARS:+--variations $VARS} \
+		${QUERIES:+--queries $QUERIES} --out $OUT/var${TAG:-} >$OUT/variations${TAG:-}.log 2>&1
 	echo "variations rc=$?" | tee -a $OUT/summary
-	cp $OUT/var/variations.md $OUT/var/variations.json $OUT/ 2>/dev/null
-	tar -C $OUT -cJf $OUT/variations.tar.xz var && rm -rf $OUT/var
-	cat $OUT/variations.md 2>/dev/null || tail -20 $OUT/variations.log
+	cp $OUT/var${TAG:-}/variations.md $OUT/variations${TAG:-}.md 2>/dev/null
+	cp $OUT/var${TAG:-}/variations.json $OUT/variations${TAG:-}.json 2>/dev/null
+	tar -C $OUT -cJf $OUT/variations${TAG:-}.tar.xz var${TAG:-} && rm -rf $OUT/var${TAG:-}
+	cat $OUT/variations${TAG:-}.md 2>/dev/null | tee -a $OUT/summary || tail -20 $OUT/variations${TAG:-}.log
 	el "variations"
+}
+
+ssbsetup() {
+	ssb/load.sh -s ${SSB_SF:-10} -d ${SSB_DB:-ssb} -j 16 >$OUT/load.${SSB_DB:-ssb}.log 2>&1
+	echo "ssb load SF ${SSB_SF:-10} rc=$?: $(tail -1 $OUT/load.${SSB_DB:-ssb}.log)" | tee -a $OUT/summary
+	psql -X -qc "create extension if not exists gpuhash" ${SSB_DB:-ssb}
+	el "ssb loaded"
+}
+
+ssbcheck() {
+	PYTHONUNBUFFERED=1 python3 ssb/check.py --db ${SSB_DB:-ssb} --workers ${WORKERS:-8} --device gpu \
+		--plans $OUT/ssb.$1 --results --runs ${RUNS:-3} --warmup ${WARMUP:-1} >$OUT/ssb.$1.log 2>&1
+	echo "ssbcheck $1 (${WORKERS:-8} workers) rc=$?" | tee -a $OUT/summary
+	tee -a $OUT/summary <$OUT/ssb.$1.log
+	tar -C $OUT -cJf $OUT/ssb.$1.tar.xz ssb.$1 && rm -rf $OUT/ssb.$1
+	el "ssbcheck $1"
 }
 
 # calvar: issue 54's device run, about 6 min: build, calibrate, an SF 1

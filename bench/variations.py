@@ -13,6 +13,7 @@ the first one without them):
   fk-serial  with foreign keys, serial
   nofk-4     without foreign keys, 4 workers
   nofk-serial
+  fk-8, nofk-8 (only when asked for: 8 workers is the main benchmark's setting)
 
 The time is shared: --budget seconds over the variations, each getting what
 is left over the variations left; a query whose timing would start past its
@@ -20,7 +21,7 @@ variation's share is left untimed ("n/t" in the table), never skipped
 silently.  Writes DIR/variations.md (the table) and DIR/variations.json.
 
     bench/variations.py --sf 1 --device gpu --db tpch --out DIR [--runs 3]
-        [--budget 180] [--variations fk-4,nofk-serial] [--queries 1-22]
+        [--warmup 1] [--budget 180] [--variations fk-4,nofk-serial] [--queries 1-22]
 """
 import argparse
 import json
@@ -35,7 +36,8 @@ import plans  # noqa: E402
 import run  # noqa: E402
 
 VARIATIONS = {"fk-4": (True, 4), "fk-serial": (True, 0), "nofk-4": (False, 4),
-              "nofk-serial": (False, 0)}
+              "nofk-serial": (False, 0), "fk-8": (True, 8), "nofk-8": (False, 8)}
+DEFAULT_VARIATIONS = ["fk-4", "fk-serial", "nofk-4", "nofk-serial"]
 TARGET = 0.95
 
 
@@ -58,7 +60,7 @@ def drop_foreign_keys(psql):
 
 def run_args(a, workers):
     args = run.parse_args(["--sf", f"{a.sf:g}", "--workers", str(workers), "--device", a.device,
-                           "--db", a.db, "--skip-load", "--runs", str(a.runs), "--warmup", "1",
+                           "--db", a.db, "--skip-load", "--runs", str(a.runs), "--warmup", str(a.warmup),
                            "--timeout", str(a.timeout), "--queries", a.queries])
     return args
 
@@ -122,7 +124,7 @@ def cell(r):
 def write_table(path, a, results, info):
     names = list(results)
     lines = [f"# TPC-H SF {a.sf:g} under variations, device {a.device}", "",
-             f"{info}; median of {a.runs} runs a mode after a warm-up; ratio = native / GPU "
+             f"{info}; median of {a.runs} runs a mode after {a.warmup} warm-up; ratio = native / GPU "
              f"(>= {TARGET} is the target); '=': no GPU node, the plan is PostgreSQL's own; "
              "'n/t': not timed within the time budget.", "",
              "| query | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
@@ -155,10 +157,11 @@ def main(argv):
     ap.add_argument("--db", default=os.environ.get("PGDATABASE", "tpch"))
     ap.add_argument("--device", choices=["gpu", "host", "auto"], default="gpu")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=1, help="untimed runs a mode first")
     ap.add_argument("--timeout", type=float, default=120, help="per statement, seconds")
     ap.add_argument("--budget", type=float, default=180,
                     help="seconds for all the variations' timings (default 180)")
-    ap.add_argument("--variations", default=",".join(VARIATIONS))
+    ap.add_argument("--variations", default=",".join(DEFAULT_VARIATIONS))
     ap.add_argument("--queries", default="all")
     ap.add_argument("--out", required=True, help="directory for the table, JSON and plans")
     a = ap.parse_args(argv)
@@ -193,7 +196,7 @@ def main(argv):
         results[name] = one_variation(a, name, psql, prefix, device_ok, a.out, deadline)
     table = write_table(os.path.join(a.out, "variations.md"), a, results, info_line)
     with open(os.path.join(a.out, "variations.json"), "w") as f:
-        json.dump({"sf": a.sf, "device": a.device, "runs": a.runs, "budget_s": a.budget,
+        json.dump({"sf": a.sf, "device": a.device, "runs": a.runs, "warmup": a.warmup, "budget_s": a.budget,
                    "elapsed_s": round(time.time() - start, 1), "notes": notes,
                    "results": results, "summary": {n: summary_of(r) for n, r in results.items()}},
                   f, indent=1, default=str)

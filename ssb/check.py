@@ -8,10 +8,12 @@ compared.  The benchmark was fitted to nothing: it checks the planner on a
 load its rules were not made for.  Exits 1 on a failed check.
 
     ssb/check.py --db ssb --workers 4 --device host --plans DIR [--results]
+        [--runs N --warmup W]
 
 Connection: the usual PG* environment variables."""
 
 import argparse
+import math
 import os
 import sys
 
@@ -33,11 +35,15 @@ def parse_args(argv):
                    help="a setting for the 'on' mode (repeatable)")
     p.add_argument("--plans", metavar="DIR", required=True, help="plans and reports go here")
     p.add_argument("--results", action="store_true", help="also run each query off and on")
+    p.add_argument("--runs", type=int, default=1, help="timed runs a mode (with --results)")
+    p.add_argument("--warmup", type=int, default=0, help="untimed runs first (with --results)")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--psql", default="psql")
     a = p.parse_args(argv)
     # what run.py's session and plan helpers read
-    a.toggle, a.citus, a.warmup, a.runs, a.count_node = "enable_gpuhashjoin", False, 0, 1, None
+    a.toggle, a.citus, a.count_node = "enable_gpuhashjoin", False, None
+    if a.runs < 1 or a.warmup < 0:
+        p.error("--runs must be at least 1 and --warmup not negative")
     return a
 
 
@@ -50,7 +56,8 @@ def main(argv):
     device_ok = run.setting_exists(psql, run.DEVICE_SETTING, prefix)
     os.makedirs(args.plans, exist_ok=True)
     is_gpu = run.gpu_join_matcher(None)
-    bad = []
+    bad, ratios = [], []
+    timed = args.results and args.runs > 1
     print("query  GPU nodes  changed nodes  read serially when on  "
           + ("result" if args.results else ""))
     for name in QUERIES:
@@ -77,11 +84,22 @@ def main(argv):
             row = run.summarize(q, text, roff, ron, is_gpu)
             result = f"{row['equal']} ({row['rows']} rows)" + (f" {row['note']}" if row["note"] else "")
             ok = ok and row["ok"]
+            if timed:
+                result += (f"  native {run.fmt_ms(row['native'])} ms, GPU {run.fmt_ms(row['gpu'])} ms"
+                           + (f", {row['ratio']:.2f}x" if row["ratio"] else ""))
+                if row["ratio"] and summary["gpu_nodes"]:
+                    ratios.append((name, row["ratio"]))
         print(f"Q{name}  {summary['gpu_nodes']:9d}  {summary['changed']:13d}  "
               f"{', '.join(summary['serial']) or '-':21s}  {result}"
               + (f"\n      no GPU join, yet not native's plan: {diff}" if diff else ""))
         if not ok:
             bad.append(name)
+    if ratios:
+        geo = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
+        low = [f"Q{n} {r:.2f}" for n, r in ratios if r < 0.95]
+        print(f"medians of {args.runs} runs after {args.warmup} warm-up: {len(ratios)} queries "
+              f"with a GPU join, geomean {geo:.2f}x, lowest {min(r for _, r in ratios):.2f}x; "
+              f"below 0.95: {', '.join(low) or 'none'}")
     for note in notes:
         print(f"ssb/check.py: note: {note}", file=sys.stderr)
     if bad:

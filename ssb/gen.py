@@ -4,7 +4,7 @@ E. O'Neil, X. Chen, "Star Schema Benchmark", revision 3, 2009), written for
 gpuhash: lineorder, customer, supplier, part and date, as COPY text (tab
 separated) on stdout.
 
-    ssb/gen.py -s SF -T TABLE [-S SEED]
+    ssb/gen.py -s SF -T TABLE [-S SEED] [-P I/N]
 
 Row counts as the specification gives them: customer 30 000 x SF, supplier
 2 000 x SF, part 200 000 x (1 + floor(log2 SF)) (200 000 x SF below SF 1, a
@@ -13,12 +13,15 @@ choice of this generator), date 7 years (1992-1998), lineorder about 6 M x SF
 specification's: cities are a nation's name cut to 9 characters and a digit,
 p_mfgr MFGR#1-5, p_category MFGR#11-55, p_brand1 MFGR#1101-5540, prices as
 TPC-H's retail price of the part.  Only the Python standard library; the same
-seed gives the same rows."""
+seed gives the same rows.  lineorder can be made in N parts (-P 1/N ... N/N,
+one process each): its orders come in blocks of 10 000, each from a random
+stream of its own, so the rows do not depend on how many parts make them."""
 
 import argparse
 import datetime
 import math
 import random
+import re
 import sys
 
 NATIONS = [  # (name, region) as TPC-H's nation table
@@ -142,29 +145,39 @@ def price(partkey):
     return 90000 + (partkey // 10) % 20001 + 100 * (partkey % 1000)
 
 
-def lineorder(rng, sf, out):
+ORDER_BLOCK = 10000
+
+
+def lineorder(seed, sf, out, part=1, parts=1):
     c = counts(sf)
     days = (LAST_ORDER - FIRST_DAY).days
-    for o in range(1, c["orders"] + 1):
-        # sparse order keys, as TPC-H's: 8 of every 32
-        okey = (o - 1) // 8 * 32 + (o - 1) % 8 + 1
-        cust = rng.randrange(1, c["customer"] + 1)
-        odate = FIRST_DAY + datetime.timedelta(days=rng.randrange(days + 1))
-        prio = rng.choice(PRIORITIES)
-        lines = []
-        for ln in range(1, rng.randrange(1, 8) + 1):
-            pk = rng.randrange(1, c["part"] + 1)
-            qty = rng.randrange(1, 51)
-            ext = qty * price(pk)
-            disc = rng.randrange(0, 11)
-            lines.append((ln, pk, rng.randrange(1, c["supplier"] + 1), qty, ext, disc,
-                          ext * (100 - disc) // 100, 6 * price(pk) // 10, rng.randrange(0, 9),
-                          odate + datetime.timedelta(days=rng.randrange(30, 122)),
-                          rng.choice(SHIPMODES)))
-        total = sum(l[4] for l in lines)
-        for ln, pk, sk, qty, ext, disc, rev, cost, tax, cdate, mode in lines:
-            out.write(f"{okey}\t{ln}\t{cust}\t{pk}\t{sk}\t{odate:%Y%m%d}\t{prio}\t0\t{qty}\t"
-                      f"{ext}\t{total}\t{disc}\t{rev}\t{cost}\t{tax}\t{cdate:%Y%m%d}\t{mode}\n")
+    blocks = (c["orders"] + ORDER_BLOCK - 1) // ORDER_BLOCK
+    for b in range(blocks * (part - 1) // parts, blocks * part // parts):
+        rng = random.Random(f"{seed}/lineorder/{b}")
+        for o in range(b * ORDER_BLOCK + 1, min((b + 1) * ORDER_BLOCK, c["orders"]) + 1):
+            lineorder_one(rng, c, days, o, out)
+
+
+def lineorder_one(rng, c, days, o, out):
+    # sparse order keys, as TPC-H's: 8 of every 32
+    okey = (o - 1) // 8 * 32 + (o - 1) % 8 + 1
+    cust = rng.randrange(1, c["customer"] + 1)
+    odate = FIRST_DAY + datetime.timedelta(days=rng.randrange(days + 1))
+    prio = rng.choice(PRIORITIES)
+    lines = []
+    for ln in range(1, rng.randrange(1, 8) + 1):
+        pk = rng.randrange(1, c["part"] + 1)
+        qty = rng.randrange(1, 51)
+        ext = qty * price(pk)
+        disc = rng.randrange(0, 11)
+        lines.append((ln, pk, rng.randrange(1, c["supplier"] + 1), qty, ext, disc,
+                      ext * (100 - disc) // 100, 6 * price(pk) // 10, rng.randrange(0, 9),
+                      odate + datetime.timedelta(days=rng.randrange(30, 122)),
+                      rng.choice(SHIPMODES)))
+    total = sum(l[4] for l in lines)
+    for ln, pk, sk, qty, ext, disc, rev, cost, tax, cdate, mode in lines:
+        out.write(f"{okey}\t{ln}\t{cust}\t{pk}\t{sk}\t{odate:%Y%m%d}\t{prio}\t0\t{qty}\t"
+                  f"{ext}\t{total}\t{disc}\t{rev}\t{cost}\t{tax}\t{cdate:%Y%m%d}\t{mode}\n")
 
 
 TABLES = {"customer": customer, "supplier": supplier, "part": part, "date": date,
@@ -176,13 +189,21 @@ def main(argv):
     p.add_argument("-s", type=float, default=1.0, help="scale factor (default 1)")
     p.add_argument("-T", choices=sorted(TABLES), required=True, help="table")
     p.add_argument("-S", type=int, default=19920101, help="seed")
+    p.add_argument("-P", default="1/1", metavar="I/N", help="lineorder only: part I of N")
     a = p.parse_args(argv)
     if a.s <= 0:
         p.error("the scale factor must be positive")
-    # one stream per table, so that a table's rows do not depend on the others'
-    rng = random.Random(f"{a.S}/{a.T}")
+    m = re.fullmatch(r"([0-9]+)/([0-9]+)", a.P)
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        p.error("-P takes I/N with 1 <= I <= N")
+    if a.T != "lineorder" and a.P != "1/1":
+        p.error("only lineorder is made in parts")
     out = sys.stdout
-    TABLES[a.T](rng, a.s, out)
+    if a.T == "lineorder":
+        lineorder(a.S, a.s, out, int(m.group(1)), int(m.group(2)))
+    else:
+        # one stream per table, so that a table's rows do not depend on the others'
+        TABLES[a.T](random.Random(f"{a.S}/{a.T}"), a.s, out)
     out.flush()
     return 0
 

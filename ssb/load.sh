@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Create the Star Schema Benchmark's tables and fill them from ssb/gen.py
-# (one COPY stream per table, in parallel); then primary keys, ANALYZE, and
-# the foreign keys.
+# (one COPY stream per table, lineorder in JOBS parts, all in parallel); then
+# primary keys, ANALYZE, and the foreign keys.
 #
-#   ssb/load.sh [-s SF] [-d DB] [-S SEED] [-F]
+#   ssb/load.sh [-s SF] [-d DB] [-S SEED] [-j JOBS] [-F]
 #
 #   -s SF    scale factor (default 1)
 #   -d DB    database, created if missing (default $PGDATABASE or ssb)
 #   -S SEED  generator seed
+#   -j JOBS  lineorder's parts, one process each (default: the CPUs); the rows
+#            do not depend on it
 #   -F       leave out the foreign keys
 #
 # Connection settings come from the usual PG* environment variables.
@@ -18,11 +20,13 @@ sf=1
 db=${PGDATABASE:-ssb}
 seed=
 foreign_keys=1
-while getopts "s:d:S:Fh" opt; do
+jobs=$(nproc)
+while getopts "s:d:S:j:Fh" opt; do
 	case $opt in
 	s) sf=$OPTARG ;;
 	d) db=$OPTARG ;;
 	S) seed=$OPTARG ;;
+	j) jobs=$OPTARG ;;
 	F) foreign_keys= ;;
 	h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) exit 2 ;;
@@ -36,9 +40,14 @@ fi
 psql_q -d "$db" -f "$here/schema.sql"
 export PGOPTIONS="${PGOPTIONS:-} -c synchronous_commit=off"
 pids=()
-for t in lineorder part customer supplier date; do
+for t in part customer supplier date; do
 	python3 "$here/gen.py" -s "$sf" -T "$t" ${seed:+-S "$seed"} |
 		psql_q -d "$db" -c "COPY $t FROM STDIN" &
+	pids+=($!)
+done
+for i in $(seq 1 "$jobs"); do
+	python3 "$here/gen.py" -s "$sf" -T lineorder -P "$i/$jobs" ${seed:+-S "$seed"} |
+		psql_q -d "$db" -c "COPY lineorder FROM STDIN" &
 	pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p" || { echo "ssb/load.sh: loading a table failed" >&2; exit 1; }; done
