@@ -24,11 +24,34 @@ gh_agg_col_type(const gh_page_scan *scan, const gh_agg_prog *agg, int col)
 		: scan->col[col].type;
 }
 
-/* The type of the value aggregate sp folds: a constant's own, or its column's. */
+/* The type of the value aggregate sp folds: a constant's or integer
+ * arithmetic's own, or its column's. */
 GH_HD uint8_t
 gh_agg_in_type(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_spec &sp)
 {
-	return sp.expr == GH_AGG_E_CONST ? sp.type : gh_agg_col_type(scan, agg, sp.col);
+	return sp.expr == GH_AGG_E_CONST || GH_AGG_E_IS_INT(sp.expr) ? sp.type :
+		gh_agg_col_type(scan, agg, sp.col);
+}
+
+/*
+ * Integer arithmetic x op y (GH_AGG_E_INT_*) in integer type t, as int2pl,
+ * int4mul, int48mi ... compute it: false where the exact result is outside
+ * t, where PostgreSQL raises "smallint/integer/bigint out of range".  The
+ * operands are int64 (the walker sign-extends int2 and int4), so 128 bits
+ * hold every exact result.
+ */
+GH_HD bool
+gh_agg_int_op(uint8_t expr, uint8_t t, int64_t x, int64_t y, int64_t *r)
+{
+	gh_i128		v = expr == GH_AGG_E_INT_ADD ? (gh_i128) x + y :
+		expr == GH_AGG_E_INT_SUB ? (gh_i128) x - y : (gh_i128) x * y;
+	gh_i128		lo = t == GH_T_INT2 ? -32768 : t == GH_T_INT4 ? (gh_i128) INT32_MIN : (gh_i128) INT64_MIN;
+	gh_i128		hi = t == GH_T_INT2 ? 32767 : t == GH_T_INT4 ? (gh_i128) INT32_MAX : (gh_i128) INT64_MAX;
+
+	if (v < lo || v > hi)
+		return false;
+	*r = (int64_t) v;
+	return true;
 }
 
 /* ---- the group key ---- */
@@ -419,6 +442,17 @@ gh_agg_fold(const gh_agg_prog *agg, const gh_agg_spec &sp, uint8_t t, gh_agg_sta
 	if (v.null || (sp.expr != GH_AGG_E_COL && cols[sp.col2].null) ||
 		(sp.expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && cols[sp.col3].null))
 		return;
+	if (GH_AGG_E_IS_INT(sp.expr))
+	{
+		int64_t		r;
+
+		/* computed under COUNT too: an overflow is the CPU's error to raise */
+		if (!gh_agg_int_op(sp.expr, t, (int64_t) v.bits, (int64_t) cols[sp.col2].bits, &r))
+			gh_at_or<A>(&st->flags, GH_AGG_S_FALLBACK);
+		else
+			gh_agg_fold_bits<A>(sp, t, st, (uint64_t) r);
+		return;
+	}
 	if (sp.fn == GH_AGG_COUNT)
 	{
 		gh_at_add<A>((uint64_t *) &st->count, 1);

@@ -62,9 +62,17 @@ typedef enum gh_agg_expr
 	GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, /* col * (1 - col2) * (1 + col3), all
 									 * numeric: numeric_mul left to right,
 									 * dscale the three operands' sum */
-	GH_AGG_E_CONST				/* the constant konst, of integer type
+	GH_AGG_E_CONST,				/* the constant konst, of integer type
 								 * spec.type (CASE WHEN c THEN 1 ELSE 0) */
+	GH_AGG_E_INT_ADD,			/* col + col2, integers, in integer type
+								 * spec.type; a result outside it sets
+								 * GH_AGG_S_FALLBACK (PostgreSQL's operator
+								 * raises "out of range" on the CPU) */
+	GH_AGG_E_INT_SUB,			/* col - col2, likewise */
+	GH_AGG_E_INT_MUL			/* col * col2, likewise */
 } gh_agg_expr;
+
+#define GH_AGG_E_IS_INT(e)	((e) >= GH_AGG_E_INT_ADD && (e) <= GH_AGG_E_INT_MUL)
 
 /*
  * A group key column: exact keys, packed as the walker packs join keys
@@ -228,8 +236,8 @@ typedef struct gh_agg_spec
 	int16_t		cond_start;		/* condition in gh_agg_prog.insn; */
 	int16_t		cond_len;		/* 0: none */
 	uint8_t		else_kind;		/* GH_AGG_ELSE_* */
-	uint8_t		type;			/* GH_AGG_E_CONST: the input's gh_col_type
-								 * (an integer type) */
+	uint8_t		type;			/* GH_AGG_E_CONST, GH_AGG_E_INT_*: the
+								 * input's gh_col_type (an integer type) */
 	int16_t		pad2;
 	int64_t		konst;			/* GH_AGG_E_CONST: the value */
 } gh_agg_spec;

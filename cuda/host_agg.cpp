@@ -315,7 +315,7 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 	{
 		const gh_agg_spec &sp = agg->agg[a];
 
-		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_CONST)
+		if (sp.fn > GH_AGG_MAX || sp.expr > GH_AGG_E_INT_MUL)
 			return bad("unknown aggregate or expression", a);
 		if (sp.fn == GH_AGG_COUNT_STAR)
 		{
@@ -342,6 +342,14 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 			if (!is_int(t))
 				return bad("a constant of a type that is not an integer", a);
 		}
+		else if (GH_AGG_E_IS_INT(sp.expr))
+		{
+			t = sp.type;
+			if (!is_int(t) || !col_ok(scan, agg, sp.col) || !col_ok(scan, agg, sp.col2) ||
+				!is_int(gh_agg_col_type(scan, agg, sp.col)) ||
+				!is_int(gh_agg_col_type(scan, agg, sp.col2)))
+				return bad("integer arithmetic takes two integer columns into an integer", a);
+		}
 		else
 		{
 			if (!col_ok(scan, agg, sp.col))
@@ -352,7 +360,7 @@ gh_agg_prog_check(const gh_page_scan *scan, const gh_agg_prog *agg)
 		}
 		if (sp.fn == GH_AGG_COUNT)
 			continue;
-		if (sp.expr != GH_AGG_E_COL && sp.expr != GH_AGG_E_CONST)
+		if (sp.expr != GH_AGG_E_COL && sp.expr != GH_AGG_E_CONST && !GH_AGG_E_IS_INT(sp.expr))
 		{
 			if (!col_ok(scan, agg, sp.col2) || t != GH_T_NUMERIC ||
 				gh_agg_col_type(scan, agg, sp.col2) != GH_T_NUMERIC)

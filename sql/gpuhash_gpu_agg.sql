@@ -252,6 +252,22 @@ ROLLBACK;
 VACUUM ga_mv;
 SELECT * FROM ga_check('SELECT count(*), sum(v) FROM ga_mv');
 
+-- integer arithmetic in an argument: col + col2, col - col2, col * col2
+-- over int2, int4 and int8, cross-type too, NULL operands, under every
+-- aggregate; a result outside the operator's type raises PostgreSQL's own
+-- error, under count() too
+SELECT * FROM ga_check($$
+  SELECT g, sum(i4 * i2), sum(i4 - i2), sum(i4 + i4), sum(i8 * i2), sum(i2 - i2), sum(i8 - i4),
+         sum(i2 * g2), avg(i4 * i2), avg(i8 + i8), avg(i2 + g2), min(i4 - i2), max(i2 * i4),
+         min(i8 * i2), count(i4 * i2), count(i2 + i2)
+  FROM ga_t GROUP BY g $$);
+SELECT * FROM ga_check('SELECT gc, sum(i4 * i2) FROM ga_t WHERE g > 100 GROUP BY gc');
+SELECT sum(i4 * i2), sum(i8 - i4), avg(i4 + i2), min(i2 * g2) FROM ga_t;
+SELECT ga_error('SELECT sum(i2 * i2) FROM ga_t');
+SELECT ga_error('SELECT count(i4 * i4) FROM ga_t');
+SELECT ga_error('SELECT g, sum(i8 * i8) FROM ga_t GROUP BY g');
+SELECT ga_error('SELECT sum(i4 - i4) FROM ga_t');
+
 -- ---- The plans (regenerate this part's expected output once GpuPreAgg is
 -- ---- built: it shows where the node appears and what it folds) ----
 SELECT ga_set('gpuhash.gpu_aggregate', 'on', false);
@@ -264,6 +280,7 @@ FROM ga_li WHERE l_shipdate <= date '1998-09-02' GROUP BY l_returnflag, l_linest
 EXPLAIN (COSTS OFF)
 SELECT sum(l_extendedprice * l_discount) FROM ga_li
 WHERE l_shipdate >= date '1994-01-01' AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24;
+EXPLAIN (COSTS OFF) SELECT g, sum(i4 * i2), count(i8 - i4) FROM ga_t GROUP BY g;
 -- declined: a FILTER, an unconstrained numeric, avg(float8)
 EXPLAIN (COSTS OFF) SELECT gc, sum(i4) FILTER (WHERE g > 3) FROM ga_t GROUP BY gc;
 EXPLAIN (COSTS OFF) SELECT sum(nu) FROM ga_t;

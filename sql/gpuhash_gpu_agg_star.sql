@@ -275,10 +275,44 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 
+-- integer arithmetic in the arguments, as the Star Schema Benchmark sums
+-- lo_revenue - lo_supplycost over four dimensions and lo_extendedprice *
+-- lo_discount over one, NULL operands among them; a product outside int4
+-- is PostgreSQL's own error
+CREATE TABLE st_lo (lo_custkey int4, lo_partkey int4, lo_suppkey int4, lo_orderdate int4,
+  lo_revenue int4, lo_supplycost int4, lo_extendedprice int4, lo_discount int4, lo_big int4)
+  WITH (autovacuum_enabled = off);
+INSERT INTO st_lo
+SELECT i % 300, i % 300, i % 40, 19940101 + i % 28, 1000 + i % 9000, 500 + i % 700,
+       CASE WHEN i % 101 = 0 THEN NULL ELSE 900 + i % 10000 END, i % 11, i * 70000
+FROM generate_series(1, 24000) i;
+CREATE TABLE st_date (d_datekey int4, d_year int4);
+INSERT INTO st_date SELECT 19940101 + i, 1994 + i % 3 FROM generate_series(0, 27) i;
+ANALYZE st_lo, st_date;
+SELECT * FROM st_check($$
+SELECT d_year, c_nationkey, sum(lo_revenue - lo_supplycost), count(*)
+FROM st_lo, st_date, st_cust, st_supp, st_part
+WHERE lo_orderdate = d_datekey AND lo_custkey = c_custkey AND lo_suppkey = s_suppkey
+  AND lo_partkey = p_partkey AND p_brand < 5 AND s_nationkey < 6
+GROUP BY 1, 2 $$);
+SELECT * FROM aj_check($$
+SELECT sum(lo_extendedprice * lo_discount), count(lo_extendedprice * lo_discount)
+FROM st_lo, st_date
+WHERE lo_orderdate = d_datekey AND d_year = 1995 AND lo_discount BETWEEN 1 AND 3 $$,
+  '%GPU Join:%');
+SELECT aj_error($$
+SELECT d_year, sum(lo_big * lo_discount) FROM st_lo, st_date
+WHERE lo_orderdate = d_datekey GROUP BY 1 $$);
+SELECT aj_error($$
+SELECT d_year, c_nationkey, sum(lo_big * lo_discount)
+FROM st_lo, st_date, st_cust, st_supp
+WHERE lo_orderdate = d_datekey AND lo_custkey = c_custkey AND lo_suppkey = s_suppkey
+GROUP BY 1, 2 $$);
+
 -- an outer join in the query: no star
 SELECT * FROM st_check($$
 SELECT o_prio, count(*), sum(l_quantity)
 FROM st_li JOIN st_ord ON l_orderkey = o_orderkey LEFT JOIN st_supp ON l_suppkey = s_suppkey
 GROUP BY 1 $$);
 
-DROP TABLE st_region, st_nation, st_supp, st_cust, st_ord, st_part, st_li, st_toast, st_ps;
+DROP TABLE st_region, st_nation, st_supp, st_cust, st_ord, st_part, st_li, st_toast, st_ps, st_lo, st_date;

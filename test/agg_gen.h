@@ -48,6 +48,7 @@ struct options
 	bool		big_i8 = false;		/* int8 values near its limits */
 	int			max_dscale = NUM_SCALE;
 	int			wide_flag_rows = 0;	/* rows whose flag is two letters */
+	bool		int_arith = false;	/* core_agg.cpp: the program of integer arithmetic */
 };
 
 struct dataset

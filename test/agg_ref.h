@@ -75,11 +75,12 @@ fcmp(double a, double b)
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* The type aggregate sp folds: a constant's, or its column's. */
+/* The type aggregate sp folds: a constant's or integer arithmetic's, or
+ * its column's. */
 static inline uint8_t
 in_type(const gh_agg_spec &sp, const coltype_fn &type)
 {
-	return sp.expr == GH_AGG_E_CONST ? sp.type : type(sp.col);
+	return sp.expr == GH_AGG_E_CONST || GH_AGG_E_IS_INT(sp.expr) ? sp.type : type(sp.col);
 }
 
 /*
@@ -120,6 +121,22 @@ ref_fold(const gh_agg_spec &sp, uint8_t t, ref_state &st, const vector<cell> &ro
 	if (v.null || (expr != GH_AGG_E_COL && row[sp.col2].v.null) ||
 		(expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && row[sp.col3].v.null))
 		return;
+	if (GH_AGG_E_IS_INT(expr))
+	{
+		/* the exact result, in or out of the operator's type (count too) */
+		i128		x = v.i,
+					y = row[sp.col2].v.i,
+					r = expr == GH_AGG_E_INT_ADD ? x + y : expr == GH_AGG_E_INT_SUB ? x - y : x * y;
+		int			bits = t == GH_T_INT2 ? 16 : t == GH_T_INT4 ? 32 : 64;
+
+		if (r < -((i128) 1 << (bits - 1)) || r >= ((i128) 1 << (bits - 1)))
+		{
+			st.fallback = true;
+			return;
+		}
+		v.i = (int64_t) r;
+		expr = GH_AGG_E_COL;
+	}
 	if (sp.fn == GH_AGG_COUNT)
 	{
 		st.count++;

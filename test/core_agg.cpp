@@ -88,6 +88,16 @@ S(int fn, int expr, int scale, int col, int col2, int col3)
 	return sp;
 }
 
+/* integer arithmetic col op col2 in integer type t */
+gh_agg_spec
+SI(int fn, int expr, int col, int col2, int t)
+{
+	gh_agg_spec sp = S(fn, expr, 0, col, col2, 0);
+
+	sp.type = (uint8_t) t;
+	return sp;
+}
+
 const gh_agg_spec SPECS[] = {
 	S(GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0), S(GH_AGG_COUNT, 0, 0, C_I4, 0, 0),
 	S(GH_AGG_SUM, 0, 0, C_I2, 0, 0), S(GH_AGG_SUM, 0, 0, C_I4, 0, 0),
@@ -98,6 +108,22 @@ const gh_agg_spec SPECS[] = {
 	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS, MUL3_SCALE, C_PRICE, C_DISC, C_TAX),
 	S(GH_AGG_SUM, GH_AGG_E_MUL_ONE_MINUS, MUL_SCALE, C_PRICE, C_DISC, 0),
 	S(GH_AGG_MAX, 0, 0, C_F8, 0, 0), S(GH_AGG_MIN, 0, 0, C_I8, 0, 0),
+};
+
+/*
+ * Integer arithmetic beside plain columns: int8 * int2 and int8 - int4 out
+ * of int8 only at big_i8's extremes, int4 + int2 and int4 - int2 within
+ * int4 nearly always, int2 * int2 out of int2 nearly always (count's
+ * overflow too).
+ */
+const gh_agg_spec INT_SPECS[] = {
+	S(GH_AGG_COUNT_STAR, 0, 0, 0, 0, 0), S(GH_AGG_SUM, 0, 0, C_I4, 0, 0),
+	SI(GH_AGG_SUM, GH_AGG_E_INT_MUL, C_I8, C_I2, GH_T_INT8),
+	SI(GH_AGG_AVG, GH_AGG_E_INT_SUB, C_I8, C_I4, GH_T_INT8),
+	SI(GH_AGG_MAX, GH_AGG_E_INT_ADD, C_I4, C_I2, GH_T_INT4),
+	SI(GH_AGG_SUM, GH_AGG_E_INT_SUB, C_I4, C_I2, GH_T_INT4),
+	SI(GH_AGG_MIN, GH_AGG_E_INT_MUL, C_I8, C_I2, GH_T_INT8),
+	SI(GH_AGG_COUNT, GH_AGG_E_INT_MUL, C_I2, C_I2, GH_T_INT2),
 };
 
 /*
@@ -149,12 +175,15 @@ wide_keys(gh_agg_prog *p, int keys)
 }
 
 void
-make_prog(gh_agg_prog *p, int keys)
+make_prog(gh_agg_prog *p, int keys, bool int_arith = false)
 {
+	const gh_agg_spec *specs = int_arith ? INT_SPECS : SPECS;
+
 	memset(p, 0, sizeof(*p));
-	p->naggs = (int16_t) (sizeof(SPECS) / sizeof(SPECS[0]));
+	p->naggs = (int16_t) (int_arith ? sizeof(INT_SPECS) / sizeof(INT_SPECS[0]) :
+						  sizeof(SPECS) / sizeof(SPECS[0]));
 	for (int a = 0; a < p->naggs; a++)
-		p->agg[a] = SPECS[a];
+		p->agg[a] = specs[a];
 	p->nkeys = (int16_t) keys;
 	if (keys >= 1)
 		p->key[0] = {C_G1, 1, 32};
@@ -229,7 +258,7 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 	double		t0 = gh_now_ms();
 
 	make_scan(s, qual);
-	make_prog(&p, keys);
+	make_prog(&p, keys, o.int_arith);
 	ACHECK(gh_agg_prog_check(s, &p) == GH_OK, "%s: program rejected: %s", tag, gh_last_error());
 
 	double		tf = gh_now_ms();
@@ -440,6 +469,12 @@ test_agg(int gpus, bool quick, int *checks, int *failures)
 	o.max_dscale = NUM_SCALE + 3;	/* some values beyond the accumulator */
 	run_case("numeric beyond the scale", gpus, o, 1, false, 7);
 	o.max_dscale = NUM_SCALE;
+	o.int_arith = true;
+	run_case("integer arithmetic", gpus, o, 2, false, 16);
+	o.big_i8 = true;
+	run_case("integer arithmetic past int8", gpus, o, 1, true, 17);
+	o.big_i8 = false;
+	o.int_arith = false;
 	o.wide_flag_rows = 1;
 	run_case("key too wide: page refused", gpus, o, 2, false, 8);
 	o.wide_flag_rows = 0;

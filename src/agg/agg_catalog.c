@@ -15,9 +15,12 @@
  *	- avg(float8): float8_accum raises "value out of range" when its sum of
  *	  squares Sxx overflows (inputs beyond ~1e154) even where the sum does
  *	  not, and the GPU keeps no Sxx to tell;
- *	- any argument but a column of the scanned relation, or a product
+ *	- any argument but a column of the scanned relation, a product
  *	  col * col2, col * (1 - col2) or col * (1 - col2) * (1 + col3) over
- *	  numeric columns with typmods.
+ *	  numeric columns with typmods, or col + col2, col - col2, col * col2
+ *	  over integer columns (an exact result outside the operator's type sets
+ *	  GH_AGG_S_FALLBACK: the CPU's rows then raise PostgreSQL's own "out of
+ *	  range").
  *
  * The 192-bit accumulator cannot overflow: every value folded is below 2^126
  * in magnitude (a larger one, or one with nonzero digits beyond the
@@ -263,6 +266,64 @@ numeric_product(const Node *n, const OperandScope *sc, GpuAggSupport *s, const c
 	s->scale = (uint8) scale;
 	s->input_type = NUMERICOID;
 	return true;
+}
+
+/*
+ * Integer arithmetic over two integer columns, col op col2, as the int2,
+ * int4 and int8 operators (and their cross-type forms) compute it: the
+ * result in the operator's own type (exprType), which the aggregate takes.
+ */
+static bool
+int_arith(const Node *n, const OperandScope *sc, GpuAggSupport *s, const char **why)
+{
+	static const struct
+	{
+		Oid			fn;
+		uint8		expr;
+	}			ops[] =
+	{
+		{F_INT2PL, GH_AGG_E_INT_ADD}, {F_INT2MI, GH_AGG_E_INT_SUB}, {F_INT2MUL, GH_AGG_E_INT_MUL},
+		{F_INT4PL, GH_AGG_E_INT_ADD}, {F_INT4MI, GH_AGG_E_INT_SUB}, {F_INT4MUL, GH_AGG_E_INT_MUL},
+		{F_INT8PL, GH_AGG_E_INT_ADD}, {F_INT8MI, GH_AGG_E_INT_SUB}, {F_INT8MUL, GH_AGG_E_INT_MUL},
+		{F_INT24PL, GH_AGG_E_INT_ADD}, {F_INT24MI, GH_AGG_E_INT_SUB}, {F_INT24MUL, GH_AGG_E_INT_MUL},
+		{F_INT42PL, GH_AGG_E_INT_ADD}, {F_INT42MI, GH_AGG_E_INT_SUB}, {F_INT42MUL, GH_AGG_E_INT_MUL},
+		{F_INT48PL, GH_AGG_E_INT_ADD}, {F_INT48MI, GH_AGG_E_INT_SUB}, {F_INT48MUL, GH_AGG_E_INT_MUL},
+		{F_INT84PL, GH_AGG_E_INT_ADD}, {F_INT84MI, GH_AGG_E_INT_SUB}, {F_INT84MUL, GH_AGG_E_INT_MUL},
+		{F_INT28PL, GH_AGG_E_INT_ADD}, {F_INT28MI, GH_AGG_E_INT_SUB}, {F_INT28MUL, GH_AGG_E_INT_MUL},
+		{F_INT82PL, GH_AGG_E_INT_ADD}, {F_INT82MI, GH_AGG_E_INT_SUB}, {F_INT82MUL, GH_AGG_E_INT_MUL},
+	};
+	Oid			f = func_of(n);
+	const Var  *cols[2];
+	Oid			rtype;
+
+	for (int i = 0; i < lengthof(ops); i++)
+	{
+		if (ops[i].fn != f)
+			continue;
+		for (int k = 0; k < 2; k++)
+		{
+			Oid			t;
+
+			cols[k] = scan_column(list_nth(((const OpExpr *) n)->args, k), sc);
+			t = cols[k] ? getBaseType(cols[k]->vartype) : InvalidOid;
+			if (t != INT2OID && t != INT4OID && t != INT8OID)
+			{
+				*why = "integer arithmetic over something but two integer columns";
+				return false;
+			}
+		}
+		rtype = exprType(n);
+		if (rtype != INT2OID && rtype != INT4OID && rtype != INT8OID)
+			break;
+		s->expr = ops[i].expr;
+		s->opfunc = f;
+		s->input_type = rtype;
+		set_operand(s, 0, cols[0], sc);
+		set_operand(s, 1, cols[1], sc);
+		return true;
+	}
+	*why = "the aggregate's argument is not a column or a supported arithmetic";
+	return false;
 }
 
 /* The aggregate's gh_agg_fn and the base types it takes, or false. */
@@ -532,6 +593,17 @@ agg_supported(const Aggref *aggref, const OperandScope *sc, bool join_forms,
 	{
 		if (argtype == NUMERICOID && (fn == GH_AGG_SUM || fn == GH_AGG_AVG))
 			return numeric_product(arg, sc, s, why);
+		if (IsA(arg, OpExpr))
+		{
+			if (!int_arith(arg, sc, s, why))
+				return false;
+			if (fn != GH_AGG_COUNT && s->input_type != argtype)
+			{
+				*why = "the arithmetic's type is not the aggregate's input type";
+				return false;
+			}
+			return true;
+		}
 		*why = "the aggregate's argument is not a column of the scanned relation";
 		return false;
 	}

@@ -340,6 +340,15 @@ gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
 	*isnull = false;
 	if (s->expr != GH_AGG_E_COL)
 		null = null || nulls[1] || (s->expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && nulls[2]);
+	/*
+	 * Integer arithmetic by PostgreSQL's own operator (strict: a NULL operand
+	 * is a NULL input), under COUNT too, so that its overflow is its error.
+	 */
+	if (GH_AGG_E_IS_INT(s->expr) && !null)
+	{
+		v = OidFunctionCall2(s->opfunc, vals[0], vals[1]);
+		vals = &v;
+	}
 
 	if (s->fn == GH_AGG_COUNT_STAR || s->fn == GH_AGG_COUNT)
 		return Int64GetDatum(null ? 0 : 1);
