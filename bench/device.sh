@@ -14,7 +14,7 @@
 #                    load TPC-H SF ${SF:-10} (with foreign keys) into ${DB:-tpch}
 #                    (no restart after it: on a restarted server a GPU plan ran
 #                    0.90x native where it ran 1.23-1.26x right after the load)
-#   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), warm-up + ${RUNS:-6} runs per
+#   med "7 10" TAG   tpch/run.py, ${WORKERS:-8} workers (SF, DB as sfsetup), ${WARMUP:-1} warm-up + ${RUNS:-6} runs per
 #                    mode in both orders (ROUNDS=N: N rounds of off, on, on,
 #                    off, a session each); SETS="--set NAME=VALUE" adds settings;
 #                    TOGGLE=NAME compares a setting off and on in place of
@@ -67,7 +67,10 @@
 #                    on the server as it runs
 #   ssbcheck TAG     ssb/check.py on it, ${WORKERS:-8} workers: plans off and on
 #                    checked, results compared, and with RUNS > 1 the medians
-#                    of RUNS runs a mode after ${WARMUP:-1} warm-up and their ratios
+#                    of RUNS runs a mode after ${WARMUP:-1} warm-up and their ratios;
+#                    SSB_SETS="--set NAME=VALUE ..." for the GPU mode (the GPU
+#                    aggregates steered on: gpuhash.page_cpu_cost=-1,
+#                    gpuhash.match_row_cost=10, gpuhash.page_match_cost=10)
 #   calvar           build, calibrate, SF 1 sfsetup and variations (timings
 #                    within ${BUDGET:-120} s) in one go, about 6 min: issue 54's run
 #   dimbuild "14 19" TAG  the joined GpuPreAgg's dimension build (issue 53):
@@ -178,7 +181,7 @@ SQL
 # med "10 7" TAG: warm-up + 6 runs per mode, both orders
 med() {
 	python3 tpch/run.py --sf ${SF:-10} --workers ${WORKERS:-8} --device gpu --skip-load --db ${DB:-tpch} --queries "$(echo $1 | tr ' ' ,)" \
-		--runs ${RUNS:-6} --warmup 1 --order both --rounds ${ROUNDS:-1} --timeout ${TIMEOUT:-600} ${SETS:-} \
+		--runs ${RUNS:-6} --warmup ${WARMUP:-1} --order both --rounds ${ROUNDS:-1} --timeout ${TIMEOUT:-600} ${SETS:-} \
 		--toggle ${TOGGLE:-enable_gpuhashjoin} \
 		--save-dir $OUT/med.$2 --report $OUT/med.$2.md \
 		>$OUT/med.$2.log 2>&1
@@ -444,7 +447,8 @@ ssbsetup() {
 
 ssbcheck() {
 	PYTHONUNBUFFERED=1 python3 ssb/check.py --db ${SSB_DB:-ssb} --workers ${WORKERS:-8} --device gpu \
-		--plans $OUT/ssb.$1 --results --runs ${RUNS:-3} --warmup ${WARMUP:-1} >$OUT/ssb.$1.log 2>&1
+		--plans $OUT/ssb.$1 --results --runs ${RUNS:-3} --warmup ${WARMUP:-1} ${SSB_SETS:-} \
+		>$OUT/ssb.$1.log 2>&1
 	echo "ssbcheck $1 (${WORKERS:-8} workers) rc=$?" | tee -a $OUT/summary
 	tee -a $OUT/summary <$OUT/ssb.$1.log
 	tar -C $OUT -cJf $OUT/ssb.$1.tar.xz ssb.$1 && rm -rf $OUT/ssb.$1
