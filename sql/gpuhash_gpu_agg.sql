@@ -220,6 +220,8 @@ SELECT * FROM ga_check($$
          avg(l_discount), count(*)
   FROM ga_li WHERE l_shipdate <= date '1998-09-02' GROUP BY l_returnflag, l_linestatus $$);
 SELECT * FROM ga_check('SELECT k, (SELECT sum(n) FROM ga_t WHERE g = k) FROM generate_series(-1, 7) k');
+SELECT * FROM ga_check('SELECT g, sum(i4 * i2), avg(i8 - i4), count(i2 + g2) FROM ga_t GROUP BY g');
+SELECT ga_error('SELECT gc, sum(i2 * i2) FROM ga_t GROUP BY gc');
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

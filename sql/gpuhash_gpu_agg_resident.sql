@@ -91,6 +91,8 @@ SELECT rr_same('SELECT k, sum(q * n) FROM rr GROUP BY k HAVING sum(q * n) <= 10.
 SELECT rr_same('SELECT k, count(*) FROM rr GROUP BY k HAVING count(*) <> 2');
 SELECT rr_same('SELECT k, count(n) FROM rr GROUP BY k HAVING count(n) = 0');
 SELECT rr_same('SELECT k, sum(i4) FROM rr GROUP BY k HAVING sum(i4) < -400');
+-- integer arithmetic in the arguments
+SELECT rr_same('SELECT k, sum(i4 * g), min(i8 - i4) FROM rr GROUP BY k HAVING sum(i4 * g) > 900');
 SELECT rr_same('SELECT k, sum(i8) FROM rr GROUP BY k HAVING sum(i8) > 100000000000');
 SELECT rr_same('SELECT k, min(i4), max(i4) FROM rr GROUP BY k HAVING min(i4) = 5 OR max(i4) = 5');
 SELECT rr_same('SELECT k, min(i4) FROM rr GROUP BY k HAVING min(i4) >= 490');

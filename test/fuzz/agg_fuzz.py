@@ -263,6 +263,11 @@ def agg_call(rng, cols):
                            '%s * (1 - %s) * (1 + %s)' % (a, b, c),
                            '%s * (1 + %s)' % (a, b)])
         return '%s(%s)' % (rng.choice(['sum', 'sum', 'avg']), form)
+    intc = [c for c, t in cols if t in ('int2', 'int4', 'int8')]
+    if k < 0.45 and intc:
+        # integer arithmetic: an overflow is the operator's error, both ways
+        return '%s(%s %s %s)' % (rng.choice(['sum', 'sum', 'avg', 'min', 'max', 'count']),
+                                 rng.choice(intc), rng.choice(['+', '-', '*']), rng.choice(intc))
     if k < 0.7:
         return '%s(%s)' % (rng.choice(['sum', 'avg']), rng.choice(numc))
     if rng.random() < 0.8:
