@@ -300,6 +300,15 @@ SELECT sum(lo_extendedprice * lo_discount), count(lo_extendedprice * lo_discount
 FROM st_lo, st_date
 WHERE lo_orderdate = d_datekey AND d_year = 1995 AND lo_discount BETWEEN 1 AND 3 $$,
   '%GPU Join:%');
+-- operands from both sides of the join
+SELECT * FROM aj_check($$
+SELECT d_year, sum(lo_discount * d_year), max(d_year - lo_discount) FROM st_lo, st_date
+WHERE lo_orderdate = d_datekey GROUP BY 1 $$, '%GPU Join:%');
+SELECT * FROM st_check($$
+SELECT d_year, sum(lo_revenue - p_size), sum(s_suppkey * lo_discount)
+FROM st_lo, st_date, st_supp, st_part
+WHERE lo_orderdate = d_datekey AND lo_suppkey = s_suppkey AND lo_partkey = p_partkey
+GROUP BY 1 $$);
 SELECT aj_error($$
 SELECT d_year, sum(lo_big * lo_discount) FROM st_lo, st_date
 WHERE lo_orderdate = d_datekey GROUP BY 1 $$);
