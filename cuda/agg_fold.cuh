@@ -35,23 +35,19 @@ gh_agg_in_type(const gh_page_scan *scan, const gh_agg_prog *agg, const gh_agg_sp
 
 /*
  * Integer arithmetic x op y (GH_AGG_E_INT_*) in integer type t, as int2pl,
- * int4mul, int48mi ... compute it: false where the exact result is outside
- * t, where PostgreSQL raises "smallint/integer/bigint out of range".  The
- * operands are int64 (the walker sign-extends int2 and int4), so 128 bits
- * hold every exact result.
+ * int4mul, int48mi ... compute it: the scan quals' gh_arith (int4's and
+ * int8's overflow rules), and int2's range for an int2 result; false where
+ * PostgreSQL raises "smallint/integer/bigint out of range".  The walker
+ * sign-extends int2 and int4 operands to int64.
  */
 GH_HD bool
 gh_agg_int_op(uint8_t expr, uint8_t t, int64_t x, int64_t y, int64_t *r)
 {
-	gh_i128		v = expr == GH_AGG_E_INT_ADD ? (gh_i128) x + y :
-		expr == GH_AGG_E_INT_SUB ? (gh_i128) x - y : (gh_i128) x * y;
-	gh_i128		lo = t == GH_T_INT2 ? -32768 : t == GH_T_INT4 ? (gh_i128) INT32_MIN : (gh_i128) INT64_MIN;
-	gh_i128		hi = t == GH_T_INT2 ? 32767 : t == GH_T_INT4 ? (gh_i128) INT32_MAX : (gh_i128) INT64_MAX;
+	uint8_t		op = expr == GH_AGG_E_INT_ADD ? GH_Q_ADD : expr == GH_AGG_E_INT_SUB ? GH_Q_SUB : GH_Q_MUL;
 
-	if (v < lo || v > hi)
+	if (!gh_arith(op, t == GH_T_INT8 ? GH_M_INT8 : GH_M_INT4, x, y, r))
 		return false;
-	*r = (int64_t) v;
-	return true;
+	return t != GH_T_INT2 || *r == (int64_t) (int16_t) *r;
 }
 
 /* ---- the group key ---- */
