@@ -280,17 +280,27 @@ int_arith(const Node *n, const OperandScope *sc, GpuAggSupport *s, const char **
 	{
 		Oid			fn;
 		uint8		expr;
+		PGFunction	call;
 	}			ops[] =
 	{
-		{F_INT2PL, GH_AGG_E_INT_ADD}, {F_INT2MI, GH_AGG_E_INT_SUB}, {F_INT2MUL, GH_AGG_E_INT_MUL},
-		{F_INT4PL, GH_AGG_E_INT_ADD}, {F_INT4MI, GH_AGG_E_INT_SUB}, {F_INT4MUL, GH_AGG_E_INT_MUL},
-		{F_INT8PL, GH_AGG_E_INT_ADD}, {F_INT8MI, GH_AGG_E_INT_SUB}, {F_INT8MUL, GH_AGG_E_INT_MUL},
-		{F_INT24PL, GH_AGG_E_INT_ADD}, {F_INT24MI, GH_AGG_E_INT_SUB}, {F_INT24MUL, GH_AGG_E_INT_MUL},
-		{F_INT42PL, GH_AGG_E_INT_ADD}, {F_INT42MI, GH_AGG_E_INT_SUB}, {F_INT42MUL, GH_AGG_E_INT_MUL},
-		{F_INT48PL, GH_AGG_E_INT_ADD}, {F_INT48MI, GH_AGG_E_INT_SUB}, {F_INT48MUL, GH_AGG_E_INT_MUL},
-		{F_INT84PL, GH_AGG_E_INT_ADD}, {F_INT84MI, GH_AGG_E_INT_SUB}, {F_INT84MUL, GH_AGG_E_INT_MUL},
-		{F_INT28PL, GH_AGG_E_INT_ADD}, {F_INT28MI, GH_AGG_E_INT_SUB}, {F_INT28MUL, GH_AGG_E_INT_MUL},
-		{F_INT82PL, GH_AGG_E_INT_ADD}, {F_INT82MI, GH_AGG_E_INT_SUB}, {F_INT82MUL, GH_AGG_E_INT_MUL},
+		{F_INT2PL, GH_AGG_E_INT_ADD, int2pl}, {F_INT2MI, GH_AGG_E_INT_SUB, int2mi},
+		{F_INT2MUL, GH_AGG_E_INT_MUL, int2mul},
+		{F_INT4PL, GH_AGG_E_INT_ADD, int4pl}, {F_INT4MI, GH_AGG_E_INT_SUB, int4mi},
+		{F_INT4MUL, GH_AGG_E_INT_MUL, int4mul},
+		{F_INT8PL, GH_AGG_E_INT_ADD, int8pl}, {F_INT8MI, GH_AGG_E_INT_SUB, int8mi},
+		{F_INT8MUL, GH_AGG_E_INT_MUL, int8mul},
+		{F_INT24PL, GH_AGG_E_INT_ADD, int24pl}, {F_INT24MI, GH_AGG_E_INT_SUB, int24mi},
+		{F_INT24MUL, GH_AGG_E_INT_MUL, int24mul},
+		{F_INT42PL, GH_AGG_E_INT_ADD, int42pl}, {F_INT42MI, GH_AGG_E_INT_SUB, int42mi},
+		{F_INT42MUL, GH_AGG_E_INT_MUL, int42mul},
+		{F_INT48PL, GH_AGG_E_INT_ADD, int48pl}, {F_INT48MI, GH_AGG_E_INT_SUB, int48mi},
+		{F_INT48MUL, GH_AGG_E_INT_MUL, int48mul},
+		{F_INT84PL, GH_AGG_E_INT_ADD, int84pl}, {F_INT84MI, GH_AGG_E_INT_SUB, int84mi},
+		{F_INT84MUL, GH_AGG_E_INT_MUL, int84mul},
+		{F_INT28PL, GH_AGG_E_INT_ADD, int28pl}, {F_INT28MI, GH_AGG_E_INT_SUB, int28mi},
+		{F_INT28MUL, GH_AGG_E_INT_MUL, int28mul},
+		{F_INT82PL, GH_AGG_E_INT_ADD, int82pl}, {F_INT82MI, GH_AGG_E_INT_SUB, int82mi},
+		{F_INT82MUL, GH_AGG_E_INT_MUL, int82mul},
 	};
 	Oid			f = func_of(n);
 	const Var  *cols[2];
@@ -316,7 +326,7 @@ int_arith(const Node *n, const OperandScope *sc, GpuAggSupport *s, const char **
 		if (rtype != INT2OID && rtype != INT4OID && rtype != INT8OID)
 			break;
 		s->expr = ops[i].expr;
-		s->opfunc = f;
+		s->opfn = ops[i].call;
 		s->input_type = rtype;
 		set_operand(s, 0, cols[0], sc);
 		set_operand(s, 1, cols[1], sc);

@@ -11,6 +11,8 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
+
 #include "nodes/bitmapset.h"
 #include "nodes/primnodes.h"
 
@@ -36,7 +38,7 @@ typedef struct GpuAggSupport
 	uint8		else_kind;		/* GH_AGG_ELSE_* where cond is set */
 	int64		konst;			/* expr GH_AGG_E_CONST: x, an integer */
 	Oid			const_type;		/* its type (int2, int4 or int8) */
-	Oid			opfunc;			/* expr GH_AGG_E_INT_*: the operator's function
+	PGFunction	opfn;			/* expr GH_AGG_E_INT_*: the operator's function
 								 * (int4mul, int48pl, ...), for the CPU's rows */
 } GpuAggSupport;
 

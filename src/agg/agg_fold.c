@@ -315,8 +315,7 @@ gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *estate, int efl
 			ap->agg[a].col3 = g->attno[2] > 0 ? g->attno[2] - 1 : 0;
 			/* integer arithmetic: its result's type (int_arith takes no other) */
 			if (GH_AGG_E_IS_INT(g->expr))
-				ap->agg[a].type = g->input_type == INT2OID ? GH_T_INT2 :
-					g->input_type == INT4OID ? GH_T_INT4 : GH_T_INT8;
+				ap->agg[a].type = (uint8) gpuhash_qual_col_type(g->input_type);
 		}
 		if (as->naggs == 0)
 			ap->agg[0].fn = GH_AGG_COUNT_STAR;

@@ -342,11 +342,12 @@ gpuhash_agg_row_datum(const GpuAggSupport *s, const Datum *vals,
 		null = null || nulls[1] || (s->expr == GH_AGG_E_MUL_ONE_MINUS_ONE_PLUS && nulls[2]);
 	/*
 	 * Integer arithmetic by PostgreSQL's own operator (strict: a NULL operand
-	 * is a NULL input), under COUNT too, so that its overflow is its error.
+	 * is a NULL input), under COUNT too, so that its overflow is its error;
+	 * its C function, looked up once by the catalog, not per row.
 	 */
 	if (GH_AGG_E_IS_INT(s->expr) && !null)
 	{
-		v = OidFunctionCall2(s->opfunc, vals[0], vals[1]);
+		v = DirectFunctionCall2(s->opfn, vals[0], vals[1]);
 		vals = &v;
 	}
 
