@@ -63,7 +63,7 @@
 #                    ratios against 0.95) within ${BUDGET:-180} s; drops the foreign keys
 #                    for good; the table in $OUT/variations${TAG}.md and the summary
 #   ssbsetup         the Star Schema Benchmark at SF ${SSB_SF:-10} (ssb/load.sh, with
-#                    foreign keys, lineorder made by 16 processes) into ${SSB_DB:-ssb},
+#                    foreign keys, lineorder made by a process a CPU) into ${SSB_DB:-ssb},
 #                    on the server as it runs
 #   ssbcheck TAG     ssb/check.py on it, ${WORKERS:-8} workers: plans off and on
 #                    checked, results compared, and with RUNS > 1 the medians
@@ -434,12 +434,16 @@ variations() {
 	cp $OUT/var${TAG:-}/variations.md $OUT/variations${TAG:-}.md 2>/dev/null
 	cp $OUT/var${TAG:-}/variations.json $OUT/variations${TAG:-}.json 2>/dev/null
 	tar -C $OUT -cJf $OUT/variations${TAG:-}.tar.xz var${TAG:-} && rm -rf $OUT/var${TAG:-}
-	cat $OUT/variations${TAG:-}.md 2>/dev/null | tee -a $OUT/summary || tail -20 $OUT/variations${TAG:-}.log
+	if [ -f $OUT/variations${TAG:-}.md ]; then
+		tee -a $OUT/summary <$OUT/variations${TAG:-}.md
+	else
+		tail -20 $OUT/variations${TAG:-}.log
+	fi
 	el "variations"
 }
 
 ssbsetup() {
-	ssb/load.sh -s ${SSB_SF:-10} -d ${SSB_DB:-ssb} -j 16 >$OUT/load.${SSB_DB:-ssb}.log 2>&1
+	ssb/load.sh -s ${SSB_SF:-10} -d ${SSB_DB:-ssb} >$OUT/load.${SSB_DB:-ssb}.log 2>&1
 	echo "ssb load SF ${SSB_SF:-10} rc=$?: $(tail -1 $OUT/load.${SSB_DB:-ssb}.log)" | tee -a $OUT/summary
 	psql -X -qc "create extension if not exists gpuhash" ${SSB_DB:-ssb}
 	el "ssb loaded"
