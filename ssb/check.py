@@ -57,7 +57,7 @@ def main(argv):
     os.makedirs(args.plans, exist_ok=True)
     is_gpu = run.gpu_join_matcher(None)
     bad, ratios = [], []
-    timed = args.results and args.runs > 1
+    timed = args.results
     print("query  GPU nodes  changed nodes  read serially when on  "
           + ("result" if args.results else ""))
     for name in QUERIES:
@@ -97,7 +97,8 @@ def main(argv):
     if ratios:
         geo = math.exp(sum(math.log(r) for _, r in ratios) / len(ratios))
         low = [f"Q{n} {r:.2f}" for n, r in ratios if r < 0.95]
-        print(f"medians of {args.runs} runs after {args.warmup} warm-up: {len(ratios)} queries "
+        what = f"medians of {args.runs} runs" if args.runs > 1 else "one run"
+        print(f"{what} after {args.warmup} warm-up: {len(ratios)} queries "
               f"with a GPU join, geomean {geo:.2f}x, lowest {min(r for _, r in ratios):.2f}x; "
               f"below 0.95: {', '.join(low) or 'none'}")
     for note in notes:
