@@ -15,7 +15,8 @@ two dimensions, EXPLAIN's "GPU Star Dimension 2"), sometimes with a clause
 across them.  One or two
 `=` clauses on integer-like keys (int2/int4/int8/date/bool/oid, int4 = int8
 across types), sometimes further clauses over both sides; group keys and
-aggregate operands from either side; CASE forms; HAVING; ORDER BY/LIMIT.
+aggregate operands from either side, integer arithmetic across them; CASE
+forms; HAVING; ORDER BY/LIMIT.
 Counts the on-plans holding a joined GpuPreAgg (EXPLAIN's "GPU Join:"),
 and of those the outer joins' ("GPU Join Type: Left").
 
@@ -238,6 +239,13 @@ def agg_call(rng, rc, ic):
         if x == '1':
             tail = ' ELSE 0 END'
         return '%s(CASE WHEN %s THEN %s%s)' % (rng.choice(['sum', 'sum', 'avg']), c, x, tail)
+    if k < 0.56:
+        # integer arithmetic over both sides' integer columns: an overflow is
+        # the operator's error (integer or smallint out of range), both ways
+        ints = (['r.%s' % c for c, t in rc if t in ('int2', 'int4', 'int8')] +
+                ['i.g1'] + ['i.%s' % c for c, t in ic if c in ('j0', 'j1')])
+        return '%s(%s %s %s)' % (rng.choice(['sum', 'sum', 'avg', 'min', 'max', 'count']),
+                                 rng.choice(ints), rng.choice(['+', '-', '*']), rng.choice(ints))
     if k < 0.75:
         x = rng.choice(num)
         fl = x in ('i.f', 'r.f0') or dict((('r.' + c), t) for c, t in rc).get(x, '') == 'float8'
@@ -269,7 +277,8 @@ def star_query(rng, meta, r, rc):
     gs = rng.sample(gcand, rng.choice([0, 1, 1, 2]))
     aggs = [agg_call(rng, rc, ic) for _ in range(rng.randint(1, 3))]
     aggs += [rng.choice(['sum(i2.m0)', 'count(i2.s)', 'min(i2.d)', 'max(i2.g1)', 'avg(i2.m1)',
-                         'sum(r.n0 * (1 - i2.m1))', 'sum(CASE WHEN i2.g1 > 0 THEN i.m0 ELSE 0 END)'])
+                         'sum(r.n0 * (1 - i2.m1))', 'sum(CASE WHEN i2.g1 > 0 THEN i.m0 ELSE 0 END)',
+                         'sum(r.j1 * i2.g1)', 'max(i.g1 - i2.g1)', 'sum(r.j0 + i2.j1)'])
              for _ in range(rng.randint(1, 2))]
     sel = gs + aggs
     rng.shuffle(sel)
