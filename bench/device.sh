@@ -311,16 +311,28 @@ stromw() {
 	el "stromw $2"
 }
 
+# perfbin: the perf of .device/perf.tar.xz (perfpack), unpacked once, in $P
+perfbin() {
+	P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf"
+	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz
+}
+
+# perfsql Q MODE FILE: TPC-H query Q three times with the GPU join MODE into
+# FILE, its output dropped, and run once as the warm-up
+perfsql() {
+	{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$2; \\o /dev/null";
+	  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $1).sql; done; } >$3
+	psql -X -q -f $3 ${DB:-tpch} >/dev/null 2>&1
+}
+
 # qon "5 7" TAG: where the CPU goes with the GPU join on (perf record -g of
 # 3 runs after a warm-up, all CPUs), the top symbols to the summary
 qon() {
-	local P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf" q f
-	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz || return 1
+	local P q f
+	perfbin || return 1
 	for q in $1; do
 		f=/tmp/qon.$q.sql
-		{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=on; \\o /dev/null";
-		  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $q).sql; done; } >$f
-		psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+		perfsql $q on $f
 		$P record -a -g -F 999 -o /tmp/qon.data -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
 		$P report -i /tmp/qon.data --no-children --sort dso,sym --stdio -g none --percent-limit 0.3 >$OUT/qon.$2.q$q.sym.txt 2>&1
 		echo "qon Q$q: $(grep -m1 'Event count' $OUT/qon.$2.q$q.sym.txt)" | tee -a $OUT/summary
@@ -342,14 +354,12 @@ perfpack() {
 
 # qperf "5" TAG: where the CPU goes in each mode, 3 runs after a warm-up
 qperf() {
-	local P="/tmp/perfb/lib/ld-linux-x86-64.so.2 --library-path /tmp/perfb/lib /tmp/perfb/perf" q m f
-	[ -x /tmp/perfb/perf ] || tar -C /tmp -xJf .device/perf.tar.xz || return 1
+	local P q m f
+	perfbin || return 1
 	for q in $1; do
 		for m in on off; do
 			f=/tmp/qperf.$q.$m.sql
-			{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=$m; \\o /dev/null";
-			  for i in 1 2 3; do cat tpch/queries/q$(printf %02d $q).sql; done; } >$f
-			psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
+			perfsql $q $m $f
 			$P stat -a -e page-faults -o $OUT/qperf.$2.q$q.$m.stat -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
 			$P record -a -F 1999 -o /tmp/qperf.data -- psql -X -q -f $f ${DB:-tpch} >/dev/null 2>&1
 			$P report -i /tmp/qperf.data --sort dso,sym --stdio --percent-limit 0.15 >$OUT/qperf.$2.q$q.$m.sym.txt 2>&1
