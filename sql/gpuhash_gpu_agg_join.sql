@@ -26,7 +26,7 @@ DECLARE
 BEGIN
   PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Join|GPU Declined|Inner Rows|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU)' THEN
+    IF l ~ '(GPU Join|GPU Declined|Inner Rows|Inner Batches|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU)' THEN
       l := regexp_replace(l, '^ *', '');
       IF l LIKE 'Dimension Bytes%' THEN
         l := regexp_replace(l, '[0-9]+$', 'N');
@@ -230,6 +230,24 @@ SET hash_mem_multiplier = 1;
 SELECT aj_error('SELECT count(*), sum(l_quantity) FROM ja_li JOIN ja_part ON l_partkey = p_partkey');
 RESET work_mem;
 RESET hash_mem_multiplier;
+
+-- an inner side that outgrows them at run time (its statistics say 50 rows,
+-- it holds 40 050): a serial node splits its rows into batches and walks
+-- the outer pages once a batch; every pair folded once, in its batch's pass
+CREATE TABLE ja_grow (g_partkey int, g_tag text, g_m int) WITH (autovacuum_enabled = off);
+INSERT INTO ja_grow SELECT i, 'tag ' || i, i % 13 FROM generate_series(1, 50) i;
+ANALYZE ja_grow;
+INSERT INTO ja_grow SELECT i % 3000, repeat('g', 30), i % 7 FROM generate_series(1, 40000) i;
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SET gpuhash.dimension_pages = off;
+SELECT * FROM ja_check('SELECT l_suppkey, count(*), sum(l_quantity), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey');
+SELECT * FROM ja_check('SELECT count(*), sum(g_m), sum(l_quantity) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey');
+SELECT * FROM ja_figures('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey');
+RESET gpuhash.dimension_pages;
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE ja_grow;
 
 -- parallel plans: every participant runs the inner side and builds its
 -- dimension; the Finalize Aggregate above the Gather combines

@@ -348,6 +348,12 @@ next_row(CustomScanState *node)
 			}
 			if (gpuhash_agg_advance(as))
 				continue;
+			/* a further batch of the inner rows: the outer pages again */
+			if (as->join != NULL && gpuhash_agg_join_next_batch(as))
+			{
+				gpuhash_agg_restart_walk(as);
+				continue;
+			}
 			/* the scan is over: the last set goes out */
 			as->phase = GA_FINAL;
 			gpuhash_agg_flush(as);

@@ -111,6 +111,7 @@ extern void gpuhash_agg_setup(GpuPreAggState *as, CustomScan *cscan, EState *est
 extern bool gpuhash_agg_advance(GpuPreAggState *as);
 extern void gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q);
 extern void gpuhash_agg_reset(GpuPreAggState *as);
+extern void gpuhash_agg_restart_walk(GpuPreAggState *as);
 extern void gpuhash_agg_spill(GpuPreAggState *as);
 extern void gpuhash_agg_flush(GpuPreAggState *as);
 

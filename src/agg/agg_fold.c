@@ -739,6 +739,21 @@ gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q)
 		as->reading = NULL;
 }
 
+/*
+ * The outer pages walked again from the first, the groups kept: the next
+ * pass of an inner side in batches (agg_join_batches.c).  Nothing is in
+ * flight once gpuhash_agg_advance has said the walk is over.
+ */
+void
+gpuhash_agg_restart_walk(GpuPreAggState *as)
+{
+	for (int r = 0; r < GPUAGG_PIPELINE; r++)
+		gpuhash_agg_release_req(as, &as->req[r]);
+	as->next_fill = as->next_answer = 0;
+	as->reading = NULL;
+	gpuhash_heap_scan_rescan(as->os);
+}
+
 /* Everything in flight given up, every set emptied (a rescan, the end). */
 void
 gpuhash_agg_reset(GpuPreAggState *as)

@@ -64,6 +64,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->rows_loaded = false;
 	j->rows_sorted = false;
 	j->have_cur = false;
+	gpuhash_agg_join_batches_release(j);
 	gpuhash_agg_outer_release(j);
 }
 
@@ -156,9 +157,10 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 }
 
 /*
- * Runs the inner plan to its end: its rows with a non-NULL key.  More than
- * work_mem x hash_mem_multiplier of rows is an error, as the plan promised
- * they fit.
+ * Runs the inner plan to its end: its rows with a non-NULL key.  Past
+ * work_mem x hash_mem_multiplier of rows they go to batches where the node
+ * can walk its outer pages once a batch (agg_join_batches.c); elsewhere
+ * that is an error, as the plan promised they fit.
  */
 static void
 collect_rows(GpuPreAggState *as)
@@ -166,6 +168,7 @@ collect_rows(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 	Size		limit = get_hash_memory_limit();
+	bool		can_batch = gpuhash_agg_join_can_batch(as);
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -187,8 +190,17 @@ collect_rows(GpuPreAggState *as)
 			gpuhash_agg_outer_keep_null(j, slot);
 			continue;
 		}
-		gpuhash_agg_join_keep_row(j, key, slot, limit);
+		if (j->batches != NULL)
+			gpuhash_agg_join_spill_row(j, key, slot);
+		else
+		{
+			gpuhash_agg_join_keep_row(j, key, slot, can_batch ? SIZE_MAX : limit);
+			if (can_batch && j->bytes > limit)
+				gpuhash_agg_join_spill_begin(j);
+		}
 	}
+	if (j->batches != NULL)
+		gpuhash_agg_join_batches_split(j, limit);
 	j->collected = true;
 	j->rows_loaded = true;
 	j->collect_ms += gpuhash_ms_since(t0);
@@ -235,6 +247,26 @@ gpuhash_agg_join_load_rows(GpuPreAggState *as)
 	if (!gpuhash_agg_join_pages_rows(as))
 		collect_rows(as);
 	j->inner_rows = inner_rows;
+}
+
+/*
+ * The walk of the outer pages is over: where the inner rows are in batches
+ * (agg_join_batches.c), the next batch becomes the dimension (true), and
+ * the caller walks the pages again.
+ */
+bool
+gpuhash_agg_join_next_batch(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+
+	if (!gpuhash_agg_join_more_batches(j))
+		return false;
+	gpuhash_agg_join_free_dim(j);
+	j->have_cur = false;
+	gpuhash_agg_join_load_next_batch(j, get_hash_memory_limit());
+	if (as->why_cpu == NULL && as->aprog != NULL)
+		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
+	return true;
 }
 
 /* A rescan: the inner plan runs again (its parameters may have changed). */
@@ -384,6 +416,8 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	if (!es->analyze)
 		return;
 	ExplainPropertyUInteger("Inner Rows", NULL, j->inner_rows, es);
+	if (j->inner_batches > 1)
+		ExplainPropertyInteger("Inner Batches", NULL, j->inner_batches, es);
 	ExplainPropertyUInteger("Dimension Bytes", NULL, j->dim_bytes, es);
 	if (es->timing)
 		ExplainPropertyFloat("Dimension Build Time", "ms", j->build_ms, 3, es);

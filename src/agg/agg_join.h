@@ -149,6 +149,13 @@ typedef struct GpuAggJoin
 	struct GpuAggJoinPages *pages;
 
 	/*
+	 * The inner rows in batches, where they outgrew work_mem x
+	 * hash_mem_multiplier at run time (agg_join_batches.c; NULL: one)
+	 */
+	struct GpuAggJoinBatches *batches;
+	int			inner_batches;	/* EXPLAIN ANALYZE: how many; 0: none */
+
+	/*
 	 * A star (agg_star.c): the first dimension's GpuAggJoin holds dims[0 ..
 	 * ndims), itself first, and the clauses run per combination
 	 * (join_quals), the CPU forms and the star's built dimension (dim: the
@@ -180,8 +187,19 @@ typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
 extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 										  GpuAggFormExpr form, void *arg);
 
+/* agg_join_batches.c */
+extern bool gpuhash_agg_join_can_batch(GpuPreAggState *as);
+extern void gpuhash_agg_join_spill_begin(GpuAggJoin *j);
+extern void gpuhash_agg_join_spill_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot);
+extern void gpuhash_agg_join_batches_split(GpuAggJoin *j, Size limit);
+extern bool gpuhash_agg_join_more_batches(GpuAggJoin *j);
+extern void gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit);
+extern void gpuhash_agg_join_batches_release(GpuAggJoin *j);
+
 /* agg_join_rows.c */
 extern void gpuhash_agg_join_too_big(Size limit) pg_attribute_noreturn();
+extern void gpuhash_agg_join_keep_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup,
+									   Size limit);
 extern void gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
 									  Size limit);
 extern void gpuhash_agg_join_sort(GpuAggJoin *j);
@@ -223,6 +241,7 @@ extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uin
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
 extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);
+extern bool gpuhash_agg_join_next_batch(GpuPreAggState *as);
 extern void gpuhash_agg_join_collect(GpuPreAggState *as);
 extern void gpuhash_agg_join_release(GpuAggJoin *j);
 extern void gpuhash_agg_join_free_dim(GpuAggJoin *j);

@@ -33,19 +33,30 @@ void
 gpuhash_agg_join_keep_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size limit)
 {
 	MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
+	MinimalTuple tup = ExecCopySlotMinimalTuple(slot);
 
+	MemoryContextSwitchTo(old);
+	gpuhash_agg_join_keep_tuple(j, key, tup, limit);
+}
+
+/* The same with the row's tuple made already, in rows_cxt. */
+void
+gpuhash_agg_join_keep_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size limit)
+{
 	if (j->nrows == j->cap)
 	{
+		MemoryContext old = MemoryContextSwitchTo(j->rows_cxt);
+
 		j->cap = Max(j->cap * 2, 1024);
 		j->rows = j->rows == NULL ?
 			palloc_extended(sizeof(GpuAggInnerRow) * j->cap, MCXT_ALLOC_HUGE) :
 			repalloc_huge(j->rows, sizeof(GpuAggInnerRow) * j->cap);
+		MemoryContextSwitchTo(old);
 	}
 	j->rows[j->nrows].key = key;
-	j->rows[j->nrows].tup = ExecCopySlotMinimalTuple(slot);
-	j->bytes += j->rows[j->nrows].tup->t_len + sizeof(GpuAggInnerRow);
+	j->rows[j->nrows].tup = tup;
+	j->bytes += tup->t_len + sizeof(GpuAggInnerRow);
 	j->nrows++;
-	MemoryContextSwitchTo(old);
 	if (j->bytes > limit)
 		gpuhash_agg_join_too_big(limit);
 }
