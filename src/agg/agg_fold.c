@@ -739,6 +739,16 @@ gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q)
 		as->reading = NULL;
 }
 
+/* Every request given up and emptied, the pipeline at its start. */
+static void
+release_requests(GpuPreAggState *as)
+{
+	for (int r = 0; r < GPUAGG_PIPELINE; r++)
+		gpuhash_agg_release_req(as, &as->req[r]);
+	as->next_fill = as->next_answer = 0;
+	as->reading = NULL;
+}
+
 /*
  * The outer pages walked again from the first, the groups kept: the next
  * pass of an inner side in batches (agg_join_batches.c).  Nothing is in
@@ -747,10 +757,7 @@ gpuhash_agg_release_req(GpuPreAggState *as, GpuAggReq *q)
 void
 gpuhash_agg_restart_walk(GpuPreAggState *as)
 {
-	for (int r = 0; r < GPUAGG_PIPELINE; r++)
-		gpuhash_agg_release_req(as, &as->req[r]);
-	as->next_fill = as->next_answer = 0;
-	as->reading = NULL;
+	release_requests(as);
 	gpuhash_heap_scan_rescan(as->os);
 }
 
@@ -758,10 +765,7 @@ gpuhash_agg_restart_walk(GpuPreAggState *as)
 void
 gpuhash_agg_reset(GpuPreAggState *as)
 {
-	for (int r = 0; r < GPUAGG_PIPELINE; r++)
-		gpuhash_agg_release_req(as, &as->req[r]);
-	as->next_fill = as->next_answer = 0;
-	as->reading = NULL;
+	release_requests(as);
 	free_sets(as);
 	as->out_pos = 0;
 	if (as->aprog != NULL && gh_agg_groups_init(&as->groups, as->aprog, as->max_groups) != GH_OK)
