@@ -178,6 +178,19 @@ SQL
 	el "prewarm"
 }
 
+# contig LABEL: lineitem's buffers, and the share whose next block sits in
+# the next buffer (a load or prewarm leaves them in order, a parallel
+# scan's workers interleave them; the page path ran 1.5x slower on
+# interleaved buffers, RESULTS.md)
+contig() {
+	psql -X -qAt ${DB:-tpch} -c "create extension if not exists pg_buffercache" -c "
+SELECT '$1: lineitem buffers ' || count(*) || ', next block in next buffer ' ||
+       round(100.0 * count(*) FILTER (WHERE bufferid = prev + 1) / greatest(count(*), 1), 1) || '%'
+FROM (SELECT bufferid, lag(bufferid) OVER (ORDER BY relblocknumber) AS prev
+      FROM pg_buffercache WHERE relfilenode = pg_relation_filenode('lineitem') AND relforknumber = 0
+        AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())) s" 2>/dev/null | tee -a $OUT/summary
+}
+
 # med "10 7" TAG: warm-up + 6 runs per mode, both orders
 med() {
 	python3 tpch/run.py --sf ${SF:-10} --workers ${WORKERS:-8} --device gpu --skip-load --db ${DB:-tpch} --queries "$(echo $1 | tr ' ' ,)" \

@@ -695,20 +695,27 @@ def join_devices(plan, is_gpu_join):
 
 
 def buffered_share(psql):
-    """The share of lineitem's blocks in shared buffers, as "41%", or "?"
+    """lineitem's blocks in shared buffers, as "41% (in order 99%)", or "?"
     where pg_buffercache cannot be had.  A restart empties shared buffers,
     and the GPU join's page path reads a page copied in from the kernel's
     cache for about three times the CPU of a page already there, native's
-    scans far less affected (their bulk-read ring): runs on a restarted
-    server and on a settled one are not the same measurement."""
+    scans far less affected (their bulk-read ring).  "In order" is the
+    share of those blocks whose next block sits in the next buffer: a load
+    or pg_prewarm leaves a table in order, a parallel scan's workers
+    interleave it, and the page path ran 1.5x slower on interleaved
+    buffers (journal §53).  Runs in different states are not the same
+    measurement."""
     if psql.scalar("CREATE EXTENSION IF NOT EXISTS pg_buffercache") is None:
         return "?"
     v = psql.scalar(
         "SELECT round(100.0 * count(*) / greatest(pg_relation_size('lineitem') / "
-        "current_setting('block_size')::int, 1)) FROM pg_buffercache "
+        "current_setting('block_size')::int, 1)) || '% (in order ' || "
+        "round(100.0 * count(*) FILTER (WHERE bufferid = prev + 1) / greatest(count(*), 1)) || '%)' "
+        "FROM (SELECT bufferid, lag(bufferid) OVER (ORDER BY relblocknumber) AS prev "
+        "FROM pg_buffercache "
         "WHERE relfilenode = pg_relation_filenode('lineitem') AND relforknumber = 0 "
-        "AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())")
-    return f"{v}%" if v else "?"
+        "AND reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())) b")
+    return v if v else "?"
 
 
 def server_info(psql, args):
@@ -929,7 +936,8 @@ def write_report(path, args, results, ran, s, info, notes, chart):
         f.write(f"- server up {info['uptime']} s at the start; lineitem's blocks in shared buffers: "
                 f"{info['buffered_start']} at the start, {info.get('buffered_end', '?')} at the end "
                 "(a restart empties them; the page path reads a page from the kernel's cache "
-                "slower than one in shared buffers)\n")
+                "slower than one in shared buffers, and interleaved buffers slower than "
+                "buffers in block order)\n")
         f.write(f"- statistics: n_distinct of lineitem.l_orderkey {info['orderkey_ndistinct']} "
                 "(sampled by ANALYZE; the join plans move with it)\n")
         f.write(f"- {ran['nodes']}: plan nodes of type "
