@@ -26,7 +26,7 @@ DECLARE
 BEGIN
   PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Join|GPU Declined|Inner Rows|Inner Batches|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU)' THEN
+    IF l ~ '(GPU Join|GPU Declined|Inner Rows|Inner Batches|Dimension Bytes|Pages Refused|Rows Folded|Rows From CPU|Resident Groups|Groups Returned)' THEN
       l := regexp_replace(l, '^ *', '');
       IF l LIKE 'Dimension Bytes%' THEN
         l := regexp_replace(l, '[0-9]+$', 'N');
@@ -244,6 +244,39 @@ SET gpuhash.dimension_pages = off;
 SELECT * FROM ja_check('SELECT l_suppkey, count(*), sum(l_quantity), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey');
 SELECT * FROM ja_check('SELECT count(*), sum(g_m), sum(l_quantity) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey');
 SELECT * FROM ja_figures('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey');
+-- the same in parallel, each participant with a dimension of its own: it
+-- splits its rows likewise and walks again the blocks it was handed
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuhash.shared_dimension = off;
+SELECT * FROM ja_check('SELECT l_suppkey, count(*), sum(l_quantity), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey');
+SELECT * FROM ja_check('SELECT count(*), sum(g_m), avg(l_quantity) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey WHERE l_quantity > 10');
+SELECT l FROM ja_figures('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey') l
+WHERE l ~ '^(GPU Join|Inner Batches)';
+-- groups resident in the service add up across the passes, read at the end
+SELECT l FROM ja_figures('SELECT l_suppkey, count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey') l
+WHERE l ~ '^(Inner Batches|Resident Groups|Groups Returned)';
+SET max_parallel_workers_per_gather = 0;
+SELECT l FROM ja_figures('SELECT l_suppkey, count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey') l
+WHERE l ~ '^(Inner Batches|Resident Groups|Groups Returned)';
+SET max_parallel_workers_per_gather = 2;
+SELECT aj_plan_has('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey',
+                   '%Parallel Custom Scan (GpuPreAgg)%') AS parallel_preagg,
+       aj_plan_has('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey',
+                   '%Dimension: shared%') AS shared;
+RESET gpuhash.shared_dimension;
+RESET max_parallel_workers_per_gather;
+-- a rescan (a subplan's) collects and splits its inner rows again, its
+-- batches from the previous scan gone
+SET work_mem = '256kB';
+SELECT * FROM ja_check('SELECT k, (SELECT sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey WHERE l_quantity > k) FROM generate_series(20, 21) k');
+SELECT l FROM ja_figures('SELECT k, (SELECT sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey WHERE l_quantity > k) FROM generate_series(20, 21) k') l
+WHERE l ~ '^(Inner Rows|Inner Batches)';
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
 RESET gpuhash.dimension_pages;
 RESET work_mem;
 RESET hash_mem_multiplier;

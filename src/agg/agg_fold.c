@@ -758,7 +758,7 @@ void
 gpuhash_agg_restart_walk(GpuPreAggState *as)
 {
 	release_requests(as);
-	gpuhash_heap_scan_rescan(as->os);
+	gpuhash_heap_scan_walk_again(as->os);
 }
 
 /* Everything in flight given up, every set emptied (a rescan, the end). */

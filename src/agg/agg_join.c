@@ -191,16 +191,17 @@ collect_rows(GpuPreAggState *as)
 			continue;
 		}
 		if (j->batches != NULL)
-			gpuhash_agg_join_spill_row(j, key, slot);
+			gpuhash_agg_join_batch_row(j, key, slot, limit);
 		else
 		{
 			gpuhash_agg_join_keep_row(j, key, slot, can_batch ? SIZE_MAX : limit);
 			if (can_batch && j->bytes > limit)
-				gpuhash_agg_join_spill_begin(j);
+				gpuhash_agg_join_batches_begin(j, limit);
 		}
 	}
-	if (j->batches != NULL)
-		gpuhash_agg_join_batches_split(j, limit);
+	/* a participant walks again the blocks it is handed in the first walk */
+	if (j->batches != NULL && as->os->parallel)
+		gpuhash_heap_scan_keep_blocks(as->os);
 	j->collected = true;
 	j->rows_loaded = true;
 	j->collect_ms += gpuhash_ms_since(t0);

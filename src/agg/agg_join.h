@@ -189,9 +189,9 @@ extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 
 /* agg_join_batches.c */
 extern bool gpuhash_agg_join_can_batch(GpuPreAggState *as);
-extern void gpuhash_agg_join_spill_begin(GpuAggJoin *j);
-extern void gpuhash_agg_join_spill_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot);
-extern void gpuhash_agg_join_batches_split(GpuAggJoin *j, Size limit);
+extern void gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit);
+extern void gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
+									   Size limit);
 extern bool gpuhash_agg_join_more_batches(GpuAggJoin *j);
 extern void gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit);
 extern void gpuhash_agg_join_batches_release(GpuAggJoin *j);

@@ -6,23 +6,28 @@
  *	  batches, as a hash join's, and a pass over the outer pages a batch.
  *
  * The inner plan runs to its end before any outer page is walked (agg_join.c),
- * so every inner row is known before the walk.  Past the limit the rows held
- * and the rest go to one temporary file; at its end they are split into
- * nbatch files by a hash of the packed key (not the dimension's own), nbatch
- * the power of two that gives each batch a share within the limit.  Batch 0
- * becomes the dimension; when the walk of the outer pages is over, the next
- * batch replaces it and the pages are walked again.  An outer row whose key
- * lies in another batch finds no inner row in this one and folds nothing;
- * it folds its pairs in the pass of its own batch, so every pair is folded
- * exactly once and the groups add up across the passes.  A batch beyond the
- * limit by itself (one key's rows) is the error it was.
+ * so every inner row is known before the walk.  As nodeHash.c does, past the
+ * limit the rows go to nbatch batches by a hash of the packed key (not the
+ * dimension's own), nbatch a power of two doubled while the batch in memory
+ * is over the limit: the rows of the batch in memory stay there, every other
+ * row is written once to its batch's temporary file, and a doubling moves
+ * the rows of memory (and, as each later batch is read, of its file) whose
+ * batch the new bit changes to a later one.  Batch 0 becomes the dimension;
+ * when the walk of the outer pages is over, the next batch replaces it and
+ * the pages are walked again.  An outer row whose key lies in another batch
+ * finds no inner row in this one and folds nothing; it folds its pairs in
+ * the pass of its own batch, so every pair is folded exactly once and the
+ * groups add up across the passes.  One key's rows beyond the limit by
+ * themselves are the error they were.
  *
- * Only where a pass can walk the same outer rows again: a serial node (a
- * participant of a parallel plan is handed its blocks as it goes), one
- * dimension of the inner plan's rows (not a star, not made from pages), an
- * inner join (an outer join's unmatched rows are per batch: not built), and
- * groups folded in the backend (not resident on the device, not owned).
- * Elsewhere the limit raises the error as before.
+ * Only where a pass can walk the same outer rows again: a serial node, or
+ * a participant of a parallel plan with a dimension of its own (it walks
+ * again the blocks it was handed in its first walk; a shared dimension
+ * would need a barrier a batch: not built), one dimension of the inner
+ * plan's rows (not a star, not made from pages), an inner join (an outer
+ * join's unmatched rows are per batch: not built), and groups not owned
+ * by one participant each.  Elsewhere the limit raises the error as
+ * before.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,22 +39,29 @@
 
 typedef struct GpuAggJoinBatches
 {
-	BufFile    *spill;			/* every row, before the split */
-	int			nbatch;
-	int			cur;			/* the batch that is the dimension now */
-	BufFile   **files;			/* a batch's rows, in rows_cxt's parent */
-	uint64		rows;			/* written to spill */
-	Size		bytes;
+	int			nbatch;			/* a power of two */
+	int			cur;			/* the batch in memory (the dimension) */
+	BufFile   **files;			/* the others' rows, in rows_cxt's parent;
+								 * NULL until one is written */
 } GpuAggJoinBatches;
 
-/* Can the node walk its outer rows again, a pass a batch? */
+/*
+ * Can the node walk its outer rows again, a pass a batch?  A participant of
+ * a parallel plan with a dimension of its own walks again the blocks it was
+ * handed (heap_scan.c keeps them); its dimension holds every inner row, so
+ * its passes fold each of its pairs once, whatever the others do.  Groups
+ * resident in the service add up across the passes as in the backend: a
+ * participant arrives at the end of the walks (agg_resident.c) after its
+ * last pass, and the set is read only then.  Owned groups (agg_exchange.c)
+ * are left out: no test steers a plan to them past the limit.
+ */
 bool
 gpuhash_agg_join_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return !as->css.ss.ps.plan->parallel_aware && j->ndims <= 1 && !j->preserve_inner &&
-		j->pages == NULL && j->shared == NULL && as->res == NULL && as->exch == NULL;
+	return j->ndims <= 1 && !j->preserve_inner && j->pages == NULL && j->shared == NULL &&
+		as->exch == NULL;
 }
 
 static void
@@ -84,102 +96,110 @@ read_row(BufFile *f, MemoryContext cxt, uint64 *key, MinimalTuple *tup)
 	return true;
 }
 
-/*
- * The rows held go to the spill file, and the memory they took with them;
- * every further row of the inner plan goes there too (spill_row).
- */
-void
-gpuhash_agg_join_spill_begin(GpuAggJoin *j)
-{
-	MemoryContext old = MemoryContextSwitchTo(MemoryContextGetParent(j->rows_cxt));
-	GpuAggJoinBatches *b = palloc0(sizeof(GpuAggJoinBatches));
-
-	b->spill = BufFileCreateTemp(false);
-	MemoryContextSwitchTo(old);
-	for (uint64 r = 0; r < j->nrows; r++)
-		write_row(b->spill, j->rows[r].key, j->rows[r].tup);
-	b->rows = j->nrows;
-	b->bytes = j->bytes;
-	j->batches = b;
-	MemoryContextReset(j->rows_cxt);
-	j->rows = NULL;
-	j->nrows = j->cap = 0;
-	j->bytes = 0;
-}
-
-/* A further inner row, after spill_begin. */
-void
-gpuhash_agg_join_spill_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot)
-{
-	GpuAggJoinBatches *b = j->batches;
-	MinimalTuple tup = ExecCopySlotMinimalTuple(slot);
-
-	write_row(b->spill, key, tup);
-	b->rows++;
-	b->bytes += tup->t_len + sizeof(GpuAggInnerRow);
-	pfree(tup);
-}
-
 static int
 batch_of(uint64 key, int nbatch)
 {
 	return (int) (hash_bytes_uint32((uint32) (key ^ (key >> 32))) & (uint32) (nbatch - 1));
 }
 
-/* Batch i's rows become the node's rows, within limit. */
+/* A row of batch i (not the one in memory) to its file. */
 static void
-load_batch(GpuAggJoin *j, int i, Size limit)
+to_file(GpuAggJoin *j, int i, uint64 key, MinimalTuple tup)
 {
 	GpuAggJoinBatches *b = j->batches;
-	uint64		key;
-	MinimalTuple tup;
 
-	if (BufFileSeek(b->files[i], 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("gpuhash: could not rewind an inner batch's temporary file")));
-	while (read_row(b->files[i], j->rows_cxt, &key, &tup))
-		gpuhash_agg_join_keep_tuple(j, key, tup, limit);
-	BufFileClose(b->files[i]);
-	b->files[i] = NULL;
-	b->cur = i;
-	j->rows_sorted = false;
+	if (b->files[i] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(MemoryContextGetParent(j->rows_cxt));
+
+		b->files[i] = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	write_row(b->files[i], key, tup);
 }
 
 /*
- * The inner plan is over: the spilled rows split into batches, each within
- * limit where its keys allow, and batch 0 loaded as the node's rows.
+ * Twice the batches: the rows in memory whose batch is now a later one go
+ * to its file, their memory with them.  One key's rows over the limit
+ * cannot be split: that is the error.
  */
-void
-gpuhash_agg_join_batches_split(GpuAggJoin *j, Size limit)
+static void
+grow(GpuAggJoin *j, Size limit)
 {
 	GpuAggJoinBatches *b = j->batches;
-	MemoryContext old;
-	uint64		key;
-	MinimalTuple tup;
-	int			nbatch = 2;
+	uint64		kept = 0;
+	bool		one_key = true;
 
-	while ((double) b->bytes / nbatch > (double) limit * 0.75 && nbatch < (1 << 20))
-		nbatch *= 2;
-	old = MemoryContextSwitchTo(MemoryContextGetParent(j->rows_cxt));
-	b->nbatch = nbatch;
-	j->inner_batches = nbatch;
-	b->files = palloc0(sizeof(BufFile *) * nbatch);
-	for (int i = 0; i < nbatch; i++)
-		b->files[i] = BufFileCreateTemp(false);
-	MemoryContextSwitchTo(old);
-	if (BufFileSeek(b->spill, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("gpuhash: could not rewind the inner side's temporary file")));
-	while (read_row(b->spill, j->rows_cxt, &key, &tup))
+	for (uint64 r = 1; r < j->nrows && one_key; r++)
+		one_key = j->rows[r].key == j->rows[0].key;
+	if (one_key || b->nbatch >= (1 << 20))
+		gpuhash_agg_join_too_big(limit);
+	b->nbatch *= 2;
+	b->files = repalloc(b->files, sizeof(BufFile *) * b->nbatch);
+	memset(b->files + b->nbatch / 2, 0, sizeof(BufFile *) * (b->nbatch / 2));
+	for (uint64 r = 0; r < j->nrows; r++)
 	{
-		write_row(b->files[batch_of(key, nbatch)], key, tup);
+		GpuAggInnerRow row = j->rows[r];
+		int			i = batch_of(row.key, b->nbatch);
+
+		if (i == b->cur)
+			j->rows[kept++] = row;
+		else
+		{
+			to_file(j, i, row.key, row.tup);
+			j->bytes -= row.tup->t_len + sizeof(GpuAggInnerRow);
+			pfree(row.tup);
+		}
+	}
+	j->nrows = kept;
+	j->inner_batches = b->nbatch;
+}
+
+/* A row of the batch in memory, kept there; the batches doubled past limit. */
+static void
+keep(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size limit)
+{
+	gpuhash_agg_join_keep_tuple(j, key, tup, SIZE_MAX);
+	while (j->bytes > limit)
+		grow(j, limit);
+}
+
+/*
+ * The rows held passed limit: from here on they are in batches, batch 0 in
+ * memory, each other row in its batch's file (batch_row).
+ */
+void
+gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit)
+{
+	MemoryContext old = MemoryContextSwitchTo(MemoryContextGetParent(j->rows_cxt));
+	GpuAggJoinBatches *b = palloc0(sizeof(GpuAggJoinBatches));
+
+	b->nbatch = 1;
+	b->files = palloc0(sizeof(BufFile *));
+	MemoryContextSwitchTo(old);
+	j->batches = b;
+	while (j->bytes > limit)
+		grow(j, limit);
+}
+
+/* A further inner row, after batches_begin: kept, or to its batch's file. */
+void
+gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size limit)
+{
+	GpuAggJoinBatches *b = j->batches;
+	int			i = batch_of(key, b->nbatch);
+
+	if (i == b->cur)
+		gpuhash_agg_join_keep_row(j, key, slot, SIZE_MAX);
+	else
+	{
+		MinimalTuple tup = ExecCopySlotMinimalTuple(slot);
+
+		to_file(j, i, key, tup);
 		pfree(tup);
 	}
-	BufFileClose(b->spill);
-	b->spill = NULL;
-	load_batch(j, 0, limit);
+	while (j->bytes > limit)
+		grow(j, limit);
 }
 
 /* Is a batch left to load? */
@@ -191,18 +211,44 @@ gpuhash_agg_join_more_batches(GpuAggJoin *j)
 
 /*
  * The next batch's rows as j's, within limit, the rows before and their
- * memory gone (more_batches said there is one).
+ * memory gone (more_batches said there is one).  A row written before the
+ * batches last doubled may belong to a later batch now: it moves on to it.
  */
 void
 gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit)
 {
 	GpuAggJoinBatches *b = j->batches;
+	BufFile    *f;
+	uint64		key;
+	MinimalTuple tup;
 
 	MemoryContextReset(j->rows_cxt);
 	j->rows = NULL;
 	j->nrows = j->cap = 0;
 	j->bytes = 0;
-	load_batch(j, b->cur + 1, limit);
+	j->rows_sorted = false;
+	b->cur++;
+	f = b->files[b->cur];
+	b->files[b->cur] = NULL;
+	if (f == NULL)
+		return;					/* no row fell in this batch */
+	if (BufFileSeek(f, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("gpuhash: could not rewind an inner batch's temporary file")));
+	while (read_row(f, j->rows_cxt, &key, &tup))
+	{
+		int			i = batch_of(key, b->nbatch);
+
+		if (i == b->cur)
+			keep(j, key, tup, limit);
+		else
+		{
+			to_file(j, i, key, tup);
+			pfree(tup);
+		}
+	}
+	BufFileClose(f);
 }
 
 /* The temporary files closed: the node's end, a rescan, an error's cleanup. */
@@ -213,8 +259,6 @@ gpuhash_agg_join_batches_release(GpuAggJoin *j)
 
 	if (b == NULL)
 		return;
-	if (b->spill != NULL)
-		BufFileClose(b->spill);
 	for (int i = 0; i < b->nbatch; i++)
 		if (b->files[i] != NULL)
 			BufFileClose(b->files[i]);

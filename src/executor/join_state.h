@@ -112,6 +112,13 @@ typedef struct GpuHeapScan
 	int64		slot_row;		/* the batch row slot holds, deformed; or -1 */
 	bool		stop_at_page_end;	/* the page path reads on (page_scan.c) */
 	struct GpuProbeBatch *filling;	/* the batch that takes tuples' pins */
+	/* a participant's blocks kept, to walk them again (heap_scan.c) */
+	BlockNumber *walked;
+	uint64		nwalked;
+	uint64		walked_cap;
+	uint64		replay_pos;
+	bool		recording;
+	bool		replaying;
 	/* EXPLAIN ANALYZE */
 	uint64		pages;
 	uint64		filtered;
@@ -556,6 +563,8 @@ extern void gpuhash_heap_scan_slot_clear(GpuHeapScan *os);
 extern void gpuhash_heap_scan_take_figures(GpuHeapScan *os, uint64 *pages, double *page_ms,
 										   uint64 *filtered);
 extern void gpuhash_heap_scan_rescan(GpuHeapScan *os);
+extern void gpuhash_heap_scan_keep_blocks(GpuHeapScan *os);
+extern void gpuhash_heap_scan_walk_again(GpuHeapScan *os);
 extern void gpuhash_heap_scan_end(GpuHeapScan *os);
 
 /* scan_filter.c */

@@ -205,20 +205,44 @@ gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b)
 	}
 }
 
-/* The next block to read, or InvalidBlockNumber at the end. */
+/* Block blk, handed to this participant, kept for the walks after this one. */
+static void
+keep_walked(GpuHeapScan *os, BlockNumber blk)
+{
+	if (os->nwalked == os->walked_cap)
+	{
+		os->walked_cap = Max(os->walked_cap * 2, 1024);
+		os->walked = os->walked == NULL ?
+			MemoryContextAllocHuge(GetMemoryChunkContext(os),
+								   sizeof(BlockNumber) * os->walked_cap) :
+			repalloc_huge(os->walked, sizeof(BlockNumber) * os->walked_cap);
+	}
+	os->walked[os->nwalked++] = blk;
+}
+
+/*
+ * The next block to read, or InvalidBlockNumber at the end: a walk again
+ * reads the blocks kept from the first.
+ */
 static BlockNumber
 next_block(GpuHeapScan *os)
 {
 	HeapScanDesc hs = (HeapScanDesc) os->scan;
 
+	if (os->replaying)
+		return os->replay_pos < os->nwalked ? os->walked[os->replay_pos++] : InvalidBlockNumber;
 	if (os->scan->rs_parallel != NULL)
 	{
 		ParallelBlockTableScanDesc pb = (ParallelBlockTableScanDesc) os->scan->rs_parallel;
+		BlockNumber blk;
 
 		if (!os->started)
 			table_block_parallelscan_startblock_init(os->rel, hs->rs_parallelworkerdata, pb);
 		os->started = true;
-		return table_block_parallelscan_nextpage(os->rel, hs->rs_parallelworkerdata, pb);
+		blk = table_block_parallelscan_nextpage(os->rel, hs->rs_parallelworkerdata, pb);
+		if (os->recording && BlockNumberIsValid(blk))
+			keep_walked(os, blk);
+		return blk;
 	}
 	os->started = true;
 	if (os->next_block >= hs->rs_nblocks)
@@ -637,6 +661,50 @@ gpuhash_heap_scan_rescan(GpuHeapScan *os)
 		table_rescan(os->scan, NULL);
 	os->next_block = 0;
 	os->started = false;
+	os->done = false;
+	os->pending = false;
+	os->index = os->ntuples = 0;
+	os->recording = os->replaying = false;
+	os->nwalked = os->replay_pos = 0;
+}
+
+/*
+ * A participant of a parallel scan will walk its blocks again: the blocks
+ * it is handed from here on are kept (4 bytes each).  Called before its
+ * first block.
+ */
+void
+gpuhash_heap_scan_keep_blocks(GpuHeapScan *os)
+{
+	if (os->started)
+		elog(ERROR, "gpuhash: a scan's blocks are kept from its first block only");
+	os->recording = true;
+	os->nwalked = 0;
+}
+
+/*
+ * The walk starts over: a parallel participant reads the blocks it kept,
+ * in the same order, the shared allocator untouched (the other
+ * participants' walks go on); a serial scan reads the relation again.
+ */
+void
+gpuhash_heap_scan_walk_again(GpuHeapScan *os)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+
+	if (!os->recording)
+	{
+		gpuhash_heap_scan_rescan(os);
+		return;
+	}
+	if (hs != NULL && BufferIsValid(hs->rs_cbuf))
+	{
+		ReleaseBuffer(hs->rs_cbuf);
+		hs->rs_cbuf = InvalidBuffer;
+		hs->rs_cblock = InvalidBlockNumber;
+	}
+	os->replaying = true;
+	os->replay_pos = 0;
 	os->done = false;
 	os->pending = false;
 	os->index = os->ntuples = 0;
