@@ -286,6 +286,28 @@ hugeab() {
 	BENCH_OPTS="$opts"
 }
 
+# placement "14 5" TAG: the queries on one load with the table's buffers
+# interleaved (a restart, then the warm-up's parallel workers read them in)
+# and in block order (a restart, then prewarm); HUGE=1 with huge pages
+# (9000 x 2 MB reserved first)
+placement() {
+	local opts="$BENCH_OPTS"
+	if [ -n "${HUGE:-}" ]; then
+		sysctl -w vm.nr_hugepages=9000 >/dev/null || return 1
+		BENCH_OPTS="$opts -c huge_pages=on"
+	fi
+	restart_with "$BENCH_OPTS"
+	RUNS=${RUNS:-2} med "$1" $2.interleaved
+	contig $2.interleaved
+	restart_with "$BENCH_OPTS"
+	prewarm
+	contig $2.in-order
+	RUNS=${RUNS:-2} med "$1" $2.in-order
+	[ -n "${HUGE:-}" ] && echo "huge pages: $(grep -E 'HugePages_(Total|Free)' /proc/meminfo | tr -s ' ' | tr '\n' ' ')" | tee -a $OUT/summary
+	BENCH_OPTS="$opts"
+	restart_with "$BENCH_OPTS"
+}
+
 # strom "3,5" TAG: PG-Strom's plans against PostgreSQL's on the loaded database
 # (PREWARM=1: its freshly started server prewarmed first)
 strom() {

@@ -266,6 +266,16 @@ SELECT aj_plan_has('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partk
                    '%Parallel Custom Scan (GpuPreAgg)%') AS parallel_preagg,
        aj_plan_has('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey',
                    '%Dimension: shared%') AS shared;
+-- one dimension shared by the participants: past the limit each
+-- participant writes its further rows to a file, and then every one reads
+-- all the rows into batches of its own
+SET gpuhash.shared_dimension = on;
+SELECT aj_plan_has('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey',
+                   '%Dimension: shared%') AS shared;
+SELECT * FROM ja_check('SELECT l_suppkey, count(*), sum(l_quantity), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey GROUP BY l_suppkey');
+SELECT * FROM ja_check('SELECT count(*), sum(g_m), avg(l_quantity) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey WHERE l_quantity > 10');
+SELECT l FROM ja_figures('SELECT count(*), sum(g_m) FROM ja_li JOIN ja_grow ON l_partkey = g_partkey') l
+WHERE l ~ '^(GPU Join|Inner Batches)';
 RESET gpuhash.shared_dimension;
 RESET max_parallel_workers_per_gather;
 -- a rescan (a subplan's) collects and splits its inner rows again, its

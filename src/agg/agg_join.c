@@ -64,6 +64,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->rows_loaded = false;
 	j->rows_sorted = false;
 	j->have_cur = false;
+	j->shared_batched = false;
 	gpuhash_agg_join_batches_release(j);
 	gpuhash_agg_outer_release(j);
 }

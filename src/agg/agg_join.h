@@ -153,6 +153,9 @@ typedef struct GpuAggJoin
 	 * hash_mem_multiplier at run time (agg_join_batches.c; NULL: one)
 	 */
 	struct GpuAggJoinBatches *batches;
+	bool		shared_batched; /* a shared dimension's rows outgrew the limit:
+								 * each participant batches them all
+								 * (agg_join_par.c) */
 	int			inner_batches;	/* EXPLAIN ANALYZE: how many; 0: none */
 
 	/*
@@ -189,6 +192,11 @@ extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 
 /* agg_join_batches.c */
 extern bool gpuhash_agg_join_can_batch(GpuPreAggState *as);
+extern void gpuhash_agg_join_write_row(struct BufFile *f, uint64 key, MinimalTuple tup);
+extern bool gpuhash_agg_join_read_row(struct BufFile *f, MemoryContext cxt, uint64 *key,
+									  MinimalTuple *tup);
+extern void gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup,
+										 Size limit);
 extern void gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit);
 extern void gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
 									   Size limit);

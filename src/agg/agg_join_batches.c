@@ -22,12 +22,12 @@
  *
  * Only where a pass can walk the same outer rows again: a serial node, or
  * a participant of a parallel plan with a dimension of its own (it walks
- * again the blocks it was handed in its first walk; a shared dimension
- * would need a barrier a batch: not built), one dimension of the inner
- * plan's rows (not a star, not made from pages), an inner join (an outer
- * join's unmatched rows are per batch: not built), and groups not owned
- * by one participant each.  Elsewhere the limit raises the error as
- * before.
+ * again the blocks it was handed in its first walk; where the participants
+ * shared one, each reads all the rows into batches of its own,
+ * agg_join_par.c), one dimension of the inner plan's rows (not a star, not
+ * made from pages), an inner join (an outer join's unmatched rows are per
+ * batch: not built), and groups not owned by one participant each.
+ * Elsewhere the limit raises the error as before.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,20 +60,21 @@ gpuhash_agg_join_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return j->ndims <= 1 && !j->preserve_inner && j->pages == NULL && j->shared == NULL &&
-		as->exch == NULL;
+	return j->ndims <= 1 && !j->preserve_inner && j->pages == NULL &&
+		(j->shared == NULL || j->shared_batched) && as->exch == NULL;
 }
 
-static void
-write_row(BufFile *f, uint64 key, MinimalTuple tup)
+/* A row to f: its packed key, then its minimal tuple. */
+void
+gpuhash_agg_join_write_row(BufFile *f, uint64 key, MinimalTuple tup)
 {
 	BufFileWrite(f, &key, sizeof(key));
 	BufFileWrite(f, tup, tup->t_len);
 }
 
 /* The next row of f into cxt, or false at its end. */
-static bool
-read_row(BufFile *f, MemoryContext cxt, uint64 *key, MinimalTuple *tup)
+bool
+gpuhash_agg_join_read_row(BufFile *f, MemoryContext cxt, uint64 *key, MinimalTuple *tup)
 {
 	size_t		n;
 	uint32		len;
@@ -85,13 +86,13 @@ read_row(BufFile *f, MemoryContext cxt, uint64 *key, MinimalTuple *tup)
 	if (n != sizeof(*key) || BufFileRead(f, &len, sizeof(len)) != sizeof(len))
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("gpuhash: could not read from an inner batch's temporary file")));
+				 errmsg("gpuhash: could not read from an inner side's temporary file")));
 	t = MemoryContextAlloc(cxt, len);
 	t->t_len = len;
 	if (BufFileRead(f, (char *) t + sizeof(len), len - sizeof(len)) != len - sizeof(len))
 		ereport(ERROR,
 				(errcode_for_file_access(),
-				 errmsg("gpuhash: could not read from an inner batch's temporary file")));
+				 errmsg("gpuhash: could not read from an inner side's temporary file")));
 	*tup = t;
 	return true;
 }
@@ -115,7 +116,7 @@ to_file(GpuAggJoin *j, int i, uint64 key, MinimalTuple tup)
 		b->files[i] = BufFileCreateTemp(false);
 		MemoryContextSwitchTo(old);
 	}
-	write_row(b->files[i], key, tup);
+	gpuhash_agg_join_write_row(b->files[i], key, tup);
 }
 
 /*
@@ -202,6 +203,34 @@ gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size
 		grow(j, limit);
 }
 
+/*
+ * An inner row whose tuple is in rows_cxt already, within limit: kept, and
+ * past the limit in batches, as collect_rows' rows are (a shared
+ * dimension's rows read back by each participant, agg_join_par.c).
+ */
+void
+gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size limit)
+{
+	GpuAggJoinBatches *b = j->batches;
+	int			i;
+
+	if (b == NULL)
+	{
+		gpuhash_agg_join_keep_tuple(j, key, tup, SIZE_MAX);
+		if (j->bytes > limit)
+			gpuhash_agg_join_batches_begin(j, limit);
+		return;
+	}
+	i = batch_of(key, b->nbatch);
+	if (i == b->cur)
+		keep(j, key, tup, limit);
+	else
+	{
+		to_file(j, i, key, tup);
+		pfree(tup);
+	}
+}
+
 /* Is a batch left to load? */
 bool
 gpuhash_agg_join_more_batches(GpuAggJoin *j)
@@ -236,7 +265,7 @@ gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("gpuhash: could not rewind an inner batch's temporary file")));
-	while (read_row(f, j->rows_cxt, &key, &tup))
+	while (gpuhash_agg_join_read_row(f, j->rows_cxt, &key, &tup))
 	{
 		int			i = batch_of(key, b->nbatch);
 

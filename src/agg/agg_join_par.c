@@ -19,6 +19,15 @@
  *			 shared);
  *	PROBE	 every participant walks its pages with that dimension; a
  *			 refused page's CPU join reads every chunk's rows.
+ * Past work_mem x hash_mem_multiplier, where the node can walk its pages
+ * again (an inner join of the plan's rows, groups not owned), COLLECT does
+ * not fail: the participant that would pass the limit sets the overflow
+ * flag, and from then on each participant writes its further rows to a
+ * file of its own in the node's SharedFileSet.  The builder then builds
+ * nothing (GAJ_DIM_BATCHES): every participant reads all the rows, the
+ * chunks and every file, into batches of its own (agg_join_batches.c) and
+ * walks again, a batch at a time, the blocks it was handed, as a
+ * participant with a dimension of its own does.
  * A participant attaching late skips the phases that are over: at BUILD it
  * only waits for the builder, at PROBE it waits for nobody.  Every wait
  * comes before the participant's first row goes up, and the phase reaches
@@ -41,8 +50,12 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/barrier.h"
+#include "storage/buffile.h"
 #include "storage/dsm.h"
+#include "storage/sharedfileset.h"
 #include "storage/spin.h"
+
+#include <fcntl.h>
 #include "utils/memutils.h"
 
 #define GAJ_PHASE_COLLECT	0
@@ -53,6 +66,7 @@
 #define GAJ_DIM_NONE	0		/* no dimension: the CPU joins every page */
 #define GAJ_DIM_SERVICE 1		/* dim_id, in the service, the leader's */
 #define GAJ_DIM_LOCAL	2		/* each participant builds its own copy */
+#define GAJ_DIM_BATCHES 3		/* past the limit: each its own batches */
 
 #define GAJ_CHUNK_BYTES ((Size) 1024 * 1024)
 
@@ -71,6 +85,11 @@ typedef struct GpuAggJoinShared
 	/* a dimension from pages: every participant's walk, for EXPLAIN ANALYZE */
 	pg_atomic_uint64 pages_walked;
 	pg_atomic_uint32 walkers;
+	/* past the limit: the rows after it, a file a participant */
+	pg_atomic_uint32 overflow;
+	int			nparticipants;
+	dsm_handle	seg;
+	SharedFileSet fileset;
 } GpuAggJoinShared;
 
 /* One chunk of collected rows: entries of a packed key and a minimal tuple. */
@@ -140,6 +159,8 @@ reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
 	BarrierInit(&sh->barrier, 0);
 	sh->chunks = InvalidDsaPointer;
 	sh->nrows = 0;
+	SharedFileSetDeleteAll(&sh->fileset);
+	pg_atomic_write_u32(&sh->overflow, 0);
 	pg_atomic_write_u64(&sh->bytes, 0);
 	pg_atomic_write_u64(&sh->pages_walked, 0);
 	pg_atomic_write_u32(&sh->walkers, 0);
@@ -187,7 +208,13 @@ gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space
 	j->dsa = as->css.ss.ps.state->es_query_dsa;
 	j->shared = (j->dsa != NULL && pcxt->seg != NULL) ? sh : NULL;
 	if (j->shared != NULL)
+	{
+		pg_atomic_init_u32(&sh->overflow, 0);
+		sh->nparticipants = pcxt->nworkers + 1;
+		sh->seg = dsm_segment_handle(pcxt->seg);
+		SharedFileSetInit(&sh->fileset, pcxt->seg);
 		on_dsm_detach(pcxt->seg, free_at_detach, PointerGetDatum(sh));
+	}
 }
 
 /* A rescan: the workers are shut down (ExecReScanGather); all anew. */
@@ -210,6 +237,14 @@ gpuhash_agg_join_par_attach(GpuPreAggState *as, void *space)
 		return;
 	j->dsa = as->css.ss.ps.state->es_query_dsa;
 	j->shared = j->dsa != NULL ? shared_of(as, space) : NULL;
+	if (j->shared != NULL)
+	{
+		dsm_segment *seg = dsm_find_mapping(j->shared->seg);
+
+		if (seg == NULL)
+			elog(ERROR, "gpuhash: a GpuPreAgg worker found no parallel query segment");
+		SharedFileSetAttach(&j->shared->fileset, seg);
+	}
 }
 
 /* A filled chunk joins the list. */
@@ -233,6 +268,26 @@ charge_bytes(GpuAggJoinShared *sh, Size size)
 
 	if (pg_atomic_add_fetch_u64(&sh->bytes, size) > limit)
 		gpuhash_agg_join_too_big(limit);
+}
+
+/*
+ * size more bytes of shared rows where they stay within the limit (true);
+ * false, and nothing charged, where they would pass it.
+ */
+static bool
+try_charge(GpuAggJoinShared *sh, Size size)
+{
+	if (pg_atomic_add_fetch_u64(&sh->bytes, size) <= get_hash_memory_limit())
+		return true;
+	pg_atomic_sub_fetch_u64(&sh->bytes, size);
+	return false;
+}
+
+/* This participant's file of the rows past the limit ("gaj" and its number). */
+static void
+file_name(char *name, int participant)
+{
+	snprintf(name, MAXPGPATH, "gaj%d", participant);
 }
 
 /*
@@ -363,6 +418,11 @@ collect_share(GpuPreAggState *as)
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 	dsa_pointer cur_dp = InvalidDsaPointer;
 	GpuAggChunk *cur = NULL;
+	BufFile    *file = NULL;
+
+	/* where each participant can batch all the rows, past the limit is no error */
+	bool		can_overflow = !j->preserve_inner && as->exch == NULL && j->ndims <= 1 &&
+		j->pages == NULL;
 
 	if (j->pages != NULL && j->pages->shared)
 	{
@@ -393,13 +453,37 @@ collect_share(GpuPreAggState *as)
 		}
 		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
 		need = ENTRY_BYTES(mt);
-		if (cur == NULL || cur->used + need > cur->size)
+		if (file == NULL && (cur == NULL || cur->used + need > cur->size))
 		{
 			Size		size = Max(GAJ_CHUNK_BYTES, need);
 
 			if (cur != NULL)
 				publish_chunk(j, cur_dp, cur);
-			charge_bytes(sh, size);
+			cur = NULL;
+			if (!can_overflow)
+				charge_bytes(sh, size);
+			else if (pg_atomic_read_u32(&sh->overflow) != 0 || !try_charge(sh, size))
+			{
+				/* the limit is passed: this participant's rows go to its file */
+				char		name[MAXPGPATH];
+
+				pg_atomic_write_u32(&sh->overflow, 1);
+				file_name(name, ParallelWorkerNumber + 1);
+				file = BufFileCreateFileSet(&sh->fileset.fs, name);
+			}
+		}
+		if (file != NULL)
+		{
+			gpuhash_agg_join_write_row(file, key, mt);
+			if (should_free)
+				pfree(mt);
+			CHECK_FOR_INTERRUPTS();
+			continue;
+		}
+		if (cur == NULL)
+		{
+			Size		size = Max(GAJ_CHUNK_BYTES, need);
+
 			cur_dp = dsa_allocate_extended(j->dsa, MAXALIGN(sizeof(GpuAggChunk)) + size,
 										   DSA_ALLOC_HUGE);
 			cur = dsa_get_address(j->dsa, cur_dp);
@@ -419,6 +503,70 @@ collect_share(GpuPreAggState *as)
 	}
 	if (cur != NULL)
 		publish_chunk(j, cur_dp, cur);
+	/* read-only for the others once COLLECT is over */
+	if (file != NULL)
+	{
+		BufFileExportFileSet(file);
+		BufFileClose(file);
+	}
+}
+
+/*
+ * GAJ_DIM_BATCHES: every participant's rows, the chunks' and every file's,
+ * into this participant's own batches; its first batch becomes its own
+ * dimension, and it walks the blocks it is handed once a batch.
+ */
+static void
+load_batched(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+	Size		limit = get_hash_memory_limit();
+	uint64		key;
+	MinimalTuple tup;
+
+	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	{
+		GpuAggChunk *c = dsa_get_address(j->dsa, dp);
+		char	   *e = CHUNK_DATA(c);
+
+		for (uint64 i = 0; i < c->nrows; i++)
+		{
+			MinimalTuple mt = (MinimalTuple) (e + sizeof(uint64));
+
+			memcpy(&key, e, sizeof(uint64));
+			tup = MemoryContextAlloc(j->rows_cxt, mt->t_len);
+			memcpy(tup, mt, mt->t_len);
+			gpuhash_agg_join_batch_tuple(j, key, tup, limit);
+			e += ENTRY_BYTES(mt);
+		}
+		dp = c->next;
+		CHECK_FOR_INTERRUPTS();
+	}
+	for (int p = 0; p < sh->nparticipants; p++)
+	{
+		char		name[MAXPGPATH];
+		BufFile    *f;
+
+		file_name(name, p);
+		f = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, true);
+		if (f == NULL)
+			continue;
+		while (gpuhash_agg_join_read_row(f, j->rows_cxt, &key, &tup))
+		{
+			gpuhash_agg_join_batch_tuple(j, key, tup, limit);
+			CHECK_FOR_INTERRUPTS();
+		}
+		BufFileClose(f);
+	}
+	j->shared_batched = true;
+	j->rows_loaded = true;
+	j->rows_sorted = false;
+	/* the walks again read the blocks this participant is handed */
+	if (j->batches != NULL)
+		gpuhash_heap_scan_keep_blocks(as->os);
+	if (as->why_cpu == NULL && as->aprog != NULL)
+		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);
 }
 
 /* Every participant's rows, pointing into the chunks (sorted at the CPU join's first need). */
@@ -470,6 +618,11 @@ build_shared(GpuPreAggState *as)
 	bool		built;
 
 	sh->dim_kind = GAJ_DIM_NONE;
+	if (pg_atomic_read_u32(&sh->overflow) != 0)
+	{
+		sh->dim_kind = GAJ_DIM_BATCHES;
+		return;
+	}
 	if (as->why_cpu != NULL || as->aprog == NULL)
 		return;
 	if (j->pages != NULL && j->pages->shared)
@@ -547,6 +700,9 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 				gpuhash_agg_join_par_load(j);
 				(void) gpuhash_agg_join_build(as, MyProcPid, false, true);
 			}
+			break;
+		case GAJ_DIM_BATCHES:
+			load_batched(as);
 			break;
 		default:
 			if (as->why_cpu == NULL)
