@@ -22,7 +22,7 @@ DECLARE
 BEGIN
   PERFORM aj_on();
   FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Star|GPU Join Filter|GPU Declined|Dimension [0-9] Rows|Rows Folded|Rows From CPU|Pages Refused)' THEN
+    IF l ~ '(GPU Star|GPU Join Filter|GPU Declined|Dimension [0-9] Rows|Dimension [0-9] Batches|Rows Folded|Rows From CPU|Pages Refused)' THEN
       RETURN NEXT regexp_replace(l, '^ *', '');
     END IF;
   END LOOP;
@@ -274,6 +274,57 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+
+-- a dimension that outgrows work_mem x hash_mem_multiplier at run time (its
+-- statistics say 50 rows, it holds 20 050): the dimension that holds most
+-- goes to batches, the others stay, and the pages are walked once a batch,
+-- serially and by each participant over the blocks it was handed
+CREATE TABLE st_ord_grow (g_orderkey int4, g_prio int4) WITH (autovacuum_enabled = off);
+INSERT INTO st_ord_grow SELECT i, i % 5 FROM generate_series(1, 50) i;
+ANALYZE st_ord_grow;
+INSERT INTO st_ord_grow SELECT i % 6000, i % 5 FROM generate_series(1, 20000) i;
+SET work_mem = '256kB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM st_check($$
+SELECT g_prio, s_nationkey, count(*), sum(l_quantity), sum(s_acctbal)
+FROM st_li, st_ord_grow, st_supp WHERE l_orderkey = g_orderkey AND l_suppkey = s_suppkey
+GROUP BY 1, 2 $$);
+SELECT l FROM st_figures($$
+SELECT g_prio, s_nationkey, count(*), sum(l_quantity), sum(s_acctbal)
+FROM st_li, st_ord_grow, st_supp WHERE l_orderkey = g_orderkey AND l_suppkey = s_suppkey
+GROUP BY 1, 2 $$) l WHERE l ~ '(Rows|Batches)';
+-- the growing dimension second: its batches, the first's rows kept; and a
+-- subplan's rescans, each collecting and batching again
+SELECT * FROM st_check($$
+SELECT p_brand, count(*), sum(l_quantity), sum(g_prio)
+FROM st_li, st_part, st_ord_grow WHERE l_orderkey = g_orderkey AND l_partkey = p_partkey
+GROUP BY 1 $$);
+SELECT l FROM st_figures($$
+SELECT p_brand, count(*), sum(l_quantity), sum(g_prio)
+FROM st_li, st_part, st_ord_grow WHERE l_orderkey = g_orderkey AND l_partkey = p_partkey
+GROUP BY 1 $$) l WHERE l ~ '(Rows|Batches)';
+SELECT * FROM st_check($$
+SELECT k, (SELECT sum(g_prio) FROM st_li, st_part, st_ord_grow
+           WHERE l_orderkey = g_orderkey AND l_partkey = p_partkey AND p_size > k)
+FROM generate_series(10, 11) k $$);
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM st_check($$
+SELECT g_prio, s_nationkey, count(*), sum(l_quantity), sum(s_acctbal)
+FROM st_li, st_ord_grow, st_supp WHERE l_orderkey = g_orderkey AND l_suppkey = s_suppkey
+GROUP BY 1, 2 $$);
+SELECT * FROM st_check($$
+SELECT count(*), sum(l_extendedprice), sum(p_retail)
+FROM st_li, st_ord_grow, st_part WHERE l_orderkey = g_orderkey AND l_partkey = p_partkey $$);
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE st_ord_grow;
 
 -- integer arithmetic in the arguments, as the Star Schema Benchmark sums
 -- lo_revenue - lo_supplycost over four dimensions and lo_extendedprice *

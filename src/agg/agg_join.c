@@ -65,6 +65,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->rows_sorted = false;
 	j->have_cur = false;
 	j->shared_batched = false;
+	j->inner_batches = 0;
 	gpuhash_agg_join_batches_release(j);
 	gpuhash_agg_outer_release(j);
 }
@@ -261,6 +262,8 @@ gpuhash_agg_join_next_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
+	if (j->ndims > 1)
+		return gpuhash_agg_star_next_batch(as);
 	if (!gpuhash_agg_join_more_batches(j))
 		return false;
 	gpuhash_agg_join_free_dim(j);

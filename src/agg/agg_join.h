@@ -153,6 +153,7 @@ typedef struct GpuAggJoin
 	 * hash_mem_multiplier at run time (agg_join_batches.c; NULL: one)
 	 */
 	struct GpuAggJoinBatches *batches;
+	int			batched_dim;	/* a star: the dimension in batches, or -1 */
 	bool		shared_batched; /* a shared dimension's rows outgrew the limit:
 								 * each participant batches them all
 								 * (agg_join_par.c) */
@@ -198,6 +199,7 @@ extern bool gpuhash_agg_join_read_row(struct BufFile *f, MemoryContext cxt, uint
 extern void gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup,
 										 Size limit);
 extern void gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit);
+extern void gpuhash_agg_join_batches_fit(GpuAggJoin *j, Size limit);
 extern void gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot,
 									   Size limit);
 extern bool gpuhash_agg_join_more_batches(GpuAggJoin *j);
@@ -268,6 +270,7 @@ extern int	gpuhash_agg_star_extra(GpuAggJoin *j, AttrNumber *extra, int nextra);
 extern bool gpuhash_agg_star_compile(GpuPreAggState *as, gh_agg_prog *ap);
 extern void gpuhash_agg_star_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 extern void gpuhash_agg_star_collect(GpuPreAggState *as);
+extern bool gpuhash_agg_star_next_batch(GpuPreAggState *as);
 extern bool gpuhash_agg_star_key(GpuAggJoin *dj, ExprState **states, const GpuKeyConv *conv,
 								 ExprContext *econtext, uint64 *key);
 extern void gpuhash_agg_star_free_dims(GpuAggJoin *j);

@@ -24,9 +24,10 @@
  * a participant of a parallel plan with a dimension of its own (it walks
  * again the blocks it was handed in its first walk; where the participants
  * shared one, each reads all the rows into batches of its own,
- * agg_join_par.c), one dimension of the inner plan's rows (not a star, not
- * made from pages), an inner join (an outer join's unmatched rows are per
- * batch: not built), and groups not owned by one participant each.
+ * agg_join_par.c), dimensions of the inner plans' rows (not made from
+ * pages; of a star, the one that held the most when the limit was passed),
+ * an inner join (an outer join's unmatched rows are per batch: not built),
+ * and groups not owned by one participant each.
  * Elsewhere the limit raises the error as before.
  *
  *-------------------------------------------------------------------------
@@ -60,7 +61,7 @@ gpuhash_agg_join_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return j->ndims <= 1 && !j->preserve_inner && j->pages == NULL &&
+	return !j->preserve_inner && j->pages == NULL &&
 		(j->shared == NULL || j->shared_batched) && as->exch == NULL;
 }
 
@@ -179,6 +180,20 @@ gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit)
 	b->files = palloc0(sizeof(BufFile *));
 	MemoryContextSwitchTo(old);
 	j->batches = b;
+	while (j->bytes > limit)
+		grow(j, limit);
+}
+
+/*
+ * j's rows in memory within limit, in batches from here on if they were not
+ * (a star's dimension, whose share of the limit shrinks as the others
+ * grow, agg_star.c).
+ */
+void
+gpuhash_agg_join_batches_fit(GpuAggJoin *j, Size limit)
+{
+	if (j->batches == NULL)
+		gpuhash_agg_join_batches_begin(j, limit);
 	while (j->bytes > limit)
 		grow(j, limit);
 }

@@ -198,6 +198,7 @@ gpuhash_agg_star_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	j = dims[0];
 	j->ndims = ndims;
 	j->dims = dims;
+	j->batched_dim = -1;
 	j->join_quals = list_copy_tail(exprs, pos);
 	as->css.custom_ps = children;
 
@@ -367,12 +368,61 @@ gpuhash_agg_star_key(GpuAggJoin *dj, ExprState **states, const GpuKeyConv *conv,
 	return true;
 }
 
-/* One dimension's rows: its plan run to its end, each row with a non-NULL key. */
-static void
-collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
+/* The dimensions' rows in memory, all together. */
+static Size
+held_bytes(GpuAggJoin *j)
 {
+	Size		held = 0;
+
+	for (int d = 0; d < j->ndims; d++)
+		held += j->dims[d]->bytes;
+	return held;
+}
+
+/*
+ * The dimensions' rows passed limit: one dimension's rows go to batches
+ * (the one that holds most when it first happens, the same one after
+ * that), its share the limit less the others' rows; where the node cannot
+ * walk its pages again, or the others alone fill the limit, the error.
+ */
+static void
+fit_star(GpuPreAggState *as, Size limit)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoin *bj;
+	Size		others;
+
+	if (j->batched_dim < 0 && gpuhash_agg_join_can_batch(as))
+	{
+		j->batched_dim = 0;
+		for (int d = 1; d < j->ndims; d++)
+			if (j->dims[d]->bytes > j->dims[j->batched_dim]->bytes)
+				j->batched_dim = d;
+	}
+	bj = j->batched_dim >= 0 ? j->dims[j->batched_dim] : NULL;
+	others = bj != NULL ? held_bytes(j) - bj->bytes : 0;
+	if (bj == NULL || others >= limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpuhash: the dimensions of a GPU aggregate's star join need more than work_mem x hash_mem_multiplier (%zu kB)",
+						limit / 1024),
+				 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+	gpuhash_agg_join_batches_fit(bj, limit - others);
+}
+
+/*
+ * One dimension's rows: its plan run to its end, each row with a non-NULL
+ * key; all dimensions' rows together within work_mem x
+ * hash_mem_multiplier, as the planner weighed them, one of them in
+ * batches past it (fit_star).
+ */
+static void
+collect_dim(GpuPreAggState *as, GpuAggJoin *dj)
+{
+	GpuAggJoin *j = as->join;
 	ExprContext *econtext = as->css.ss.ps.ps_ExprContext;
 	Size		limit = get_hash_memory_limit();
+	Size		held = held_bytes(j);
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -392,15 +442,16 @@ collect_dim(GpuPreAggState *as, GpuAggJoin *dj, Size *held)
 		if (!ok)
 			continue;			/* a NULL key joins nothing */
 		before = dj->bytes;
-		gpuhash_agg_join_keep_row(dj, key, slot, SIZE_MAX);
-		*held += dj->bytes - before;
-		/* all dimensions' rows together, as the planner weighed them */
-		if (*held > limit)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("gpuhash: the dimensions of a GPU aggregate's star join need more than work_mem x hash_mem_multiplier (%zu kB)",
-							limit / 1024),
-					 errhint("Raise work_mem or hash_mem_multiplier, or SET gpuhash.gpu_aggregate = off.")));
+		if (dj->batches != NULL)
+			gpuhash_agg_join_batch_row(dj, key, slot, SIZE_MAX);
+		else
+			gpuhash_agg_join_keep_row(dj, key, slot, SIZE_MAX);
+		held += dj->bytes - before;
+		if (held > limit)
+		{
+			fit_star(as, limit);
+			held = held_bytes(j);
+		}
 	}
 	dj->collected = true;
 	dj->rows_loaded = true;
@@ -488,22 +539,57 @@ build_dim(GpuPreAggState *as, GpuAggJoin *dj, bool service)
 	return built;
 }
 
-/*
- * At the first fetch: every dimension's rows, then (where the GPU folds)
- * their parts: in the GPU service where it takes them all (a request names
- * the first, its program the others: service_dim_star.c), else in this
- * backend with the star of them.
- */
+static void build_star(GpuPreAggState *as);
+
+/* At the first fetch: every dimension's rows, then their parts (build_star). */
 void
 gpuhash_agg_star_collect(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
-	Size		held = 0;
+
+	for (int d = 0; d < j->ndims; d++)
+		collect_dim(as, j->dims[d]);
+	/* a participant walks again the blocks it is handed in the first walk */
+	if (j->batched_dim >= 0 && as->os->parallel)
+		gpuhash_heap_scan_keep_blocks(as->os);
+	build_star(as);
+}
+
+/*
+ * The walk of the outer pages is over: where a dimension is in batches,
+ * its next batch replaces its rows and the star is built again (true); the
+ * caller walks the pages again.
+ */
+bool
+gpuhash_agg_star_next_batch(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoin *bj;
+
+	if (j->batched_dim < 0 || !gpuhash_agg_join_more_batches(j->dims[j->batched_dim]))
+		return false;
+	bj = j->dims[j->batched_dim];
+	gpuhash_agg_join_free_dim(j);
+	j->have_cur = false;
+	gpuhash_agg_join_load_next_batch(bj, get_hash_memory_limit() -
+									 (held_bytes(j) - bj->bytes));
+	build_star(as);
+	return true;
+}
+
+/*
+ * The dimensions' parts from their rows (where the GPU folds): in the GPU
+ * service where it takes them all (a request names the first, its program
+ * the others: service_dim_star.c), else in this backend with the star of
+ * them.
+ */
+static void
+build_star(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
 	const gh_agg_dim *parts[GH_AGG_MAX_DIMS];
 	bool		service = as->use_service;
 
-	for (int d = 0; d < j->ndims; d++)
-		collect_dim(as, j->dims[d], &held);
 	if (as->why_cpu != NULL || as->aprog == NULL)
 		return;
 	for (int d = 0; d < j->ndims && service; d++)
@@ -539,6 +625,7 @@ gpuhash_agg_star_rescan(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	PlanState  *ps = &as->css.ss.ps;
 
+	j->batched_dim = -1;
 	for (int d = 1; d < j->ndims; d++)
 	{
 		GpuAggJoin *dj = j->dims[d];
@@ -547,6 +634,8 @@ gpuhash_agg_star_rescan(GpuPreAggState *as)
 		dj->rows = NULL;
 		dj->nrows = dj->cap = 0;
 		dj->bytes = 0;
+		gpuhash_agg_join_batches_release(dj);
+		dj->inner_batches = 0;
 		dj->collected = false;
 		dj->rows_loaded = false;
 		dj->rows_sorted = false;
@@ -563,5 +652,8 @@ gpuhash_agg_star_end(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 
 	for (int d = 1; d < j->ndims; d++)
+	{
+		gpuhash_agg_join_batches_release(j->dims[d]);
 		ExecEndNode(j->dims[d]->inner_ps);
+	}
 }

@@ -254,6 +254,9 @@ gpuhash_agg_star_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	{
 		ExplainPropertyUInteger(psprintf("Dimension %d Rows", d + 1), NULL,
 								j->dims[d]->inner_rows, es);
+		if (j->dims[d]->inner_batches > 1)
+			ExplainPropertyInteger(psprintf("Dimension %d Batches", d + 1), NULL,
+								   j->dims[d]->inner_batches, es);
 		ExplainPropertyUInteger(psprintf("Dimension %d Bytes", d + 1), NULL,
 								j->dims[d]->dim_bytes, es);
 		if (es->timing)
