@@ -569,7 +569,11 @@ gpuhash_agg_star_next_batch(GpuPreAggState *as)
 	if (j->batched_dim < 0 || !gpuhash_agg_join_more_batches(j->dims[j->batched_dim]))
 		return false;
 	bj = j->dims[j->batched_dim];
-	gpuhash_agg_join_free_dim(j);
+	/* every part and the star of them, the first dimension's service id too */
+	gpuhash_agg_star_free_dims(j);
+	if (j->dim_id != 0)
+		gpuhash_svc_dim_free(j->dim_id);
+	j->dim_id = 0;
 	j->have_cur = false;
 	gpuhash_agg_join_load_next_batch(bj, get_hash_memory_limit() -
 									 (held_bytes(j) - bj->bytes));
