@@ -205,6 +205,20 @@ gpuhash_heap_scan_batch_reset(GpuHeapScan *os, GpuProbeBatch *b)
 	}
 }
 
+/* The scan's own pin of its current page goes (the walk is over, or starts again). */
+static void
+drop_scan_pin(GpuHeapScan *os)
+{
+	HeapScanDesc hs = (HeapScanDesc) os->scan;
+
+	if (hs == NULL)
+		return;
+	if (BufferIsValid(hs->rs_cbuf))
+		ReleaseBuffer(hs->rs_cbuf);
+	hs->rs_cbuf = InvalidBuffer;
+	hs->rs_cblock = InvalidBlockNumber;
+}
+
 /* Block blk, handed to this participant, kept for the walks after this one. */
 static void
 keep_walked(GpuHeapScan *os, BlockNumber blk)
@@ -322,10 +336,7 @@ next_page(GpuHeapScan *os)
 	if (!BlockNumberIsValid(blk))
 	{
 		/* drop the scan's pin now: the batch holds its own */
-		if (BufferIsValid(hs->rs_cbuf))
-			ReleaseBuffer(hs->rs_cbuf);
-		hs->rs_cbuf = InvalidBuffer;
-		hs->rs_cblock = InvalidBlockNumber;
+		drop_scan_pin(os);
 		os->done = true;
 		return OS_END;
 	}
@@ -567,12 +578,7 @@ gpuhash_heap_scan_next_block(GpuHeapScan *os)
 
 	if (!BlockNumberIsValid(blk))
 	{
-		HeapScanDesc hs = (HeapScanDesc) os->scan;
-
-		if (BufferIsValid(hs->rs_cbuf))
-			ReleaseBuffer(hs->rs_cbuf);
-		hs->rs_cbuf = InvalidBuffer;
-		hs->rs_cblock = InvalidBlockNumber;
+		drop_scan_pin(os);
 		os->done = true;
 		return InvalidBlockNumber;
 	}
@@ -690,19 +696,12 @@ gpuhash_heap_scan_keep_blocks(GpuHeapScan *os)
 void
 gpuhash_heap_scan_walk_again(GpuHeapScan *os)
 {
-	HeapScanDesc hs = (HeapScanDesc) os->scan;
-
 	if (!os->recording)
 	{
 		gpuhash_heap_scan_rescan(os);
 		return;
 	}
-	if (hs != NULL && BufferIsValid(hs->rs_cbuf))
-	{
-		ReleaseBuffer(hs->rs_cbuf);
-		hs->rs_cbuf = InvalidBuffer;
-		hs->rs_cblock = InvalidBlockNumber;
-	}
+	drop_scan_pin(os);
 	os->replaying = true;
 	os->replay_pos = 0;
 	os->done = false;
