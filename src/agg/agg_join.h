@@ -193,6 +193,7 @@ extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 
 /* agg_join_batches.c */
 extern bool gpuhash_agg_join_can_batch(GpuPreAggState *as);
+extern bool gpuhash_agg_join_rows_can_batch(GpuPreAggState *as);
 extern void gpuhash_agg_join_write_row(struct BufFile *f, uint64 key, MinimalTuple tup);
 extern bool gpuhash_agg_join_read_row(struct BufFile *f, MemoryContext cxt, uint64 *key,
 									  MinimalTuple *tup);

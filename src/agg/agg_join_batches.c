@@ -61,8 +61,20 @@ gpuhash_agg_join_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return !j->preserve_inner && j->pages == NULL &&
-		(j->shared == NULL || j->shared_batched) && as->exch == NULL;
+	return gpuhash_agg_join_rows_can_batch(as) && (j->shared == NULL || j->shared_batched);
+}
+
+/*
+ * The same whoever holds the rows: an inner join of the plan's rows (not
+ * from pages), groups not owned.  A shared dimension's COLLECT asks this
+ * before its rows are each participant's (agg_join_par.c).
+ */
+bool
+gpuhash_agg_join_rows_can_batch(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+
+	return !j->preserve_inner && j->pages == NULL && as->exch == NULL;
 }
 
 /* A row to f: its packed key, then its minimal tuple. */

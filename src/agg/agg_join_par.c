@@ -421,8 +421,7 @@ collect_share(GpuPreAggState *as)
 	BufFile    *file = NULL;
 
 	/* where each participant can batch all the rows, past the limit is no error */
-	bool		can_overflow = !j->preserve_inner && as->exch == NULL && j->ndims <= 1 &&
-		j->pages == NULL;
+	bool		can_overflow = gpuhash_agg_join_rows_can_batch(as);
 
 	if (j->pages != NULL && j->pages->shared)
 	{
