@@ -200,6 +200,38 @@ gh_gpu_page_probe_mapped(gh_table *, const gh_page_scan *, const gh_page_ref *, 
 	return no_gpu();
 }
 
+gh_status
+gh_gpu_page_probe_at(gh_table *, gh_page_lane *, const gh_page_fill *, uint32_t,
+					 const gh_page_scan *, const gh_page_ref *, uint32_t, const uint16_t *,
+					 uint32_t, gh_page_match *, size_t, size_t *, uint8_t *, gh_page_stats *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_page_store_alloc(int, size_t, uint8_t **store)
+{
+	*store = nullptr;
+	return no_gpu();
+}
+
+void
+gh_gpu_page_store_free(int, uint8_t *)
+{
+}
+
+gh_status
+gh_gpu_page_mapped_address(int, const void *, uint64_t *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_page_fill_pages(int, const gh_page_fill *, uint32_t)
+{
+	return no_gpu();
+}
+
 /* No table is on a GPU here: none has lanes. */
 gh_status
 gh_page_lane_take(gh_table *, size_t, uint32_t, uint32_t, gh_page_lane **lane)

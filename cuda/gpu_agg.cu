@@ -107,7 +107,7 @@ agg_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__restrict_
 
 	const uint32_t p = blockIdx.x;
 	const gh_page_ref ref = refs[p];
-	const uint8_t *src = pages + ref.offset;
+	const uint8_t *src = gh_page_src(pages, ref);
 
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
@@ -292,7 +292,7 @@ agg_star_kernel(const gh_page_scan *__restrict__ scan, const gh_agg_prog *__rest
 
 	const uint32_t p = blockIdx.x;
 	const gh_page_ref ref = refs[p];
-	const uint8_t *src = pages + ref.offset;
+	const uint8_t *src = gh_page_src(pages, ref);
 
 	if (((uintptr_t) src & 15) == 0)
 		for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
@@ -618,7 +618,7 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	const uint8_t *d_pages = d + l.o_pages;
 	cudaStream_t st = s->st;
 
-	if (mapped && n_pages)
+	if (mapped && n_pages && page_data)
 	{
 		/* the kernel reads the pages where they are, through the mapping */
 		void	   *dp = nullptr;
@@ -626,6 +626,8 @@ fold(agg_scratch *s, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
 		d_pages = (const uint8_t *) dp;
 	}
+	else if (mapped && !page_data)
+		d_pages = nullptr;		/* by address: each ref says where its page lies */
 	memcpy(h + l.i_scan, scan, sizeof(gh_page_scan));
 	memcpy(h + l.i_agg, agg, sizeof(gh_agg_prog));
 	if (n_pages)

@@ -61,6 +61,22 @@ struct gh_page_gpu
 namespace
 {
 
+/*
+ * Copies pages into the page store before a walk reads them there: a
+ * block a page, 16-byte loads from where it lies (mapped host memory,
+ * volatile as the walk's own loads) and stores to the store.
+ */
+__global__ void
+fill_pages_kernel(const gh_page_fill *__restrict__ fills)
+{
+	const gh_page_fill f = fills[blockIdx.x];
+	const uint4 *src = (const uint4 *) (uintptr_t) f.src;
+	uint4	   *dst = (uint4 *) (uintptr_t) f.dst;
+
+	for (int i = threadIdx.x; i < GH_PAGE_SIZE / 16; i += blockDim.x)
+		dst[i] = __ldcv(src + i);
+}
+
 /* Slot states in the per-slot array. */
 enum
 {
@@ -101,7 +117,7 @@ walk_kernel(const gh_page_scan *__restrict__ scan, const uint8_t *__restrict__ p
 
 	const uint32_t p = blockIdx.x;
 	const gh_page_ref ref = refs[p];
-	const uint8_t *src = pages + ref.offset;
+	const uint8_t *src = gh_page_src(pages, ref);
 	const uint64_t base = (uint64_t) p * GH_PAGE_SLOTS;
 
 	/* stage the page: 16-byte loads when it lies so, else bytes */
@@ -228,6 +244,7 @@ struct layout
 				sel,
 				sel_keys,
 				ranges,
+				fills,
 				total;
 };
 
@@ -257,6 +274,7 @@ plan(size_t page_bytes, uint32_t n_pages, uint32_t n_visible)
 	l.sel = put(slots * sizeof(gh_page_match));
 	l.sel_keys = put(slots * 8);
 	l.ranges = put(slots * sizeof(gh_range));
+	l.fills = put(n_pages * sizeof(gh_page_fill));
 	l.total = at;
 	return l;
 }
@@ -345,7 +363,8 @@ gh_status
 walk(gh_table *t, const walk_ctx &c, const gh_page_scan *scan, const gh_page_ref *refs,
 	 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
 	 const uint16_t *visible, uint32_t n_visible, gh_page_match *out, size_t capacity,
-	 size_t *n_out, uint8_t *refused, gh_page_stats *stats, bool mapped)
+	 size_t *n_out, uint8_t *refused, gh_page_stats *stats, bool mapped,
+	 const gh_page_fill *fills = nullptr, uint32_t n_fills = 0)
 {
 	cudaStream_t st = c.st;
 	layout		l = plan(mapped ? 0 : page_data_bytes, n_pages, n_visible);
@@ -361,7 +380,7 @@ walk(gh_table *t, const walk_ctx &c, const gh_page_scan *scan, const gh_page_ref
 	unsigned long long *d_counts = (unsigned long long *) (d + l.counts);
 	const uint8_t *d_pages = d + l.pages;
 
-	if (mapped && n_pages)
+	if (mapped && n_pages && page_data)
 	{
 		/* the kernel reads the pages where they are, through the mapping */
 		void	   *dp = nullptr;
@@ -369,6 +388,8 @@ walk(gh_table *t, const walk_ctx &c, const gh_page_scan *scan, const gh_page_ref
 		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
 		d_pages = (const uint8_t *) dp;
 	}
+	else if (mapped && !page_data)
+		d_pages = nullptr;		/* by address: each ref says where its page lies */
 
 	/* pages in: one copy of the request's page data, then its small parts */
 	GH_TRY(cudaEventRecord(c.ev[0], st));
@@ -383,7 +404,16 @@ walk(gh_table *t, const walk_ctx &c, const gh_page_scan *scan, const gh_page_ref
 	GH_TRY(cudaMemcpyAsync(d + l.scan, scan, sizeof(gh_page_scan), cudaMemcpyHostToDevice, st));
 	GH_TRY(cudaMemsetAsync(d_counts, 0, 2 * sizeof(unsigned long long), st));
 	GH_TRY(cudaMemsetAsync(d_nsel, 0, 2 * sizeof(int), st));
+	if (n_fills)
+		GH_TRY(cudaMemcpyAsync(d + l.fills, fills, (size_t) n_fills * sizeof(gh_page_fill),
+							   cudaMemcpyHostToDevice, st));
 	GH_TRY(cudaEventRecord(c.ev[1], st));
+	if (n_fills)
+	{
+		/* the store's pages first, on the walk's stream: walked right after */
+		fill_pages_kernel<<<n_fills, 256, 0, st>>>((const gh_page_fill *) (d + l.fills));
+		GH_LAUNCHED();
+	}
 
 	int			n_sel = 0,
 				n_keep = 0;
@@ -531,7 +561,8 @@ static gh_status
 walk_checked(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
 			 const uint8_t *page_data, size_t page_data_bytes, const uint16_t *visible,
 			 uint32_t n_visible, gh_page_match *out, size_t capacity, size_t *n_out,
-			 uint8_t *refused, gh_page_stats *stats, bool mapped)
+			 uint8_t *refused, gh_page_stats *stats, bool mapped,
+			 const gh_page_fill *fills = nullptr, uint32_t n_fills = 0)
 {
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
 								   n_visible, out, capacity, n_out, refused));
@@ -558,7 +589,7 @@ walk_checked(gh_table *t, const gh_page_scan *scan, const gh_page_ref *refs, uin
 		walk_ctx	c = {g->stream, (uint8_t *) pg->d, g->d_cub, g->cub_bytes, pg->ev};
 
 		st = walk(t, c, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
-				  out, capacity, n_out, refused, &s, mapped);
+				  out, capacity, n_out, refused, &s, mapped, fills, n_fills);
 	}
 	if (st == GH_OK || st == GH_ERR_OUTPUT_FULL)
 	{
@@ -744,4 +775,100 @@ gh_page_register_host(void *ptr, size_t bytes)
 	/* portable and mapped: every GPU's context reads it through its mapping */
 	GH_TRY(cudaHostRegister((void *) lo, hi - lo, cudaHostRegisterMapped | cudaHostRegisterPortable));
 	return GH_OK;
+}
+
+gh_status
+gh_gpu_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills,
+					 uint32_t n_fills, const gh_page_scan *scan, const gh_page_ref *refs,
+					 uint32_t n_pages, const uint16_t *visible, uint32_t n_visible,
+					 gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
+					 gh_page_stats *stats)
+{
+	if (n_fills > n_pages || (n_fills && !fills))
+		return gh_error(GH_ERR_INVALID, "page walk: %u fills for %u pages", n_fills, n_pages);
+	for (uint32_t i = 0; i < n_fills; i++)
+		if (!fills[i].src || !fills[i].dst)
+			return gh_error(GH_ERR_INVALID, "page walk: fill %u has no address", i);
+	if (!lane)
+	{
+		if (!t || t->device != GH_DEVICE_GPU)
+			return gh_error(GH_ERR_INVALID, "page walk: no GPU table to walk by address");
+		return walk_checked(t, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
+							n_visible, out, capacity, n_out, refused, stats, true, fills,
+							n_fills);
+	}
+	GH_CHECK(gh_page_check_request(scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
+								   n_visible, out, capacity, n_out, refused));
+	*n_out = 0;
+	if (plan(0, n_pages, n_visible).total > lane->bytes ||
+		n_pages > (uint32_t) (INT32_MAX / GH_PAGE_SLOTS))
+		return gh_error(GH_ERR_INVALID, "page walk: a request larger than its lane was taken for");
+	GH_TRY(cudaSetDevice(lane->t->gpu->ordinal));
+
+	walk_ctx	c = {lane->stream, (uint8_t *) lane->d, lane->cub, lane->cub_bytes, lane->ev};
+
+	return walk(lane->t, c, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible, n_visible,
+				out, capacity, n_out, refused, stats, true, fills, n_fills);
+}
+
+gh_status
+gh_gpu_page_store_alloc(int ordinal, size_t n_pages, uint8_t **store)
+{
+	void	   *p = nullptr;
+
+	*store = nullptr;
+	GH_TRY(cudaSetDevice(ordinal));
+	GH_TRY(cudaMalloc(&p, n_pages * GH_PAGE_SIZE));
+	*store = (uint8_t *) p;
+	return GH_OK;
+}
+
+void
+gh_gpu_page_store_free(int ordinal, uint8_t *store)
+{
+	if (!store)
+		return;
+	cudaSetDevice(ordinal);
+	cudaFree(store);
+	cudaGetLastError();
+}
+
+gh_status
+gh_gpu_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr)
+{
+	void	   *dp = nullptr;
+
+	GH_TRY(cudaSetDevice(ordinal));
+	GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<void *>(ptr), 0));
+	*addr = (uint64_t) (uintptr_t) dp;
+	return GH_OK;
+}
+
+gh_status
+gh_gpu_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills)
+{
+	void	   *d = nullptr;
+	cudaStream_t st = cudaStreamPerThread;
+	size_t		bytes = (size_t) n_fills * sizeof(gh_page_fill);
+
+	if (n_fills == 0)
+		return GH_OK;
+	GH_TRY(cudaSetDevice(ordinal));
+	GH_TRY(cudaMallocAsync(&d, bytes, st));
+
+	gh_status	r = GH_OK;
+	cudaError_t e = cudaMemcpyAsync(d, fills, bytes, cudaMemcpyHostToDevice, st);
+
+	if (e == cudaSuccess)
+	{
+		fill_pages_kernel<<<n_fills, 256, 0, st>>>((const gh_page_fill *) d);
+		e = cudaGetLastError();
+	}
+	if (e != cudaSuccess)
+		r = gh_cuda_error(e, "page store fill", __FILE__, __LINE__);
+	cudaFreeAsync(d, st);
+	e = cudaStreamSynchronize(st);
+	if (r == GH_OK && e != cudaSuccess)
+		r = gh_cuda_error(e, "cudaStreamSynchronize", __FILE__, __LINE__);
+	return r;
 }

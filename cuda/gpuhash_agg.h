@@ -391,6 +391,9 @@ typedef struct gh_agg_stats
 								 * qual) */
 	double		kernel_ms;		/* GPU: CUDA events around the walk and fold */
 	double		copy_ms;		/* GPU: pages in, groups out */
+	uint64_t	stored;			/* pages read from the page store (the GPU
+								 * service's page cache sets these two) */
+	uint64_t	filled;			/* of them, copied into it for this request */
 } gh_agg_stats;
 
 /* Checks an aggregation program against its scan program. */

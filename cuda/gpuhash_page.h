@@ -240,6 +240,9 @@ typedef struct gh_page_stats
 	uint64_t	written;		/* match records */
 	double		kernel_ms;		/* GPU: CUDA events around the walk; host: 0 */
 	double		copy_ms;		/* GPU: pages in, matches out */
+	uint64_t	stored;			/* pages read from the page store (the GPU
+								 * service's page cache sets these two) */
+	uint64_t	filled;			/* of them, copied into it for this walk */
 } gh_page_stats;
 
 /* Checks a scan program's bounds and encoding; GH_OK if the walker takes it. */
@@ -317,6 +320,52 @@ gh_status	gh_page_probe_lane(gh_page_lane *lane, int in_place, const gh_page_sca
 							   gh_page_match *out, size_t capacity, size_t *n_out,
 							   uint8_t *refused, gh_page_stats *stats);
 void		gh_page_lane_give(gh_table *t, gh_page_lane *lane, const gh_page_stats *stats);
+
+/*
+ * The page store: copies of pages in the memory of the device that walks
+ * them (the GPU service's page cache, service_page_cache.c), so that a
+ * page read again does not cross the link again.  gh_page_store_alloc
+ * gives n_pages pages of GH_PAGE_SIZE on GPU ordinal (-1: host memory,
+ * the host twin's), gh_page_store_free frees them.  gh_page_mapped_address
+ * says where GPU ordinal's kernels read host memory that
+ * gh_page_register_host mapped (-1: the host twin, ptr itself).
+ *
+ * gh_page_probe_at walks pages by address: refs[i].offset is where page i
+ * lies for t's device (a store page, or mapped host memory); first, on the
+ * walk's stream, each fill copies GH_PAGE_SIZE bytes from src (mapped host
+ * memory) to dst (a store page), so a page filled can be walked at dst in
+ * the same request.  lane: one gh_page_lane_take gave (GPU tables), or
+ * NULL: the table's own stream under the caller's lock, or the host twin
+ * (t NULL or on the host).  Otherwise gh_page_probe_mapped's arguments and
+ * answer (stats->stored and ->filled are the caller's to set).
+ */
+/*
+ * page_data NULL with page_data_bytes GH_PAGE_DATA_AT: each refs[i].offset
+ * is the address of page i for the walking device (gh_page_probe_at, and
+ * GpuPreAgg's gh_page_agg_mapped and gh_page_agg_join_mapped).
+ */
+#define GH_PAGE_DATA_AT ((size_t) -1)
+
+typedef struct gh_page_fill
+{
+	uint64_t	src;			/* address of the page where it lies */
+	uint64_t	dst;			/* address of its store page */
+} gh_page_fill;
+
+/*
+ * The fills alone, before a walk by address that is not gh_page_probe_at's
+ * (GpuPreAgg's): on GPU ordinal (-1: the host twin), done when it returns.
+ */
+gh_status	gh_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills);
+gh_status	gh_page_store_alloc(int ordinal, size_t n_pages, uint8_t **store);
+void		gh_page_store_free(int ordinal, uint8_t *store);
+gh_status	gh_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr);
+gh_status	gh_page_probe_at(gh_table *t, gh_page_lane *lane,
+							 const gh_page_fill *fills, uint32_t n_fills,
+							 const gh_page_scan *scan, const gh_page_ref *refs,
+							 uint32_t n_pages, const uint16_t *visible, uint32_t n_visible,
+							 gh_page_match *out, size_t capacity, size_t *n_out,
+							 uint8_t *refused, gh_page_stats *stats);
 
 /*
  * Page-locks host memory that lives as long as the process and maps it into

@@ -603,7 +603,7 @@ page_agg(int device, const gh_page_scan *scan, const gh_agg_prog *agg, const gh_
 	t.naggs = agg->naggs;
 	for (uint32_t p = 0; p < n_pages; p++)
 	{
-		const uint8_t *page = page_data + refs[p].offset;
+		const uint8_t *page = gh_page_src(page_data, refs[p]);
 
 		refused[p] = !(dim ? gh_agg_fold_page_join(scan, agg, dim, page, refs[p], visible, t, &s)
 					   : gh_agg_by_kw(gh_agg_key_words(agg), [&](auto k) {

@@ -9,6 +9,7 @@
 #include "page_walk.cuh"
 
 #include <string.h>
+#include <cstdlib>
 #include <vector>
 
 namespace
@@ -469,14 +470,19 @@ gh_page_check_request(const gh_page_scan *scan, const gh_page_ref *refs, uint32_
 					  const uint16_t *visible, uint32_t n_visible, const gh_page_match *out,
 					  size_t capacity, const size_t *n_out, const uint8_t *refused)
 {
-	if (!n_out || (n_pages > 0 && (!refs || !page_data || !refused)) || (capacity > 0 && !out))
+	/* by address (gh_page_probe_at): no page data, each page where it lies */
+	bool		at = !page_data && page_data_bytes == GH_PAGE_DATA_AT;
+
+	if (!n_out || (n_pages > 0 && (!refs || (!page_data && !at) || !refused)) ||
+		(capacity > 0 && !out))
 		return gh_error(GH_ERR_INVALID, "page walk: a required pointer is NULL");
 	GH_PAGE_CHECK(gh_page_scan_check(scan));
 	for (uint32_t i = 0; i < n_pages; i++)
 	{
 		const gh_page_ref &r = refs[i];
 
-		if (page_data_bytes < GH_PAGE_SIZE || r.offset > page_data_bytes - GH_PAGE_SIZE)
+		if (at ? r.offset == 0 :
+			(page_data_bytes < GH_PAGE_SIZE || r.offset > page_data_bytes - GH_PAGE_SIZE))
 			return gh_error(GH_ERR_INVALID, "page walk: page %u lies outside the page data", i);
 		if (r.nvis != GH_PAGE_ALL_VISIBLE &&
 			((r.nvis > 0 && !visible) || r.vis_start > n_visible || r.nvis > n_visible - r.vis_start))
@@ -502,8 +508,8 @@ gh_page_probe_host(gh_table *t, const gh_page_scan *scan, const gh_page_ref *ref
 	*n_out = 0;
 	for (uint32_t p = 0; p < n_pages; p++)
 	{
-		refused[p] = !walk_page(scan, page_data + refs[p].offset, refs[p], visible, p, rows, keys,
-								&s.tuples, &s.passed);
+		refused[p] = !walk_page(scan, gh_page_src(page_data, refs[p]), refs[p], visible, p, rows,
+								keys, &s.tuples, &s.passed);
 		s.refused += refused[p];
 	}
 	s.pages = n_pages;
@@ -574,5 +580,75 @@ gh_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_ref *r
 										visible, n_visible, out, capacity, n_out, refused, stats);
 	/* the host twin reads pages where they lie in either mode */
 	return gh_page_probe_host(t, scan, refs, n_pages, page_data, page_data_bytes, visible,
+							  n_visible, out, capacity, n_out, refused, stats);
+}
+
+/*
+ * The page store (gpuhash_page.h): on the host twin, host memory and
+ * memcpy, so that CI walks the service's page cache as a GPU does.
+ */
+gh_status
+gh_page_store_alloc(int ordinal, size_t n_pages, uint8_t **store)
+{
+	*store = nullptr;
+	if (ordinal >= 0)
+		return gh_gpu_page_store_alloc(ordinal, n_pages, store);
+	*store = (uint8_t *) malloc(n_pages * GH_PAGE_SIZE);
+	if (!*store)
+		return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for %zu stored pages", n_pages);
+	return GH_OK;
+}
+
+void
+gh_page_store_free(int ordinal, uint8_t *store)
+{
+	if (ordinal >= 0)
+		gh_gpu_page_store_free(ordinal, store);
+	else
+		free(store);
+}
+
+gh_status
+gh_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr)
+{
+	if (ordinal >= 0)
+		return gh_gpu_page_mapped_address(ordinal, ptr, addr);
+	*addr = (uint64_t) (uintptr_t) ptr;
+	return GH_OK;
+}
+
+gh_status
+gh_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills)
+{
+	if (ordinal >= 0)
+		return gh_gpu_page_fill_pages(ordinal, fills, n_fills);
+	if (n_fills && !fills)
+		return gh_error(GH_ERR_INVALID, "page walk: no fills");
+	for (uint32_t i = 0; i < n_fills; i++)
+	{
+		if (!fills[i].src || !fills[i].dst)
+			return gh_error(GH_ERR_INVALID, "page walk: fill %u has no address", i);
+		memcpy((void *) (uintptr_t) fills[i].dst, (const void *) (uintptr_t) fills[i].src,
+			   GH_PAGE_SIZE);
+	}
+	return GH_OK;
+}
+
+gh_status
+gh_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills, uint32_t n_fills,
+				 const gh_page_scan *scan, const gh_page_ref *refs, uint32_t n_pages,
+				 const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+				 size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats)
+{
+	if (t && t->n_parts > 0)
+	{
+		gh_set_last_error("page walk: the page walk takes single tables, not a partitioned one");
+		return GH_ERR_INVALID;
+	}
+	if (lane || (t && t->device == GH_DEVICE_GPU))
+		return gh_gpu_page_probe_at(t, lane, fills, n_fills, scan, refs, n_pages, visible,
+									n_visible, out, capacity, n_out, refused, stats);
+	GH_PAGE_CHECK(gh_page_fill_pages(-1, fills, n_fills));
+	return gh_page_probe_host(t, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
 							  n_visible, out, capacity, n_out, refused, stats);
 }

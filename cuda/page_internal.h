@@ -26,6 +26,32 @@ gh_status	gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan,
 									 gh_page_match *out, size_t capacity, size_t *n_out,
 									 uint8_t *refused, gh_page_stats *stats);
 
+/* Where page ref lies: in page_data, or at its address (GH_PAGE_DATA_AT). */
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+static inline
+#endif
+const uint8_t *
+gh_page_src(const uint8_t *page_data, const gh_page_ref &ref)
+{
+	return page_data ? page_data + ref.offset : (const uint8_t *) (uintptr_t) ref.offset;
+}
+
+/* gh_page_probe_at on a GPU table: lane, or the table's stream (gpu_page.cu). */
+gh_status	gh_gpu_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills,
+								 uint32_t n_fills, const gh_page_scan *scan,
+								 const gh_page_ref *refs, uint32_t n_pages,
+								 const uint16_t *visible, uint32_t n_visible,
+								 gh_page_match *out, size_t capacity, size_t *n_out,
+								 uint8_t *refused, gh_page_stats *stats);
+
+/* The page store on GPU ordinal (gpu_page.cu; GH_ERR_NO_GPU without CUDA). */
+gh_status	gh_gpu_page_store_alloc(int ordinal, size_t n_pages, uint8_t **store);
+void		gh_gpu_page_store_free(int ordinal, uint8_t *store);
+gh_status	gh_gpu_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr);
+gh_status	gh_gpu_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills);
+
 /*
  * The checks both sides make before a walk: the scan program
  * (gh_page_scan_check), every page inside page_data, every visible list

@@ -30,6 +30,7 @@ int			gpuhash_device_mode = GPUHASH_DEVICE_AUTO;
 int			gpuhash_scheme = GPUHASH_SCHEME_AUTO;
 int			gpuhash_batch_rows = 65536;
 int			gpuhash_max_gpu_memory_mb = 0;
+int			gpuhash_page_cache_mb = 0;
 char	   *gpuhash_gpus = "all";
 int			gpuhash_gpu_list[GPUHASH_MAX_GPUS];
 int			gpuhash_gpu_list_n = -1;
@@ -504,6 +505,17 @@ _PG_init(void)
 							 true,
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuhash.page_cache_size",
+							"GPU memory the GPU service keeps copies of heap pages in (0: none).",
+							"A page the page path reads again is then walked from its copy "
+							"on the GPU instead of crossing PCIe, while the page's LSN is "
+							"the one copied.  Each GPU has a cache of this size, allocated "
+							"as it fills; off (0) frees it.",
+							&gpuhash_page_cache_mb,
+							0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuhash.chain",
 							 "Runs a stack of GPU hash joins as one multi-level probe.",

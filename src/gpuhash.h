@@ -52,6 +52,7 @@ extern int	gpuhash_scheme;	/* a gh_scheme, or GPUHASH_SCHEME_AUTO */
 #define GPUHASH_SCHEME_AUTO (-1)
 extern int	gpuhash_batch_rows;
 extern int	gpuhash_max_gpu_memory_mb;
+extern int	gpuhash_page_cache_mb;
 /* gpuhash.gpus, parsed: CUDA device numbers, n -1 for all */
 #define GPUHASH_MAX_GPUS 8
 extern char *gpuhash_gpus;

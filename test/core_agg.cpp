@@ -244,6 +244,42 @@ run_agg(int device, const gh_page_scan &s, const gh_agg_prog &p, const dataset &
 					   nullptr, 0, refused.data() + first, out, st);
 }
 
+/*
+ * The request by address, as the GPU service's page cache makes it: every
+ * page copied from src (the pages where they lie, mapped for a GPU) into a
+ * page store by gh_page_fill_pages, then folded there; the status.
+ */
+gh_status
+run_agg_at(int device, const gh_page_scan &s, const gh_agg_prog &p, const dataset &ds,
+		   const uint8_t *src, uint64_t max_groups, gh_agg_groups *out, vector<uint8_t> &refused)
+{
+	int			ordinal = device == GH_AGG_HOST ? -1 : device;
+	uint8_t    *store = nullptr;
+	uint64_t	base = 0;
+	vector<gh_page_ref> at(ds.refs.begin(), ds.refs.begin() + ds.n_pages);
+	vector<gh_page_fill> fills(ds.n_pages);
+	gh_status	st;
+
+	gh_agg_groups_init(out, &p, max_groups);
+	refused.assign(ds.n_pages, 0);
+	if ((st = gh_page_store_alloc(ordinal, ds.n_pages, &store)) != GH_OK)
+		return st;
+	st = gh_page_mapped_address(ordinal, src, &base);
+	for (uint32_t i = 0; i < ds.n_pages; i++)
+	{
+		fills[i].src = base + ds.refs[i].offset;
+		fills[i].dst = (uint64_t) (uintptr_t) (store + (size_t) i * GH_PAGE_SIZE);
+		at[i].offset = fills[i].dst;
+	}
+	if (st == GH_OK)
+		st = gh_page_fill_pages(ordinal, fills.data(), ds.n_pages);
+	if (st == GH_OK)
+		st = gh_page_agg_mapped(device, &s, &p, at.data(), ds.n_pages, nullptr, GH_PAGE_DATA_AT,
+								nullptr, 0, refused.data(), out, nullptr);
+	gh_page_store_free(ordinal, store);
+	return st;
+}
+
 void
 run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint64_t seed,
 		 uint64_t max_groups = 1u << 24)
@@ -287,6 +323,13 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 					   ds.data.data()) == GH_OK, "%s: host twin in place: %s", tag, gh_last_error());
 		compare_sets(tag, m, host);
 		ACHECK(rm == refused, "%s: in place refused other pages", tag);
+		gh_agg_groups_free(&m);
+
+		/* by address: copied into a page store first */
+		ACHECK(run_agg_at(GH_AGG_HOST, *s, p, ds, ds.data.data(), max_groups, &m, rm) == GH_OK,
+			   "%s: host twin by address: %s", tag, gh_last_error());
+		compare_sets(tag, m, host);
+		ACHECK(rm == refused, "%s: by address refused other pages", tag);
 		gh_agg_groups_free(&m);
 	}
 
@@ -334,6 +377,17 @@ run_case(const char *tag, int gpus, const options &o, int keys, bool qual, uint6
 			{
 				compare_sets(tag, gpu, host);
 				ACHECK(rg == refused, "%s: GPU in place refused other pages", tag);
+			}
+			gh_agg_groups_free(&gpu);
+
+			/* by address: the pages filled into the GPU's page store, folded there */
+			g = run_agg_at(0, *s, p, ds, mp, max_groups, &gpu, rg);
+			ACHECK(g == r, "%s: GPU by address status %s, host %s (%s)", tag, gh_status_name(g),
+				   gh_status_name(r), gh_last_error());
+			if (g == GH_OK && r == GH_OK)
+			{
+				compare_sets(tag, gpu, host);
+				ACHECK(rg == refused, "%s: GPU by address refused other pages", tag);
 			}
 			gh_agg_groups_free(&gpu);
 		}

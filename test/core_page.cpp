@@ -435,6 +435,62 @@ same_walk(const walk_result &a, const walk_result &b)
 }
 
 /*
+ * The walk by address (gh_page_probe_at, the service's page cache): the
+ * pages of walk_in_place, on ordinal (-1: the host twin), first the even
+ * ones copied into a store by fills and the odd ones read where they lie,
+ * then the odd ones filled and the even ones read from the store, then
+ * every page from the store with no fill.  Each walk equals want.
+ */
+int			at_walks;
+
+void
+walk_at_check(const char *tag, gh_table *t, int ordinal, const gcase &c, const walk_result &want)
+{
+	vector<gh_page_ref> refs;
+	vector<uint16_t> vis;
+	walk_result ip = walk_in_place(t, c, ordinal < 0, &refs, &vis);
+	uint8_t    *store = nullptr;
+	uint64_t	base = 0;
+	size_t		cap = c.pages.size() * GH_PAGE_MAX_TUPLES;
+
+	if (ip.st != GH_OK || refs.empty())
+		return;
+	PCHECK(gh_page_store_alloc(ordinal, refs.size(), &store) == GH_OK &&
+		   gh_page_mapped_address(ordinal, in_place_data, &base) == GH_OK,
+		   "%s: page store: %s", tag, gh_last_error());
+	if (!store)
+		return;
+	for (int round = 0; round < 3; round++)
+	{
+		vector<gh_page_ref> at = refs;
+		vector<gh_page_fill> fills;
+		walk_result w;
+		size_t		n = 0;
+
+		for (size_t i = 0; i < refs.size(); i++)
+		{
+			uint64_t	copy = (uint64_t) (uintptr_t) (store + i * GH_PAGE_SIZE),
+						lies = base + refs[i].offset;
+
+			if (round < 2 && (int) (i % 2) == round)
+				fills.push_back({lies, copy});
+			at[i].offset = round < 2 && (int) (i % 2) != round ? (round == 0 ? lies : copy) : copy;
+		}
+		w.out.resize(cap + 1);
+		w.refused.assign(c.pages.size(), 7);
+		memset(&w.stats, 0, sizeof(w.stats));
+		w.st = gh_page_probe_at(t, nullptr, fills.data(), (uint32_t) fills.size(), c.scan,
+								at.data(), (uint32_t) at.size(), vis.data(), (uint32_t) vis.size(),
+								w.out.data(), cap, &n, w.refused.data(), &w.stats);
+		w.out.resize(n);
+		at_walks++;
+		PCHECK(same_walk(w, want), "%s: the walk by address (round %d, %zu fills) differs: %s",
+			   tag, round, fills.size(), w.st == GH_OK ? "records" : gh_last_error());
+	}
+	gh_page_store_free(ordinal, store);
+}
+
+/*
  * A table's walk again: with one record less room than it writes (the
  * records that fit, GH_ERR_OUTPUT_FULL and the count), then its first page
  * alone and all of it again (scratch reused, grown, reused), then no page.
@@ -610,6 +666,7 @@ random_cases(int gpus, int n_cases)
 
 				PCHECK(same_walk(ip, h), "%s: the in-place walk (pages listed) differs: %s",
 					   tag, ip.st == GH_OK ? "records" : gh_last_error());
+				walk_at_check(tag, t, -1, c, h);
 			}
 			if (sc == GH_SCHEME_GPH && ci % 8 == 0)
 				request_edges(tag, t, c, h);
@@ -648,6 +705,7 @@ random_cases(int gpus, int n_cases)
 						   "%s: the GPU's in-place walk (mapped pages) differs: %s", tag,
 						   gm.st == GH_OK ? "records" : gh_last_error());
 					lanes_check(tag, t, c, g, true, refs, vis);
+					walk_at_check(tag, t, 0, c, g);
 				}
 				lanes_check(tag, t, c, g, false, c.refs, c.vis);
 				if (sc == GH_SCHEME_GPH)
@@ -669,11 +727,12 @@ random_cases(int gpus, int n_cases)
 					(unsigned long long) (0x9a6e000 + (uint64_t) ci));
 	}
 	printf("page walk: %d random cases, %llu pages (%llu refused), %llu tuples, %llu records: %s; "
+		   "%d walks by address (page store fills); "
 		   "%llu walks on lanes, %d threads at once: %s\n",
 		   n_cases, (unsigned long long) pages, (unsigned long long) refused,
 		   (unsigned long long) tuples, (unsigned long long) written,
 		   gpus > 0 ? "reference, every scheme, GPU = host twin, in place (mapped) = copied" :
-		   "reference, every scheme (host twin), in place = copied",
+		   "reference, every scheme (host twin), in place = copied", at_walks,
 		   (unsigned long long) lane_walks, LANE_THREADS,
 		   gpus > 0 ? "each equal to the table's own walk" :
 		   "none (no GPU: the host twin's tables have no lanes, checked)");

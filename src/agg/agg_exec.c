@@ -615,6 +615,13 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyUInteger("Pages All-Visible", NULL, as->pp.pages_all_visible, es);
 	ExplainPropertyUInteger("Pages Checked", NULL, as->pp.pages_checked, es);
 	ExplainPropertyUInteger("Pages Refused", NULL, as->pp.pages_refused, es);
+	if (as->pp.pages_stored > 0)
+	{
+		/* gpuhash.page_cache_size: pages walked from their copies on the device */
+		ExplainPropertyUInteger("Pages From Page Cache", NULL,
+								as->pp.pages_stored - as->pp.pages_filled, es);
+		ExplainPropertyUInteger("Pages Into Page Cache", NULL, as->pp.pages_filled, es);
+	}
 	ExplainPropertyUInteger("Rows Folded", NULL, as->rows_folded, es);
 	ExplainPropertyUInteger("Rows From CPU", NULL, as->rows_out_cpu, es);
 	ExplainPropertyUInteger("Groups", NULL, as->groups_out, es);

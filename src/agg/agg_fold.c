@@ -676,6 +676,8 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 			}
 			PG_END_TRY();
 			as->in_service++;
+			as->pp.pages_stored += stats.stored;
+			as->pp.pages_filled += stats.filled;
 			gpuhash_agg_resident_answered(as, q, folded, ans.n_groups);
 			/* the pages whose groups did not fit the answer */
 			fold_local(as, q, folded);

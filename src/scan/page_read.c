@@ -91,6 +91,7 @@ gpuhash_page_req_alloc(GpuPageReq *r, int copied_pages, int max_pages, Size max_
 	r->cap_pages = copied_pages;
 	r->cap_tuples = 0;
 	r->blocks = palloc(sizeof(BlockNumber) * max_pages);
+	r->lsns = palloc0(sizeof(uint64) * max_pages);
 	r->refs = palloc(sizeof(gh_page_ref) * max_pages);
 	r->local_pages = palloc_extended((Size) GH_PAGE_SIZE * copied_pages, MCXT_ALLOC_HUGE);
 	r->pages = r->local_pages;
@@ -156,6 +157,9 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 	Page		page;
 	gh_page_ref *ref = &r->refs[r->n_pages];
 	uint8	   *copy = r->in_place ? NULL : r->pages + (Size) r->n_pages * GH_PAGE_SIZE;
+	/* the GPU's page cache may keep a copy: only of pages whose changes are WAL-logged */
+	bool		cached = r->in_place && gpuhash_page_cache_mb > 0 && RelationNeedsWAL(os->rel);
+	uint64		lsn = 0;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
@@ -175,6 +179,8 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 		{
 			int			n = list_normal_items(r, page, ref->maxoff);
 
+			if (cached)
+				lsn = BufferGetLSNAtomic(buf);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			if (n == 0)
 			{
@@ -213,7 +219,16 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 		r->n_visible += hs->rs_ntuples;
 		/* the visible tuples stay put under our pin; the rest may change */
 		if (r->in_place)
+		{
 			ref->maxoff = hs->rs_vistuples[hs->rs_ntuples - 1];
+			if (cached)
+			{
+				/* a copy with this LSN holds these tuples as they are now */
+				LockBuffer(buf, BUFFER_LOCK_SHARE);
+				lsn = BufferGetLSNAtomic(buf);
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			}
+		}
 		else
 		{
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -228,6 +243,8 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 	/* in place: where the service finds the page, BufferBlocks being its too */
 	ref->offset = r->in_place ? (uint64) ((char *) page - BufferBlocks) :
 		(uint64) r->n_pages * GH_PAGE_SIZE;
+	r->lsns[r->n_pages] = lsn;
+	r->rnode = os->rel->rd_node;
 	r->blocks[r->n_pages++] = blk;
 	pins[(*n_pins)++] = buf;
 	return true;

@@ -408,6 +408,8 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	else
 	{
 		gs->oscan->filtered += r->stats.tuples - r->stats.passed;
+		gs->page->pages_stored += r->stats.stored;
+		gs->page->pages_filled += r->stats.filled;
 		if (gs->page->prog.first_row_build && !gs->page->subplan_run && r->stats.passed > 0)
 			run_subplan_once(gs);
 	}
@@ -457,6 +459,13 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 	GpuPagePath *pp = gs->page;
 	uint64		pages;
 
+	if (pp != NULL && es->analyze && pp->pages_stored > 0)
+	{
+		/* gpuhash.page_cache_size: pages walked from their copies on the device */
+		ExplainPropertyUInteger("Pages From Page Cache", NULL,
+								pp->pages_stored - pp->pages_filled, es);
+		ExplainPropertyUInteger("Pages Into Page Cache", NULL, pp->pages_filled, es);
+	}
 	if (pp == NULL || pp->serializable || gs->chain_member || gs->chain != NULL)
 		return;
 	if (pp->prog.gpu_quals != NIL)

@@ -69,6 +69,9 @@ typedef struct GpuPageReq
 	uint32		cap_tuples;		/* > 0: the pages' visible lists together at
 								 * most this long (a request read in place) */
 	BlockNumber *blocks;
+	uint64	   *lsns;			/* in place: each page's LSN under the share
+								 * lock, for the page cache (0: not cached) */
+	RelFileNode rnode;			/* the pages' relation, as the cache names it */
 	gh_page_ref *refs;
 	uint8	   *pages;			/* cap_pages x GH_PAGE_SIZE: a staging chunk's
 								 * (the slot the batch's ticket holds), or
@@ -109,6 +112,8 @@ typedef struct GpuPagePath
 	uint64		requests;
 	uint64		in_service;		/* requests the service answered */
 	uint64		matches;
+	uint64		pages_stored;	/* walked from the GPU's page cache */
+	uint64		pages_filled;	/* of them, copied into it on the way */
 	double		page_ms;		/* reading pages: pins, locks, copies */
 } GpuPagePath;
 

@@ -45,6 +45,7 @@ typedef struct AggLayout
 {
 	Size		agg;
 	SvcPagesLayout pg;		/* the pages section */
+	Size		tags;			/* in place: cap SvcPageTag (the page cache's) */
 	Size		keys;
 	Size		nulls;
 	Size		states;
@@ -62,11 +63,11 @@ typedef struct AggLayout
 static bool
 agg_layout(uint64 chunk_bytes, int naggs, int kw, bool in_place, AggLayout *lay)
 {
-	Size		per_page = sizeof(gh_page_ref) + (in_place ? 0 : GH_PAGE_SIZE) +
+	Size		per_page = sizeof(gh_page_ref) + (in_place ? sizeof(SvcPageTag) : GH_PAGE_SIZE) +
 		GH_PAGE_MAX_TUPLES * sizeof(uint16) + 1;
 	Size		per_group = sizeof(uint64) * kw + 1 + sizeof(gh_agg_state) * Max(naggs, 1);
 	Size		fixed = TYPEALIGN(64, sizeof(gh_page_scan)) + TYPEALIGN(64, sizeof(gh_agg_prog)) +
-		64 * 8 + sizeof(gh_agg_stats);
+		64 * 9 + sizeof(gh_agg_stats);
 	Size		off;
 	uint64		cap;
 
@@ -82,6 +83,12 @@ agg_layout(uint64 chunk_bytes, int naggs, int kw, bool in_place, AggLayout *lay)
 		svc_pages_layout_in_place(off, cap, cap * GH_PAGE_MAX_TUPLES, sizeof(gh_agg_stats),
 								  &lay->pg) :
 		svc_pages_layout(off, cap, sizeof(gh_agg_stats), &lay->pg);
+	lay->tags = 0;
+	if (in_place)
+	{
+		lay->tags = off;
+		off = TYPEALIGN(64, off + cap * sizeof(SvcPageTag));
+	}
 	lay->keys = off;
 	if (off + 128 + per_group >= chunk_bytes)
 		return false;
@@ -143,6 +150,7 @@ agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *r
 	if (!req->in_place)
 		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
+	svc_page_tags_write(s, lay.tags ? (SvcPageTag *) (chunk + lay.tags) : NULL, req);
 	s->type = REQ_PAGE_AGG;
 	s->in_place = req->in_place;
 	s->table_id = 0;
@@ -259,6 +267,8 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	int			device;
 	uint32		done = 0;
 	uint32		m = (uint32) s->n;
+	const gh_page_ref *refs;
+	SvcPageCacheHold hold;
 	const uint8 *pages;
 	size_t		pages_bytes;
 	SvcTable   *dt = NULL;
@@ -303,6 +313,21 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	memset(&stats, 0, sizeof(stats));
 	st = gh_agg_groups_init(&g, agg, s->capacity);
 
+	/* pages kept on the device (service_page_cache.c): filled first, then read by address */
+	refs = (const gh_page_ref *) (chunk + lay.pg.refs);
+	memset(&hold, 0, sizeof(hold));
+	if (st == GH_OK && s->in_place && s->page_rel != InvalidOid && lay.tags != 0 &&
+		svc_page_cache_begin(s, device == GH_AGG_HOST ? -1 : device, refs,
+							 (const SvcPageTag *) (chunk + lay.tags), (uint32) s->n, &hold))
+	{
+		st = gh_page_fill_pages(device == GH_AGG_HOST ? -1 : device, hold.fills, hold.n_fills);
+		refs = hold.refs;
+		pages = NULL;
+		pages_bytes = GH_PAGE_DATA_AT;
+		stats.stored = hold.stored;
+		stats.filled = hold.n_fills;
+	}
+
 	/*
 	 * More groups than the answer holds: the leading pages that fit, in
 	 * halving runs; the rest are the backend's to fold (s->skip says where
@@ -317,14 +342,12 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 		if (dt != NULL)
 			st = gh_page_agg_join_mapped(device, (const gh_page_scan *) chunk, agg,
 										 star != NULL ? star : dt->dim,
-										 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m,
-										 pages, pages_bytes,
+										 refs + done, m, pages, pages_bytes,
 										 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
 										 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
 		else
 			st = (s->in_place ? gh_page_agg_mapped : gh_page_agg)
-				(device, (const gh_page_scan *) chunk, agg,
-				 (const gh_page_ref *) (chunk + lay.pg.refs) + done, m, pages, pages_bytes,
+				(device, (const gh_page_scan *) chunk, agg, refs + done, m, pages, pages_bytes,
 				 (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
 				 (uint8 *) (chunk + lay.pg.refused) + done, &g, &run);
 		/* a run the resident set cannot take ends the request: the rest the backend's */
@@ -354,6 +377,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			break;
 		}
 	}
+	svc_page_cache_end(&hold, st == GH_OK);
 	if (star != NULL)
 		svc_star_unuse(star, star_pins, agg->star.ndims);
 	if (dt != NULL)

@@ -147,6 +147,9 @@ typedef struct SvcSlot
 	int			n_levels;		/* CHAIN */
 	bool		has_valid;		/* CARRY_BEGIN, CHAIN: validity bytes come too */
 	bool		in_place;		/* PAGE_PROBE: pages read in the buffer pool */
+	Oid			page_spc;		/* PAGE_PROBE in place: the relation's */
+	Oid			page_db;		/* RelFileNode, which the page cache */
+	Oid			page_rel;		/* keys by (InvalidOid: none) */
 	uint64		skip;			/* CHAIN: the window's first combination */
 	uint64		capacity;		/* CHAIN: the caller's room; answered: the
 								 * window's stride in the chunk */
@@ -281,6 +284,10 @@ extern gh_status gpuhash_svc_serve_page(SvcSlot *s, gh_table *table);
 /* service_agg.c: REQ_PAGE_AGG, in a service thread */
 extern gh_status gpuhash_svc_serve_agg(SvcSlot *s);
 /* service_page.c: what a page request's walk reads, and on which device */
+struct SvcPageTag;
+struct GpuPageReq;
+extern void svc_page_tags_write(SvcSlot *s, struct SvcPageTag *tags,
+								const struct GpuPageReq *req);
 extern bool svc_request_pages(SvcSlot *s, const char *chunk, Size pages_off,
 							  const uint8 **pages, size_t *pages_bytes);
 extern int	svc_request_device(SvcSlot *s);

@@ -12,6 +12,18 @@
 
 #include "gpuhash_page.h"
 
+/*
+ * A page of a join's request read in place, as the page cache names it
+ * (service_page_cache.c): its block of the request's relation, and the
+ * page LSN its backend saw under the share lock (0: not to be cached).
+ */
+typedef struct SvcPageTag
+{
+	uint64		lsn;
+	uint32		block;
+	uint32		pad;
+} SvcPageTag;
+
 /* Offsets in a chunk of a request's pages and what the walker writes. */
 typedef struct SvcPagesLayout
 {

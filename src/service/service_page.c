@@ -41,6 +41,7 @@
 typedef struct PageLayout
 {
 	SvcPagesLayout pg;		/* the pages section */
+	Size		tags;			/* in place: cap SvcPageTag (the page cache's) */
 	Size		matches;
 	uint64		cap_pages;		/* pages a request may carry */
 	uint64		cap_tuples;		/* visible offsets it may list */
@@ -68,10 +69,11 @@ page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 
 	if (in_place)
 	{
-		Size		per_page = sizeof(gh_page_ref) + 1,
+		Size		per_page = sizeof(gh_page_ref) + 1 + sizeof(SvcPageTag),
 					per_tuple = sizeof(uint16) + sizeof(gh_page_match),
 					full = per_page + GH_PAGE_MAX_TUPLES * per_tuple;
 
+		fixed += 64;
 		if (chunk_bytes <= fixed + full)
 			return false;
 		cap = Min(GPUHASH_MAX_BATCH_PINS, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
@@ -80,6 +82,8 @@ page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 		off = TYPEALIGN(64, sizeof(gh_page_scan));
 		off = svc_pages_layout_in_place(off, cap, lay->cap_tuples, sizeof(gh_page_stats),
 										&lay->pg);
+		lay->tags = off;
+		off = TYPEALIGN(64, off + cap * sizeof(SvcPageTag));
 	}
 	else
 	{
@@ -90,6 +94,7 @@ page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 			return false;
 		cap = (chunk_bytes - fixed) / per;
 		lay->cap_tuples = cap * GH_PAGE_MAX_TUPLES;
+		lay->tags = 0;
 		off = TYPEALIGN(64, sizeof(gh_page_scan));
 		off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
 	}
@@ -183,6 +188,7 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
+	svc_page_tags_write(s, (SvcPageTag *) (chunk + lay.tags), req);
 	s->type = REQ_PAGE_PROBE;
 	s->in_place = req->in_place;
 	s->table_id = t->id;
@@ -192,6 +198,27 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	s->written = 0;
 	gpuhash_svc_async_submit(s, t, tk);
 	return true;
+}
+
+/*
+ * The page cache's names of req's pages (service_page_cache.c) into tags
+ * and s, where the request reads its pages in place.
+ */
+void
+svc_page_tags_write(SvcSlot *s, SvcPageTag *tags, const GpuPageReq *req)
+{
+	s->page_rel = InvalidOid;
+	if (!req->in_place || req->lsns == NULL || tags == NULL)
+		return;
+	for (int i = 0; i < req->n_pages; i++)
+	{
+		tags[i].lsn = req->lsns[i];
+		tags[i].block = req->blocks[i];
+		tags[i].pad = 0;
+	}
+	s->page_spc = req->rnode.spcNode;
+	s->page_db = req->rnode.dbNode;
+	s->page_rel = req->rnode.relNode;
 }
 
 /* Waits for the request's answer: matches, refused flags and figures into req. */
@@ -294,7 +321,7 @@ page_request_ok(SvcSlot *s, PageLayout *lay)
  */
 static gh_status
 walk_request(SvcSlot *s, const PageLayout *lay, gh_table *table, gh_page_lane *lane,
-			 gh_page_stats *stats)
+			 const SvcPageCacheHold *h, gh_page_stats *stats)
 {
 	char	   *chunk = chunk_of(s);
 	const uint8 *pages;
@@ -305,7 +332,17 @@ walk_request(SvcSlot *s, const PageLayout *lay, gh_table *table, gh_page_lane *l
 	memset(stats, 0, sizeof(*stats));
 	if (!svc_request_pages(s, chunk, lay->pg.pages, &pages, &bytes))
 		return GH_ERR_INVALID;
-	if (lane != NULL)
+	if (h != NULL && h->cache != NULL)
+	{
+		/* by address: the cached copies, the fills, the rest in the pool */
+		st = gh_page_probe_at(table, lane, h->fills, h->n_fills, (const gh_page_scan *) chunk,
+							  h->refs, (uint32) s->n, (const uint16 *) (chunk + lay->pg.visible),
+							  (uint32) s->pos, (gh_page_match *) (chunk + lay->matches),
+							  s->capacity, &n_out, (uint8 *) (chunk + lay->pg.refused), stats);
+		stats->stored = h->stored;
+		stats->filled = h->n_fills;
+	}
+	else if (lane != NULL)
 		st = gh_page_probe_lane(lane, s->in_place, (const gh_page_scan *) chunk,
 								(const gh_page_ref *) (chunk + lay->pg.refs), (uint32) s->n,
 								pages, bytes, (const uint16 *) (chunk + lay->pg.visible),
@@ -341,10 +378,30 @@ gpuhash_svc_serve_page(SvcSlot *s, gh_table *table)
 
 	if (!page_request_ok(s, &lay))
 		return GH_ERR_INVALID;
-	st = walk_request(s, &lay, table, NULL, &stats);
+	st = walk_request(s, &lay, table, NULL, NULL, &stats);
 	if (st == GH_OK && table != NULL)
 		gh_table_get_info(table, &s->info);
 	return st;
+}
+
+/*
+ * The request's pages in the page cache of the device table walks on
+ * (service_page_cache.c), where the request names them; h holds nothing
+ * otherwise.
+ */
+static void
+cache_begin(SvcSlot *s, const PageLayout *lay, gh_table *table, SvcPageCacheHold *h)
+{
+	gh_table_info info;
+	char	   *chunk = chunk_of(s);
+
+	memset(h, 0, sizeof(*h));
+	if (!s->in_place || s->page_rel == InvalidOid || lay->tags == 0)
+		return;
+	gh_table_get_info(table, &info);
+	(void) svc_page_cache_begin(s, info.device == GH_DEVICE_GPU ? info.gpu_ordinal : -1,
+								(const gh_page_ref *) (chunk + lay->pg.refs),
+								(const SvcPageTag *) (chunk + lay->tags), (uint32) s->n, h);
 }
 
 /*
@@ -360,6 +417,7 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 	PageLayout	lay;
 	gh_page_stats stats;
 	gh_page_lane *lane = NULL;
+	SvcPageCacheHold hold;
 	gh_status	st;
 
 	if (!page_request_ok(s, &lay))
@@ -371,7 +429,9 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
 	else if (lane == NULL)
 	{
-		st = walk_request(s, &lay, t->table, NULL, &stats);
+		cache_begin(s, &lay, t->table, &hold);
+		st = walk_request(s, &lay, t->table, NULL, &hold, &stats);
+		svc_page_cache_end(&hold, st == GH_OK);
 		if (st == GH_OK)
 			gh_table_get_info(t->table, &s->info);
 	}
@@ -379,7 +439,9 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 	if (st != GH_OK || lane == NULL)
 		return st;
 
-	st = walk_request(s, &lay, t->table, lane, &stats);
+	cache_begin(s, &lay, t->table, &hold);
+	st = walk_request(s, &lay, t->table, lane, &hold, &stats);
+	svc_page_cache_end(&hold, st == GH_OK);
 	pthread_mutex_lock(&t->copy_lock[l]);
 	gh_page_lane_give(t->table, lane, st == GH_OK ? &stats : NULL);
 	if (st == GH_OK)

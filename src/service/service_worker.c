@@ -410,6 +410,7 @@ gpuhash_service_main(Datum arg)
 		if (TimestampDifferenceExceeds(last_sweep, GetCurrentTimestamp(), 1000))
 		{
 			sweep(true);
+			svc_page_cache_trim();
 			svc_publish_stats();
 			svc_gpus_refresh();
 			last_sweep = GetCurrentTimestamp();

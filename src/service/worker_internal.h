@@ -14,6 +14,7 @@
 
 #include "service_internal.h"
 #include "service_gpus.h"
+#include "service_layout.h"
 #include "gpuhash_agg.h"
 
 #include <pthread.h>
@@ -109,6 +110,23 @@ extern void svc_drop_carry_id(uint32 id);
 extern bool svc_drop_table_id(uint32 id);
 extern gh_status svc_begin_build(SvcSlot *s);
 extern gh_status svc_serve_table_page(SvcSlot *s, SvcTable *t);
+
+/* service_page_cache.c: a page request's pages in the device's page cache */
+typedef struct SvcPageCacheHold
+{
+	struct PageCache *cache;	/* NULL: nothing held */
+	gh_page_ref *refs;			/* the request's refs, by address */
+	gh_page_fill *fills;
+	uint32		n_fills;
+	int32	   *held;			/* entries read or filled by the walk */
+	uint32		n_held;
+	uint64		stored;			/* pages the walk reads from the cache */
+} SvcPageCacheHold;
+
+extern bool svc_page_cache_begin(SvcSlot *s, int ordinal, const gh_page_ref *refs,
+								 const SvcPageTag *tags, uint32 n, SvcPageCacheHold *h);
+extern void svc_page_cache_end(SvcPageCacheHold *h, bool ok);
+extern void svc_page_cache_trim(void);
 extern gh_status svc_register_table(SvcSlot *s, SvcTable *t);
 extern SvcTable *svc_new_table(SvcSlot *s);
 extern void svc_unmade_table(SvcTable *t);

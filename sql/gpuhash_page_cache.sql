@@ -1,0 +1,192 @@
+--
+-- The page cache (gpuhash.page_cache_size, service_page_cache.c): the GPU
+-- service keeps copies of the pages the page path walked, named by
+-- relation and block and labelled with the page LSN the backend saw, and
+-- walks a page from its copy only where the backend sees that LSN again.
+-- Every query runs natively and on the page path three times; the last two
+-- results are compared with the native one as multisets, and "cache" says
+-- what the first run did: "hit" (every page from its copy), "hit, filled"
+-- (some copied again: their LSN moved since the last copy), "filled", or
+-- "none" (not cached: a relation that skips WAL, or the cache off).  What may
+-- go wrong: a copy read after its page changed (updates, deletes, HOT,
+-- inserts, aborted rows, VACUUM, a new relfilenode, another session's
+-- changes committed or not), a copy evicted while read, parallel walks.
+--
+SET client_min_messages = warning;
+SET enable_nestloop = off;
+SET max_parallel_workers_per_gather = 0;
+SET gpuhash.gpu_aggregate = off;
+CREATE EXTENSION IF NOT EXISTS dblink;
+
+-- q natively and on the page path (three runs): same multiset?  What the first run read.
+CREATE FUNCTION pc_check(q text, agg_join boolean DEFAULT false,
+                         OUT rows bigint, OUT same boolean, OUT cache text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+  bad bigint;
+  hits bigint;
+  fills bigint;
+BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE pc_native AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_scan', 'on', true);
+  PERFORM set_config('gpuhash.gpu_aggregate_join', agg_join::text, true);
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  EXECUTE 'CREATE TEMP TABLE pc_first AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'CREATE TEMP TABLE pc_again AS SELECT r__::text AS t FROM (' || q || ') r__';
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin" || @."Custom Plan Provider" == "GpuPreAgg")');
+  hits := coalesce((n->>'Pages From Page Cache')::bigint, 0);
+  fills := coalesce((n->>'Pages Into Page Cache')::bigint, 0);
+  cache := CASE WHEN n IS NULL THEN 'no GPU node'
+                ELSE (n->>'Custom Plan Provider') || ': ' ||
+                     CASE WHEN hits > 0 AND fills > 0 THEN 'hit, filled'
+                          WHEN hits > 0 THEN 'hit'
+                          WHEN fills > 0 THEN 'filled'
+                          ELSE 'none' END END;
+  SELECT count(*) INTO rows FROM pc_again;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_first) UNION ALL
+    (SELECT * FROM pc_first EXCEPT ALL SELECT * FROM pc_native) UNION ALL
+    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_again) UNION ALL
+    (SELECT * FROM pc_again EXCEPT ALL SELECT * FROM pc_native)) x;
+  same := bad = 0;
+  DROP TABLE pc_native, pc_first, pc_again;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+
+CREATE TABLE pc_dim (k int PRIMARY KEY, name text);
+INSERT INTO pc_dim SELECT g, 'n' || g FROM generate_series(0, 499) g;
+CREATE TABLE pc_fact (id int, k int, v numeric, note text) WITH (fillfactor = 90);
+INSERT INTO pc_fact SELECT g, g % 600, g * 0.25, CASE WHEN g % 7 = 0 THEN NULL ELSE 'x' || g END
+  FROM generate_series(1, 60000) g;
+VACUUM ANALYZE pc_dim;
+VACUUM ANALYZE pc_fact;
+
+-- on: the service sees the setting at its reload, a backend at its next
+-- command after the postmaster's signal reached it
+ALTER SYSTEM SET gpuhash.page_cache_size = '16MB';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+CREATE FUNCTION pc_wait_on() RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_scan', 'on', true);
+  FOR i IN 1 .. 100 LOOP
+    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) '
+            'SELECT count(*) FROM pc_fact f JOIN pc_dim d ON f.k = d.k' INTO p;
+    IF jsonb_path_exists(p, '$.** ? (@."Pages Into Page Cache" > 0 || @."Pages From Page Cache" > 0)') THEN
+      -- once more: every page in (the setting may have come mid-scan)
+      EXECUTE 'SELECT count(*) FROM pc_fact f JOIN pc_dim d ON f.k = d.k';
+      RETURN 'on';
+    END IF;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+  RETURN 'the service did not take the setting';
+END;
+$$;
+SELECT pc_wait_on();
+
+-- all-visible pages: filled once, then read from their copies
+SELECT * FROM pc_check('SELECT f.id, f.v, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k WHERE f.v > 100');
+SELECT * FROM pc_check('SELECT f.k, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY f.k');
+
+-- changes in this session: the changed pages' LSNs move, their copies are not read
+UPDATE pc_fact SET v = v + 1 WHERE id % 1000 = 0;
+SELECT * FROM pc_check('SELECT f.id, f.v, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k WHERE f.v > 100');
+-- HOT: only a column no index covers, on pages with room
+UPDATE pc_fact SET note = 'hot' || id WHERE id % 997 = 0;
+SELECT * FROM pc_check('SELECT f.id, f.note, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+DELETE FROM pc_fact WHERE id % 501 = 0;
+INSERT INTO pc_fact SELECT g, g % 600, g, 'new' FROM generate_series(60001, 60500) g;
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+VACUUM pc_fact;
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+
+-- another session: an aborted insert, a committed update, one still open
+SELECT dblink_connect('pc_other', 'dbname=' || current_database() || ' port=' || current_setting('port')
+  || ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1));
+SELECT dblink_exec('pc_other', 'BEGIN; INSERT INTO pc_fact SELECT g, g % 600, -1, ''aborted'' FROM generate_series(1, 3000) g; ROLLBACK');
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+SELECT dblink_exec('pc_other', 'UPDATE pc_fact SET v = -v WHERE id % 300 = 1');
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k WHERE f.v < 0');
+SELECT dblink_exec('pc_other', 'BEGIN');
+SELECT dblink_exec('pc_other', 'UPDATE pc_fact SET v = 0, note = ''open'' WHERE id % 50 = 3');
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+SELECT dblink_exec('pc_other', 'COMMIT');
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+
+-- a snapshot taken before another session's change, read again after it
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+SELECT dblink_exec('pc_other', 'UPDATE pc_fact SET v = v * 2 WHERE id % 40 = 7');
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+COMMIT;
+SELECT dblink_disconnect('pc_other');
+
+-- a new relfilenode (VACUUM FULL, TRUNCATE): its pages are named anew
+VACUUM FULL pc_fact;
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+BEGIN;
+TRUNCATE pc_fact;
+INSERT INTO pc_fact SELECT g, g % 600, g * 2, 'again' FROM generate_series(1, 30000) g;
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+COMMIT;
+VACUUM ANALYZE pc_fact;
+SELECT * FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+
+-- a relation that skips WAL: its LSNs say nothing, its pages are never cached
+CREATE UNLOGGED TABLE pc_unlogged AS SELECT * FROM pc_fact;
+VACUUM ANALYZE pc_unlogged;
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_unlogged f JOIN pc_dim d ON f.k = d.k');
+UPDATE pc_unlogged SET v = v + 1 WHERE id % 100 = 0;
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_unlogged f JOIN pc_dim d ON f.k = d.k');
+
+-- parallel walks fill and read the cache at once
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT rows, same FROM pc_check('SELECT f.id, f.v, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- GpuPreAgg's requests: partial aggregates over the pages, alone and over a join
+SET gpuhash.gpu_aggregate = on;
+-- (GpuPreAgg is offered on a device named: the GPU where the run names it, else the host twin)
+SELECT set_config('gpuhash.device', CASE current_setting('gpuhash.device') WHEN 'auto' THEN 'host'
+                  ELSE current_setting('gpuhash.device') END, false) IS NOT NULL AS device_named;
+SELECT * FROM pc_check('SELECT k, count(*), sum(id), max(id) FROM pc_fact GROUP BY k');
+UPDATE pc_fact SET v = v + 2 WHERE id % 333 = 0;
+SELECT * FROM pc_check('SELECT k, count(*), sum(id), max(id) FROM pc_fact GROUP BY k');
+SELECT * FROM pc_check('SELECT d.k, count(*), sum(f.id) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY d.k', true);
+SET gpuhash.gpu_aggregate = off;
+RESET gpuhash.device;
+
+-- a cache smaller than the table: entries evicted and refilled by the clock
+ALTER SYSTEM SET gpuhash.page_cache_size = '1MB';
+SELECT pg_reload_conf();
+SELECT pg_sleep(1.2);
+SELECT rows, same FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+UPDATE pc_fact SET v = v + 1 WHERE id % 77 = 0;
+SELECT rows, same FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+
+-- off again: no page is read from a copy
+ALTER SYSTEM RESET gpuhash.page_cache_size;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+
+DROP TABLE pc_fact, pc_dim, pc_unlogged;
+DROP FUNCTION pc_check(text, boolean);
+DROP FUNCTION pc_wait_on();
