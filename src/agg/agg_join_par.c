@@ -104,6 +104,47 @@ typedef struct GpuAggChunk
 #define CHUNK_DATA(c)	((char *) (c) + MAXALIGN(sizeof(GpuAggChunk)))
 #define ENTRY_BYTES(t)	MAXALIGN(sizeof(uint64) + (t)->t_len)
 
+/* The chunks' rows in list order (chunk_rows_next), read where they lie. */
+typedef struct ChunkRows
+{
+	GpuAggJoin *j;
+	dsa_pointer next;			/* the chunk after the current one */
+	GpuAggChunk *c;				/* the current chunk; NULL: none yet */
+	uint64		i;				/* its next entry */
+	char	   *e;
+} ChunkRows;
+
+static void
+chunk_rows_begin(ChunkRows *it, GpuAggJoin *j)
+{
+	it->j = j;
+	it->next = j->shared->chunks;
+	it->c = NULL;
+	it->i = 0;
+	it->e = NULL;
+}
+
+/* The next row's key and tuple (in its chunk); false after the last. */
+static bool
+chunk_rows_next(ChunkRows *it, uint64 *key, MinimalTuple *tup)
+{
+	while (it->c == NULL || it->i >= it->c->nrows)
+	{
+		if (!DsaPointerIsValid(it->next))
+			return false;
+		it->c = dsa_get_address(it->j->dsa, it->next);
+		it->next = it->c->next;
+		it->i = 0;
+		it->e = CHUNK_DATA(it->c);
+		CHECK_FOR_INTERRUPTS();
+	}
+	memcpy(key, it->e, sizeof(uint64));
+	*tup = (MinimalTuple) (it->e + sizeof(uint64));
+	it->e += ENTRY_BYTES(*tup);
+	it->i++;
+	return true;
+}
+
 /*
  * A dimension from pages (agg_join_pages.c): each participant's walked
  * rows in one piece, as the dimension's build takes them: n keys, n x
@@ -522,25 +563,16 @@ load_batched(GpuPreAggState *as)
 	GpuAggJoinShared *sh = j->shared;
 	Size		limit = get_hash_memory_limit();
 	uint64		key;
-	MinimalTuple tup;
+	MinimalTuple tup,
+				mt;
+	ChunkRows	it;
 
-	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	chunk_rows_begin(&it, j);
+	while (chunk_rows_next(&it, &key, &mt))
 	{
-		GpuAggChunk *c = dsa_get_address(j->dsa, dp);
-		char	   *e = CHUNK_DATA(c);
-
-		for (uint64 i = 0; i < c->nrows; i++)
-		{
-			MinimalTuple mt = (MinimalTuple) (e + sizeof(uint64));
-
-			memcpy(&key, e, sizeof(uint64));
-			tup = MemoryContextAlloc(j->rows_cxt, mt->t_len);
-			memcpy(tup, mt, mt->t_len);
-			gpuhash_agg_join_batch_tuple(j, key, tup, limit);
-			e += ENTRY_BYTES(mt);
-		}
-		dp = c->next;
-		CHECK_FOR_INTERRUPTS();
+		tup = MemoryContextAlloc(j->rows_cxt, mt->t_len);
+		memcpy(tup, mt, mt->t_len);
+		gpuhash_agg_join_batch_tuple(j, key, tup, limit);
 	}
 	for (int p = 0; p < sh->nparticipants; p++)
 	{
@@ -575,26 +607,22 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 	GpuAggJoinShared *sh = j->shared;
 	MemoryContext old;
 	uint64		k = 0;
+	uint64		key;
+	MinimalTuple mt;
+	ChunkRows	it;
 
 	/* a dimension from pages: the table's rows at the CPU join's need */
 	if (j->rows_loaded || sh == NULL || (j->pages != NULL && j->pages->shared))
 		return;
 	old = MemoryContextSwitchTo(j->rows_cxt);
 	j->rows = palloc_extended(sizeof(GpuAggInnerRow) * Max(sh->nrows, 1), MCXT_ALLOC_HUGE);
-	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	chunk_rows_begin(&it, j);
+	for (; chunk_rows_next(&it, &key, &mt); k++)
 	{
-		GpuAggChunk *c = dsa_get_address(j->dsa, dp);
-		char	   *e = CHUNK_DATA(c);
-
-		for (uint64 i = 0; i < c->nrows && k < sh->nrows; i++, k++)
-		{
-			MinimalTuple mt = (MinimalTuple) (e + sizeof(uint64));
-
-			memcpy(&j->rows[k].key, e, sizeof(uint64));
-			j->rows[k].tup = mt;
-			e += ENTRY_BYTES(mt);
-		}
-		dp = c->next;
+		if (k >= sh->nrows)
+			continue;			/* counted: more rows than the count is an error below */
+		j->rows[k].key = key;
+		j->rows[k].tup = mt;
 	}
 	MemoryContextSwitchTo(old);
 	if (k != sh->nrows)
