@@ -181,11 +181,13 @@ SELECT rows, same FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc
 UPDATE pc_fact SET v = v + 1 WHERE id % 77 = 0;
 SELECT rows, same FROM pc_check('SELECT f.id, f.v, f.note FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
 
--- off again: no page is read from a copy
-ALTER SYSTEM RESET gpuhash.page_cache_size;
+-- off (0): no page is read from a copy; then the server's own setting again
+ALTER SYSTEM SET gpuhash.page_cache_size = 0;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.2);
 SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+ALTER SYSTEM RESET gpuhash.page_cache_size;
+SELECT pg_reload_conf();
 
 DROP TABLE pc_fact, pc_dim, pc_unlogged;
 DROP FUNCTION pc_check(text, boolean);
