@@ -265,6 +265,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	gh_agg_stats stats;
 	gh_status	st;
 	int			device;
+	int			ordinal;		/* the page cache's name of device */
 	uint32		done = 0;
 	uint32		m = (uint32) s->n;
 	const gh_page_ref *refs;
@@ -315,12 +316,14 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 
 	/* pages kept on the device (service_page_cache.c): filled first, then read by address */
 	refs = (const gh_page_ref *) (chunk + lay.pg.refs);
+	ordinal = device == GH_AGG_HOST ? -1 : device;
 	memset(&hold, 0, sizeof(hold));
-	if (st == GH_OK && s->in_place && s->page_rel != InvalidOid && lay.tags != 0 &&
-		svc_page_cache_begin(s, device == GH_AGG_HOST ? -1 : device, refs,
-							 (const SvcPageTag *) (chunk + lay.tags), (uint32) s->n, &hold))
+	if (st == GH_OK &&
+		svc_page_cache_begin(s, ordinal, refs,
+							 lay.tags ? (const SvcPageTag *) (chunk + lay.tags) : NULL,
+							 (uint32) s->n, &hold))
 	{
-		st = gh_page_fill_pages(device == GH_AGG_HOST ? -1 : device, hold.fills, hold.n_fills);
+		st = gh_page_fill_pages(ordinal, hold.fills, hold.n_fills);
 		refs = hold.refs;
 		pages = NULL;
 		pages_bytes = GH_PAGE_DATA_AT;

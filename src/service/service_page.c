@@ -188,7 +188,7 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
-	svc_page_tags_write(s, (SvcPageTag *) (chunk + lay.tags), req);
+	svc_page_tags_write(s, lay.tags ? (SvcPageTag *) (chunk + lay.tags) : NULL, req);
 	s->type = REQ_PAGE_PROBE;
 	s->in_place = req->in_place;
 	s->table_id = t->id;
@@ -395,13 +395,11 @@ cache_begin(SvcSlot *s, const PageLayout *lay, gh_table *table, SvcPageCacheHold
 	gh_table_info info;
 	char	   *chunk = chunk_of(s);
 
-	memset(h, 0, sizeof(*h));
-	if (!s->in_place || s->page_rel == InvalidOid || lay->tags == 0)
-		return;
 	gh_table_get_info(table, &info);
 	(void) svc_page_cache_begin(s, info.device == GH_DEVICE_GPU ? info.gpu_ordinal : -1,
 								(const gh_page_ref *) (chunk + lay->pg.refs),
-								(const SvcPageTag *) (chunk + lay->tags), (uint32) s->n, h);
+								lay->tags ? (const SvcPageTag *) (chunk + lay->tags) : NULL,
+								(uint32) s->n, h);
 }
 
 /*

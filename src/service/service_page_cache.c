@@ -310,7 +310,9 @@ take_entry(PageCache *c)
  * Where the walk of request s's n pages reads each: refs copied into
  * h->refs by address, a hit at its copy, a miss at an entry it fills
  * (h->fills), or where it lies if there is none to spare.  False when the
- * cache is off for it (nothing held): walk the request as it came.
+ * cache is off for it (nothing held): off, a request not read in place or
+ * naming no relation, no tags (a layout without them).  Then walk the
+ * request as it came.
  */
 bool
 svc_page_cache_begin(SvcSlot *s, int ordinal, const gh_page_ref *refs, const SvcPageTag *tags,
@@ -319,8 +321,8 @@ svc_page_cache_begin(SvcSlot *s, int ordinal, const gh_page_ref *refs, const Svc
 	PageCache  *c;
 
 	memset(h, 0, sizeof(*h));
-	if (allowed_pages() == 0 || !s->in_place || s->page_rel == InvalidOid || n == 0 ||
-		(c = cache_of(ordinal)) == NULL || c->mapped == 0)
+	if (allowed_pages() == 0 || !s->in_place || s->page_rel == InvalidOid || tags == NULL ||
+		n == 0 || (c = cache_of(ordinal)) == NULL || c->mapped == 0)
 		return false;
 	h->refs = malloc(sizeof(gh_page_ref) * n);
 	h->fills = malloc(sizeof(gh_page_fill) * n);
