@@ -707,16 +707,17 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 	return GH_OK;
 }
 
-/* One walk on a lane taken for it: no lock held; the table only read. */
-gh_status
-gh_page_probe_lane(gh_page_lane *ln, int in_place, const gh_page_scan *scan,
-				   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
-				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
-				   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
-				   gh_page_stats *stats)
+/*
+ * One walk on a lane taken for it, the fills (if any) first on the lane's
+ * stream: no lock held; the table only read.
+ */
+static gh_status
+walk_on_lane(gh_page_lane *ln, bool mapped, const gh_page_scan *scan, const gh_page_ref *refs,
+			 uint32_t n_pages, const uint8_t *page_data, size_t page_data_bytes,
+			 const uint16_t *visible, uint32_t n_visible, gh_page_match *out,
+			 size_t capacity, size_t *n_out, uint8_t *refused, gh_page_stats *stats,
+			 const gh_page_fill *fills, uint32_t n_fills)
 {
-	bool		mapped = in_place != 0;
-
 	if (!ln)
 		return gh_error(GH_ERR_INVALID, "page walk: no lane");
 	GH_CHECK(gh_page_check_request(scan, refs, n_pages, page_data, page_data_bytes, visible,
@@ -730,7 +731,18 @@ gh_page_probe_lane(gh_page_lane *ln, int in_place, const gh_page_scan *scan,
 	walk_ctx	c = {ln->stream, (uint8_t *) ln->d, ln->cub, ln->cub_bytes, ln->ev};
 
 	return walk(ln->t, c, scan, refs, n_pages, page_data, page_data_bytes, visible, n_visible,
-				out, capacity, n_out, refused, stats, mapped);
+				out, capacity, n_out, refused, stats, mapped, fills, n_fills);
+}
+
+gh_status
+gh_page_probe_lane(gh_page_lane *ln, int in_place, const gh_page_scan *scan,
+				   const gh_page_ref *refs, uint32_t n_pages, const uint8_t *page_data,
+				   size_t page_data_bytes, const uint16_t *visible, uint32_t n_visible,
+				   gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
+				   gh_page_stats *stats)
+{
+	return walk_on_lane(ln, in_place != 0, scan, refs, n_pages, page_data, page_data_bytes,
+						visible, n_visible, out, capacity, n_out, refused, stats, nullptr, 0);
 }
 
 /*
@@ -777,6 +789,7 @@ gh_page_register_host(void *ptr, size_t bytes)
 	return GH_OK;
 }
 
+/* The fills checked by gh_page_probe_at (host_page.cpp). */
 gh_status
 gh_gpu_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills,
 					 uint32_t n_fills, const gh_page_scan *scan, const gh_page_ref *refs,
@@ -784,31 +797,13 @@ gh_gpu_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills,
 					 gh_page_match *out, size_t capacity, size_t *n_out, uint8_t *refused,
 					 gh_page_stats *stats)
 {
-	if (n_fills > n_pages || (n_fills && !fills))
-		return gh_error(GH_ERR_INVALID, "page walk: %u fills for %u pages", n_fills, n_pages);
-	for (uint32_t i = 0; i < n_fills; i++)
-		if (!fills[i].src || !fills[i].dst)
-			return gh_error(GH_ERR_INVALID, "page walk: fill %u has no address", i);
-	if (!lane)
-	{
-		if (!t || t->device != GH_DEVICE_GPU)
-			return gh_error(GH_ERR_INVALID, "page walk: no GPU table to walk by address");
-		return walk_checked(t, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
-							n_visible, out, capacity, n_out, refused, stats, true, fills,
-							n_fills);
-	}
-	GH_CHECK(gh_page_check_request(scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
-								   n_visible, out, capacity, n_out, refused));
-	*n_out = 0;
-	if (plan(0, n_pages, n_visible).total > lane->bytes ||
-		n_pages > (uint32_t) (INT32_MAX / GH_PAGE_SLOTS))
-		return gh_error(GH_ERR_INVALID, "page walk: a request larger than its lane was taken for");
-	GH_TRY(cudaSetDevice(lane->t->gpu->ordinal));
-
-	walk_ctx	c = {lane->stream, (uint8_t *) lane->d, lane->cub, lane->cub_bytes, lane->ev};
-
-	return walk(lane->t, c, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible, n_visible,
-				out, capacity, n_out, refused, stats, true, fills, n_fills);
+	if (lane)
+		return walk_on_lane(lane, true, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
+							n_visible, out, capacity, n_out, refused, stats, fills, n_fills);
+	if (!t || t->device != GH_DEVICE_GPU)
+		return gh_error(GH_ERR_INVALID, "page walk: no GPU table to walk by address");
+	return walk_checked(t, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible, n_visible,
+						out, capacity, n_out, refused, stats, true, fills, n_fills);
 }
 
 gh_status
@@ -844,6 +839,7 @@ gh_gpu_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr)
 	return GH_OK;
 }
 
+/* The fills checked by gh_page_fill_pages (host_page.cpp). */
 gh_status
 gh_gpu_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills)
 {

@@ -617,20 +617,34 @@ gh_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr)
 	return GH_OK;
 }
 
+/* Fills as the caller gave them: each with both addresses, at most n_max. */
+static gh_status
+check_fills(const gh_page_fill *fills, uint32_t n_fills, uint32_t n_max)
+{
+	if (n_fills > n_max || (n_fills && !fills))
+		return gh_error(GH_ERR_INVALID, "page walk: %u fills for %u pages", n_fills, n_max);
+	for (uint32_t i = 0; i < n_fills; i++)
+		if (!fills[i].src || !fills[i].dst)
+			return gh_error(GH_ERR_INVALID, "page walk: fill %u has no address", i);
+	return GH_OK;
+}
+
+/* The host twin's fills: copies in host memory. */
+static void
+host_fills(const gh_page_fill *fills, uint32_t n_fills)
+{
+	for (uint32_t i = 0; i < n_fills; i++)
+		memcpy((void *) (uintptr_t) fills[i].dst, (const void *) (uintptr_t) fills[i].src,
+			   GH_PAGE_SIZE);
+}
+
 gh_status
 gh_page_fill_pages(int ordinal, const gh_page_fill *fills, uint32_t n_fills)
 {
+	GH_PAGE_CHECK(check_fills(fills, n_fills, UINT32_MAX));
 	if (ordinal >= 0)
 		return gh_gpu_page_fill_pages(ordinal, fills, n_fills);
-	if (n_fills && !fills)
-		return gh_error(GH_ERR_INVALID, "page walk: no fills");
-	for (uint32_t i = 0; i < n_fills; i++)
-	{
-		if (!fills[i].src || !fills[i].dst)
-			return gh_error(GH_ERR_INVALID, "page walk: fill %u has no address", i);
-		memcpy((void *) (uintptr_t) fills[i].dst, (const void *) (uintptr_t) fills[i].src,
-			   GH_PAGE_SIZE);
-	}
+	host_fills(fills, n_fills);
 	return GH_OK;
 }
 
@@ -645,10 +659,11 @@ gh_page_probe_at(gh_table *t, gh_page_lane *lane, const gh_page_fill *fills, uin
 		gh_set_last_error("page walk: the page walk takes single tables, not a partitioned one");
 		return GH_ERR_INVALID;
 	}
+	GH_PAGE_CHECK(check_fills(fills, n_fills, n_pages));
 	if (lane || (t && t->device == GH_DEVICE_GPU))
 		return gh_gpu_page_probe_at(t, lane, fills, n_fills, scan, refs, n_pages, visible,
 									n_visible, out, capacity, n_out, refused, stats);
-	GH_PAGE_CHECK(gh_page_fill_pages(-1, fills, n_fills));
+	host_fills(fills, n_fills);
 	return gh_page_probe_host(t, scan, refs, n_pages, nullptr, GH_PAGE_DATA_AT, visible,
 							  n_visible, out, capacity, n_out, refused, stats);
 }
