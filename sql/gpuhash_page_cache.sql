@@ -60,6 +60,30 @@ BEGIN
 END;
 $$;
 
+-- A chain (chain.c) with the cache on: its bottom reads tuples, never
+-- pages (ARCHITECTURE.md, "Chains"), whatever the cache holds.  pc_check's
+-- comparison with the joins in the order written; "chain" the top node's
+-- Chain Levels, "pages" whether any GPU join of it read pages.
+CREATE FUNCTION pc_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,
+                         OUT pages boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+BEGIN
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('join_collapse_limit', '1', true);
+  SELECT c.rows, c.same INTO rows, same FROM pc_check(q) c;
+  PERFORM gh_force_on();
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  SELECT max((n->>'Chain Levels')::int),
+         sum(coalesce((n->>'Pages All-Visible')::bigint, 0) + coalesce((n->>'Pages Checked')::bigint, 0)) > 0
+    INTO chain, pages
+    FROM jsonb_path_query(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+
 CREATE TABLE pc_dim (k int PRIMARY KEY, name text);
 INSERT INTO pc_dim SELECT g, 'n' || g FROM generate_series(0, 499) g;
 CREATE TABLE pc_fact (id int, k int, v numeric, note text) WITH (fillfactor = 90);
@@ -173,6 +197,40 @@ SELECT * FROM pc_check('SELECT d.k, count(*), sum(f.id) FROM pc_fact f JOIN pc_d
 SET gpuhash.gpu_aggregate = off;
 RESET gpuhash.device;
 
+-- chains: inner, left and anti bottoms, a CPU qual, pages changed in this
+-- session and in another one (aborted, committed, still open), parallel
+CREATE TABLE pc_dim2 (a int, w text);
+INSERT INTO pc_dim2 SELECT g, 'w' || g FROM generate_series(-50, 20000, 3) g;
+INSERT INTO pc_dim2 VALUES (7, 'seven again'), (NULL, 'null');
+ANALYZE pc_dim2;
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a WHERE f.v > 100 AND md5(f.note) > ''4''');
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f LEFT JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+SELECT * FROM pc_chain('SELECT f.id, e.w FROM pc_fact f LEFT JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a WHERE d.k IS NULL');
+UPDATE pc_fact SET k = 7, id = id + 1 WHERE id % 97 = 0;
+DELETE FROM pc_fact WHERE id % 89 = 0;
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+SELECT dblink_connect('pc_other', 'dbname=' || current_database() || ' port=' || current_setting('port')
+  || ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1));
+SELECT dblink_exec('pc_other', 'BEGIN; INSERT INTO pc_fact SELECT g, g % 600, -1, ''aborted'' FROM generate_series(1, 3000) g; ROLLBACK');
+SELECT dblink_exec('pc_other', 'UPDATE pc_fact SET k = 5 WHERE id % 300 = 1');
+SELECT dblink_exec('pc_other', 'BEGIN');
+SELECT dblink_exec('pc_other', 'UPDATE pc_fact SET k = 3, note = ''open'' WHERE id % 50 = 3');
+SELECT * FROM pc_chain('SELECT f.id, f.note, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+SELECT dblink_exec('pc_other', 'COMMIT');
+SELECT dblink_disconnect('pc_other');
+SELECT * FROM pc_chain('SELECT f.id, f.note, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 -- a cache smaller than the table: entries evicted and refilled by the clock
 ALTER SYSTEM SET gpuhash.page_cache_size = '1MB';
 SELECT pg_reload_conf();
@@ -186,9 +244,12 @@ ALTER SYSTEM SET gpuhash.page_cache_size = 0;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.2);
 SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
+-- and a chain's bottom reads tuples again
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 SELECT pg_reload_conf();
 
-DROP TABLE pc_fact, pc_dim, pc_unlogged;
+DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged;
 DROP FUNCTION pc_check(text, boolean);
+DROP FUNCTION pc_chain(text);
 DROP FUNCTION pc_wait_on();
