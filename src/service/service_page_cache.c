@@ -250,7 +250,12 @@ grow(PageCache *c)
 		c->entries = e;
 		c->max_arenas = m;
 	}
-	if (!size_buckets(c, (uint64) c->n_entries + n))
+	/*
+	 * Buckets for every page the setting allows, from the first arena on: a
+	 * rehash runs under the cache's lock, over entries scattered in memory,
+	 * while every walk waits for it
+	 */
+	if (!size_buckets(c, allowed))
 		return false;
 	if ((es = calloc(n, sizeof(PcEntry))) == NULL)
 		return false;
