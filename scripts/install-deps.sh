@@ -60,9 +60,10 @@ apt_progress() {
 			printf "install-deps: apt: %s %d/%s\n", name, n[name], total ? total : "?"
 		fflush(); return 1
 	}
-	/newly installed/ {
-		total = $3 + 0; q = int(total / 4); if (q < 1) q = 1
-		printf "install-deps: apt: %d packages to install\n", total; fflush(); next
+	# "U upgraded, N newly installed, ...": both kinds are unpacked and set up
+	/upgraded, .* newly installed/ {
+		total = ($1 + 0) + ($3 + 0); q = int(total / 4); if (q < 1) q = 1
+		printf "install-deps: apt: %d packages to install or upgrade\n", total; fflush(); next
 	}
 	/^(Need to get|After this operation)/ { print "install-deps: apt: " $0; fflush(); next }
 	stage("downloading", "^Get:[0-9]") { next }
