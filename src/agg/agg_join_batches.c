@@ -17,15 +17,18 @@
  * the pages are walked again.  An outer row whose key lies in another batch
  * finds no inner row in this one and folds nothing; it folds its pairs in
  * the pass of its own batch, so every pair is folded exactly once and the
- * groups add up across the passes.  One key's rows beyond the limit by
- * themselves are the error they were.
+ * groups add up across the passes.  Where a doubling cannot move the rows
+ * in memory apart (one key's rows, or keys whose hashes agree), that batch
+ * goes over the limit and the batches double no more, as a hash join's do
+ * (nodeHash.c turns growEnabled off).
  *
  * Only where a pass can walk the same outer rows again: a serial node, or
  * a participant of a parallel plan with a dimension of its own (it walks
  * again the blocks it was handed in its first walk; where the participants
  * shared one, each reads all the rows into batches of its own,
- * agg_join_par.c), dimensions of the inner plans' rows (not made from
- * pages; of a star, the one that held the most when the limit was passed),
+ * agg_join_par.c), dimensions of the inner plans' rows (one being made from
+ * pages gives them up and runs the plan, agg_join_pages.c; of a star, the
+ * one that held the most when the limit was passed),
  * an inner join (an outer join's unmatched rows are per batch: not built),
  * and groups not owned by one participant each.
  * Elsewhere the limit raises the error as before.
@@ -42,6 +45,7 @@ typedef struct GpuAggJoinBatches
 {
 	int			nbatch;			/* a power of two */
 	int			cur;			/* the batch in memory (the dimension) */
+	bool		growth_off;		/* a doubling could not move its rows apart */
 	BufFile   **files;			/* the others' rows, in rows_cxt's parent;
 								 * NULL until one is written */
 } GpuAggJoinBatches;
@@ -74,7 +78,8 @@ gpuhash_agg_join_rows_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return !j->preserve_inner && j->pages == NULL && as->exch == NULL;
+	return !j->preserve_inner && (j->pages == NULL || gpuhash_agg_join_pages_given_up(j)) &&
+		as->exch == NULL;
 }
 
 /* A row to f: its packed key, then its minimal tuple. */
@@ -134,20 +139,25 @@ to_file(GpuAggJoin *j, int i, uint64 key, MinimalTuple tup)
 
 /*
  * Twice the batches: the rows in memory whose batch is now a later one go
- * to its file, their memory with them.  One key's rows over the limit
- * cannot be split: that is the error.
+ * to its file, their memory with them.  Where that moves none of them or
+ * all (or they are one key's, or the batches are at their most), no
+ * doubling will: growth goes off.
  */
 static void
-grow(GpuAggJoin *j, Size limit)
+grow(GpuAggJoin *j)
 {
 	GpuAggJoinBatches *b = j->batches;
-	uint64		kept = 0;
+	uint64		kept = 0,
+				before = j->nrows;
 	bool		one_key = true;
 
 	for (uint64 r = 1; r < j->nrows && one_key; r++)
 		one_key = j->rows[r].key == j->rows[0].key;
 	if (one_key || b->nbatch >= (1 << 20))
-		gpuhash_agg_join_too_big(limit);
+	{
+		b->growth_off = true;
+		return;
+	}
 	b->nbatch *= 2;
 	b->files = repalloc(b->files, sizeof(BufFile *) * b->nbatch);
 	memset(b->files + b->nbatch / 2, 0, sizeof(BufFile *) * (b->nbatch / 2));
@@ -167,6 +177,16 @@ grow(GpuAggJoin *j, Size limit)
 	}
 	j->nrows = kept;
 	j->inner_batches = b->nbatch;
+	if (kept == 0 || kept == before)
+		b->growth_off = true;
+}
+
+/* The batches doubled while the batch in memory is over limit and they may. */
+static void
+fit(GpuAggJoin *j, Size limit)
+{
+	while (j->bytes > limit && !j->batches->growth_off)
+		grow(j);
 }
 
 /* A row of the batch in memory, kept there; the batches doubled past limit. */
@@ -174,8 +194,7 @@ static void
 keep(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size limit)
 {
 	gpuhash_agg_join_keep_tuple(j, key, tup, SIZE_MAX);
-	while (j->bytes > limit)
-		grow(j, limit);
+	fit(j, limit);
 }
 
 /*
@@ -192,12 +211,12 @@ gpuhash_agg_join_batches_begin(GpuAggJoin *j, Size limit)
 	b->files = palloc0(sizeof(BufFile *));
 	MemoryContextSwitchTo(old);
 	j->batches = b;
-	while (j->bytes > limit)
-		grow(j, limit);
+	fit(j, limit);
 }
 
 /*
- * j's rows in memory within limit, in batches from here on if they were not
+ * j's rows in memory within limit (as far as doublings split them), in
+ * batches from here on if they were not
  * (a star's dimension, whose share of the limit shrinks as the others
  * grow, agg_star.c).
  */
@@ -206,8 +225,7 @@ gpuhash_agg_join_batches_fit(GpuAggJoin *j, Size limit)
 {
 	if (j->batches == NULL)
 		gpuhash_agg_join_batches_begin(j, limit);
-	while (j->bytes > limit)
-		grow(j, limit);
+	fit(j, limit);
 }
 
 /* A further inner row, after batches_begin: kept, or to its batch's file. */
@@ -226,8 +244,7 @@ gpuhash_agg_join_batch_row(GpuAggJoin *j, uint64 key, TupleTableSlot *slot, Size
 		to_file(j, i, key, tup);
 		pfree(tup);
 	}
-	while (j->bytes > limit)
-		grow(j, limit);
+	fit(j, limit);
 }
 
 /*
