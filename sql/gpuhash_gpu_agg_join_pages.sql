@@ -204,6 +204,50 @@ SELECT * FROM jg_check($$
   SELECT count(*), sum(l_quantity) FROM jg_li JOIN jg_part ON l_partkey = p_partkey
   WHERE p_name ~ 'part 1.' $$);
 
+-- a dimension from pages that outgrows work_mem x hash_mem_multiplier at
+-- run time (its statistics say short tags, they are 31 bytes): the walk
+-- gives the pages up and the inner plan's rows go to batches, a pass over
+-- the outer pages a batch (agg_join_batches.c), serially and with a
+-- dimension per participant; one shared by the participants is the error
+CREATE TABLE jg_many (k int4, q int4) WITH (autovacuum_enabled = off);
+INSERT INTO jg_many SELECT CASE WHEN i % 101 = 0 THEN NULL ELSE i % 3500 END, i % 10
+FROM generate_series(1, 200000) i;
+CREATE TABLE jg_grow (g_key int4, g_tag text, g_m int4) WITH (autovacuum_enabled = off);
+INSERT INTO jg_grow SELECT i, 'tag ' || i, i % 13 FROM generate_series(1, 50) i;
+VACUUM ANALYZE jg_many, jg_grow;
+INSERT INTO jg_grow SELECT i % 3000, repeat('g', 30) || i % 3, i % 7 FROM generate_series(1, 40000) i;
+SET work_mem = '1MB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM jg_check('SELECT g_tag, count(*), sum(q), sum(g_m) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag');
+SELECT * FROM jg_check('SELECT g_tag, q, sum(g_m) FROM jg_many JOIN jg_grow ON k = g_key WHERE g_m > 2 GROUP BY g_tag, q');
+SELECT l FROM jg_figures('SELECT g_tag, count(*) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag') l
+WHERE l ~ '^(Dimension|Inner Pages Given Up|Inner Pages Refused)';
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuhash.shared_dimension = off;
+SELECT * FROM jg_check('SELECT g_tag, count(*), sum(q), sum(g_m) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag');
+SET gpuhash.shared_dimension = on;
+SELECT l FROM jg_explain('SELECT g_tag, count(*) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag') l
+WHERE l ~ 'Dimension';
+DO $$
+BEGIN
+  PERFORM jg_on(true);
+  PERFORM g_tag, count(*) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag;
+  RAISE WARNING 'no error';
+EXCEPTION WHEN program_limit_exceeded THEN
+  RAISE WARNING 'shared: %', regexp_replace(SQLERRM, '\(\d+ kB\)', '(N kB)');
+END $$;
+RESET gpuhash.shared_dimension;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE jg_many, jg_grow;
+
 -- parallel: a dimension per participant from pages; shared from rows
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;

@@ -233,6 +233,7 @@ extern void gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bo
 										   ExplainState *es);
 extern bool gpuhash_agg_join_pages_active(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_walk(GpuPreAggState *as);
+extern bool gpuhash_agg_join_pages_given_up(const GpuAggJoin *j);
 extern void gpuhash_agg_join_pages_free_rows(GpuPreAggState *as);
 extern Size gpuhash_agg_join_pages_estimate(GpuPreAggState *as);
 extern void gpuhash_agg_join_pages_init_dsm(GpuPreAggState *as, void *space, bool reinit);

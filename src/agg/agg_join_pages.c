@@ -197,7 +197,12 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	gpuhash_agg_join_pages_rows_plan(as);
 }
 
-/* Room for more rows; the dimension within work_mem x hash_mem_multiplier. */
+/*
+ * Room for more rows; the dimension within work_mem x hash_mem_multiplier.
+ * Past it, where the plan's rows could go to batches (may_give_up), the
+ * walk stops after this request and the rows come from the plan instead;
+ * elsewhere it is the error it was.
+ */
 static void
 reserve_rows(GpuAggJoin *j, uint64 more, int ncols)
 {
@@ -219,7 +224,11 @@ reserve_rows(GpuAggJoin *j, uint64 more, int ncols)
 	}
 	j->bytes = jp->n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + jp->heap.len;
 	if (j->bytes > limit)
-		gpuhash_agg_join_too_big(limit);
+	{
+		if (!jp->may_give_up)
+			gpuhash_agg_join_too_big(limit);
+		jp->given_up = true;
+	}
 }
 
 /* A request's rows appended: by-reference offsets moved past the heap so far. */
@@ -485,7 +494,15 @@ gpuhash_agg_join_pages_abandon(GpuPreAggState *as, bool release_pins)
 bool
 gpuhash_agg_join_pages_active(GpuPreAggState *as)
 {
-	return as->join->pages != NULL && as->why_cpu == NULL && as->aprog != NULL;
+	return as->join->pages != NULL && !as->join->pages->given_up && as->why_cpu == NULL &&
+		as->aprog != NULL;
+}
+
+/* Did this run give its pages up for the inner plan's rows (past work_mem)? */
+bool
+gpuhash_agg_join_pages_given_up(const GpuAggJoin *j)
+{
+	return j->pages != NULL && j->pages->given_up;
 }
 
 /*
@@ -543,6 +560,12 @@ gpuhash_agg_join_pages_walk(GpuPreAggState *as)
 			next_answer = (next_answer + 1) % GPUAGG_DIM_PIPELINE;
 			filled--;
 			CHECK_FOR_INTERRUPTS();
+			if (jp->given_up)
+			{
+				/* the requests still in flight dropped, their pins with them */
+				gpuhash_agg_join_pages_abandon(as, true);
+				break;
+			}
 		}
 	}
 	PG_CATCH();
@@ -594,7 +617,18 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	ncols = as->aprog->join.ninner;
 	INSTR_TIME_SET_CURRENT(t0);
 	jp->used = true;
+	/* as the rows path can batch: an inner join, a dimension of its own */
+	jp->may_give_up = !j->preserve_inner && as->exch == NULL && j->shared == NULL;
 	gpuhash_agg_join_pages_walk(as);
+	if (jp->given_up)
+	{
+		/* past work_mem: the plan's rows, in batches (agg_join_batches.c) */
+		gpuhash_agg_join_pages_free_rows(as);
+		jp->used = false;
+		j->inner_rows = 0;
+		j->build_ms += gpuhash_ms_since(t0);
+		return false;
+	}
 	j->collected = true;
 	/* an outer join: positions by key, then block order (agg_join_pages_rows.c) */
 	if (jp->block_order)
@@ -650,7 +684,7 @@ gpuhash_agg_join_pages_rescan(GpuPreAggState *as)
 	if (jp == NULL)
 		return;
 	gpuhash_heap_scan_rescan(jp->os);
-	jp->used = jp->shared = false;
+	jp->used = jp->shared = jp->given_up = false;
 	if (jp->cpu_os != NULL)
 		gpuhash_heap_scan_rescan(jp->cpu_os);
 	jp->keys = NULL;
@@ -700,6 +734,9 @@ gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, jp->refused, es);
 	ExplainPropertyUInteger("Inner Rows From CPU", NULL, jp->cpu_rows, es);
 	ExplainPropertyUInteger("Inner Requests In Service", NULL, jp->in_service, es);
+	/* its rows passed work_mem: the dimension came from the inner plan's rows */
+	if (jp->given_up)
+		ExplainPropertyText("Inner Pages Given Up", "past work_mem", es);
 	if (es->timing)
 		ExplainPropertyFloat("Inner Walk Time", "ms", jp->walk_ms, 3, es);
 }

@@ -77,6 +77,8 @@ typedef struct GpuAggJoinPages
 	bool		block_order;
 	bool		used;			/* this run's dimension is from pages */
 	bool		shared;			/* ... walked by all participants */
+	bool		may_give_up;	/* past work_mem, the plan's rows in batches */
+	bool		given_up;		/* ... as this run's were */
 	uint64		dim_rows;		/* the dimension's rows, all participants' */
 	uint64		all_pages;		/* shared: pages every participant walked */
 	uint32		walkers;		/* ... participants that walked some */
