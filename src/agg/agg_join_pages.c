@@ -610,6 +610,7 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	GpuAggJoin *j = as->join;
 	GpuAggJoinPages *jp = j->pages;
 	int			ncols;
+	uint64		inner_rows;
 	instr_time	t0;
 
 	if (!gpuhash_agg_join_pages_active(as))
@@ -619,13 +620,18 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	jp->used = true;
 	/* as the rows path can batch: an inner join, a dimension of its own */
 	jp->may_give_up = !j->preserve_inner && as->exch == NULL && j->shared == NULL;
+	inner_rows = j->inner_rows;
 	gpuhash_agg_join_pages_walk(as);
 	if (jp->given_up)
 	{
-		/* past work_mem: the plan's rows, in batches (agg_join_batches.c) */
+		/*
+		 * Past work_mem: the plan's rows, in batches (agg_join_batches.c),
+		 * counted as they come; the scan's own pin goes now
+		 */
 		gpuhash_agg_join_pages_free_rows(as);
+		gpuhash_heap_scan_rescan(jp->os);
 		jp->used = false;
-		j->inner_rows = 0;
+		j->inner_rows = inner_rows;
 		j->build_ms += gpuhash_ms_since(t0);
 		return false;
 	}
