@@ -292,20 +292,21 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 DROP TABLE ja_grow;
 
--- one key's rows beyond the limit at run time (statistics say 50 rows;
--- 20 000 more share key 7): no doubling moves them apart, so their batch
--- goes over the limit and the batches double no more, as a hash join's
+-- one key's rows beyond the limit at run time (statistics say 50 short
+-- rows; 20 000 more of 40-byte pads share key 7, 1.7 MB of rows alone): no
+-- doubling moves them apart, so their batch goes over the limit and the
+-- batches double no more, as a hash join's
 CREATE TABLE ja_skew (s_partkey int, s_m int, s_pad text) WITH (autovacuum_enabled = off);
 INSERT INTO ja_skew SELECT i, i % 13, 'p' FROM generate_series(1, 50) i;
 ANALYZE ja_skew;
-INSERT INTO ja_skew SELECT 7, i % 5, repeat('s', 40) FROM generate_series(1, 20000) i;
+INSERT INTO ja_skew SELECT 7, i % 5, repeat('s', 39) || i % 2 FROM generate_series(1, 20000) i;
 INSERT INTO ja_skew SELECT 1000 + i % 900, i % 3, repeat('t', 40) FROM generate_series(1, 9000) i;
 SET work_mem = '1MB';
 SET hash_mem_multiplier = 1;
 SET gpuhash.dimension_pages = off;
-SELECT * FROM ja_check('SELECT l_suppkey, count(*), sum(l_quantity), sum(s_m) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey GROUP BY l_suppkey');
-SELECT * FROM ja_check('SELECT count(*), sum(s_m), max(s_m) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey WHERE l_quantity > 10');
-SELECT l FROM ja_figures('SELECT count(*), sum(s_m) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey') l
+SELECT * FROM ja_check('SELECT s_pad, count(*), sum(l_quantity), sum(s_m) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey GROUP BY s_pad');
+SELECT * FROM ja_check('SELECT s_pad, l_suppkey, sum(s_m) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey WHERE l_quantity > 10 GROUP BY s_pad, l_suppkey');
+SELECT l FROM ja_figures('SELECT s_pad, count(*) FROM ja_li JOIN ja_skew ON l_partkey = s_partkey GROUP BY s_pad') l
 WHERE l ~ '^(GPU Join|Inner Rows|Inner Batches)';
 RESET gpuhash.dimension_pages;
 RESET work_mem;

@@ -139,9 +139,10 @@ to_file(GpuAggJoin *j, int i, uint64 key, MinimalTuple tup)
 
 /*
  * Twice the batches: the rows in memory whose batch is now a later one go
- * to its file, their memory with them.  Where that moves none of them or
- * all (or they are one key's, or the batches are at their most), no
- * doubling will: growth goes off.
+ * to its file, their memory with them.  Where that moved none of them or
+ * all (one key's rows, or keys whose hashes agree), no doubling will:
+ * growth goes off, as nodeHash.c decides after a doubling, so the rows of
+ * other keys still go to the batches made so far.
  */
 static void
 grow(GpuAggJoin *j)
@@ -149,11 +150,8 @@ grow(GpuAggJoin *j)
 	GpuAggJoinBatches *b = j->batches;
 	uint64		kept = 0,
 				before = j->nrows;
-	bool		one_key = true;
 
-	for (uint64 r = 1; r < j->nrows && one_key; r++)
-		one_key = j->rows[r].key == j->rows[0].key;
-	if (one_key || b->nbatch >= (1 << 20))
+	if (b->nbatch >= (1 << 20))
 	{
 		b->growth_off = true;
 		return;
@@ -275,11 +273,23 @@ gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size l
 	}
 }
 
-/* Is a batch left to load? */
+/*
+ * Is a batch with rows left to load?  Rows only move on to later batches,
+ * and every earlier file has been read, so a later batch without a file
+ * has no row: its pass over the outer pages (an inner join's, folding
+ * nothing) is skipped, as nodeHashjoin.c skips an empty batch.
+ */
 bool
 gpuhash_agg_join_more_batches(GpuAggJoin *j)
 {
-	return j->batches != NULL && j->batches->cur + 1 < j->batches->nbatch;
+	GpuAggJoinBatches *b = j->batches;
+
+	if (b == NULL)
+		return false;
+	for (int i = b->cur + 1; i < b->nbatch; i++)
+		if (b->files[i] != NULL)
+			return true;
+	return false;
 }
 
 /*
@@ -300,7 +310,10 @@ gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit)
 	j->nrows = j->cap = 0;
 	j->bytes = 0;
 	j->rows_sorted = false;
-	b->cur++;
+	/* the next batch with rows (more_batches said there is one) */
+	do
+		b->cur++;
+	while (b->files[b->cur] == NULL && b->cur + 1 < b->nbatch);
 	f = b->files[b->cur];
 	b->files[b->cur] = NULL;
 	if (f == NULL)
