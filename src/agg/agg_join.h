@@ -224,6 +224,19 @@ extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, boo
 extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot,
 									   gh_agg_inval *out, StringInfo heap);
 
+/*
+ * Could the node's inner rows go to batches (agg_join_batches.c), wherever
+ * they come from?  An inner join (an outer join's unmatched rows are per
+ * batch: not built), groups not owned.  A dimension being made from pages
+ * asks this before its walk, to give the pages up past the limit
+ * (agg_join_pages.c).
+ */
+static inline bool
+gpuhash_agg_join_batchable(GpuPreAggState *as)
+{
+	return !as->join->preserve_inner && as->exch == NULL;
+}
+
 /* agg_join_pages.c */
 extern void gpuhash_agg_join_pages_plan(GpuPreAggState *as);
 extern bool gpuhash_agg_join_pages_collect(GpuPreAggState *as);

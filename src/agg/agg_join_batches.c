@@ -78,9 +78,10 @@ gpuhash_agg_join_rows_can_batch(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 
-	return !j->preserve_inner && (j->pages == NULL || gpuhash_agg_join_pages_given_up(j)) &&
-		as->exch == NULL;
+	return gpuhash_agg_join_batchable(as) &&
+		(j->pages == NULL || gpuhash_agg_join_pages_given_up(j));
 }
+
 
 /* A row to f: its packed key, then its minimal tuple. */
 void
@@ -273,6 +274,16 @@ gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size l
 	}
 }
 
+/* The first later batch with a file, -1 if none. */
+static int
+next_with_rows(const GpuAggJoinBatches *b)
+{
+	for (int i = b->cur + 1; i < b->nbatch; i++)
+		if (b->files[i] != NULL)
+			return i;
+	return -1;
+}
+
 /*
  * Is a batch with rows left to load?  Rows only move on to later batches,
  * and every earlier file has been read, so a later batch without a file
@@ -282,14 +293,7 @@ gpuhash_agg_join_batch_tuple(GpuAggJoin *j, uint64 key, MinimalTuple tup, Size l
 bool
 gpuhash_agg_join_more_batches(GpuAggJoin *j)
 {
-	GpuAggJoinBatches *b = j->batches;
-
-	if (b == NULL)
-		return false;
-	for (int i = b->cur + 1; i < b->nbatch; i++)
-		if (b->files[i] != NULL)
-			return true;
-	return false;
+	return j->batches != NULL && next_with_rows(j->batches) >= 0;
 }
 
 /*
@@ -302,6 +306,7 @@ gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit)
 {
 	GpuAggJoinBatches *b = j->batches;
 	BufFile    *f;
+	int			next;
 	uint64		key;
 	MinimalTuple tup;
 
@@ -311,13 +316,11 @@ gpuhash_agg_join_load_next_batch(GpuAggJoin *j, Size limit)
 	j->bytes = 0;
 	j->rows_sorted = false;
 	/* the next batch with rows (more_batches said there is one) */
-	do
-		b->cur++;
-	while (b->files[b->cur] == NULL && b->cur + 1 < b->nbatch);
+	if ((next = next_with_rows(b)) < 0)
+		elog(ERROR, "gpuhash: no inner batch with rows left to load");
+	b->cur = next;
 	f = b->files[b->cur];
 	b->files[b->cur] = NULL;
-	if (f == NULL)
-		return;					/* no row fell in this batch */
 	if (BufFileSeek(f, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),

@@ -618,8 +618,8 @@ gpuhash_agg_join_pages_collect(GpuPreAggState *as)
 	ncols = as->aprog->join.ninner;
 	INSTR_TIME_SET_CURRENT(t0);
 	jp->used = true;
-	/* as the rows path can batch: an inner join, a dimension of its own */
-	jp->may_give_up = !j->preserve_inner && as->exch == NULL && j->shared == NULL;
+	/* as the rows path can batch, a dimension of its own */
+	jp->may_give_up = gpuhash_agg_join_batchable(as) && j->shared == NULL;
 	inner_rows = j->inner_rows;
 	gpuhash_agg_join_pages_walk(as);
 	if (jp->given_up)
