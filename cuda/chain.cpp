@@ -108,13 +108,10 @@ gh_chain_window(uint64_t total, uint64_t skip, bool whole, uint64_t capacity, ui
 	return GH_OK;
 }
 
-/* Both probes: the arguments checked, then the device's probe. */
+/* A probe's arguments checked (both probes and a probe on a lane). */
 static gh_status
-chain_probe(const gh_chain_level *levels, int n_levels,
-			const uint64_t *outer_keys, const uint8_t *outer_valid,
-			int n_outer_cols, size_t n, uint64_t skip, bool whole,
-			uint32_t *out_outer, uint32_t *out_pos,
-			uint64_t capacity, uint64_t *total, uint64_t *written, double *level_ms)
+chain_check(const gh_chain_level *levels, int n_levels, const uint64_t *outer_keys,
+			int n_outer_cols, size_t n, const uint64_t *total)
 {
 	if (!levels || n_levels < 1 || !total || n_outer_cols < 1 || (n > 0 && !outer_keys))
 		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
@@ -149,10 +146,25 @@ chain_probe(const gh_chain_level *levels, int n_levels,
 								l, kp->from_level);
 		}
 	}
+	return GH_OK;
+}
+
+/* Both probes: the arguments checked, then the device's probe. */
+static gh_status
+chain_probe(const gh_chain_level *levels, int n_levels,
+			const uint64_t *outer_keys, const uint8_t *outer_valid,
+			int n_outer_cols, size_t n, uint64_t skip, bool whole,
+			uint32_t *out_outer, uint32_t *out_pos,
+			uint64_t capacity, uint64_t *total, uint64_t *written, double *level_ms)
+{
+	gh_status	st = chain_check(levels, n_levels, outer_keys, n_outer_cols, n, total);
+
+	if (st != GH_OK)
+		return st;
 	if (levels[0].table->device == GH_DEVICE_GPU)
 		return gh_gpu_chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n,
 								  skip, whole, out_outer, out_pos, capacity, total, written,
-								  level_ms);
+								  level_ms, NULL, NULL);
 	return gh_host_chain_probe(levels, n_levels, outer_keys, outer_valid, n, skip, whole,
 							   out_outer, out_pos, capacity, total, written, level_ms);
 }
@@ -182,6 +194,49 @@ gh_chain_probe_window(const gh_chain_level *levels, int n_levels,
 	*written = 0;
 	return chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip, false,
 					   out_outer, out_pos, capacity, total, written, level_ms);
+}
+
+gh_status
+gh_chain_lane_take(gh_table *t, int n_levels, int n_outer_cols, size_t n, int has_valid,
+				   gh_page_lane **lane)
+{
+	if (!lane)
+		return gh_error(GH_ERR_INVALID, "invalid chain lane arguments");
+	*lane = NULL;
+	if (!t || t->device != GH_DEVICE_GPU || t->n_parts > 0)
+		return GH_OK;
+	if (n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS || n_outer_cols < 1)
+		return gh_error(GH_ERR_INVALID, "invalid chain lane arguments");
+	return gh_gpu_chain_lane_take(t, n_levels, n_outer_cols, n, has_valid != 0, lane);
+}
+
+gh_status
+gh_chain_probe_lane(gh_page_lane *lane, const gh_chain_level *levels, int n_levels,
+					const uint64_t *outer_keys, const uint8_t *outer_valid,
+					int n_outer_cols, size_t n, uint64_t skip,
+					uint32_t *out_outer, uint32_t *out_pos,
+					uint64_t capacity, uint64_t *total, uint64_t *written,
+					double *level_ms, int *lane_short)
+{
+	bool		is_short = false;
+	gh_status	st;
+
+	if (lane_short)
+		*lane_short = 0;
+	if (!lane || !written)
+		return gh_error(GH_ERR_INVALID, "invalid chain probe arguments");
+	*written = 0;
+	st = chain_check(levels, n_levels, outer_keys, n_outer_cols, n, total);
+	if (st != GH_OK)
+		return st;
+	if (levels[0].table->device != GH_DEVICE_GPU)
+		return gh_error(GH_ERR_INVALID, "a chain probe on a lane needs a GPU table");
+	st = gh_gpu_chain_probe(levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip,
+							false, out_outer, out_pos, capacity, total, written, level_ms, lane,
+							&is_short);
+	if (lane_short)
+		*lane_short = is_short;
+	return st;
 }
 
 /*

@@ -147,7 +147,14 @@ gh_gpu_set_carried(gh_table *, const uint64_t *, const uint8_t *, int, bool)
 
 gh_status
 gh_gpu_chain_probe(const gh_chain_level *, int, const uint64_t *, const uint8_t *, int, size_t,
-				   uint64_t, bool, uint32_t *, uint32_t *, uint64_t, uint64_t *, uint64_t *, double *)
+				   uint64_t, bool, uint32_t *, uint32_t *, uint64_t, uint64_t *, uint64_t *, double *,
+				   gh_page_lane *, bool *)
+{
+	return no_gpu();
+}
+
+gh_status
+gh_gpu_chain_lane_take(gh_table *, int, int, size_t, bool, gh_page_lane **)
 {
 	return no_gpu();
 }

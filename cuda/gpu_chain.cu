@@ -14,6 +14,9 @@
  */
 #include "gpu_common.cuh"
 #include "gpu_probe.cuh"
+#include "lane.cuh"
+
+#include <algorithm>
 
 #include <cub/device/device_scan.cuh>
 
@@ -184,15 +187,67 @@ expand_kernel(uint64_t total, uint64_t m, int level, int kind,
 	}
 }
 
+/*
+ * Where a chain probe's device scratch comes from: the first level's table
+ * (gh_dmalloc on its stream, within its budget; a buffer made again frees
+ * its old memory), or a lane's scratch, taken in order and never freed
+ * within the probe.  A lane too small notes in want what would have done
+ * (twice what it has, at least), for the lane's next take.
+ */
+struct chain_mem
+{
+	gh_table   *t;
+	gh_page_lane *lane;
+	size_t		used = 0;
+	size_t		want = 0;
+
+	chain_mem(gh_table *tab, gh_page_lane *ln) : t(tab), lane(ln) {}
+};
+
+struct chain_buf
+{
+	chain_mem  *m;
+	gh_dscratch own;
+	void	   *p = nullptr;
+
+	explicit	chain_buf(chain_mem *mem) : m(mem), own(mem->t) {}
+	gh_status	alloc(size_t b)
+	{
+		if (!m->lane)
+		{
+			GH_CHECK(own.alloc(b));
+			p = own.p;
+			return GH_OK;
+		}
+
+		size_t		at = gh_align256(m->used);
+
+		if (at + b > m->lane->bytes)
+		{
+			m->want = std::max(m->want, std::max(2 * m->lane->bytes, at + b));
+			p = nullptr;
+			return gh_error(GH_ERR_GPU_MEMORY, "a chain probe needs more than its lane's %zu bytes",
+							m->lane->bytes);
+		}
+		p = (uint8_t *) m->lane->d + at;
+		m->used = at + (b ? b : 1);
+		return GH_OK;
+	}
+	template <typename T> T *as() const
+	{
+		return (T *) p;
+	}
+};
+
 /* One set of combinations on the device (chain.cpp's chain_set). */
 struct dev_set
 {
-	gh_dscratch outer;
-	gh_dscratch pos;
+	chain_buf	outer;
+	chain_buf	pos;
 	uint64_t	cap = 0;
 	uint64_t	n = 0;
 
-	explicit	dev_set(gh_table *t) : outer(t), pos(t) {}
+	explicit	dev_set(chain_mem *m) : outer(m), pos(m) {}
 	gh_status	reserve(uint64_t want, int n_levels)
 	{
 		cap = want ? want : 1;
@@ -275,27 +330,35 @@ gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int 
 	return GH_OK;
 }
 
-gh_status
-gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
-				   const uint64_t *outer_keys, const uint8_t *outer_valid,
-				   int n_outer_cols, size_t n, uint64_t skip, bool whole,
-				   uint32_t *out_outer, uint32_t *out_pos,
-				   uint64_t capacity, uint64_t *total, uint64_t *written,
-				   double *level_ms)
+/*
+ * The probe on the first level's table's stream and memory (lane NULL: the
+ * caller holds every level's lock), or on a lane of that table (no lock:
+ * the tables only read, each level looked up on the lane's stream).  A
+ * lane whose scratch is too small ends the probe with GH_ERR_GPU_MEMORY
+ * and *lane_short set, nothing written, its want noted in the lane.
+ */
+static gh_status
+chain_probe_on(gh_page_lane *lane, const gh_chain_level *levels, int n_levels,
+			   const uint64_t *outer_keys, const uint8_t *outer_valid,
+			   int n_outer_cols, size_t n, uint64_t skip, bool whole,
+			   uint32_t *out_outer, uint32_t *out_pos,
+			   uint64_t capacity, uint64_t *total, uint64_t *written,
+			   double *level_ms, chain_mem &mem)
 {
 	gh_table   *t0 = levels[0].table;
 	gh_gpu_state *g = t0->gpu;
-	cudaStream_t st = g->stream;
+	cudaStream_t st = lane ? lane->stream : g->stream;
 	uint64_t	cells = (uint64_t) n_outer_cols * n;
-	gh_dscratch d_okeys(t0),
-				d_ovalid(t0),
-				keys(t0),
-				ok(t0),
-				ranges(t0),
-				counts(t0),
-				starts(t0);
-	dev_set		a(t0),
-				b(t0);
+	chain_buf	d_okeys(&mem),
+				d_ovalid(&mem),
+				keys(&mem),
+				ok(&mem),
+				ranges(&mem),
+				counts(&mem),
+				starts(&mem),
+				cub_tmp(&mem);
+	dev_set		a(&mem),
+				b(&mem);
 	dev_set    *cur = &a,
 			   *next = &b;
 	level_events ev;
@@ -367,11 +430,17 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 			m, cur->outer.as<uint32_t>(), parts, keys.as<uint64_t>(), ok.as<uint8_t>());
 		GH_LAUNCHED();
 
-		/* the level's table looks them up on its own stream */
 		if (lv->table->n_rows == 0)
 			GH_TRY(cudaMemsetAsync(ranges.p, 0, m * sizeof(gh_range), st));
+		else if (lane)
+		{
+			/* on the lane's stream: the lookup only reads the level's table */
+			GH_CHECK(gh_gpu_lookup_on(lv->table, st, keys.as<uint64_t>(), m,
+									  ranges.as<gh_range>(), nullptr));
+		}
 		else
 		{
+			/* the level's table looks them up on its own stream */
 			GH_TRY(cudaStreamSynchronize(st));
 			GH_CHECK(gh_gpu_lookup_device(lv->table, keys.as<uint64_t>(), m, ranges.as<gh_range>(),
 										  nullptr));
@@ -384,11 +453,21 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		GH_LAUNCHED();
 
 		size_t		tmp = 0;
+		void	   *cub;
 
 		GH_TRY(cub::DeviceScan::ExclusiveSum(nullptr, tmp, counts.as<uint64_t>(),
 											 starts.as<uint64_t>(), (int64_t) m, st));
-		GH_CHECK(gh_cub_reserve(t0, tmp));
-		GH_TRY(cub::DeviceScan::ExclusiveSum(g->d_cub, tmp, counts.as<uint64_t>(),
+		if (lane)
+		{
+			GH_CHECK(cub_tmp.alloc(tmp));
+			cub = cub_tmp.p;
+		}
+		else
+		{
+			GH_CHECK(gh_cub_reserve(t0, tmp));
+			cub = g->d_cub;
+		}
+		GH_TRY(cub::DeviceScan::ExclusiveSum(cub, tmp, counts.as<uint64_t>(),
 											 starts.as<uint64_t>(), (int64_t) m, st));
 
 		uint64_t	last_start,
@@ -439,4 +518,86 @@ gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 		level_ms[l] += ms;
 	}
 	return GH_OK;
+}
+
+gh_status
+gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
+				   const uint64_t *outer_keys, const uint8_t *outer_valid,
+				   int n_outer_cols, size_t n, uint64_t skip, bool whole,
+				   uint32_t *out_outer, uint32_t *out_pos,
+				   uint64_t capacity, uint64_t *total, uint64_t *written,
+				   double *level_ms, gh_page_lane *lane, bool *lane_short)
+{
+	chain_mem	mem(levels[0].table, lane);
+	gh_status	st;
+
+	if (lane_short)
+		*lane_short = false;
+	if (lane && lane->t != levels[0].table)
+		return gh_error(GH_ERR_INVALID, "a chain probe on a lane of another table than level 0's");
+	st = chain_probe_on(lane, levels, n_levels, outer_keys, outer_valid, n_outer_cols, n, skip,
+						whole, out_outer, out_pos, capacity, total, written, level_ms, mem);
+	if (lane && st != GH_OK)
+	{
+		/* nothing of it stays in flight: the lane's scratch is used again */
+		cudaStreamSynchronize(lane->stream);
+		cudaGetLastError();
+		if (mem.want > 0)
+		{
+			lane->chain_want = std::max(lane->chain_want, mem.want);
+			if (lane_short)
+				*lane_short = true;
+		}
+	}
+	return st;
+}
+
+/*
+ * Scratch for a chain probe of n outer rows, ncols key columns, levels
+ * levels, where no level yields more than combos combinations: what
+ * chain_probe_on takes from a lane.
+ */
+size_t
+gh_gpu_chain_lane_bytes(int n_levels, int ncols, uint64_t n, bool has_valid, uint64_t combos)
+{
+	size_t		cub = 0,
+				at = 0;
+	uint64_t	m = std::max<uint64_t>(std::max<uint64_t>(n, combos), 1);
+	auto		put = [&](size_t bytes) {
+		at = gh_align256(at) + (bytes ? bytes : 1);
+	};
+
+	cub::DeviceScan::ExclusiveSum(nullptr, cub, (uint64_t *) nullptr, (uint64_t *) nullptr,
+								  (int64_t) m, (cudaStream_t) 0);
+	put((size_t) ncols * n * 8);
+	if (has_valid)
+		put((size_t) ncols * n);
+	put(n * 4);
+	put(n * 4 * (uint64_t) n_levels);
+	for (int l = 0; l < n_levels; l++)
+	{
+		put(m * 8);
+		put(m);
+		put(m * sizeof(gh_range));
+		put(m * 8);
+		put(m * 8);
+		put(cub);
+		put(m * 4);
+		put(m * 4 * (uint64_t) n_levels);
+	}
+	return gh_align256(at);
+}
+
+/*
+ * A lane of t for chain probes of up to n outer rows, sized as if no level
+ * yielded more combinations than outer rows (or what an earlier probe on
+ * a lane of t asked for), under the caller's lock on t.
+ */
+gh_status
+gh_gpu_chain_lane_take(gh_table *t, int n_levels, int n_outer_cols, size_t n, bool has_valid,
+					   gh_page_lane **lane)
+{
+	GH_TRY(cudaSetDevice(t->gpu->ordinal));
+	return gh_gpu_lane_take(t, gh_gpu_chain_lane_bytes(n_levels, n_outer_cols, n, has_valid, n),
+							0, true, lane);
 }

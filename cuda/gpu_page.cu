@@ -24,25 +24,13 @@
 #include "gpu_common.cuh"
 #include "page_internal.h"
 #include "page_walk.cuh"
+#include "lane.cuh"
 
 #include <algorithm>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/transform_iterator.h>
 
 constexpr int PAGE_THREADS = 128;
-
-/* A walk's own stream, scratch and events (the table's lanes: gh_page_gpu). */
-struct gh_page_lane
-{
-	gh_table   *t = nullptr;
-	cudaStream_t stream = nullptr;
-	void	   *d = nullptr;
-	size_t		bytes = 0;
-	void	   *cub = nullptr;
-	size_t		cub_bytes = 0;
-	cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
-	gh_page_lane *next = nullptr;	/* in the free list */
-};
 
 /*
  * The table's page-walk scratch (gh_gpu_state.page): the one gh_page_probe*
@@ -56,6 +44,8 @@ struct gh_page_gpu
 	cudaEvent_t ev[4] = {nullptr, nullptr, nullptr, nullptr};
 	gh_page_lane *free_lanes = nullptr;
 	int			n_lanes = 0;	/* made, free or taken */
+	size_t		chain_want = 0;	/* the most scratch a chain probe on a lane
+								 * asked for */
 };
 
 namespace
@@ -631,15 +621,15 @@ gh_gpu_page_probe_mapped(gh_table *t, const gh_page_scan *scan, const gh_page_re
 }
 
 /*
- * A lane for one walk of up to n_pages pages (page_bytes of them copied,
- * 0 read in place) and n_visible listed items: a free one, or a new one,
- * its scratch grown within the table's budget.  Under the caller's lock on
- * the table (the scratch is counted in the table's memory).  None (*out
- * NULL) for a table not on a GPU, or partitioned.
+ * A lane with at least need bytes of scratch and cub of CUB's (a chain's
+ * lane: as much as the table's chain probes have asked for, if more): a
+ * free one, or a new one, its scratch grown within the table's budget.
+ * Under the caller's lock on the table (the scratch is counted in the
+ * table's memory).  None (*out NULL) for a table not on a GPU, or
+ * partitioned.
  */
 gh_status
-gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
-				  gh_page_lane **out)
+gh_gpu_lane_take(gh_table *t, size_t need, size_t cub, bool chain, gh_page_lane **out)
 {
 	*out = nullptr;
 	if (!t || t->n_parts > 0 || t->device != GH_DEVICE_GPU)
@@ -648,14 +638,13 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 	gh_gpu_state *g = t->gpu;
 	gh_page_gpu *pg;
 	gh_page_lane *ln;
-	size_t		need = plan(page_bytes, n_pages, n_visible).total,
-				cub = 0;
 	bool		grown;
 	gh_status	st;
 
 	GH_TRY(cudaSetDevice(g->ordinal));
 	GH_CHECK(page_state(t, &pg));
-	GH_CHECK(cub_need((size_t) n_pages * GH_PAGE_SLOTS, &cub));
+	if (chain)
+		need = std::max(need, pg->chain_want);
 	if (pg->free_lanes)
 	{
 		ln = pg->free_lanes;
@@ -665,7 +654,7 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 	{
 		ln = new (std::nothrow) gh_page_lane;
 		if (!ln)
-			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a page walk's lane");
+			return gh_error(GH_ERR_HOST_MEMORY, "out of host memory for a GPU table's lane");
 		ln->t = t;
 		pg->n_lanes++;
 		st = make_events(ln->ev);
@@ -703,8 +692,24 @@ gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_v
 		pg->free_lanes = ln;
 		return st;
 	}
+	ln->chain_want = 0;
 	*out = ln;
 	return GH_OK;
+}
+
+/* A lane for one walk of up to n_pages pages (page_bytes of them copied, 0 read in place). */
+gh_status
+gh_page_lane_take(gh_table *t, size_t page_bytes, uint32_t n_pages, uint32_t n_visible,
+				  gh_page_lane **out)
+{
+	size_t		cub = 0;
+
+	*out = nullptr;
+	if (!t || t->n_parts > 0 || t->device != GH_DEVICE_GPU)
+		return GH_OK;
+	GH_TRY(cudaSetDevice(t->gpu->ordinal));
+	GH_CHECK(cub_need((size_t) n_pages * GH_PAGE_SLOTS, &cub));
+	return gh_gpu_lane_take(t, plan(page_bytes, n_pages, n_visible).total, cub, false, out);
 }
 
 /*
@@ -758,6 +763,9 @@ gh_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
 
 	gh_page_gpu *pg = t->gpu->page;
 
+	/* what a chain probe that did not fit asked for: the next chain lane's size */
+	pg->chain_want = std::max(pg->chain_want, ln->chain_want);
+	ln->chain_want = 0;
 	if (stats)
 		add_stats(t, *stats);
 	else

@@ -322,6 +322,30 @@ gh_status	gh_page_probe_lane(gh_page_lane *lane, int in_place, const gh_page_sca
 void		gh_page_lane_give(gh_table *t, gh_page_lane *lane, const gh_page_stats *stats);
 
 /*
+ * Chain probes on lanes (gpuhash_table.h's chains).  gh_chain_lane_take:
+ * under the caller's lock on t, the table of level 0 of the chains to be
+ * probed, a lane for probes of up to n outer rows (n_outer_cols columns,
+ * validity bytes with them or not); *lane NULL where t is not on a GPU:
+ * probe under the locks with gh_chain_probe_window.  gh_chain_probe_lane:
+ * gh_chain_probe_window on the lane, no lock held, every level's table
+ * only read (the caller keeps each from being freed or given new carried
+ * columns meanwhile).  Where the lane's scratch is too small for the
+ * probe's combinations, GH_ERR_GPU_MEMORY with *lane_short set and
+ * nothing written: the caller probes under its locks instead, and the
+ * lane, given back, asks its table's next chain lane for more.  Give the
+ * lane back with gh_page_lane_give (stats: passed the outer rows,
+ * kernel_ms the levels' time; NULL after a failed probe).
+ */
+gh_status	gh_chain_lane_take(gh_table *t, int n_levels, int n_outer_cols, size_t n,
+							   int has_valid, gh_page_lane **lane);
+gh_status	gh_chain_probe_lane(gh_page_lane *lane, const gh_chain_level *levels, int n_levels,
+								const uint64_t *outer_keys, const uint8_t *outer_valid,
+								int n_outer_cols, size_t n, uint64_t skip,
+								uint32_t *out_outer, uint32_t *out_pos,
+								uint64_t capacity, uint64_t *total, uint64_t *written,
+								double *level_ms, int *lane_short);
+
+/*
  * The page store: copies of pages in the memory of the device that walks
  * them (the GPU service's page cache, service_page_cache.c), so that a
  * page read again does not cross the link again.  gh_page_store_alloc

@@ -8,6 +8,7 @@
 #define GPUHASH_TABLE_INTERNAL_H
 
 #include "gpuhash_table.h"
+#include "gpuhash_page.h"
 #include "schemes/cuckoo.cuh"
 #include "schemes/fks.cuh"
 #include "schemes/gph.cuh"
@@ -97,12 +98,15 @@ gh_status	gh_chain_window(uint64_t total, uint64_t skip, bool whole, uint64_t ca
 							uint64_t *count);
 gh_status	gh_gpu_set_carried(gh_table *t, const uint64_t *keys, const uint8_t *valid, int ncols,
 							   bool ordered);
+/* lane NULL: on the tables' streams, under the caller's locks (gpu_chain.cu) */
 gh_status	gh_gpu_chain_probe(const gh_chain_level *levels, int n_levels,
 							   const uint64_t *outer_keys, const uint8_t *outer_valid,
 							   int n_outer_cols, size_t n, uint64_t skip, bool whole,
 							   uint32_t *out_outer, uint32_t *out_pos,
 							   uint64_t capacity, uint64_t *total, uint64_t *written,
-							   double *level_ms);
+							   double *level_ms, gh_page_lane *lane, bool *lane_short);
+gh_status	gh_gpu_chain_lane_take(gh_table *t, int n_levels, int n_outer_cols, size_t n,
+								   bool has_valid, gh_page_lane **lane);
 
 /* Partitioned tables (partitioned.cpp): what table.cpp hands them. */
 gh_status	gh_part_probe(gh_table *t, const uint64_t *keys, size_t n,

@@ -12,12 +12,16 @@
  *		with other rowids, given the carried columns in key-grouped order
  *		(gh_set_carried_ordered), must answer it too.
  */
+#include "gpuhash_page.h"
 #include "gpuhash_table.h"
 #include "table_internal.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <stdio.h>
+#include <thread>
 #include <vector>
 
 using std::map;
@@ -221,6 +225,97 @@ edge_windows(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint
 	append_combos(&last, oo.data(), op.data(), 5, 1, nl);
 	if (!std::equal(last.begin(), last.end(), whole.end() - (1 + nl)))
 		return "the last window wrote another combination";
+	return NULL;
+}
+
+/*
+ * Chain probes on lanes of level 0's table (as the GPU service's threads
+ * run a parallel plan's chains): LANE_THREADS threads, each taking a lane
+ * under one lock, probing without it, giving it back.  A lane too small
+ * for the combinations says so and writes nothing; given back, the next
+ * take is larger, so a thread asks again (up to 8 times).  Every list must
+ * equal the probe's under the lock.  A table that is not on a GPU has no
+ * lanes: take answers NULL.
+ */
+const int	LANE_THREADS = 4;
+uint64_t	lane_probes = 0,
+			lane_shorts = 0;
+
+const char *
+lanes_check(const vector<gh_chain_level> &cl, const uint64_t *okeys, const uint8_t *ook,
+			size_t n, const flat &whole)
+{
+	int			nl = (int) cl.size();
+	gh_table   *t0 = cl[0].table;
+	uint64_t	want = whole.size() / (1 + nl);
+	std::mutex	lock;
+	std::atomic<int> bad{0},
+				done{0},
+				shorts{0};
+	vector<std::thread> th;
+
+	if (t0->device != GH_DEVICE_GPU)
+	{
+		gh_page_lane *lane = reinterpret_cast<gh_page_lane *>(&lock);
+
+		if (gh_chain_lane_take(t0, nl, 2, n, ook != NULL, &lane) != GH_OK || lane != NULL)
+			return "a table not on a GPU gave a chain lane";
+		return NULL;
+	}
+	for (int i = 0; i < LANE_THREADS; i++)
+		th.emplace_back([&]() {
+			for (int attempt = 0; attempt < 8; attempt++)
+			{
+				gh_page_lane *lane = NULL;
+				vector<uint32_t> oo(want + 1),
+							op((want + 1) * nl);
+				uint64_t	total = 0,
+							written = 0;
+				int			is_short = 0;
+				gh_status	st;
+				gh_page_stats ps;
+
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					st = gh_chain_lane_take(t0, nl, 2, n, ook != NULL, &lane);
+				}
+				if (st != GH_OK || lane == NULL)
+				{
+					bad++;
+					return;
+				}
+				st = gh_chain_probe_lane(lane, cl.data(), nl, okeys, ook, 2, n, 0, oo.data(),
+										 op.data(), want + 1, &total, &written, NULL, &is_short);
+				memset(&ps, 0, sizeof(ps));
+				ps.passed = n;
+				{
+					std::lock_guard<std::mutex> g(lock);
+
+					gh_page_lane_give(t0, lane, st == GH_OK ? &ps : NULL);
+				}
+				if (st != GH_OK && is_short && written == 0)
+				{
+					shorts++;
+					continue;
+				}
+				flat		got;
+
+				if (st == GH_OK && !is_short && total == want && written == want)
+					append_combos(&got, oo.data(), op.data(), want + 1, written, nl);
+				if (st != GH_OK || got != whole)
+					bad++;
+				done++;
+				return;
+			}
+			bad++;
+		});
+	for (std::thread &x : th)
+		x.join();
+	lane_probes += (uint64_t) done.load();
+	lane_shorts += (uint64_t) shorts.load();
+	if (bad.load() != 0 || done.load() != LANE_THREADS)
+		return "a chain probe on a lane differs from the probe under the lock, or failed";
 	return NULL;
 }
 
@@ -485,6 +580,21 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 					gh_free(t);
 			}
 
+			/* the same probe on lanes, from several threads at once */
+			if (st == GH_OK)
+			{
+				const char *why = lanes_check(cl, okeys.data(), all_valid ? NULL : ook.data(), n,
+											  full[dev]);
+
+				(*checks)++;
+				if (why != NULL)
+				{
+					(*failures)++;
+					fprintf(stderr, "FAIL chain trial %d/%s: %s (%s)\n", trial, dev ? "gpu" : "host",
+							why, gh_last_error());
+				}
+			}
+
 			/* one short of the answer: nothing written, the total told */
 			if (st == GH_OK && total > 0)
 			{
@@ -573,4 +683,8 @@ test_chain(int gpus, bool quick, int *checks, int *failures)
 		   (unsigned long long) two_parts,
 		   gpus > 0 ? " (GPU and host twin)" : " (host twin)",
 		   *failures == before ? "ok" : "FAILED");
+	printf("chains on lanes: %llu probes, %d threads at once, %llu lanes too small asked again: %s\n",
+		   (unsigned long long) lane_probes, LANE_THREADS, (unsigned long long) lane_shorts,
+		   gpus > 0 ? "each equal to the probe under the lock" :
+		   "none (no GPU: the host twin's tables have no lanes, checked)");
 }

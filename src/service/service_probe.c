@@ -267,16 +267,69 @@ svc_serve_chain(SvcSlot *s)
 	{
 		uint64		cap = Min(s->capacity, lay.room);
 		uint32	   *out = (uint32 *) (chunk + lay.out);
+		const uint64 *keys = (const uint64 *) (chunk + lay.keys);
+		const uint8 *valid = s->has_valid ? (const uint8 *) (chunk + lay.valid) : NULL;
 		uint64		total = 0,
 					written = 0;
+		gh_page_lane *lane = NULL;
+		int			lane_short = 0;
 
 		memset(s->level_ms, 0, sizeof(s->level_ms));
-		st = gh_chain_probe_window(levels, s->n_levels, (const uint64 *) (chunk + lay.keys),
-								   s->has_valid ? (const uint8 *) (chunk + lay.valid) : NULL,
-								   s->ncols, s->n, s->skip, out, out + cap, cap,
-								   &total, &written, s->level_ms);
-		if (st != GH_OK)
-			svc_fail(s, st, gh_last_error());
+
+		/*
+		 * On a GPU the probe runs on a lane of level 0's table, the locks
+		 * let go: the participants' chains then run at once instead of in
+		 * turns, each level only read.  The tables stay in use (counted
+		 * above); their carried columns were set before any chain probe
+		 * (chain.c), so nothing replaces them meanwhile.  A lane too small
+		 * for the combinations falls back to the probe under the locks.
+		 */
+		if (on_gpus &&
+			gh_chain_lane_take(levels[0].table, s->n_levels, s->ncols, s->n,
+							   s->has_valid, &lane) != GH_OK)
+			lane = NULL;
+		if (lane != NULL)
+		{
+			SvcTable   *t0 = NULL;
+
+			for (int i = 0; i < n_held; i++)
+				if (held[i]->id == lv[0].table_id)
+					t0 = held[i];
+			for (int i = n_locked - 1; i >= 0; i--)
+				pthread_mutex_unlock(&held[i]->copy_lock[g]);
+			n_locked = 0;
+			st = gh_chain_probe_lane(lane, levels, s->n_levels, keys, valid, s->ncols, s->n,
+									 s->skip, out, out + cap, cap, &total, &written,
+									 s->level_ms, &lane_short);
+			if (st != GH_OK && !lane_short)
+				svc_fail(s, st, gh_last_error());
+			pthread_mutex_lock(&t0->copy_lock[g]);
+			{
+				gh_page_stats ps;
+
+				memset(&ps, 0, sizeof(ps));
+				ps.passed = s->n;
+				for (int l = 0; l < s->n_levels; l++)
+					ps.kernel_ms += s->level_ms[l];
+				gh_page_lane_give(levels[0].table, lane, st == GH_OK ? &ps : NULL);
+			}
+			pthread_mutex_unlock(&t0->copy_lock[g]);
+			if (lane_short)
+			{
+				/* again under the locks, in the same order */
+				for (; n_locked < n_held; n_locked++)
+					pthread_mutex_lock(&held[n_locked]->copy_lock[g]);
+				memset(s->level_ms, 0, sizeof(s->level_ms));
+			}
+		}
+		if (lane == NULL || lane_short)
+		{
+			st = gh_chain_probe_window(levels, s->n_levels, keys, valid, s->ncols, s->n,
+									   s->skip, out, out + cap, cap, &total, &written,
+									   s->level_ms);
+			if (st != GH_OK)
+				svc_fail(s, st, gh_last_error());
+		}
 		s->capacity = cap;
 		s->total = total;
 		s->written = written;
