@@ -60,8 +60,9 @@ BEGIN
 END;
 $$;
 
--- A chain (chain.c) with the cache on: its bottom reads tuples, never
--- pages (ARCHITECTURE.md, "Chains"), whatever the cache holds.  pc_check's
+-- A chain (chain.c) with the cache on: its bottom reads pages, the walk's
+-- probe leaving only the rows that can join, and with the cache off
+-- tuples (ARCHITECTURE.md, "Chains").  pc_check's
 -- comparison with the joins in the order written; "chain" the top node's
 -- Chain Levels, "pages" whether any GPU join of it read pages.
 CREATE FUNCTION pc_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,

@@ -20,7 +20,11 @@
  *	  one place (the GPU service, or this process); otherwise the nodes run
  *	  one by one as always, already built.
  *
- *	  Fused, the bottom level fills its probe batches as always.  The keys
+ *	  Fused, the bottom level fills its probe batches as always; where it
+ *	  reads pages (page_scan.c) the walk's probe of its table leaves only
+ *	  the rows that can join (every row that passes, under a left or anti
+ *	  bottom), each keyed from its tuple, and the chain probes every level
+ *	  again with those keys.  The keys
  *	  (or key parts) of upper levels that come from the outer rows are read
  *	  with them; those that come from inner rows are carried by their
  *	  level's table, set once per build.  One request per batch (or per
@@ -42,6 +46,7 @@
  *-------------------------------------------------------------------------
  */
 #include "chain_internal.h"
+#include "scan/page_scan.h"
 #include "service.h"
 
 #include "commands/explain.h"
@@ -441,7 +446,9 @@ gpuhash_chain_start(GpuChain *ch)
 		uint64		svc_rows = bottom->table.remote ?
 			gpuhash_service_chain_rows(ch->n_outer_cols, ch->n) : 0;
 
-		ch->batch_cap = bottom->batch_cap;
+		/* a batch of pages (page_scan.c) may hold more rows than one of tuples */
+		ch->batch_cap = bottom->page ? Max(bottom->batch_cap, bottom->page->rows_cap) :
+			bottom->batch_cap;
 		ch->req_rows = svc_rows > 0 ? (int) Min(svc_rows, (uint64) ch->batch_cap) : ch->batch_cap;
 		ch->cap = Max((uint64) ch->req_rows * 2, 16384);
 		ch->okeys = MemoryContextAllocHuge(nodecxt, sizeof(uint64) * ch->batch_cap * ch->n_outer_cols);

@@ -523,7 +523,11 @@ gpuhash_next_batch(GpuJoinState *gs)
 		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
 		if (b->preq)
+		{
 			gpuhash_page_wait(gs, b);
+			gs->stats.batches++;
+			gs->stats.outer_rows += b->n;
+		}
 		else
 			gpuhash_probe_wait(gs, b);
 		gs->stats.wait_ms += gpuhash_ms_since(t0);
@@ -598,7 +602,30 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
 
-	if (gs->pb_count == 0 && add_batch(gs) == NULL)
+	if (gs->page != NULL && gpuhash_page_usable(gs))
+	{
+		instr_time	t0;
+
+		/*
+		 * Batches of pages: the ring kept full, each batch's pages walked
+		 * (and the bottom's table probed) by the service while the next
+		 * are read; the oldest one's rows are those that can join.
+		 */
+		while (gs->pb_count < GPUHASH_PIPELINE && more_outer(gs) &&
+			   (b = add_batch(gs)) != NULL)
+			if (b->preq)
+				gpuhash_page_submit(gs, b);
+		if (gs->pb_count == 0)
+			return NULL;
+		b = ring_batch(gs, 0);
+		if (b->preq && b->state != PB_READY)
+		{
+			INSTR_TIME_SET_CURRENT(t0);
+			gpuhash_page_wait(gs, b);
+			gs->stats.wait_ms += gpuhash_ms_since(t0);
+		}
+	}
+	else if (gs->pb_count == 0 && add_batch(gs) == NULL)
 		return NULL;
 	b = ring_batch(gs, 0);
 	b->state = PB_FILLED;
@@ -630,6 +657,9 @@ gpuhash_batch_emitted(GpuJoinState *gs)
 void
 gpuhash_probe_batch_back(GpuJoinState *gs, GpuProbeBatch *b)
 {
+	/* a batch of pages: its rows and keys stay (its pins with them), probed by key */
+	if (b->preq)
+		gpuhash_page_release(gs, b);
 	b->state = PB_FILLED;
 	gs->cb = NULL;
 }

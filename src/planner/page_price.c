@@ -85,9 +85,11 @@ gpuhash_order_quals(PlannerInfo *root, List *rinfos)
  * decide: gpuhash.page_scan on, exact keys that are plain columns the
  * walker reads, a scan program the walker takes, one table (no hash
  * batches, no shared batches), no chain over this join's outer side, not
- * serializable.  (A join that a GPU join above takes into its chain, and a
- * table split over several GPUs, fall back to tuples at run time; the plan
- * cannot see either here.)  On yes, price holds what the CPU keeps doing.
+ * serializable.  (A table split over several GPUs falls back to tuples at
+ * run time, which the plan cannot see here; a join that a GPU join above
+ * takes into its chain reads its pages where the page cache is on, else
+ * its tuples, which the plan cannot see either.)  On yes, price holds what
+ * the CPU keeps doing.
  * With gpuhash.page_cpu_cost at -1 no: the page path is priced as the
  * tuple path.
  */

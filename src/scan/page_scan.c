@@ -122,16 +122,26 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 			}
 		}
 	}
+	pp->rows_cap = Max(rows_cap, gs->batch_cap);
 	gs->page = pp;
 }
 
-/* May the next batch be filled from pages? */
+/*
+ * May the next batch be filled from pages?  Also for the bottom of a chain
+ * (chain.c), which takes the batch's rows, each with its key read from its
+ * tuple, and probes every level again: the walk's probe of the bottom's
+ * table is then the filter that leaves only the rows that can join.  A
+ * chain's bottom reads pages only where the service's page cache is on:
+ * without it every walk crosses the host link, and the chain's probes wait
+ * behind the walks (ARCHITECTURE.md, "Chains").
+ */
 bool
 gpuhash_page_usable(GpuJoinState *gs)
 {
 	GpuPagePath *pp = gs->page;
 
-	return pp != NULL && !pp->serializable && gs->oscan != NULL && !gs->chain_member &&
+	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
+		(!gs->chain_member || gpuhash_page_cache_mb > 0) &&
 		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
 		(gs->table.remote || gs->table.local != NULL);
@@ -313,7 +323,8 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 	 * and no CPU qual reads it (a count(*)): a match is its range alone.
 	 * Forming each tuple read its page's line pointer, a cache miss a row.
 	 */
-	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL;
+	bool		ranges_only = !gs->oscan->keep_rows && gs->page->cpu_qual == NULL &&
+		!gs->chain_member;
 
 	b->n = 0;
 	for (int p = 0; p < r->n_pages; p++)
@@ -342,6 +353,13 @@ rows_from_matches(GpuJoinState *gs, GpuProbeBatch *b)
 				continue;
 			b->nokey[b->n] = nokey;
 			b->keys[b->n] = 0;
+			/* a chain probes its bottom level again, by the row's key */
+			if (gs->chain_member && !nokey)
+			{
+				b->nokey[b->n] = !gpuhash_heap_key_fast(gs, gs->oscan, true, &b->tups[b->n],
+														 &b->keys[b->n]);
+				gs->oscan->slot_row = -1;
+			}
 			b->ranges[b->n] = m->range;
 			if (nokey)
 				b->ranges[b->n].count = 0;
@@ -416,8 +434,6 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	r->answered = true;
 	rows_from_matches(gs, b);
 	b->state = PB_READY;
-	gs->stats.batches++;
-	gs->stats.outer_rows += b->n;
 	gs->stats.probe_ms += r->stats.kernel_ms;
 	gs->stats.transfer_ms += r->stats.copy_ms;
 	gs->stats.device = gs->device;
@@ -466,7 +482,7 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 								pp->pages_stored - pp->pages_filled, es);
 		ExplainPropertyUInteger("Pages Into Page Cache", NULL, pp->pages_filled, es);
 	}
-	if (pp == NULL || pp->serializable || gs->chain_member || gs->chain != NULL)
+	if (pp == NULL || pp->serializable || gs->chain != NULL)
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",

@@ -103,6 +103,7 @@ typedef struct GpuPagePath
 	bool		subplan_run;	/* prog.first_row_build done */
 	GpuPageReq	req[GPUHASH_PIPELINE];
 	int			cap_pages;		/* pages a request takes */
+	int			rows_cap;		/* rows a batch of pages may have */
 	int			cap_pages_in_place; /* pages and listed tuples a request */
 	uint32		cap_tuples_in_place;	/* read in place takes */
 	/* EXPLAIN ANALYZE */
