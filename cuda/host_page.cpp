@@ -621,7 +621,9 @@ gh_page_mapped_address(int ordinal, const void *ptr, uint64_t *addr)
 static gh_status
 check_fills(const gh_page_fill *fills, uint32_t n_fills, uint32_t n_max)
 {
-	if (n_fills > n_max || (n_fills && !fills))
+	if (n_fills && !fills)
+		return gh_error(GH_ERR_INVALID, "page walk: %u fills given without their list", n_fills);
+	if (n_fills > n_max)
 		return gh_error(GH_ERR_INVALID, "page walk: %u fills for %u pages", n_fills, n_max);
 	for (uint32_t i = 0; i < n_fills; i++)
 		if (!fills[i].src || !fills[i].dst)

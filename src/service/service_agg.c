@@ -150,7 +150,7 @@ agg_submit(const gh_page_scan *scan, const gh_agg_prog *agg, const GpuPageReq *r
 	if (!req->in_place)
 		memcpy(chunk + lay.pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
-	svc_page_tags_write(s, lay.tags ? (SvcPageTag *) (chunk + lay.tags) : NULL, req);
+	svc_page_tags_write(s, svc_page_tags_at(chunk, lay.tags), req);
 	s->type = REQ_PAGE_AGG;
 	s->in_place = req->in_place;
 	s->table_id = 0;
@@ -320,7 +320,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	memset(&hold, 0, sizeof(hold));
 	if (st == GH_OK &&
 		svc_page_cache_begin(s, ordinal, refs,
-							 lay.tags ? (const SvcPageTag *) (chunk + lay.tags) : NULL,
+							 svc_page_tags_at(chunk, lay.tags),
 							 (uint32) s->n, &hold))
 	{
 		st = gh_page_fill_pages(ordinal, hold.fills, hold.n_fills);

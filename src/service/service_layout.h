@@ -24,6 +24,13 @@ typedef struct SvcPageTag
 	uint32		pad;
 } SvcPageTag;
 
+/* A request's tags in its chunk, at offset off (0: the request has none). */
+static inline SvcPageTag *
+svc_page_tags_at(char *chunk, Size off)
+{
+	return off != 0 ? (SvcPageTag *) (chunk + off) : NULL;
+}
+
 /* Offsets in a chunk of a request's pages and what the walker writes. */
 typedef struct SvcPagesLayout
 {

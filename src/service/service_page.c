@@ -188,7 +188,7 @@ gpuhash_svc_page_submit(GhRemoteTable *t, const gh_page_scan *scan, const GpuPag
 	memcpy(chunk, scan, sizeof(gh_page_scan));
 	memcpy(chunk + lay.pg.refs, req->refs, req->n_pages * sizeof(gh_page_ref));
 	memcpy(chunk + lay.pg.visible, req->visible, req->n_visible * sizeof(uint16));
-	svc_page_tags_write(s, lay.tags ? (SvcPageTag *) (chunk + lay.tags) : NULL, req);
+	svc_page_tags_write(s, svc_page_tags_at(chunk, lay.tags), req);
 	s->type = REQ_PAGE_PROBE;
 	s->in_place = req->in_place;
 	s->table_id = t->id;
@@ -398,7 +398,7 @@ cache_begin(SvcSlot *s, const PageLayout *lay, gh_table *table, SvcPageCacheHold
 	gh_table_get_info(table, &info);
 	(void) svc_page_cache_begin(s, info.device == GH_DEVICE_GPU ? info.gpu_ordinal : -1,
 								(const gh_page_ref *) (chunk + lay->pg.refs),
-								lay->tags ? (const SvcPageTag *) (chunk + lay->tags) : NULL,
+								svc_page_tags_at(chunk, lay->tags),
 								(uint32) s->n, h);
 }
 
