@@ -644,7 +644,11 @@ gh_gpu_lane_take(gh_table *t, size_t need, size_t cub, bool chain, gh_page_lane 
 	GH_TRY(cudaSetDevice(g->ordinal));
 	GH_CHECK(page_state(t, &pg));
 	if (chain)
+	{
 		need = std::max(need, pg->chain_want);
+		if (need > GH_CHAIN_LANE_MAX_BYTES)
+			return GH_OK;		/* none: the probe runs under the locks */
+	}
 	if (pg->free_lanes)
 	{
 		ln = pg->free_lanes;
@@ -763,9 +767,15 @@ gh_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
 
 	gh_page_gpu *pg = t->gpu->page;
 
-	/* what a chain probe that did not fit asked for: the next chain lane's size */
+	/*
+	 * What a chain probe that did not fit asked for: the next chain lane's
+	 * size; past the most a lane keeps, the table's chains probe under the
+	 * locks from then on (gh_gpu_lane_take gives no chain lane).
+	 */
 	pg->chain_want = std::max(pg->chain_want, ln->chain_want);
 	ln->chain_want = 0;
+	if (ln->bytes > GH_CHAIN_LANE_MAX_BYTES)
+		lane_free_memory(t, ln);
 	if (stats)
 		add_stats(t, *stats);
 	else

@@ -28,6 +28,15 @@ struct gh_page_lane
 };
 
 /*
+ * The most scratch a lane keeps for chain probes: a probe that needs more
+ * runs under its tables' locks with scratch of its own, freed after it
+ * (gpu_chain.cu), and a lane given back holding more than this (after
+ * a chain probe grew it) frees it, so that the lanes of a table, one a
+ * service thread, keep no more than they do for page walks and this.
+ */
+#define GH_CHAIN_LANE_MAX_BYTES ((size_t) 256 << 20)
+
+/*
  * A lane with at least need bytes of scratch and cub of CUB's (gpu_page.cu;
  * chain: at least what the table's chain probes on lanes asked for), under
  * the caller's lock on t; *out NULL for a table not on a GPU.

@@ -92,7 +92,13 @@ drop_emitted_rows(GpuJoinState *bottom, GpuProbeBatch *b, int lo)
 
 	memmove(b->keys, b->keys + lo, sizeof(uint64) * rest);
 	memmove(b->nokey, b->nokey + lo, sizeof(bool) * rest);
-	if (nc > 0)
+
+	/*
+	 * Rows read in their pages are their tuples (b->tups, sized for a batch
+	 * of pages, which may hold more rows than vals and nulls have room for);
+	 * other rows are their kept columns.
+	 */
+	if (nc > 0 && !gpuhash_batch_rows_in_pages(bottom))
 	{
 		memmove(b->vals, b->vals + (size_t) lo * nc, sizeof(Datum) * rest * nc);
 		memmove(b->nulls, b->nulls + (size_t) lo * nc, sizeof(bool) * rest * nc);
@@ -262,6 +268,12 @@ chain_next_batch(GpuChain *ch, GpuJoinState *top)
 	gpuhash_chain_count_rows(ch, true);
 	INSTR_TIME_SET_CURRENT(t0);
 	ch->b = gpuhash_next_filled_batch(bottom);
+	/* a batch of pages none of whose rows can join asks for nothing */
+	while (ch->b != NULL && ch->b->n == 0)
+	{
+		gpuhash_batch_emitted(bottom);
+		ch->b = gpuhash_next_filled_batch(bottom);
+	}
 	if (ch->b != NULL)
 		batch_keys(ch, ch->b);
 	/* the bottom counts it too: for the top, it is not emit time */

@@ -127,13 +127,27 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 }
 
 /*
+ * Whether a chain's bottom reads pages: only where its requests go to the
+ * service in place and the service's page cache may keep their pages
+ * (gpuhash_page_add's test), so that its walks do not cross the host link;
+ * otherwise the chain's probes wait behind the walks (ARCHITECTURE.md,
+ * "Chains").
+ */
+static bool
+chain_reads_pages(GpuJoinState *gs)
+{
+	Relation	rel = gs->oscan->rel;
+
+	return gpuhash_page_cache_mb > 0 && gs->table.remote && gpuhash_page_in_place &&
+		!RelationUsesLocalBuffers(rel) && RelationNeedsWAL(rel) &&
+		gpuhash_service_pages_in_place();
+}
+
+/*
  * May the next batch be filled from pages?  Also for the bottom of a chain
  * (chain.c), which takes the batch's rows, each with its key read from its
  * tuple, and probes every level again: the walk's probe of the bottom's
- * table is then the filter that leaves only the rows that can join.  A
- * chain's bottom reads pages only where the service's page cache is on:
- * without it every walk crosses the host link, and the chain's probes wait
- * behind the walks (ARCHITECTURE.md, "Chains").
+ * table is then the filter that leaves only the rows that can join.
  */
 bool
 gpuhash_page_usable(GpuJoinState *gs)
@@ -141,7 +155,7 @@ gpuhash_page_usable(GpuJoinState *gs)
 	GpuPagePath *pp = gs->page;
 
 	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
-		(!gs->chain_member || gpuhash_page_cache_mb > 0) &&
+		(!gs->chain_member || chain_reads_pages(gs)) &&
 		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
 		(gs->table.remote || gs->table.local != NULL);
@@ -482,7 +496,8 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 								pp->pages_stored - pp->pages_filled, es);
 		ExplainPropertyUInteger("Pages Into Page Cache", NULL, pp->pages_filled, es);
 	}
-	if (pp == NULL || pp->serializable || gs->chain != NULL)
+	if (pp == NULL || pp->serializable || gs->chain != NULL ||
+		(gs->chain_member && !chain_reads_pages(gs)))
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",

@@ -334,6 +334,9 @@ svc_serve_on_table(SvcSlot *s, SvcTable *t)
 				/* copies made before lack the columns: they go */
 				for (int g = 0; g < SVC_MAX_GPUS; g++)
 					pthread_mutex_lock(&t->copy_lock[g]);
+				/* chain probes still reading a copy on a lane end first */
+				while (pg_atomic_read_u32(&t->lane_readers) > 0)
+					pg_usleep(50);
 				drop_copies(t);
 				st = gh_set_carried_ordered(t->table, t->carry_keys, t->carry_valid,
 											t->carry_ncols);

@@ -280,9 +280,11 @@ svc_serve_chain(SvcSlot *s)
 		 * On a GPU the probe runs on a lane of level 0's table, the locks
 		 * let go: the participants' chains then run at once instead of in
 		 * turns, each level only read.  The tables stay in use (counted
-		 * above); their carried columns were set before any chain probe
-		 * (chain.c), so nothing replaces them meanwhile.  A lane too small
-		 * for the combinations falls back to the probe under the locks.
+		 * above), and each counts the probe among its lane readers, for
+		 * which CARRY_FINISH waits before it drops copies or carried
+		 * columns (chain.c sets those before any chain probe, so it does
+		 * not wait in fact).  A lane too small for the combinations falls
+		 * back to the probe under the locks.
 		 */
 		if (on_gpus &&
 			gh_chain_lane_take(levels[0].table, s->n_levels, s->ncols, s->n,
@@ -291,10 +293,14 @@ svc_serve_chain(SvcSlot *s)
 		if (lane != NULL)
 		{
 			SvcTable   *t0 = NULL;
+			gh_page_stats ps;
 
 			for (int i = 0; i < n_held; i++)
+			{
 				if (held[i]->id == lv[0].table_id)
 					t0 = held[i];
+				pg_atomic_fetch_add_u32(&held[i]->lane_readers, 1);
+			}
 			for (int i = n_locked - 1; i >= 0; i--)
 				pthread_mutex_unlock(&held[i]->copy_lock[g]);
 			n_locked = 0;
@@ -303,27 +309,30 @@ svc_serve_chain(SvcSlot *s)
 									 s->level_ms, &lane_short);
 			if (st != GH_OK && !lane_short)
 				svc_fail(s, st, gh_last_error());
+			/* level 0's probe counted as the locked probe counts it; no time */
+			memset(&ps, 0, sizeof(ps));
+			ps.passed = s->n;
 			pthread_mutex_lock(&t0->copy_lock[g]);
-			{
-				gh_page_stats ps;
-
-				memset(&ps, 0, sizeof(ps));
-				ps.passed = s->n;
-				for (int l = 0; l < s->n_levels; l++)
-					ps.kernel_ms += s->level_ms[l];
-				gh_page_lane_give(levels[0].table, lane, st == GH_OK ? &ps : NULL);
-			}
+			gh_page_lane_give(levels[0].table, lane, st == GH_OK ? &ps : NULL);
 			pthread_mutex_unlock(&t0->copy_lock[g]);
+			for (int i = 0; i < n_held; i++)
+				pg_atomic_fetch_sub_u32(&held[i]->lane_readers, 1);
 			if (lane_short)
 			{
 				/* again under the locks, in the same order */
 				for (; n_locked < n_held; n_locked++)
 					pthread_mutex_lock(&held[n_locked]->copy_lock[g]);
 				memset(s->level_ms, 0, sizeof(s->level_ms));
+				if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING)
+				{
+					st = svc_fail(s, GH_ERR_INVALID, "request given up");
+					lane_short = 0;
+				}
 			}
 		}
 		if (lane == NULL || lane_short)
 		{
+			/* under every level's copy lock, on the tables' own streams */
 			st = gh_chain_probe_window(levels, s->n_levels, keys, valid, s->ncols, s->n,
 									   s->skip, out, out + cap, cap, &total, &written,
 									   s->level_ms);

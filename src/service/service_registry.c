@@ -318,6 +318,7 @@ svc_new_table(SvcSlot *s)
 		pthread_mutex_init(&t->copy_lock[g], NULL);
 	t->home = -1;
 	t->owner_pid = s->table_owner;
+	pg_atomic_init_u32(&t->lane_readers, 0);
 	return t;
 }
 

@@ -60,6 +60,15 @@ typedef struct SvcTable
 	bool		doomed;			/* freed while in use: the last user drops it */
 
 	/*
+	 * Chain probes reading one of its copies on a lane, its copy lock let go
+	 * (service_probe.c): raised under that lock before it is let go, lowered
+	 * when the probe is done.  CARRY_FINISH, which drops the copies and
+	 * replaces the carried columns under every copy lock, waits until none
+	 * is left; under those locks no new one comes.
+	 */
+	pg_atomic_uint32 lane_readers;
+
+	/*
 	 * A dimension (service_dim_serve.c) instead of a join table: keys (n_rows)
 	 * and filled as a build's, the values and heap as they come (DIM_APPEND),
 	 * then dim on GPU home (-1: the host twin).  Only DIM_* and PAGE_AGG
