@@ -774,8 +774,6 @@ gh_page_lane_give(gh_table *t, gh_page_lane *ln, const gh_page_stats *stats)
 	 */
 	pg->chain_want = std::max(pg->chain_want, ln->chain_want);
 	ln->chain_want = 0;
-	if (ln->bytes > GH_CHAIN_LANE_MAX_BYTES)
-		lane_free_memory(t, ln);
 	if (stats)
 		add_stats(t, *stats);
 	else

@@ -28,11 +28,11 @@ struct gh_page_lane
 };
 
 /*
- * The most scratch a lane keeps for chain probes: a probe that needs more
- * runs under its tables' locks with scratch of its own, freed after it
- * (gpu_chain.cu), and a lane given back holding more than this (after
- * a chain probe grew it) frees it, so that the lanes of a table, one a
- * service thread, keep no more than they do for page walks and this.
+ * The most scratch a lane is grown to for chain probes: a table whose
+ * chains want more gets no chain lane and probes them under its tables'
+ * locks with scratch of its own, freed after each (gpu_chain.cu), so that
+ * the lanes of a table, one a service thread, keep no more than they do
+ * for page walks or this.
  */
 #define GH_CHAIN_LANE_MAX_BYTES ((size_t) 256 << 20)
 
