@@ -82,7 +82,6 @@ gpuhash_agg_join_rows_can_batch(GpuPreAggState *as)
 		(j->pages == NULL || gpuhash_agg_join_pages_given_up(j));
 }
 
-
 /* A row to f: its packed key, then its minimal tuple. */
 void
 gpuhash_agg_join_write_row(BufFile *f, uint64 key, MinimalTuple tup)

@@ -127,20 +127,28 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 }
 
 /*
- * Whether a chain's bottom reads pages: only where its requests go to the
- * service in place and the service's page cache may keep their pages
- * (gpuhash_page_add's test), so that its walks do not cross the host link;
- * otherwise the chain's probes wait behind the walks (ARCHITECTURE.md,
- * "Chains").
+ * Do gs's requests go to the service in place?  The service reads the pages
+ * where they lie, when it mapped the buffer pool (a temporary table's local
+ * buffers are this backend's alone).
+ */
+static bool
+requests_in_place(GpuJoinState *gs)
+{
+	return gs->table.remote && gpuhash_page_in_place &&
+		!RelationUsesLocalBuffers(gs->oscan->rel) && gpuhash_service_pages_in_place();
+}
+
+/*
+ * Whether a chain's bottom reads pages: only where its requests go in place
+ * and the service's page cache may keep their pages (gpuhash_page_add's
+ * test), so that its walks do not cross the host link; otherwise the
+ * chain's probes wait behind the walks (ARCHITECTURE.md, "Chains").
  */
 static bool
 chain_reads_pages(GpuJoinState *gs)
 {
-	Relation	rel = gs->oscan->rel;
-
-	return gpuhash_page_cache_mb > 0 && gs->table.remote && gpuhash_page_in_place &&
-		!RelationUsesLocalBuffers(rel) && RelationNeedsWAL(rel) &&
-		gpuhash_service_pages_in_place();
+	return gpuhash_page_cache_mb > 0 && RelationNeedsWAL(gs->oscan->rel) &&
+		requests_in_place(gs);
 }
 
 /*
@@ -190,14 +198,8 @@ gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b)
 	if (r->pages == NULL)
 		r->pages = r->local_pages;
 
-	/*
-	 * The service reads the pages where they lie, when it mapped the buffer
-	 * pool (a temporary table's local buffers are this backend's alone).
-	 */
-	gpuhash_page_req_reset(r, gs->table.remote && gpuhash_page_in_place &&
-						   !RelationUsesLocalBuffers(os->rel) &&
-						   gpuhash_service_pages_in_place(),
-						   pp->cap_pages, pp->cap_pages_in_place, pp->cap_tuples_in_place);
+	gpuhash_page_req_reset(r, requests_in_place(gs), pp->cap_pages, pp->cap_pages_in_place,
+						   pp->cap_tuples_in_place);
 	gpuhash_page_read(os, pp, r, b->pins, &b->n_pins);
 	pp->page_ms += gpuhash_ms_since(t0);
 	if (os->timed)
