@@ -232,6 +232,37 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
+-- a chain's bottom takes larger batches of pages than a single join's
+-- (gpuhash_page_chain_bottom): each of its walks is followed by a chain
+-- request.  Page Requests of the node that read pages, chained and not.
+CREATE TABLE pc_sparse (id int, k int) WITH (fillfactor = 10);
+INSERT INTO pc_sparse SELECT g, g % 600 FROM generate_series(1, 40000) g;
+VACUUM ANALYZE pc_sparse;
+CREATE FUNCTION pc_page_requests(q text, chained boolean) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  r bigint;
+BEGIN
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.chain', chained::text, true);
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  SELECT sum((n->>'Page Requests')::bigint) INTO r
+    FROM jsonb_path_query(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n
+   WHERE n ? 'Page Requests';
+  PERFORM set_config('gpuhash.chain', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  RETURN r;
+END;
+$$;
+SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
+SELECT c > 0 AS walked, c * 2 < u AS fewer_requests
+  FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
+          FROM (SELECT 'SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a'::text AS q) x) y;
+
 -- a cache smaller than the table: entries evicted and refilled by the clock
 ALTER SYSTEM SET gpuhash.page_cache_size = '1MB';
 SELECT pg_reload_conf();
@@ -250,7 +281,8 @@ SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 SELECT pg_reload_conf();
 
-DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged;
+DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse;
 DROP FUNCTION pc_check(text, boolean);
 DROP FUNCTION pc_chain(text);
+DROP FUNCTION pc_page_requests(text, boolean);
 DROP FUNCTION pc_wait_on();

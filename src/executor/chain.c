@@ -282,6 +282,8 @@ gpuhash_chain_init(GpuJoinState *top)
 	top->no_prefill = true;
 	if (ch->cxt == NULL)
 		ch->cxt = AllocSetContextCreate(top->cxt, "GpuHashJoin chain", ALLOCSET_DEFAULT_SIZES);
+	/* the bottom's batches of pages, each a chain request: larger ones */
+	gpuhash_page_chain_bottom(ch->lv[0].gs);
 	ch->phase = CH_START;
 	ch->last_outer = -1;
 }

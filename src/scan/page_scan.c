@@ -50,6 +50,8 @@ bool		gpuhash_page_in_place = true;
 /* Pages a request takes, by the batch's rows: about a hundred rows a page. */
 #define ROWS_PER_PAGE_GUESS 100
 
+static void size_requests(GpuJoinState *gs, uint32 want_tuples);
+
 /*
  * The page path of gs's absorbed outer scan plan, if it can have one: its
  * scan program, the CPU's part of the quals, the requests' memory.
@@ -63,8 +65,6 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	GpuKeyConv	conv[GH_PAGE_MAX_KEYS];
 	int			width[GH_PAGE_MAX_KEYS];
 	int			nkeys = gs->info.nkeys;
-	uint32		svc_pages = gpuhash_service_page_capacity();
-	int			rows_cap;
 
 	if (!gpuhash_page_scan || os == NULL || gs->info.fingerprint || !gs->outer_keys_plain ||
 		nkeys < 1 || nkeys > GH_PAGE_MAX_KEYS || BLCKSZ != GH_PAGE_SIZE)
@@ -83,6 +83,26 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	pp->serializable = IsolationIsSerializable();
 	if (!gpuhash_heap_qual_share(os, pp->prog.cpu_quals, &gs->css.ss.ps, &pp->cpu_qual))
 		return;
+	pp->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin page requests", ALLOCSET_DEFAULT_SIZES);
+	gs->page = pp;
+	size_requests(gs, (uint32) gs->batch_cap);
+}
+
+/*
+ * The page path's requests sized, and the probe batches' arrays for their
+ * rows: a request copied takes a batch's rows' worth of pages (a guess of
+ * rows a page), one read in place pages listing up to want_tuples tuples,
+ * both at most the pages a batch may pin.
+ */
+static void
+size_requests(GpuJoinState *gs, uint32 want_tuples)
+{
+	GpuHeapScan *os = gs->oscan;
+	GpuPagePath *pp = gs->page;
+	uint32		svc_pages = gpuhash_service_page_capacity();
+	int			rows_cap;
+
+	MemoryContextReset(pp->cxt);
 	pp->cap_pages = Max(1, gs->batch_cap / ROWS_PER_PAGE_GUESS);
 	pp->cap_pages = Min(pp->cap_pages, os->max_pins);
 	if (svc_pages > 0)
@@ -95,35 +115,59 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	 * page: pages of about 60 tuples each (rows of a dozen columns) go a
 	 * thousand a request where a copied request takes a few hundred.
 	 */
-	if (gpuhash_page_caps_in_place(os->max_pins, pp->cap_pages, (uint32) gs->batch_cap,
+	if (gpuhash_page_caps_in_place(os->max_pins, pp->cap_pages, want_tuples,
 								   &pp->cap_pages_in_place, &pp->cap_tuples_in_place))
 		rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
+	rows_cap = Max(rows_cap, gs->batch_cap);
 	for (int i = 0; i < GPUHASH_PIPELINE; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
-		GpuPageReq *r = &pp->req[i];
-		MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+		MemoryContext old = MemoryContextSwitchTo(pp->cxt);
 
-		gpuhash_page_req_alloc(r, pp->cap_pages, pp->cap_pages_in_place, rows_cap, true);
-		MemoryContextSwitchTo(old);
+		gpuhash_page_req_alloc(&pp->req[i], pp->cap_pages, pp->cap_pages_in_place, rows_cap,
+							   true);
+		MemoryContextSwitchTo(gs->cxt);
 		/* a batch of pages has up to rows_cap rows, in those pages */
-		if (b->pins == NULL)
-			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * os->max_pins);
-		if (rows_cap > gs->batch_cap || b->tups == NULL)
+		b->pins = b->pins ? repalloc(b->pins, sizeof(Buffer) * os->max_pins) :
+			palloc(sizeof(Buffer) * os->max_pins);
+		if (rows_cap > pp->rows_cap || b->tups == NULL)
 		{
-			int			cap = Max(rows_cap, gs->batch_cap);
-
-			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * cap);
+			b->tups = b->tups ? repalloc_huge(b->tups, sizeof(HeapTupleData) * rows_cap) :
+				palloc_extended(sizeof(HeapTupleData) * rows_cap, MCXT_ALLOC_HUGE);
 			if (rows_cap > gs->batch_cap)
 			{
-				b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * cap);
-				b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cap);
-				b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * cap);
+				b->keys = repalloc_huge(b->keys, sizeof(uint64) * rows_cap);
+				b->nokey = repalloc_huge(b->nokey, sizeof(bool) * rows_cap);
+				b->ranges = repalloc_huge(b->ranges, sizeof(gh_range) * rows_cap);
 			}
 		}
+		MemoryContextSwitchTo(old);
 	}
-	pp->rows_cap = Max(rows_cap, gs->batch_cap);
-	gs->page = pp;
+	pp->rows_cap = Max(pp->rows_cap, rows_cap);
+}
+
+/*
+ * At ExecInit, gs became the bottom of a chain (chain.c).  Where it will
+ * read pages in place (chain_reads_pages, but for the table, which is not
+ * built yet), each of its walks is followed by a chain request, whose
+ * fixed costs (a round trip, a lane, each level's launches and copies) do
+ * not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
+ * the pages and tuples, so that there are that many times fewer of both
+ * requests.  Other page paths keep their size: a larger one there only
+ * delays the first answer.
+ */
+void
+gpuhash_page_chain_bottom(GpuJoinState *gs)
+{
+	GpuHeapScan *os = gs->oscan;
+
+	if (gs->page == NULL || gs->page->chain_sized || gpuhash_page_cache_mb <= 0 ||
+		!RelationNeedsWAL(os->rel) || !gpuhash_page_in_place ||
+		RelationUsesLocalBuffers(os->rel) || !gpuhash_service_pages_in_place())
+		return;
+	gs->page->chain_sized = true;
+	os->max_pins = Min(os->max_pins * GPUHASH_CHAIN_REQ_SCALE, GPUHASH_MAX_REQ_PAGES);
+	size_requests(gs, (uint32) Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE, INT_MAX));
 }
 
 /*

@@ -52,15 +52,24 @@ extern bool gpuhash_qual_compile_into(gh_page_scan *scan, TupleDesc desc, Index 
 extern gh_col_type gpuhash_qual_col_type(Oid typid);
 
 /*
- * One request's pages, with the probe batch that emits its matches: the
- * pages pinned in the batch's pins[], their copies, visibility and answer.
- */
-/*
  * Pins a probe batch holds at most (heap_scan.c), and so the pages a
  * request carries at most: a request read in place is laid out for them
  * (service_page.c, service_dim_pages.c, service_agg.c).
  */
 #define GPUHASH_MAX_BATCH_PINS 1024
+
+/*
+ * A chain's bottom that reads pages in place takes this many times the
+ * pages and listed tuples a request (gpuhash_page_chain_bottom); the
+ * service lays a request read in place out for up to GPUHASH_MAX_REQ_PAGES.
+ */
+#define GPUHASH_CHAIN_REQ_SCALE 4
+#define GPUHASH_MAX_REQ_PAGES (GPUHASH_MAX_BATCH_PINS * GPUHASH_CHAIN_REQ_SCALE)
+
+/*
+ * One request's pages, with the probe batch that emits its matches: the
+ * pages pinned in the batch's pins[], their copies, visibility and answer.
+ */
 
 typedef struct GpuPageReq
 {
@@ -103,6 +112,8 @@ typedef struct GpuPagePath
 	bool		subplan_run;	/* prog.first_row_build done */
 	GpuPageReq	req[GPUHASH_PIPELINE];
 	int			cap_pages;		/* pages a request takes */
+	MemoryContext cxt;			/* the requests' memory */
+	bool		chain_sized;	/* sized for a chain's bottom */
 	int			rows_cap;		/* rows a batch of pages may have */
 	int			cap_pages_in_place; /* pages and listed tuples a request */
 	uint32		cap_tuples_in_place;	/* read in place takes */
@@ -120,6 +131,7 @@ typedef struct GpuPagePath
 
 /* page_scan.c */
 extern void gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
+extern void gpuhash_page_chain_bottom(GpuJoinState *gs);
 extern bool gpuhash_page_usable(GpuJoinState *gs);
 extern bool gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_page_submit(GpuJoinState *gs, GpuProbeBatch *b);

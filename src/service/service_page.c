@@ -58,7 +58,8 @@ typedef struct PageLayout
  * adding pages while the next could overflow it: page_scan.c), which lets
  * a request carry several times as many pages: fewer requests, each
  * with its fixed costs (launches, selections, round trips), for the same
- * pages.
+ * pages.  Up to GPUHASH_MAX_REQ_PAGES pages in place, which a chain's
+ * bottom asks for; other scans pin fewer a batch.
  */
 static bool
 page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
@@ -76,7 +77,7 @@ page_layout(uint64 chunk_bytes, bool in_place, PageLayout *lay)
 		fixed += 64;
 		if (chunk_bytes <= fixed + full)
 			return false;
-		cap = Min(GPUHASH_MAX_BATCH_PINS, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
+		cap = Min(GPUHASH_MAX_REQ_PAGES, (chunk_bytes - fixed - GH_PAGE_MAX_TUPLES * per_tuple) /
 				  per_page);
 		lay->cap_tuples = (chunk_bytes - fixed - cap * per_page) / per_tuple;
 		off = TYPEALIGN(64, sizeof(gh_page_scan));
