@@ -234,7 +234,10 @@ SET max_parallel_workers_per_gather = 0;
 
 -- a chain's bottom takes larger batches of pages than a single join's
 -- (gpuhash_page_chain_bottom): each of its walks is followed by a chain
--- request.  Page Requests of the node that read pages, chained and not.
+-- request.  Page Requests of the node that read pages, chained and not,
+-- with requests bounded by their listed tuples (gpuhash.batch_rows): the
+-- pins a batch may hold are a share of shared_buffers (128 with the
+-- default 128 MB; under about 14 MB the pins bound both alike).
 CREATE TABLE pc_sparse (id int, k int) WITH (fillfactor = 10);
 INSERT INTO pc_sparse SELECT g, g % 600 FROM generate_series(1, 40000) g;
 VACUUM ANALYZE pc_sparse;
@@ -248,6 +251,7 @@ BEGIN
   PERFORM set_config('join_collapse_limit', '1', true);
   PERFORM gh_force_on();
   PERFORM set_config('gpuhash.chain', chained::text, true);
+  PERFORM set_config('gpuhash.batch_rows', '256', true);
   EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   SELECT sum((n->>'Page Requests')::bigint) INTO r
     FROM jsonb_path_query(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n
@@ -259,9 +263,56 @@ BEGIN
 END;
 $$;
 SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
-SELECT c > 0 AS walked, c * 2 < u AS fewer_requests
+SELECT c > 0 AS walked, c < u AS fewer_requests
   FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
           FROM (SELECT 'SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a'::text AS q) x) y;
+
+-- a row whose combinations exceed one chain probe (GH_CHAIN_MAX_COMBINATIONS,
+-- 2^25: 5 800 x 5 800) in the middle of a batch of pages: the requests
+-- before it are emitted, then the rest of the batch, more rows than
+-- gpuhash.batch_rows (which sizes the kept columns' arrays), goes back to
+-- the bottom and the nodes finish the scan one by one (chain_probe.c,
+-- unfuse_now).  The sum and count natively and so; whether the bottom read
+-- pages, made chain requests, and why the chain stopped.
+CREATE TABLE pc_fan (id int, k int, b int);
+INSERT INTO pc_fan SELECT g, CASE WHEN g = 2500 THEN 1 ELSE 2 + g % 50 END,
+                          CASE WHEN g = 2500 THEN 1 ELSE 2 + g % 7 END
+  FROM generate_series(1, 20000) g;
+CREATE TABLE pc_fan_a (k int);
+INSERT INTO pc_fan_a SELECT 1 FROM generate_series(1, 5800);
+INSERT INTO pc_fan_a SELECT g FROM generate_series(2, 51) g;
+CREATE TABLE pc_fan_b (b int);
+INSERT INTO pc_fan_b SELECT 1 FROM generate_series(1, 5800);
+INSERT INTO pc_fan_b SELECT g FROM generate_series(2, 8) g;
+VACUUM ANALYZE pc_fan;
+VACUUM ANALYZE pc_fan_a;
+VACUUM ANALYZE pc_fan_b;
+CREATE FUNCTION pc_unfused(q text, OUT native text, OUT same boolean, OUT pages boolean,
+                           OUT chain_requests boolean, OUT unfused text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  gpu text;
+BEGIN
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'SELECT r__::text FROM (' || q || ') r__' INTO native;
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('gpuhash.batch_rows', '512', true);
+  EXECUTE 'SELECT r__::text FROM (' || q || ') r__' INTO gpu;
+  same := gpu = native;
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  SELECT sum(coalesce((n->>'Pages All-Visible')::bigint, 0) + coalesce((n->>'Pages Checked')::bigint, 0)) > 0,
+         bool_or(coalesce((n->>'Chain Requests')::bigint, 0) > 0),
+         string_agg(n->>'Chain Unfused', ', ')
+    INTO pages, chain_requests, unfused
+    FROM jsonb_path_query(p, 'strict $.** ? (@."Custom Plan Provider" == "GpuHashJoin")') n;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+SELECT * FROM pc_unfused('SELECT count(*), sum(f.id) FROM pc_fan f JOIN pc_fan_a a ON f.k = a.k JOIN pc_fan_b b ON f.b = b.b');
 
 -- a cache smaller than the table: entries evicted and refilled by the clock
 ALTER SYSTEM SET gpuhash.page_cache_size = '1MB';
@@ -281,8 +332,9 @@ SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 SELECT pg_reload_conf();
 
-DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse;
+DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, pc_fan_b;
 DROP FUNCTION pc_check(text, boolean);
 DROP FUNCTION pc_chain(text);
 DROP FUNCTION pc_page_requests(text, boolean);
+DROP FUNCTION pc_unfused(text);
 DROP FUNCTION pc_wait_on();

@@ -542,6 +542,7 @@ extern bool gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalT
 extern void gpuhash_spill_rewind(BufFile *file);
 
 /* heap_scan.c */
+extern int	gpuhash_batch_pins(int most);
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
 extern ExprState *gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc);

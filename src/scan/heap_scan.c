@@ -32,8 +32,8 @@
  *
  * The tuples of a probe batch stay valid while it is probed and emitted:
  * every page that gave the batch a row it keeps has an extra pin, the batch's,
- * until the batch ends, at most max_pins of them per batch (a page whose
- * tuples went to two batches has a pin of each).  When the join emits no
+ * until the batch ends, at most max_pins of them per batch (gpuhash_batch_pins;
+ * a page whose tuples went to two batches has a pin of each).  When the join emits no
  * outer column, nothing is pinned beyond the page being read.
  *
  *-------------------------------------------------------------------------
@@ -54,13 +54,14 @@
 #include "scan/buffer_hint.h"
 
 /*
- * Pins a probe batch may hold: a small share of shared_buffers, for each
- * of the batches in the pipeline of every participant.
+ * Pins a probe batch may hold, at most `most`: a small share of
+ * shared_buffers, for each of the batches in the pipeline of every
+ * participant.
  */
-static int
-max_batch_pins(void)
+int
+gpuhash_batch_pins(int most)
 {
-	return Max(8, Min(GPUHASH_MAX_BATCH_PINS, NBuffers / (64 * GPUHASH_PIPELINE)));
+	return Max(8, Min(most, NBuffers / (64 * GPUHASH_PIPELINE)));
 }
 
 /*
@@ -162,7 +163,7 @@ gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual, List *tlist, 
 			elog(ERROR, "gpuhash: an absorbed scan reads only plain columns");
 		os->attno[j++] = v->varattno;
 	}
-	os->max_pins = max_batch_pins();
+	os->max_pins = gpuhash_batch_pins(GPUHASH_MAX_BATCH_PINS);
 	os->timed = (estate->es_instrument & INSTRUMENT_TIMER) != 0;
 	os->snapshot = estate->es_snapshot;
 	os->slot_row = -1;

@@ -152,22 +152,31 @@ size_requests(GpuJoinState *gs, uint32 want_tuples)
  * built yet), each of its walks is followed by a chain request, whose
  * fixed costs (a round trip, a lane, each level's launches and copies) do
  * not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
- * the pages and tuples, so that there are that many times fewer of both
- * requests.  Other page paths keep their size: a larger one there only
- * delays the first answer.
+ * the listed tuples, and as many pins as the share of shared_buffers a
+ * batch may pin allows (up to GPUHASH_MAX_REQ_PAGES), so that there are
+ * fewer of both requests.  Other page paths keep their size: a larger one
+ * there only delays the first answer.  Sized here, before the table
+ * exists, the bottom keeps the size where its chain then runs unfused.
  */
 void
 gpuhash_page_chain_bottom(GpuJoinState *gs)
 {
 	GpuHeapScan *os = gs->oscan;
+	int			pins;
+	int64		want;
 
 	if (gs->page == NULL || gs->page->chain_sized || gpuhash_page_cache_mb <= 0 ||
 		!RelationNeedsWAL(os->rel) || !gpuhash_page_in_place ||
 		RelationUsesLocalBuffers(os->rel) || !gpuhash_service_pages_in_place())
 		return;
 	gs->page->chain_sized = true;
-	os->max_pins = Min(os->max_pins * GPUHASH_CHAIN_REQ_SCALE, GPUHASH_MAX_REQ_PAGES);
-	size_requests(gs, (uint32) Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE, INT_MAX));
+	pins = Max(os->max_pins, gpuhash_batch_pins(GPUHASH_MAX_REQ_PAGES));
+	/* no more tuples than the pages a batch may pin can list */
+	want = Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE, (int64) pins * GH_PAGE_MAX_TUPLES);
+	if (pins == os->max_pins && want <= gs->batch_cap)
+		return;
+	os->max_pins = pins;
+	size_requests(gs, (uint32) Min(want, (int64) INT_MAX));
 }
 
 /*

@@ -53,14 +53,16 @@ extern gh_col_type gpuhash_qual_col_type(Oid typid);
 
 /*
  * Pins a probe batch holds at most (heap_scan.c), and so the pages a
- * request carries at most: a request read in place is laid out for them
- * (service_page.c, service_dim_pages.c, service_agg.c).
+ * request carries at most, but for a chain's bottom (below): a request
+ * read in place is laid out for them (service_page.c, service_dim_pages.c,
+ * service_agg.c).
  */
 #define GPUHASH_MAX_BATCH_PINS 1024
 
 /*
  * A chain's bottom that reads pages in place takes this many times the
- * pages and listed tuples a request (gpuhash_page_chain_bottom); the
+ * listed tuples a request, and pins up to GPUHASH_MAX_REQ_PAGES pages a
+ * batch within shared_buffers' share (gpuhash_page_chain_bottom); the
  * service lays a request read in place out for up to GPUHASH_MAX_REQ_PAGES.
  */
 #define GPUHASH_CHAIN_REQ_SCALE 4
