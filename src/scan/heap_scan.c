@@ -33,8 +33,8 @@
  * The tuples of a probe batch stay valid while it is probed and emitted:
  * every page that gave the batch a row it keeps has an extra pin, the batch's,
  * until the batch ends, at most max_pins of them per batch (gpuhash_batch_pins;
- * a page whose tuples went to two batches has a pin of each).  When the join emits no
- * outer column, nothing is pinned beyond the page being read.
+ * a page whose tuples went to two batches has a pin of each).  When the join
+ * emits no outer column, nothing is pinned beyond the page being read.
  *
  *-------------------------------------------------------------------------
  */

@@ -147,11 +147,50 @@ size_requests(GpuJoinState *gs, uint32 want_tuples)
 }
 
 /*
+ * Could gs's requests go to the service in place, once its table is the
+ * service's?  The service reads the pages where they lie, when it mapped
+ * the buffer pool (a temporary table's local buffers are this backend's
+ * alone).
+ */
+static bool
+in_place_possible(GpuJoinState *gs)
+{
+	return gpuhash_page_in_place && !RelationUsesLocalBuffers(gs->oscan->rel) &&
+		gpuhash_service_pages_in_place();
+}
+
+/* Do gs's requests go to the service in place? */
+static bool
+requests_in_place(GpuJoinState *gs)
+{
+	return gs->table.remote && in_place_possible(gs);
+}
+
+/*
+ * Whether a chain's bottom reads pages: only where its requests go in place
+ * and the service's page cache may keep their pages (gpuhash_page_add's
+ * test), so that its walks do not cross the host link; otherwise the
+ * chain's probes wait behind the walks (ARCHITECTURE.md, "Chains").
+ * chain_may_read_pages: the same but for the table, not built at ExecInit.
+ */
+static bool
+chain_may_read_pages(GpuJoinState *gs)
+{
+	return gpuhash_page_cache_mb > 0 && RelationNeedsWAL(gs->oscan->rel) &&
+		in_place_possible(gs);
+}
+
+static bool
+chain_reads_pages(GpuJoinState *gs)
+{
+	return gs->table.remote && chain_may_read_pages(gs);
+}
+
+/*
  * At ExecInit, gs became the bottom of a chain (chain.c).  Where it will
- * read pages in place (chain_reads_pages, but for the table, which is not
- * built yet), each of its walks is followed by a chain request, whose
- * fixed costs (a round trip, a lane, each level's launches and copies) do
- * not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
+ * read pages (chain_may_read_pages), each of its walks is followed by a
+ * chain request, whose fixed costs (a round trip, a lane, each level's
+ * launches and copies) do not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
  * the listed tuples, and as many pins as the share of shared_buffers a
  * batch may pin allows (up to GPUHASH_MAX_REQ_PAGES), so that there are
  * fewer of both requests.  Other page paths keep their size: a larger one
@@ -165,43 +204,17 @@ gpuhash_page_chain_bottom(GpuJoinState *gs)
 	int			pins;
 	int64		want;
 
-	if (gs->page == NULL || gs->page->chain_sized || gpuhash_page_cache_mb <= 0 ||
-		!RelationNeedsWAL(os->rel) || !gpuhash_page_in_place ||
-		RelationUsesLocalBuffers(os->rel) || !gpuhash_service_pages_in_place())
+	if (gs->page == NULL || gs->page->chain_sized || !chain_may_read_pages(gs))
 		return;
 	gs->page->chain_sized = true;
 	pins = Max(os->max_pins, gpuhash_batch_pins(GPUHASH_MAX_REQ_PAGES));
 	/* no more tuples than the pages a batch may pin can list */
-	want = Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE, (int64) pins * GH_PAGE_MAX_TUPLES);
+	want = Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE,
+			   (int64) pins * GH_PAGE_MAX_TUPLES);
 	if (pins == os->max_pins && want <= gs->batch_cap)
 		return;
 	os->max_pins = pins;
 	size_requests(gs, (uint32) Min(want, (int64) INT_MAX));
-}
-
-/*
- * Do gs's requests go to the service in place?  The service reads the pages
- * where they lie, when it mapped the buffer pool (a temporary table's local
- * buffers are this backend's alone).
- */
-static bool
-requests_in_place(GpuJoinState *gs)
-{
-	return gs->table.remote && gpuhash_page_in_place &&
-		!RelationUsesLocalBuffers(gs->oscan->rel) && gpuhash_service_pages_in_place();
-}
-
-/*
- * Whether a chain's bottom reads pages: only where its requests go in place
- * and the service's page cache may keep their pages (gpuhash_page_add's
- * test), so that its walks do not cross the host link; otherwise the
- * chain's probes wait behind the walks (ARCHITECTURE.md, "Chains").
- */
-static bool
-chain_reads_pages(GpuJoinState *gs)
-{
-	return gpuhash_page_cache_mb > 0 && RelationNeedsWAL(gs->oscan->rel) &&
-		requests_in_place(gs);
 }
 
 /*

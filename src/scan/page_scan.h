@@ -72,7 +72,6 @@ extern gh_col_type gpuhash_qual_col_type(Oid typid);
  * One request's pages, with the probe batch that emits its matches: the
  * pages pinned in the batch's pins[], their copies, visibility and answer.
  */
-
 typedef struct GpuPageReq
 {
 	int			n_pages;
