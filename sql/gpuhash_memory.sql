@@ -68,6 +68,14 @@ SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o LEFT JOIN mb_i i ON o.k = 
 SELECT * FROM gh_check('SELECT o.id, i.id FROM mb_o o JOIN mb_i i ON o.k::text = i.k::text');
 -- a key too common to split: that batch goes over, as a hash join's would
 SELECT * FROM gh_check('SELECT o.id, s.id FROM mb_o o JOIN mb_skew s ON o.k = s.k');
+-- inner rows of ~100 kB values made below the join (OFFSET 0 keeps the
+-- subquery; not TOASTed): each kept tuple outgrows a quarter of the
+-- store's blocks and gets one of its own, and is copied again when the
+-- batches double; NULLs among the kept columns
+SELECT hash_batches > 1 AS batched
+FROM gh_mem('SELECT o.id, i.id, length(i.big), md5(i.big), i.nul FROM mb_o o JOIN (SELECT id, k, repeat(md5(id::text), 3200) || id AS big, CASE WHEN id % 2 = 0 THEN id END AS nul FROM mb_i WHERE id % 100 = 0 OFFSET 0) i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, length(i.big), md5(i.big), i.nul FROM mb_o o JOIN (SELECT id, k, repeat(md5(id::text), 3200) || id AS big, CASE WHEN id % 2 = 0 THEN id END AS nul FROM mb_i WHERE id % 100 = 0 OFFSET 0) i ON o.k = i.k');
+SELECT * FROM gh_check('SELECT o.id, i.id, length(i.big) FROM mb_o o RIGHT JOIN (SELECT id, k, CASE WHEN id % 3 = 0 THEN repeat(md5(id::text), 3200) ELSE ''s'' || id END AS big FROM mb_i WHERE id % 50 = 0 OR k IS NULL OFFSET 0) i ON o.k = i.k');
 SELECT * FROM gh_check('SELECT o.id, s.id FROM mb_o o FULL JOIN mb_skew s ON o.k = s.k');
 -- rescans of a batched join, with and without a parameter in the inner key
 SET enable_nestloop = off;

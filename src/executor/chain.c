@@ -311,15 +311,15 @@ set_carried(GpuChain *ch, int j)
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (gs->inner_vals == NULL && gpuhash_shared_carried(gs, &ready_keys, &ready_valid))
+	if (gs->inner_tups == NULL && gpuhash_shared_carried(gs, &ready_keys, &ready_valid))
 		st = gpuhash_table_set_carried(&gs->table, ready_keys, ready_valid, m);
-	else if (gs->inner_vals != NULL)
+	else if (gs->inner_tups != NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(ch->cxt);
 		uint64	   *keys = MemoryContextAllocHuge(ch->cxt, sizeof(uint64) * Max(n * m, 1));
 		uint8	   *valid = MemoryContextAllocHuge(ch->cxt, Max(n * m, 1));
 
-		gpuhash_carried_keys(gs, gs->inner_vals, gs->inner_nulls, n, keys, valid, n);
+		gpuhash_carried_keys(gs, gs->inner_tups, n, keys, valid, n);
 		st = gpuhash_table_set_carried(&gs->table, keys, valid, m);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ch->cxt);

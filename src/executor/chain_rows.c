@@ -62,8 +62,8 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
 
 /*
  * Starts loading what forming combination j reads at level k's inner row
- * (pos): its kept columns, or where a shared row's pointer is; a shared
- * row itself once its pointer is in (second).  Statements, not functions:
+ * (pos): where its tuple's pointer is, or the tuple once the pointer is in
+ * (second).  Statements, not functions:
  * see PREFETCH_ROW in executor.c.
  */
 #define PREFETCH_LEVEL_ROW(gs, pos, second) \
@@ -74,8 +74,8 @@ form_level(GpuChain *ch, int k, int64 i, uint32 pos)
 		{ \
 			if (!(second)) \
 				GPUHASH_PREFETCH_INNER_ROW(g_, p_); \
-			else if (g_->n_inner_keep > 0 && !g_->inner_vals && g_->shared_rowptrs) \
-				gpuhash_prefetch(dsa_get_address(g_->shared_area, g_->shared_rowptrs[p_])); \
+			else \
+				GPUHASH_PREFETCH_INNER_TUPLE(g_, p_); \
 		} \
 	} while (0)
 

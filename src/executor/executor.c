@@ -155,14 +155,14 @@ next_outer(GpuJoinState *gs)
 	{
 		gs->step.cur++;
 		PREFETCH_ROW(gs, gs->step.cur + PREFETCH_AHEAD);
-		/* a shared inner row: its pointer is in by now, then the row */
-		if (gs->shared_rowptrs && gs->n_inner_keep > 0 && !gs->marks_only &&
+		/* an inner row: its tuple's pointer is in by now, then the tuple */
+		if (gs->n_inner_keep > 0 && !gs->marks_only &&
 			gs->step.cur + PREFETCH_AHEAD / 2 < gs->cb->n)
 		{
 			const gh_range *r = &gs->cb->ranges[gs->step.cur + PREFETCH_AHEAD / 2];
 
 			if (r->count > 0)
-				gpuhash_prefetch(dsa_get_address(gs->shared_area, gs->shared_rowptrs[r->offset]));
+				GPUHASH_PREFETCH_INNER_TUPLE(gs, r->offset);
 		}
 	} while (!gs->fill_outer && gs->step.cur < gs->cb->n &&
 			 gs->cb->ranges[gs->step.cur].count == 0);

@@ -298,10 +298,15 @@ typedef struct GpuJoinState
 	MemoryContext cxt;			/* everything below; freed by its callback */
 	MemoryContextCallback cleanup;
 
-	/* inner side, rows in the table's key-grouped order once built */
+	/*
+	 * Inner side, rows in the table's key-grouped order once built: each
+	 * kept row's columns as one MinimalTuple of inner_desc (NULL where no
+	 * column is kept), formed once as the row is read, in blocks of
+	 * inner_cxt (inner_store.c's).
+	 */
 	MemoryContext inner_cxt;
-	Datum	   *inner_vals;		/* n_inner x n_inner_keep */
-	bool	   *inner_nulls;
+	MinimalTuple *inner_tups;	/* n_inner_all of them */
+	struct GpuRowBlock *row_blocks;	/* where they lie, the newest first */
 	uint64	   *inner_keys_arr;
 	uint64		n_inner;		/* rows in the table */
 	uint64		n_inner_all;	/* and after them, right/full's NULL-key rows */
@@ -353,8 +358,7 @@ typedef struct GpuJoinState
 	bool	   *spill_nulls;
 	uint64		null_seq;		/* places NULL-key inner rows in batches */
 	/* right/full: inner rows with a NULL key, while the inner side is read */
-	Datum	   *nk_vals;
-	bool	   *nk_nulls;
+	MinimalTuple *nk_tups;
 	uint64	   *nk_keys;
 	uint64		n_nk;
 	uint64		nk_cap;
@@ -370,7 +374,7 @@ typedef struct GpuJoinState
 	TupleDesc	inner_desc;		/* the kept inner columns */
 	dsa_area   *shared_area;	/* the query's DSA */
 	dsa_pointer *shared_rowptrs;	/* per key-grouped position, its MinimalTuple */
-	Datum	   *row_vals;		/* one deformed shared row */
+	Datum	   *row_vals;		/* one deformed inner row */
 	bool	   *row_nulls;
 
 	/*
@@ -460,8 +464,8 @@ extern void gpuhash_chain_explain(GpuJoinState *gs, struct ExplainState *es);
 
 /* chain_carry.c */
 extern int	gpuhash_carried_columns(GpuJoinState *gs);
-extern void gpuhash_carried_keys(GpuJoinState *gs, const Datum *vals, const bool *nulls,
-								 uint64 n, uint64 *keys, uint8 *valid, uint64 ld);
+extern void gpuhash_carried_keys(GpuJoinState *gs, const MinimalTuple *tups, uint64 n,
+								 uint64 *keys, uint8 *valid, uint64 ld);
 
 /* rows.c */
 extern void gpuhash_rows_begin(GpuJoinState *gs, int nmax);
@@ -489,6 +493,8 @@ extern void gpuhash_inner_split_done(GpuJoinState *gs);
 extern void gpuhash_inner_forget(GpuJoinState *gs);
 extern void gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order);
 extern void gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in);
+extern void gpuhash_inner_deform(GpuJoinState *gs, MinimalTuple mt, Datum *vals, bool *nulls);
+extern void gpuhash_inner_reset_memory(GpuJoinState *gs);
 extern dsa_pointer gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out);
 extern dsa_pointer gpuhash_inner_shared_matched(GpuJoinState *gs, dsa_area *area);
 

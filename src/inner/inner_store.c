@@ -2,8 +2,10 @@
  *
  * inner_store.c
  *	  The inner rows a GpuHashJoin keeps.  Read from the inner plan (hash
- *	  batch 0) or from a batch's file; kept in arrival order with their keys,
- *	  a right/full join's NULL-key rows behind them; moved out to batch files
+ *	  batch 0) or from a batch's file; each row's kept columns formed once,
+ *	  as a MinimalTuple in blocks of the store's memory, as nodeHash.c keeps
+ *	  its tuples; kept in arrival order with their keys, a right/full join's
+ *	  NULL-key rows behind them; moved out to batch files
  *	  when they outgrow the join's memory limit (batch.c); reordered by the
  *	  table's key-grouped rowid order; and row k for emission, a parallel
  *	  plan's shared rows included.  For parallel plans it publishes the rows
@@ -22,70 +24,186 @@
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
-/* What a kept inner row costs: its columns, their copies, key and table share. */
-static size_t
-kept_row_bytes(GpuJoinState *gs, const Datum *vals, const bool *nulls)
+/*
+ * A block of kept inner tuples, carved in arrival order: one allocation
+ * for many rows, as nodeHash.c's dense chunks, so that a row costs its
+ * tuple and no allocator's header.
+ */
+typedef struct GpuRowBlock
+{
+	struct GpuRowBlock *next;	/* the block filled before */
+	Size		used;
+	Size		size;
+} GpuRowBlock;
+
+#define ROW_BLOCK_DATA(b) ((char *) (b) + MAXALIGN(sizeof(GpuRowBlock)))
+#define ROW_BLOCK_SIZE ((Size) 256 * 1024)
+
+/* Room for a tuple of len bytes in the store's newest block. */
+static MinimalTuple
+row_alloc(GpuJoinState *gs, Size len)
+{
+	GpuRowBlock *b = gs->row_blocks;
+	char	   *p;
+
+	len = MAXALIGN(len);
+	if (len > ROW_BLOCK_SIZE / 4)
+	{
+		/* a large tuple: a block of its own, behind the one being filled */
+		b = MemoryContextAllocHuge(gs->inner_cxt, MAXALIGN(sizeof(GpuRowBlock)) + len);
+		b->used = b->size = len;
+		if (gs->row_blocks)
+		{
+			b->next = gs->row_blocks->next;
+			gs->row_blocks->next = b;
+		}
+		else
+		{
+			b->next = NULL;
+			gs->row_blocks = b;
+		}
+		return (MinimalTuple) ROW_BLOCK_DATA(b);
+	}
+	if (b == NULL || b->size - b->used < len)
+	{
+		b = MemoryContextAlloc(gs->inner_cxt, MAXALIGN(sizeof(GpuRowBlock)) + ROW_BLOCK_SIZE);
+		b->used = 0;
+		b->size = ROW_BLOCK_SIZE;
+		b->next = gs->row_blocks;
+		gs->row_blocks = b;
+	}
+	p = ROW_BLOCK_DATA(b) + b->used;
+	b->used += len;
+	return (MinimalTuple) p;
+}
+
+static void
+free_row_blocks(GpuRowBlock *b)
+{
+	while (b)
+	{
+		GpuRowBlock *next = b->next;
+
+		pfree(b);
+		b = next;
+	}
+}
+
+/*
+ * Frees everything the store holds; every reset of its memory comes here,
+ * so that no block is carved after its memory went.
+ */
+void
+gpuhash_inner_reset_memory(GpuJoinState *gs)
+{
+	MemoryContextReset(gs->inner_cxt);
+	gs->row_blocks = NULL;
+}
+
+/*
+ * What a kept inner row costs: its tuple and the pointer to it (none where
+ * no column is kept), its key and table share.
+ */
+static inline size_t
+kept_row_bytes(MinimalTuple mt)
+{
+	return (mt ? MAXALIGN(mt->t_len) + sizeof(MinimalTuple) : 0) + GPUHASH_ROW_OVERHEAD;
+}
+
+/* A MinimalTuple's header size, as heap_form_minimal_tuple() lays it out. */
+static inline Size
+minimal_tuple_hoff(bool hasnull, int natts)
+{
+	return MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
+}
+
+/* A kept tuple moved into the store's current blocks (a compaction). */
+static inline MinimalTuple
+copy_kept_tuple(GpuJoinState *gs, MinimalTuple src)
+{
+	MinimalTuple mt;
+
+	if (src == NULL)
+		return NULL;
+	mt = row_alloc(gs, src->t_len);
+	memcpy(mt, src, src->t_len);
+	return mt;
+}
+
+/*
+ * A row's kept columns (keep[] of slot) as a MinimalTuple of inner_desc in
+ * the store's blocks, laid out as heap_form_minimal_tuple() would and
+ * filled in its place; NULL where no column is kept.  A row read back from
+ * a batch file is that tuple already.
+ */
+static MinimalTuple
+form_kept_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep)
 {
 	int			nc = gs->n_inner_keep;
-	size_t		bytes = nc * (sizeof(Datum) + sizeof(bool)) + GPUHASH_ROW_OVERHEAD;
+	Datum	   *v = gs->spill_vals;
+	bool	   *nl = gs->spill_nulls;
+	bool		hasnull = false;
+	Size		data_len,
+				hoff;
+	MinimalTuple mt;
 
+	if (nc == 0)
+		return NULL;
+	if (keep == gs->ident_keep && TTS_IS_MINIMALTUPLE(slot))
+		return copy_kept_tuple(gs, ((MinimalTupleTableSlot *) slot)->mintuple);
+	slot_getsomeattrs(slot, gpuhash_keep_extent(keep, nc));
 	for (int k = 0; k < nc; k++)
 	{
-		Form_pg_attribute att = TupleDescAttr(gs->inner_desc, k);
-
-		if (!nulls[k] && !att->attbyval)
-			bytes += MAXALIGN(datumGetSize(vals[k], false, att->attlen)) + 16;
+		v[k] = slot->tts_values[keep[k]];
+		nl[k] = slot->tts_isnull[keep[k]];
+		hasnull |= nl[k];
 	}
-	return bytes;
+	data_len = heap_compute_data_size(gs->inner_desc, v, nl);
+	hoff = minimal_tuple_hoff(hasnull, nc);
+	mt = row_alloc(gs, hoff + data_len);
+	memset(mt, 0, hoff + data_len);
+	mt->t_len = hoff + data_len;
+	HeapTupleHeaderSetNatts(mt, nc);
+	mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(gs->inner_desc, v, nl, (char *) mt + hoff, data_len, &mt->t_infomask,
+					hasnull ? mt->t_bits : NULL);
+	return mt;
 }
 
-/* Frees a kept row's by-reference copies (a row moved to a batch file). */
-static void
-free_row_copies(GpuJoinState *gs, Datum *vals, const bool *nulls)
+/* Deforms a kept inner tuple into vals and nulls (n_inner_keep columns). */
+void
+gpuhash_inner_deform(GpuJoinState *gs, MinimalTuple mt, Datum *vals, bool *nulls)
 {
-	for (int k = 0; k < gs->n_inner_keep; k++)
-	{
-		if (!nulls[k] && !TupleDescAttr(gs->inner_desc, k)->attbyval)
-			pfree(DatumGetPointer(vals[k]));
-	}
+	HeapTupleData ht;
+
+	ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
+	ht.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
+	heap_deform_tuple(&ht, gs->inner_desc, vals, nulls);
 }
 
-/* The kept columns of inner row `row` (key-grouped position). */
+/*
+ * The kept columns of inner row `row` (key-grouped position), this
+ * process's or a parallel plan's shared row, valid until the next call.
+ */
 void
 gpuhash_inner_row(GpuJoinState *gs, uint64 row, const Datum **iv, const bool **in)
 {
-	if (gs->inner_vals)
-	{
-		*iv = gs->inner_vals + row * gs->n_inner_keep;
-		*in = gs->inner_nulls + row * gs->n_inner_keep;
-	}
-	else
-	{
-		/* a parallel plan's shared row, kept by another participant */
-		MinimalTuple mt = dsa_get_address(gs->shared_area, gs->shared_rowptrs[row]);
-		HeapTupleData ht;
-
-		ht.t_len = mt->t_len + MINIMAL_TUPLE_OFFSET;
-		ht.t_data = (HeapTupleHeader) ((char *) mt - MINIMAL_TUPLE_OFFSET);
-		heap_deform_tuple(&ht, gs->inner_desc, gs->row_vals, gs->row_nulls);
-		*iv = gs->row_vals;
-		*in = gs->row_nulls;
-	}
+	gpuhash_inner_deform(gs, (MinimalTuple) gpuhash_inner_row_tuple(gs, row), gs->row_vals,
+						 gs->row_nulls);
+	*iv = gs->row_vals;
+	*in = gs->row_nulls;
 }
 
 void
 gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 {
-	int			nc = gs->n_inner_keep;
 	uint64		n_all = gs->n_inner_all;
-	Datum	   *vals;
-	bool	   *nulls;
+	MinimalTuple *tups;
 	uint64	   *keys;
 
 	if (order == NULL)
 		return;					/* nothing reads the rows' order */
-	vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * Max(n_all * nc, 1));
-	nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * Max(n_all * nc, 1));
+	tups = MemoryContextAllocHuge(gs->inner_cxt, sizeof(MinimalTuple) * Max(n_all, 1));
 	keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * Max(gs->n_inner, 1));
 	for (uint64 i = 0; i < gs->n_inner; i++)
 	{
@@ -94,33 +212,24 @@ gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 		/* a gather from random places: start the loads a few rows ahead */
 		if (i + 16 < gs->n_inner)
 		{
-			gpuhash_prefetch(gs->inner_vals + (size_t) order[i + 16] * nc);
+			gpuhash_prefetch(gs->inner_tups + order[i + 16]);
 			gpuhash_prefetch(gs->inner_keys_arr + order[i + 16]);
 		}
-
-		memcpy(vals + i * nc, gs->inner_vals + src * nc, sizeof(Datum) * nc);
-		memcpy(nulls + i * nc, gs->inner_nulls + src * nc, sizeof(bool) * nc);
+		tups[i] = gs->inner_tups[src];
 		keys[i] = gs->inner_keys_arr[src];
 	}
 	/* a right/full join's NULL-key rows stay behind the table's rows */
-	memcpy(vals + gs->n_inner * nc, gs->inner_vals + gs->n_inner * nc,
-		   sizeof(Datum) * (n_all - gs->n_inner) * nc);
-	memcpy(nulls + gs->n_inner * nc, gs->inner_nulls + gs->n_inner * nc,
-		   sizeof(bool) * (n_all - gs->n_inner) * nc);
-	pfree(gs->inner_vals);
-	pfree(gs->inner_nulls);
+	memcpy(tups + gs->n_inner, gs->inner_tups + gs->n_inner,
+		   sizeof(MinimalTuple) * (n_all - gs->n_inner));
+	pfree(gs->inner_tups);
 	pfree(gs->inner_keys_arr);
-	gs->inner_vals = vals;
-	gs->inner_nulls = nulls;
+	gs->inner_tups = tups;
 	gs->inner_keys_arr = keys;
 }
 
-/*
- * Room for one more row of nc kept columns, and its key, in arrays of *cap
- * rows.
- */
+/* Room for one more row's tuple, and its key, in arrays of *cap rows. */
 static void
-ensure_row_room(Datum **vals, bool **nulls, uint64 **keys, uint64 n, uint64 *cap, int nc)
+ensure_row_room(MinimalTuple **tups, uint64 **keys, uint64 n, uint64 *cap)
 {
 	if (n < *cap)
 		return;
@@ -130,8 +239,7 @@ ensure_row_room(Datum **vals, bool **nulls, uint64 **keys, uint64 n, uint64 *cap
 				 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
 						(unsigned long long) GH_MAX_ROWS)));
 	*cap = Max(*cap * 2, 1024);
-	*vals = repalloc_huge(*vals, sizeof(Datum) * *cap * Max(nc, 1));
-	*nulls = repalloc_huge(*nulls, sizeof(bool) * *cap * Max(nc, 1));
+	*tups = repalloc_huge(*tups, sizeof(MinimalTuple) * *cap);
 	*keys = repalloc_huge(*keys, sizeof(uint64) * *cap);
 }
 
@@ -143,65 +251,48 @@ static void
 keep_inner_row(GpuJoinState *gs, TupleTableSlot *slot, const int *keep, uint64 key,
 			   bool nokey)
 {
-	int			nc = gs->n_inner_keep;
-	Datum	   *vals;
-	bool	   *nulls;
+	MinimalTuple mt = form_kept_row(gs, slot, keep);
 
 	if (nokey)
 	{
-		ensure_row_room(&gs->nk_vals, &gs->nk_nulls, &gs->nk_keys, gs->n_nk, &gs->nk_cap, nc);
-		vals = gs->nk_vals + gs->n_nk * nc;
-		nulls = gs->nk_nulls + gs->n_nk * nc;
+		ensure_row_room(&gs->nk_tups, &gs->nk_keys, gs->n_nk, &gs->nk_cap);
+		gs->nk_tups[gs->n_nk] = mt;
 		gs->nk_keys[gs->n_nk++] = key;
 	}
 	else
 	{
-		ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr,
-						gs->n_inner, &gs->inner_cap, nc);
-		vals = gs->inner_vals + gs->n_inner * nc;
-		nulls = gs->inner_nulls + gs->n_inner * nc;
+		ensure_row_room(&gs->inner_tups, &gs->inner_keys_arr, gs->n_inner, &gs->inner_cap);
+		gs->inner_tups[gs->n_inner] = mt;
 		gs->inner_keys_arr[gs->n_inner++] = key;
 	}
-	gpuhash_copy_row(slot, keep, nc, vals, nulls, gs->inner_cxt);
-	gs->mem_used += kept_row_bytes(gs, vals, nulls);
+	gs->mem_used += kept_row_bytes(mt);
 	gs->stats.mem_peak = Max(gs->stats.mem_peak, gs->mem_used);
 }
 
 /*
  * Moves the kept rows (n of them, keys alike) that no longer belong to
- * curbatch to their batch files; returns how many stay.
+ * curbatch to their batch files, and copies those that stay into the
+ * store's current blocks; returns how many stay.
  */
 static uint64
-move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n,
-			  bool nokey, uint64 *moved)
+move_out_rows(GpuJoinState *gs, MinimalTuple *tups, uint64 *keys, uint64 n, bool nokey,
+			  uint64 *moved)
 {
-	int			nc = gs->n_inner_keep;
 	uint64		j = 0;
 
 	for (uint64 i = 0; i < n; i++)
 	{
-		Datum	   *v = vals + i * nc;
-		bool	   *nl = nulls + i * nc;
 		int			b = gpuhash_batch_of(keys[i], gs->nbatch);
 
 		if (b != gs->curbatch)
 		{
-			MinimalTuple tup = nc > 0 ? heap_form_minimal_tuple(gs->inner_desc, v, nl) : NULL;
-
-			gpuhash_spill_write(gs, &gs->hb.inner_files[b], keys[i], nokey, tup);
-			if (tup)
-				pfree(tup);
-			free_row_copies(gs, v, nl);
+			gpuhash_spill_write(gs, &gs->hb.inner_files[b], keys[i], nokey, tups[i]);
 			(*moved)++;
 			continue;
 		}
-		if (j != i)
-		{
-			memmove(vals + j * nc, v, sizeof(Datum) * nc);
-			memmove(nulls + j * nc, nl, sizeof(bool) * nc);
-			keys[j] = keys[i];
-		}
-		gs->mem_used += kept_row_bytes(gs, vals + j * nc, nulls + j * nc);
+		tups[j] = copy_kept_tuple(gs, tups[i]);
+		keys[j] = keys[i];
+		gs->mem_used += kept_row_bytes(tups[j]);
 		j++;
 	}
 	return j;
@@ -209,23 +300,26 @@ move_out_rows(GpuJoinState *gs, Datum *vals, bool *nulls, uint64 *keys, uint64 n
 
 /*
  * Doubles the batches, as ExecHashIncreaseNumBatches: the kept rows whose
- * key now falls in a later batch go to its file.  A split that moves all
- * rows or none (every key alike) will not help: batches stop growing, and
- * this batch goes over the limit, as PostgreSQL's hash join does.
+ * key now falls in a later batch go to its file, the others into new
+ * blocks, and the old blocks go.  A split that moves all rows or none
+ * (every key alike) will not help: batches stop growing, and this batch
+ * goes over the limit, as PostgreSQL's hash join does.
  */
 void
 gpuhash_increase_batches(GpuJoinState *gs)
 {
 	uint64		before = gs->n_inner + gs->n_nk;
 	uint64		moved = 0;
+	GpuRowBlock *old = gs->row_blocks;
 
 	if (!gpuhash_batches_double(gs))
 		return;
 	gs->mem_used = 0;
-	gs->n_inner = move_out_rows(gs, gs->inner_vals, gs->inner_nulls, gs->inner_keys_arr,
-								gs->n_inner, false, &moved);
-	gs->n_nk = move_out_rows(gs, gs->nk_vals, gs->nk_nulls, gs->nk_keys, gs->n_nk,
-							 true, &moved);
+	gs->row_blocks = NULL;
+	gs->n_inner = move_out_rows(gs, gs->inner_tups, gs->inner_keys_arr, gs->n_inner, false,
+								&moved);
+	gs->n_nk = move_out_rows(gs, gs->nk_tups, gs->nk_keys, gs->n_nk, true, &moved);
+	free_row_blocks(old);
 	if (moved == 0 || moved == before)
 		gpuhash_batches_stop_growing(gs);
 }
@@ -325,20 +419,16 @@ next_inner_row(GpuJoinState *gs, TupleTableSlot **slot, const int **keep, uint64
 static void
 start_inner(GpuJoinState *gs)
 {
-	int			nc = gs->n_inner_keep;
-
-	MemoryContextReset(gs->inner_cxt);
+	gpuhash_inner_reset_memory(gs);
 	gs->matched = NULL;
 	gpuhash_keyfilter_forget(gs);
 	gs->inner_cap = gs->nk_cap = 1024;
 	gs->n_inner = gs->n_nk = 0;
 	gs->mem_used = 0;
 	gpuhash_split_inner_restart(gs);
-	gs->inner_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->inner_cap * Max(nc, 1));
-	gs->inner_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->inner_cap * Max(nc, 1));
+	gs->inner_tups = MemoryContextAllocHuge(gs->inner_cxt, sizeof(MinimalTuple) * gs->inner_cap);
 	gs->inner_keys_arr = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->inner_cap);
-	gs->nk_vals = MemoryContextAllocHuge(gs->inner_cxt, sizeof(Datum) * gs->nk_cap * Max(nc, 1));
-	gs->nk_nulls = MemoryContextAllocHuge(gs->inner_cxt, sizeof(bool) * gs->nk_cap * Max(nc, 1));
+	gs->nk_tups = MemoryContextAllocHuge(gs->inner_cxt, sizeof(MinimalTuple) * gs->nk_cap);
 	gs->nk_keys = MemoryContextAllocHuge(gs->inner_cxt, sizeof(uint64) * gs->nk_cap);
 	if (gs->curbatch == 0)
 		gs->stats.null_key_rows = 0;
@@ -489,9 +579,8 @@ gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all)
 {
 	gs->n_inner = n_inner;
 	gs->n_inner_all = n_inner_all;
-	MemoryContextReset(gs->inner_cxt);
-	gs->inner_vals = NULL;
-	gs->inner_nulls = NULL;
+	gpuhash_inner_reset_memory(gs);
+	gs->inner_tups = NULL;
 	gs->inner_keys_arr = NULL;
 }
 
@@ -503,26 +592,17 @@ gpuhash_inner_adopt(GpuJoinState *gs, uint64 n_inner, uint64 n_inner_all)
 static void
 rows_to_split(GpuJoinState *gs)
 {
-	int			nc = gs->n_inner_keep;
 	uint64		null_key_rows = gs->stats.null_key_rows;
 
 	for (int pass = 0; pass < 2; pass++)
 	{
 		bool		nokey = pass == 1;
 		uint64		n = nokey ? gs->n_nk : gs->n_inner;
-		Datum	   *vals = nokey ? gs->nk_vals : gs->inner_vals;
-		bool	   *nulls = nokey ? gs->nk_nulls : gs->inner_nulls;
+		MinimalTuple *tups = nokey ? gs->nk_tups : gs->inner_tups;
 		uint64	   *keys = nokey ? gs->nk_keys : gs->inner_keys_arr;
 
 		for (uint64 i = 0; i < n; i++)
-		{
-			MinimalTuple tup = nc > 0 ?
-				heap_form_minimal_tuple(gs->inner_desc, vals + i * nc, nulls + i * nc) : NULL;
-
-			gpuhash_split_put_inner(gs, tup, keys[i], nokey);
-			if (tup)
-				pfree(tup);
-		}
+			gpuhash_split_put_inner(gs, tups[i], keys[i], nokey);
 	}
 	start_inner(gs);
 	gs->stats.null_key_rows = null_key_rows;
@@ -557,12 +637,10 @@ gpuhash_inner_split_done(GpuJoinState *gs)
 void
 gpuhash_inner_forget(GpuJoinState *gs)
 {
-	MemoryContextReset(gs->inner_cxt);
-	gs->inner_vals = NULL;
-	gs->inner_nulls = NULL;
+	gpuhash_inner_reset_memory(gs);
+	gs->inner_tups = NULL;
 	gs->inner_keys_arr = NULL;
-	gs->nk_vals = NULL;
-	gs->nk_nulls = NULL;
+	gs->nk_tups = NULL;
 	gs->nk_keys = NULL;
 	gs->n_inner = gs->n_nk = gs->n_inner_all = 0;
 	gs->inner_cap = gs->nk_cap = 0;
@@ -577,7 +655,6 @@ gpuhash_inner_forget(GpuJoinState *gs)
 void
 gpuhash_finish_inner(GpuJoinState *gs)
 {
-	int			nc = gs->n_inner_keep;
 	uint64		n_nk = gs->n_nk;
 
 	gs->n_inner_all = gs->n_inner + n_nk;
@@ -586,88 +663,49 @@ gpuhash_finish_inner(GpuJoinState *gs)
 		uint64		cap = gs->inner_cap;
 
 		while (cap < gs->n_inner_all)
-			ensure_row_room(&gs->inner_vals, &gs->inner_nulls, &gs->inner_keys_arr, cap, &cap, nc);
+			ensure_row_room(&gs->inner_tups, &gs->inner_keys_arr, cap, &cap);
 		gs->inner_cap = cap;
-		memcpy(gs->inner_vals + gs->n_inner * nc, gs->nk_vals, sizeof(Datum) * n_nk * nc);
-		memcpy(gs->inner_nulls + gs->n_inner * nc, gs->nk_nulls, sizeof(bool) * n_nk * nc);
+		memcpy(gs->inner_tups + gs->n_inner, gs->nk_tups, sizeof(MinimalTuple) * n_nk);
 	}
 	gs->n_nk = 0;
 }
 
-/* Is any of a row's n columns NULL? */
-static inline bool
-row_has_null(const bool *nulls, int n)
-{
-	for (int k = 0; k < n; k++)
-	{
-		if (nulls[k])
-			return true;
-	}
-	return false;
-}
-
-/* A MinimalTuple's header size, as heap_form_minimal_tuple() lays it out. */
-static inline Size
-minimal_tuple_hoff(bool hasnull, int natts)
-{
-	return MAXALIGN(SizeofMinimalTupleHeader + (hasnull ? BITMAPLEN(natts) : 0));
-}
-
 /*
- * This participant's kept inner rows (gs->inner_vals, n_inner_all of them)
- * as MinimalTuples in one DSA allocation; *offsets gets each one's offset.
- * Each tuple is laid out as heap_form_minimal_tuple() would, but filled in
- * its place: no palloc, copy and pfree a row.
+ * This participant's kept inner rows (gs->inner_tups, n_inner_all of them)
+ * copied as they are into one DSA allocation; *offsets gets each one's
+ * offset.
  */
 dsa_pointer
 gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out)
 {
 	uint64		n = gs->n_inner_all;
-	int			nc = gs->n_inner_keep;
+	MinimalTuple *tups = gs->inner_tups;
 	uint64	   *offsets;
-	Size	   *data_lens;
-	bool	   *hasnulls;
 	Size		total = 0;
 	char	   *rows;
 	dsa_pointer p;
 
 	*offsets_out = InvalidDsaPointer;
-	if (nc == 0 || n == 0)
+	if (gs->n_inner_keep == 0 || n == 0)
 		return InvalidDsaPointer;
-	Assert(gs->inner_desc->natts == nc);
 	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
 	offsets = dsa_get_address(area, *offsets_out);
-	data_lens = palloc_extended(sizeof(Size) * n, MCXT_ALLOC_HUGE);
-	hasnulls = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
 	for (uint64 i = 0; i < n; i++)
 	{
-		const Datum *v = gs->inner_vals + i * nc;
-		const bool *nl = gs->inner_nulls + i * nc;
-
-		data_lens[i] = heap_compute_data_size(gs->inner_desc, (Datum *) v, (bool *) nl);
-		hasnulls[i] = row_has_null(nl, nc);
+		/* the table's order (one reader) visits the blocks at random */
+		if (i + 16 < n)
+			gpuhash_prefetch(tups[i + 16]);
 		offsets[i] = total;
-		total += MAXALIGN(minimal_tuple_hoff(hasnulls[i], nc) + data_lens[i]);
+		total += MAXALIGN(tups[i]->t_len);
 	}
 	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
 	rows = dsa_get_address(area, p);
 	for (uint64 i = 0; i < n; i++)
 	{
-		const Datum *v = gs->inner_vals + i * nc;
-		const bool *nl = gs->inner_nulls + i * nc;
-		MinimalTuple mt = (MinimalTuple) (rows + offsets[i]);
-		bool		hasnull = hasnulls[i];
-		Size		hoff = minimal_tuple_hoff(hasnull, nc);
-
-		memset(mt, 0, hoff + data_lens[i]);
-		mt->t_len = hoff + data_lens[i];
-		HeapTupleHeaderSetNatts(mt, nc);
-		mt->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
-		heap_fill_tuple(gs->inner_desc, (Datum *) v, (bool *) nl, (char *) mt + hoff,
-						data_lens[i], &mt->t_infomask, hasnull ? mt->t_bits : NULL);
+		if (i + 16 < n)
+			gpuhash_prefetch(tups[i + 16]);
+		memcpy(rows + offsets[i], tups[i], tups[i]->t_len);
 	}
-	pfree(data_lens);
-	pfree(hasnulls);
 	return p;
 }
 

@@ -11,36 +11,53 @@
 #define GPUHASH_INNER_STORE_H
 
 /*
- * Where the kept inner row at table position pos is read first: its
- * columns (this process's rows), or the pointer to its tuple (a shared
- * table's); NULL where no inner column is kept.
+ * Where the kept inner row at table position pos is read first: the
+ * pointer to its tuple, this process's or a shared table's; NULL where no
+ * inner column is kept.
  */
 static inline const void *
 gpuhash_inner_row_address(GpuJoinState *gs, uint64 pos)
 {
 	if (gs->n_inner_keep == 0)
 		return NULL;
-	if (gs->inner_vals)
-		return gs->inner_vals + pos * gs->n_inner_keep;
+	if (gs->inner_tups)
+		return &gs->inner_tups[pos];
 	return gs->shared_rowptrs ? &gs->shared_rowptrs[pos] : NULL;
 }
 
 /*
- * Starts loading that first read of the row at pos (with its null flags).
- * A statement, not a function: GCC deems a function of prefetches alone
- * free of effects and drops its calls.
+ * The tuple of the kept inner row at table position pos, once its pointer
+ * is in (gpuhash_inner_row_address); NULL where no inner column is kept.
+ */
+static inline const void *
+gpuhash_inner_row_tuple(GpuJoinState *gs, uint64 pos)
+{
+	if (gs->n_inner_keep == 0)
+		return NULL;
+	if (gs->inner_tups)
+		return gs->inner_tups[pos];
+	return gs->shared_rowptrs ?
+		dsa_get_address(gs->shared_area, gs->shared_rowptrs[pos]) : NULL;
+}
+
+/*
+ * Starts loading that first read of the row at pos.  A statement, not a
+ * function: GCC deems a function of prefetches alone free of effects and
+ * drops its calls.
  */
 #define GPUHASH_PREFETCH_INNER_ROW(gs, pos) \
 	do { \
-		GpuJoinState *pg_ = (gs); \
-		uint64		pp_ = (pos); \
-		const void *pa_ = gpuhash_inner_row_address(pg_, pp_); \
+		const void *pa_ = gpuhash_inner_row_address((gs), (pos)); \
 		if (pa_ != NULL) \
-		{ \
 			gpuhash_prefetch(pa_); \
-			if (pg_->inner_vals) \
-				gpuhash_prefetch(pg_->inner_nulls + pp_ * pg_->n_inner_keep); \
-		} \
+	} while (0)
+
+/* Then the row's tuple itself. */
+#define GPUHASH_PREFETCH_INNER_TUPLE(gs, pos) \
+	do { \
+		const void *pt_ = gpuhash_inner_row_tuple((gs), (pos)); \
+		if (pt_ != NULL) \
+			gpuhash_prefetch(pt_); \
 	} while (0)
 
 /* Right/full joins: 32-bit words of match bits, one bit per inner row. */

@@ -109,7 +109,7 @@ gpuhash_shared_inner_release(SharedInner *si, dsa_area *area)
 }
 
 /*
- * A carrier level's carried keys (chain.c) of n rows kept as gs->inner_vals,
+ * A carrier level's carried keys (chain.c) of n rows kept as gs->inner_tups,
  * made in one DSA allocation: m columns of keys, then m of valid bytes.
  */
 static dsa_pointer
@@ -125,7 +125,7 @@ make_carried(GpuJoinState *gs, dsa_area *area, uint64 n)
 	INSTR_TIME_SET_CURRENT(t0);
 	p = dsa_allocate_extended(area, (sizeof(uint64) + 1) * m * n, DSA_ALLOC_HUGE);
 	base = dsa_get_address(area, p);
-	gpuhash_carried_keys(gs, gs->inner_vals, gs->inner_nulls, n, (uint64 *) base,
+	gpuhash_carried_keys(gs, gs->inner_tups, n, (uint64 *) base,
 						 (uint8 *) (base + sizeof(uint64) * m * n), n);
 	gs->stats.carry_ms += gpuhash_ms_since(t0);
 	return p;
@@ -216,7 +216,7 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	}
 	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
 	c.carried = make_carried(gs, area, c.n_keyed);
-	MemoryContextReset(gs->inner_cxt);
+	gpuhash_inner_reset_memory(gs);
 
 	((InnerChunk *) dsa_get_address(area, si->chunks))[slot] = c;
 	gs->stats.null_key_rows = c.n_null;
@@ -340,7 +340,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	MemoryContextReset(gs->inner_cxt);
+	gpuhash_inner_reset_memory(gs);
 	old = MemoryContextSwitchTo(gs->inner_cxt);
 	share_map(gs, si, area, &sm);
 	MemoryContextSwitchTo(old);
@@ -349,7 +349,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 	gs->n_inner = sm.n_keyed;
 	gs->n_inner_all = sm.n_keyed + sm.n_null;
 	gs->inner_keys_arr = NULL;
-	gs->inner_vals = NULL;
+	gs->inner_tups = NULL;
 	si->layout_n = 0;
 	si->layout_m = 0;
 	pg_atomic_write_u64(&si->layout_next, 0);
@@ -562,5 +562,5 @@ gpuhash_shared_inner_finish(GpuJoinState *gs, SharedInner *si, dsa_area *area)
 	gs->stats.build_ms += gpuhash_ms_since(t0);
 	gs->stats.null_key_rows = sm.n_null;
 	gs->stats.inner_rows = sm.n_keyed;
-	MemoryContextReset(gs->inner_cxt);
+	gpuhash_inner_reset_memory(gs);
 }
