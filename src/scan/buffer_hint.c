@@ -2,9 +2,11 @@
  *
  * buffer_hint.c
  *	  Pinning an absorbed scan's heap pages (the page path's, and the tuple
- *	  path's all-visible ones) without the buffer mapping lookup: a shared
- *	  table of hints remembers which buffer last held a block, and
- *	  ReadRecentBuffer pins that buffer if it still holds the block.
+ *	  path's all-visible ones) without the buffer mapping lookup: the
+ *	  buffer after this backend's last one of the table where it lies in
+ *	  order, or a shared table of hints that remembers which buffer last
+ *	  held a block; ReadRecentBuffer pins that buffer if it still holds the
+ *	  block.
  *
  * ReadBufferExtended finds a block's buffer through the shared buffer
  * mapping table: a hash of the block's tag, a partition lock taken and
@@ -105,43 +107,95 @@ rel_base(Relation rel)
 }
 
 /*
+ * This backend's last pinned block of a few relations.  A load, a serial
+ * scan or pg_prewarm leaves a table's consecutive blocks in consecutive
+ * buffers, so the block d past the last one is usually d buffers past its
+ * buffer, whatever the shared hints say: two relations whose runs of hint
+ * slots overlap overwrite each other's hints in every scan of both.  The
+ * guess is tried only while it has been right for that relation (a table
+ * read in by a parallel scan lies interleaved, and a wrong guess costs a
+ * look at a buffer header), and checked as a hint is.
+ */
+typedef struct RecentPin
+{
+	Oid			relnode;
+	BlockNumber blk;
+	Buffer		buf;
+	bool		in_order;		/* the last guess was right, or none made */
+} RecentPin;
+
+#define RECENT_PINS 8
+#define IN_ORDER_REACH 64		/* blocks ahead a guess reaches */
+
+static RecentPin recent_pins[RECENT_PINS];
+
+/*
+ * Buffer cand pinned if it holds block blk of rel's main fork (counted as
+ * ReadBufferExtended counts a hit); false otherwise.  An unlocked look at
+ * the header's tag filters out wrong candidates without its lock;
+ * ReadRecentBuffer checks again under the lock.
+ */
+static bool
+pin_if_holds(Relation rel, BlockNumber blk, Buffer cand)
+{
+	BufferDesc *hdr;
+	volatile BufferTag *tag;
+
+	if (cand <= 0 || cand > NBuffers)
+		return false;
+	hdr = GetBufferDescriptor(cand - 1);
+	tag = &hdr->tag;
+	if (tag->blockNum != blk || tag->rnode.relNode != rel->rd_node.relNode ||
+		tag->forkNum != MAIN_FORKNUM ||
+		!ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, cand))
+		return false;
+	pgstat_count_buffer_read(rel);
+	pgstat_count_buffer_hit(rel);
+	return true;
+}
+
+/*
  * Block blk of rel's main fork, pinned (no content lock), as
  * ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy) gives
- * it: through the hint where it still holds, else the ordinary way (and
- * the hint remembers it).
+ * it: the buffer after this backend's last one of rel where the table lies
+ * in order, else through the shared hint where it still holds, else the
+ * ordinary way (and the hint remembers it).
  */
 Buffer
 gpuhash_read_hinted_buffer(Relation rel, BlockNumber blk, BufferAccessStrategy strategy)
 {
+	RecentPin  *rp = &recent_pins[rel->rd_node.relNode % RECENT_PINS];
+	Buffer		guess = InvalidBuffer;
 	pg_atomic_uint32 *slot;
-	Buffer		hint;
 	Buffer		buf;
 
 	if (hints == NULL || RelationUsesLocalBuffers(rel))
 		return ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-	slot = &hints[(rel_base(rel) + blk) & hint_mask];
-	hint = (Buffer) pg_atomic_read_u32(slot);
-	if (hint > 0 && hint <= NBuffers)
+	if (rp->relnode != rel->rd_node.relNode)
 	{
-		BufferDesc *hdr = GetBufferDescriptor(hint - 1);
-		volatile BufferTag *tag = &hdr->tag;
-
-		/*
-		 * An unlocked look at the header's tag filters out stale hints
-		 * without its lock; ReadRecentBuffer checks again under the lock.
-		 */
-		if (tag->blockNum == blk && tag->rnode.relNode == rel->rd_node.relNode &&
-			tag->forkNum == MAIN_FORKNUM &&
-			ReadRecentBuffer(rel->rd_node, MAIN_FORKNUM, blk, hint))
-		{
-			/* the relation's statistics, as ReadBufferExtended counts a hit */
-			pgstat_count_buffer_read(rel);
-			pgstat_count_buffer_hit(rel);
-			return hint;
-		}
+		rp->relnode = rel->rd_node.relNode;
+		rp->buf = InvalidBuffer;
+		rp->in_order = true;
 	}
-	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
-	pg_atomic_write_u32(slot, (uint32) buf);
+	else if (BufferIsValid(rp->buf) && blk > rp->blk && blk - rp->blk <= IN_ORDER_REACH)
+		guess = rp->buf + (Buffer) (blk - rp->blk);
+	if (guess != InvalidBuffer && rp->in_order && pin_if_holds(rel, blk, guess))
+		buf = guess;
+	else
+	{
+		slot = &hints[(rel_base(rel) + blk) & hint_mask];
+		buf = (Buffer) pg_atomic_read_u32(slot);
+		if (!pin_if_holds(rel, blk, buf))
+		{
+			buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, strategy);
+			pg_atomic_write_u32(slot, (uint32) buf);
+		}
+		/* would the guess have been right?  Then try the next one */
+		if (guess != InvalidBuffer)
+			rp->in_order = buf == guess;
+	}
+	rp->blk = blk;
+	rp->buf = buf;
 	return buf;
 }
 
