@@ -370,6 +370,12 @@ SELECT * FROM gh_check('SELECT l.ok, l.v, c.name FROM cr_l l
 SELECT * FROM gh_check('SELECT o.ok, count(*), max(c.name) FROM cr_l l
                         JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok
                         WHERE l.v % 10 = 0 GROUP BY o.ok');
+-- the memory the builds write mapped a page fault at a time, as without
+-- MADV_POPULATE_WRITE (gpuhash.prefault off): the same rows
+SET gpuhash.prefault = off;
+SELECT * FROM gh_check('SELECT l.ok, l.v, c.name FROM cr_l l
+                        JOIN (cr_o o JOIN cr_c c ON o.ck = c.ck) ON l.ok = o.ok WHERE l.v % 7 = 0');
+RESET gpuhash.prefault;
 RESET join_collapse_limit;
 DROP TABLE cr_l, cr_o, cr_c;
 

@@ -506,6 +506,16 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.prefault",
+							 "Maps memory a join is about to write all over in one call.",
+							 "Kept inner rows, their arrays and the shares of a parallel "
+							 "build are mapped with MADV_POPULATE_WRITE instead of a page "
+							 "fault a page (benchmarks compare both).",
+							 &gpuhash_prefault_on,
+							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("gpuhash.page_cache_size",
 							"GPU memory the GPU service keeps copies of heap pages in (0: none).",
 							"A page the page path reads again is then walked from its copy "

@@ -37,6 +37,13 @@ gpuhash_ms_since(instr_time t0)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+/*
+ * Maps len bytes at p, written all over next, in one call rather than a
+ * page fault a page (prefault.c); only a hint.
+ */
+extern bool gpuhash_prefault_on;
+extern void gpuhash_prefault(void *p, Size len);
+
 /* gpuhash.device */
 typedef enum GpuHashDeviceMode
 {

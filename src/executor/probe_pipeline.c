@@ -452,6 +452,9 @@ prefill_past_ring(GpuJoinState *gs)
 			p->cxt = gs->prefill_cxt;
 			p->keys = MemoryContextAllocHuge(gs->prefill_cxt, sizeof(uint64) * gs->batch_cap);
 			p->nokey = MemoryContextAllocHuge(gs->prefill_cxt, sizeof(bool) * gs->batch_cap);
+			/* filled next, while the table is built: mapped at once */
+			gpuhash_prefault(p->keys, sizeof(uint64) * gs->batch_cap);
+			gpuhash_prefault(p->nokey, sizeof(bool) * gs->batch_cap);
 			p->vals = MemoryContextAlloc(gs->prefill_cxt, sizeof(Datum));
 			p->nulls = MemoryContextAlloc(gs->prefill_cxt, sizeof(bool));
 		}

@@ -51,6 +51,7 @@ row_alloc(GpuJoinState *gs, Size len)
 	{
 		/* a large tuple: a block of its own, behind the one being filled */
 		b = MemoryContextAllocHuge(gs->inner_cxt, MAXALIGN(sizeof(GpuRowBlock)) + len);
+		gpuhash_prefault(b, MAXALIGN(sizeof(GpuRowBlock)) + len);
 		b->used = b->size = len;
 		if (gs->row_blocks)
 		{
@@ -67,6 +68,8 @@ row_alloc(GpuJoinState *gs, Size len)
 	if (b == NULL || b->size - b->used < len)
 	{
 		b = MemoryContextAlloc(gs->inner_cxt, MAXALIGN(sizeof(GpuRowBlock)) + ROW_BLOCK_SIZE);
+		/* the block is filled next: its pages mapped at once */
+		gpuhash_prefault(b, MAXALIGN(sizeof(GpuRowBlock)) + ROW_BLOCK_SIZE);
 		b->used = 0;
 		b->size = ROW_BLOCK_SIZE;
 		b->next = gs->row_blocks;
@@ -227,10 +230,28 @@ gpuhash_reorder_inner(GpuJoinState *gs, const uint32 *order)
 	gs->inner_keys_arr = keys;
 }
 
+/*
+ * An array of old_bytes moved into a new one of new_bytes, in the old one's
+ * context.  Not repalloc: its copy (realloc's) touched the new array's pages
+ * one fault at a time; here they are mapped first.
+ */
+static void *
+grow_array(void *old, Size old_bytes, Size new_bytes)
+{
+	void	   *p = MemoryContextAllocHuge(GetMemoryChunkContext(old), new_bytes);
+
+	gpuhash_prefault(p, new_bytes);
+	memcpy(p, old, old_bytes);
+	pfree(old);
+	return p;
+}
+
 /* Room for one more row's tuple, and its key, in arrays of *cap rows. */
 static void
 ensure_row_room(MinimalTuple **tups, uint64 **keys, uint64 n, uint64 *cap)
 {
+	uint64		ncap;
+
 	if (n < *cap)
 		return;
 	if (*cap >= GH_MAX_ROWS / 2)
@@ -238,9 +259,10 @@ ensure_row_room(MinimalTuple **tups, uint64 **keys, uint64 n, uint64 *cap)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("gpuhash: inner side of a GPU hash join exceeds %llu rows",
 						(unsigned long long) GH_MAX_ROWS)));
-	*cap = Max(*cap * 2, 1024);
-	*tups = repalloc_huge(*tups, sizeof(MinimalTuple) * *cap);
-	*keys = repalloc_huge(*keys, sizeof(uint64) * *cap);
+	ncap = Max(*cap * 2, 1024);
+	*tups = grow_array(*tups, sizeof(MinimalTuple) * *cap, sizeof(MinimalTuple) * ncap);
+	*keys = grow_array(*keys, sizeof(uint64) * *cap, sizeof(uint64) * ncap);
+	*cap = ncap;
 }
 
 /*
@@ -690,6 +712,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 		return InvalidDsaPointer;
 	*offsets_out = dsa_allocate_extended(area, sizeof(uint64) * n, DSA_ALLOC_HUGE);
 	offsets = dsa_get_address(area, *offsets_out);
+	gpuhash_prefault(offsets, sizeof(uint64) * n);
 	for (uint64 i = 0; i < n; i++)
 	{
 		/* the table's order (one reader) visits the blocks at random */
@@ -700,6 +723,7 @@ gpuhash_inner_publish(GpuJoinState *gs, dsa_area *area, dsa_pointer *offsets_out
 	}
 	p = dsa_allocate_extended(area, Max(total, 1), DSA_ALLOC_HUGE);
 	rows = dsa_get_address(area, p);
+	gpuhash_prefault(rows, total);
 	for (uint64 i = 0; i < n; i++)
 	{
 		if (i + 16 < n)

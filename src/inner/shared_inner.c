@@ -125,6 +125,7 @@ make_carried(GpuJoinState *gs, dsa_area *area, uint64 n)
 	INSTR_TIME_SET_CURRENT(t0);
 	p = dsa_allocate_extended(area, (sizeof(uint64) + 1) * m * n, DSA_ALLOC_HUGE);
 	base = dsa_get_address(area, p);
+	gpuhash_prefault(base, (sizeof(uint64) + 1) * m * n);
 	gpuhash_carried_keys(gs, gs->inner_tups, n, (uint64 *) base,
 						 (uint8 *) (base + sizeof(uint64) * m * n), n);
 	gs->stats.carry_ms += gpuhash_ms_since(t0);
@@ -178,6 +179,7 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 		si->rowptrs = dsa_allocate_extended(area, sizeof(dsa_pointer) * gs->n_inner_all,
 											DSA_ALLOC_HUGE);
 		ptrs = dsa_get_address(area, si->rowptrs);
+		gpuhash_prefault(ptrs, sizeof(dsa_pointer) * gs->n_inner_all);
 		for (uint64 i = 0; i < gs->n_inner_all; i++)
 			ptrs[i] = si->rows + o[i];
 		dsa_free(area, offs);
@@ -187,6 +189,7 @@ gpuhash_shared_inner_build_one(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	if (gs->kf.words)
 	{
 		si->kf = dsa_allocate_extended(area, sizeof(uint64) * gs->kf.nwords, DSA_ALLOC_HUGE);
+		gpuhash_prefault(dsa_get_address(area, si->kf), sizeof(uint64) * gs->kf.nwords);
 		memcpy(dsa_get_address(area, si->kf), gs->kf.words, sizeof(uint64) * gs->kf.nwords);
 		si->kf_nwords = gs->kf.nwords;
 	}
@@ -212,6 +215,7 @@ gpuhash_shared_inner_put_share(GpuJoinState *gs, SharedInner *si, dsa_area *area
 	if (c.n_keyed > 0)
 	{
 		c.keys = dsa_allocate_extended(area, sizeof(uint64) * c.n_keyed, DSA_ALLOC_HUGE);
+		gpuhash_prefault(dsa_get_address(area, c.keys), sizeof(uint64) * c.n_keyed);
 		memcpy(dsa_get_address(area, c.keys), gs->inner_keys_arr, sizeof(uint64) * c.n_keyed);
 	}
 	c.rows = gpuhash_inner_publish(gs, area, &c.offsets);
@@ -368,6 +372,7 @@ gpuhash_shared_inner_build_from_shares(GpuJoinState *gs, SharedInner *si, dsa_ar
 		si->kf_nwords = gpuhash_keyfilter_words(sm.n_keyed);
 		si->kf = dsa_allocate_extended(area, sizeof(uint64) * si->kf_nwords, DSA_ALLOC_HUGE);
 		w = dsa_get_address(area, si->kf);
+		gpuhash_prefault(w, sizeof(uint64) * si->kf_nwords);
 		for (uint64 i = 0; i < si->kf_nwords; i++)
 			pg_atomic_init_u64(&w[i], 0);
 	}
@@ -397,6 +402,7 @@ static void
 fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *sm)
 {
 	pg_atomic_uint64 *words = dsa_get_address(area, si->kf);
+	bool		mapped = false;
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -407,6 +413,10 @@ fill_key_filter(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMa
 
 		if (from >= sm->n_keyed)
 			break;
+		/* keys set bits all over the filter: its pages mapped at once */
+		if (!mapped)
+			gpuhash_prefault(words, sizeof(uint64) * si->kf_nwords);
+		mapped = true;
 		to = Min(from + LAYOUT_BLOCK, sm->n_keyed);
 		/* the block may span shares */
 		while (from < to)
@@ -454,6 +464,10 @@ lay_out_rows(GpuJoinState *gs, SharedInner *si, dsa_area *area, const ShareMap *
 		if (from >= n)
 			break;
 		to = Min(from + LAYOUT_BLOCK, n);
+		if (ptrs)
+			gpuhash_prefault(ptrs + from, sizeof(dsa_pointer) * (to - from));
+		for (int c = 0; c < m; c++)
+			gpuhash_prefault(carried + c * n + from, sizeof(uint64) * (to - from));
 		for (uint64 i = from; i < to; i++)
 		{
 			uint64		r = order[i];
