@@ -7,11 +7,10 @@
  * A parallel worker is a new process each query: each page of its own
  * memory and of the query's DSA segments costs it a page fault the first
  * time it writes there.  A GPU join that keeps and shares its inner rows
- * writes many such pages (on one H200 machine, TPC-H Q07's GPU plan at
- * SF 10 took 648 k faults to PostgreSQL's plan's 45 k): kept tuples and
- * their arrays, the shares copied into the DSA, the shared key filter and
+ * writes many such pages, in every participant: kept tuples and their
+ * arrays, the shares copied into the DSA, the shared key filter and
  * layout.  Linux's MADV_POPULATE_WRITE (5.14 on) maps a whole range at
- * once; on that machine it took 0.25 us a page of a DSA segment against
+ * once; on an H200 machine it took 0.25 us a page of a DSA segment against
  * 1.5 us a fault, and 1.05 us a page of new private memory against 1.6.
  * Reads gain nothing (a read fault maps 16 pages already).  It is only a
  * hint: on a kernel without it, on a small range, or where it fails, the
