@@ -350,9 +350,10 @@ DROP TABLE wm_o, wm_i;
 
 -- a partial inner side that is a join planned for fewer workers (2) than
 -- the GPU join over it runs with (4): every participant of the join runs
--- it, each a smaller share than its cost says, yet its unshared parts and
--- pages do not divide further: the join is priced on the inner side's cost
--- as it stands (planner.c, inner_share_charge), and the results are equal
+-- it, each a smaller share than its cost says.  The part of a GPU join's
+-- cost that divides (its run over its outer rows) is credited, its setup
+-- and build are not (partial_paths.c, inner_share_charge), and the results
+-- are equal
 CREATE TABLE cr_l (ok int4, v int4, pad text) WITH (parallel_workers = 4);
 INSERT INTO cr_l SELECT g % 50000, g, repeat('l', 40) FROM generate_series(1, 400000) g;
 CREATE TABLE cr_o (ok int4, ck int4) WITH (parallel_workers = 2);

@@ -333,7 +333,8 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
  * side's plan has.  Where the inner side's own plan counted on more, each
  * reads a larger share than that plan was costed for; where it counted on
  * fewer, a smaller one (under 1).  Core's Parallel Hash joins miss it the
- * same way both ways; planner.c charges a GPU join the first.
+ * same way both ways; partial_paths.c charges a GPU join the first and
+ * credits it the second where its inner side is a GPU join.
  */
 double
 gpuhash_inner_share(Path *outer_path, Path *inner_path)

@@ -192,7 +192,6 @@ choose_scheme(PlannerInfo *root, GpuJoinPlanInfo *info, KeyChoice *kc, Path *out
 	info->scheme = gh_scheme_auto(info->est_rows, info->est_distinct, info->est_probes);
 }
 
-static bool is_gpu_join_path(Path *p);
 
 /* A join a chain (chain.c) takes as a level: the probe alone decides its matches. */
 static bool
@@ -219,7 +218,7 @@ chains_with_outer(Path *outer_path, JoinType jointype, KeyChoice *kc, Path *inne
 	GpuJoinPlanInfo binfo;
 	ListCell   *lc;
 
-	if (!gpuhash_chain_joins || !is_gpu_join_path(outer_path) ||
+	if (!gpuhash_chain_joins || !gpuhash_is_join_path(outer_path) ||
 		!chain_level_kind(jointype, kc->other_rinfos != NIL || kc->fingerprint) ||
 		!gpuhash_one_table(outer_path, inner_path, parallel_aware, parallel_inner))
 		return false;
@@ -367,8 +366,8 @@ gpuhash_add_serial_paths(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *out
 }
 
 /* One of ours? */
-static bool
-is_gpu_join_path(Path *p)
+bool
+gpuhash_is_join_path(Path *p)
 {
 	return IsA(p, CustomPath) && ((CustomPath *) p)->methods == &gpuhash_path_methods;
 }
@@ -387,7 +386,7 @@ native_best(List *paths)
 	{
 		Path	   *p = lfirst(lc);
 
-		if (p->param_info != NULL || is_gpu_join_path(p))
+		if (p->param_info != NULL || gpuhash_is_join_path(p))
 			continue;
 		if (best == NULL || p->total_cost < best->total_cost)
 			best = p;

@@ -45,20 +45,56 @@ static Cost parallel_page_excess(Path *p);
 static Path *one_input_subpath(Path *p);
 
 /*
+ * The part of a partial GPU join's cost that its participants divide
+ * among them: its run, each participant's share of the outer side's rows
+ * (the absorbed scan's pages and tuples, the keys, the matches, the
+ * output), and, where all participants read a share of an inner side that
+ * is itself a partial GPU join, that side's divided part at the share it
+ * was charged.  The rest does not shrink with more participants: the
+ * setup, the build and its wait, an inner side one participant reads.
+ * 0 for any other path: what divides of PostgreSQL's is not known from its
+ * cost.
+ */
+static Cost
+divided_cost(Path *p)
+{
+	CustomPath *cpath;
+	GpuJoinPlanInfo info;
+	Path	   *inner;
+	Cost		divided;
+
+	check_stack_depth();
+	if (!gpuhash_is_join_path(p) || !p->parallel_aware)
+		return 0.0;
+	cpath = (CustomPath *) p;
+	divided = p->total_cost - p->startup_cost;
+	gpuhash_deform_private(gpuhash_path_private(cpath->custom_private, GPP_PLAN_INFO), &info);
+	inner = lsecond(cpath->custom_paths);
+	if (info.parallel_inner)
+		divided += Min(gpuhash_inner_share(linitial(cpath->custom_paths), inner), 1.0) *
+			divided_cost(inner);
+	return divided;
+}
+
+/*
  * What a partial GPU join's cost misses: its participants are its outer
- * side's, so a partial inner side planned for more of them gives each a
- * larger share than that side's cost says (gpuhash_inner_share above 1),
- * charged on the inner side's whole cost.  An inner side planned for fewer
- * participants than the join has is not credited: its plan's unshared
- * parts (a Hash, a serial aggregate) and its scans' pages do not divide
- * further, and what does is not known from its cost.
+ * side's, and every one of them reads a share of a partial inner side, so
+ * that side's plan runs in as many participants as the join has, not as
+ * many as it was costed for (gpuhash_inner_share).  Planned for more, each
+ * reads a larger share than that side's cost says: charged on the inner
+ * side's whole cost.  Planned for fewer, each reads a smaller one: credited
+ * on the part of its cost that divides (divided_cost), known where the
+ * inner side is a GPU join; a Hash, a serial aggregate or PostgreSQL's own
+ * scans are not credited.
  */
 static Cost
 inner_share_charge(Path *outer, Path *inner)
 {
 	double		share = gpuhash_inner_share(outer, inner);
 
-	return share > 1.0 ? (share - 1.0) * inner->total_cost : 0.0;
+	if (share > 1.0)
+		return (share - 1.0) * inner->total_cost;
+	return -(1.0 - share) * divided_cost(inner);
 }
 
 static Cost serial_inner_penalty(RelOptInfo *innerrel, Path *inner_path);
@@ -185,8 +221,9 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 
 	/*
 	 * A partial inner side read by fewer participants than its plan counted
-	 * on costs more than it says (inner_share_charge), so that a GPU join of
-	 * 1 worker whose inner side was planned for 8 does not outbid the rest.
+	 * on costs more than it says, so that a GPU join of 1 worker whose inner
+	 * side was planned for 8 does not outbid the rest; read by more, a GPU
+	 * join's inner side costs less (inner_share_charge).
 	 */
 	if (parallel_inner)
 	{

@@ -63,6 +63,7 @@ extern void gpuhash_add_serial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									 bool single_match, Path *outer_path, Path *inner_path,
 									 KeyChoice *kc, bool parallel_ok);
 extern bool gpuhash_gains_enough(Path *path, List *native_paths);
+extern bool gpuhash_is_join_path(Path *p);
 extern bool gpuhash_scan_absorbable(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_outer_absorbable(PlannerInfo *root, RelOptInfo *outerrel,
 									 JoinType jointype);
