@@ -316,7 +316,6 @@ SELECT * FROM gh_check('SELECT c.name, o.ok FROM sq_o o JOIN sq_c c ON o.ck = c.
 RESET gpuhash.serial_inner_penalty;
 RESET work_mem;
 SET parallel_tuple_cost = 0;
-DROP FUNCTION pj_plan(text, text);
 DROP TABLE sq_o, sq_c, sq_l;
 
 -- with gpuhash.shared_inner_pages, an absorbed outer scan takes the workers
@@ -379,6 +378,35 @@ SELECT * FROM gh_check('SELECT l.ok, l.v, c.name FROM cr_l l
 RESET gpuhash.prefault;
 RESET join_collapse_limit;
 DROP TABLE cr_l, cr_o, cr_c;
+
+-- the same at the default costs, with every join order open: the fact
+-- table's join is planned for 4 workers, ko's for 2 and kc's for 1, and
+-- all 5 participants run ko JOIN kc where it is an inner side.  Credited
+-- for that, ko JOIN kc (8 000 rows) is the inner side of the fact
+-- table's chain, kept once; priced for its own 2 workers it was not, and
+-- kf JOIN ks and ko JOIN kc met in PostgreSQL's Parallel Hash Join
+CREATE TABLE kf (ok int4, sk int4, v int4, pad text) WITH (parallel_workers = 4);
+INSERT INTO kf SELECT g % 100000, g % 2000, g, repeat('f', 30) FROM generate_series(1, 300000) g;
+CREATE TABLE ks (sk int4, nk int4, name text);
+INSERT INTO ks SELECT g, g % 25, 's' || g FROM generate_series(0, 1999) g;
+CREATE TABLE ko (ok int4, ck int4, pad text) WITH (parallel_workers = 2);
+INSERT INTO ko SELECT g, g % 10000, repeat('o', 20) FROM generate_series(0, 99999) g;
+CREATE TABLE kc (ck int4, nk int4, name text) WITH (parallel_workers = 1);
+INSERT INTO kc SELECT g, g % 25, 'c' || g FROM generate_series(0, 9999) g;
+ANALYZE kf;
+ANALYZE ks;
+ANALYZE ko;
+ANALYZE kc;
+SELECT * FROM pj_plan('SELECT ks.name, kc.name, count(*), sum(kf.v) FROM kf JOIN ks ON kf.sk = ks.sk
+                       JOIN ko ON kf.ok = ko.ok JOIN kc ON ko.ck = kc.ck
+                       WHERE ks.nk IN (3, 4) AND kc.nk IN (3, 4) GROUP BY 1, 2',
+                      'Workers Planned|Join|Hash Keys|Scan:|Chained');
+SELECT * FROM gh_check('SELECT ks.name, kc.name, count(*), sum(kf.v) FROM kf JOIN ks ON kf.sk = ks.sk
+                        JOIN ko ON kf.ok = ko.ok JOIN kc ON ko.ck = kc.ck
+                        WHERE ks.nk IN (3, 4) AND kc.nk IN (3, 4) GROUP BY 1, 2', false);
+DROP TABLE kf, ks, ko, kc;
+DROP FUNCTION pj_plan(text, text);
+
 
 -- a join of an aggregated subquery, whose every path holds a Gather (no
 -- partial path), with a table that has partial paths: no partial GPU join
