@@ -379,12 +379,13 @@ RESET gpuhash.prefault;
 RESET join_collapse_limit;
 DROP TABLE cr_l, cr_o, cr_c;
 
--- the same at the default costs, with every join order open: the fact
--- table's join is planned for 4 workers, ko's for 2 and kc's for 1, and
--- all 5 participants run ko JOIN kc where it is an inner side.  Credited
--- for that, ko JOIN kc (8 000 rows) is the inner side of the fact
--- table's chain, kept once; priced for its own 2 workers it was not, and
--- kf JOIN ks and ko JOIN kc met in PostgreSQL's Parallel Hash Join
+-- the same at gpuhash's default costs and this file's parallel settings,
+-- with every join order open: the fact table's join is planned for 4
+-- workers, ko's for 2 and kc's for 1, and all 5 participants run ko JOIN
+-- kc where it is an inner side.  Credited for that, ko JOIN kc (8 000
+-- rows) is the inner side of the fact table's chain, kept once (priced for
+-- its own 2 workers, before 5ff29bf, it was not: on the host twin kf JOIN
+-- ks and ko JOIN kc met in PostgreSQL's Parallel Hash Join)
 CREATE TABLE kf (ok int4, sk int4, v int4, pad text) WITH (parallel_workers = 4);
 INSERT INTO kf SELECT g % 100000, g % 2000, g, repeat('f', 30) FROM generate_series(1, 300000) g;
 CREATE TABLE ks (sk int4, nk int4, name text);
@@ -406,7 +407,6 @@ SELECT * FROM gh_check('SELECT ks.name, kc.name, count(*), sum(kf.v) FROM kf JOI
                         WHERE ks.nk IN (3, 4) AND kc.nk IN (3, 4) GROUP BY 1, 2', false);
 DROP TABLE kf, ks, ko, kc;
 DROP FUNCTION pj_plan(text, text);
-
 
 -- a join of an aggregated subquery, whose every path holds a Gather (no
 -- partial path), with a table that has partial paths: no partial GPU join

@@ -212,7 +212,7 @@ gpuhash_cost_join(PlannerInfo *root, CustomPath *cpath, Path *outer_path,
 	 * participant evaluates the keys of the rows it reads, the table is
 	 * built once over all of them.  A partial inner side is costed as core
 	 * costs a Parallel Hash's, for the participants its own plan counted on
-	 * (planner.c weighs what that misses: gpuhash_inner_share).
+	 * (partial_paths.c weighs what that misses: gpuhash_inner_share).
 	 */
 	startup = inner_path->total_cost + outer_path->startup_cost + gpuhash_setup_cost;
 	startup += inner_path->rows * cpu_operator_cost * nkeys;

@@ -192,7 +192,6 @@ choose_scheme(PlannerInfo *root, GpuJoinPlanInfo *info, KeyChoice *kc, Path *out
 	info->scheme = gh_scheme_auto(info->est_rows, info->est_distinct, info->est_probes);
 }
 
-
 /* A join a chain (chain.c) takes as a level: the probe alone decides its matches. */
 static bool
 chain_level_kind(JoinType jointype, bool has_join_filter)

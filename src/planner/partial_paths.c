@@ -5,8 +5,9 @@
  *	  participants probe one shared table with their shares of a partial
  *	  outer side, the table built by one of them from a whole inner side or
  *	  by all from a partial one, and what their costs add to costs.c's: a
- *	  partial inner side planned for more participants than the join has,
- *	  and a whole inner side whose relation's cheapest plan is parallel.
+ *	  partial inner side planned for more participants than the join has
+ *	  (or, a GPU join, credited for fewer), and a whole inner side whose
+ *	  relation's cheapest plan is parallel.
  *	  Whether a join can get such a path in either of its calls, so that
  *	  planner.c offers the serial path where it cannot.
  *
@@ -46,14 +47,15 @@ static Path *one_input_subpath(Path *p);
 
 /*
  * The part of a partial GPU join's cost that its participants divide
- * among them: its run, each participant's share of the outer side's rows
- * (the absorbed scan's pages and tuples, the keys, the matches, the
- * output), and, where all participants read a share of an inner side that
- * is itself a partial GPU join, that side's divided part at the share it
- * was charged.  The rest does not shrink with more participants: the
- * setup, the build and its wait, an inner side one participant reads.
- * 0 for any other path: what divides of PostgreSQL's is not known from its
- * cost.
+ * among them: its run, the work on each participant's share of the outer
+ * side's rows (that side's own run, the keys, the matches, the output),
+ * and, where all participants read a share of an inner side that is itself
+ * a partial GPU join, that side's divided part at its share, at most 1.
+ * The rest is not credited: the setup, the build and its wait (the share
+ * of it each participant copies is not split out), an inner side one
+ * participant reads, a right semi or anti join's fill (charged whole,
+ * costs.c).  0 for any other path: what divides of a path of PostgreSQL's
+ * is not known from its cost.
  */
 static Cost
 divided_cost(Path *p)
@@ -67,8 +69,10 @@ divided_cost(Path *p)
 	if (!gpuhash_is_join_path(p) || !p->parallel_aware)
 		return 0.0;
 	cpath = (CustomPath *) p;
-	divided = p->total_cost - p->startup_cost;
 	gpuhash_deform_private(gpuhash_path_private(cpath->custom_private, GPP_PLAN_INFO), &info);
+	if (info.jointype == GPUHASH_JOIN_RIGHT_SEMI || info.jointype == GPUHASH_JOIN_RIGHT_ANTI)
+		return 0.0;
+	divided = Max(p->total_cost - p->startup_cost, 0.0);
 	inner = lsecond(cpath->custom_paths);
 	if (info.parallel_inner)
 		divided += Min(gpuhash_inner_share(linitial(cpath->custom_paths), inner), 1.0) *
@@ -84,8 +88,8 @@ divided_cost(Path *p)
  * reads a larger share than that side's cost says: charged on the inner
  * side's whole cost.  Planned for fewer, each reads a smaller one: credited
  * on the part of its cost that divides (divided_cost), known where the
- * inner side is a GPU join; a Hash, a serial aggregate or PostgreSQL's own
- * scans are not credited.
+ * inner side is a GPU join; an inner side that is PostgreSQL's own path (a
+ * Hash, a serial aggregate, its scans) is not credited.
  */
 static Cost
 inner_share_charge(Path *outer, Path *inner)
