@@ -466,5 +466,11 @@ extern double gpuhash_inner_bytes(double inner_rows, int inner_width);
 extern int	gpuhash_initial_nbatch(double inner_rows, int inner_width);
 extern bool gpuhash_split_expected(double inner_rows, int inner_width, double participants);
 
+/* A hint to start loading p into the cache (no fault if p is bad). */
+#if defined(__GNUC__) || defined(__clang__)
+#define gpuhash_prefetch(p) __builtin_prefetch(p)
+#else
+#define gpuhash_prefetch(p) ((void) (p))
+#endif
 
 #endif							/* GPUHASH_H */

@@ -407,13 +407,6 @@ typedef struct GpuJoinState
 } GpuJoinState;
 
 
-/* A hint to start loading p into the cache (no fault if p is bad). */
-#if defined(__GNUC__) || defined(__clang__)
-#define gpuhash_prefetch(p) __builtin_prefetch(p)
-#else
-#define gpuhash_prefetch(p) ((void) (p))
-#endif
-
 /*
  * Do the participants of a parallel plan share this join's table?  Not
  * once the join has split into batches that each participant joins alone.
