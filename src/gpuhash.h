@@ -317,6 +317,17 @@ typedef struct GhProbeTicket
 	uint64		n;
 } GhProbeTicket;
 
+/* A chain probe sent to the service and not yet waited for (service_client.c). */
+typedef struct GhChainTicket
+{
+	void	   *slot;			/* NULL: none out */
+	uint32		generation;
+	uint64		n;				/* outer rows */
+	int			n_levels;
+	int			n_outer_cols;
+	bool		has_valid;
+} GhChainTicket;
+
 /*
  * A build's keys: one array, or a parallel build's shares one after the
  * other (shared_inner.c), sent as they lie, without concatenating them.
@@ -364,6 +375,15 @@ extern gh_status gpuhash_table_chain_probe(GpuTable *const *tables, const gh_cha
 										   uint64 skip, uint32 *out_outer, uint32 *out_pos,
 										   uint64 capacity, uint64 *total, uint64 *written,
 										   double *level_ms);
+extern gh_status gpuhash_table_chain_submit(GpuTable *const *tables, const gh_chain_level *levels,
+											int n_levels, const uint64 *outer_keys,
+											const uint8 *outer_valid, int n_outer_cols,
+											uint64 n, uint64 skip, uint64 capacity,
+											GhChainTicket *tk);
+extern gh_status gpuhash_table_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos,
+										  uint64 capacity, uint64 *total, uint64 *written,
+										  double *level_ms);
+extern void gpuhash_table_chain_abandon(GhChainTicket *tk);
 extern void gpuhash_table_info(const GpuTable *t, gh_table_info *info);
 extern bool gpuhash_table_exists(const GpuTable *t);
 extern void gpuhash_table_free(GpuTable *t);

@@ -580,6 +580,53 @@ gpuhash_table_chain_probe(GpuTable *const *tables, const gh_chain_level *levels,
 								 out_outer, out_pos, capacity, total, written, level_ms);
 }
 
+/*
+ * The chain probe of gpuhash_table_chain_probe sent to the GPU service
+ * without waiting, so that the caller reads its next pages meanwhile;
+ * gpuhash_table_chain_wait reads the answer.  Every table must be the
+ * service's (tables in this process are probed by
+ * gpuhash_table_chain_probe).  Not GH_OK: nothing is out.
+ */
+gh_status
+gpuhash_table_chain_submit(GpuTable *const *tables, const gh_chain_level *levels, int n_levels,
+						   const uint64 *outer_keys, const uint8 *outer_valid, int n_outer_cols,
+						   uint64 n, uint64 skip, uint64 capacity, GhChainTicket *tk)
+{
+	GhRemoteTable *remote[GH_MAX_CHAIN_LEVELS];
+
+	tk->slot = NULL;
+	if (tables == NULL || n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS)
+	{
+		gh_set_last_error("a chain probe needs 1 to " CppAsString2(GH_MAX_CHAIN_LEVELS) " levels");
+		return GH_ERR_INVALID;
+	}
+	for (int l = 0; l < n_levels; l++)
+	{
+		if (tables[l] == NULL || !tables[l]->remote || !gpuhash_table_exists(tables[l]))
+		{
+			gh_set_last_error("a chain level has no join table in the GPU service");
+			return GH_ERR_INVALID;
+		}
+		remote[l] = &tables[l]->svc;
+	}
+	return gpuhash_svc_chain_submit(remote, levels, n_levels, outer_keys, outer_valid,
+									n_outer_cols, n, skip, capacity, tk);
+}
+
+gh_status
+gpuhash_table_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos, uint64 capacity,
+						 uint64 *total, uint64 *written, double *level_ms)
+{
+	return gpuhash_svc_chain_wait(tk, out_outer, out_pos, capacity, total, written, level_ms);
+}
+
+/* Gives up a chain probe still out (an error before its wait); never throws. */
+void
+gpuhash_table_chain_abandon(GhChainTicket *tk)
+{
+	gpuhash_svc_chain_abandon(tk);
+}
+
 void
 gpuhash_table_info(const GpuTable *t, gh_table_info *info)
 {

@@ -15,6 +15,9 @@
 extern SvcSlot *svc_claim_slot(void);
 extern SvcSlot *svc_try_claim_slot(void);
 extern gh_status svc_submit(SvcSlot *s, uint32 generation);
+extern gh_status svc_submit_nowait(SvcSlot *s, uint32 generation);
+extern gh_status svc_wait(SvcSlot *s, uint32 generation);
+extern void svc_abandon_nowait(void);
 extern gh_status svc_release_if_ours(SvcSlot *s, uint32 generation, gh_status st);
 extern gh_status svc_service_gone(void);
 

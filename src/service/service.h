@@ -43,6 +43,15 @@ extern void gpuhash_svc_probe_abandon(GhProbeTicket *tk);
 /* multi-level joins (issue 14): carried columns, chain probes by windows */
 extern gh_status gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys,
 										 const uint8 *valid, int ncols);
+extern gh_status gpuhash_svc_chain_submit(GhRemoteTable *const *tables,
+										  const gh_chain_level *levels, int n_levels,
+										  const uint64 *outer_keys, const uint8 *outer_valid,
+										  int n_outer_cols, uint64 n, uint64 skip,
+										  uint64 capacity, GhChainTicket *tk);
+extern gh_status gpuhash_svc_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos,
+										uint64 capacity, uint64 *total, uint64 *written,
+										double *level_ms);
+extern void gpuhash_svc_chain_abandon(GhChainTicket *tk);
 extern gh_status gpuhash_svc_chain_probe(GhRemoteTable *const *tables,
 										 const gh_chain_level *levels, int n_levels,
 										 const uint64 *outer_keys, const uint8 *outer_valid,

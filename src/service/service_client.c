@@ -216,21 +216,19 @@ gpuhash_svc_set_carried(GhRemoteTable *t, const uint64 *keys, const uint8 *valid
 }
 
 /*
- * Probes n outer rows through a chain of the service's tables (tables[l]
- * for level l; levels[l].table is not read) in one request, and copies
- * the window of combinations from skip that fits both the caller's
- * capacity and the chunk: *written of them, of *total.  The caller reads
- * the rest by skip += *written.  n may be up to what chain_layout lets
- * into a chunk with room for one combination (gpuhash_service_chain_rows()
- * sizes batches so that as many combinations as rows fit).  level_ms as
- * gh_chain_probe_window's.
+ * Sends a probe of n outer rows through a chain of the service's tables
+ * (tables[l] for level l; levels[l].table is not read) in one request,
+ * asking for the window of combinations from skip that fits capacity;
+ * gpuhash_svc_chain_wait() reads the answer.  n may be up to what
+ * chain_layout lets into a chunk with room for one combination
+ * (gpuhash_service_chain_rows() sizes batches so that as many combinations
+ * as rows fit).  Not GH_OK: nothing is out.
  */
 gh_status
-gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *levels,
-						int n_levels, const uint64 *outer_keys, const uint8 *outer_valid,
-						int n_outer_cols, uint64 n, uint64 skip, uint32 *out_outer,
-						uint32 *out_pos, uint64 capacity, uint64 *total, uint64 *written,
-						double *level_ms)
+gpuhash_svc_chain_submit(GhRemoteTable *const *tables, const gh_chain_level *levels,
+						 int n_levels, const uint64 *outer_keys, const uint8 *outer_valid,
+						 int n_outer_cols, uint64 n, uint64 skip, uint64 capacity,
+						 GhChainTicket *tk)
 {
 	SvcChainLayout lay;
 	uint64		cells = (uint64) Max(n_outer_cols, 0) * n;
@@ -239,10 +237,9 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 	SvcChainLevel *lv;
 	gh_status	st;
 
-	if (written != NULL)
-		*written = 0;
+	tk->slot = NULL;
 	if (tables == NULL || levels == NULL || n_levels < 1 || n_levels > GH_MAX_CHAIN_LEVELS ||
-		n_outer_cols < 1 || total == NULL || written == NULL || (n > 0 && outer_keys == NULL))
+		n_outer_cols < 1 || (n > 0 && outer_keys == NULL))
 	{
 		gh_set_last_error("invalid chain probe arguments");
 		return GH_ERR_INVALID;
@@ -287,7 +284,41 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 	s->has_valid = outer_valid != NULL;
 	s->skip = skip;
 	s->capacity = capacity;
-	st = svc_submit(s, gen);
+	st = svc_submit_nowait(s, gen);
+	if (st != GH_OK)
+		return st;
+	tk->slot = s;
+	tk->generation = gen;
+	tk->n = n;
+	tk->n_levels = n_levels;
+	tk->n_outer_cols = n_outer_cols;
+	tk->has_valid = outer_valid != NULL;
+	return GH_OK;
+}
+
+/*
+ * Waits for the chain probe tk and copies its window of combinations out:
+ * *written of them (at most capacity, as submitted), of *total.  The caller
+ * reads the rest by skip += *written.  level_ms as gh_chain_probe_window's.
+ */
+gh_status
+gpuhash_svc_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos, uint64 capacity,
+					   uint64 *total, uint64 *written, double *level_ms)
+{
+	SvcSlot    *s = (SvcSlot *) tk->slot;
+	SvcChainLayout lay;
+	gh_status	st;
+
+	*written = 0;
+	tk->slot = NULL;
+	st = svc_wait(s, tk->generation);
+	if (st == GH_OK &&
+		!chain_layout(gpuhash_svc->chunk_bytes, tk->n_levels, tk->n_outer_cols, tk->n,
+					  tk->has_valid, &lay))
+	{
+		gh_set_last_error("GPU service: bad chain probe answer");
+		st = GH_ERR_INVALID;
+	}
 	if (st == GH_OK)
 	{
 		const uint32 *out = (const uint32 *) (chunk_of(s) + lay.out);
@@ -297,15 +328,50 @@ gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *leve
 		if (w > 0)
 		{
 			memcpy(out_outer, out, w * sizeof(uint32));
-			for (int l = 0; l < n_levels; l++)
+			for (int l = 0; l < tk->n_levels; l++)
 				memcpy(out_pos + l * capacity, out + (1 + l) * stride, w * sizeof(uint32));
 		}
 		*total = s->total;
 		*written = w;
-		for (int l = 0; level_ms != NULL && l < n_levels; l++)
+		for (int l = 0; level_ms != NULL && l < tk->n_levels; l++)
 			level_ms[l] += s->level_ms[l];
 	}
-	return svc_release_if_ours(s, gen, st);
+	return svc_release_if_ours(s, tk->generation, st);
+}
+
+/* Gives up the chain probe tk, if it is out (an error while it runs). */
+void
+gpuhash_svc_chain_abandon(GhChainTicket *tk)
+{
+	if (tk->slot == NULL)
+		return;
+	tk->slot = NULL;
+	svc_abandon_nowait();
+}
+
+/* A chain probe as one round trip: submitted, then waited for. */
+gh_status
+gpuhash_svc_chain_probe(GhRemoteTable *const *tables, const gh_chain_level *levels,
+						int n_levels, const uint64 *outer_keys, const uint8 *outer_valid,
+						int n_outer_cols, uint64 n, uint64 skip, uint32 *out_outer,
+						uint32 *out_pos, uint64 capacity, uint64 *total, uint64 *written,
+						double *level_ms)
+{
+	GhChainTicket tk;
+	gh_status	st;
+
+	if (written != NULL)
+		*written = 0;
+	if (total == NULL || written == NULL)
+	{
+		gh_set_last_error("invalid chain probe arguments");
+		return GH_ERR_INVALID;
+	}
+	st = gpuhash_svc_chain_submit(tables, levels, n_levels, outer_keys, outer_valid,
+								  n_outer_cols, n, skip, capacity, &tk);
+	if (st != GH_OK)
+		return st;
+	return gpuhash_svc_chain_wait(&tk, out_outer, out_pos, capacity, total, written, level_ms);
 }
 
 /*

@@ -50,6 +50,15 @@ static uint32 pending_generation;
 static SvcSlot *inflight = NULL;
 static uint32 inflight_generation;
 
+/*
+ * The request svc_submit_nowait() sent and svc_wait() waits on (a chain's,
+ * which reads its next pages meanwhile): one at a time, in a slot claimed
+ * as svc_submit's are, so that it takes none of the slots probes in flight
+ * may hold.
+ */
+static SvcSlot *nowait = NULL;
+static uint32 nowait_generation;
+
 /* Probes in flight (gpuhash_svc_probe_submit): bit i, slot i, and its service */
 static uint64 async_slots = 0;
 static uint32 async_generation[SVC_SLOTS];
@@ -291,6 +300,17 @@ abandon_inflight(void)
 		abandon_slot(s, inflight_generation);
 }
 
+/* Gives up the request svc_submit_nowait() sent. */
+static void
+abandon_nowait(void)
+{
+	SvcSlot    *s = nowait;
+
+	nowait = NULL;
+	if (s != NULL)
+		abandon_slot(s, nowait_generation);
+}
+
 /* A probe in flight is no longer ours to wait on. */
 static void
 async_forget(int i)
@@ -319,6 +339,7 @@ backend_exit(int code, Datum arg)
 	if (gpuhash_svc == NULL)
 		return;
 	abandon_inflight();
+	abandon_nowait();
 	abandon_async();
 	settle();
 }
@@ -394,6 +415,56 @@ svc_submit(SvcSlot *s, uint32 generation)
 	PG_END_TRY();
 	inflight = NULL;
 	return answer_status(s, generation);
+}
+
+/*
+ * Hands the claimed slot to the service without waiting; svc_wait() waits
+ * for the answer, svc_abandon_nowait() gives the request up (an error
+ * meanwhile).  One such request at a time.
+ */
+gh_status
+svc_submit_nowait(SvcSlot *s, uint32 generation)
+{
+	Assert(nowait == NULL);
+	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
+	{
+		release_slot(s, generation);
+		return svc_service_gone();
+	}
+	nowait = s;
+	nowait_generation = generation;
+	pg_write_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
+	wake_service();
+	return GH_OK;
+}
+
+/* Sleeps until the service answers svc_submit_nowait()'s request: its status. */
+gh_status
+svc_wait(SvcSlot *s, uint32 generation)
+{
+	Assert(nowait == s);
+	PG_TRY();
+	{
+		wait_answer(s, generation);
+	}
+	PG_CATCH();
+	{
+		abandon_nowait();
+		settle();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	nowait = NULL;
+	return answer_status(s, generation);
+}
+
+/* Gives up svc_submit_nowait()'s request, if one is out, and waits until it is dropped. */
+void
+svc_abandon_nowait(void)
+{
+	abandon_nowait();
+	settle();
 }
 /*
  * Submits a probe of n keys without waiting for it (a pipelined join fills
