@@ -263,6 +263,21 @@ BEGIN
 END;
 $$;
 SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
+-- in many batches: each chain request's wait overlaps the bottom's reading
+-- of the batch after next (chain_probe.c, read_ahead), serial and parallel
+SET gpuhash.batch_rows = 256;
+SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+RESET gpuhash.batch_rows;
 SELECT c > 0 AS walked, c < u AS fewer_requests
   FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
           FROM (SELECT 'SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a'::text AS q) x) y;

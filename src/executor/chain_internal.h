@@ -88,6 +88,8 @@ typedef struct GpuChain
 	uint64		cap;			/* combinations a request returns at most */
 	uint32	   *out_outer;
 	uint32	   *out_pos;
+	bool		read_ahead;		/* the bottom's next pages read while a
+								 * request of this batch ran */
 	/* the combination formed last */
 	int64		last_outer;
 	uint32		last_pos[GH_MAX_CHAIN_LEVELS];

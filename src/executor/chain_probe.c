@@ -154,6 +154,82 @@ unfuse_now(GpuChain *ch, GpuJoinState *top, gh_status st)
 }
 
 /*
+ * The bottom's next pages read, once a batch, while its first request runs
+ * in the GPU service (submitted, not yet waited for): the walks of the two
+ * batches after this one are then in flight while the CPU forms this
+ * one's rows.  An error meanwhile gives the request up.
+ */
+static void
+read_ahead(GpuChain *ch, GpuJoinState *top, GhChainTicket *tk)
+{
+	instr_time	t0;
+
+	if (ch->read_ahead)
+		return;
+	ch->read_ahead = true;
+	INSTR_TIME_SET_CURRENT(t0);
+	if (tk == NULL)
+		gpuhash_fill_ahead(ch->lv[0].gs);
+	else
+	{
+		PG_TRY();
+		{
+			gpuhash_fill_ahead(ch->lv[0].gs);
+		}
+		PG_CATCH();
+		{
+			gpuhash_table_chain_abandon(tk);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	top->stats.read_ms += gpuhash_ms_since(t0);
+}
+
+/*
+ * One request: to the GPU service, with the bottom's next pages read while
+ * it runs; in this process, after that read.
+ */
+static gh_status
+chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
+{
+	instr_time	t0;
+	gh_status	st;
+	double		wait_ms;
+
+	if (!ch->tables[0]->remote)
+	{
+		read_ahead(ch, top, NULL);
+		INSTR_TIME_SET_CURRENT(t0);
+		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys,
+									   ch->req_valid, ch->n_outer_cols, n, ch->skip,
+									   ch->out_outer, ch->out_pos, ch->cap, &ch->total,
+									   &ch->written, level_ms);
+		top->stats.wait_ms += gpuhash_ms_since(t0);
+		return st;
+	}
+	{
+		GhChainTicket tk;
+
+		INSTR_TIME_SET_CURRENT(t0);
+		st = gpuhash_table_chain_submit(ch->tables, ch->levels, ch->n, ch->req_keys,
+										ch->req_valid, ch->n_outer_cols, n, ch->skip, ch->cap,
+										&tk);
+		wait_ms = gpuhash_ms_since(t0);
+		if (st == GH_OK)
+		{
+			read_ahead(ch, top, &tk);
+			INSTR_TIME_SET_CURRENT(t0);
+			st = gpuhash_table_chain_wait(&tk, ch->out_outer, ch->out_pos, ch->cap, &ch->total,
+										  &ch->written, level_ms);
+			wait_ms += gpuhash_ms_since(t0);
+		}
+		top->stats.wait_ms += wait_ms;
+	}
+	return st;
+}
+
+/*
  * CH_REQUEST: rows [lo, hi) of the batch, combinations from skip.  A GPU
  * short of memory for a part's combinations is asked for half the rows.
  */
@@ -162,7 +238,6 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 {
 	int			n;
 	gh_status	st;
-	instr_time	t0;
 	double		level_ms[GH_MAX_CHAIN_LEVELS] = {0};
 
 	for (;;)
@@ -174,11 +249,7 @@ chain_request(GpuChain *ch, GpuJoinState *top)
 				   sizeof(uint64) * n);
 			memcpy(ch->req_valid + (size_t) c * n, ch->ovalid + (size_t) c * ch->batch_cap + ch->lo, n);
 		}
-		INSTR_TIME_SET_CURRENT(t0);
-		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys, ch->req_valid,
-									   ch->n_outer_cols, n, ch->skip, ch->out_outer, ch->out_pos,
-									   ch->cap, &ch->total, &ch->written, level_ms);
-		top->stats.wait_ms += gpuhash_ms_since(t0);
+		st = chain_probe_once(ch, top, n, level_ms);
 		ch->requests++;
 		for (int k = 0; k < ch->n; k++)
 		{
@@ -288,6 +359,7 @@ chain_next_batch(GpuChain *ch, GpuJoinState *top)
 	}
 	top->stats.batches++;
 	top->stats.outer_rows += ch->b->n;
+	ch->read_ahead = false;
 	ch->lo = 0;
 	ch->hi = Min(ch->b->n, ch->req_n);
 	ch->skip = 0;

@@ -179,9 +179,13 @@ typedef struct GpuSplitShared
 /*
  * One probe batch: up to batch_cap outer rows of the current hash batch,
  * their keys and, once probed, their ranges.  The node keeps
- * GPUHASH_PIPELINE of them: while one is emitted, the next is probed.
+ * GPUHASH_PIPELINE of them: while one is emitted, the next is probed.  A
+ * chain's bottom that reads pages keeps one more (GPUHASH_PIPELINE_MAX),
+ * read while the chain's request for the batch before it runs
+ * (chain_probe.c), so that two walks are in flight while the CPU waits.
  */
 #define GPUHASH_PIPELINE 2
+#define GPUHASH_PIPELINE_MAX 3
 
 /* Batches a participant may read past the ring during a parallel build */
 #define GPUHASH_MAX_PREFILL 64
@@ -322,8 +326,9 @@ typedef struct GpuJoinState
 	int			scheme;			/* the table's scheme (the plan's, or a fallback) */
 	bool		built;
 
-	/* outer probe batches: a ring, pb_head the oldest not emitted yet */
-	GpuProbeBatch pb[GPUHASH_PIPELINE];
+	/* outer probe batches: a ring of pb_depth, pb_head the oldest not emitted yet */
+	GpuProbeBatch pb[GPUHASH_PIPELINE_MAX];
+	int			pb_depth;		/* GPUHASH_PIPELINE, or a chain's bottom's more */
 	int			pb_head;
 	int			pb_count;		/* filled or in flight, after pb_head */
 	GpuProbeBatch *cb;			/* the batch being emitted, or NULL */
@@ -439,8 +444,10 @@ extern void gpuhash_step_set_phase(GpuJoinState *gs, GpuJoinPhase phase);
 
 /* probe_pipeline.c */
 extern void gpuhash_probe_begin(GpuJoinState *gs);
+extern void gpuhash_probe_deepen(GpuJoinState *gs);
 extern void gpuhash_prefill_batches(GpuJoinState *gs);
 extern GpuProbeBatch *gpuhash_next_filled_batch(GpuJoinState *gs);
+extern void gpuhash_fill_ahead(GpuJoinState *gs);
 extern void gpuhash_probe_batch_back(GpuJoinState *gs, GpuProbeBatch *b);
 extern void gpuhash_batch_emitted(GpuJoinState *gs);
 
@@ -541,7 +548,7 @@ extern bool gpuhash_spill_read(BufFile *file, uint64 *key, bool *nokey, MinimalT
 extern void gpuhash_spill_rewind(BufFile *file);
 
 /* heap_scan.c */
-extern int	gpuhash_batch_pins(int most);
+extern int	gpuhash_batch_pins(int most, int depth);
 extern GpuHeapScan *gpuhash_heap_scan_begin(GpuJoinState *gs, SeqScan *plan, EState *estate,
 											int eflags);
 extern ExprState *gpuhash_heap_qual_init(List *quals, PlanState *ps, TupleDesc desc);

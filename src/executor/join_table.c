@@ -358,7 +358,7 @@ gpuhash_probe_wait(GpuJoinState *gs, GpuProbeBatch *b)
 	if (st != GH_OK && gs->device == GH_DEVICE_GPU)
 	{
 		gpu_failed(gs, "probing the join table");
-		for (int i = 0; i < GPUHASH_PIPELINE; i++)
+		for (int i = 0; i < gs->pb_depth; i++)
 			gpuhash_probe_abandon(gs, &gs->pb[i]);
 		gpuhash_free_table(gs);
 		gpuhash_keys_one(&keys, gs->inner_keys_arr, gs->n_inner);

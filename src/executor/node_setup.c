@@ -195,7 +195,7 @@ cleanup_callback(void *arg)
 {
 	GpuJoinState *gs = (GpuJoinState *) arg;
 
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	for (int i = 0; i < gs->pb_depth; i++)
 	{
 		gpuhash_probe_abandon(gs, &gs->pb[i]);
 		/* a slot held while pages were read into it (page_scan.c) */

@@ -41,6 +41,27 @@ outer_kept_tuple(GpuJoinState *gs, TupleTableSlot *slot, HeapTuple htup)
 	return gpuhash_form_kept_tuple(gs, slot, gs->outer_keep, gs->n_outer_keep, gs->outer_desc);
 }
 
+/* Probe batch b's arrays, for batch_cap rows. */
+static void
+batch_alloc(GpuJoinState *gs, GpuProbeBatch *b)
+{
+	size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
+
+	b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
+	b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
+	b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
+	if (gs->oscan && gs->oscan->keep_rows)
+	{
+		b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
+		b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
+	}
+	b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
+	b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
+	b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+	b->ticket.slot = -1;
+	b->state = PB_FREE;
+}
+
 /* The probe batches, set up with the node. */
 void
 gpuhash_probe_begin(GpuJoinState *gs)
@@ -53,25 +74,22 @@ gpuhash_probe_begin(GpuJoinState *gs)
 		if (chunk > 0)
 			gs->batch_cap = Min(gs->batch_cap, chunk);
 	}
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
-	{
-		GpuProbeBatch *b = &gs->pb[i];
-		size_t		cols = (size_t) gs->batch_cap * Max(gs->n_outer_keep, 1);
+	gs->pb_depth = GPUHASH_PIPELINE;
+	for (int i = 0; i < gs->pb_depth; i++)
+		batch_alloc(gs, &gs->pb[i]);
+}
 
-		b->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin batch", ALLOCSET_DEFAULT_SIZES);
-		b->vals = MemoryContextAllocHuge(gs->cxt, sizeof(Datum) * cols);
-		b->nulls = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * cols);
-		if (gs->oscan && gs->oscan->keep_rows)
-		{
-			b->tups = MemoryContextAllocHuge(gs->cxt, sizeof(HeapTupleData) * gs->batch_cap);
-			b->pins = MemoryContextAlloc(gs->cxt, sizeof(Buffer) * gs->oscan->max_pins);
-		}
-		b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
-		b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
-		b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
-		b->ticket.slot = -1;
-		b->state = PB_FREE;
-	}
+/*
+ * A chain's bottom that reads pages: the ring grows to GPUHASH_PIPELINE_MAX
+ * batches, the last filled by the chain (gpuhash_fill_ahead).  At ExecInit,
+ * before any batch is filled.
+ */
+void
+gpuhash_probe_deepen(GpuJoinState *gs)
+{
+	Assert(gs->pb_count == 0 && gs->pb_head == 0);
+	while (gs->pb_depth < GPUHASH_PIPELINE_MAX)
+		batch_alloc(gs, &gs->pb[gs->pb_depth++]);
 }
 
 /*
@@ -215,7 +233,7 @@ page_loop_fills(GpuJoinState *gs)
 static inline bool
 page_path_fills(GpuJoinState *gs, GpuProbeBatch *b)
 {
-	return gs->page != NULL && b >= gs->pb && b < gs->pb + GPUHASH_PIPELINE &&
+	return gs->page != NULL && b >= gs->pb && b < gs->pb + gs->pb_depth &&
 		gpuhash_page_usable(gs);
 }
 
@@ -334,7 +352,7 @@ release_batch(GpuJoinState *gs, GpuProbeBatch *b)
 void
 gpuhash_release_batches(GpuJoinState *gs)
 {
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	for (int i = 0; i < gs->pb_depth; i++)
 		release_batch(gs, &gs->pb[i]);
 	drop_prefill(gs);
 	gs->cb = NULL;
@@ -345,7 +363,7 @@ gpuhash_release_batches(GpuJoinState *gs)
 static inline GpuProbeBatch *
 ring_batch(GpuJoinState *gs, int i)
 {
-	return &gs->pb[(gs->pb_head + i) % GPUHASH_PIPELINE];
+	return &gs->pb[(gs->pb_head + i) % gs->pb_depth];
 }
 
 /* A filled batch's probe submitted; or, with nothing to look up, its ranges empty. */
@@ -482,7 +500,7 @@ gpuhash_prefill_batches(GpuJoinState *gs)
 	if (gs->no_prefill)
 		return;
 	gpuhash_keyfilter_pause(gs);
-	while (gs->pb_count < GPUHASH_PIPELINE && !gs->outer_done &&
+	while (gs->pb_count < gs->pb_depth && !gs->outer_done &&
 		   (b = add_batch(gs)) != NULL)
 		b->state = PB_PREFILLED;
 	prefill_past_ring(gs);
@@ -511,14 +529,14 @@ gpuhash_next_batch(GpuJoinState *gs)
 		if (b->state == PB_PREFILLED)
 			start_probe(gs, b);
 	}
-	while (gs->pb_count < GPUHASH_PIPELINE && more_outer(gs) &&
+	while (gs->pb_count < gs->pb_depth && more_outer(gs) &&
 		   (b = add_batch(gs)) != NULL)
 		start_probe(gs, b);
 	if (gs->pb_count == 0)
 		return false;
 
 	b = ring_batch(gs, 0);
-	gs->pb_head = (gs->pb_head + 1) % GPUHASH_PIPELINE;
+	gs->pb_head = (gs->pb_head + 1) % gs->pb_depth;
 	gs->pb_count--;
 	if (b->state != PB_READY)
 	{
@@ -612,10 +630,13 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 		/*
 		 * Batches of pages: the ring kept full, each batch's pages walked
 		 * (and the bottom's table probed) by the service while the next
-		 * are read; the oldest one's rows are those that can join.
+		 * are read; the oldest one's rows are those that can join.  A
+		 * deepened ring's last slot is the chain's to fill, while its
+		 * request runs (gpuhash_fill_ahead).
 		 */
-		while (gs->pb_count < GPUHASH_PIPELINE && more_outer(gs) &&
-			   (b = add_batch(gs)) != NULL)
+		int			keep = gs->pb_depth > GPUHASH_PIPELINE ? gs->pb_depth - 1 : gs->pb_depth;
+
+		while (gs->pb_count < keep && more_outer(gs) && (b = add_batch(gs)) != NULL)
 			if (b->preq)
 				gpuhash_page_submit(gs, b);
 		if (gs->pb_count == 0)
@@ -638,6 +659,23 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 	return b;
 }
 
+/*
+ * While the chain's request for the batch it took runs: the ring's last
+ * slot filled with pages and its walk sent.  Nothing where the bottom does
+ * not read pages now.
+ */
+void
+gpuhash_fill_ahead(GpuJoinState *gs)
+{
+	GpuProbeBatch *b;
+
+	if (gs->page == NULL || !gpuhash_page_usable(gs))
+		return;
+	while (gs->pb_count < gs->pb_depth && more_outer(gs) && (b = add_batch(gs)) != NULL)
+		if (b->preq)
+			gpuhash_page_submit(gs, b);
+}
+
 /* ... and is done with it. */
 void
 gpuhash_batch_emitted(GpuJoinState *gs)
@@ -649,7 +687,7 @@ gpuhash_batch_emitted(GpuJoinState *gs)
 	gpuhash_shared_count_batch(gs, b->n);
 	release_batch(gs, b);
 	gs->cb = NULL;
-	gs->pb_head = (gs->pb_head + 1) % GPUHASH_PIPELINE;
+	gs->pb_head = (gs->pb_head + 1) % gs->pb_depth;
 	gs->pb_count--;
 }
 

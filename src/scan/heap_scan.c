@@ -55,13 +55,13 @@
 
 /*
  * Pins a probe batch may hold, at most `most`: a small share of
- * shared_buffers, for each of the batches in the pipeline of every
- * participant.
+ * shared_buffers, for each of the depth batches in the pipeline of every
+ * participant (a 64th of the pool for them all).
  */
 int
-gpuhash_batch_pins(int most)
+gpuhash_batch_pins(int most, int depth)
 {
-	return Max(8, Min(most, NBuffers / (64 * GPUHASH_PIPELINE)));
+	return Max(8, Min(most, NBuffers / (64 * depth)));
 }
 
 /*
@@ -163,7 +163,7 @@ gpuhash_heap_scan_open(PlanState *ps, Index scanrelid, List *qual, List *tlist, 
 			elog(ERROR, "gpuhash: an absorbed scan reads only plain columns");
 		os->attno[j++] = v->varattno;
 	}
-	os->max_pins = gpuhash_batch_pins(GPUHASH_MAX_BATCH_PINS);
+	os->max_pins = gpuhash_batch_pins(GPUHASH_MAX_BATCH_PINS, GPUHASH_PIPELINE);
 	os->timed = (estate->es_instrument & INSTRUMENT_TIMER) != 0;
 	os->snapshot = estate->es_snapshot;
 	os->slot_row = -1;

@@ -119,7 +119,7 @@ size_requests(GpuJoinState *gs, uint32 want_tuples)
 								   &pp->cap_pages_in_place, &pp->cap_tuples_in_place))
 		rows_cap = Max(rows_cap, (int) pp->cap_tuples_in_place);
 	rows_cap = Max(rows_cap, gs->batch_cap);
-	for (int i = 0; i < GPUHASH_PIPELINE; i++)
+	for (int i = 0; i < gs->pb_depth; i++)
 	{
 		GpuProbeBatch *b = &gs->pb[i];
 		MemoryContext old = MemoryContextSwitchTo(pp->cxt);
@@ -193,9 +193,11 @@ chain_reads_pages(GpuJoinState *gs)
  * launches and copies) do not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
  * the listed tuples, and as many pins as the share of shared_buffers a
  * batch may pin allows (up to GPUHASH_MAX_REQ_PAGES), so that there are
- * fewer of both requests.  Other page paths keep their size: a larger one
- * there only delays the first answer.  Sized here, before the table
- * exists, the bottom keeps the size where its chain then runs unfused.
+ * fewer of both requests.  Its ring holds a batch more, read while the
+ * chain's request runs (chain_probe.c, read_ahead).  Other page paths keep
+ * their size: a larger one there only delays the first answer.  Sized
+ * here, before the table exists, the bottom keeps the size where its chain
+ * then runs unfused.
  */
 void
 gpuhash_page_chain_bottom(GpuJoinState *gs)
@@ -207,12 +209,12 @@ gpuhash_page_chain_bottom(GpuJoinState *gs)
 	if (gs->page == NULL || gs->page->chain_sized || !chain_may_read_pages(gs))
 		return;
 	gs->page->chain_sized = true;
-	pins = Max(os->max_pins, gpuhash_batch_pins(GPUHASH_MAX_REQ_PAGES));
+	/* a batch more, read while the chain's request runs (chain_probe.c) */
+	gpuhash_probe_deepen(gs);
+	pins = gpuhash_batch_pins(GPUHASH_MAX_REQ_PAGES, gs->pb_depth);
 	/* no more tuples than the pages a batch may pin can list */
 	want = Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE,
 			   (int64) pins * GH_PAGE_MAX_TUPLES);
-	if (pins == os->max_pins && want <= gs->batch_cap)
-		return;
 	os->max_pins = pins;
 	size_requests(gs, (uint32) Min(want, (int64) INT_MAX));
 }

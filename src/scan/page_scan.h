@@ -111,7 +111,7 @@ typedef struct GpuPagePath
 	ExprState  *cpu_qual;		/* prog.cpu_quals over the heap tuple slot */
 	bool		serializable;	/* the tuple path then (predicate locks) */
 	bool		subplan_run;	/* prog.first_row_build done */
-	GpuPageReq	req[GPUHASH_PIPELINE];
+	GpuPageReq	req[GPUHASH_PIPELINE_MAX];
 	int			cap_pages;		/* pages a request takes */
 	MemoryContext cxt;			/* the requests' memory */
 	bool		chain_sized;	/* sized for a chain's bottom */
