@@ -282,8 +282,15 @@ gpuhash_chain_init(GpuJoinState *top)
 	top->no_prefill = true;
 	if (ch->cxt == NULL)
 		ch->cxt = AllocSetContextCreate(top->cxt, "GpuHashJoin chain", ALLOCSET_DEFAULT_SIZES);
-	/* the bottom's batches of pages, each a chain request: larger ones */
-	gpuhash_page_chain_bottom(ch->lv[0].gs);
+	/*
+	 * The bottom's batches of pages, each a chain request: one more of
+	 * them, read while a request runs (chain_probe.c), and larger ones.
+	 */
+	if (gpuhash_page_chain_may_read(ch->lv[0].gs))
+	{
+		gpuhash_probe_deepen(ch->lv[0].gs);
+		gpuhash_page_chain_bottom(ch->lv[0].gs);
+	}
 	ch->phase = CH_START;
 	ch->last_outer = -1;
 }

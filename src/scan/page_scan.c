@@ -186,6 +186,13 @@ chain_reads_pages(GpuJoinState *gs)
 	return gs->table.remote && chain_may_read_pages(gs);
 }
 
+/* Will gs, the bottom of a chain (chain.c), read pages? */
+bool
+gpuhash_page_chain_may_read(GpuJoinState *gs)
+{
+	return gs->page != NULL && chain_may_read_pages(gs);
+}
+
 /*
  * At ExecInit, gs became the bottom of a chain (chain.c).  Where it will
  * read pages (chain_may_read_pages), each of its walks is followed by a
@@ -193,11 +200,11 @@ chain_reads_pages(GpuJoinState *gs)
  * launches and copies) do not grow with its rows: its batches take GPUHASH_CHAIN_REQ_SCALE times
  * the listed tuples, and as many pins as the share of shared_buffers a
  * batch may pin allows (up to GPUHASH_MAX_REQ_PAGES), so that there are
- * fewer of both requests.  Its ring holds a batch more, read while the
- * chain's request runs (chain_probe.c, read_ahead).  Other page paths keep
- * their size: a larger one there only delays the first answer.  Sized
- * here, before the table exists, the bottom keeps the size where its chain
- * then runs unfused.
+ * fewer of both requests.  Its ring has a batch more by then (chain.c),
+ * read while the chain's request runs (chain_probe.c, read_ahead).  Other
+ * page paths keep their size: a larger one there only delays the first
+ * answer.  Sized here, before the table exists, the bottom keeps the size
+ * where its chain then runs unfused.
  */
 void
 gpuhash_page_chain_bottom(GpuJoinState *gs)
@@ -209,8 +216,7 @@ gpuhash_page_chain_bottom(GpuJoinState *gs)
 	if (gs->page == NULL || gs->page->chain_sized || !chain_may_read_pages(gs))
 		return;
 	gs->page->chain_sized = true;
-	/* a batch more, read while the chain's request runs (chain_probe.c) */
-	gpuhash_probe_deepen(gs);
+	/* the ring's batches, a chain's bottom's one more (chain.c) */
 	pins = gpuhash_batch_pins(GPUHASH_MAX_REQ_PAGES, gs->pb_depth);
 	/* no more tuples than the pages a batch may pin can list */
 	want = Min((int64) gs->batch_cap * GPUHASH_CHAIN_REQ_SCALE,

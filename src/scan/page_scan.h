@@ -132,6 +132,7 @@ typedef struct GpuPagePath
 
 /* page_scan.c */
 extern void gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
+extern bool gpuhash_page_chain_may_read(GpuJoinState *gs);
 extern void gpuhash_page_chain_bottom(GpuJoinState *gs);
 extern bool gpuhash_page_usable(GpuJoinState *gs);
 extern bool gpuhash_page_fill(GpuJoinState *gs, GpuProbeBatch *b);
