@@ -326,6 +326,7 @@ typedef struct GhChainTicket
 	int			n_levels;
 	int			n_outer_cols;
 	bool		has_valid;
+	bool		answered;		/* sent and answered at once (another was out) */
 } GhChainTicket;
 
 /*

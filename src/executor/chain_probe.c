@@ -168,27 +168,23 @@ read_ahead(GpuChain *ch, GpuJoinState *top, GhChainTicket *tk)
 		return;
 	ch->read_ahead = true;
 	INSTR_TIME_SET_CURRENT(t0);
-	if (tk == NULL)
-		gpuhash_fill_ahead(ch->lv[0].gs);
-	else
+	PG_TRY();
 	{
-		PG_TRY();
-		{
-			gpuhash_fill_ahead(ch->lv[0].gs);
-		}
-		PG_CATCH();
-		{
-			gpuhash_table_chain_abandon(tk);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
+		gpuhash_fill_ahead(ch->lv[0].gs);
 	}
+	PG_CATCH();
+	{
+		gpuhash_table_chain_abandon(tk);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	top->stats.read_ms += gpuhash_ms_since(t0);
 }
 
 /*
  * One request: to the GPU service, with the bottom's next pages read while
- * it runs; in this process, after that read.
+ * it runs; in this process at once (a bottom whose table is in this
+ * process reads no pages: nothing to read ahead).
  */
 static gh_status
 chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
@@ -199,7 +195,6 @@ chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
 
 	if (!ch->tables[0]->remote)
 	{
-		read_ahead(ch, top, NULL);
 		INSTR_TIME_SET_CURRENT(t0);
 		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys,
 									   ch->req_valid, ch->n_outer_cols, n, ch->skip,

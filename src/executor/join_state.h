@@ -209,6 +209,7 @@ typedef struct GpuProbeBatch
 	uint64	   *keys;
 	bool	   *nokey;			/* a NULL key: no match (kept to fill outer) */
 	gh_range   *ranges;
+	int			room;			/* rows tups (where set), keys, nokey and ranges hold */
 	int			n;
 	bool		any_key;
 	Buffer	   *pins;			/* absorbed scan: the pages of its rows */

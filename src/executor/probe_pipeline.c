@@ -58,6 +58,7 @@ batch_alloc(GpuJoinState *gs, GpuProbeBatch *b)
 	b->keys = MemoryContextAllocHuge(gs->cxt, sizeof(uint64) * gs->batch_cap);
 	b->nokey = MemoryContextAllocHuge(gs->cxt, sizeof(bool) * gs->batch_cap);
 	b->ranges = MemoryContextAllocHuge(gs->cxt, sizeof(gh_range) * gs->batch_cap);
+	b->room = gs->batch_cap;
 	b->ticket.slot = -1;
 	b->state = PB_FREE;
 }

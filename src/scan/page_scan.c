@@ -130,15 +130,19 @@ size_requests(GpuJoinState *gs, uint32 want_tuples)
 		/* a batch of pages has up to rows_cap rows, in those pages */
 		b->pins = b->pins ? repalloc(b->pins, sizeof(Buffer) * os->max_pins) :
 			palloc(sizeof(Buffer) * os->max_pins);
-		if (rows_cap > pp->rows_cap || b->tups == NULL)
+		/* each batch by its own room: a chain's bottom adds one later */
+		if (rows_cap > b->room || b->tups == NULL)
 		{
-			b->tups = b->tups ? repalloc_huge(b->tups, sizeof(HeapTupleData) * rows_cap) :
-				palloc_extended(sizeof(HeapTupleData) * rows_cap, MCXT_ALLOC_HUGE);
-			if (rows_cap > gs->batch_cap)
+			int			room = Max(rows_cap, b->room);
+
+			b->tups = b->tups ? repalloc_huge(b->tups, sizeof(HeapTupleData) * room) :
+				palloc_extended(sizeof(HeapTupleData) * room, MCXT_ALLOC_HUGE);
+			if (room > b->room)
 			{
-				b->keys = repalloc_huge(b->keys, sizeof(uint64) * rows_cap);
-				b->nokey = repalloc_huge(b->nokey, sizeof(bool) * rows_cap);
-				b->ranges = repalloc_huge(b->ranges, sizeof(gh_range) * rows_cap);
+				b->keys = repalloc_huge(b->keys, sizeof(uint64) * room);
+				b->nokey = repalloc_huge(b->nokey, sizeof(bool) * room);
+				b->ranges = repalloc_huge(b->ranges, sizeof(gh_range) * room);
+				b->room = room;
 			}
 		}
 		MemoryContextSwitchTo(old);

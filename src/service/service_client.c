@@ -284,8 +284,15 @@ gpuhash_svc_chain_submit(GhRemoteTable *const *tables, const gh_chain_level *lev
 	s->has_valid = outer_valid != NULL;
 	s->skip = skip;
 	s->capacity = capacity;
-	st = svc_submit_nowait(s, gen);
-	if (st != GH_OK)
+	tk->answered = svc_nowait_busy();
+	if (tk->answered)
+	{
+		/* another request is out: this one goes and is answered now */
+		st = svc_submit(s, gen);
+		if (st != GH_OK)
+			return svc_release_if_ours(s, gen, st);
+	}
+	else if ((st = svc_submit_nowait(s, gen)) != GH_OK)
 		return st;
 	tk->slot = s;
 	tk->generation = gen;
@@ -310,8 +317,13 @@ gpuhash_svc_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos, ui
 	gh_status	st;
 
 	*written = 0;
+	if (s == NULL)
+	{
+		gh_set_last_error("no chain probe out");
+		return GH_ERR_INVALID;
+	}
 	tk->slot = NULL;
-	st = svc_wait(s, tk->generation);
+	st = tk->answered ? GH_OK : svc_wait(s, tk->generation);
 	if (st == GH_OK &&
 		!chain_layout(gpuhash_svc->chunk_bytes, tk->n_levels, tk->n_outer_cols, tk->n,
 					  tk->has_valid, &lay))
@@ -343,10 +355,15 @@ gpuhash_svc_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos, ui
 void
 gpuhash_svc_chain_abandon(GhChainTicket *tk)
 {
-	if (tk->slot == NULL)
+	SvcSlot    *s = (SvcSlot *) tk->slot;
+
+	if (s == NULL)
 		return;
 	tk->slot = NULL;
-	svc_abandon_nowait();
+	if (tk->answered)
+		(void) svc_release_if_ours(s, tk->generation, GH_OK);
+	else
+		svc_abandon_nowait(s);
 }
 
 /* A chain probe as one round trip: submitted, then waited for. */

@@ -425,7 +425,12 @@ svc_submit(SvcSlot *s, uint32 generation)
 gh_status
 svc_submit_nowait(SvcSlot *s, uint32 generation)
 {
-	Assert(nowait == NULL);
+	if (nowait != NULL)
+	{
+		release_slot(s, generation);
+		gh_set_last_error("GPU service: a request is out without waiting already");
+		return GH_ERR_INVALID;
+	}
 	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
 	{
 		release_slot(s, generation);
@@ -443,7 +448,11 @@ svc_submit_nowait(SvcSlot *s, uint32 generation)
 gh_status
 svc_wait(SvcSlot *s, uint32 generation)
 {
-	Assert(nowait == s);
+	if (s == NULL || s != nowait)
+	{
+		gh_set_last_error("GPU service: no such request out");
+		return GH_ERR_INVALID;
+	}
 	PG_TRY();
 	{
 		wait_answer(s, generation);
@@ -459,10 +468,19 @@ svc_wait(SvcSlot *s, uint32 generation)
 	return answer_status(s, generation);
 }
 
-/* Gives up svc_submit_nowait()'s request, if one is out, and waits until it is dropped. */
-void
-svc_abandon_nowait(void)
+/* Is a request out without waiting (svc_submit_nowait)? */
+bool
+svc_nowait_busy(void)
 {
+	return nowait != NULL;
+}
+
+/* Gives up s, svc_submit_nowait()'s request, if it is out, and waits until it is dropped. */
+void
+svc_abandon_nowait(SvcSlot *s)
+{
+	if (s == NULL || s != nowait)
+		return;
 	abandon_nowait();
 	settle();
 }
