@@ -191,36 +191,26 @@ chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
 {
 	instr_time	t0;
 	gh_status	st;
-	double		wait_ms;
+	GhChainTicket tk;
 
+	INSTR_TIME_SET_CURRENT(t0);
 	if (!ch->tables[0]->remote)
-	{
-		INSTR_TIME_SET_CURRENT(t0);
 		st = gpuhash_table_chain_probe(ch->tables, ch->levels, ch->n, ch->req_keys,
 									   ch->req_valid, ch->n_outer_cols, n, ch->skip,
 									   ch->out_outer, ch->out_pos, ch->cap, &ch->total,
 									   &ch->written, level_ms);
-		top->stats.wait_ms += gpuhash_ms_since(t0);
-		return st;
-	}
+	else if ((st = gpuhash_table_chain_submit(ch->tables, ch->levels, ch->n, ch->req_keys,
+											  ch->req_valid, ch->n_outer_cols, n, ch->skip,
+											  ch->cap, &tk)) == GH_OK)
 	{
-		GhChainTicket tk;
-
+		/* the read's time is the bottom's, not the wait's */
+		top->stats.wait_ms += gpuhash_ms_since(t0);
+		read_ahead(ch, top, &tk);
 		INSTR_TIME_SET_CURRENT(t0);
-		st = gpuhash_table_chain_submit(ch->tables, ch->levels, ch->n, ch->req_keys,
-										ch->req_valid, ch->n_outer_cols, n, ch->skip, ch->cap,
-										&tk);
-		wait_ms = gpuhash_ms_since(t0);
-		if (st == GH_OK)
-		{
-			read_ahead(ch, top, &tk);
-			INSTR_TIME_SET_CURRENT(t0);
-			st = gpuhash_table_chain_wait(&tk, ch->out_outer, ch->out_pos, ch->cap, &ch->total,
-										  &ch->written, level_ms);
-			wait_ms += gpuhash_ms_since(t0);
-		}
-		top->stats.wait_ms += wait_ms;
+		st = gpuhash_table_chain_wait(&tk, ch->out_outer, ch->out_pos, ch->cap, &ch->total,
+									  &ch->written, level_ms);
 	}
+	top->stats.wait_ms += gpuhash_ms_since(t0);
 	return st;
 }
 

@@ -614,6 +614,17 @@ gpuhash_next_hash_batch(GpuJoinState *gs)
 	return false;
 }
 
+/* The ring filled up to `upto` batches of pages, each one's walk sent. */
+static void
+fill_pages_to(GpuJoinState *gs, int upto)
+{
+	GpuProbeBatch *b;
+
+	while (gs->pb_count < upto && more_outer(gs) && (b = add_batch(gs)) != NULL)
+		if (b->preq)
+			gpuhash_page_submit(gs, b);
+}
+
 /*
  * A chain (chain.c) takes the bottom level's probe batches one at a time,
  * without its probes: the ring's oldest batch (filled while a parallel
@@ -635,11 +646,7 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 		 * deepened ring's last slot is the chain's to fill, while its
 		 * request runs (gpuhash_fill_ahead).
 		 */
-		int			keep = gs->pb_depth > GPUHASH_PIPELINE ? gs->pb_depth - 1 : gs->pb_depth;
-
-		while (gs->pb_count < keep && more_outer(gs) && (b = add_batch(gs)) != NULL)
-			if (b->preq)
-				gpuhash_page_submit(gs, b);
+		fill_pages_to(gs, gs->pb_depth > GPUHASH_PIPELINE ? gs->pb_depth - 1 : gs->pb_depth);
 		if (gs->pb_count == 0)
 			return NULL;
 		b = ring_batch(gs, 0);
@@ -668,13 +675,8 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 void
 gpuhash_fill_ahead(GpuJoinState *gs)
 {
-	GpuProbeBatch *b;
-
-	if (gs->page == NULL || !gpuhash_page_usable(gs))
-		return;
-	while (gs->pb_count < gs->pb_depth && more_outer(gs) && (b = add_batch(gs)) != NULL)
-		if (b->preq)
-			gpuhash_page_submit(gs, b);
+	if (gs->page != NULL && gpuhash_page_usable(gs))
+		fill_pages_to(gs, gs->pb_depth);
 }
 
 /* ... and is done with it. */

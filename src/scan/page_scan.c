@@ -217,7 +217,7 @@ gpuhash_page_chain_bottom(GpuJoinState *gs)
 	int			pins;
 	int64		want;
 
-	if (gs->page == NULL || gs->page->chain_sized || !chain_may_read_pages(gs))
+	if (!gpuhash_page_chain_may_read(gs) || gs->page->chain_sized)
 		return;
 	gs->page->chain_sized = true;
 	/* the ring's batches, a chain's bottom's one more (chain.c) */

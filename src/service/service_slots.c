@@ -46,18 +46,21 @@ static struct
 }			pending_frees[MAX_PENDING_FREES];
 static uint32 pending_generation;
 
-/* The request svc_submit() waits on, for giving it up at exit. */
-static SvcSlot *inflight = NULL;
-static uint32 inflight_generation;
+/* A request sent and not answered yet, for giving it up at an error or exit. */
+typedef struct Outstanding
+{
+	SvcSlot    *slot;			/* NULL: none */
+	uint32		generation;
+} Outstanding;
 
 /*
- * The request svc_submit_nowait() sent and svc_wait() waits on (a chain's,
- * which reads its next pages meanwhile): one at a time, in a slot claimed
- * as svc_submit's are, so that it takes none of the slots probes in flight
- * may hold.
+ * The request svc_submit() waits on; and the one svc_submit_nowait() sent
+ * and svc_wait() waits on (a chain's, which reads its next pages
+ * meanwhile): one at a time, in a slot claimed as svc_submit's are, so
+ * that it takes none of the slots probes in flight may hold.
  */
-static SvcSlot *nowait = NULL;
-static uint32 nowait_generation;
+static Outstanding inflight;
+static Outstanding nowait;
 
 /* Probes in flight (gpuhash_svc_probe_submit): bit i, slot i, and its service */
 static uint64 async_slots = 0;
@@ -289,26 +292,15 @@ abandon_slot(SvcSlot *s, uint32 generation)
 	}
 }
 
-/* Gives up the request that svc_submit() waits on. */
+/* Gives up the outstanding request o, if any. */
 static void
-abandon_inflight(void)
+abandon_outstanding(Outstanding *o)
 {
-	SvcSlot    *s = inflight;
+	SvcSlot    *s = o->slot;
 
-	inflight = NULL;
+	o->slot = NULL;
 	if (s != NULL)
-		abandon_slot(s, inflight_generation);
-}
-
-/* Gives up the request svc_submit_nowait() sent. */
-static void
-abandon_nowait(void)
-{
-	SvcSlot    *s = nowait;
-
-	nowait = NULL;
-	if (s != NULL)
-		abandon_slot(s, nowait_generation);
+		abandon_slot(s, o->generation);
 }
 
 /* A probe in flight is no longer ours to wait on. */
@@ -338,8 +330,8 @@ backend_exit(int code, Datum arg)
 {
 	if (gpuhash_svc == NULL)
 		return;
-	abandon_inflight();
-	abandon_nowait();
+	abandon_outstanding(&inflight);
+	abandon_outstanding(&nowait);
 	abandon_async();
 	settle();
 }
@@ -384,23 +376,35 @@ answer_status(SvcSlot *s, uint32 generation)
 }
 
 /*
- * Hands the claimed slot to the service and sleeps until it answers.  A
- * cancel or timeout while waiting abandons the request, and waits until
- * the service has dropped it.
+ * The claimed slot handed to the service, remembered in o; where the
+ * service that took our requests is gone, the slot is let go.
  */
-gh_status
-svc_submit(SvcSlot *s, uint32 generation)
+static gh_status
+hand_over(Outstanding *o, SvcSlot *s, uint32 generation)
 {
 	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
 	{
 		release_slot(s, generation);
 		return svc_service_gone();
 	}
-	inflight = s;
-	inflight_generation = generation;
+	o->slot = s;
+	o->generation = generation;
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
-	SetLatch(&GetPGProcByNumber(gpuhash_svc->procno)->procLatch);
+	wake_service();
+	return GH_OK;
+}
+
+/*
+ * Sleeps until the service answers o's request: its status.  A cancel or
+ * timeout while waiting abandons the request, and waits until the service
+ * has dropped it.
+ */
+static gh_status
+wait_for(Outstanding *o)
+{
+	SvcSlot    *s = o->slot;
+	uint32		generation = o->generation;
 
 	PG_TRY();
 	{
@@ -408,13 +412,22 @@ svc_submit(SvcSlot *s, uint32 generation)
 	}
 	PG_CATCH();
 	{
-		abandon_inflight();
+		abandon_outstanding(o);
 		settle();
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	inflight = NULL;
+	o->slot = NULL;
 	return answer_status(s, generation);
+}
+
+/* Hands the claimed slot to the service and sleeps until it answers. */
+gh_status
+svc_submit(SvcSlot *s, uint32 generation)
+{
+	gh_status	st = hand_over(&inflight, s, generation);
+
+	return st == GH_OK ? wait_for(&inflight) : st;
 }
 
 /*
@@ -425,65 +438,44 @@ svc_submit(SvcSlot *s, uint32 generation)
 gh_status
 svc_submit_nowait(SvcSlot *s, uint32 generation)
 {
-	if (nowait != NULL)
+	if (nowait.slot != NULL)
 	{
 		release_slot(s, generation);
 		gh_set_last_error("GPU service: a request is out without waiting already");
 		return GH_ERR_INVALID;
 	}
-	if (!gpuhash_service_ready() || pg_atomic_read_u32(&gpuhash_svc->generation) != generation)
-	{
-		release_slot(s, generation);
-		return svc_service_gone();
-	}
-	nowait = s;
-	nowait_generation = generation;
-	pg_write_barrier();
-	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
-	wake_service();
-	return GH_OK;
+	return hand_over(&nowait, s, generation);
 }
 
-/* Sleeps until the service answers svc_submit_nowait()'s request: its status. */
+/* Sleeps until the service answers svc_submit_nowait()'s request s: its status. */
 gh_status
 svc_wait(SvcSlot *s, uint32 generation)
 {
-	if (s == NULL || s != nowait)
+	if (s == NULL || s != nowait.slot || generation != nowait.generation)
 	{
 		gh_set_last_error("GPU service: no such request out");
 		return GH_ERR_INVALID;
 	}
-	PG_TRY();
-	{
-		wait_answer(s, generation);
-	}
-	PG_CATCH();
-	{
-		abandon_nowait();
-		settle();
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	nowait = NULL;
-	return answer_status(s, generation);
+	return wait_for(&nowait);
 }
 
 /* Is a request out without waiting (svc_submit_nowait)? */
 bool
 svc_nowait_busy(void)
 {
-	return nowait != NULL;
+	return nowait.slot != NULL;
 }
 
 /* Gives up s, svc_submit_nowait()'s request, if it is out, and waits until it is dropped. */
 void
 svc_abandon_nowait(SvcSlot *s)
 {
-	if (s == NULL || s != nowait)
+	if (s == NULL || s != nowait.slot)
 		return;
-	abandon_nowait();
+	abandon_outstanding(&nowait);
 	settle();
 }
+
 /*
  * Submits a probe of n keys without waiting for it (a pipelined join fills
  * its next batch meanwhile).  False when it cannot go now: more keys than a
