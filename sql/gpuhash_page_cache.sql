@@ -18,8 +18,19 @@ SET max_parallel_workers_per_gather = 0;
 SET gpuhash.gpu_aggregate = off;
 CREATE EXTENSION IF NOT EXISTS dblink;
 
+-- two workers a Gather at no cost, until the transaction ends
+CREATE FUNCTION pc_parallel() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+  PERFORM set_config('parallel_setup_cost', '0', true);
+  PERFORM set_config('parallel_tuple_cost', '0', true);
+  PERFORM set_config('min_parallel_table_scan_size', '0', true);
+END;
+$$;
+
 -- q natively and on the page path (three runs): same multiset?  What the first run read.
-CREATE FUNCTION pc_check(q text, agg_join boolean DEFAULT false,
+CREATE FUNCTION pc_check(q text, agg_join boolean DEFAULT false, parallel boolean DEFAULT false,
                          OUT rows bigint, OUT same boolean, OUT cache text)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -29,6 +40,9 @@ DECLARE
   hits bigint;
   fills bigint;
 BEGIN
+  IF parallel THEN
+    PERFORM pc_parallel();
+  END IF;
   PERFORM set_config('enable_gpuhashjoin', 'off', true);
   EXECUTE 'CREATE TEMP TABLE pc_native AS SELECT r__::text AS t FROM (' || q || ') r__';
   PERFORM gh_force_on();
@@ -65,12 +79,15 @@ $$;
 -- tuples (ARCHITECTURE.md, "Chains").  pc_check's
 -- comparison with the joins in the order written; "chain" the top node's
 -- Chain Levels, "pages" whether any GPU join of it read pages.
-CREATE FUNCTION pc_chain(q text, OUT rows bigint, OUT same boolean, OUT chain int,
-                         OUT pages boolean)
+CREATE FUNCTION pc_chain(q text, parallel boolean DEFAULT false, OUT rows bigint,
+                         OUT same boolean, OUT chain int, OUT pages boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
 BEGIN
+  IF parallel THEN
+    PERFORM pc_parallel();
+  END IF;
   PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
   PERFORM set_config('join_collapse_limit', '1', true);
   SELECT c.rows, c.same INTO rows, same FROM pc_check(q) c;
@@ -175,16 +192,7 @@ UPDATE pc_unlogged SET v = v + 1 WHERE id % 100 = 0;
 SELECT * FROM pc_check('SELECT f.id, f.v FROM pc_unlogged f JOIN pc_dim d ON f.k = d.k');
 
 -- parallel walks fill and read the cache at once
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SELECT rows, same FROM pc_check('SELECT f.id, f.v, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k');
-RESET max_parallel_workers_per_gather;
-RESET parallel_setup_cost;
-RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
-SET max_parallel_workers_per_gather = 0;
+SELECT rows, same FROM pc_check('SELECT f.id, f.v, d.name FROM pc_fact f JOIN pc_dim d ON f.k = d.k', parallel => true);
 
 -- GpuPreAgg's requests: partial aggregates over the pages, alone and over a join
 SET gpuhash.gpu_aggregate = on;
@@ -221,16 +229,7 @@ SELECT * FROM pc_chain('SELECT f.id, f.note, d.name, e.w FROM pc_fact f JOIN pc_
 SELECT dblink_exec('pc_other', 'COMMIT');
 SELECT dblink_disconnect('pc_other');
 SELECT * FROM pc_chain('SELECT f.id, f.note, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a');
-RESET max_parallel_workers_per_gather;
-RESET parallel_setup_cost;
-RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
-SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON f.k = d.k JOIN pc_dim2 e ON f.id = e.a', parallel => true);
 
 -- a chain's bottom takes larger batches of pages than a single join's
 -- (gpuhash_page_chain_bottom): each of its walks is followed by a chain
@@ -267,16 +266,7 @@ SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d 
 -- of the batch after next (chain_probe.c, read_ahead), serial and parallel
 SET gpuhash.batch_rows = 256;
 SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
-SET max_parallel_workers_per_gather = 2;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
-RESET max_parallel_workers_per_gather;
-RESET parallel_setup_cost;
-RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
-SET max_parallel_workers_per_gather = 0;
+SELECT * FROM pc_chain('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a', parallel => true);
 RESET gpuhash.batch_rows;
 SELECT c > 0 AS walked, c < u AS fewer_requests
   FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
@@ -348,8 +338,9 @@ ALTER SYSTEM RESET gpuhash.page_cache_size;
 SELECT pg_reload_conf();
 
 DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, pc_fan_b;
-DROP FUNCTION pc_check(text, boolean);
-DROP FUNCTION pc_chain(text);
+DROP FUNCTION pc_check(text, boolean, boolean);
+DROP FUNCTION pc_chain(text, boolean);
+DROP FUNCTION pc_parallel();
 DROP FUNCTION pc_page_requests(text, boolean);
 DROP FUNCTION pc_unfused(text);
 DROP FUNCTION pc_wait_on();
