@@ -272,6 +272,49 @@ SELECT c > 0 AS walked, c < u AS fewer_requests
   FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
           FROM (SELECT 'SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a'::text AS q) x) y;
 
+-- whether a chain's bottom reads pages holds for the whole scan: a cursor
+-- whose session turns gpuhash.page_in_place off after its tenth row (one
+-- of the settings that decide it, as a reload of the page cache's size
+-- between fetches) still joins the batches whose walks were out then.
+-- Its rows, one fetch at a time, against the native plan's as a multiset
+-- (their count and a sum of their hashes).
+CREATE FUNCTION pc_cursor_flip(q text, OUT rows bigint, OUT same boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor;
+  r record;
+  n bigint := 0;
+  h bigint := 0;
+  native_n bigint;
+  native_h bigint;
+BEGIN
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM set_config('gpuhash.batch_rows', '256', true);
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'SELECT count(*), coalesce(sum(hashtext(r__::text)), 0) FROM (' || q || ') r__'
+    INTO native_n, native_h;
+  PERFORM gh_force_on();
+  OPEN c FOR EXECUTE q;
+  LOOP
+    FETCH c INTO r;
+    EXIT WHEN NOT FOUND;
+    n := n + 1;
+    h := h + hashtext(r::text);
+    IF n = 10 THEN
+      PERFORM set_config('gpuhash.page_in_place', 'off', true);
+    END IF;
+  END LOOP;
+  CLOSE c;
+  PERFORM set_config('gpuhash.page_in_place', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  rows := n;
+  same := n = native_n AND h = native_h;
+END;
+$$;
+SELECT * FROM pc_cursor_flip('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
+
 -- a row whose combinations exceed one chain probe (GH_CHAIN_MAX_COMBINATIONS,
 -- 2^25: 5 800 x 5 800) in the middle of a batch of pages: the requests
 -- before it are emitted, then the rest of the batch, more rows than
@@ -341,6 +384,7 @@ DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, p
 DROP FUNCTION pc_check(text, boolean, boolean);
 DROP FUNCTION pc_chain(text, boolean);
 DROP FUNCTION pc_parallel();
+DROP FUNCTION pc_cursor_flip(text);
 DROP FUNCTION pc_page_requests(text, boolean);
 DROP FUNCTION pc_unfused(text);
 DROP FUNCTION pc_wait_on();

@@ -81,6 +81,7 @@ gpuhash_page_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	if (pp->prog.scan == NULL || gh_page_scan_check(pp->prog.scan) != GH_OK)
 		return;
 	pp->serializable = IsolationIsSerializable();
+	pp->chain_reads = -1;
 	if (!gpuhash_heap_qual_share(os, pp->prog.cpu_quals, &gs->css.ss.ps, &pp->cpu_qual))
 		return;
 	pp->cxt = AllocSetContextCreate(gs->cxt, "GpuHashJoin page requests", ALLOCSET_DEFAULT_SIZES);
@@ -230,6 +231,24 @@ gpuhash_page_chain_bottom(GpuJoinState *gs)
 }
 
 /*
+ * Whether a chain's bottom reads pages, decided at its first batch of a
+ * scan and kept to the scan's end: chain_reads_pages reads settings a
+ * cursor's session may change between fetches (gpuhash.page_in_place, the
+ * page cache's size at a reload), and a bottom that stopped reading pages
+ * would hand the chain the batches whose walks are still out as if they
+ * had no rows.
+ */
+static bool
+chain_reads_this_scan(GpuJoinState *gs)
+{
+	GpuPagePath *pp = gs->page;
+
+	if (pp->chain_reads < 0)
+		pp->chain_reads = chain_reads_pages(gs) ? 1 : 0;
+	return pp->chain_reads == 1;
+}
+
+/*
  * May the next batch be filled from pages?  Also for the bottom of a chain
  * (chain.c), which takes the batch's rows, each with its key read from its
  * tuple, and probes every level again: the walk's probe of the bottom's
@@ -241,10 +260,10 @@ gpuhash_page_usable(GpuJoinState *gs)
 	GpuPagePath *pp = gs->page;
 
 	return pp != NULL && !pp->serializable && gs->oscan != NULL &&
-		(!gs->chain_member || chain_reads_pages(gs)) &&
 		gs->chain == NULL && gs->nbatch == 1 && gs->curbatch == 0 && gs->split == NULL &&
 		gs->built && gs->n_inner > 0 && gs->stats.table_parts <= 1 &&
-		(gs->table.remote || gs->table.local != NULL);
+		(gs->table.remote || gs->table.local != NULL) &&
+		(!gs->chain_member || chain_reads_this_scan(gs));
 }
 
 /* The request that goes with probe batch b (one per ring slot). */
@@ -535,13 +554,17 @@ gpuhash_page_wait(GpuJoinState *gs, GpuProbeBatch *b)
 
 /*
  * A rescan: the hashed subplan is asked again at the first row past the
- * walker (its table is rebuilt only where its parameters changed).
+ * walker (its table is rebuilt only where its parameters changed), and a
+ * chain's bottom decides again whether it reads pages.
  */
 void
 gpuhash_page_restart(GpuJoinState *gs)
 {
 	if (gs->page)
+	{
 		gs->page->subplan_run = false;
+		gs->page->chain_reads = -1;
+	}
 }
 
 /* A batch that ends: its request is forgotten (the pins go with the batch's). */

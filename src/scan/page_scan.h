@@ -115,6 +115,8 @@ typedef struct GpuPagePath
 	int			cap_pages;		/* pages a request takes */
 	MemoryContext cxt;			/* the requests' memory */
 	bool		chain_sized;	/* sized for a chain's bottom */
+	int8		chain_reads;	/* a chain's bottom reads pages this scan: 1 or
+								 * 0, fixed at its first batch; -1 before */
 	int			rows_cap;		/* rows a batch of pages may have */
 	int			cap_pages_in_place; /* pages and listed tuples a request */
 	uint32		cap_tuples_in_place;	/* read in place takes */
