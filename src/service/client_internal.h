@@ -17,6 +17,7 @@ extern SvcSlot *svc_try_claim_slot(void);
 extern gh_status svc_submit(SvcSlot *s, uint32 generation);
 extern gh_status svc_submit_nowait(SvcSlot *s, uint32 generation);
 extern gh_status svc_wait(SvcSlot *s, uint32 generation);
+extern gh_status svc_answer(SvcSlot *s, uint32 generation);
 extern bool svc_nowait_busy(void);
 extern void svc_abandon_nowait(SvcSlot *s);
 extern gh_status svc_release_if_ours(SvcSlot *s, uint32 generation, gh_status st);

@@ -323,7 +323,7 @@ gpuhash_svc_chain_wait(GhChainTicket *tk, uint32 *out_outer, uint32 *out_pos, ui
 		return GH_ERR_INVALID;
 	}
 	tk->slot = NULL;
-	st = tk->answered ? GH_OK : svc_wait(s, tk->generation);
+	st = tk->answered ? svc_answer(s, tk->generation) : svc_wait(s, tk->generation);
 	if (st == GH_OK &&
 		!chain_layout(gpuhash_svc->chunk_bytes, tk->n_levels, tk->n_outer_cols, tk->n,
 					  tk->has_valid, &lay))

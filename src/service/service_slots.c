@@ -376,6 +376,16 @@ answer_status(SvcSlot *s, uint32 generation)
 }
 
 /*
+ * The answer of a request answered earlier (svc_submit) and read only now:
+ * the service may have restarted in between, and the slot be another's.
+ */
+gh_status
+svc_answer(SvcSlot *s, uint32 generation)
+{
+	return answer_status(s, generation);
+}
+
+/*
  * The claimed slot handed to the service, remembered in o; where the
  * service that took our requests is gone, the slot is let go.
  */
