@@ -315,6 +315,55 @@ END;
 $$;
 SELECT * FROM pc_cursor_flip('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
 
+-- an error while a chain's walks are out, caught by an EXCEPTION block: the
+-- subtransaction's pins go only once the service answered them (the
+-- walk's own cleanup comes later, with SPI's memory); then the same query
+-- again, from the cache.  And a loop's cursor, opened outside the blocks
+-- that fail inside it, keeps its batches in flight across their aborts.
+CREATE FUNCTION pc_caught(q text, fail_at int, OUT caught boolean, OUT rows bigint,
+                          OUT same boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  n bigint := 0;
+  h bigint := 0;
+  native_n bigint;
+  native_h bigint;
+BEGIN
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM set_config('gpuhash.batch_rows', '256', true);
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'SELECT count(*), coalesce(sum(hashtext(r__::text)), 0) FROM (' || q || ') r__'
+    INTO native_n, native_h;
+  PERFORM gh_force_on();
+  caught := false;
+  BEGIN
+    EXECUTE 'SELECT count(*) FROM (' || q || ') r__ WHERE 1 / (r__.id - ' || fail_at || ') <> 2'
+      INTO n;
+  EXCEPTION WHEN division_by_zero THEN
+    caught := true;
+  END;
+  n := 0;
+  FOR r IN EXECUTE q LOOP
+    n := n + 1;
+    h := h + hashtext(r::text);
+    IF n % 500 = 1 THEN
+      BEGIN
+        PERFORM 1 / (n - n);
+      EXCEPTION WHEN division_by_zero THEN
+        NULL;
+      END;
+    END IF;
+  END LOOP;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  rows := n;
+  same := n = native_n AND h = native_h;
+END;
+$$;
+SELECT * FROM pc_caught('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a', 15001);
+
 -- a row whose combinations exceed one chain probe (GH_CHAIN_MAX_COMBINATIONS,
 -- 2^25: 5 800 x 5 800) in the middle of a batch of pages: the requests
 -- before it are emitted, then the rest of the batch, more rows than
@@ -385,6 +434,7 @@ DROP FUNCTION pc_check(text, boolean, boolean);
 DROP FUNCTION pc_chain(text, boolean);
 DROP FUNCTION pc_parallel();
 DROP FUNCTION pc_cursor_flip(text);
+DROP FUNCTION pc_caught(text, int);
 DROP FUNCTION pc_page_requests(text, boolean);
 DROP FUNCTION pc_unfused(text);
 DROP FUNCTION pc_wait_on();

@@ -13,6 +13,7 @@
 #include "service_internal.h"
 #include "client_internal.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_bitutils.h"
@@ -68,6 +69,9 @@ static uint32 async_generation[SVC_SLOTS];
 static bool exit_callback_set = false;
 
 static void backend_exit(int code, Datum arg);
+static void xact_abort(XactEvent event, void *arg);
+static void subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg);
 
 static void
 wake_service(void)
@@ -83,6 +87,8 @@ try_claim_slot(void)
 	if (!exit_callback_set)
 	{
 		before_shmem_exit(backend_exit, (Datum) 0);
+		RegisterXactCallback(xact_abort, NULL);
+		RegisterSubXactCallback(subxact_abort, NULL);
 		exit_callback_set = true;
 	}
 	for (int i = 0; i < SVC_SLOTS; i++)
@@ -322,6 +328,71 @@ abandon_async(void)
 		async_forget(i);
 		abandon_slot(&gpuhash_svc->slots[i], async_generation[i]);
 	}
+}
+
+/*
+ * Until every probe this backend has in flight is answered, its service
+ * gone, or SVC_SETTLE_MS passed.  An aborting transaction or
+ * subtransaction calls this before its resource owner lets buffer pins
+ * go, so that no walk still reads a page in place after its pin went (and
+ * the page cache never keeps a copy of a buffer reused meanwhile).  A
+ * node gives its requests up when its memory goes, which for a query run
+ * through SPI is only after the pins (SPI resets its executor memory
+ * after the resource owner).  Waiting, not giving up: a cursor opened
+ * outside an aborting subtransaction keeps its answers.  Never throws.
+ */
+static void
+await_async(void)
+{
+	TimestampTz start = 0;
+
+	while (async_slots != 0)
+	{
+		bool		busy = false;
+
+		for (uint64 m = async_slots; m != 0; m &= m - 1)
+		{
+			int			i = pg_rightmost_one_pos64(m);
+			SvcSlot    *s = &gpuhash_svc->slots[i];
+			uint32		st = pg_atomic_read_u32(&s->state);
+
+			if ((st == SLOT_SUBMITTED || st == SLOT_RUNNING) && s->owner_pid == MyProcPid &&
+				same_service(async_generation[i]))
+				busy = true;
+		}
+		if (!busy)
+			return;
+		if (start == 0)
+			start = GetCurrentTimestamp();
+		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		{
+			ereport(LOG,
+					(errmsg("gpuhash: the GPU service did not answer the requests of an aborting transaction within %d ms",
+							SVC_SETTLE_MS)));
+			return;
+		}
+		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
+					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+			return;
+		ResetLatch(MyLatch);
+	}
+}
+
+/* Before an aborting transaction's resource owner releases its pins. */
+static void
+xact_abort(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		await_async();
+}
+
+/* Before an aborting subtransaction's resource owner releases its pins. */
+static void
+subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+			  SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		await_async();
 }
 
 /* A backend leaving inside a request (FATAL skips PG_CATCH) gives it up. */
