@@ -272,13 +272,35 @@ SELECT c > 0 AS walked, c < u AS fewer_requests
   FROM (SELECT pc_page_requests(q, true) AS c, pc_page_requests(q, false) AS u
           FROM (SELECT 'SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a'::text AS q) x) y;
 
--- whether a chain's bottom reads pages holds for the whole scan: a cursor
--- whose session turns gpuhash.page_in_place off after its tenth row (one
--- of the settings that decide it, as a reload of the page cache's size
--- between fetches) still joins the batches whose walks were out then.
--- Its rows, one fetch at a time, against the native plan's as a multiset
--- (their count and a sum of their hashes).
-CREATE FUNCTION pc_cursor_flip(q text, OUT rows bigint, OUT same boolean)
+-- q's rows natively, as a multiset (their count and a sum of their
+-- hashes); then, for the rest of the transaction, a chain over pages in
+-- 256-row batches forced on, as pc_chain's
+CREATE FUNCTION pc_native_rows(q text, OUT n bigint, OUT h bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
+  PERFORM set_config('join_collapse_limit', '1', true);
+  PERFORM set_config('gpuhash.batch_rows', '256', true);
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'SELECT count(*), coalesce(sum(hashtext(r__::text)), 0) FROM (' || q || ') r__'
+    INTO n, h;
+  PERFORM gh_force_on();
+END;
+$$;
+
+-- A chain's cursor read a row at a time while its walks are out, against
+-- the native plan's rows.  how = 'flip': its session turns
+-- gpuhash.page_in_place off after the tenth row (one of the settings that
+-- decide whether the bottom reads pages, as is a reload of the page
+-- cache's size between fetches): the bottom's choice holds for the whole
+-- scan, so the batches whose walks were out then are still joined.  how =
+-- 'abort': first the query fails at row id fail_at inside an EXCEPTION
+-- block (caught: the subtransaction's pins go only once the service
+-- answered its walks, whose own cleanup comes later, with SPI's memory),
+-- then every 500th row of the cursor, opened outside them, an EXCEPTION
+-- block fails: the cursor keeps its batches in flight across the aborts.
+CREATE FUNCTION pc_fetch_across(q text, how text, fail_at int DEFAULT 0,
+                                OUT caught boolean, OUT rows bigint, OUT same boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   c refcursor;
@@ -288,21 +310,31 @@ DECLARE
   native_n bigint;
   native_h bigint;
 BEGIN
-  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
-  PERFORM set_config('join_collapse_limit', '1', true);
-  PERFORM set_config('gpuhash.batch_rows', '256', true);
-  PERFORM set_config('enable_gpuhashjoin', 'off', true);
-  EXECUTE 'SELECT count(*), coalesce(sum(hashtext(r__::text)), 0) FROM (' || q || ') r__'
-    INTO native_n, native_h;
-  PERFORM gh_force_on();
+  SELECT * INTO native_n, native_h FROM pc_native_rows(q);
+  caught := false;
+  IF how = 'abort' THEN
+    BEGIN
+      EXECUTE 'SELECT count(*) FROM (' || q || ') r__ WHERE 1 / (r__.id - ' || fail_at || ') <> 2'
+        INTO n;
+    EXCEPTION WHEN division_by_zero THEN
+      caught := true;
+    END;
+    n := 0;
+  END IF;
   OPEN c FOR EXECUTE q;
   LOOP
     FETCH c INTO r;
     EXIT WHEN NOT FOUND;
     n := n + 1;
     h := h + hashtext(r::text);
-    IF n = 10 THEN
+    IF how = 'flip' AND n = 10 THEN
       PERFORM set_config('gpuhash.page_in_place', 'off', true);
+    ELSIF how = 'abort' AND n % 500 = 1 THEN
+      BEGIN
+        PERFORM 1 / (n - n);
+      EXCEPTION WHEN division_by_zero THEN
+        NULL;
+      END;
     END IF;
   END LOOP;
   CLOSE c;
@@ -313,56 +345,8 @@ BEGIN
   same := n = native_n AND h = native_h;
 END;
 $$;
-SELECT * FROM pc_cursor_flip('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a');
-
--- an error while a chain's walks are out, caught by an EXCEPTION block: the
--- subtransaction's pins go only once the service answered them (the
--- walk's own cleanup comes later, with SPI's memory); then the same query
--- again, from the cache.  And a loop's cursor, opened outside the blocks
--- that fail inside it, keeps its batches in flight across their aborts.
-CREATE FUNCTION pc_caught(q text, fail_at int, OUT caught boolean, OUT rows bigint,
-                          OUT same boolean)
-LANGUAGE plpgsql AS $$
-DECLARE
-  r record;
-  n bigint := 0;
-  h bigint := 0;
-  native_n bigint;
-  native_h bigint;
-BEGIN
-  PERFORM set_config('gpuhash.page_cpu_cost', '-1', true);
-  PERFORM set_config('join_collapse_limit', '1', true);
-  PERFORM set_config('gpuhash.batch_rows', '256', true);
-  PERFORM set_config('enable_gpuhashjoin', 'off', true);
-  EXECUTE 'SELECT count(*), coalesce(sum(hashtext(r__::text)), 0) FROM (' || q || ') r__'
-    INTO native_n, native_h;
-  PERFORM gh_force_on();
-  caught := false;
-  BEGIN
-    EXECUTE 'SELECT count(*) FROM (' || q || ') r__ WHERE 1 / (r__.id - ' || fail_at || ') <> 2'
-      INTO n;
-  EXCEPTION WHEN division_by_zero THEN
-    caught := true;
-  END;
-  n := 0;
-  FOR r IN EXECUTE q LOOP
-    n := n + 1;
-    h := h + hashtext(r::text);
-    IF n % 500 = 1 THEN
-      BEGIN
-        PERFORM 1 / (n - n);
-      EXCEPTION WHEN division_by_zero THEN
-        NULL;
-      END;
-    END IF;
-  END LOOP;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  rows := n;
-  same := n = native_n AND h = native_h;
-END;
-$$;
-SELECT * FROM pc_caught('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a', 15001);
+SELECT rows, same FROM pc_fetch_across('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a', 'flip');
+SELECT * FROM pc_fetch_across('SELECT s.id, d.name, e.w FROM pc_sparse s JOIN pc_dim d ON s.k = d.k JOIN pc_dim2 e ON s.id = e.a', 'abort', 15001);
 
 -- a row whose combinations exceed one chain probe (GH_CHAIN_MAX_COMBINATIONS,
 -- 2^25: 5 800 x 5 800) in the middle of a batch of pages: the requests
@@ -433,8 +417,8 @@ DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, p
 DROP FUNCTION pc_check(text, boolean, boolean);
 DROP FUNCTION pc_chain(text, boolean);
 DROP FUNCTION pc_parallel();
-DROP FUNCTION pc_cursor_flip(text);
-DROP FUNCTION pc_caught(text, int);
+DROP FUNCTION pc_fetch_across(text, text, int);
+DROP FUNCTION pc_native_rows(text);
 DROP FUNCTION pc_page_requests(text, boolean);
 DROP FUNCTION pc_unfused(text);
 DROP FUNCTION pc_wait_on();

@@ -181,13 +181,39 @@ svc_service_gone(void)
 	return GH_ERR_CUDA;
 }
 
+/* The first call starts the clock; true once SVC_SETTLE_MS have passed since. */
+static bool
+waited_out(TimestampTz *start)
+{
+	if (*start == 0)
+	{
+		*start = GetCurrentTimestamp();
+		return false;
+	}
+	return TimestampDifferenceExceeds(*start, GetCurrentTimestamp(), SVC_SETTLE_MS);
+}
+
+/*
+ * Sleeps up to ms or until the latch is set, without processing
+ * interrupts; false if the postmaster died.  The latch is reset, as every
+ * latch wait in PostgreSQL rechecks its own condition.
+ */
+static bool
+nap(long ms)
+{
+	if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, ms,
+				  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+		return false;
+	ResetLatch(MyLatch);
+	return true;
+}
+
 /*
  * Waits until the service has dropped every request this backend gave up
  * and destroyed every table it freed, so that nothing of a cancelled or
  * finished statement stays in the service after it returns.  Never throws
  * and never processes interrupts: error cleanup and exit callbacks call
- * it.  The latch is reset, as every latch wait in PostgreSQL rechecks its
- * own condition.
+ * it.
  */
 static void
 settle(void)
@@ -228,9 +254,7 @@ settle(void)
 		}
 		if (!busy)
 			return;
-		if (start == 0)
-			start = GetCurrentTimestamp();
-		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		if (waited_out(&start))
 		{
 			ereport(LOG,
 					(errmsg("gpuhash: the GPU service did not drop %d request(s) and %d table(s) of this backend within %d ms",
@@ -239,10 +263,8 @@ settle(void)
 					 errdetail("Its sweep frees them when this backend exits.")));
 			break;
 		}
-		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 10,
-					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+		if (!nap(10))
 			break;
-		ResetLatch(MyLatch);
 	}
 	abandoned_slots = 0;
 	n_pending_frees = 0;
@@ -362,19 +384,15 @@ await_async(void)
 		}
 		if (!busy)
 			return;
-		if (start == 0)
-			start = GetCurrentTimestamp();
-		else if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), SVC_SETTLE_MS))
+		if (waited_out(&start))
 		{
 			ereport(LOG,
 					(errmsg("gpuhash: the GPU service did not answer the requests of an aborting transaction within %d ms",
 							SVC_SETTLE_MS)));
 			return;
 		}
-		if (WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_POSTMASTER_DEATH, 1,
-					  PG_WAIT_EXTENSION) & WL_POSTMASTER_DEATH)
+		if (!nap(1))
 			return;
-		ResetLatch(MyLatch);
 	}
 }
 
