@@ -599,8 +599,10 @@ gpuhash_page_explain(GpuJoinState *gs, ExplainState *es, List *context, bool use
 								pp->pages_stored - pp->pages_filled, es);
 		ExplainPropertyUInteger("Pages Into Page Cache", NULL, pp->pages_filled, es);
 	}
+	/* a chain's bottom: what its scan decided, else what it would now */
 	if (pp == NULL || pp->serializable || gs->chain != NULL ||
-		(gs->chain_member && !chain_reads_pages(gs)))
+		(gs->chain_member &&
+		 !(pp->chain_reads >= 0 ? pp->chain_reads == 1 : chain_reads_pages(gs))))
 		return;
 	if (pp->prog.gpu_quals != NIL)
 		ExplainPropertyText("GPU Filter",
