@@ -21,6 +21,7 @@
 #include "agg_plan.h"
 #include "agg_resident.h"
 #include "gpuhash.h"
+#include "gpuhash_agg.h"
 
 #include "access/table.h"
 #include "access/xact.h"
@@ -233,7 +234,8 @@ tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shar
  * serializable, its quals all the walker's (the key and the dimension's
  * columns are taken to be plain columns it reads; where they are not, the
  * executor builds from the inner plan's rows, priced below as pages).
- * gpuhash.page_cpu_cost -1 prices it as the rows, as the join's page path.
+ * (gpuhash.page_cpu_cost -1 prices it as the rows, as the join's page
+ * path, though the executor walks the pages.)
  */
 static bool
 inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
@@ -243,7 +245,7 @@ inner_by_pages(PlannerInfo *root, Path *inner_path, bool shared)
 	Relation	r;
 	GpuPageProgram prog;
 
-	if (gpuhash_page_cpu_cost < 0 || !gpuhash_page_scan || !gpuhash_dimension_pages ||
+	if (!gpuhash_page_scan || !gpuhash_dimension_pages ||
 		inner_path->pathtype != T_SeqScan || (inner_path->parallel_aware && !shared) ||
 		inner_path->param_info != NULL || rel->reloptkind != RELOPT_BASEREL ||
 		BLCKSZ != GH_PAGE_SIZE || IsolationIsSerializable())
@@ -287,6 +289,28 @@ dim_pages_cost(Path *inner_path, int ninner, int width, double shared_rows)
 }
 
 /*
+ * The host memory the dimension's rows take before its build, as the
+ * executor charges it against work_mem x hash_mem_multiplier
+ * (agg_join_pages.c, agg_join_par.c, agg_join_rows.c): from the inner
+ * table's pages a packed key and a value a kept column (one at least:
+ * agg_join_compile.c), with the by-reference data beside them (at most
+ * the row's width); from the
+ * plan's rows a key and a minimal tuple of the row each.  rows: all the
+ * rows one dimension holds (shared: every participant's).
+ */
+double
+gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner, double rows,
+						  bool shared, bool preserve_inner)
+{
+	double		width = Max(inner_path->pathtarget->width, 0);
+
+	if (!(preserve_inner && shared) && inner_by_pages(root, inner_path, shared))
+		return rows * (sizeof(uint64) + sizeof(gh_agg_inval) * Max(ninner, 1) +
+					   (ninner > 0 ? width : 0.0));
+	return rows * (width + 32.0);
+}
+
+/*
  * The aggregate over a join: baserel's pages walked as above, each row the
  * quals pass joined on the device to the dimension built of inner_path's
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
@@ -314,7 +338,7 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * rows, and one of them builds the one dimension from all shared_rows
 	 * while the others wait.
 	 */
-	if (!(preserve_inner && shared_rows >= 0.0) &&
+	if (!(preserve_inner && shared_rows >= 0.0) && gpuhash_page_cpu_cost >= 0 &&
 		inner_by_pages(root, inner_path, shared_rows >= 0.0))
 	{
 		startup += dim_pages_cost(inner_path, ninner, width, shared_rows);

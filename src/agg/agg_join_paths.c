@@ -191,6 +191,33 @@ cost_unmatched_fold(CustomPath *cp, double inner_rows)
 					  list_length(cp->path.pathtarget->exprs));
 }
 
+/*
+ * Do the dimension's rows fit?  The executor holds them within work_mem x
+ * hash_mem_multiplier, and past it batches some shapes only and raises an
+ * error in the others, so a dimension estimated beyond it (or beyond
+ * gpuhash.max_inner_memory) is not offered.  Its bytes are the executor's
+ * own charge for how it will build the dimension: from pages a key and a
+ * value a kept column, from the plan's rows a tuple each.
+ */
+static bool
+dim_fits(PlannerInfo *root, JoinAgg *ja, Path *inner_path, int ninner, double rows, bool shared)
+{
+	double		bytes = gpuhash_preagg_dim_memory(root, inner_path, ninner, rows, shared,
+												  ja->preserve_inner);
+
+	if (bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
+	{
+		decline("the inner side is beyond gpuhash.max_inner_memory");
+		return false;
+	}
+	if (bytes > (double) get_hash_memory_limit())
+	{
+		decline("the inner side is beyond work_mem x hash_mem_multiplier");
+		return false;
+	}
+	return true;
+}
+
 /* One CustomPath over the split, in parent (copied: relids of R and I). */
 static CustomPath *
 make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, JoinAgg *ja,
@@ -295,25 +322,6 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		decline("the inner side has no unparameterized path");
 		return;
 	}
-	if (ja.inner_path->rows * (ja.inner_path->pathtarget->width + 32.0) >
-		(double) gpuhash_max_inner_memory_kb * 1024.0)
-	{
-		decline("the inner side is beyond gpuhash.max_inner_memory");
-		return;
-	}
-
-	/*
-	 * The executor holds the inner rows within work_mem x
-	 * hash_mem_multiplier and raises an error past it (it cannot batch as
-	 * a hash join does): an inner side estimated beyond it stays
-	 * PostgreSQL's.
-	 */
-	if (ja.inner_path->rows * (ja.inner_path->pathtarget->width + 32.0) >
-		(double) get_hash_memory_limit())
-	{
-		decline("the inner side is beyond work_mem x hash_mem_multiplier");
-		return;
-	}
 	/*
 	 * Over an outer join a PlaceHolderVar of R's side goes NULL with its
 	 * row, which the expression it stands for need not: not taken.
@@ -348,12 +356,15 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 * tell the inner rows only another one matched (agg_join_outer.c).
 	 */
 	each = ja.inner_path->parallel_safe && !ja.preserve_inner ? scan : NULL;
-	cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
-						ninner, extra, NULL);
-	elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
-		 ja.rel->relid, bms_num_members(ja.inner->relids), each ? ", parallel" : "",
-		 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
-	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+	if (dim_fits(root, &ja, ja.inner_path, ninner, ja.inner_path->rows, false))
+	{
+		cp = make_join_path(root, each ? partial_rel : grouped_rel, input_rel, &ja, target, each,
+							ninner, extra, NULL);
+		elog(DEBUG1, "gpuhash: GPU aggregate over the join of %u and %d relation(s)%s: cost %.2f..%.2f, %.0f groups",
+			 ja.rel->relid, bms_num_members(ja.inner->relids), each ? ", parallel" : "",
+			 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
+		gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+	}
 
 	/*
 	 * In parallel, where I has a partial path: the participants read I's
@@ -370,7 +381,8 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 		 */
 		Path	   *pi = gpuhash_preagg_partial_seqscan(root, ja.inner);
 
-		if (pi != NULL && pi->parallel_safe)
+		if (pi != NULL && pi->parallel_safe &&
+			dim_fits(root, &ja, pi, ninner, ja.inner->rows, true))
 		{
 			cp = make_join_path(root, partial_rel, input_rel, &ja, target, scan, ninner, extra,
 								pi);

@@ -152,6 +152,8 @@ extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOp
 									 Path *partial_scan, double pairs, double groups,
 									 double shared_rows, bool preserve_inner,
 									 double all_groups);
+extern double gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner,
+										double rows, bool shared, bool preserve_inner);
 extern void gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel,
 										 Path *inner_path, int nkeys, int ninner,
 										 Path *partial_scan);
