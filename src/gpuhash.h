@@ -43,6 +43,7 @@ gpuhash_ms_since(instr_time t0)
  */
 extern bool gpuhash_prefault_on;
 extern void gpuhash_prefault(void *p, Size len);
+extern void gpuhash_prefault_large(void *p, Size len);
 
 /* gpuhash.device */
 typedef enum GpuHashDeviceMode

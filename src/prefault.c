@@ -53,3 +53,23 @@ gpuhash_prefault(void *p, Size len)
 		unsupported = true;		/* a kernel before 5.14 */
 #endif
 }
+
+/*
+ * The same for a large private buffer written once all over (the GPU
+ * service's copy of a dimension's rows): asked first to be backed by
+ * transparent huge pages where the kernel gives them on request, so that
+ * writing it faults once per 2 MB rather than once per 4 kB page.
+ */
+void
+gpuhash_prefault_large(void *p, Size len)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
+	uintptr_t	end = ((uintptr_t) p + len) & ~(page - 1);
+
+	if (gpuhash_prefault_on && p != NULL && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+	gpuhash_prefault(p, len);
+}

@@ -217,6 +217,9 @@ extern void gpuhash_agg_join_sort(GpuAggJoin *j);
 extern uint64 gpuhash_agg_join_lower_bound(GpuAggJoin *j, uint64 key);
 
 /* agg_join_dim.c */
+struct GhDimPart;
+extern bool gpuhash_agg_join_build_parts(GpuPreAggState *as, int owner_pid,
+										 const struct GhDimPart *parts, int nparts);
 extern bool gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service,
 										  bool local, const uint64 *keys, uint64 n,
 										  const gh_agg_inval *vals, const uint8 *heap,

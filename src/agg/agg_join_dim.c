@@ -71,6 +71,34 @@ gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *slot, gh_agg
 }
 
 /*
+ * The dimension of nparts pieces laid end to end (GhDimPart), in the GPU
+ * service held by owner_pid, each piece sent from where it lies.  False:
+ * the service did not take it (the caller builds it otherwise).
+ */
+bool
+gpuhash_agg_join_build_parts(GpuPreAggState *as, int owner_pid, const GhDimPart *parts,
+							 int nparts)
+{
+	GpuAggJoin *j = as->join;
+	GhSvcDimInfo info;
+
+	if (!as->use_service)
+		return false;
+	memset(&info, 0, sizeof(info));
+	if (gpuhash_svc_dim_build_parts(owner_pid, parts, nparts, as->aprog->join.ninner,
+									as->device, &j->dim_id, &info))
+	{
+		j->ship_ms += info.ship_ms;
+		j->service_ms += info.build_ms - info.ship_ms;
+		j->dim_bytes = info.bytes;
+		j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+		return true;
+	}
+	j->dim_id = 0;
+	return false;
+}
+
+/*
  * The dimension of n rows (keys, vals: n x the program's inner columns,
  * heap_len bytes of by-reference data): in the GPU service where it takes
  * it (service), held by owner_pid, else in this backend on its device (the
@@ -87,21 +115,17 @@ gpuhash_agg_join_build_arrays(GpuPreAggState *as, int owner_pid, bool service, b
 	gh_status	st;
 
 	/* the service folds the requests where it holds the dimension */
-	if (service && as->use_service)
+	if (service)
 	{
-		GhSvcDimInfo info;
+		GhDimPart	part;
 
-		memset(&info, 0, sizeof(info));
-		if (gpuhash_svc_dim_build_for(owner_pid, keys, n, vals, ninner, heap, heap_len,
-									  as->device, &j->dim_id, &info))
-		{
-			j->ship_ms += info.ship_ms;
-			j->service_ms += info.build_ms - info.ship_ms;
-			j->dim_bytes = info.bytes;
-			j->dim_where = info.device == GH_AGG_HOST ? "host" : "gpu";
+		part.keys = keys;
+		part.vals = vals;
+		part.heap = heap;
+		part.n = n;
+		part.heap_len = heap_len;
+		if (gpuhash_agg_join_build_parts(as, owner_pid, &part, 1))
 			return true;
-		}
-		j->dim_id = 0;
 	}
 	if (!local)
 		return false;

@@ -396,6 +396,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 	gh_agg_inval *vals;
 	uint8	   *heap;
 	bool		built;
+	int			nshares = 0;
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -406,6 +407,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 		if (ps->ncols != ncols)
 			elog(ERROR, "gpuhash: a shared dimension's share of %d columns, not %d", ps->ncols,
 				 ncols);
+		nshares++;
 		n += ps->n;
 		heap_len = TYPEALIGN(8, heap_len) + ps->heap_len;
 		dp = ps->next;
@@ -413,6 +415,36 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 	if (n != sh->nrows)
 		elog(ERROR, "gpuhash: the shared dimension's shares count " UINT64_FORMAT ", not "
 			 UINT64_FORMAT, n, sh->nrows);
+	j->ship_bytes = n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + heap_len;
+	j->pages->dim_rows = n;
+
+	/*
+	 * The service takes the shares from where they lie in the DSA, one
+	 * after another: no copy of them all in this backend first.
+	 */
+	if (service && nshares > 0)
+	{
+		GhDimPart  *parts = palloc(sizeof(GhDimPart) * nshares);
+		int			p = 0;
+
+		for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp); p++)
+		{
+			GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
+
+			parts[p].keys = SHARE_KEYS(ps);
+			parts[p].vals = SHARE_VALS(ps);
+			parts[p].heap = SHARE_HEAP(ps);
+			parts[p].n = ps->n;
+			parts[p].heap_len = ps->heap_len;
+			dp = ps->next;
+		}
+		j->values_ms += gpuhash_ms_since(t0);
+		built = gpuhash_agg_join_build_parts(as, owner_pid, parts, nshares);
+		pfree(parts);
+		if (built || !local)
+			return built;
+		INSTR_TIME_SET_CURRENT(t0);
+	}
 	keys = palloc_extended(sizeof(uint64) * Max(n, 1), MCXT_ALLOC_HUGE);
 	vals = palloc_extended(sizeof(gh_agg_inval) * Max(n, 1) * ncols, MCXT_ALLOC_HUGE);
 	heap = palloc_extended(Max(heap_len, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -436,9 +468,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 		CHECK_FOR_INTERRUPTS();
 	}
 	j->values_ms += gpuhash_ms_since(t0);
-	j->ship_bytes = n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + heap_len;
-	j->pages->dim_rows = n;
-	built = gpuhash_agg_join_build_arrays(as, owner_pid, service, local, keys, n, vals, heap,
+	built = gpuhash_agg_join_build_arrays(as, owner_pid, false, local, keys, n, vals, heap,
 										  heap_len);
 	pfree(keys);
 	pfree(vals);

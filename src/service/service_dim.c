@@ -69,9 +69,15 @@ unhold_dim(uint64 dim_id)
 		}
 }
 
-/* One of a dimension's arrays, a staging chunk at a time. */
+/*
+ * One of a dimension's arrays, or a piece of it, a staging chunk at a
+ * time: bytes of data at byte at of the array.  Values (shift > 0) have
+ * their by-reference offsets moved by shift on their way, in the chunk:
+ * a piece whose heap lies past the heaps of the pieces before it.
+ */
 static gh_status
-send_part(SvcSlot *s, uint32 gen, uint32 id, int part, const void *data, uint64 bytes)
+send_part(SvcSlot *s, uint32 gen, uint32 id, int part, const void *data, uint64 bytes,
+		  uint64 at, uint64 shift)
 {
 	uint64		per = gpuhash_svc->chunk_bytes;
 	gh_status	st = GH_OK;
@@ -81,15 +87,74 @@ send_part(SvcSlot *s, uint32 gen, uint32 id, int part, const void *data, uint64 
 		uint64		cnt = Min(per, bytes - pos);
 
 		memcpy(chunk_of(s), (const char *) data + pos, cnt);
+		if (shift > 0)
+		{
+			/* whole values: chunks and pieces are multiples of one */
+			gh_agg_inval *v = (gh_agg_inval *) chunk_of(s);
+
+			for (uint64 i = 0; i < cnt / sizeof(gh_agg_inval); i++)
+				if (!v[i].null && v[i].len > 0)
+					v[i].bits += shift;
+		}
 		s->type = REQ_DIM_APPEND;
 		s->table_id = id;
 		s->column = part;
-		s->pos = pos;
+		s->pos = at + pos;
 		s->n = cnt;
 		pg_atomic_write_u32(&s->state, SLOT_CLAIMED);
 		st = svc_submit(s, gen);
 	}
 	return st;
+}
+
+/*
+ * The pieces' arrays where they go in the whole: keys and values end to
+ * end, each heap at the next multiple of 8 after the heaps before it (the
+ * gap sent as zeros), its values' offsets moved there.
+ */
+static gh_status
+send_parts(SvcSlot *s, uint32 gen, uint32 id, const GhDimPart *parts, int nparts, int ninner)
+{
+	static const uint8 zeros[8] = {0};
+	uint64		rows = 0,
+				heap = 0;
+	gh_status	st = GH_OK;
+
+	for (int p = 0; p < nparts && st == GH_OK; p++)
+	{
+		const GhDimPart *d = &parts[p];
+		uint64		pad = TYPEALIGN(8, heap) - heap;
+
+		if (d->heap_len > 0 && pad > 0)
+			st = send_part(s, gen, id, SVC_DIM_HEAP, zeros, pad, heap, 0);
+		if (d->heap_len > 0)
+			heap += pad;
+		if (st == GH_OK)
+			st = send_part(s, gen, id, SVC_DIM_KEYS, d->keys, d->n * sizeof(uint64),
+						   rows * sizeof(uint64), 0);
+		if (st == GH_OK)
+			st = send_part(s, gen, id, SVC_DIM_VALS, d->vals,
+						   d->n * (uint64) ninner * sizeof(gh_agg_inval),
+						   rows * (uint64) ninner * sizeof(gh_agg_inval), heap);
+		if (st == GH_OK)
+			st = send_part(s, gen, id, SVC_DIM_HEAP, d->heap, d->heap_len, heap, 0);
+		rows += d->n;
+		heap += d->heap_len;
+	}
+	return st;
+}
+
+/* The rows and heap bytes of the pieces laid end to end, as send_parts lays them. */
+static void
+parts_size(const GhDimPart *parts, int nparts, uint64 *n, uint64 *heap_bytes)
+{
+	*n = *heap_bytes = 0;
+	for (int p = 0; p < nparts; p++)
+	{
+		*n += parts[p].n;
+		if (parts[p].heap_len > 0)
+			*heap_bytes = TYPEALIGN(8, *heap_bytes) + parts[p].heap_len;
+	}
 }
 
 /* Was st the service's going away (not a failure of the request)? */
@@ -116,17 +181,38 @@ gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 n,
 						  uint64 heap_bytes, gh_device device, uint64 *dim_id,
 						  GhSvcDimInfo *info)
 {
+	GhDimPart	part;
+
+	if ((n > 0 && keys == NULL) || (n > 0 && ninner > 0 && vals == NULL) ||
+		(heap_bytes > 0 && heap == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpuhash: invalid dimension (%d columns, " UINT64_FORMAT " rows)",
+						ninner, n)));
+	part.keys = keys;
+	part.vals = vals;
+	part.heap = heap;
+	part.n = n;
+	part.heap_len = heap_bytes;
+	return gpuhash_svc_dim_build_parts(owner_pid, &part, 1, ninner, device, dim_id, info);
+}
+
+bool
+gpuhash_svc_dim_build_parts(int owner_pid, const GhDimPart *parts, int nparts, int ninner,
+							gh_device device, uint64 *dim_id, GhSvcDimInfo *info)
+{
 	GhRemoteTable t;
 	uint32		gen;
 	SvcSlot    *s;
 	gh_status	st;
 	instr_time	t0;
+	uint64		n,
+				heap_bytes;
 
 	*dim_id = 0;
+	parts_size(parts, nparts, &n, &heap_bytes);
 	if (ninner < 0 || ninner > GH_AGG_MAX_INNER ||
-		n > PG_UINT64_MAX / sizeof(gh_agg_inval) / GH_AGG_MAX_INNER ||
-		(n > 0 && keys == NULL) || (n > 0 && ninner > 0 && vals == NULL) ||
-		(heap_bytes > 0 && heap == NULL))
+		n > PG_UINT64_MAX / sizeof(gh_agg_inval) / GH_AGG_MAX_INNER)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpuhash: invalid dimension (%d columns, " UINT64_FORMAT " rows)",
@@ -163,12 +249,7 @@ gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 n,
 	 * A cancel while a chunk is on its way gives the request up, and the
 	 * service drops the dimension with it (service_worker.c's discard).
 	 */
-	st = send_part(s, gen, t.id, SVC_DIM_KEYS, keys, n * sizeof(uint64));
-	if (st == GH_OK)
-		st = send_part(s, gen, t.id, SVC_DIM_VALS, vals,
-					   n * (uint64) ninner * sizeof(gh_agg_inval));
-	if (st == GH_OK)
-		st = send_part(s, gen, t.id, SVC_DIM_HEAP, heap, heap_bytes);
+	st = send_parts(s, gen, t.id, parts, nparts, ninner);
 	if (info != NULL)
 	{
 		memset(info, 0, sizeof(*info));

@@ -54,6 +54,29 @@ extern bool gpuhash_svc_dim_build_for(int owner_pid, const uint64 *keys, uint64 
 									  gh_device device, uint64 *dim_id, GhSvcDimInfo *info);
 
 /*
+ * One piece of a dimension held in pieces (a shared dimension's shares):
+ * n rows' keys and values, and heap_len bytes of by-reference data that
+ * the values' offsets point into.
+ */
+typedef struct GhDimPart
+{
+	const uint64 *keys;
+	const gh_agg_inval *vals;
+	const uint8 *heap;
+	uint64		n;
+	uint64		heap_len;
+} GhDimPart;
+
+/*
+ * The same from nparts pieces laid end to end, each piece's heap at the
+ * next multiple of 8 past the heaps before it and its values' offsets
+ * moved there on their way: no copy of the whole in this backend.
+ */
+extern bool gpuhash_svc_dim_build_parts(int owner_pid, const GhDimPart *parts, int nparts,
+										int ninner, gh_device device, uint64 *dim_id,
+										GhSvcDimInfo *info);
+
+/*
  * Frees the dimension and waits, boundedly, until the service has
  * destroyed it (after the last request running on it).  Never throws: for
  * error cleanup (a memory context reset callback) and exit.  0, or an id of

@@ -48,6 +48,10 @@ svc_begin_dim(SvcSlot *s)
 		return svc_fail(s, GH_ERR_HOST_MEMORY,
 						"GPU service: out of memory for a dimension's rows");
 	}
+	/* written all over by the appends that follow: mapped at once */
+	gpuhash_prefault_large(t->keys, s->n * sizeof(uint64));
+	gpuhash_prefault_large(t->dim_vals, cells * sizeof(gh_agg_inval));
+	gpuhash_prefault_large(t->dim_heap, s->heap_bytes);
 	return svc_register_table(s, t);
 }
 
