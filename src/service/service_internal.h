@@ -271,6 +271,17 @@ chunk_of(SvcSlot *s)
 		(Size) (s - gpuhash_svc->slots) * gpuhash_svc->chunk_bytes;
 }
 
+/*
+ * In a service thread: was the request it runs given up meanwhile (a
+ * cancel, an error, an abort past its wait)?  Nobody wants its answer,
+ * and a page request's pins may have gone with its requester.
+ */
+static inline bool
+svc_given_up(SvcSlot *s)
+{
+	return pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING;
+}
+
 /* service_client.c: requests in flight, for service_page.c */
 extern SvcSlot *gpuhash_svc_async_claim(GhRemoteTable *t);
 extern void gpuhash_svc_async_hold(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk);

@@ -273,7 +273,9 @@ gpuhash_svc_page_notable(GhRemoteTable *t)
  * The pages a page request's walk reads: the copies in its chunk (at
  * pages_off), or the buffer pool itself where the request reads in place
  * (mapped once by the service); false, with the slot's error, where the
- * pool is not mapped.
+ * pool is not mapped, or where the request was given up while it waited
+ * for a thread: its requester may have let its pins go since, so its
+ * pages are not read at all.
  */
 bool
 svc_request_pages(SvcSlot *s, const char *chunk, Size pages_off, const uint8 **pages,
@@ -281,6 +283,11 @@ svc_request_pages(SvcSlot *s, const char *chunk, Size pages_off, const uint8 **p
 {
 	*pages = (const uint8 *) (chunk + pages_off);
 	*pages_bytes = (size_t) s->n * GH_PAGE_SIZE;
+	if (svc_given_up(s))
+	{
+		strlcpy(s->err, "request given up", sizeof(s->err));
+		return false;
+	}
 	if (!s->in_place)
 		return true;
 	if (!gpuhash_svc->pool_in_place)
@@ -434,7 +441,7 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 	{
 		cache_begin(s, &lay, t->table, &hold);
 		st = walk_request(s, &lay, t->table, NULL, &hold, &stats);
-		svc_page_cache_end(&hold, st == GH_OK);
+		svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
 		if (st == GH_OK)
 			gh_table_get_info(t->table, &s->info);
 	}
@@ -444,7 +451,7 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 
 	cache_begin(s, &lay, t->table, &hold);
 	st = walk_request(s, &lay, t->table, lane, &hold, &stats);
-	svc_page_cache_end(&hold, st == GH_OK);
+	svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
 	pthread_mutex_lock(&t->copy_lock[l]);
 	gh_page_lane_give(t->table, lane, st == GH_OK ? &stats : NULL);
 	if (st == GH_OK)
