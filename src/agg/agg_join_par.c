@@ -422,9 +422,9 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 	 * The service takes the shares from where they lie in the DSA, one
 	 * after another: no copy of them all in this backend first.
 	 */
-	if (service && nshares > 0)
+	if (service)
 	{
-		GhDimPart  *parts = palloc(sizeof(GhDimPart) * nshares);
+		GhDimPart  *parts = palloc(sizeof(GhDimPart) * Max(nshares, 1));
 		int			p = 0;
 
 		for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp); p++)
