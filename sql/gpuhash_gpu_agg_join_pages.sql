@@ -248,27 +248,32 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 DROP TABLE jg_many, jg_grow;
 
--- a count over a join, whose dimension from pages keeps a key and one
--- value a row (24 bytes): priced as the executor charges it, not as the
--- inner rows' tuples, it fits work_mem x hash_mem_multiplier (60 000 rows,
--- 1.4 of 2 MB) serially and shared by the participants
+-- a count over a join, its dimension from pages: offered where its rows
+-- fit work_mem x hash_mem_multiplier both as the walk keeps them (a key
+-- and a value, 24 bytes a row) and as tuples (about 36), which an outer
+-- join's unmatched rows and the CPU's join of a refused outer page (a
+-- compressed value) read; 60 000 rows fit 3 MB, serially and shared by
+-- the participants, and none of these fails
 CREATE TABLE jg_keys (kk int4) WITH (autovacuum_enabled = off);
 INSERT INTO jg_keys SELECT i FROM generate_series(1, 60000) i;
-CREATE TABLE jg_facts (fk int4, fq int4) WITH (autovacuum_enabled = off);
-INSERT INTO jg_facts SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE i % 70000 END, i % 7
+CREATE TABLE jg_facts (fk int4, fq int4, fs text) WITH (autovacuum_enabled = off);
+INSERT INTO jg_facts SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE i % 70000 END, i % 7,
+  CASE WHEN i % 1000 = 0 THEN repeat('x', 5000) ELSE 's' || i % 5 END
 FROM generate_series(1, 200000) i;
 VACUUM (FREEZE, ANALYZE) jg_keys, jg_facts;
 SET work_mem = '1MB';
-SET hash_mem_multiplier = 2;
+SET hash_mem_multiplier = 3;
 SELECT * FROM jg_check('SELECT count(*) FROM jg_facts JOIN jg_keys ON fk = kk');
 SELECT * FROM jg_check('SELECT fq, count(*) FROM jg_facts JOIN jg_keys ON fk = kk GROUP BY fq');
+SELECT * FROM jg_check('SELECT count(*), count(fq) FROM jg_facts RIGHT JOIN jg_keys ON fk = kk');
+SELECT * FROM jg_check($$SELECT fq, count(*) FROM jg_facts JOIN jg_keys ON fk = kk WHERE fs <> 'zz' GROUP BY fq$$);
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT * FROM jg_check('SELECT count(*) FROM jg_facts JOIN jg_keys ON fk = kk');
--- past the bound (1.4 of 1 MB): PostgreSQL's plan
-SET hash_mem_multiplier = 1;
+-- past the bound as tuples (2.2 of 2 MB): PostgreSQL's plan
+SET hash_mem_multiplier = 2;
 SELECT * FROM jg_check('SELECT count(*) FROM jg_facts JOIN jg_keys ON fk = kk');
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

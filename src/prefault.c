@@ -60,6 +60,8 @@ gpuhash_prefault(void *p, Size len)
  * transparent huge pages where the kernel gives them on request, so that
  * writing it faults once per 2 MB rather than once per 4 kB page.
  */
+#define HUGE_PAGE_BYTES ((Size) 2 * 1024 * 1024)
+
 void
 gpuhash_prefault_large(void *p, Size len)
 {
@@ -68,7 +70,8 @@ gpuhash_prefault_large(void *p, Size len)
 	uintptr_t	start = ((uintptr_t) p + page - 1) & ~(page - 1);
 	uintptr_t	end = ((uintptr_t) p + len) & ~(page - 1);
 
-	if (gpuhash_prefault_on && p != NULL && end > start)
+	/* below a huge page none can back it, and the call only splits the mapping */
+	if (gpuhash_prefault_on && p != NULL && len >= HUGE_PAGE_BYTES && end > start)
 		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
 #endif
 	gpuhash_prefault(p, len);

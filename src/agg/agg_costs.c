@@ -291,23 +291,26 @@ dim_pages_cost(Path *inner_path, int ninner, int width, double shared_rows)
 /*
  * The host memory the dimension's rows take before its build, as the
  * executor charges it against work_mem x hash_mem_multiplier
- * (agg_join_pages.c, agg_join_par.c, agg_join_rows.c): from the inner
- * table's pages a packed key and a value a kept column (one at least:
+ * (agg_join_pages.c, agg_join_par.c, agg_join_rows.c): from the plan's
+ * rows a key and a minimal tuple each; from the inner table's pages a
+ * packed key and a value a kept column (one at least:
  * agg_join_compile.c), with the by-reference data beside them (at most
- * the row's width); from the
- * plan's rows a key and a minimal tuple of the row each.  rows: all the
- * rows one dimension holds (shared: every participant's).
+ * the row's width).  A dimension from pages may still need the rows as
+ * tuples, which cannot go to batches (an outer join's unmatched rows, the
+ * CPU's join of a refused outer page): the larger of the two then.
+ * rows: all the rows one dimension holds (shared: every participant's).
  */
 double
 gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner, double rows,
 						  bool shared, bool preserve_inner)
 {
 	double		width = Max(inner_path->pathtarget->width, 0);
+	double		tuples = rows * (width + 32.0);
 
 	if (!(preserve_inner && shared) && inner_by_pages(root, inner_path, shared))
-		return rows * (sizeof(uint64) + sizeof(gh_agg_inval) * Max(ninner, 1) +
-					   (ninner > 0 ? width : 0.0));
-	return rows * (width + 32.0);
+		return Max(tuples, rows * (sizeof(uint64) + sizeof(gh_agg_inval) * Max(ninner, 1) +
+								   (ninner > 0 ? width : 0.0)));
+	return tuples;
 }
 
 /*

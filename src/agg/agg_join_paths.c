@@ -196,8 +196,7 @@ cost_unmatched_fold(CustomPath *cp, double inner_rows)
  * hash_mem_multiplier, and past it batches some shapes only and raises an
  * error in the others, so a dimension estimated beyond it (or beyond
  * gpuhash.max_inner_memory) is not offered.  Its bytes are the executor's
- * own charge for how it will build the dimension: from pages a key and a
- * value a kept column, from the plan's rows a tuple each.
+ * own charge for how it will build the dimension (gpuhash_preagg_dim_memory).
  */
 static bool
 dim_fits(PlannerInfo *root, JoinAgg *ja, Path *inner_path, int ninner, double rows, bool shared)

@@ -432,6 +432,12 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 
 	if (!page_request_ok(s, &lay))
 		return GH_ERR_INVALID;
+	/* given up: no cache entry is taken for fills nobody will read */
+	if (svc_given_up(s))
+	{
+		strlcpy(s->err, "request given up", sizeof(s->err));
+		return GH_ERR_INVALID;
+	}
 	pthread_mutex_lock(&t->copy_lock[l]);
 	st = gh_page_lane_take(t->table, s->in_place ? 0 : (size_t) s->n * GH_PAGE_SIZE,
 						   (uint32) s->n, (uint32) s->pos, &lane);
