@@ -48,7 +48,8 @@ BEGIN
                 ELSE concat_ws(', ',
                        CASE WHEN (n->>'Inner Pages All-Visible')::int > 0 THEN 'all-visible' END,
                        CASE WHEN (n->>'Inner Pages Checked')::int > 0 THEN 'checked' END,
-                       CASE WHEN (n->>'Inner Pages Refused')::int > 0 THEN 'refused' END) END;
+                       CASE WHEN (n->>'Inner Pages Refused')::int > 0 THEN 'refused' END,
+                       CASE WHEN n ? 'Inner Keys From Walker' THEN 'keys' END) END;
   SELECT count(*) INTO rows FROM pi_pages;
   SELECT count(*) INTO bad FROM (
     (SELECT * FROM pi_native EXCEPT ALL SELECT * FROM pi_pages) UNION ALL
@@ -304,6 +305,62 @@ RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+
+-- Keys only: where the build keeps no inner column and no NULL-key row
+-- (not right or full), and the walker takes every qual, the walk hands
+-- back each passing row's key alone ("keys"): no tuple is read, a refused
+-- page's rows are keyed by the CPU.  Through the service, and in-process.
+SELECT * FROM pi_check('SELECT count(*) FROM pi_p p JOIN pi_t t ON p.pk = t.k');
+-- gpuhash.page_inner_keys off: by tuples (no qual for the rows' walk to take)
+SET gpuhash.page_inner_keys = off;
+SELECT * FROM pi_check('SELECT count(*) FROM pi_p p JOIN pi_t t ON p.pk = t.k');
+RESET gpuhash.page_inner_keys;
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0 AND t.d1 < t.d3');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk8 = t.k8 WHERE t.ch IN (''MAIL'', ''AIR'')');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk8 = t.k');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k AND p.pk8 = t.k8');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p WHERE EXISTS (SELECT 1 FROM pi_t t WHERE t.k = p.pk AND t.s LIKE ''p1%'')');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p WHERE NOT EXISTS (SELECT 1 FROM pi_t t WHERE t.k = p.pk AND t.b > 0)');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p LEFT JOIN pi_t t ON p.pk = t.k AND t.a < 0');
+-- refused pages (an out-of-line value the qual reads); a CPU qual: rows, not keys
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.big <> ''b3''');
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE md5(t.s) > ''8''');
+-- a right join keeps its NULL-key rows: rows, not keys
+SELECT * FROM pi_check('SELECT p.n FROM pi_p p RIGHT JOIN pi_t t ON p.pk = t.k');
+-- deleted rows, an aborted insert, an update since: pages not all-visible
+DELETE FROM pi_t WHERE id % 991 = 0;
+BEGIN;
+INSERT INTO pi_t (id, k, k8) SELECT g, g % 3000, g FROM generate_series(1, 500) g;
+ROLLBACK;
+UPDATE pi_t SET k = k + 1 WHERE id % 983 = 0;
+SELECT * FROM pi_check('SELECT count(*), sum(p.n) FROM pi_p p JOIN pi_t t ON p.pk = t.k');
+SET gpuhash.page_inner_service = off;
+SELECT * FROM pi_check('SELECT count(*), sum(p.n) FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.b > 0');
+SET gpuhash.page_inner_service = on;
+-- parallel: every participant walks its share of the blocks
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT rows, same FROM pi_check('SELECT count(*), sum(p.n) FROM pi_p p JOIN pi_t t ON p.pk = t.k WHERE t.d1 > ''1996-01-01''');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+-- hash batches: the keys of later batches go to their files; in parallel,
+-- past the memory of every participant, the shared batches of a split
+SET work_mem = '64kB';
+SELECT * FROM pi_check('SELECT count(*), sum(p.n) FROM pi_p p JOIN pi_t t ON p.pk = t.k');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT rows, same FROM pi_check('SELECT count(*), sum(p.n) FROM pi_p p JOIN pi_t t ON p.pk = t.k');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET work_mem;
 RESET gpuhash.page_inner_service;
 -- no staging slot stays held, no table stays alive
 SELECT staging_in_use_mb AS staging_held, tables_alive FROM gpuhash_info() LIMIT 1;

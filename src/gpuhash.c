@@ -497,6 +497,20 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuhash.page_inner_keys",
+							 "Has the page walker make an absorbed inner scan's keys where the "
+							 "build needs nothing else of a row.",
+							 "Where the join keeps no inner column and no NULL-key row and the "
+							 "walker takes every qual of the inner scan, its pages go to the "
+							 "GPU service's walk, which answers the passing rows' keys, and no "
+							 "tuple is read (scan/page_inner.c).  Where the join runs on a GPU "
+							 "of the service, or with gpuhash.page_inner = always; "
+							 "gpuhash.page_scan must be on.",
+							 &gpuhash_page_inner_keys,
+							 true,
+							 PGC_USERSET, GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuhash.page_in_place",
 							 "Lets the GPU service read the page path's pages in the buffer pool.",
 							 "Off: every page is copied into the request, as when the service "

@@ -100,6 +100,7 @@ typedef enum GpuhashPageInner
 } GpuhashPageInner;
 extern int	gpuhash_page_inner;
 extern bool gpuhash_page_inner_service;
+extern bool gpuhash_page_inner_keys;
 extern bool gpuhash_page_in_place;
 extern bool gpuhash_chain_joins;
 /* gpuhash.right_semi_anti: only, for tests, offers semi and anti joins no other GPU path */

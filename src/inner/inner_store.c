@@ -532,6 +532,72 @@ read_inner_pages(GpuJoinState *gs, bool by_walker)
 }
 
 /*
+ * n keyed rows of no kept column at once, where all go to this batch (one
+ * batch, no split under way): the keys copied as a block, the memory
+ * counted as take_inner_row counts it, and the checks it makes a row made
+ * once a run, each run no longer than the room left under the limit (so
+ * the batches grow at the row they would row by row) and, where a
+ * parallel join may split, 128 rows.
+ */
+static void
+take_inner_keys(GpuJoinState *gs, const uint64 *keys, int n)
+{
+	int			i = 0;
+
+	while (i < n)
+	{
+		uint64		m = n - i;
+
+		if (gs->nbatch > 1 || gpuhash_split_writing(gs))
+		{
+			for (; i < n; i++)
+				take_inner_row(gs, NULL, NULL, keys[i], false);
+			return;
+		}
+		if (gs->hb.can_batch)
+		{
+			Size		room = gs->mem_used < gs->hb.mem_limit ?
+				gs->hb.mem_limit - gs->mem_used : 0;
+
+			/* the row that passes the limit is the run's last */
+			m = Min(m, room / GPUHASH_ROW_OVERHEAD + 1);
+		}
+		/* a shared split is asked about within its smallest step (8 kB) */
+		if (gs->split_shared && gs->split == NULL)
+			m = Min(m, 128);
+		while (gs->n_inner + m > gs->inner_cap)
+			ensure_row_room(&gs->inner_tups, &gs->inner_keys_arr, gs->inner_cap,
+							&gs->inner_cap);
+		memset(gs->inner_tups + gs->n_inner, 0, sizeof(MinimalTuple) * m);
+		memcpy(gs->inner_keys_arr + gs->n_inner, keys + i, sizeof(uint64) * m);
+		gs->n_inner += m;
+		gs->mem_used += (Size) m * GPUHASH_ROW_OVERHEAD;
+		gs->stats.mem_peak = Max(gs->stats.mem_peak, gs->mem_used);
+		i += m;
+		if (gs->hb.can_batch && gs->mem_used > gs->hb.mem_limit)
+			gpuhash_increase_batches(gs);
+		else if (gs->split_shared && gs->split == NULL && gpuhash_split_wanted(gs))
+			gpuhash_inner_split(gs);
+	}
+}
+
+/*
+ * Batch 0's keys from the page walker (page_inner.c): no column is kept and
+ * no NULL-key row stays, so each passing row is its packed key alone.
+ */
+static void
+read_inner_keys(GpuJoinState *gs)
+{
+	const uint64 *keys;
+	int			n;
+
+	Assert(gs->n_inner_keep == 0);
+	while ((n = gpuhash_page_inner_next_keys(gs, &keys)) > 0)
+		take_inner_keys(gs, keys, n);
+	inner_scan_read_done(gs);
+}
+
+/*
  * Reads this batch's inner rows: those of later batches go to their files,
  * and the batches double whenever the kept rows outgrow the memory limit.
  */
@@ -544,7 +610,12 @@ gpuhash_read_inner_rows(GpuJoinState *gs)
 	gpuhash_batches_inner_start(gs);
 	start_inner(gs);
 	if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gpuhash_page_inner_usable(gs))
-		read_inner_pages(gs, true);
+	{
+		if (gpuhash_page_inner_keys_only(gs))
+			read_inner_keys(gs);
+		else
+			read_inner_pages(gs, true);
+	}
 	else if (gs->curbatch == 0 && !gpuhash_split_joining(gs) && gs->iscan &&
 			 gs->iscan->qual == NULL)
 		read_inner_pages(gs, false);

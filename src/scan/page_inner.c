@@ -54,12 +54,24 @@
  * qual the walker takes.  Rows go to take_inner_row as the tuple path's
  * do, so later hash batches spill them as before.
  *
+ * Keys only: where the build keeps no inner column (a count(*), a semi or
+ * anti join), keeps no NULL-key row (not right or full) and the walker
+ * takes every qual (or there is none), the CPU needs nothing of a row but
+ * its key.  Then the program carries the join's exact key and the pages
+ * go as the GPU aggregate's dimension pages do (REQ_DIM_PAGES with no
+ * column, no table): the walk answers each passing row's packed key, as
+ * the tuple path packs it, and the build takes the keys without reading a
+ * tuple; a refused page's rows are keyed here.  The pages' pins go once
+ * their keys are copied out.
+ *
  *-------------------------------------------------------------------------
  */
 #include "gpuhash.h"
 #include "buffer_hint.h"
 #include "page_scan.h"
 #include "service.h"
+#include "service_dim.h"
+#include "gpuhash_dim_pages.h"
 
 #include "access/heapam.h"
 #include "access/relscan.h"
@@ -76,6 +88,7 @@
 
 int			gpuhash_page_inner = GPUHASH_PAGE_INNER_OFF;
 bool		gpuhash_page_inner_service = false;
+bool		gpuhash_page_inner_keys = true;
 
 /* Pages a copied request takes: 512 kB of copies. */
 #define INNER_REQ_PAGES 64
@@ -105,10 +118,67 @@ typedef struct GpuPageInner
 	bool		want_table;		/* walk against a one-row service table */
 	bool		table_failed;	/* its build failed: not tried again */
 	GhRemoteTable svc;			/* that table while the scan reads; id 0: none */
+	/*
+	 * Keys only: the build keeps no column and no NULL-key row, and the
+	 * walker takes every qual, so a walk hands back each passing row's
+	 * packed key (the dimension walk, REQ_DIM_PAGES, of no column) and no
+	 * tuple is read here.
+	 */
+	bool		keys_only;
+	bool		key_service;	/* those walks go to the service */
+	gh_device	key_device;		/* on its GPU, or its host twin */
+	uint64	   *keys;			/* a request's keys */
+	double		walk_gpu_ms;	/* their walks' time on the GPU (CUDA events) */
 	/* EXPLAIN ANALYZE, beside pp's */
 	uint64		on_gpu;			/* requests walked on a GPU */
 	uint64		in_place;		/* requests read in the buffer pool */
 } GpuPageInner;
+
+/*
+ * Can the walker make the build's keys itself: no kept column, no NULL-key
+ * row kept (right and full joins emit those), exact keys of plain columns?
+ * Their columns, conversions and widths in attno, conv, width.
+ */
+static bool
+keys_walkable(GpuJoinState *gs, AttrNumber *attno, GpuKeyConv *conv, int *width)
+{
+	int			nkeys = gs->info.nkeys;
+
+	if (gs->n_inner_keep > 0 || gs->fill_inner || gs->info.fingerprint ||
+		!gs->inner_keys_plain || nkeys < 1 || nkeys > GH_PAGE_MAX_KEYS)
+		return false;
+	for (int k = 0; k < nkeys; k++)
+	{
+		attno[k] = gs->inner_keys[k].attno;
+		conv[k] = gs->info.keys[k].inner_conv;
+		width[k] = gs->info.keys[k].width;
+	}
+	return true;
+}
+
+/*
+ * A keys-only walk's requests: as many pages as the service's dimension
+ * walk of no column takes, copied or in place (a row a listed tuple).
+ */
+static void
+size_key_requests(GpuPageInner *pi, int max_pins)
+{
+	uint32		rows;
+	uint64		heap;
+	uint32		svc = gpuhash_service_dim_pages_capacity(0, false, &rows, &heap);
+	uint32		svc_ip = gpuhash_service_dim_pages_capacity(0, true, &rows, &heap);
+
+	pi->pp.cap_pages = Max(max_pins, 1);
+	if (svc > 0)
+		pi->pp.cap_pages = Min(pi->pp.cap_pages, (int) svc);
+	pi->pp.cap_pages_in_place = pi->pp.cap_pages;
+	pi->pp.cap_tuples_in_place = 0;
+	if (svc_ip > 0 && rows >= GH_PAGE_MAX_TUPLES)
+	{
+		pi->pp.cap_pages_in_place = Max(pi->pp.cap_pages, Min(max_pins, (int) svc_ip));
+		pi->pp.cap_tuples_in_place = rows;
+	}
+}
 
 /*
  * The page path of gs's absorbed inner scan plan, if it can have one: a
@@ -121,31 +191,88 @@ gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate)
 	GpuHeapScan *is = gs->iscan;
 	GpuPageInner *pi;
 	int			rows_cap;
+	AttrNumber	attno[GH_PAGE_MAX_KEYS];
+	GpuKeyConv	conv[GH_PAGE_MAX_KEYS];
+	int			width[GH_PAGE_MAX_KEYS];
+	bool		keys_only;
+	bool		service;
 
-	if (!gpuhash_page_scan || !gpuhash_page_inner || is == NULL || plan->scan.plan.qual == NIL ||
-		BLCKSZ != GH_PAGE_SIZE)
+	if (!gpuhash_page_scan || is == NULL || BLCKSZ != GH_PAGE_SIZE)
+		return;
+	keys_only = gpuhash_page_inner_keys && keys_walkable(gs, attno, conv, width);
+	/* the rows' walk: where gpuhash.page_inner allows it and a qual is to be taken */
+	if (!keys_only && (!gpuhash_page_inner || plan->scan.plan.qual == NIL))
 		return;
 	pi = MemoryContextAllocZero(gs->cxt, sizeof(GpuPageInner));
-	/* every row that passes comes back: ALL_ROWS, no key */
-	gpuhash_page_program(&pi->pp.prog, is->desc, plan->scan.scanrelid, plan->scan.plan.qual,
-						 NULL, NULL, NULL, 0, true);
-	/* nothing for the walker to filter: the tuple path reads no more than it would */
-	if (pi->pp.prog.scan == NULL || pi->pp.prog.gpu_quals == NIL ||
-		gh_page_scan_check(pi->pp.prog.scan) != GH_OK)
+	if (keys_only)
 	{
-		pfree(pi);
-		return;
+		/* the keys made by the walker, every qual with them */
+		gpuhash_page_program(&pi->pp.prog, is->desc, plan->scan.scanrelid,
+							 plan->scan.plan.qual, attno, conv, width, gs->info.nkeys, false);
+		keys_only = pi->pp.prog.scan != NULL && pi->pp.prog.cpu_quals == NIL &&
+			!pi->pp.prog.first_row_build && gh_page_scan_check(pi->pp.prog.scan) == GH_OK;
+		if (!keys_only && (!gpuhash_page_inner || plan->scan.plan.qual == NIL))
+		{
+			pfree(pi);
+			return;
+		}
+	}
+	if (!keys_only)
+	{
+		/* every row that passes comes back: ALL_ROWS, no key */
+		gpuhash_page_program(&pi->pp.prog, is->desc, plan->scan.scanrelid,
+							 plan->scan.plan.qual, NULL, NULL, NULL, 0, true);
+		/* nothing for the walker to filter: the tuple path reads no more than it would */
+		if (pi->pp.prog.scan == NULL || pi->pp.prog.gpu_quals == NIL ||
+			gh_page_scan_check(pi->pp.prog.scan) != GH_OK)
+		{
+			pfree(pi);
+			return;
+		}
 	}
 	pi->serializable = IsolationIsSerializable();
 	/* where the join's table goes to a service GPU, the walk can go there too */
 	{
 		const char *reason;
 
-		pi->want_table = gpuhash_service_ready() &&
+		service = gpuhash_service_ready() &&
 			((gpuhash_service_gpu_count() > 0 &&
 			  gpuhash_effective_device(&reason) == GPUHASH_RUN_GPU) ||
 			 (gpuhash_page_inner == GPUHASH_PAGE_INNER_ALWAYS && gpuhash_page_inner_service));
+		pi->key_device = gpuhash_service_gpu_count() > 0 &&
+			gpuhash_effective_device(&reason) == GPUHASH_RUN_GPU ?
+			GH_DEVICE_GPU : GH_DEVICE_HOST;
 	}
+	if (keys_only)
+	{
+		/* no table: the walks name none (REQ_DIM_PAGES) */
+		pi->keys_only = true;
+		pi->key_service = service;
+		if (!service && gpuhash_page_inner != GPUHASH_PAGE_INNER_ALWAYS)
+		{
+			pfree(pi);
+			return;
+		}
+		size_key_requests(pi, is->max_pins);
+		rows_cap = GH_PAGE_MAX_TUPLES * Max(pi->pp.cap_pages, pi->pp.cap_pages_in_place);
+		{
+			MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+			int			nr = Max(pi->pp.cap_pages, pi->pp.cap_pages_in_place);
+
+			for (int i = 0; i < INNER_PIPELINE; i++)
+			{
+				gpuhash_page_req_alloc(&pi->q[i].r, pi->pp.cap_pages, nr, rows_cap, false);
+				pi->q[i].pins = palloc(sizeof(Buffer) * nr);
+			}
+			pi->tups = palloc(sizeof(HeapTupleData) * GH_PAGE_MAX_TUPLES);
+			pi->keys = palloc_extended(sizeof(uint64) * rows_cap, MCXT_ALLOC_HUGE);
+			MemoryContextSwitchTo(old);
+		}
+		pi->out = -1;
+		gs->ipage = pi;
+		return;
+	}
+	pi->want_table = service;
 	if (!pi->want_table && gpuhash_page_inner != GPUHASH_PAGE_INNER_ALWAYS)
 	{
 		/* the walk would run on the host: slower than the tuple path */
@@ -278,6 +405,8 @@ gpuhash_page_inner_usable(GpuJoinState *gs)
 	if (pi == NULL || pi->serializable || gs->iscan == NULL || gs->iscan->pending ||
 		gs->curbatch != 0)
 		return false;
+	if (pi->keys_only)
+		return pi->key_service || gpuhash_page_inner == GPUHASH_PAGE_INNER_ALWAYS;
 	if (!pi->want_table || pi->svc.id != 0 || build_walk_table(pi))
 		return true;
 	return gpuhash_page_inner == GPUHASH_PAGE_INNER_ALWAYS;
@@ -299,7 +428,7 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	INSTR_TIME_SET_CURRENT(t0);
 	gpuhash_heap_scan_start(is);
 	r->pages = r->local_pages;
-	gpuhash_page_req_reset(r, pi->svc.id != 0 && gpuhash_page_in_place &&
+	gpuhash_page_req_reset(r, (pi->svc.id != 0 || pi->key_service) && gpuhash_page_in_place &&
 						   pi->pp.cap_tuples_in_place > 0 && !RelationUsesLocalBuffers(is->rel) &&
 						   gpuhash_service_pages_in_place(),
 						   pi->pp.cap_pages, pi->pp.cap_pages_in_place,
@@ -313,8 +442,17 @@ fill_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 		return false;
 	q->filled = true;
 	memset(&r->stats, 0, sizeof(r->stats));
-	if (pi->svc.id != 0 &&
-		gpuhash_svc_page_submit(&pi->svc, pi->pp.prog.scan, r, &r->ticket))
+	if (pi->keys_only)
+	{
+		int16		cols[GH_AGG_MAX_INNER] = {0};
+
+		if (pi->key_service &&
+			gpuhash_svc_dim_pages_submit(pi->pp.prog.scan, cols, 0, r, pi->key_device,
+										 &r->ticket))
+			r->in_flight = true;
+	}
+	else if (pi->svc.id != 0 &&
+			 gpuhash_svc_page_submit(&pi->svc, pi->pp.prog.scan, r, &r->ticket))
 		r->in_flight = true;
 	return true;
 }
@@ -409,6 +547,8 @@ walk_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	}
 	gs->iscan->filtered += r->stats.tuples - r->stats.passed;
 	pi->pp.matches += r->n_matches;
+	pi->pp.pages_stored += r->stats.stored;
+	pi->pp.pages_filled += r->stats.filled;
 }
 
 /* Request q's rows, in (page, line pointer) order, refused pages' in their place. */
@@ -489,6 +629,135 @@ gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
 	return 0;
 }
 
+/*
+ * A keys-only request's keys into pi->keys: the service's answer where it
+ * went there (or goes now), else walked in this backend on the host twin;
+ * then its refused pages' rows keyed here, after the others.  How many.
+ */
+static int
+keys_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
+{
+	GpuPageReq *r = &q->r;
+	int16		cols[GH_AGG_MAX_INNER] = {0};
+	gh_agg_inval no_vals;
+	uint8		no_heap;
+	gh_page_stats st;
+	uint64		n = 0,
+				hb = 0;
+	bool		walked = false,
+				sent = r->in_flight;
+	int			nk;
+
+	memset(&st, 0, sizeof(st));
+	if (r->in_flight)
+	{
+		r->in_flight = false;
+		walked = gpuhash_svc_dim_pages_wait(&r->ticket, r, 0, pi->keys, &no_vals, &no_heap,
+											&n, &hb, &st);
+	}
+	/* not sent (no slot was free): now; sent and failed: walked here */
+	if (!walked && !sent && pi->key_service)
+		walked = gpuhash_svc_dim_pages(pi->pp.prog.scan, cols, 0, r, pi->key_device, pi->keys,
+									   &no_vals, &no_heap, &n, &hb, &st);
+	if (walked)
+	{
+		pi->pp.in_service++;
+		pi->pp.pages_stored += st.stored;
+		pi->pp.pages_filled += st.filled;
+		pi->walk_gpu_ms += st.kernel_ms;
+		if (pi->key_device == GH_DEVICE_GPU)
+			pi->on_gpu++;
+		if (r->in_place)
+			pi->in_place++;
+	}
+	else
+	{
+		const uint8 *data = r->in_place ? (const uint8 *) BufferBlocks : r->pages;
+		size_t		bytes = r->in_place ? (size_t) NBuffers * BLCKSZ :
+			(size_t) r->n_pages * GH_PAGE_SIZE;
+
+		n = 0;
+		memset(&st, 0, sizeof(st));
+		if (gh_page_dim_rows(GH_AGG_HOST, pi->pp.prog.scan, cols, 0, r->refs,
+							 (uint32) r->n_pages, data, bytes, r->visible, r->n_visible, 0,
+							 pi->keys, &no_vals, (uint64) GH_PAGE_MAX_TUPLES * r->n_pages,
+							 &no_heap, 0, &n, &hb, r->refused, &st) != GH_OK)
+		{
+			/* every page to the CPU */
+			elog(DEBUG1, "gpuhash: inner keys left to the CPU: %s", gh_last_error());
+			memset(r->refused, 1, r->n_pages);
+			n = 0;
+			memset(&st, 0, sizeof(st));
+		}
+	}
+	pi->pp.requests++;
+	pi->pp.matches += n;
+	gs->iscan->filtered += st.tuples - st.passed;
+	nk = (int) n;
+	for (int p = 0; p < r->n_pages; p++)
+	{
+		int			m;
+
+		if (!r->refused[p])
+			continue;
+		pi->pp.pages_refused++;
+		m = page_by_tuples(gs, pi, q, p, 0);
+		for (int i = 0; i < m; i++)
+		{
+			uint64		key;
+
+			/* a NULL key joins nothing, and no such row stays here */
+			if (gpuhash_heap_key_fast(gs, gs->iscan, false, &pi->tups[i], &key))
+				pi->keys[nk++] = key;
+		}
+	}
+	return nk;
+}
+
+/*
+ * A keys-only walk's next keys (gpuhash_page_inner_next's pages, its
+ * pipeline): in *keys, valid until the next call; how many, 0 at the end.
+ * The pages' pins go once their keys are taken.
+ */
+int
+gpuhash_page_inner_next_keys(GpuJoinState *gs, const uint64 **keys)
+{
+	GpuPageInner *pi = gs->ipage;
+
+	Assert(pi->keys_only);
+	*keys = pi->keys;
+	for (;;)
+	{
+		InnerReq   *q;
+		int			n;
+
+		for (int i = 0; i < INNER_PIPELINE; i++)
+		{
+			InnerReq   *f = &pi->q[(pi->head + i) % INNER_PIPELINE];
+
+			if (!f->filled && !gs->iscan->done && !fill_request(gs, pi, f))
+				break;
+		}
+		q = &pi->q[pi->head];
+		if (!q->filled)
+			break;
+		pi->head = (pi->head + 1) % INNER_PIPELINE;
+		n = keys_of_request(gs, pi, q);
+		forget_request(q, true);
+		if (n > 0)
+			return n;
+	}
+	gpuhash_page_inner_release(gs, true);
+	return 0;
+}
+
+/* Does the inner page walk hand back keys alone (gpuhash_page_inner_next_keys)? */
+bool
+gpuhash_page_inner_keys_only(GpuJoinState *gs)
+{
+	return gs->ipage != NULL && gs->ipage->keys_only;
+}
+
 /* EXPLAIN: the walker's clauses; with ANALYZE and VERBOSE, the pages. */
 void
 gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bool useprefix)
@@ -497,9 +766,14 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 
 	if (pi == NULL || pi->serializable)
 		return;
-	ExplainPropertyText("Inner GPU Filter",
-						deparse_expression((Node *) make_ands_explicit(pi->pp.prog.gpu_quals),
-										   context, useprefix, false), es);
+	/*
+	 * A keys walk takes the whole Inner Filter, and only where the service
+	 * has a GPU: shown with VERBOSE, beside its figures.
+	 */
+	if (pi->pp.prog.gpu_quals != NIL && (!pi->keys_only || es->verbose))
+		ExplainPropertyText("Inner GPU Filter",
+							deparse_expression((Node *) make_ands_explicit(pi->pp.prog.gpu_quals),
+											   context, useprefix, false), es);
 	if (!es->analyze || pi->pp.pages_all_visible + pi->pp.pages_checked == 0 || !es->verbose)
 		return;
 	ExplainPropertyUInteger("Inner Pages All-Visible", NULL, pi->pp.pages_all_visible, es);
@@ -511,5 +785,20 @@ gpuhash_page_inner_explain(GpuJoinState *gs, ExplainState *es, List *context, bo
 						pi->pp.in_service > 0 ? "GPU service, in part" : "in-process", es);
 	ExplainPropertyUInteger("Inner Page Requests", NULL, pi->pp.requests, es);
 	ExplainPropertyUInteger("Inner Page Requests In Place", NULL, pi->in_place, es);
-	ExplainPropertyUInteger("Inner Page Matches", NULL, pi->pp.matches, es);
+	if (pi->keys_only)
+	{
+		ExplainPropertyUInteger("Inner Keys From Walker", NULL, pi->pp.matches, es);
+		/* of the inner read, the walks' own time on the GPU */
+		if (es->timing && pi->on_gpu > 0)
+			ExplainPropertyFloat("Inner Walk GPU Time", "ms", pi->walk_gpu_ms, 3, es);
+	}
+	else
+		ExplainPropertyUInteger("Inner Page Matches", NULL, pi->pp.matches, es);
+	/* gpuhash.page_cache_size: pages walked from their copies on the device */
+	if (pi->pp.pages_stored > 0)
+	{
+		ExplainPropertyUInteger("Inner Pages From Page Cache", NULL,
+								pi->pp.pages_stored - pi->pp.pages_filled, es);
+		ExplainPropertyUInteger("Inner Pages Into Page Cache", NULL, pi->pp.pages_filled, es);
+	}
 }

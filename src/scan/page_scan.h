@@ -161,6 +161,8 @@ extern bool gpuhash_page_caps_in_place(int max_pins, int copied_pages, uint32 wa
 extern void gpuhash_page_inner_setup(GpuJoinState *gs, SeqScan *plan, EState *estate);
 extern bool gpuhash_page_inner_usable(GpuJoinState *gs);
 extern int	gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups);
+extern bool gpuhash_page_inner_keys_only(GpuJoinState *gs);
+extern int	gpuhash_page_inner_next_keys(GpuJoinState *gs, const uint64 **keys);
 extern void gpuhash_page_inner_release(GpuJoinState *gs, bool release_pins);
 extern void gpuhash_page_inner_explain(GpuJoinState *gs, struct ExplainState *es,
 									   List *context, bool useprefix);
