@@ -347,7 +347,7 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 	uint8_t    *d = (uint8_t *) sc->in;
 	const uint8_t *d_pages = d + o_pages;
 
-	if (mapped)
+	if (mapped && page_data)
 	{
 		/* the kernels read the pages where they are, through the mapping */
 		void	   *dp = nullptr;
@@ -355,6 +355,8 @@ gh_gpu_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, 
 		GH_TRY(cudaHostGetDevicePointer(&dp, const_cast<uint8_t *>(page_data), 0));
 		d_pages = (const uint8_t *) dp;
 	}
+	else if (mapped)
+		d_pages = nullptr;		/* by address: each ref says where its page lies */
 	gh_status	rc = GH_OK;
 	uint64_t	tail[4] = {0, 0, 0, 0};
 	unsigned long long counts[2] = {0, 0};

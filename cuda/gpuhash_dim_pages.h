@@ -62,7 +62,10 @@ gh_dim_pages_rows_bound(const gh_page_ref *refs, uint32_t n_pages)
 /*
  * Walks n_pages pages (arguments as gh_page_agg_mapped's: mapped, page_data
  * is host memory a GPU reads through gh_page_register_host's mapping; not
- * mapped, it is copied) on device (a GPU ordinal or GH_AGG_HOST).  The scan
+ * mapped, it is copied; page_data NULL with page_data_bytes GH_PAGE_DATA_AT,
+ * mapped: each refs[p].offset is page p's address for the walking device,
+ * a page cache copy or mapped host memory) on device (a GPU ordinal or
+ * GH_AGG_HOST).  The scan
  * program's quals select rows and its key[] makes their packed key; cols[j]
  * (j < ncols <= GH_AGG_MAX_INNER) is the scan column (an index into
  * scan->col, of a type other than GH_T_SKIP) that is dimension column j.

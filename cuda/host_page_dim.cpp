@@ -132,7 +132,10 @@ gh_page_dim_rows(int device, const gh_page_scan *scan, const int16_t *cols, int 
 		uint64_t	r0 = *n_rows,
 					h0 = *heap_bytes;
 
-		int			w = walk_page(scan, cols, ncols, page_data + refs[p].offset, refs[p],
+		/* by address (page_data NULL): each ref says where its page lies */
+		const uint8_t *page = page_data ? page_data + refs[p].offset :
+			(const uint8_t *) (uintptr_t) refs[p].offset;
+		int			w = walk_page(scan, cols, ncols, page, refs[p],
 								  visible, keys, vals, heap, heap_cap, n_rows, heap_bytes, &s);
 
 		if (w == WALK_FULL)

@@ -395,6 +395,87 @@ END;
 $$;
 SELECT * FROM pc_unfused('SELECT count(*), sum(f.id) FROM pc_fan f JOIN pc_fan_a a ON f.k = a.k JOIN pc_fan_b b ON f.b = b.b');
 
+-- The inner side's pages read from their copies too: a join's inner walk
+-- that makes the build's keys alone (page_inner.c, no inner column kept)
+-- and a GPU aggregate's dimension from pages (agg_join_pages.c) go as
+-- REQ_DIM_PAGES.  As pc_check: natively, then three runs on the GPU path,
+-- the last two compared; "walk" says which walk the inner side took,
+-- "cache" what the first run's inner walk did.
+CREATE FUNCTION pc_inner(q text, agg_join boolean DEFAULT false, OUT rows bigint,
+                         OUT same boolean, OUT walk text, OUT cache text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+  bad bigint;
+  hits bigint;
+  fills bigint;
+BEGIN
+  PERFORM set_config('enable_gpuhashjoin', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE pc_native AS SELECT r__::text AS t FROM (' || q || ') r__';
+  PERFORM gh_force_on();
+  PERFORM set_config('gpuhash.page_scan', 'on', true);
+  PERFORM set_config('gpuhash.page_inner', 'always', true);
+  PERFORM set_config('gpuhash.page_inner_service', 'on', true);
+  PERFORM set_config('gpuhash.gpu_aggregate_join', agg_join::text, true);
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  EXECUTE 'CREATE TEMP TABLE pc_first AS SELECT r__::text AS t FROM (' || q || ') r__';
+  EXECUTE 'CREATE TEMP TABLE pc_again AS SELECT r__::text AS t FROM (' || q || ') r__';
+  n := jsonb_path_query_first(p, '$.** ? (exists (@."Inner Keys From Walker") || @."Dimension" == "pages")');
+  hits := coalesce((n->>'Inner Pages From Page Cache')::bigint, 0);
+  fills := coalesce((n->>'Inner Pages Into Page Cache')::bigint, 0);
+  walk := CASE WHEN n IS NULL THEN 'none' WHEN n ? 'Inner Keys From Walker' THEN 'keys'
+               ELSE 'dimension' END;
+  cache := CASE WHEN hits > 0 AND fills > 0 THEN 'hit, filled'
+                WHEN hits > 0 THEN 'hit'
+                WHEN fills > 0 THEN 'filled'
+                ELSE 'none' END;
+  SELECT count(*) INTO rows FROM pc_again;
+  SELECT count(*) INTO bad FROM (
+    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_first) UNION ALL
+    (SELECT * FROM pc_first EXCEPT ALL SELECT * FROM pc_native) UNION ALL
+    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_again) UNION ALL
+    (SELECT * FROM pc_again EXCEPT ALL SELECT * FROM pc_native)) x;
+  same := bad = 0;
+  DROP TABLE pc_native, pc_first, pc_again;
+  PERFORM set_config('enable_gpuhashjoin', 'on', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+CREATE TABLE pc_in (a int, pad text);
+INSERT INTO pc_in SELECT g, repeat('p', 40) FROM generate_series(-50, 30000, 2) g;
+INSERT INTO pc_in VALUES (NULL, 'null'), (8, 'eight again');
+VACUUM ANALYZE pc_in;
+SET gpuhash.gpu_aggregate = on;
+SELECT set_config('gpuhash.device', CASE current_setting('gpuhash.device') WHEN 'auto' THEN 'host'
+                  ELSE current_setting('gpuhash.device') END, false) IS NOT NULL AS device_named;
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a');
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a WHERE i.a BETWEEN 100 AND 20000');
+SELECT * FROM pc_inner('SELECT count(*), sum(f.id) FROM pc_fact f JOIN pc_in i ON f.id = i.a', true);
+-- changed in this session: those pages' copies are not read
+UPDATE pc_in SET a = a + 1 WHERE a % 1000 = 0;
+DELETE FROM pc_in WHERE a % 777 = 0;
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a');
+SELECT * FROM pc_inner('SELECT count(*), sum(f.id) FROM pc_fact f JOIN pc_in i ON f.id = i.a', true);
+-- another session: aborted, committed, still open
+SELECT dblink_connect('pc_other', 'dbname=' || current_database() || ' port=' || current_setting('port')
+  || ' host=' || split_part(current_setting('unix_socket_directories'), ',', 1));
+SELECT dblink_exec('pc_other', 'BEGIN; INSERT INTO pc_in SELECT g, ''aborted'' FROM generate_series(1, 3000) g; ROLLBACK');
+SELECT dblink_exec('pc_other', 'UPDATE pc_in SET a = -a WHERE a % 300 = 4');
+SELECT dblink_exec('pc_other', 'BEGIN');
+SELECT dblink_exec('pc_other', 'UPDATE pc_in SET a = a + 1 WHERE a % 50 = 6');
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a');
+SELECT * FROM pc_inner('SELECT count(*), sum(f.id) FROM pc_fact f JOIN pc_in i ON f.id = i.a', true);
+SELECT dblink_exec('pc_other', 'COMMIT');
+SELECT dblink_disconnect('pc_other');
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a');
+VACUUM pc_in;
+SELECT * FROM pc_inner('SELECT f.id FROM pc_fact f JOIN pc_in i ON f.id = i.a');
+SELECT * FROM pc_inner('SELECT count(*), sum(f.id) FROM pc_fact f JOIN pc_in i ON f.id = i.a', true);
+SET gpuhash.gpu_aggregate = off;
+RESET gpuhash.device;
+
 -- a cache smaller than the table: entries evicted and refilled by the clock
 ALTER SYSTEM SET gpuhash.page_cache_size = '1MB';
 SELECT pg_reload_conf();
@@ -413,7 +494,8 @@ SELECT * FROM pc_chain('SELECT f.id, d.name, e.w FROM pc_fact f JOIN pc_dim d ON
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 SELECT pg_reload_conf();
 
-DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, pc_fan_b;
+DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, pc_fan_b, pc_in;
+DROP FUNCTION pc_inner(text, boolean);
 DROP FUNCTION pc_check(text, boolean, boolean);
 DROP FUNCTION pc_chain(text, boolean);
 DROP FUNCTION pc_parallel();

@@ -354,7 +354,11 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 		walked = gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys,
 									   jp->rvals, jp->rheap, &n, &hb, &st);
 	if (walked)
+	{
 		jp->in_service++;
+		jp->pp.pages_stored += st.stored;
+		jp->pp.pages_filled += st.filled;
+	}
 	else
 	{
 		const uint8 *data = r->in_place ? (const uint8 *) BufferBlocks : r->pages;
@@ -740,6 +744,13 @@ gpuhash_agg_join_pages_explain(GpuPreAggState *as, List *context, bool useprefix
 	ExplainPropertyUInteger("Inner Pages Refused", NULL, jp->refused, es);
 	ExplainPropertyUInteger("Inner Rows From CPU", NULL, jp->cpu_rows, es);
 	ExplainPropertyUInteger("Inner Requests In Service", NULL, jp->in_service, es);
+	/* gpuhash.page_cache_size: pages walked from their copies on the device */
+	if (jp->pp.pages_stored > 0)
+	{
+		ExplainPropertyUInteger("Inner Pages From Page Cache", NULL,
+								jp->pp.pages_stored - jp->pp.pages_filled, es);
+		ExplainPropertyUInteger("Inner Pages Into Page Cache", NULL, jp->pp.pages_filled, es);
+	}
 	/* its rows passed work_mem: the dimension came from the inner plan's rows */
 	if (jp->given_up)
 		ExplainPropertyText("Inner Pages Given Up", "past work_mem", es);

@@ -12,13 +12,14 @@
  *
  * The chunk, from its start, each part 64-aligned (dim_pages_layout):
  *	  gh_page_scan | columns (int16 x GH_AGG_MAX_INNER) | refs | pages |
- *	  visible | refused | gh_page_stats | answer: keys | values | heap
+ *	  visible | refused | gh_page_stats | tags (in place) | answer: keys |
+ *	  values | heap
  * A request carries as many pages as leave room for the most rows and heap
  * bytes they can give (gpuhash_dim_pages.h's bounds).  Pages are copied in,
  * or, in place, named in the buffer pool as the aggregate's requests name
- * them (service_agg.c); in place the chunk holds no pages, and its rows
- * are laid out for the tuples the pages list rather than for every page
- * full (dim_pages_layout).
+ * them (service_agg.c); in place the chunk holds no pages but their page
+ * cache tags, and its rows are laid out for the tuples the pages list
+ * rather than for every page full (dim_pages_layout).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +29,7 @@
 #include "service_layout.h"
 #include "service_gpus.h"
 #include "service_dim.h"
+#include "worker_internal.h"
 #include "scan/page_scan.h"
 #include "gpuhash_dim_pages.h"
 
@@ -37,6 +39,7 @@ typedef struct DimPagesLayout
 {
 	Size		cols;
 	SvcPagesLayout pg;
+	Size		tags;			/* in place: cap SvcPageTag (the page cache's) */
 	Size		keys;
 	Size		vals;
 	Size		heap;
@@ -70,11 +73,14 @@ layout_for(uint64 cap, int ncols, bool in_place, DimPagesLayout *lay)
 		/* no pages; the rows as many as the pages may list */
 		lay->rows_cap = Max(cap * IN_PLACE_ROWS_PER_PAGE, GH_PAGE_MAX_TUPLES);
 		off = svc_pages_layout_in_place(off, cap, lay->rows_cap, sizeof(gh_page_stats), &lay->pg);
+		lay->tags = off;
+		off = TYPEALIGN(64, off + cap * sizeof(SvcPageTag));
 	}
 	else
 	{
 		lay->rows_cap = cap * GH_PAGE_MAX_TUPLES;
 		off = svc_pages_layout(off, cap, sizeof(gh_page_stats), &lay->pg);
+		lay->tags = 0;
 	}
 	lay->heap_cap = in_place ? lay->rows_cap * ncols * IN_PLACE_HEAP_PER_VALUE :
 		gh_dim_pages_heap_bound_rows((uint32) cap, lay->rows_cap, ncols);
@@ -143,6 +149,7 @@ write_request(SvcSlot *s, const DimPagesLayout *lay, const gh_page_scan *scan,
 	if (!req->in_place)
 		memcpy(chunk + lay->pg.pages, req->pages, (Size) req->n_pages * GH_PAGE_SIZE);
 	memcpy(chunk + lay->pg.visible, req->visible, req->n_visible * sizeof(uint16));
+	svc_page_tags_write(s, svc_page_tags_at(chunk, lay->tags), req);
 	s->type = REQ_DIM_PAGES;
 	s->in_place = req->in_place;
 	s->table_id = 0;
@@ -290,10 +297,12 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 	gh_page_stats stats;
 	const uint8 *pages;
 	size_t		pages_bytes;
+	const gh_page_ref *refs;
+	SvcPageCacheHold hold;
 	int			device;
 	uint64		n = 0,
 				hb = 0;
-	gh_status	st;
+	gh_status	st = GH_OK;
 
 	/* the rows the pages can give are checked against rows_cap by the walk */
 	if (!dim_pages_layout(gpuhash_svc->chunk_bytes, s->ninner, s->in_place, &lay) ||
@@ -306,13 +315,35 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 		return GH_ERR_INVALID;
 	device = svc_request_device(s);
 	memset(&stats, 0, sizeof(stats));
-	st = gh_page_dim_rows(device, (const gh_page_scan *) chunk, (const int16_t *) (chunk + lay.cols),
-						  s->ninner, (const gh_page_ref *) (chunk + lay.pg.refs), (uint32) s->n,
-						  pages, pages_bytes, (const uint16 *) (chunk + lay.pg.visible),
-						  (uint32) s->pos, s->in_place ? 1 : 0, (uint64_t *) (chunk + lay.keys),
-						  (gh_agg_inval *) (chunk + lay.vals), lay.rows_cap,
-						  (uint8_t *) (chunk + lay.heap), lay.heap_cap, &n, &hb,
-						  (uint8_t *) (chunk + lay.pg.refused), &stats);
+
+	/*
+	 * Pages kept on the walking device (service_page_cache.c): its misses
+	 * copied into their store pages first, then every page read by address,
+	 * so a table walked again does not cross the link again.
+	 */
+	refs = (const gh_page_ref *) (chunk + lay.pg.refs);
+	memset(&hold, 0, sizeof(hold));
+	if (s->in_place &&
+		svc_page_cache_begin(s, device == GH_AGG_HOST ? -1 : device, refs,
+							 svc_page_tags_at(chunk, lay.tags), (uint32) s->n, &hold))
+	{
+		st = gh_page_fill_pages(device == GH_AGG_HOST ? -1 : device, hold.fills, hold.n_fills);
+		refs = hold.refs;
+		pages = NULL;
+		pages_bytes = GH_PAGE_DATA_AT;
+	}
+	if (st == GH_OK)
+		st = gh_page_dim_rows(device, (const gh_page_scan *) chunk,
+							  (const int16_t *) (chunk + lay.cols), s->ninner, refs,
+							  (uint32) s->n, pages, pages_bytes,
+							  (const uint16 *) (chunk + lay.pg.visible), (uint32) s->pos,
+							  s->in_place ? 1 : 0, (uint64_t *) (chunk + lay.keys),
+							  (gh_agg_inval *) (chunk + lay.vals), lay.rows_cap,
+							  (uint8_t *) (chunk + lay.heap), lay.heap_cap, &n, &hb,
+							  (uint8_t *) (chunk + lay.pg.refused), &stats);
+	stats.stored = hold.stored;
+	stats.filled = hold.n_fills;
+	svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));
