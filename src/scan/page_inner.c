@@ -580,6 +580,31 @@ rows_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 }
 
 /*
+ * The pipeline's next request to answer, the one at its head, after every
+ * free request was filled (and sent) while pages last: the read ahead of
+ * the rows' walk and of the keys' walk alike.  NULL once the pages are all
+ * read and answered.
+ */
+static InnerReq *
+next_request(GpuJoinState *gs, GpuPageInner *pi)
+{
+	InnerReq   *q;
+
+	for (int i = 0; i < INNER_PIPELINE; i++)
+	{
+		InnerReq   *f = &pi->q[(pi->head + i) % INNER_PIPELINE];
+
+		if (!f->filled && !gs->iscan->done && !fill_request(gs, pi, f))
+			break;
+	}
+	q = &pi->q[pi->head];
+	if (!q->filled)
+		return NULL;
+	pi->head = (pi->head + 1) % INNER_PIPELINE;
+	return q;
+}
+
+/*
  * The inner rows of the next pages that have any: in *tups, in the
  * request's pinned buffers or page copies, valid until the next call; how
  * many, 0 at the end of the scan.  In (page, line pointer) order, refused
@@ -600,21 +625,11 @@ gpuhash_page_inner_next(GpuJoinState *gs, HeapTupleData **tups)
 	}
 	for (;;)
 	{
-		InnerReq   *q;
+		InnerReq   *q = next_request(gs, pi);
 		int			n;
 
-		/* read ahead: every free request filled (and sent) while pages last */
-		for (int i = 0; i < INNER_PIPELINE; i++)
-		{
-			InnerReq   *f = &pi->q[(pi->head + i) % INNER_PIPELINE];
-
-			if (!f->filled && !gs->iscan->done && !fill_request(gs, pi, f))
-				break;
-		}
-		q = &pi->q[pi->head];
-		if (!q->filled)
+		if (q == NULL)
 			break;
-		pi->head = (pi->head + 1) % INNER_PIPELINE;
 		walk_request(gs, pi, q);
 		n = rows_of_request(gs, pi, q);
 		if (n > 0)
@@ -728,20 +743,11 @@ gpuhash_page_inner_next_keys(GpuJoinState *gs, const uint64 **keys)
 	*keys = pi->keys;
 	for (;;)
 	{
-		InnerReq   *q;
+		InnerReq   *q = next_request(gs, pi);
 		int			n;
 
-		for (int i = 0; i < INNER_PIPELINE; i++)
-		{
-			InnerReq   *f = &pi->q[(pi->head + i) % INNER_PIPELINE];
-
-			if (!f->filled && !gs->iscan->done && !fill_request(gs, pi, f))
-				break;
-		}
-		q = &pi->q[pi->head];
-		if (!q->filled)
+		if (q == NULL)
 			break;
-		pi->head = (pi->head + 1) % INNER_PIPELINE;
 		n = keys_of_request(gs, pi, q);
 		forget_request(q, true);
 		if (n > 0)
