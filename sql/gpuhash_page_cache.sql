@@ -29,37 +29,22 @@ BEGIN
 END;
 $$;
 
--- q natively and on the page path (three runs): same multiset?  What the first run read.
-CREATE FUNCTION pc_check(q text, agg_join boolean DEFAULT false, parallel boolean DEFAULT false,
-                         OUT rows bigint, OUT same boolean, OUT cache text)
+-- q natively, then on the page path three times (under settings the caller
+-- made for the transaction): the last two runs against the native one as
+-- multisets; the first run's plan, EXPLAIN ANALYZE VERBOSE in JSON.
+CREATE FUNCTION pc_run(q text, agg_join boolean, OUT rows bigint, OUT same boolean, OUT plan jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
-  p jsonb;
-  n jsonb;
   bad bigint;
-  hits bigint;
-  fills bigint;
 BEGIN
-  IF parallel THEN
-    PERFORM pc_parallel();
-  END IF;
   PERFORM set_config('enable_gpuhashjoin', 'off', true);
   EXECUTE 'CREATE TEMP TABLE pc_native AS SELECT r__::text AS t FROM (' || q || ') r__';
   PERFORM gh_force_on();
   PERFORM set_config('gpuhash.page_scan', 'on', true);
   PERFORM set_config('gpuhash.gpu_aggregate_join', agg_join::text, true);
-  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
+  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
   EXECUTE 'CREATE TEMP TABLE pc_first AS SELECT r__::text AS t FROM (' || q || ') r__';
   EXECUTE 'CREATE TEMP TABLE pc_again AS SELECT r__::text AS t FROM (' || q || ') r__';
-  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin" || @."Custom Plan Provider" == "GpuPreAgg")');
-  hits := coalesce((n->>'Pages From Page Cache')::bigint, 0);
-  fills := coalesce((n->>'Pages Into Page Cache')::bigint, 0);
-  cache := CASE WHEN n IS NULL THEN 'no GPU node'
-                ELSE (n->>'Custom Plan Provider') || ': ' ||
-                     CASE WHEN hits > 0 AND fills > 0 THEN 'hit, filled'
-                          WHEN hits > 0 THEN 'hit'
-                          WHEN fills > 0 THEN 'filled'
-                          ELSE 'none' END END;
   SELECT count(*) INTO rows FROM pc_again;
   SELECT count(*) INTO bad FROM (
     (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_first) UNION ALL
@@ -71,6 +56,35 @@ BEGIN
   PERFORM set_config('enable_gpuhashjoin', 'on', true);
   PERFORM set_config('enable_hashjoin', 'on', true);
   PERFORM set_config('enable_mergejoin', 'on', true);
+END;
+$$;
+
+-- what a walk did with the cache, from its pages read from copies and filled
+CREATE FUNCTION pc_cache_word(hits bigint, fills bigint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN hits > 0 AND fills > 0 THEN 'hit, filled'
+              WHEN hits > 0 THEN 'hit'
+              WHEN fills > 0 THEN 'filled'
+              ELSE 'none' END;
+$$;
+
+-- q natively and on the page path (three runs): same multiset?  What the first run read.
+CREATE FUNCTION pc_check(q text, agg_join boolean DEFAULT false, parallel boolean DEFAULT false,
+                         OUT rows bigint, OUT same boolean, OUT cache text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  p jsonb;
+  n jsonb;
+BEGIN
+  IF parallel THEN
+    PERFORM pc_parallel();
+  END IF;
+  SELECT r.rows, r.same, r.plan INTO rows, same, p FROM pc_run(q, agg_join) r;
+  n := jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin" || @."Custom Plan Provider" == "GpuPreAgg")');
+  cache := CASE WHEN n IS NULL THEN 'no GPU node'
+                ELSE (n->>'Custom Plan Provider') || ': ' ||
+                     pc_cache_word(coalesce((n->>'Pages From Page Cache')::bigint, 0),
+                                   coalesce((n->>'Pages Into Page Cache')::bigint, 0)) END;
 END;
 $$;
 
@@ -398,49 +412,23 @@ SELECT * FROM pc_unfused('SELECT count(*), sum(f.id) FROM pc_fan f JOIN pc_fan_a
 -- The inner side's pages read from their copies too: a join's inner walk
 -- that makes the build's keys alone (page_inner.c, no inner column kept)
 -- and a GPU aggregate's dimension from pages (agg_join_pages.c) go as
--- REQ_DIM_PAGES.  As pc_check: natively, then three runs on the GPU path,
--- the last two compared; "walk" says which walk the inner side took,
--- "cache" what the first run's inner walk did.
+-- REQ_DIM_PAGES.  pc_run's comparison; "walk" says which walk the inner
+-- side took, "cache" what the first run's inner walk did.
 CREATE FUNCTION pc_inner(q text, agg_join boolean DEFAULT false, OUT rows bigint,
                          OUT same boolean, OUT walk text, OUT cache text)
 LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
   n jsonb;
-  bad bigint;
-  hits bigint;
-  fills bigint;
 BEGIN
-  PERFORM set_config('enable_gpuhashjoin', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE pc_native AS SELECT r__::text AS t FROM (' || q || ') r__';
-  PERFORM gh_force_on();
-  PERFORM set_config('gpuhash.page_scan', 'on', true);
   PERFORM set_config('gpuhash.page_inner', 'always', true);
   PERFORM set_config('gpuhash.page_inner_service', 'on', true);
-  PERFORM set_config('gpuhash.gpu_aggregate_join', agg_join::text, true);
-  EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  EXECUTE 'CREATE TEMP TABLE pc_first AS SELECT r__::text AS t FROM (' || q || ') r__';
-  EXECUTE 'CREATE TEMP TABLE pc_again AS SELECT r__::text AS t FROM (' || q || ') r__';
+  SELECT r.rows, r.same, r.plan INTO rows, same, p FROM pc_run(q, agg_join) r;
   n := jsonb_path_query_first(p, '$.** ? (exists (@."Inner Keys From Walker") || @."Dimension" == "pages")');
-  hits := coalesce((n->>'Inner Pages From Page Cache')::bigint, 0);
-  fills := coalesce((n->>'Inner Pages Into Page Cache')::bigint, 0);
   walk := CASE WHEN n IS NULL THEN 'none' WHEN n ? 'Inner Keys From Walker' THEN 'keys'
                ELSE 'dimension' END;
-  cache := CASE WHEN hits > 0 AND fills > 0 THEN 'hit, filled'
-                WHEN hits > 0 THEN 'hit'
-                WHEN fills > 0 THEN 'filled'
-                ELSE 'none' END;
-  SELECT count(*) INTO rows FROM pc_again;
-  SELECT count(*) INTO bad FROM (
-    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_first) UNION ALL
-    (SELECT * FROM pc_first EXCEPT ALL SELECT * FROM pc_native) UNION ALL
-    (SELECT * FROM pc_native EXCEPT ALL SELECT * FROM pc_again) UNION ALL
-    (SELECT * FROM pc_again EXCEPT ALL SELECT * FROM pc_native)) x;
-  same := bad = 0;
-  DROP TABLE pc_native, pc_first, pc_again;
-  PERFORM set_config('enable_gpuhashjoin', 'on', true);
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
+  cache := pc_cache_word(coalesce((n->>'Inner Pages From Page Cache')::bigint, 0),
+                         coalesce((n->>'Inner Pages Into Page Cache')::bigint, 0));
 END;
 $$;
 CREATE TABLE pc_in (a int, pad text);
@@ -497,6 +485,8 @@ SELECT pg_reload_conf();
 DROP TABLE pc_fact, pc_dim, pc_dim2, pc_unlogged, pc_sparse, pc_fan, pc_fan_a, pc_fan_b, pc_in;
 DROP FUNCTION pc_inner(text, boolean);
 DROP FUNCTION pc_check(text, boolean, boolean);
+DROP FUNCTION pc_run(text, boolean);
+DROP FUNCTION pc_cache_word(bigint, bigint);
 DROP FUNCTION pc_chain(text, boolean);
 DROP FUNCTION pc_parallel();
 DROP FUNCTION pc_fetch_across(text, text, int);
