@@ -311,6 +311,25 @@ typedef struct GhRemoteTable
 								 * to move it (a GPU failed or was full) */
 } GhRemoteTable;
 
+/*
+ * Where a backend's waits on the GPU service went, summed over the
+ * requests it waited for (service_slots.c): handed over until the
+ * service's main thread took it, until a worker thread took it, served,
+ * and from the answer (or the wait's start, if later) until the backend
+ * saw it.
+ */
+typedef struct GpuSvcTimes
+{
+	uint64		requests;
+	double		queue_ms;
+	double		thread_ms;
+	double		serve_ms;
+	double		seen_ms;
+} GpuSvcTimes;
+
+extern GpuSvcTimes gpuhash_svc_times;
+extern void gpuhash_svc_times_since(GpuSvcTimes *into, const GpuSvcTimes *before);
+
 /* A probe in flight in the service: its slot (-1: none), generation, keys. */
 typedef struct GhProbeTicket
 {
@@ -474,6 +493,7 @@ typedef struct GpuJoinStats
 	int			split_batches;	/* a parallel join split at run time: its
 								 * shared batches; 0: not split */
 	double		chain_ms;		/* a chain's level: its probe's time (chain.c) */
+	GpuSvcTimes svc;			/* of wait_ms, where the service's requests went */
 } GpuJoinStats;
 
 /*

@@ -192,6 +192,7 @@ chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
 	instr_time	t0;
 	gh_status	st;
 	GhChainTicket tk;
+	GpuSvcTimes before = gpuhash_svc_times;
 
 	INSTR_TIME_SET_CURRENT(t0);
 	if (!ch->tables[0]->remote)
@@ -211,6 +212,7 @@ chain_probe_once(GpuChain *ch, GpuJoinState *top, int n, double *level_ms)
 									  &ch->written, level_ms);
 	}
 	top->stats.wait_ms += gpuhash_ms_since(t0);
+	gpuhash_svc_times_since(&top->stats.svc, &before);
 	return st;
 }
 

@@ -119,6 +119,25 @@ show_table_parts(const GpuTableTimes *tt, bool in_service, ExplainState *es)
 	ExplainPropertyText("Table Time Parts", buf.data, es);
 }
 
+/*
+ * Where the requests the node waited for went (EXPLAIN ANALYZE VERBOSE):
+ * handed over until the service's main thread took them, until a worker
+ * thread did, served, and from each answer until the node saw it.  The
+ * rest of Probe Wait Time is the node's own (a chain's read-ahead runs
+ * within it, timed as read).
+ */
+static void
+show_service_waits(const GpuSvcTimes *t, ExplainState *es)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, UINT64_FORMAT " requests: queued %.3f ms, to a thread %.3f ms, "
+					 "served %.3f ms, answer seen %.3f ms",
+					 t->requests, t->queue_ms, t->thread_ms, t->serve_ms, t->seen_ms);
+	ExplainPropertyText("Service Waits", buf.data, es);
+}
+
 void
 gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -237,6 +256,8 @@ gpuhash_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (info.outer_scan)
 			ExplainPropertyFloat("Outer Page Time", "ms", st->scan_page_ms, 3, es);
 		ExplainPropertyFloat("Probe Wait Time", "ms", st->wait_ms, 3, es);
+		if (es->verbose && st->svc.requests > 0)
+			show_service_waits(&st->svc, es);
 		ExplainPropertyFloat("Emit Time", "ms", st->emit_ms, 3, es);
 		/* before the first probe: the inner rows read, the build, a parallel build's wait */
 		ExplainPropertyFloat("Start Time", "ms", st->start_ms, 3, es);

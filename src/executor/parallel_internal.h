@@ -57,7 +57,9 @@ static const SummedStat summed_stats[] = {
 	SUM_COUNT(scan_filtered), SUM_COUNT(inner_scan_filtered),
 	SUM_MS(read_ms), SUM_MS(wait_ms), SUM_MS(emit_ms), SUM_MS(start_ms),
 	SUM_MS(inner_read_ms), SUM_MS(carry_ms), SUM_MS(share_ms), SUM_MS(build_wait_ms),
-	SUM_COUNT(in_flight_sum), SUM_COUNT(prefilled), SUM_COUNT(probe_requests)
+	SUM_COUNT(in_flight_sum), SUM_COUNT(prefilled), SUM_COUNT(probe_requests),
+	SUM_COUNT(svc.requests), SUM_MS(svc.queue_ms), SUM_MS(svc.thread_ms),
+	SUM_MS(svc.serve_ms), SUM_MS(svc.seen_ms)
 };
 
 #define N_SUMMED lengthof(summed_stats)

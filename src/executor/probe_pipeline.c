@@ -518,6 +518,7 @@ gpuhash_next_batch(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
 	instr_time	t0;
+	GpuSvcTimes before;
 
 	if (gs->cb)
 	{
@@ -544,6 +545,7 @@ gpuhash_next_batch(GpuJoinState *gs)
 		/* this batch and those submitted after it */
 		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
+		before = gpuhash_svc_times;
 		if (b->preq)
 		{
 			gpuhash_page_wait(gs, b);
@@ -553,6 +555,7 @@ gpuhash_next_batch(GpuJoinState *gs)
 		else
 			gpuhash_probe_wait(gs, b);
 		gs->stats.wait_ms += gpuhash_ms_since(t0);
+		gpuhash_svc_times_since(&gs->stats.svc, &before);
 		gpuhash_shared_count_batch(gs, b->n);
 		for (int i = 0; i < b->n; i++)
 			if (b->nokey[i])
@@ -652,9 +655,12 @@ gpuhash_next_filled_batch(GpuJoinState *gs)
 		b = ring_batch(gs, 0);
 		if (b->preq && b->state != PB_READY)
 		{
+			GpuSvcTimes before = gpuhash_svc_times;
+
 			INSTR_TIME_SET_CURRENT(t0);
 			gpuhash_page_wait(gs, b);
 			gs->stats.wait_ms += gpuhash_ms_since(t0);
+			gpuhash_svc_times_since(&gs->stats.svc, &before);
 		}
 	}
 	else if (gs->pb_count == 0 && add_batch(gs) == NULL)

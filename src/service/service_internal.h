@@ -61,6 +61,8 @@
 
 #include "port/atomics.h"
 
+#include <time.h>
+
 #define SVC_SLOTS 64
 
 /*
@@ -168,6 +170,15 @@ typedef struct SvcSlot
 	int			host_parts;		/* gpuhash.host_partitions (tests) */
 	int			fail_gpu;		/* gpuhash.debug_fail_gpu (tests) */
 	bool		lose_gpu;		/* gpuhash.debug_lose_gpu (tests) */
+	/*
+	 * When the request was handed over, taken by the main thread, taken by
+	 * a worker thread and answered (CLOCK_MONOTONIC, ns; 0: not yet): the
+	 * backend adds the steps to its service times (GpuSvcTimes).
+	 */
+	int64		t_submit;
+	int64		t_dispatch;
+	int64		t_start;
+	int64		t_done;
 	gh_status	status;
 	char		err[256];
 	char		note[192];		/* BUILD_FINISH: the build moved (a GPU failed
@@ -262,6 +273,16 @@ typedef struct SvcShared
 /* service_shmem.c's startup hook attaches them, before any fork */
 extern SvcShared *gpuhash_svc;
 extern char *gpuhash_staging;
+
+/* The clock of a slot's t_* times: one for every process of the machine. */
+static inline int64
+svc_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* A slot's fixed part of the staging area. */
 static inline char *

@@ -104,6 +104,7 @@ try_claim_slot(void)
 			s->fail_gpu = gpuhash_debug_fail_gpu;
 			s->lose_gpu = gpuhash_debug_lose_gpu;
 			s->note[0] = '\0';
+			s->t_submit = s->t_dispatch = s->t_start = s->t_done = 0;
 			return s;
 		}
 	}
@@ -425,6 +426,36 @@ backend_exit(int code, Datum arg)
 	settle();
 }
 
+GpuSvcTimes gpuhash_svc_times;
+
+/* An answered request's steps (service_internal.h's t_*) into gpuhash_svc_times. */
+static void
+note_times(SvcSlot *s, int64 began)
+{
+	int64		now = svc_clock_ns();
+
+	pg_read_barrier();
+	if (pg_atomic_read_u32(&s->state) != SLOT_DONE || s->t_submit == 0 ||
+		s->t_dispatch < s->t_submit || s->t_start < s->t_dispatch || s->t_done < s->t_start)
+		return;
+	gpuhash_svc_times.requests++;
+	gpuhash_svc_times.queue_ms += (s->t_dispatch - s->t_submit) / 1e6;
+	gpuhash_svc_times.thread_ms += (s->t_start - s->t_dispatch) / 1e6;
+	gpuhash_svc_times.serve_ms += (s->t_done - s->t_start) / 1e6;
+	gpuhash_svc_times.seen_ms += (now - Max(s->t_done, began)) / 1e6;
+}
+
+/* The requests answered since `before`, added into `into`. */
+void
+gpuhash_svc_times_since(GpuSvcTimes *into, const GpuSvcTimes *before)
+{
+	into->requests += gpuhash_svc_times.requests - before->requests;
+	into->queue_ms += gpuhash_svc_times.queue_ms - before->queue_ms;
+	into->thread_ms += gpuhash_svc_times.thread_ms - before->thread_ms;
+	into->serve_ms += gpuhash_svc_times.serve_ms - before->serve_ms;
+	into->seen_ms += gpuhash_svc_times.seen_ms - before->seen_ms;
+}
+
 /*
  * Sleeps until the service answers the submitted slot, or is gone.  A
  * cancel or timeout throws: the caller gives the request up.
@@ -432,6 +463,8 @@ backend_exit(int code, Datum arg)
 static void
 wait_answer(SvcSlot *s, uint32 generation)
 {
+	int64		began = svc_clock_ns();
+
 	for (;;)
 	{
 		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
@@ -444,6 +477,7 @@ wait_answer(SvcSlot *s, uint32 generation)
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 	}
+	note_times(s, began);
 }
 
 /*
@@ -488,6 +522,7 @@ hand_over(Outstanding *o, SvcSlot *s, uint32 generation)
 	}
 	o->slot = s;
 	o->generation = generation;
+	s->t_submit = svc_clock_ns();
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
 	wake_service();
@@ -645,6 +680,7 @@ gpuhash_svc_async_submit(SvcSlot *s, GhRemoteTable *t, GhProbeTicket *tk)
 {
 	gpuhash_svc_async_hold(s, t, tk);
 	t->probe_requests++;
+	s->t_submit = svc_clock_ns();
 	pg_write_barrier();
 	pg_atomic_write_u32(&s->state, SLOT_SUBMITTED);
 	wake_service();

@@ -183,7 +183,9 @@ service_thread(void *arg)
 		pthread_mutex_unlock(&jobs_lock);
 
 		pg_read_barrier();
+		s->t_start = svc_clock_ns();
 		s->status = serve(s);
+		s->t_done = svc_clock_ns();
 		pg_write_barrier();
 		pg_atomic_fetch_add_u64(&gpuhash_svc->requests, 1);
 		if (pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_DONE))
@@ -296,6 +298,7 @@ dispatch(void)
 		if (st != SLOT_SUBMITTED ||
 			!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
 			continue;
+		s->t_dispatch = svc_clock_ns();
 		pthread_mutex_lock(&jobs_lock);
 		jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
 		jobs_count++;
