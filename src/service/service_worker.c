@@ -48,6 +48,8 @@ PGDLLEXPORT void gpuhash_service_main(Datum arg);
 
 static volatile sig_atomic_t got_sigterm = false;
 
+static int	take_submitted(void);
+
 /* Jobs: slots taken by the main thread, served by the worker threads. */
 static pthread_mutex_t jobs_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t jobs_cond = PTHREAD_COND_INITIALIZER;
@@ -168,17 +170,24 @@ discard(SvcSlot *s)
 static void *
 service_thread(void *arg)
 {
+	int			next = -1;
+
 	for (;;)
 	{
 		SvcSlot    *s;
 		uint32		expected = SLOT_RUNNING;
 
 		pthread_mutex_lock(&jobs_lock);
-		while (jobs_count == 0)
-			pthread_cond_wait(&jobs_cond, &jobs_lock);
-		s = &gpuhash_svc->slots[jobs[jobs_head]];
-		jobs_head = (jobs_head + 1) % SVC_SLOTS;
-		jobs_count--;
+		if (next >= 0)
+			s = &gpuhash_svc->slots[next];
+		else
+		{
+			while (jobs_count == 0)
+				pthread_cond_wait(&jobs_cond, &jobs_lock);
+			s = &gpuhash_svc->slots[jobs[jobs_head]];
+			jobs_head = (jobs_head + 1) % SVC_SLOTS;
+			jobs_count--;
+		}
 		jobs_running++;
 		pthread_mutex_unlock(&jobs_lock);
 
@@ -195,6 +204,9 @@ service_thread(void *arg)
 		pthread_mutex_lock(&jobs_lock);
 		jobs_running--;
 		pthread_mutex_unlock(&jobs_lock);
+		/* the queue first, then a slot the main thread has not taken yet */
+		next = jobs_count > 0 || !pg_atomic_read_u32(&gpuhash_svc->ready) ? -1 :
+			take_submitted();
 	}
 	return NULL;
 }
@@ -278,6 +290,30 @@ sweep(bool check_owners)
 			!svc_owner_alive(gpuhash_svc->slots[i].owner_pid))
 			pg_atomic_write_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
 	}
+}
+
+/*
+ * A worker thread's next request without the main thread: a slot submitted
+ * meanwhile, taken as dispatch() takes it (-1: none).  Under load a thread
+ * so goes from one request to the next without waiting for the main
+ * thread's wakeup by the backend's latch.
+ */
+static int
+take_submitted(void)
+{
+	for (int k = 0; k < SVC_SLOTS; k++)
+	{
+		SvcSlot    *s = &gpuhash_svc->slots[k];
+		uint32		expected = SLOT_SUBMITTED;
+
+		if (pg_atomic_read_u32(&s->state) == SLOT_SUBMITTED &&
+			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
+		{
+			s->t_dispatch = svc_clock_ns();
+			return k;
+		}
+	}
+	return -1;
 }
 
 /* The main thread hands submitted requests to the worker threads. */
