@@ -318,18 +318,11 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 	refs = (const gh_page_ref *) (chunk + lay.pg.refs);
 	ordinal = device == GH_AGG_HOST ? -1 : device;
 	memset(&hold, 0, sizeof(hold));
-	if (st == GH_OK &&
-		svc_page_cache_begin(s, ordinal, refs,
-							 svc_page_tags_at(chunk, lay.tags),
-							 (uint32) s->n, &hold))
-	{
-		st = gh_page_fill_pages(ordinal, hold.fills, hold.n_fills);
-		refs = hold.refs;
-		pages = NULL;
-		pages_bytes = GH_PAGE_DATA_AT;
-		stats.stored = hold.stored;
-		stats.filled = hold.n_fills;
-	}
+	if (st == GH_OK)
+		st = svc_page_cache_fill(s, ordinal, svc_page_tags_at(chunk, lay.tags), &refs, &pages,
+								 &pages_bytes, &hold);
+	stats.stored = hold.stored;
+	stats.filled = hold.n_fills;
 
 	/*
 	 * More groups than the answer holds: the leading pages that fit, in

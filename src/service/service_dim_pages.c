@@ -323,15 +323,9 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 	 */
 	refs = (const gh_page_ref *) (chunk + lay.pg.refs);
 	memset(&hold, 0, sizeof(hold));
-	if (s->in_place &&
-		svc_page_cache_begin(s, device == GH_AGG_HOST ? -1 : device, refs,
-							 svc_page_tags_at(chunk, lay.tags), (uint32) s->n, &hold))
-	{
-		st = gh_page_fill_pages(device == GH_AGG_HOST ? -1 : device, hold.fills, hold.n_fills);
-		refs = hold.refs;
-		pages = NULL;
-		pages_bytes = GH_PAGE_DATA_AT;
-	}
+	st = svc_page_cache_fill(s, device == GH_AGG_HOST ? -1 : device,
+							 svc_page_tags_at(chunk, lay.tags), &refs, &pages, &pages_bytes,
+							 &hold);
 	if (st == GH_OK)
 		st = gh_page_dim_rows(device, (const gh_page_scan *) chunk,
 							  (const int16_t *) (chunk + lay.cols), s->ninner, refs,

@@ -423,6 +423,25 @@ svc_page_cache_begin(SvcSlot *s, int ordinal, const gh_page_ref *refs, const Svc
 }
 
 /*
+ * For a walk that reads every page by address (a dimension's rows, an
+ * aggregate's fold): the request's pages taken into the cache as above and
+ * its misses copied into their store pages now, on the device, before the
+ * walk; then *refs, *pages and *pages_bytes name the pages where the walk
+ * reads them.  A request the cache does not take is left as it came.
+ */
+gh_status
+svc_page_cache_fill(SvcSlot *s, int ordinal, const SvcPageTag *tags, const gh_page_ref **refs,
+					const uint8 **pages, size_t *pages_bytes, SvcPageCacheHold *h)
+{
+	if (!svc_page_cache_begin(s, ordinal, *refs, tags, (uint32) s->n, h))
+		return GH_OK;
+	*refs = h->refs;
+	*pages = NULL;
+	*pages_bytes = GH_PAGE_DATA_AT;
+	return gh_page_fill_pages(ordinal, h->fills, h->n_fills);
+}
+
+/*
  * The walk is over: its entries let go; after a walk that succeeded (ok)
  * the pages it filled go into the hash, each replacing an older copy of
  * its page, and after one that failed they go back to the free list.

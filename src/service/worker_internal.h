@@ -134,6 +134,9 @@ typedef struct SvcPageCacheHold
 
 extern bool svc_page_cache_begin(SvcSlot *s, int ordinal, const gh_page_ref *refs,
 								 const SvcPageTag *tags, uint32 n, SvcPageCacheHold *h);
+extern gh_status svc_page_cache_fill(SvcSlot *s, int ordinal, const SvcPageTag *tags,
+									 const gh_page_ref **refs, const uint8 **pages,
+									 size_t *pages_bytes, SvcPageCacheHold *h);
 extern void svc_page_cache_end(SvcPageCacheHold *h, bool ok);
 extern void svc_page_cache_trim(void);
 extern gh_status svc_register_table(SvcSlot *s, SvcTable *t);
