@@ -83,6 +83,13 @@
 #                    Bytes and the build's times (Dimension Build, Inner Collect,
 #                    Values, Ship, Service; from pages the inner walk) to the
 #                    summary; the plans in dimbuild.TAG.tar.xz
+#   pagecache 24GB   the page cache (gpuhash.page_cache_size) set by ALTER
+#                    SYSTEM and a reload; pagecache 0 resets it
+#   swaits "SQL" T [SETS]  EXPLAIN ANALYZE VERBOSE of SQL (GPU join on, the
+#                    second of two runs) into swaits.T.txt, and each GPU
+#                    node's Probe Wait and Service Waits (where its requests
+#                    to the service waited) to the summary
+#   qmed "SQL" T [SETS]  SQL's median of 5 runs after a warm-up (GPU join on)
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
 # The device returns about 8 files of $OUT, hence the archives.
@@ -544,4 +551,29 @@ pack() {
 		find . -mindepth 1 -maxdepth 1 ! -name summary -exec rm -rf {} + &&
 		mv /tmp/out.tar.xz out.tar.xz)
 	el "packed"
+}
+pagecache() {
+	if [ "$1" = 0 ]; then
+		psql -X -qc "ALTER SYSTEM RESET gpuhash.page_cache_size" -c "SELECT pg_reload_conf()" postgres >/dev/null
+	else
+		psql -X -qc "ALTER SYSTEM SET gpuhash.page_cache_size = '$1'" -c "SELECT pg_reload_conf()" postgres >/dev/null
+	fi
+	sleep 1
+	el "pagecache $1"
+}
+swaits() {
+	local i
+	for i in 1 2; do
+		{ echo "SET max_parallel_workers_per_gather = ${WORKERS:-8}; SET gpuhash.device = gpu; ${3:-}"
+		  echo "EXPLAIN (ANALYZE, VERBOSE) $1;"; } | psql -X -q ${DB:-tpch} >$OUT/swaits.$2.txt 2>&1
+	done
+	echo "swaits $2: $(grep -m1 'Execution Time' $OUT/swaits.$2.txt)" | tee -a $OUT/summary
+	grep -E 'Custom Scan|Probe Wait Time|Service Waits' $OUT/swaits.$2.txt | sed 's/  */ /g' | tee -a $OUT/summary
+}
+qmed() {
+	local t
+	t=$({ echo "SET max_parallel_workers_per_gather = ${WORKERS:-8}; SET gpuhash.device = gpu; ${3:-}"; echo "\\o /dev/null"
+	      echo "$1;"; echo "\\timing on"; for i in 1 2 3 4 5; do echo "$1;"; done; } |
+		psql -X -q ${DB:-tpch} 2>&1 | grep -o "^Time: [0-9.]*" | awk '{print $2}' | sort -n | sed -n 3p)
+	echo "qmed $2 median of 5: $t ms" | tee -a $OUT/summary
 }
