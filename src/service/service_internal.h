@@ -65,8 +65,6 @@
 
 #define SVC_SLOTS 64
 
-/* How long a backend spins on its answer before it sleeps on its latch (ns). */
-#define SVC_SPIN_NS 50000
 
 /*
  * Probes in flight (a pipelined join submits one batch and fills the next

@@ -465,14 +465,6 @@ wait_answer(SvcSlot *s, uint32 generation)
 {
 	int64		began = svc_clock_ns();
 
-	/*
-	 * A short spin first: most answers of a query's requests come within
-	 * tens of microseconds, and the latch's wakeup (a signal, the
-	 * scheduler) would add as much again to each.
-	 */
-	while (pg_atomic_read_u32(&s->state) != SLOT_DONE &&
-		   svc_clock_ns() - began < SVC_SPIN_NS)
-		pg_spin_delay();
 	for (;;)
 	{
 		if (pg_atomic_read_u32(&s->state) == SLOT_DONE)
