@@ -22,13 +22,15 @@ CREATE FUNCTION gh_force_on() RETURNS void LANGUAGE sql AS $$
 $$;
 
 -- the (first) GpuHashJoin node of EXPLAIN (ANALYZE, FORMAT JSON) q, its
--- times with timing
-CREATE FUNCTION gh_node(q text, timing boolean DEFAULT false) RETURNS jsonb LANGUAGE plpgsql AS $$
+-- times with timing, VERBOSE's figures with detailed
+CREATE FUNCTION gh_node(q text, timing boolean DEFAULT false, detailed boolean DEFAULT false)
+RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   p jsonb;
 BEGIN
   PERFORM gh_force_on();
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING ' || timing || ', SUMMARY OFF) ' || q INTO p;
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING ' || timing || ', VERBOSE ' || detailed ||
+          ', SUMMARY OFF) ' || q INTO p;
   RETURN jsonb_path_query_first(p, '$.** ? (@."Custom Plan Provider" == "GpuHashJoin")');
 END;
 $$;
