@@ -293,26 +293,34 @@ sweep(bool check_owners)
 }
 
 /*
+ * Takes submitted slot s for a worker thread (SUBMITTED -> RUNNING), the
+ * main thread or a worker alike; false when it is not submitted or another
+ * took it first.
+ */
+static bool
+claim_submitted(SvcSlot *s)
+{
+	uint32		expected = SLOT_SUBMITTED;
+
+	if (pg_atomic_read_u32(&s->state) != SLOT_SUBMITTED ||
+		!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
+		return false;
+	s->t_dispatch = svc_clock_ns();
+	return true;
+}
+
+/*
  * A worker thread's next request without the main thread: a slot submitted
- * meanwhile, taken as dispatch() takes it (-1: none).  Under load a thread
- * so goes from one request to the next without waiting for the main
- * thread's wakeup by the backend's latch.
+ * meanwhile (-1: none).  Under load a thread so goes from one request to
+ * the next without waiting for the main thread's wakeup by the backend's
+ * latch.
  */
 static int
 take_submitted(void)
 {
 	for (int k = 0; k < SVC_SLOTS; k++)
-	{
-		SvcSlot    *s = &gpuhash_svc->slots[k];
-		uint32		expected = SLOT_SUBMITTED;
-
-		if (pg_atomic_read_u32(&s->state) == SLOT_SUBMITTED &&
-			pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
-		{
-			s->t_dispatch = svc_clock_ns();
+		if (claim_submitted(&gpuhash_svc->slots[k]))
 			return k;
-		}
-	}
 	return -1;
 }
 
@@ -323,18 +331,14 @@ dispatch(void)
 	for (int k = 0; k < SVC_SLOTS; k++)
 	{
 		SvcSlot    *s = &gpuhash_svc->slots[k];
-		uint32		st = pg_atomic_read_u32(&s->state);
-		uint32		expected = SLOT_SUBMITTED;
 
-		if (st == SLOT_ABANDONED)
+		if (pg_atomic_read_u32(&s->state) == SLOT_ABANDONED)
 		{
 			discard(s);			/* abandoned before it ran */
 			continue;
 		}
-		if (st != SLOT_SUBMITTED ||
-			!pg_atomic_compare_exchange_u32(&s->state, &expected, SLOT_RUNNING))
+		if (!claim_submitted(s))
 			continue;
-		s->t_dispatch = svc_clock_ns();
 		pthread_mutex_lock(&jobs_lock);
 		jobs[(jobs_head + jobs_count) % SVC_SLOTS] = k;
 		jobs_count++;
