@@ -518,7 +518,6 @@ gpuhash_next_batch(GpuJoinState *gs)
 {
 	GpuProbeBatch *b;
 	instr_time	t0;
-	GpuSvcTimes before;
 
 	if (gs->cb)
 	{
@@ -542,10 +541,11 @@ gpuhash_next_batch(GpuJoinState *gs)
 	gs->pb_count--;
 	if (b->state != PB_READY)
 	{
+		GpuSvcTimes before = gpuhash_svc_times;
+
 		/* this batch and those submitted after it */
 		gs->stats.in_flight_sum += 1 + gs->pb_count;
 		INSTR_TIME_SET_CURRENT(t0);
-		before = gpuhash_svc_times;
 		if (b->preq)
 		{
 			gpuhash_page_wait(gs, b);

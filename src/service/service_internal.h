@@ -65,7 +65,6 @@
 
 #define SVC_SLOTS 64
 
-
 /*
  * Probes in flight (a pipelined join submits one batch and fills the next
  * before it waits) hold their slots until their owner waits on them, which
