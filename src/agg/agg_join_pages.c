@@ -333,51 +333,19 @@ walk_request(GpuPreAggState *as, GpuAggDimReq *q, int ncols)
 	GpuAggJoinPages *jp = j->pages;
 	GpuPageReq *r = &q->r;
 	gh_page_stats st;
-	uint64		n = 0,
-				hb = 0;
+	uint64		n,
+				hb;
 	int16		cols[GH_AGG_MAX_INNER];
 	int			nc = j->ncols;
 	uint64		refused_before;
-	bool		walked = false,
-				sent = r->in_flight;
 
 	memcpy(cols, jp->cols, sizeof(cols));
-	memset(&st, 0, sizeof(st));
-	if (r->in_flight)
-	{
-		r->in_flight = false;
-		walked = gpuhash_svc_dim_pages_wait(&r->ticket, r, nc, jp->rkeys, jp->rvals, jp->rheap,
-											&n, &hb, &st);
-	}
-	/* not sent (no slot was free): now; sent and failed (full): walked here */
-	if (!walked && !sent && as->use_service)
-		walked = gpuhash_svc_dim_pages(jp->pp.prog.scan, cols, nc, r, as->device, jp->rkeys,
-									   jp->rvals, jp->rheap, &n, &hb, &st);
-	if (walked)
+	if (gpuhash_dim_pages_rows(r, jp->pp.prog.scan, cols, nc, as->use_service, as->device,
+							   jp->rkeys, jp->rvals, jp->rheap, &n, &hb, &st))
 	{
 		jp->in_service++;
 		jp->pp.pages_stored += st.stored;
 		jp->pp.pages_filled += st.filled;
-	}
-	else
-	{
-		const uint8 *data = r->in_place ? (const uint8 *) BufferBlocks : r->pages;
-		size_t		bytes = r->in_place ? (size_t) NBuffers * BLCKSZ :
-			(size_t) r->n_pages * GH_PAGE_SIZE;
-		gh_status	s;
-
-		s = gh_page_dim_rows(GH_AGG_HOST, jp->pp.prog.scan, cols, nc, r->refs,
-							 (uint32) r->n_pages, data, bytes, r->visible, r->n_visible, 0,
-							 jp->rkeys, jp->rvals, (uint64) GH_PAGE_MAX_TUPLES * r->n_pages,
-							 jp->rheap, gh_dim_pages_heap_bound(r->n_pages, nc), &n, &hb,
-							 r->refused, &st);
-		if (s != GH_OK)
-		{
-			/* every page to the CPU */
-			elog(DEBUG1, "gpuhash: the dimension's pages left to the CPU: %s", gh_last_error());
-			memset(r->refused, 1, r->n_pages);
-			n = hb = 0;
-		}
 	}
 	/* a dimension of no column still holds one value a row, as agg_join.c's */
 	if (nc == 0)

@@ -657,24 +657,12 @@ keys_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 	gh_agg_inval no_vals;
 	uint8		no_heap;
 	gh_page_stats st;
-	uint64		n = 0,
-				hb = 0;
-	bool		walked = false,
-				sent = r->in_flight;
+	uint64		n,
+				hb;
 	int			nk;
 
-	memset(&st, 0, sizeof(st));
-	if (r->in_flight)
-	{
-		r->in_flight = false;
-		walked = gpuhash_svc_dim_pages_wait(&r->ticket, r, 0, pi->keys, &no_vals, &no_heap,
-											&n, &hb, &st);
-	}
-	/* not sent (no slot was free): now; sent and failed: walked here */
-	if (!walked && !sent && pi->key_service)
-		walked = gpuhash_svc_dim_pages(pi->pp.prog.scan, cols, 0, r, pi->key_device, pi->keys,
-									   &no_vals, &no_heap, &n, &hb, &st);
-	if (walked)
+	if (gpuhash_dim_pages_rows(r, pi->pp.prog.scan, cols, 0, pi->key_service, pi->key_device,
+							   pi->keys, &no_vals, &no_heap, &n, &hb, &st))
 	{
 		pi->pp.in_service++;
 		pi->pp.pages_stored += st.stored;
@@ -684,26 +672,6 @@ keys_of_request(GpuJoinState *gs, GpuPageInner *pi, InnerReq *q)
 			pi->on_gpu++;
 		if (r->in_place)
 			pi->in_place++;
-	}
-	else
-	{
-		const uint8 *data = r->in_place ? (const uint8 *) BufferBlocks : r->pages;
-		size_t		bytes = r->in_place ? (size_t) NBuffers * BLCKSZ :
-			(size_t) r->n_pages * GH_PAGE_SIZE;
-
-		n = 0;
-		memset(&st, 0, sizeof(st));
-		if (gh_page_dim_rows(GH_AGG_HOST, pi->pp.prog.scan, cols, 0, r->refs,
-							 (uint32) r->n_pages, data, bytes, r->visible, r->n_visible, 0,
-							 pi->keys, &no_vals, (uint64) GH_PAGE_MAX_TUPLES * r->n_pages,
-							 &no_heap, 0, &n, &hb, r->refused, &st) != GH_OK)
-		{
-			/* every page to the CPU */
-			elog(DEBUG1, "gpuhash: inner keys left to the CPU: %s", gh_last_error());
-			memset(r->refused, 1, r->n_pages);
-			n = 0;
-			memset(&st, 0, sizeof(st));
-		}
 	}
 	pi->pp.requests++;
 	pi->pp.matches += n;

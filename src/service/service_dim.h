@@ -101,16 +101,14 @@ extern void gpuhash_svc_dim_disown(uint64 dim_id);
 struct GpuPageReq;
 extern uint32 gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows,
 												 uint64 *heap);
-extern bool gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
-								  const struct GpuPageReq *req, gh_device device, uint64 *keys,
-								  gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,
-								  uint64 *heap_bytes, gh_page_stats *stats);
 extern bool gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int ncols,
 										 const struct GpuPageReq *req, gh_device device,
 										 GhProbeTicket *tk);
-extern bool gpuhash_svc_dim_pages_wait(GhProbeTicket *tk, const struct GpuPageReq *req,
-									   int ncols, uint64 *keys, gh_agg_inval *vals, uint8 *heap,
-									   uint64 *n_rows, uint64 *heap_bytes, gh_page_stats *stats);
+extern bool gpuhash_dim_pages_rows(struct GpuPageReq *req, const gh_page_scan *scan,
+								   const int16 *cols, int ncols, bool use_service,
+								   gh_device device, uint64 *keys, gh_agg_inval *vals,
+								   uint8 *heap, uint64 *n_rows, uint64 *heap_bytes,
+								   gh_page_stats *stats);
 
 /* dimensions the service holds now, of every backend (-1: not running) */
 extern int	gpuhash_svc_dims_alive(void);

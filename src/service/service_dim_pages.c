@@ -8,7 +8,9 @@
  *	  the rows, keys and values only, which the backend gathers into the
  *	  dimension it then builds (service_dim.c).  Synchronous, or in flight
  *	  while the backend reads its next pages (..._submit, ..._wait): the
- *	  backend keeps the pages pinned until the answer is taken.
+ *	  backend keeps the pages pinned until the answer is taken.  A
+ *	  backend takes a request's rows through gpuhash_dim_pages_rows, which
+ *	  walks the pages on the host twin itself where the service does not.
  *
  * The chunk, from its start, each part 64-aligned (dim_pages_layout):
  *	  gh_page_scan | columns (int16 x GH_AGG_MAX_INNER) | refs | pages |
@@ -219,10 +221,10 @@ gpuhash_service_dim_pages_capacity(int ncols, bool in_place, uint32 *rows, uint6
  * its walk failed: nothing is then written but req->refused, and the
  * caller walks the pages itself.
  */
-bool
-gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
-					  const GpuPageReq *req, gh_device device, uint64 *keys, gh_agg_inval *vals,
-					  uint8 *heap, uint64 *n_rows, uint64 *heap_bytes, gh_page_stats *stats)
+static bool
+walk_in_service(const gh_page_scan *scan, const int16 *cols, int ncols, const GpuPageReq *req,
+				gh_device device, uint64 *keys, gh_agg_inval *vals, uint8 *heap,
+				uint64 *n_rows, uint64 *heap_bytes, gh_page_stats *stats)
 {
 	DimPagesLayout lay;
 	SvcSlot    *s;
@@ -247,7 +249,7 @@ gpuhash_svc_dim_pages(const gh_page_scan *scan, const int16 *cols, int ncols,
  * The same walk, in flight while the backend reads its next pages: req's
  * pages (pinned by the caller until the answer is taken) go to the
  * service, tk follows them.  False when it cannot go now (tk then holds
- * nothing): the caller walks them as gpuhash_svc_dim_pages does.
+ * nothing): the caller walks them as walk_in_service does.
  */
 bool
 gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int ncols,
@@ -270,19 +272,71 @@ gpuhash_svc_dim_pages_submit(const gh_page_scan *scan, const int16 *cols, int nc
 
 /*
  * The answer of a request in flight, into the caller's arrays as
- * gpuhash_svc_dim_pages writes them.  False when the service's walk failed:
+ * walk_in_service writes them.  False when the service's walk failed:
  * the caller walks the pages itself.
  */
-bool
-gpuhash_svc_dim_pages_wait(GhProbeTicket *tk, const GpuPageReq *req, int ncols, uint64 *keys,
-						   gh_agg_inval *vals, uint8 *heap, uint64 *n_rows,
-						   uint64 *heap_bytes, gh_page_stats *stats)
+static bool
+answer_in_flight(GhProbeTicket *tk, const GpuPageReq *req, int ncols, uint64 *keys,
+				 gh_agg_inval *vals, uint8 *heap, uint64 *n_rows, uint64 *heap_bytes,
+				 gh_page_stats *stats)
 {
 	SvcSlot    *s;
 	gh_status	st = gpuhash_svc_async_wait(tk, &s);
 
 	st = read_answer(s, st, ncols, req, keys, vals, heap, n_rows, heap_bytes, stats);
 	return gpuhash_svc_async_release(s, tk, st) == GH_OK;
+}
+
+/*
+ * A request's rows however they come (the backend's one way to them): the
+ * answer of the request in flight, else, where it was never sent and
+ * use_service, the service's walk now, else this backend's walk on the
+ * host twin.  True when the service walked them.  Where no walk succeeded
+ * every page is refused and no row is given (*n_rows, *heap_bytes and
+ * *stats zero): the caller reads the pages on the CPU.  ncols 0: keys only
+ * (vals and heap untouched).
+ */
+bool
+gpuhash_dim_pages_rows(struct GpuPageReq *req, const gh_page_scan *scan, const int16 *cols,
+					   int ncols, bool use_service, gh_device device, uint64 *keys,
+					   gh_agg_inval *vals, uint8 *heap, uint64 *n_rows, uint64 *heap_bytes,
+					   gh_page_stats *stats)
+{
+	const uint8 *data;
+	size_t		bytes;
+
+	*n_rows = *heap_bytes = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (req->in_flight)
+	{
+		req->in_flight = false;
+		if (answer_in_flight(&req->ticket, req, ncols, keys, vals, heap, n_rows, heap_bytes,
+							 stats))
+			return true;
+	}
+	/* not sent (no slot was free): now; sent and failed (full): walked here */
+	else if (use_service &&
+			 walk_in_service(scan, cols, ncols, req, device, keys, vals, heap, n_rows,
+							 heap_bytes, stats))
+		return true;
+
+	data = req->in_place ? (const uint8 *) BufferBlocks : req->pages;
+	bytes = req->in_place ? (size_t) NBuffers * BLCKSZ : (size_t) req->n_pages * GH_PAGE_SIZE;
+	*n_rows = *heap_bytes = 0;
+	memset(stats, 0, sizeof(*stats));
+	if (gh_page_dim_rows(GH_AGG_HOST, scan, cols, ncols, req->refs, (uint32) req->n_pages,
+						 data, bytes, req->visible, req->n_visible, 0, keys, vals,
+						 (uint64) GH_PAGE_MAX_TUPLES * req->n_pages, heap,
+						 ncols > 0 ? gh_dim_pages_heap_bound(req->n_pages, ncols) : 0,
+						 n_rows, heap_bytes, req->refused, stats) != GH_OK)
+	{
+		/* every page to the CPU */
+		elog(DEBUG1, "gpuhash: a request's pages left to the CPU: %s", gh_last_error());
+		memset(req->refused, 1, req->n_pages);
+		*n_rows = *heap_bytes = 0;
+		memset(stats, 0, sizeof(*stats));
+	}
+	return false;
 }
 
 /*
