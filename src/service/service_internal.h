@@ -135,7 +135,8 @@ typedef struct SvcSlot
 {
 	pg_atomic_uint32 state;
 	RequestType type;
-	int			owner_pid;
+	int			owner_pid;		/* the claimant's, once its claim wrote it; 0
+								 * in a free slot */
 	int			owner_procno;
 	uint32		table_id;
 	int			table_owner;	/* BEGIN: whose exit frees the table */
@@ -185,6 +186,22 @@ typedef struct SvcSlot
 								 * or was full) */
 	gh_table_info info;
 } SvcSlot;
+
+/*
+ * Frees a slot, whoever does (its owner, the service's sweep or discard, a
+ * new service).  The owner goes first: a claim's CAS that sees the slot
+ * free then sees no owner, and the sweep, which frees only a claimed slot
+ * whose owner is gone, never takes one whose claimant has not yet written
+ * itself in for the slot's earlier owner.  The barrier also keeps the
+ * freeing side's reads of the chunk before another backend can claim it.
+ */
+static inline void
+svc_free_slot(SvcSlot *s)
+{
+	s->owner_pid = 0;
+	pg_memory_barrier();
+	pg_atomic_write_u32(&s->state, SLOT_FREE);
+}
 
 /*
  * What the service does on each of its GPUs, for gpuhash_info(): written

@@ -158,7 +158,7 @@ static void
 release_slot(SvcSlot *s, uint32 generation)
 {
 	if (slot_ours(s, generation))
-		pg_atomic_write_u32(&s->state, SLOT_FREE);
+		svc_free_slot(s);
 }
 
 /*

@@ -163,7 +163,7 @@ discard(SvcSlot *s)
 	else if (s->type == REQ_CARRY_BEGIN || s->type == REQ_CARRY_APPEND ||
 			 s->type == REQ_CARRY_FINISH)
 		svc_drop_carry_id(s->table_id);
-	pg_atomic_write_u32(&s->state, SLOT_FREE);
+	svc_free_slot(s);
 	SetLatch(&GetPGProcByNumber(procno)->procLatch);
 }
 
@@ -177,19 +177,19 @@ service_thread(void *arg)
 		SvcSlot    *s;
 		uint32		expected = SLOT_RUNNING;
 
-		pthread_mutex_lock(&jobs_lock);
 		if (next >= 0)
-			s = &gpuhash_svc->slots[next];
+			s = &gpuhash_svc->slots[next];	/* counted as running already */
 		else
 		{
+			pthread_mutex_lock(&jobs_lock);
 			while (jobs_count == 0)
 				pthread_cond_wait(&jobs_cond, &jobs_lock);
 			s = &gpuhash_svc->slots[jobs[jobs_head]];
 			jobs_head = (jobs_head + 1) % SVC_SLOTS;
 			jobs_count--;
+			jobs_running++;
+			pthread_mutex_unlock(&jobs_lock);
 		}
-		jobs_running++;
-		pthread_mutex_unlock(&jobs_lock);
 
 		pg_read_barrier();
 		s->t_start = svc_clock_ns();
@@ -201,12 +201,19 @@ service_thread(void *arg)
 			SetLatch(&GetPGProcByNumber(s->owner_procno)->procLatch);
 		else
 			discard(s);			/* abandoned while it ran */
+
+		/*
+		 * The queue first, then a slot the main thread has not taken yet,
+		 * taken under the lock and counted as running before it goes: a
+		 * stop for a lost GPU waits for the requests the threads hold.
+		 */
 		pthread_mutex_lock(&jobs_lock);
 		jobs_running--;
-		pthread_mutex_unlock(&jobs_lock);
-		/* the queue first, then a slot the main thread has not taken yet */
 		next = jobs_count > 0 || !pg_atomic_read_u32(&gpuhash_svc->ready) ? -1 :
 			take_submitted();
+		if (next >= 0)
+			jobs_running++;
+		pthread_mutex_unlock(&jobs_lock);
 	}
 	return NULL;
 }
@@ -284,11 +291,17 @@ sweep(bool check_owners)
 	svc_drop_orphans();
 	for (int i = 0; i < SVC_SLOTS; i++)
 	{
-		uint32		st = pg_atomic_read_u32(&gpuhash_svc->slots[i].state);
+		SvcSlot    *s = &gpuhash_svc->slots[i];
+		uint32		st = pg_atomic_read_u32(&s->state);
+		int			pid;
 
-		if ((st == SLOT_CLAIMED || st == SLOT_DONE) &&
-			!svc_owner_alive(gpuhash_svc->slots[i].owner_pid))
-			pg_atomic_write_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
+		if (st != SLOT_CLAIMED && st != SLOT_DONE)
+			continue;
+		/* the owner of this state: 0 while a claim has not written it yet */
+		pg_read_barrier();
+		pid = s->owner_pid;
+		if (pid != 0 && !svc_owner_alive(pid))
+			svc_free_slot(s);
 	}
 }
 
@@ -377,7 +390,7 @@ gpuhash_service_main(Datum arg)
 
 	/* a new generation: whatever an earlier service held is gone */
 	for (int i = 0; i < SVC_SLOTS; i++)
-		pg_atomic_write_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
+		svc_free_slot(&gpuhash_svc->slots[i]);
 	for (int i = 0; i < SVC_FREE_QUEUE; i++)
 		pg_atomic_write_u64(&gpuhash_svc->free_queue[i], 0);
 	gpuhash_svc->tables_alive = 0;
