@@ -373,7 +373,7 @@ gpuhash_svc_serve_agg(SvcSlot *s)
 			break;
 		}
 	}
-	svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
+	svc_page_cache_end(&hold, st == GH_OK && svc_keeps_copies(s));
 	if (star != NULL)
 		svc_star_unuse(star, star_pins, agg->star.ndims);
 	if (dt != NULL)

@@ -391,7 +391,7 @@ gpuhash_svc_serve_dim_pages(SvcSlot *s)
 							  (uint8_t *) (chunk + lay.pg.refused), &stats);
 	stats.stored = hold.stored;
 	stats.filled = hold.n_fills;
-	svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
+	svc_page_cache_end(&hold, st == GH_OK && svc_keeps_copies(s));
 	if (st != GH_OK)
 	{
 		strlcpy(s->err, gh_last_error(), sizeof(s->err));

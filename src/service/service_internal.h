@@ -134,6 +134,8 @@ svc_dim_request(RequestType type)
 typedef struct SvcSlot
 {
 	pg_atomic_uint32 state;
+	pg_atomic_uint32 pins_going;	/* the owner's abort stopped waiting for
+									 * the answer: its pins may go first */
 	RequestType type;
 	int			owner_pid;		/* the claimant's, once its claim wrote it; 0
 								 * in a free slot */
@@ -318,6 +320,19 @@ static inline bool
 svc_given_up(SvcSlot *s)
 {
 	return pg_atomic_read_u32(&s->state) == SLOT_ABANDONED_RUNNING;
+}
+
+/*
+ * May the request's walk keep copies of its pages in the page cache?  Not
+ * where its owner gave it up or stopped waiting while its pins went (the
+ * buffers may hold other pages by then).  Read after the walk's copies are
+ * complete; the owner marks the slot before its pins go.
+ */
+static inline bool
+svc_keeps_copies(SvcSlot *s)
+{
+	pg_memory_barrier();
+	return !svc_given_up(s) && pg_atomic_read_u32(&s->pins_going) == 0;
 }
 
 /* service_client.c: requests in flight, for service_page.c */

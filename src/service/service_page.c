@@ -447,7 +447,7 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 	{
 		cache_begin(s, &lay, t->table, &hold);
 		st = walk_request(s, &lay, t->table, NULL, &hold, &stats);
-		svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
+		svc_page_cache_end(&hold, st == GH_OK && svc_keeps_copies(s));
 		if (st == GH_OK)
 			gh_table_get_info(t->table, &s->info);
 	}
@@ -457,11 +457,17 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 
 	cache_begin(s, &lay, t->table, &hold);
 	st = walk_request(s, &lay, t->table, lane, &hold, &stats);
-	svc_page_cache_end(&hold, st == GH_OK && !svc_given_up(s));
+
+	/*
+	 * The lane back first: after a failed walk that waits for its stream,
+	 * whose fills may still be writing the entries the hold names, which
+	 * another walk may take once they are released.
+	 */
 	pthread_mutex_lock(&t->copy_lock[l]);
 	gh_page_lane_give(t->table, lane, st == GH_OK ? &stats : NULL);
 	if (st == GH_OK)
 		gh_table_get_info(t->table, &s->info);
 	pthread_mutex_unlock(&t->copy_lock[l]);
+	svc_page_cache_end(&hold, st == GH_OK && svc_keeps_copies(s));
 	return st;
 }

@@ -62,7 +62,10 @@ svc_shmem_startup(void)
 		for (int i = 0; i < SVC_FREE_QUEUE; i++)
 			pg_atomic_init_u64(&gpuhash_svc->free_queue[i], 0);
 		for (int i = 0; i < SVC_SLOTS; i++)
+		{
 			pg_atomic_init_u32(&gpuhash_svc->slots[i].state, SLOT_FREE);
+			pg_atomic_init_u32(&gpuhash_svc->slots[i].pins_going, 0);
+		}
 		gpuhash_svc->staging_bytes = staging_size();
 		/* whole cache lines per slot */
 		gpuhash_svc->chunk_bytes = (staging_size() / SVC_SLOTS) & ~(uint64) 127;

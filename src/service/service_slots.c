@@ -105,6 +105,7 @@ try_claim_slot(void)
 			s->lose_gpu = gpuhash_debug_lose_gpu;
 			s->note[0] = '\0';
 			s->t_submit = s->t_dispatch = s->t_start = s->t_done = 0;
+			pg_atomic_write_u32(&s->pins_going, 0);
 			return s;
 		}
 	}
@@ -362,7 +363,9 @@ abandon_async(void)
  * node gives its requests up when its memory goes, which for a query run
  * through SPI is only after the pins (SPI resets its executor memory
  * after the resource owner).  Waiting, not giving up: a cursor opened
- * outside an aborting subtransaction keeps its answers.  Never throws.
+ * outside an aborting subtransaction keeps its answers.  Past the wait the
+ * requests still out are marked (pins_going), so that their walks keep no
+ * copy of buffers their pins may no longer hold.  Never throws.
  */
 static void
 await_async(void)
@@ -371,7 +374,7 @@ await_async(void)
 
 	while (async_slots != 0)
 	{
-		bool		busy = false;
+		uint64		busy = 0;
 
 		for (uint64 m = async_slots; m != 0; m &= m - 1)
 		{
@@ -381,12 +384,16 @@ await_async(void)
 
 			if ((st == SLOT_SUBMITTED || st == SLOT_RUNNING) && s->owner_pid == MyProcPid &&
 				same_service(async_generation[i]))
-				busy = true;
+				busy |= UINT64CONST(1) << i;
 		}
-		if (!busy)
+		if (busy == 0)
 			return;
 		if (waited_out(&start))
 		{
+			/* the pins go next: no copy of these requests' pages is kept */
+			for (uint64 m = busy; m != 0; m &= m - 1)
+				pg_atomic_write_u32(&gpuhash_svc->slots[pg_rightmost_one_pos64(m)].pins_going, 1);
+			pg_memory_barrier();
 			ereport(LOG,
 					(errmsg("gpuhash: the GPU service did not answer the requests of an aborting transaction within %d ms",
 							SVC_SETTLE_MS)));
