@@ -120,6 +120,9 @@ fi
 say "GPU service: concurrent sessions, killed backend, timeouts and cancels, memory, service restart after SIGTERM"
 test/service_check.sh || die "GPU service checks failed"
 
+say "old snapshots: \"snapshot too old\" as PostgreSQL raises it, GPU join off, by tuples, by pages"
+test/old_snapshot_check.sh "$device" || die "the old-snapshot check failed"
+
 # random join queries, GPU join off vs forced on, on this device: a fixed
 # seed set, 400 queries (test/fuzz/README.md; longer runs take other seeds).
 # One session, in the database that has gpuhash_info(): after each query the

@@ -253,6 +253,8 @@ gpuhash_heap_getpage(TableScanDesc sscan, BlockNumber blk)
 	buf = gpuhash_read_hinted_buffer(rel, blk, scan->rs_strategy);
 	page = BufferGetPage(buf);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	/* as heapgetpage: a page changed past an old snapshot's horizon errors */
+	TestForOldSnapshot(sscan->rs_snapshot, rel, page);
 	maxoff = PageGetMaxOffsetNumber(page);
 	if (!PageIsAllVisible(page) || maxoff > MaxHeapTuplesPerPage)
 	{

@@ -163,6 +163,8 @@ gpuhash_page_add(GpuHeapScan *os, GpuPagePath *pp, GpuPageReq *r, Buffer *pins, 
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
+	/* as heapgetpage: a page changed past an old snapshot's horizon errors */
+	TestForOldSnapshot(os->snapshot, os->rel, page);
 	/* (more line pointers than a heap page holds: heapam decides, below) */
 	if (PageIsAllVisible(page) && !os->snapshot->takenDuringRecovery &&
 		PageGetMaxOffsetNumber(page) <= GH_PAGE_MAX_TUPLES)
