@@ -61,13 +61,35 @@ gh_at_fadd(double *p, double v)
 	return o;
 }
 
+#if defined(__CUDA_ARCH__)
+/*
+ * A float4 added atomically with IEEE subnormals kept: the f32 global
+ * atomic add (atomicAdd(float *)) flushes subnormal inputs and results to
+ * zero, where float4pl keeps them.  A CAS loop of a plain add instead.
+ */
+__device__ inline float
+gh_fadd4_cas(float *p, float v)
+{
+	unsigned int *a = (unsigned int *) p;
+	unsigned int old = *a,
+				seen;
+
+	do
+	{
+		seen = old;
+		old = atomicCAS(a, seen, __float_as_uint(__fadd_rn(__uint_as_float(seen), v)));
+	} while (old != seen);
+	return __uint_as_float(old);
+}
+#endif
+
 template <bool A = true>
 GH_HD float
 gh_at_fadd4(float *p, float v)
 {
 	float		o;
 
-	GH_AT(o = atomicAdd(p, v), (o = *p, *p = o + v));
+	GH_AT(o = gh_fadd4_cas(p, v), (o = *p, *p = o + v));
 	return o;
 }
 

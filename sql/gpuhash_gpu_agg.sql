@@ -161,6 +161,11 @@ INSERT INTO ga_big VALUES (3e38, 1e308), (3e38, 1e308);
 SELECT ga_error('SELECT sum(f8) FROM ga_big');
 SELECT ga_error('SELECT sum(f4) FROM ga_big');
 SELECT * FROM ga_check('SELECT avg(f4), count(*) FROM ga_big');
+-- float4 subnormals are kept as float4pl keeps them, one by one and summed
+CREATE TABLE ga_tiny (k int, f4 float4);
+INSERT INTO ga_tiny VALUES (1, 1e-40), (2, 1.5e-38), (2, -1e-38), (3, 1e-45), (3, 1e-45);
+SELECT * FROM ga_check('SELECT k, sum(f4), count(*) FROM ga_tiny GROUP BY k');
+SELECT k, sum(f4) FROM ga_tiny GROUP BY k ORDER BY k;
 
 -- rescans: the aggregate under a correlated subquery
 SELECT * FROM ga_check('SELECT k, (SELECT sum(n) FROM ga_t WHERE g = k), (SELECT count(*) FROM ga_t t WHERE t.gc = s.c) FROM generate_series(-1, 7) k, (VALUES (''A''), (''N''), (NULL)) s(c)');
