@@ -305,8 +305,6 @@ gpuhash_dim_pages_rows(struct GpuPageReq *req, const gh_page_scan *scan, const i
 	const uint8 *data;
 	size_t		bytes;
 
-	*n_rows = *heap_bytes = 0;
-	memset(stats, 0, sizeof(*stats));
 	if (req->in_flight)
 	{
 		req->in_flight = false;
@@ -320,6 +318,7 @@ gpuhash_dim_pages_rows(struct GpuPageReq *req, const gh_page_scan *scan, const i
 							 heap_bytes, stats))
 		return true;
 
+	/* what a failed service walk left in the outputs goes */
 	data = req->in_place ? (const uint8 *) BufferBlocks : req->pages;
 	bytes = req->in_place ? (size_t) NBuffers * BLCKSZ : (size_t) req->n_pages * GH_PAGE_SIZE;
 	*n_rows = *heap_bytes = 0;

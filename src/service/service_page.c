@@ -459,9 +459,9 @@ svc_serve_table_page(SvcSlot *s, SvcTable *t)
 	st = walk_request(s, &lay, t->table, lane, &hold, &stats);
 
 	/*
-	 * The lane back first: after a failed walk that waits for its stream,
-	 * whose fills may still be writing the entries the hold names, which
-	 * another walk may take once they are released.
+	 * The lane back before the cache entries: after a failed walk, giving
+	 * the lane back waits for its stream, whose fills may still be writing
+	 * the entries the hold names; released, another walk may take them.
 	 */
 	pthread_mutex_lock(&t->copy_lock[l]);
 	gh_page_lane_give(t->table, lane, st == GH_OK ? &stats : NULL);
