@@ -382,6 +382,23 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 }
 
 /*
+ * Carried columns (agg_join_carry.c): before its first group goes up, a
+ * participant hashes every inner row (all of a shared dimension's) by its
+ * inner group columns, a tuple deformed and an operator per column as a
+ * Hash node's build charges; each group it hands up then looks its row up
+ * and reads the carried columns, an operator each.
+ */
+void
+gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int ngroupcols, int ncarried)
+{
+	Cost		c = inner_rows * (cpu_tuple_cost + cpu_operator_cost * ngroupcols) +
+		cpath->path.rows * cpu_operator_cost * (ngroupcols + ncarried);
+
+	cpath->path.startup_cost += c;
+	cpath->path.total_cost += c;
+}
+
+/*
  * A star's further dimension (agg_star_paths.c), beyond what
  * gpuhash_cost_preagg_join prices for the first: its plan run to its end
  * and its rows built (the tuple build's constants), once per participant,

@@ -139,6 +139,15 @@ group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *
 								  &isnull);
 		slot->tts_isnull[k] = isnull;
 	}
+	/* inner columns the group determines, read from all inner rows (agg_join_carry.c) */
+	if (as->join != NULL && as->join->carry != NULL)
+	{
+		if (!as->join->rows_loaded && as->join->shared != NULL)
+			gpuhash_agg_join_par_load(as->join);
+		else if (!as->join->rows_loaded)
+			gpuhash_agg_join_load_rows(as);
+		gpuhash_agg_carry_group(as, slot);
+	}
 	for (int a = 0; a < as->naggs; a++)
 	{
 		const gh_agg_state *st = &g->states[i * na + a];
@@ -566,11 +575,14 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
 	bool		useprefix = es->verbose;
-	StringInfoData buf;
+	StringInfoData buf,
+				carried;
 	ListCell   *lc;
-	int			a = 0;
+	int			a = 0,
+				c = 0;
 
 	initStringInfo(&buf);
+	initStringInfo(&carried);
 	foreach(lc, cscan->custom_scan_tlist)
 	{
 		int			k = foreach_current_index(lc);
@@ -582,9 +594,16 @@ explain_preagg(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfoString(&buf, a++ > 0 ? ", " : as->nkeys > 0 ? ", aggregates " :
 								   "aggregates ");
 		else
+		{
+			/* a column the group determines (agg_join_carry.c) */
+			if (!lfirst_node(TargetEntry, lc)->resjunk)
+				appendStringInfo(&carried, "%s%s", c++ > 0 ? ", " : ", carried ",
+								 deparse_expression(e, context, useprefix, false));
 			continue;
+		}
 		appendStringInfoString(&buf, deparse_expression(e, context, useprefix, false));
 	}
+	appendStringInfoString(&buf, carried.data);
 	ExplainPropertyText("GPU Aggregate", buf.data, es);
 
 	/*

@@ -56,6 +56,7 @@ void
 gpuhash_agg_join_release(GpuAggJoin *j)
 {
 	gpuhash_agg_join_free_dim(j);
+	gpuhash_agg_carry_release(j->carry);
 	MemoryContextReset(j->rows_cxt);
 	j->rows = NULL;
 	j->nrows = j->cap = 0;
@@ -356,6 +357,8 @@ gpuhash_agg_join_cpu_row(GpuPreAggState *as, TupleTableSlot *slot)
 	for (int k = 0; k < as->nkeys; k++)
 		slot->tts_values[k] = ExecEvalExpr(j->group_states[k], econtext,
 										   &slot->tts_isnull[k]);
+	if (j->carry != NULL)
+		gpuhash_agg_carry_pair(j->carry, j->row_slot, slot);
 	for (int a = 0; a < as->naggs; a++)
 	{
 		GpuAggSupport s = as->aggs[a];
@@ -424,6 +427,7 @@ gpuhash_agg_join_explain(GpuPreAggState *as, List *context, bool useprefix, Expl
 	if (j->inner_batches > 1)
 		ExplainPropertyInteger("Inner Batches", NULL, j->inner_batches, es);
 	ExplainPropertyUInteger("Dimension Bytes", NULL, j->dim_bytes, es);
+	gpuhash_agg_carry_explain(j->carry, es);
 	if (es->timing)
 		ExplainPropertyFloat("Dimension Build Time", "ms", j->build_ms, 3, es);
 	gpuhash_agg_join_explain_build(as, es);

@@ -179,6 +179,12 @@ typedef struct GpuAggJoin
 	uint64		star_pos;
 	bool		star_started;
 	bool		star_empty;
+
+	/*
+	 * The carried columns (agg_join_carry.c): inner columns handed up
+	 * ungrouped; NULL: none
+	 */
+	struct GpuAggCarry *carry;
 } GpuAggJoin;
 
 /* agg_join_compile.c */
@@ -190,6 +196,17 @@ extern void gpuhash_agg_join_cpu_init(GpuPreAggState *as, CustomScan *cscan);
 typedef ExprState *(*GpuAggFormExpr) (GpuPreAggState *as, Node *e, void *arg);
 extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 										  GpuAggFormExpr form, void *arg);
+
+/* agg_join_carry.c */
+struct GpuAggCarry;
+extern struct GpuAggCarry *gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j,
+												  CustomScan *cscan, EState *estate,
+												  TupleDesc inner_desc);
+extern void gpuhash_agg_carry_group(GpuPreAggState *as, TupleTableSlot *slot);
+extern void gpuhash_agg_carry_pair(struct GpuAggCarry *c, TupleTableSlot *row,
+								   TupleTableSlot *slot);
+extern void gpuhash_agg_carry_release(struct GpuAggCarry *c);
+extern void gpuhash_agg_carry_explain(struct GpuAggCarry *c, ExplainState *es);
 
 /* agg_join_batches.c */
 extern bool gpuhash_agg_join_can_batch(GpuPreAggState *as);
@@ -230,14 +247,15 @@ extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *
 /*
  * Could the node's inner rows go to batches (agg_join_batches.c), wherever
  * they come from?  An inner join (an outer join's unmatched rows are per
- * batch: not built), groups not owned.  A dimension being made from pages
+ * batch: not built), groups not owned, no carried columns (their table
+ * needs every inner row at once: agg_join_carry.c).  A dimension being made from pages
  * asks this before its walk, to give the pages up past the limit
  * (agg_join_pages.c).
  */
 static inline bool
 gpuhash_agg_join_batchable(GpuPreAggState *as)
 {
-	return !as->join->preserve_inner && as->exch == NULL;
+	return !as->join->preserve_inner && as->exch == NULL && as->join->carry == NULL;
 }
 
 /* agg_join_pages.c */

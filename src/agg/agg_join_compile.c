@@ -128,10 +128,17 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 	j->cols = palloc(sizeof(GpuAggInnerCol));
 	foreach(lc, tlist)
 	{
-		/* junk entries: the quals' and join clauses' columns, not the node's */
-		if (!lfirst_node(TargetEntry, lc)->resjunk)
-			add_inner_cols(j, (Node *) lfirst_node(TargetEntry, lc)->expr, scanrelid);
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		/*
+		 * junk entries: the quals' and join clauses' columns, not the
+		 * node's; carried columns: read from the inner rows by the CPU
+		 */
+		if (!tle->resjunk &&
+			(foreach_current_index(lc) < as->nkeys || IsA(tle->expr, Aggref)))
+			add_inner_cols(j, (Node *) tle->expr, scanrelid);
 	}
+	j->carry = gpuhash_agg_carry_init(as, j, cscan, estate, ExecGetResultType(j->inner_ps));
 	add_inner_cols(j, (Node *) j->join_quals, scanrelid);
 	j->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg inner rows",
 										ALLOCSET_DEFAULT_SIZES);

@@ -90,6 +90,9 @@ gpuhash_agg_join_pages_plan(GpuPreAggState *as)
 	 */
 	if (j->preserve_inner && j->shared_plan)
 		return;
+	/* carried columns are read from the plan's rows (agg_join_carry.c) */
+	if (j->carry != NULL)
+		return;
 	if (!gpuhash_page_scan || !gpuhash_dimension_pages || !IsA(inner, SeqScan) ||
 		(inner->parallel_aware && !j->shared_plan) ||
 		j->ncols > GH_AGG_MAX_INNER || j->njoinkeys > GH_PAGE_MAX_KEYS ||

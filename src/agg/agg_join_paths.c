@@ -53,6 +53,8 @@ typedef struct JoinAgg
 	List	   *inner_keys;		/* expressions over I */
 	List	   *clauses;		/* the join's further clauses, bare */
 	List	   *conds;			/* the aggregates' CASE conditions */
+	List	   *carried;		/* I's columns the GROUP BY determines
+								 * (gpuhash_preagg_target_ok) */
 	AttrNumber	cols[GH_AGG_TARGET_COLS];	/* R's columns read */
 	int			ncols;
 	bool		preserve_inner; /* I LEFT JOIN R (agg_join_outer.c) */
@@ -126,15 +128,19 @@ split_clauses(GpuAggJoinStash *st, JoinAgg *ja)
  * The columns of I that the dimension keeps (those the group columns,
  * arguments, conditions and further clauses read) and those the inner
  * keys read: each must be in the inner plan's output (the executor finds
- * it there), the kept ones no more than a dimension holds.  R's columns
+ * it there), the kept ones no more than a dimension holds; the carried
+ * columns are read from the inner rows on the CPU, never kept in it.  R's columns
  * that the conditions and clauses read are added to those the walker reads.
  */
 static bool
 columns_ok(PathTarget *target, JoinAgg *ja, int *ninner)
 {
-	List	   *kept = pull_var_clause((Node *) list_make3(target->exprs, ja->conds, ja->clauses),
+	List	   *kept = pull_var_clause((Node *) list_make3(list_difference_ptr(target->exprs,
+																			   ja->carried),
+														  ja->conds, ja->clauses),
 									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
-	List	   *keyvars = pull_var_clause((Node *) ja->inner_keys, PVC_RECURSE_PLACEHOLDERS);
+	List	   *keyvars = pull_var_clause((Node *) list_concat_copy(ja->inner_keys, ja->carried),
+										  PVC_RECURSE_PLACEHOLDERS);
 	int			nkept = list_length(kept);
 	List	   *distinct = NIL;
 	ListCell   *lc;
@@ -258,6 +264,10 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 							 gpuhash_preagg_groups(root, extra, input_rel->rows) : -1.0);
 	if (ja->preserve_inner)
 		cost_unmatched_fold(cp, ja->inner_path->rows);
+	if (ja->carried != NIL)
+		gpuhash_cost_preagg_carry(cp, shared_inner ? ja->inner->rows : ja->inner_path->rows,
+								  list_length(root->parse->groupClause),
+								  list_length(ja->carried));
 	return cp;
 }
 
@@ -332,7 +342,8 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	}
 	if (!split_clauses(st, &ja) ||
 		!gpuhash_preagg_target_ok(root, target, ja.rel->relid, ja.inner->relids,
-								  ja.cols, &ja.ncols, &ja.conds) ||
+								  ja.cols, &ja.ncols, &ja.conds,
+								  ja.preserve_inner ? NULL : &ja.carried) ||
 		!columns_ok(target, &ja, &ninner))
 		return;
 	/* the executor compiles both into one program: so here */
@@ -371,14 +382,20 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 	 * (agg_join_par.c), as a Parallel Hash shares one table; add_path keeps
 	 * whichever of the two variants is cheaper.
 	 */
-	if (scan != NULL && gpuhash_preagg_shared_dim && ja.inner->reloptkind == RELOPT_BASEREL)
+	if (scan != NULL && gpuhash_preagg_shared_dim &&
+		(ja.inner->reloptkind == RELOPT_BASEREL || ja.inner->partial_pathlist != NIL))
 	{
 		/*
-		 * Only a base relation's Parallel Seq Scan for now: the executor
-		 * finds I's columns in its plan's output by following joins, not
-		 * the partial joins and appends other partial paths make.
+		 * A base relation's Parallel Seq Scan; a join's cheapest partial
+		 * path, whose plan's output the executor reads I's columns from
+		 * (agg_plan.c's inner_outputs)
 		 */
-		Path	   *pi = gpuhash_preagg_partial_seqscan(root, ja.inner);
+		Path	   *pi = ja.inner->reloptkind == RELOPT_BASEREL ?
+			gpuhash_preagg_partial_seqscan(root, ja.inner) :
+			linitial(ja.inner->partial_pathlist);
+
+		if (pi != NULL && pi->param_info != NULL)
+			pi = NULL;
 
 		if (pi != NULL && pi->parallel_safe &&
 			dim_fits(root, &ja, pi, ninner, ja.inner->rows, true))

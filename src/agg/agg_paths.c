@@ -86,15 +86,21 @@ gpuhash_preagg_add_col(AttrNumber *cols, int *ncols, AttrNumber attno)
 /*
  * Can the GPU produce target, a partial grouping target: the group columns
  * first, each a key the GPU packs, then partial Aggrefs it folds exactly,
- * and nothing else (not a column the GROUP BY determines functionally, not
- * a placeholder); no more keys or aggregates than a gh_agg_prog holds.
- * Over a join (inner_relids not NULL) keys and arguments may also be
- * columns of the inner side, and an aggregate's CASE condition goes to
- * *conds.  cols[] gets relid's columns the keys and arguments read.
+ * and nothing else (not a placeholder); no more keys or aggregates than a
+ * gh_agg_prog holds.  Over a join (inner_relids not NULL) keys and
+ * arguments may also be columns of the inner side, and an aggregate's CASE
+ * condition goes to *conds.  Where carried is not NULL, a plain column of
+ * the inner side that is no group column is taken too and appended to
+ * *carried: the parser let it stand ungrouped only because the GROUP BY
+ * holds its relation's primary key (check_functional_grouping), so every
+ * row of a group has its one value, which the executor takes from one
+ * inner row of the group (agg_join_carry.c).  cols[] gets relid's columns
+ * the keys and arguments read.
  */
 bool
 gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
-						 Relids inner_relids, AttrNumber *cols, int *ncols, List **conds)
+						 Relids inner_relids, AttrNumber *cols, int *ncols, List **conds,
+						 List **carried)
 {
 	Query	   *parse = root->parse;
 	int			i = 0,
@@ -120,8 +126,8 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 			uint8		conv,
 						width;
 
-			if (naggs > 0)
-				why = "a group column after an aggregate";
+			if (naggs > 0 || (carried != NULL && *carried != NIL))
+				why = "a group column after an aggregate or a carried column";
 			else if (inner_relids ?
 					 gpuhash_agg_key_supported_join(e, relid, inner_relids, &conv, &width, &why) :
 					 gpuhash_agg_key_supported(e, relid, &conv, &width, &why))
@@ -150,6 +156,13 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 				naggs++;
 				continue;
 			}
+		}
+		else if (carried != NULL && IsA(e, Var) && ((Var *) e)->varlevelsup == 0 &&
+				 ((Var *) e)->varattno > 0 &&
+				 bms_is_member(((Var *) e)->varno, inner_relids))
+		{
+			*carried = lappend(*carried, e);
+			continue;
 		}
 		else
 			why = "a column that is neither a group column nor an aggregate";
@@ -511,7 +524,7 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 	}
 	else
 		target = gpuhash_preagg_partial_target(root, grouped_rel->reltarget, extra->havingQual);
-	if (!gpuhash_preagg_target_ok(root, target, input_rel->relid, NULL, cols, &ncols, NULL) ||
+	if (!gpuhash_preagg_target_ok(root, target, input_rel->relid, NULL, cols, &ncols, NULL, NULL) ||
 		!gpuhash_preagg_walker_takes(root, input_rel, NULL, NULL, NULL, 0, cols, ncols) ||
 		gpuhash_plan_device() < 0)
 		return;

@@ -67,10 +67,12 @@ plan_preagg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tli
 		Expr	   *e = lfirst(lc);
 		TargetEntry *tle;
 
-		if (!IsA(e, Aggref))
-			ngroupcols++;
 		tle = makeTargetEntry(copyObject(e), i + 1, NULL, false);
 		tle->ressortgroupref = get_pathtarget_sortgroupref(target, i);
+		/* the group columns lead; a carried column (agg_join_carry.c) is none */
+		if (!IsA(e, Aggref) && tle->ressortgroupref != 0 && root->parse->groupClause != NIL &&
+			get_sortgroupref_clause_noerr(tle->ressortgroupref, root->parse->groupClause) != NULL)
+			ngroupcols++;
 		out_tlist = lappend(out_tlist, tle);
 		scan_tlist = lappend(scan_tlist, makeTargetEntry(copyObject(e), i + 1, NULL, false));
 		i++;

@@ -74,7 +74,7 @@ extern void gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel,
 extern void gpuhash_preagg_add_col(AttrNumber *cols, int *ncols, AttrNumber attno);
 extern bool gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 									 Relids inner_relids, AttrNumber *cols, int *ncols,
-									 List **conds);
+									 List **conds, List **carried);
 extern bool gpuhash_preagg_query_ok(PlannerInfo *root, GroupPathExtraData *extra);
 extern bool gpuhash_preagg_rel_ok(PlannerInfo *root, RelOptInfo *rel);
 extern bool gpuhash_preagg_walker_takes(PlannerInfo *root, RelOptInfo *rel,
@@ -154,6 +154,8 @@ extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOp
 									 double all_groups);
 extern double gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner,
 										double rows, bool shared, bool preserve_inner);
+extern void gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int ngroupcols,
+									  int ncarried);
 extern void gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel,
 										 Path *inner_path, int nkeys, int ninner,
 										 Path *partial_scan);

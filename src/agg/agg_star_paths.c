@@ -467,7 +467,7 @@ try_star(StarSearch *ss, int nparts)
 	}
 	if (!star_clauses(root, &s, s.rel->joininfo) ||
 		!gpuhash_preagg_target_ok(root, ss->target, s.rel->relid, ss->inner_relids,
-								  s.cols, &s.ncols, &s.conds) ||
+								  s.cols, &s.ncols, &s.conds, NULL) ||
 		!star_columns(&s, ss->target))
 		return;
 	if (!gpuhash_agg_qual_compiles(list_concat_copy(s.clauses, s.conds), s.rel->relid,

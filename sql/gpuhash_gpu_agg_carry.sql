@@ -1,0 +1,232 @@
+--
+-- The GPU aggregate over a join with carried columns: columns of the inner
+-- side that the query outputs without grouping by them, which PostgreSQL
+-- allows because the GROUP BY holds their relation's primary key (TPC-H
+-- Q10's c_name, c_address, c_comment under GROUP BY c_custkey).  The GPU
+-- folds the groups without them; each group takes them from one inner row
+-- of its inner group columns (src/agg/agg_join_carry.c).  Each query runs
+-- all PostgreSQL's, then with the GPU aggregate on; the results are
+-- compared as multisets of text rows, and ca_check says whether the second
+-- plan carried columns (EXPLAIN's "carried" in its GPU Aggregate line).
+--
+SET client_min_messages = warning;
+SET max_parallel_workers_per_gather = 0;
+
+\i sql/agg_join_helpers.inc
+
+CREATE FUNCTION ca_check(q text, OUT rows bigint, OUT same boolean, OUT carried boolean)
+LANGUAGE sql AS $$ SELECT * FROM aj_check(q, '%GPU Aggregate:%carried%') $$;
+
+-- the plan's GPU Aggregate line and its dimension, costs off
+CREATE FUNCTION ca_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM aj_on();
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || q LOOP
+    IF l ~ '(GPU Aggregate|GPU Join|Dimension|GpuPreAgg)' THEN
+      RETURN NEXT regexp_replace(l, '^ *(->  )?', '');
+    END IF;
+  END LOOP;
+END $$;
+
+-- customers: a wide address and comment (some long enough to be TOASTed,
+-- compressed or out of line), NULLs among the carried columns, a char(n)
+-- phone; nations with a NULL name; orders and their lines.
+CREATE TABLE ca_nation (n_nationkey int4 PRIMARY KEY, n_name char(25), n_note text)
+  WITH (autovacuum_enabled = off);
+INSERT INTO ca_nation
+SELECT i, CASE WHEN i = 7 THEN NULL ELSE 'NATION ' || i END, 'note ' || i
+FROM generate_series(0, 24) i;
+CREATE TABLE ca_cust (
+  c_custkey int4 PRIMARY KEY, c_name varchar(25), c_address varchar(40), c_nationkey int4,
+  c_phone char(15), c_acctbal numeric(15,2), c_comment text, c_seg text)
+  WITH (autovacuum_enabled = off);
+ALTER TABLE ca_cust ALTER COLUMN c_comment SET STORAGE EXTERNAL;
+INSERT INTO ca_cust
+SELECT i, 'Customer#' || lpad(i::text, 9, '0'),
+       CASE WHEN i % 13 = 0 THEN NULL ELSE md5(i::text) END, i % 25,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE lpad((i % 1000)::text, 12, '0') END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE (i % 9999) - 999.99 + i / 100.0 END,
+       CASE WHEN i % 50 = 0 THEN repeat(md5(i::text), 100)
+            WHEN i % 11 = 0 THEN NULL ELSE 'comment ' || i || ' ' || md5((i * 3)::text) END,
+       (ARRAY['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'MACHINERY', 'HOUSEHOLD'])[i % 5 + 1]
+FROM generate_series(1, 3000) i;
+CREATE TABLE ca_ord (o_orderkey int8 PRIMARY KEY, o_custkey int4, o_orderdate date, o_prio int4)
+  WITH (autovacuum_enabled = off);
+INSERT INTO ca_ord
+SELECT i, 1 + (i * 7) % 2999, date '1993-01-01' + i % 700, i % 5
+FROM generate_series(1, 15000) i;
+CREATE TABLE ca_li (l_orderkey int8, l_price numeric(15,2), l_discount numeric(15,2),
+                    l_flag char(1), l_qty int4)
+  WITH (autovacuum_enabled = off);
+INSERT INTO ca_li
+SELECT 1 + i % 15000, (900 + i % 10000) / 10.0, (i % 11) / 100.0,
+       (ARRAY['R', 'A', 'N'])[i % 3 + 1], 1 + i % 50
+FROM generate_series(1, 60000) i;
+-- lines of no order, an order of no customer
+INSERT INTO ca_li VALUES (99999, 10.00, 0.01, 'R', 3), (NULL, 5.00, 0.00, 'R', 1);
+INSERT INTO ca_ord VALUES (20000, 99999, date '1993-10-15', 1);
+INSERT INTO ca_li VALUES (20000, 7.00, 0.02, 'R', 2);
+VACUUM ANALYZE ca_nation, ca_cust, ca_ord, ca_li;
+
+-- TPC-H Q10's shape: the customer's columns carried, grouped by its key and the nation's name
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li, ca_nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_flag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment $$);
+SELECT * FROM ca_plan($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li, ca_nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_flag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment $$);
+
+-- the top 20 of it, as Q10 asks, its ties broken by the key
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li, ca_nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_flag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
+ORDER BY revenue DESC, c_custkey LIMIT 20 $$);
+
+-- carried columns only inside expressions, in HAVING and ORDER BY
+SELECT * FROM ca_check($$
+SELECT c_custkey, upper(c_name) || coalesce(c_phone, '-'), count(*), min(l_qty), max(l_qty),
+       length(c_comment)
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+GROUP BY c_custkey
+HAVING count(*) > 21 OR c_seg = 'BUILDING' OR c_acctbal IS NULL
+ORDER BY c_address NULLS FIRST, c_custkey $$);
+
+-- a base relation's key carries its columns: the order's date and priority
+SELECT * FROM ca_check($$
+SELECT o_orderkey, o_orderdate, o_prio, sum(l_qty), avg(l_price), count(*)
+FROM ca_ord, ca_li
+WHERE l_orderkey = o_orderkey AND l_flag <> 'N'
+GROUP BY o_orderkey $$);
+
+-- an inner group column that is NULL (a nation without a name; a
+-- customer without a phone, char(n))
+SELECT * FROM ca_check($$
+SELECT n_nationkey, n_name, n_note, count(*), sum(l_qty)
+FROM ca_nation, ca_cust, ca_ord, ca_li
+WHERE n_nationkey = c_nationkey AND c_custkey = o_custkey AND l_orderkey = o_orderkey
+GROUP BY n_nationkey $$);
+SELECT * FROM ca_check($$
+SELECT c_phone, c_custkey, c_comment, c_acctbal, count(*)
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+GROUP BY c_phone, c_custkey $$);
+
+-- no row at all
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_qty)
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_qty > 1000
+GROUP BY c_custkey $$);
+
+-- a column of the walked side is never carried: declined, PostgreSQL's plan
+CREATE TABLE ca_li_pk (l_orderkey int8, l_line int4, l_note text, l_qty int4,
+                       PRIMARY KEY (l_orderkey, l_line)) WITH (autovacuum_enabled = off);
+INSERT INTO ca_li_pk SELECT 1 + i % 15000, i, 'line ' || i, i % 7 FROM generate_series(1, 30000) i;
+ANALYZE ca_li_pk;
+SELECT * FROM ca_check($$
+SELECT l_orderkey, l_line, l_note, sum(l_qty), max(o_prio)
+FROM ca_li_pk, ca_ord WHERE l_orderkey = o_orderkey
+GROUP BY l_orderkey, l_line $$);
+
+-- an outer join preserving the inner side carries nothing: declined
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, count(l_qty)
+FROM ca_cust LEFT JOIN ca_ord ON c_custkey = o_custkey LEFT JOIN ca_li ON l_orderkey = o_orderkey
+GROUP BY c_custkey $$);
+
+-- in parallel: one dimension shared by all (the inner side's partial
+-- plan, a join; a base relation's), then one per participant; the groups
+-- resident on the device or not
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+SELECT * FROM ca_plan($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+SELECT * FROM ca_check($$
+SELECT o_orderkey, o_orderdate, o_prio, sum(l_qty), avg(l_price), count(*)
+FROM ca_ord, ca_li
+WHERE l_orderkey = o_orderkey AND l_flag <> 'N'
+GROUP BY o_orderkey $$);
+SET gpuhash.shared_dimension = off;
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+RESET gpuhash.shared_dimension;
+SET gpuhash.resident_groups = off;
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+RESET gpuhash.resident_groups;
+SET gpuhash.resident_groups = on;
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+RESET gpuhash.resident_groups;
+
+-- rescans: a subplan run once per outer row runs the node again, its
+-- table of carried rows built again
+RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM aj_check($$
+SELECT g, (SELECT string_agg(x.c_name || ':' || x.q, ',' ORDER BY x.c_custkey)
+           FROM (SELECT c_custkey, c_name, sum(l_qty) AS q
+                 FROM ca_cust, ca_ord, ca_li
+                 WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+                 GROUP BY c_custkey) x
+           WHERE x.c_custkey % 1000 = g)
+FROM generate_series(0, 2) g $$, '%GPU Aggregate:%carried%');
+
+-- a scroll cursor over it, read forwards, backwards and from the start
+BEGIN;
+SELECT aj_on();
+DECLARE ca_cur SCROLL CURSOR FOR
+SELECT c_custkey, c_name, length(c_comment), sum(l_qty) AS q
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+GROUP BY c_custkey ORDER BY c_custkey;
+FETCH 2 FROM ca_cur;
+FETCH LAST FROM ca_cur;
+FETCH ABSOLUTE 1 FROM ca_cur;
+COMMIT;
+SELECT c_custkey, c_name, length(c_comment), sum(l_qty) AS q
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+GROUP BY c_custkey ORDER BY c_custkey LIMIT 2;
