@@ -146,6 +146,32 @@ SELECT l_orderkey, l_line, l_note, sum(l_qty), max(o_prio)
 FROM ca_li_pk, ca_ord WHERE l_orderkey = o_orderkey
 GROUP BY l_orderkey, l_line $$);
 
+-- an oid key past 2^31 (a tuple's Datum sign-extends it, the GPU's key
+-- does not) carries its name
+CREATE TABLE ca_obj (o_id oid PRIMARY KEY, o_name text) WITH (autovacuum_enabled = off);
+INSERT INTO ca_obj SELECT (3000000000 + i)::oid, 'object ' || i FROM generate_series(0, 99) i;
+INSERT INTO ca_obj VALUES (7, 'seven');
+CREATE TABLE ca_use (u_obj oid, u_n int4) WITH (autovacuum_enabled = off);
+INSERT INTO ca_use SELECT CASE WHEN i % 11 = 0 THEN 7 ELSE (3000000000 + i % 100)::oid END, i
+FROM generate_series(1, 20000) i;
+ANALYZE ca_obj, ca_use;
+SELECT * FROM ca_check($$
+SELECT o_id, o_name, count(*), sum(u_n)
+FROM ca_use, ca_obj WHERE u_obj = o_id
+GROUP BY o_id $$);
+
+-- a plain inheritance parent's key is no key of its children's rows: not
+-- carried (PostgreSQL's value is one of the group's rows)
+CREATE TABLE ca_par (p_id int4 PRIMARY KEY, p_g int4, p_name text);
+CREATE TABLE ca_chi () INHERITS (ca_par);
+INSERT INTO ca_par VALUES (1, 1, 'parent');
+INSERT INTO ca_chi VALUES (1, 2, 'child');
+CREATE TABLE ca_f (f_g int4, f_x int4) WITH (autovacuum_enabled = off);
+INSERT INTO ca_f SELECT 2, i FROM generate_series(1, 20000) i;
+ANALYZE ca_par, ca_chi, ca_f;
+SELECT * FROM ca_check($$
+SELECT p_id, p_name, sum(f_x) FROM ca_f JOIN ca_par ON f_g = p_g GROUP BY p_id $$);
+
 -- an outer join preserving the inner side carries nothing: declined
 SELECT * FROM ca_check($$
 SELECT c_custkey, c_name, count(l_qty)

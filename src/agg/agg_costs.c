@@ -302,12 +302,12 @@ dim_pages_cost(Path *inner_path, int ninner, int width, double shared_rows)
  */
 double
 gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner, double rows,
-						  bool shared, bool preserve_inner)
+						  bool shared, bool preserve_inner, bool from_rows)
 {
 	double		width = Max(inner_path->pathtarget->width, 0);
 	double		tuples = rows * (width + 32.0);
 
-	if (!(preserve_inner && shared) && inner_by_pages(root, inner_path, shared))
+	if (!(preserve_inner && shared) && !from_rows && inner_by_pages(root, inner_path, shared))
 		return Max(tuples, rows * (sizeof(uint64) + sizeof(gh_agg_inval) * Max(ninner, 1) +
 								   (ninner > 0 ? width : 0.0)));
 	return tuples;
@@ -319,13 +319,14 @@ gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner, doubl
  * rows (nkeys key columns, ninner columns kept), and every pair the join's
  * further clauses pass folded.  pairs and groups: one participant's.  An
  * outer join preserving the inner side with a shared dimension builds from
- * the plan's rows (agg_join_pages.c).
+ * the plan's rows (agg_join_pages.c), as does a plan with carried columns
+ * (from_rows: agg_join_carry.c).
  */
 void
 gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baserel,
 						 Path *inner_path, int nkeys, int ninner, Path *partial_scan,
 						 double pairs, double groups, double shared_rows, bool preserve_inner,
-						 double all_groups)
+						 double all_groups, bool from_rows)
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	int			width = inner_path->pathtarget->width;
@@ -341,7 +342,7 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 	 * rows, and one of them builds the one dimension from all shared_rows
 	 * while the others wait.
 	 */
-	if (!(preserve_inner && shared_rows >= 0.0) && gpuhash_page_cpu_cost >= 0 &&
+	if (!(preserve_inner && shared_rows >= 0.0) && !from_rows && gpuhash_page_cpu_cost >= 0 &&
 		inner_by_pages(root, inner_path, shared_rows >= 0.0))
 	{
 		startup += dim_pages_cost(inner_path, ninner, width, shared_rows);

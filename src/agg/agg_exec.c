@@ -142,10 +142,9 @@ group_row(GpuPreAggState *as, const gh_agg_groups *g, uint64 i, TupleTableSlot *
 	/* inner columns the group determines, read from all inner rows (agg_join_carry.c) */
 	if (as->join != NULL && as->join->carry != NULL)
 	{
+		/* a dimension per participant holds its rows from the start */
 		if (!as->join->rows_loaded && as->join->shared != NULL)
 			gpuhash_agg_join_par_load(as->join);
-		else if (!as->join->rows_loaded)
-			gpuhash_agg_join_load_rows(as);
 		gpuhash_agg_carry_group(as, slot);
 	}
 	for (int a = 0; a < as->naggs; a++)

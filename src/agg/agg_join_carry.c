@@ -42,6 +42,7 @@ typedef struct GpuAggCarry
 	int		   *ikey;			/* ... their index among the group columns */
 	int		   *ikey_tlpos;		/* ... and inner plan position */
 	bool	   *ikey_byval;
+	int16	   *ikey_len;		/* a by-value key's length */
 	bool	   *ikey_bpchar;	/* compared as bpchar: trailing spaces not */
 	TupleTableSlot *slot;		/* an inner row being hashed */
 
@@ -97,6 +98,7 @@ gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j, CustomScan *cscan, ESt
 	c->ikey = palloc(sizeof(int) * Max(as->nkeys, 1));
 	c->ikey_tlpos = palloc(sizeof(int) * Max(as->nkeys, 1));
 	c->ikey_byval = palloc(sizeof(bool) * Max(as->nkeys, 1));
+	c->ikey_len = palloc(sizeof(int16) * Max(as->nkeys, 1));
 	c->ikey_bpchar = palloc(sizeof(bool) * Max(as->nkeys, 1));
 	for (int k = 0; k < as->nkeys; k++)
 	{
@@ -119,6 +121,7 @@ gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j, CustomScan *cscan, ESt
 		if (!byval && len != -1)
 			elog(ERROR, "gpuhash: a carried column's group key of type %u", t);
 		c->ikey_byval[c->nikeys] = byval;
+		c->ikey_len[c->nikeys] = len;
 		c->ikey_bpchar[c->nikeys] = t == BPCHAROID;
 		c->nikeys++;
 	}
@@ -131,6 +134,19 @@ gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j, CustomScan *cscan, ESt
 		elog(ERROR, "gpuhash: GpuPreAgg carries inner columns without an inner group column");
 	c->slot = ExecInitExtraTupleSlot(estate, inner_desc, &TTSOpsMinimalTuple);
 	return c;
+}
+
+/*
+ * A by-value key's bits, its length's low bytes only: a tuple's 4-byte
+ * value is sign-extended into its Datum (fetch_att), the GPU's oid key
+ * zero-extended (ObjectIdGetDatum), and equal keys must compare equal.
+ */
+static uint64
+key_bits(Datum d, int16 len)
+{
+	if (len >= (int16) sizeof(Datum))
+		return (uint64) d;
+	return (uint64) d & ((UINT64CONST(1) << (8 * len)) - 1);
 }
 
 /* A text-like key's bytes as equality sees them: bpchar's trailing spaces not. */
@@ -165,7 +181,11 @@ key_hash(GpuAggCarry *c, const Datum *vals, const bool *nulls)
 		if (nulls[i])
 			x = 0x9e3779b9;
 		else if (c->ikey_byval[i])
-			x = hash_bytes_uint32((uint32) (vals[i] ^ (vals[i] >> 32)));
+		{
+			uint64		b = key_bits(vals[i], c->ikey_len[i]);
+
+			x = hash_bytes_uint32((uint32) (b ^ (b >> 32)));
+		}
 		else
 		{
 			int			len;
@@ -193,7 +213,7 @@ key_equal(GpuAggCarry *c, const Datum *vals, const bool *nulls)
 			continue;
 		if (c->ikey_byval[i])
 		{
-			if (d != vals[i])
+			if (key_bits(d, c->ikey_len[i]) != key_bits(vals[i], c->ikey_len[i]))
 				return false;
 		}
 		else
@@ -248,6 +268,7 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 	uint64		size = 16;
 	Datum	   *vals = palloc(sizeof(Datum) * c->nikeys);
 	bool	   *nulls = palloc(sizeof(bool) * c->nikeys);
+	MemoryContext tmp;
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
@@ -261,12 +282,17 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 	MemoryContextSwitchTo(old);
 	c->mask = size - 1;
 	c->entries = 0;
+	/* a compressed key's detoasted copy, each row's */
+	tmp = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg carried keys",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(tmp);
 	for (uint64 r = 0; r < j->nrows; r++)
 	{
 		MinimalTuple tup = j->rows[r].tup;
 		uint32		h;
 		uint64		s;
 
+		MemoryContextReset(tmp);
 		ExecStoreMinimalTuple(tup, c->slot, false);
 		for (int i = 0; i < c->nikeys; i++)
 			vals[i] = slot_getattr(c->slot, c->ikey_tlpos[i], &nulls[i]);
@@ -280,6 +306,8 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 		if ((r & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
 	pfree(vals);
 	pfree(nulls);
 	c->built = true;
@@ -341,15 +369,16 @@ gpuhash_agg_carry_release(GpuAggCarry *c)
 	c->built = false;
 	c->table = NULL;
 	c->hashes = NULL;
+	c->entries = 0;
 }
 
-/* EXPLAIN ANALYZE: the table's rows and its build. */
+/* EXPLAIN ANALYZE: the table's distinct inner group values and its build. */
 void
 gpuhash_agg_carry_explain(GpuAggCarry *c, ExplainState *es)
 {
 	if (c == NULL || !c->built)
 		return;
-	ExplainPropertyUInteger("Carried Rows", NULL, c->entries, es);
+	ExplainPropertyUInteger("Carried Keys", NULL, c->entries, es);
 	if (es->timing)
 		ExplainPropertyFloat("Carried Build Time", "ms", c->build_ms, 3, es);
 }

@@ -208,7 +208,11 @@ static bool
 dim_fits(PlannerInfo *root, JoinAgg *ja, Path *inner_path, int ninner, double rows, bool shared)
 {
 	double		bytes = gpuhash_preagg_dim_memory(root, inner_path, ninner, rows, shared,
-												  ja->preserve_inner);
+												  ja->preserve_inner, ja->carried != NIL);
+
+	/* carried columns: each participant's table of the rows (agg_join_carry.c) */
+	if (ja->carried != NIL)
+		bytes += rows * 2.0 * (sizeof(void *) + sizeof(uint32));
 
 	if (bytes > (double) gpuhash_max_inner_memory_kb * 1024.0)
 	{
@@ -221,6 +225,26 @@ dim_fits(PlannerInfo *root, JoinAgg *ja, Path *inner_path, int ninner, double ro
 		return false;
 	}
 	return true;
+}
+
+/* The group columns of target that are columns of I. */
+static int
+inner_group_columns(PathTarget *target, Relids inner_relids)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+
+		while (IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (get_pathtarget_sortgroupref(target, foreach_current_index(lc)) != 0 &&
+			IsA(e, Var) && bms_is_member(((Var *) e)->varno, inner_relids))
+			n++;
+	}
+	return n;
 }
 
 /* One CustomPath over the split, in parent (copied: relids of R and I). */
@@ -261,12 +285,13 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 							 gpuhash_preagg_groups(root, extra, pairs),
 							 shared_inner ? ja->inner->rows : -1.0, ja->preserve_inner,
 							 gpuhash_preagg_resident_planned(root) ?
-							 gpuhash_preagg_groups(root, extra, input_rel->rows) : -1.0);
+							 gpuhash_preagg_groups(root, extra, input_rel->rows) : -1.0,
+							 ja->carried != NIL);
 	if (ja->preserve_inner)
 		cost_unmatched_fold(cp, ja->inner_path->rows);
 	if (ja->carried != NIL)
 		gpuhash_cost_preagg_carry(cp, shared_inner ? ja->inner->rows : ja->inner_path->rows,
-								  list_length(root->parse->groupClause),
+								  inner_group_columns(target, ja->inner->relids),
 								  list_length(ja->carried));
 	return cp;
 }

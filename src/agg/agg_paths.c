@@ -25,6 +25,7 @@
 
 #include "access/table.h"
 #include "catalog/pg_class_d.h"
+#include "catalog/pg_constraint.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -81,6 +82,44 @@ gpuhash_preagg_add_col(AttrNumber *cols, int *ncols, AttrNumber attno)
 			return;
 	if (*ncols < GH_AGG_TARGET_COLS)
 		cols[(*ncols)++] = attno;
+}
+
+/*
+ * Does v's relation have a primary key whose every column is a group column
+ * of target, as a plain Var of the same relation?  Then every row of a
+ * group holds one row of v's relation and one value of v.  The parser
+ * allowed v ungrouped on that key (check_functional_grouping), but also
+ * on a plain inheritance parent's, which its children need not keep
+ * unique (remove_useless_groupby_columns skips those too): not here.
+ */
+static bool
+carried_ok(PlannerInfo *root, PathTarget *target, const Var *v)
+{
+	RangeTblEntry *rte = planner_rt_fetch(v->varno, root);
+	Bitmapset  *pk;
+	Oid			constraint;
+	int			i = 0;
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->inh && rte->relkind != RELKIND_PARTITIONED_TABLE))
+		return false;
+	pk = get_primary_key_attnos(rte->relid, false, &constraint);
+	if (pk == NULL)
+		return false;
+	foreach(lc, target->exprs)
+	{
+		Expr	   *e = lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i++);
+
+		while (IsA(e, RelabelType))
+			e = ((RelabelType *) e)->arg;
+		if (sgref != 0 && root->parse->groupClause != NIL &&
+			get_sortgroupref_clause_noerr(sgref, root->parse->groupClause) != NULL &&
+			IsA(e, Var) && ((Var *) e)->varno == v->varno && ((Var *) e)->varlevelsup == 0)
+			pk = bms_del_member(pk, ((Var *) e)->varattno - FirstLowInvalidHeapAttributeNumber);
+	}
+	return bms_is_empty(pk);
 }
 
 /*
@@ -161,8 +200,12 @@ gpuhash_preagg_target_ok(PlannerInfo *root, PathTarget *target, Index relid,
 				 ((Var *) e)->varattno > 0 &&
 				 bms_is_member(((Var *) e)->varno, inner_relids))
 		{
-			*carried = lappend(*carried, e);
-			continue;
+			if (carried_ok(root, target, (Var *) e))
+			{
+				*carried = lappend(*carried, e);
+				continue;
+			}
+			why = "a column whose relation's primary key is not among the group columns";
 		}
 		else
 			why = "a column that is neither a group column nor an aggregate";

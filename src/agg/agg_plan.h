@@ -151,9 +151,10 @@ extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOp
 									 Path *inner_path, int nkeys, int ninner,
 									 Path *partial_scan, double pairs, double groups,
 									 double shared_rows, bool preserve_inner,
-									 double all_groups);
+									 double all_groups, bool from_rows);
 extern double gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner,
-										double rows, bool shared, bool preserve_inner);
+										double rows, bool shared, bool preserve_inner,
+										bool from_rows);
 extern void gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int ngroupcols,
 									  int ncarried);
 extern void gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel,

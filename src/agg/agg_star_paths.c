@@ -409,7 +409,8 @@ make_star_path(StarSearch *ss, Star *s, RelOptInfo *parent, Path *partial_scan)
 							 Max(s->dim[0].ninner, 1), partial_scan, pairs,
 							 gpuhash_preagg_groups(root, ss->extra, pairs), -1.0, true,
 							 gpuhash_preagg_resident_planned(root) ?
-							 gpuhash_preagg_groups(root, ss->extra, ss->input_rel->rows) : -1.0);
+							 gpuhash_preagg_groups(root, ss->extra, ss->input_rel->rows) : -1.0,
+							 false);
 	for (int d = 1; d < s->ndims; d++)
 		gpuhash_cost_preagg_star_dim(cp, s->rel, s->dim[d].path, s->dim[d].nkeys,
 									 Max(s->dim[d].ninner, 1), partial_scan);
