@@ -70,34 +70,34 @@ INSERT INTO ca_ord VALUES (20000, 99999, date '1993-10-15', 1);
 INSERT INTO ca_li VALUES (20000, 7.00, 0.02, 'R', 2);
 VACUUM ANALYZE ca_nation, ca_cust, ca_ord, ca_li;
 
+-- the queries asked more than once: TPC-H Q10's shape; its customer's
+-- part alone; an order's key carrying the order's columns
+CREATE FUNCTION ca_q10() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li, ca_nation
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
+  AND l_flag = 'R' AND c_nationkey = n_nationkey
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment $q$ $f$;
+CREATE FUNCTION ca_qcust() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
+SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
+       c_address, c_phone, c_comment
+FROM ca_cust, ca_ord, ca_li
+WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
+GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $q$ $f$;
+CREATE FUNCTION ca_qord() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
+SELECT o_orderkey, o_orderdate, o_prio, sum(l_qty), avg(l_price), count(*)
+FROM ca_ord, ca_li
+WHERE l_orderkey = o_orderkey AND l_flag <> 'N'
+GROUP BY o_orderkey $q$ $f$;
+
 -- TPC-H Q10's shape: the customer's columns carried, grouped by its key and the nation's name
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li, ca_nation
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
-  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
-  AND l_flag = 'R' AND c_nationkey = n_nationkey
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment $$);
-SELECT * FROM ca_plan($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li, ca_nation
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
-  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
-  AND l_flag = 'R' AND c_nationkey = n_nationkey
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment $$);
+SELECT * FROM ca_check(ca_q10());
+SELECT * FROM ca_plan(ca_q10());
 
 -- the top 20 of it, as Q10 asks, its ties broken by the key
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal, n_name,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li, ca_nation
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
-  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1993-10-01' + interval '3' month
-  AND l_flag = 'R' AND c_nationkey = n_nationkey
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, n_name, c_address, c_comment
-ORDER BY revenue DESC, c_custkey LIMIT 20 $$);
+SELECT * FROM ca_check(ca_q10() || ' ORDER BY revenue DESC, c_custkey LIMIT 20');
 
 -- carried columns only inside expressions, in HAVING and ORDER BY
 SELECT * FROM ca_check($$
@@ -110,11 +110,7 @@ HAVING count(*) > 21 OR c_seg = 'BUILDING' OR c_acctbal IS NULL
 ORDER BY c_address NULLS FIRST, c_custkey $$);
 
 -- a base relation's key carries its columns: the order's date and priority
-SELECT * FROM ca_check($$
-SELECT o_orderkey, o_orderdate, o_prio, sum(l_qty), avg(l_price), count(*)
-FROM ca_ord, ca_li
-WHERE l_orderkey = o_orderkey AND l_flag <> 'N'
-GROUP BY o_orderkey $$);
+SELECT * FROM ca_check(ca_qord());
 
 -- an inner group column that is NULL (a nation without a name; a
 -- customer without a phone, char(n))
@@ -185,46 +181,17 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
-SELECT * FROM ca_plan($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
-SELECT * FROM ca_check($$
-SELECT o_orderkey, o_orderdate, o_prio, sum(l_qty), avg(l_price), count(*)
-FROM ca_ord, ca_li
-WHERE l_orderkey = o_orderkey AND l_flag <> 'N'
-GROUP BY o_orderkey $$);
+SELECT * FROM ca_check(ca_qcust());
+SELECT * FROM ca_plan(ca_qcust());
+SELECT * FROM ca_check(ca_qord());
 SET gpuhash.shared_dimension = off;
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+SELECT * FROM ca_check(ca_qcust());
 RESET gpuhash.shared_dimension;
 SET gpuhash.resident_groups = off;
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+SELECT * FROM ca_check(ca_qcust());
 RESET gpuhash.resident_groups;
 SET gpuhash.resident_groups = on;
-SELECT * FROM ca_check($$
-SELECT c_custkey, c_name, sum(l_price * (1 - l_discount)) AS revenue, c_acctbal,
-       c_address, c_phone, c_comment
-FROM ca_cust, ca_ord, ca_li
-WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey AND l_flag = 'R'
-GROUP BY c_custkey, c_name, c_acctbal, c_phone, c_address, c_comment $$);
+SELECT * FROM ca_check(ca_qcust());
 RESET gpuhash.resident_groups;
 
 -- rescans: a subplan run once per outer row runs the node again, its
