@@ -648,7 +648,12 @@ answer(GpuPreAggState *as, GpuAggReq *q)
 	q->answered = true;
 	if (as->why_cpu != NULL)
 	{
+		/*
+		 * every page to the CPU (a later batch's dimension not built, say):
+		 * the resident set, if any, is no longer every group's whole
+		 */
 		memset(q->r.refused, 1, q->r.n_pages);
+		gpuhash_agg_resident_answered(as, q, 0, 0);
 		return;
 	}
 	if (q->in_flight)
