@@ -199,9 +199,8 @@ extern void gpuhash_agg_join_tlist_states(GpuPreAggState *as, CustomScan *cscan,
 
 /* agg_join_carry.c */
 struct GpuAggCarry;
-extern struct GpuAggCarry *gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j,
-												  CustomScan *cscan, EState *estate,
-												  TupleDesc inner_desc);
+extern struct GpuAggCarry *gpuhash_agg_carry_init(GpuPreAggState *as, CustomScan *cscan,
+												  EState *estate, TupleDesc inner_desc);
 extern void gpuhash_agg_carry_group(GpuPreAggState *as, TupleTableSlot *slot);
 extern void gpuhash_agg_carry_pair(struct GpuAggCarry *c, TupleTableSlot *row,
 								   TupleTableSlot *slot);

@@ -45,6 +45,8 @@ typedef struct GpuAggCarry
 	int16	   *ikey_len;		/* a by-value key's length */
 	bool	   *ikey_bpchar;	/* compared as bpchar: trailing spaces not */
 	TupleTableSlot *slot;		/* an inner row being hashed */
+	Datum	   *vals;			/* the inner group values of a row or group */
+	bool	   *nulls;
 
 	/* open addressing over the rows, built at the first group (rows_cxt) */
 	bool		built;
@@ -61,7 +63,7 @@ typedef struct GpuAggCarry
  * of the inner side in its plan's output, as the planner checked.
  */
 GpuAggCarry *
-gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j, CustomScan *cscan, EState *estate,
+gpuhash_agg_carry_init(GpuPreAggState *as, CustomScan *cscan, EState *estate,
 					   TupleDesc inner_desc)
 {
 	List	   *tlist = cscan->custom_scan_tlist;
@@ -133,6 +135,8 @@ gpuhash_agg_carry_init(GpuPreAggState *as, GpuAggJoin *j, CustomScan *cscan, ESt
 	if (c->nikeys == 0)
 		elog(ERROR, "gpuhash: GpuPreAgg carries inner columns without an inner group column");
 	c->slot = ExecInitExtraTupleSlot(estate, inner_desc, &TTSOpsMinimalTuple);
+	c->vals = palloc(sizeof(Datum) * c->nikeys);
+	c->nulls = palloc(sizeof(bool) * c->nikeys);
 	return c;
 }
 
@@ -153,18 +157,11 @@ key_bits(Datum d, int16 len)
 static const char *
 key_bytes(Datum d, bool bpchar, int *len)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-	const char *p;
-	int			n;
+	struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+	char	   *p = VARDATA_ANY(v);
+	int			n = VARSIZE_ANY_EXHDR(v);
 
-	if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
-		v = pg_detoast_datum_packed(v);
-	p = VARDATA_ANY(v);
-	n = VARSIZE_ANY_EXHDR(v);
-	if (bpchar)
-		while (n > 0 && p[n - 1] == ' ')
-			n--;
-	*len = n;
+	*len = bpchar ? bpchartruelen(p, n) : n;
 	return p;
 }
 
@@ -266,8 +263,8 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 	GpuAggJoin *j = as->join;
 	MemoryContext old;
 	uint64		size = 16;
-	Datum	   *vals = palloc(sizeof(Datum) * c->nikeys);
-	bool	   *nulls = palloc(sizeof(bool) * c->nikeys);
+	Datum	   *vals = c->vals;
+	bool	   *nulls = c->nulls;
 	MemoryContext tmp;
 	instr_time	t0;
 
@@ -308,8 +305,6 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
-	pfree(vals);
-	pfree(nulls);
 	c->built = true;
 	c->build_ms += gpuhash_ms_since(t0);
 }
@@ -322,15 +317,13 @@ void
 gpuhash_agg_carry_group(GpuPreAggState *as, TupleTableSlot *slot)
 {
 	GpuAggCarry *c = as->join->carry;
-	Datum	   *vals;
-	bool	   *nulls;
+	Datum	   *vals = c->vals;
+	bool	   *nulls = c->nulls;
 	uint64		s;
 	MinimalTuple tup;
 
 	if (!c->built)
 		build(as, c);
-	vals = palloc(sizeof(Datum) * c->nikeys);
-	nulls = palloc(sizeof(bool) * c->nikeys);
 	for (int i = 0; i < c->nikeys; i++)
 	{
 		vals[i] = slot->tts_values[c->ikey[i]];
@@ -341,12 +334,10 @@ gpuhash_agg_carry_group(GpuPreAggState *as, TupleTableSlot *slot)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gpuhash: no inner row has a GPU group's inner group columns")));
-	ExecStoreMinimalTuple(tup, c->slot, false);
+	/* lookup left the row in c->slot, its key columns deformed */
 	for (int i = 0; i < c->ncarry; i++)
 		slot->tts_values[c->pos[i]] = slot_getattr(c->slot, c->tlpos[i],
 												   &slot->tts_isnull[c->pos[i]]);
-	pfree(vals);
-	pfree(nulls);
 }
 
 /* A pair the CPU joined: the carried columns from its inner row (in row). */

@@ -138,7 +138,7 @@ gpuhash_agg_join_init(GpuPreAggState *as, CustomScan *cscan, EState *estate, int
 			(foreach_current_index(lc) < as->nkeys || IsA(tle->expr, Aggref)))
 			add_inner_cols(j, (Node *) tle->expr, scanrelid);
 	}
-	j->carry = gpuhash_agg_carry_init(as, j, cscan, estate, ExecGetResultType(j->inner_ps));
+	j->carry = gpuhash_agg_carry_init(as, cscan, estate, ExecGetResultType(j->inner_ps));
 	add_inner_cols(j, (Node *) j->join_quals, scanrelid);
 	j->rows_cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg inner rows",
 										ALLOCSET_DEFAULT_SIZES);
