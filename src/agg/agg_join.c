@@ -98,6 +98,29 @@ gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key)
 }
 
 /*
+ * One inner row's dimension values (the program's inner columns; one zero
+ * value where the dimension has none), by-reference data onto heap: made
+ * alike by a dimension's builder and by each participant collecting its
+ * share of a shared one (agg_join_par.c).  Leaves the row in row_slot.
+ */
+void
+gpuhash_agg_join_row_values(GpuPreAggState *as, MinimalTuple tup, gh_agg_inval *vals,
+							StringInfo heap)
+{
+	GpuAggJoin *j = as->join;
+
+	if (j->ncols == 0)
+	{
+		memset(vals, 0, sizeof(gh_agg_inval));
+		return;
+	}
+	ExecStoreMinimalTuple(tup, j->row_slot, false);
+	for (int c = 0; c < j->ncols; c++)
+		if (!gpuhash_agg_join_cond_value(as, c, &vals[c]))
+			gpuhash_agg_join_dim_value(&j->cols[c], j->row_slot, &vals[c], heap);
+}
+
+/*
  * The dimension from the collected rows: in the GPU service where it takes
  * it (service), held by owner_pid, else in this backend on its device (the
  * host twin where it has no GPU) where local.  A dimension that cannot be
@@ -133,16 +156,7 @@ gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service, bool loc
 	for (uint64 r = 0; r < j->nrows; r++)
 	{
 		keys[r] = j->rows[r].key;
-		if (j->ncols == 0)
-		{
-			memset(&vals[r], 0, sizeof(gh_agg_inval));
-			continue;
-		}
-		ExecStoreMinimalTuple(j->rows[r].tup, j->row_slot, false);
-		for (int c = 0; c < j->ncols; c++)
-			if (!gpuhash_agg_join_cond_value(as, c, &vals[r * ninner + c]))
-				gpuhash_agg_join_dim_value(&j->cols[c], j->row_slot, &vals[r * ninner + c],
-										   &heap);
+		gpuhash_agg_join_row_values(as, j->rows[r].tup, &vals[r * ninner], &heap);
 		CHECK_FOR_INTERRUPTS();
 	}
 	ExecClearTuple(j->row_slot);

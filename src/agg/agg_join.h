@@ -283,6 +283,8 @@ extern void gpuhash_agg_join_conds_explain(GpuPreAggState *as, List *context, bo
 
 /* agg_join.c */
 extern bool gpuhash_agg_join_inner_key(GpuAggJoin *j, ExprContext *econtext, uint64 *key);
+extern void gpuhash_agg_join_row_values(GpuPreAggState *as, MinimalTuple tup,
+										gh_agg_inval *vals, StringInfo heap);
 extern bool gpuhash_agg_join_build(GpuPreAggState *as, int owner_pid, bool service,
 								   bool local);
 extern void gpuhash_agg_join_load_rows(GpuPreAggState *as);

@@ -10,12 +10,15 @@
  * coordination: a Barrier of three phases, as nodeHash.c's build barrier.
  *	COLLECT  each attached participant runs its share of the inner plan to
  *			 its end and appends its rows (packed key, minimal tuple) to
- *			 chunks in the query's DSA, linked under the spinlock;
+ *			 chunks in the query's DSA, linked under the spinlock, and makes
+ *			 their dimension values (keys, values, by-reference data) into
+ *			 one share of its own, so that no one participant deforms every
+ *			 row while the others wait;
  *	BUILD	 the participant BarrierArriveAndWait elects builds the
- *			 dimension from every chunk in the GPU service, held by the
- *			 leader (gpuhash_svc_dim_build_for), and publishes its id; where
+ *			 dimension from every share in the GPU service, held by the
+ *			 leader (gpuhash_svc_dim_build_parts), and publishes its id; where
  *			 the service does not take it, each participant builds its own
- *			 copy from the chunks afterwards (a backend's dimension cannot be
+ *			 copy from the shares afterwards (a backend's dimension cannot be
  *			 shared);
  *	PROBE	 every participant walks its pages with that dimension; a
  *			 refused page's CPU join reads every chunk's rows.
@@ -77,6 +80,9 @@ typedef struct GpuAggJoinShared
 	int			leader_pid;
 	dsa_pointer chunks;			/* under mutex: the first of the linked chunks */
 	uint64		nrows;			/* under mutex: rows in them */
+	dsa_pointer vshares;		/* under mutex: the rows' values, a share a
+								 * participant (GpuAggPageShare) */
+	uint64		vrows;			/* under mutex: rows in them */
 	pg_atomic_uint64 bytes;		/* chunk bytes allocated, against the limit */
 	int			dim_kind;		/* GAJ_DIM_*, set by the builder */
 	uint64		dim_id;
@@ -146,10 +152,11 @@ chunk_rows_next(ChunkRows *it, uint64 *key, MinimalTuple *tup)
 }
 
 /*
- * A dimension from pages (agg_join_pages.c): each participant's walked
- * rows in one piece, as the dimension's build takes them: n keys, n x
- * ncols values (by reference: offsets into this share's heap), heap_len
- * bytes of by-reference data.  Linked as the chunks are (next first).
+ * A participant's rows in one piece, as the dimension's build takes them:
+ * n keys, n x ncols values (by reference: offsets into this share's heap),
+ * heap_len bytes of by-reference data.  Linked as the chunks are (next
+ * first): a dimension from pages (agg_join_pages.c) in sh->chunks, the
+ * values of the plan's rows beside their chunks in sh->vshares.
  */
 typedef struct GpuAggPageShare
 {
@@ -182,6 +189,23 @@ gpuhash_agg_join_par_estimate(GpuPreAggState *as)
 	return uses_shared(as) ? MAXALIGN(sizeof(GpuAggJoinShared)) : 0;
 }
 
+/* Frees the values' shares (the chunks hold the rows still). */
+static void
+free_value_shares(GpuAggJoinShared *sh, dsa_area *dsa)
+{
+	dsa_pointer dp = sh->vshares;
+
+	while (dsa != NULL && DsaPointerIsValid(dp))
+	{
+		dsa_pointer next = ((GpuAggPageShare *) dsa_get_address(dsa, dp))->next;
+
+		dsa_free(dsa, dp);
+		dp = next;
+	}
+	sh->vshares = InvalidDsaPointer;
+	sh->vrows = 0;
+}
+
 /* Frees the chunks and the service's dimension; the coordination anew. */
 static void
 reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
@@ -195,6 +219,7 @@ reset_shared(GpuAggJoinShared *sh, dsa_area *dsa)
 		dsa_free(dsa, dp);
 		dp = next;
 	}
+	free_value_shares(sh, dsa);
 	if (sh->dim_kind == GAJ_DIM_SERVICE)
 		gpuhash_svc_dim_free(sh->dim_id);
 	BarrierInit(&sh->barrier, 0);
@@ -243,6 +268,7 @@ gpuhash_agg_join_par_init(GpuPreAggState *as, ParallelContext *pcxt, void *space
 	pg_atomic_init_u32(&sh->walkers, 0);
 	sh->leader_pid = MyProcPid;
 	sh->chunks = InvalidDsaPointer;
+	sh->vshares = InvalidDsaPointer;
 	BarrierInit(&sh->barrier, 0);
 
 	/* no DSA (the segment fell back to private memory): each on its own */
@@ -332,6 +358,53 @@ file_name(char *name, int participant)
 }
 
 /*
+ * n rows' keys, values (ncols a row) and by-reference data as one share:
+ * the rows of a dimension from pages (counted in sh->chunks and nrows,
+ * against the limit), or the values of the plan's rows beside their chunks
+ * (values, in sh->vshares and vrows).  Those values replace the arrays the
+ * builder would otherwise make of the rows in its own memory, and go as
+ * soon as the dimension is built (build_shared): not charged, as those
+ * were not.
+ */
+static void
+publish_share(GpuAggJoin *j, bool values, const uint64 *keys, const gh_agg_inval *vals,
+			  int ncols, StringInfo heap, uint64 n)
+{
+	GpuAggJoinShared *sh = j->shared;
+	Size		size = MAXALIGN(sizeof(GpuAggPageShare)) + n * sizeof(uint64) +
+		n * ncols * sizeof(gh_agg_inval) + heap->len;
+	dsa_pointer dp;
+	GpuAggPageShare *ps;
+
+	if (!values)
+		charge_bytes(sh, size);
+	dp = dsa_allocate_extended(j->dsa, size, DSA_ALLOC_HUGE);
+	ps = dsa_get_address(j->dsa, dp);
+	ps->next = InvalidDsaPointer;
+	ps->n = n;
+	ps->heap_len = heap->len;
+	ps->ncols = ncols;
+	memcpy(SHARE_KEYS(ps), keys, sizeof(uint64) * n);
+	memcpy(SHARE_VALS(ps), vals, sizeof(gh_agg_inval) * n * ncols);
+	if (heap->len > 0)
+		memcpy(SHARE_HEAP(ps), heap->data, heap->len);
+	SpinLockAcquire(&sh->mutex);
+	if (values)
+	{
+		ps->next = sh->vshares;
+		sh->vshares = dp;
+		sh->vrows += n;
+	}
+	else
+	{
+		ps->next = sh->chunks;
+		sh->chunks = dp;
+		sh->nrows += n;
+	}
+	SpinLockRelease(&sh->mutex);
+}
+
+/*
  * A dimension from pages: this participant walks the blocks the allocator
  * hands it (refused pages read by its CPU) and its rows go to the DSA in
  * one share.
@@ -352,43 +425,24 @@ walk_share(GpuPreAggState *as)
 		pg_atomic_add_fetch_u32(&sh->walkers, 1);
 	}
 	if (jp->n > 0)
-	{
-		Size		size = MAXALIGN(sizeof(GpuAggPageShare)) + jp->n * sizeof(uint64) +
-			jp->n * ncols * sizeof(gh_agg_inval) + jp->heap.len;
-		dsa_pointer dp;
-		GpuAggPageShare *ps;
-
-		charge_bytes(sh, size);
-		dp = dsa_allocate_extended(j->dsa, size, DSA_ALLOC_HUGE);
-		ps = dsa_get_address(j->dsa, dp);
-		ps->next = InvalidDsaPointer;
-		ps->n = jp->n;
-		ps->heap_len = jp->heap.len;
-		ps->ncols = ncols;
-		memcpy(SHARE_KEYS(ps), jp->keys, sizeof(uint64) * jp->n);
-		memcpy(SHARE_VALS(ps), jp->vals, sizeof(gh_agg_inval) * jp->n * ncols);
-		if (jp->heap.len > 0)
-			memcpy(SHARE_HEAP(ps), jp->heap.data, jp->heap.len);
-		SpinLockAcquire(&sh->mutex);
-		ps->next = sh->chunks;
-		sh->chunks = dp;
-		sh->nrows += ps->n;
-		SpinLockRelease(&sh->mutex);
-	}
+		publish_share(j, false, jp->keys, jp->vals, ncols, &jp->heap, jp->n);
 	gpuhash_agg_join_pages_free_rows(as);
 }
 
 /*
- * The dimension of every participant's walked rows, their shares laid end
- * to end (each share's by-reference offsets moved past the heaps before
- * it), as gpuhash_agg_join_build_arrays builds: in the service held by
- * owner_pid (service), or in this backend (local).
+ * The dimension of every participant's share (a dimension's pages walked,
+ * or the values of the plan's rows), laid end to end (each share's
+ * by-reference offsets moved past the heaps before it), as
+ * gpuhash_agg_join_build_arrays builds: in the service held by owner_pid
+ * (service), or in this backend (local).
  */
 static bool
-build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
+build_from_shares(GpuPreAggState *as, bool values, int owner_pid, bool service, bool local)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinShared *sh = j->shared;
+	dsa_pointer head = values ? sh->vshares : sh->chunks;
+	uint64		expect = values ? sh->vrows : sh->nrows;
 	int			ncols = as->aprog->join.ninner;
 	uint64		n = 0,
 				heap_len = 0;
@@ -400,7 +454,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	for (dsa_pointer dp = head; DsaPointerIsValid(dp);)
 	{
 		GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
 
@@ -412,11 +466,12 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 		heap_len = TYPEALIGN(8, heap_len) + ps->heap_len;
 		dp = ps->next;
 	}
-	if (n != sh->nrows)
+	if (n != expect)
 		elog(ERROR, "gpuhash: the shared dimension's shares count " UINT64_FORMAT ", not "
-			 UINT64_FORMAT, n, sh->nrows);
+			 UINT64_FORMAT, n, expect);
 	j->ship_bytes = n * (sizeof(uint64) + sizeof(gh_agg_inval) * ncols) + heap_len;
-	j->pages->dim_rows = n;
+	if (!values)
+		j->pages->dim_rows = n;
 
 	/*
 	 * The service takes the shares from where they lie in the DSA, one
@@ -427,7 +482,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 		GhDimPart  *parts = palloc(sizeof(GhDimPart) * Max(nshares, 1));
 		int			p = 0;
 
-		for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp); p++)
+		for (dsa_pointer dp = head; DsaPointerIsValid(dp); p++)
 		{
 			GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
 
@@ -449,7 +504,7 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 	vals = palloc_extended(sizeof(gh_agg_inval) * Max(n, 1) * ncols, MCXT_ALLOC_HUGE);
 	heap = palloc_extended(Max(heap_len, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	n = heap_len = 0;
-	for (dsa_pointer dp = sh->chunks; DsaPointerIsValid(dp);)
+	for (dsa_pointer dp = head; DsaPointerIsValid(dp);)
 	{
 		GpuAggPageShare *ps = dsa_get_address(j->dsa, dp);
 		gh_agg_inval *v = vals + n * ncols;
@@ -477,8 +532,63 @@ build_from_shares(GpuPreAggState *as, int owner_pid, bool service, bool local)
 }
 
 /*
+ * Are the values of the plan's rows made by the participants as they
+ * collect them?  Where the dimension is built of them at all, and in any
+ * order: an outer join's dimension follows the rows sorted first
+ * (agg_join.c), so its builder makes them.
+ */
+static bool
+values_by_participants(GpuPreAggState *as)
+{
+	return as->why_cpu == NULL && as->aprog != NULL && !as->join->preserve_inner;
+}
+
+/* Every row's values are in the participants' shares. */
+static bool
+values_complete(GpuPreAggState *as)
+{
+	GpuAggJoinShared *sh = as->join->shared;
+
+	return values_by_participants(as) && sh->nrows > 0 && sh->vrows == sh->nrows &&
+		pg_atomic_read_u32(&sh->overflow) == 0;
+}
+
+/* A participant's rows' values, made as they are collected. */
+typedef struct ValueShare
+{
+	MemoryContext cxt;
+	int			ncols;
+	uint64		n;
+	uint64		cap;
+	uint64	   *keys;
+	gh_agg_inval *vals;
+	StringInfoData heap;
+} ValueShare;
+
+static void
+value_share_add(GpuPreAggState *as, ValueShare *vs, uint64 key, MinimalTuple tup)
+{
+	if (vs->n == vs->cap)
+	{
+		MemoryContext old = MemoryContextSwitchTo(vs->cxt);
+
+		vs->cap = vs->cap == 0 ? 4096 : vs->cap * 2;
+		vs->keys = vs->keys == NULL ? palloc_extended(sizeof(uint64) * vs->cap, MCXT_ALLOC_HUGE) :
+			repalloc_huge(vs->keys, sizeof(uint64) * vs->cap);
+		vs->vals = vs->vals == NULL ?
+			palloc_extended(sizeof(gh_agg_inval) * vs->cap * vs->ncols, MCXT_ALLOC_HUGE) :
+			repalloc_huge(vs->vals, sizeof(gh_agg_inval) * vs->cap * vs->ncols);
+		MemoryContextSwitchTo(old);
+	}
+	vs->keys[vs->n] = key;
+	gpuhash_agg_join_row_values(as, tup, &vs->vals[vs->n * vs->ncols], &vs->heap);
+	vs->n++;
+}
+
+/*
  * This participant's share of the inner plan, into chunks: rows with a
- * non-NULL key.  All of them together within work_mem x
+ * non-NULL key, and (values_by_participants) their dimension values into a
+ * share of its own.  All the rows together within work_mem x
  * hash_mem_multiplier, as the plan promised.
  */
 static void
@@ -490,14 +600,29 @@ collect_share(GpuPreAggState *as)
 	dsa_pointer cur_dp = InvalidDsaPointer;
 	GpuAggChunk *cur = NULL;
 	BufFile    *file = NULL;
+	ValueShare	vs;
+	MemoryContext old;
+	instr_time	t0;
 
 	/* where each participant can batch all the rows, past the limit is no error */
 	bool		can_overflow = gpuhash_agg_join_rows_can_batch(as);
+	bool		values = values_by_participants(as);
 
 	if (j->pages != NULL && j->pages->shared)
 	{
 		walk_share(as);
 		return;
+	}
+	INSTR_TIME_SET_CURRENT(t0);
+	memset(&vs, 0, sizeof(vs));
+	if (values)
+	{
+		vs.cxt = AllocSetContextCreate(CurrentMemoryContext, "GpuPreAgg dimension values",
+									   ALLOCSET_DEFAULT_SIZES);
+		vs.ncols = as->aprog->join.ninner;
+		old = MemoryContextSwitchTo(vs.cxt);
+		initStringInfo(&vs.heap);
+		MemoryContextSwitchTo(old);
 	}
 	for (;;)
 	{
@@ -569,10 +694,21 @@ collect_share(GpuPreAggState *as)
 		cur->nrows++;
 		if (should_free)
 			pfree(mt);
+		/* a row past the limit goes to a file: then there are batches, no values */
+		if (values)
+			value_share_add(as, &vs, key, (MinimalTuple) (e + sizeof(uint64)));
 		CHECK_FOR_INTERRUPTS();
 	}
 	if (cur != NULL)
 		publish_chunk(j, cur_dp, cur);
+	if (values)
+	{
+		ExecClearTuple(j->row_slot);
+		if (vs.n > 0)
+			publish_share(j, true, vs.keys, vs.vals, vs.ncols, &vs.heap, vs.n);
+		MemoryContextDelete(vs.cxt);
+	}
+	j->collect_ms += gpuhash_ms_since(t0);
 	/* read-only for the others once COLLECT is over */
 	if (file != NULL)
 	{
@@ -683,7 +819,9 @@ build_shared(GpuPreAggState *as)
 	if (as->why_cpu != NULL || as->aprog == NULL)
 		return;
 	if (j->pages != NULL && j->pages->shared)
-		built = build_from_shares(as, sh->leader_pid, true, false);
+		built = build_from_shares(as, false, sh->leader_pid, true, false);
+	else if (values_complete(as))
+		built = build_from_shares(as, true, sh->leader_pid, true, false);
 	else
 	{
 		gpuhash_agg_join_par_load(j);
@@ -691,6 +829,8 @@ build_shared(GpuPreAggState *as)
 	}
 	if (built)
 	{
+		/* the service holds its copy: the values' shares are done with */
+		free_value_shares(sh, j->dsa);
 		sh->dim_id = j->dim_id;
 		sh->dim_bytes = j->dim_bytes;
 		sh->dim_on_host = j->dim_where != NULL && strcmp(j->dim_where, "host") == 0;
@@ -751,7 +891,9 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 		case GAJ_DIM_LOCAL:
 			if (as->why_cpu == NULL && as->aprog != NULL && j->pages != NULL &&
 				j->pages->shared)
-				(void) build_from_shares(as, MyProcPid, false, true);
+				(void) build_from_shares(as, false, MyProcPid, false, true);
+			else if (values_complete(as))
+				(void) build_from_shares(as, true, MyProcPid, false, true);
 			else if (as->why_cpu == NULL && as->aprog != NULL)
 			{
 				gpuhash_agg_join_par_load(j);
