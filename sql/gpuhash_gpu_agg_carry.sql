@@ -156,6 +156,31 @@ SELECT o_id, o_name, count(*), sum(u_n)
 FROM ca_use, ca_obj WHERE u_obj = o_id
 GROUP BY o_id $$);
 
+-- the table of carried rows is keyed by the carried relations' primary
+-- keys alone: two relations' (the customer's and the nation's, both
+-- carried), and a key of two columns whose rows join by a third
+SELECT * FROM ca_check($$
+SELECT c_custkey, c_name, n_nationkey, n_note, count(*), sum(l_qty)
+FROM ca_li, ca_ord, ca_cust, ca_nation
+WHERE l_orderkey = o_orderkey AND o_custkey = c_custkey AND c_nationkey = n_nationkey
+  AND o_orderdate >= date '1993-10-01' AND o_orderdate < date '1994-01-01' AND l_flag = 'R'
+GROUP BY c_custkey, n_nationkey $$);
+CREATE TABLE ca_ps (ps_part int4, ps_supp int4, ps_id int8 UNIQUE, ps_note text,
+                    PRIMARY KEY (ps_part, ps_supp)) WITH (autovacuum_enabled = off);
+INSERT INTO ca_ps SELECT i % 40, i / 40, i, 'ps ' || i || repeat('x', i % 30)
+FROM generate_series(0, 1999) i;
+CREATE TABLE ca_use_ps (u_ps int8, u_q int4) WITH (autovacuum_enabled = off);
+INSERT INTO ca_use_ps SELECT i % 2100, i FROM generate_series(1, 30000) i;
+ANALYZE ca_ps, ca_use_ps;
+SELECT * FROM ca_check($$
+SELECT ps_part, ps_supp, ps_note, length(ps_note), count(*), sum(u_q)
+FROM ca_use_ps, ca_ps WHERE u_ps = ps_id
+GROUP BY ps_part, ps_supp $$);
+SELECT * FROM ca_check($$
+SELECT ps_supp, ps_part, ps_note, count(*), sum(u_q)
+FROM ca_use_ps, ca_ps WHERE u_ps = ps_id
+GROUP BY ps_supp, ps_part $$);
+
 -- a plain inheritance parent's key is no key of its children's rows: not
 -- carried (PostgreSQL's value is one of the group's rows)
 CREATE TABLE ca_par (p_id int4 PRIMARY KEY, p_g int4, p_name text);

@@ -384,16 +384,17 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 
 /*
  * Carried columns (agg_join_carry.c): before its first group goes up, a
- * participant hashes every inner row (all of a shared dimension's) by its
- * inner group columns, a tuple deformed and an operator per column as a
- * Hash node's build charges; each group it hands up then looks its row up
- * and reads the carried columns, an operator each.
+ * participant hashes every inner row (all of a shared dimension's) by the
+ * table's key (nkeycols: the carried relations' primary key columns), a
+ * tuple deformed and an operator per column as a Hash node's build
+ * charges; each group it hands up then looks its row up and reads the
+ * carried columns, an operator each.
  */
 void
-gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int ngroupcols, int ncarried)
+gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int nkeycols, int ncarried)
 {
-	Cost		c = inner_rows * (cpu_tuple_cost + cpu_operator_cost * ngroupcols) +
-		cpath->path.rows * cpu_operator_cost * (ngroupcols + ncarried);
+	Cost		c = inner_rows * (cpu_tuple_cost + cpu_operator_cost * nkeycols) +
+		cpath->path.rows * cpu_operator_cost * (nkeycols + ncarried);
 
 	cpath->path.startup_cost += c;
 	cpath->path.total_cost += c;

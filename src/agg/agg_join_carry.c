@@ -13,17 +13,25 @@
  *	  inner rows by those columns; a pair the CPU joins takes them from its
  *	  own inner row.
  *
- *	  The table holds one row per distinct inner group value, pointing into
+ *	  The table holds one row per distinct value of its key, pointing into
  *	  the collected rows (a shared dimension's chunks), so every inner row
  *	  must be in this backend's memory when the first group goes up: the
  *	  dimension comes from the plan's rows (not pages), and the node does
- *	  not batch them (agg_join.h).
+ *	  not batch them (agg_join.h).  Its key is the carried relations'
+ *	  primary key columns among the group columns: rows equal on them are
+ *	  one row of each such relation, so they carry equal values, and the
+ *	  key is short and usually first in the row (an integer, where the
+ *	  other inner group columns can lie past wide text the table's build
+ *	  would deform for every row).  Without such a key in the running
+ *	  catalog, every inner group column.
  *
  *-------------------------------------------------------------------------
  */
 #include "agg_join.h"
 
 #include "access/hash.h"
+#include "access/sysattr.h"
+#include "catalog/pg_constraint.h"
 #include "common/hashfn.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -38,7 +46,7 @@ typedef struct GpuAggCarry
 	int			ncarry;
 	int		   *pos;			/* each carried column's output position */
 	int		   *tlpos;			/* ... and 1-based inner plan position */
-	int			nikeys;			/* group columns of the inner side */
+	int			nikeys;			/* the table's key: group columns of the inner side */
 	int		   *ikey;			/* ... their index among the group columns */
 	int		   *ikey_tlpos;		/* ... and inner plan position */
 	bool	   *ikey_byval;
@@ -56,6 +64,8 @@ typedef struct GpuAggCarry
 	uint64		entries;		/* EXPLAIN ANALYZE */
 	double		build_ms;
 } GpuAggCarry;
+
+static void carried_keys(GpuAggCarry *c, CustomScan *cscan, EState *estate, int nkeys);
 
 /*
  * The carried columns of the plan: the entries after the group columns
@@ -95,14 +105,92 @@ gpuhash_agg_carry_init(GpuPreAggState *as, CustomScan *cscan, EState *estate,
 	}
 	if (c == NULL)
 		return NULL;
+	carried_keys(c, cscan, estate, as->nkeys);
+	c->slot = ExecInitExtraTupleSlot(estate, inner_desc, &TTSOpsMinimalTuple);
+	c->vals = palloc(sizeof(Datum) * c->nikeys);
+	c->nulls = palloc(sizeof(bool) * c->nikeys);
+	return c;
+}
 
-	/* the inner side's group columns: equal ones, one value of each carried column */
-	c->ikey = palloc(sizeof(int) * Max(as->nkeys, 1));
-	c->ikey_tlpos = palloc(sizeof(int) * Max(as->nkeys, 1));
-	c->ikey_byval = palloc(sizeof(bool) * Max(as->nkeys, 1));
-	c->ikey_len = palloc(sizeof(int16) * Max(as->nkeys, 1));
-	c->ikey_bpchar = palloc(sizeof(bool) * Max(as->nkeys, 1));
-	for (int k = 0; k < as->nkeys; k++)
+/*
+ * The relation rte's primary key attnos (offset as in a Bitmapset of
+ * get_primary_key_attnos), or NULL.
+ */
+static Bitmapset *
+primary_key_of(RangeTblEntry *rte)
+{
+	Oid			constraint;
+
+	if (rte->rtekind != RTE_RELATION)
+		return NULL;
+	return get_primary_key_attnos(rte->relid, false, &constraint);
+}
+
+/*
+ * Is group column e (a Var of the inner side) part of the table's key?
+ * With pk_only, only where it is a primary key column of a relation whose
+ * columns are carried.
+ */
+static bool
+key_column(Var *e, Bitmapset *carried_rels, EState *estate, bool pk_only)
+{
+	Bitmapset  *pk;
+
+	if (!pk_only)
+		return true;
+	if (!bms_is_member(e->varno, carried_rels))
+		return false;
+	pk = primary_key_of(exec_rt_fetch(e->varno, estate));
+	return bms_is_member(e->varattno - FirstLowInvalidHeapAttributeNumber, pk);
+}
+
+/*
+ * The table's key: the inner group columns that are the carried relations'
+ * primary key columns, every one of each such key among them (the planner
+ * carries a column only so, agg_paths.c carried_ok); else all the inner
+ * group columns, which hold those keys (one value of each carried column
+ * for equal ones either way).
+ */
+static void
+carried_keys(GpuAggCarry *c, CustomScan *cscan, EState *estate, int nkeys)
+{
+	List	   *tlist = cscan->custom_scan_tlist;
+	Bitmapset  *rels = NULL;
+	bool		pk_only = true;
+	int			rel = -1;
+
+	for (int i = 0; i < c->ncarry; i++)
+	{
+		Var		   *v = (Var *) list_nth_node(TargetEntry, tlist, c->pos[i])->expr;
+
+		rels = bms_add_member(rels, v->varno);
+	}
+	/* every carried relation's whole key among the group columns */
+	while (pk_only && (rel = bms_next_member(rels, rel)) >= 0)
+	{
+		Bitmapset  *pk = primary_key_of(exec_rt_fetch(rel, estate));
+
+		if (pk == NULL)
+			pk_only = false;
+		for (int k = 0; pk_only && k < nkeys; k++)
+		{
+			Expr	   *e = list_nth_node(TargetEntry, tlist, k)->expr;
+
+			while (IsA(e, RelabelType))
+				e = ((RelabelType *) e)->arg;
+			if (IsA(e, Var) && ((Var *) e)->varno == rel)
+				pk = bms_del_member(pk, ((Var *) e)->varattno - FirstLowInvalidHeapAttributeNumber);
+		}
+		if (!bms_is_empty(pk))
+			pk_only = false;
+	}
+
+	c->ikey = palloc(sizeof(int) * Max(nkeys, 1));
+	c->ikey_tlpos = palloc(sizeof(int) * Max(nkeys, 1));
+	c->ikey_byval = palloc(sizeof(bool) * Max(nkeys, 1));
+	c->ikey_len = palloc(sizeof(int16) * Max(nkeys, 1));
+	c->ikey_bpchar = palloc(sizeof(bool) * Max(nkeys, 1));
+	for (int k = 0; k < nkeys; k++)
 	{
 		Expr	   *e = list_nth_node(TargetEntry, tlist, k)->expr;
 		Oid			t;
@@ -111,7 +199,8 @@ gpuhash_agg_carry_init(GpuPreAggState *as, CustomScan *cscan, EState *estate,
 
 		while (IsA(e, RelabelType))
 			e = ((RelabelType *) e)->arg;
-		if (!IsA(e, Var) || ((Var *) e)->varno == cscan->scan.scanrelid)
+		if (!IsA(e, Var) || ((Var *) e)->varno == cscan->scan.scanrelid ||
+			!key_column((Var *) e, rels, estate, pk_only))
 			continue;
 		c->ikey[c->nikeys] = k;
 		c->ikey_tlpos[c->nikeys] = gpuhash_preagg_inner_pos(cscan, 0, (Var *) e);
@@ -134,11 +223,8 @@ gpuhash_agg_carry_init(GpuPreAggState *as, CustomScan *cscan, EState *estate,
 	 */
 	if (c->nikeys == 0)
 		elog(ERROR, "gpuhash: GpuPreAgg carries inner columns without an inner group column");
-	c->slot = ExecInitExtraTupleSlot(estate, inner_desc, &TTSOpsMinimalTuple);
-	c->vals = palloc(sizeof(Datum) * c->nikeys);
-	c->nulls = palloc(sizeof(bool) * c->nikeys);
-	return c;
 }
+
 
 /*
  * A by-value key's bits, its length's low bytes only: a tuple's 4-byte

@@ -30,6 +30,7 @@
 #include "agg_resident.h"
 #include "planner/planner_int.h"
 
+#include "catalog/pg_constraint.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -38,6 +39,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
+#include "parser/parsetree.h"
 
 /* What one split of the join into R and I makes of it. */
 typedef struct JoinAgg
@@ -227,22 +229,27 @@ dim_fits(PlannerInfo *root, JoinAgg *ja, Path *inner_path, int ninner, double ro
 	return true;
 }
 
-/* The group columns of target that are columns of I. */
+/*
+ * The carried rows' table's key (agg_join_carry.c): the primary key columns
+ * of the carried columns' relations, each among the group columns
+ * (carried_ok).
+ */
 static int
-inner_group_columns(PathTarget *target, Relids inner_relids)
+carry_key_columns(PlannerInfo *root, List *carried)
 {
+	Relids		rels = NULL;
 	int			n = 0;
+	int			rel = -1;
 	ListCell   *lc;
 
-	foreach(lc, target->exprs)
+	foreach(lc, carried)
+		rels = bms_add_member(rels, ((Var *) lfirst(lc))->varno);
+	while ((rel = bms_next_member(rels, rel)) >= 0)
 	{
-		Expr	   *e = lfirst(lc);
+		Oid			constraint;
 
-		while (IsA(e, RelabelType))
-			e = ((RelabelType *) e)->arg;
-		if (get_pathtarget_sortgroupref(target, foreach_current_index(lc)) != 0 &&
-			IsA(e, Var) && bms_is_member(((Var *) e)->varno, inner_relids))
-			n++;
+		n += bms_num_members(get_primary_key_attnos(planner_rt_fetch(rel, root)->relid, false,
+													&constraint));
 	}
 	return n;
 }
@@ -291,8 +298,7 @@ make_join_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel, Joi
 		cost_unmatched_fold(cp, ja->inner_path->rows);
 	if (ja->carried != NIL)
 		gpuhash_cost_preagg_carry(cp, shared_inner ? ja->inner->rows : ja->inner_path->rows,
-								  inner_group_columns(target, ja->inner->relids),
-								  list_length(ja->carried));
+								  carry_key_columns(root, ja->carried), list_length(ja->carried));
 	return cp;
 }
 

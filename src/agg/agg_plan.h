@@ -155,7 +155,7 @@ extern void gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOp
 extern double gpuhash_preagg_dim_memory(PlannerInfo *root, Path *inner_path, int ninner,
 										double rows, bool shared, bool preserve_inner,
 										bool from_rows);
-extern void gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int ngroupcols,
+extern void gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int nkeycols,
 									  int ncarried);
 extern void gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel,
 										 Path *inner_path, int nkeys, int ninner,
