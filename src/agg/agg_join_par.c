@@ -18,8 +18,8 @@
  *			 dimension from every share in the GPU service, held by the
  *			 leader (gpuhash_svc_dim_build_parts), and publishes its id; where
  *			 the service does not take it, each participant builds its own
- *			 copy from the shares afterwards (a backend's dimension cannot be
- *			 shared);
+ *			 copy from the rows afterwards (a backend's dimension cannot be
+ *			 shared); the values' shares go before anyone goes on;
  *	PROBE	 every participant walks its pages with that dimension; a
  *			 refused page's CPU join reads every chunk's rows.
  * Past work_mem x hash_mem_multiplier, where the node can walk its pages
@@ -106,6 +106,8 @@ typedef struct GpuAggChunk
 	Size		used;			/* bytes of entries after the header */
 	Size		size;
 } GpuAggChunk;
+
+static void publish_built(GpuPreAggState *as);
 
 #define CHUNK_DATA(c)	((char *) (c) + MAXALIGN(sizeof(GpuAggChunk)))
 #define ENTRY_BYTES(t)	MAXALIGN(sizeof(uint64) + (t)->t_len)
@@ -694,7 +696,13 @@ collect_share(GpuPreAggState *as)
 		cur->nrows++;
 		if (should_free)
 			pfree(mt);
-		/* a row past the limit goes to a file: then there are batches, no values */
+		/* past the limit (here or elsewhere) there are batches: no values */
+		if (values && pg_atomic_read_u32(&sh->overflow) != 0)
+		{
+			values = false;
+			MemoryContextReset(vs.cxt);
+			vs.n = 0;
+		}
 		if (values)
 			value_share_add(as, &vs, key, (MinimalTuple) (e + sizeof(uint64)));
 		CHECK_FOR_INTERRUPTS();
@@ -706,8 +714,9 @@ collect_share(GpuPreAggState *as)
 		ExecClearTuple(j->row_slot);
 		if (vs.n > 0)
 			publish_share(j, true, vs.keys, vs.vals, vs.ncols, &vs.heap, vs.n);
-		MemoryContextDelete(vs.cxt);
 	}
+	if (vs.cxt != NULL)
+		MemoryContextDelete(vs.cxt);
 	j->collect_ms += gpuhash_ms_since(t0);
 	/* read-only for the others once COLLECT is over */
 	if (file != NULL)
@@ -802,22 +811,36 @@ gpuhash_agg_join_par_load(GpuAggJoin *j)
 		gpuhash_agg_join_sort(j);
 }
 
-/* The elected participant: the one dimension, or word that there is none. */
+/*
+ * The elected participant: the one dimension, or word that there is none.
+ * Whatever it publishes, the values' shares go before the others go on:
+ * the service holds its copy of them, or no one builds from them (past the
+ * limit each participant batches the rows, and where the service does not
+ * take the dimension each builds its own of the rows, as before the
+ * shares; that is rare and leaves no uncharged copy in the DSA).
+ */
 static void
 build_shared(GpuPreAggState *as)
 {
 	GpuAggJoin *j = as->join;
 	GpuAggJoinShared *sh = j->shared;
-	bool		built;
 
 	sh->dim_kind = GAJ_DIM_NONE;
 	if (pg_atomic_read_u32(&sh->overflow) != 0)
-	{
 		sh->dim_kind = GAJ_DIM_BATCHES;
-		return;
-	}
-	if (as->why_cpu != NULL || as->aprog == NULL)
-		return;
+	else if (as->why_cpu == NULL && as->aprog != NULL)
+		publish_built(as);
+	free_value_shares(sh, j->dsa);
+}
+
+/* build_shared's dimension: in the service (GAJ_DIM_SERVICE), else GAJ_DIM_LOCAL. */
+static void
+publish_built(GpuPreAggState *as)
+{
+	GpuAggJoin *j = as->join;
+	GpuAggJoinShared *sh = j->shared;
+	bool		built;
+
 	if (j->pages != NULL && j->pages->shared)
 		built = build_from_shares(as, false, sh->leader_pid, true, false);
 	else if (values_complete(as))
@@ -829,8 +852,6 @@ build_shared(GpuPreAggState *as)
 	}
 	if (built)
 	{
-		/* the service holds its copy: the values' shares are done with */
-		free_value_shares(sh, j->dsa);
 		sh->dim_id = j->dim_id;
 		sh->dim_bytes = j->dim_bytes;
 		sh->dim_on_host = j->dim_where != NULL && strcmp(j->dim_where, "host") == 0;
@@ -892,8 +913,6 @@ gpuhash_agg_join_par_collect(GpuPreAggState *as)
 			if (as->why_cpu == NULL && as->aprog != NULL && j->pages != NULL &&
 				j->pages->shared)
 				(void) build_from_shares(as, false, MyProcPid, false, true);
-			else if (values_complete(as))
-				(void) build_from_shares(as, true, MyProcPid, false, true);
 			else if (as->why_cpu == NULL && as->aprog != NULL)
 			{
 				gpuhash_agg_join_par_load(j);
