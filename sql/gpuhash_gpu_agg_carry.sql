@@ -219,6 +219,18 @@ SET gpuhash.resident_groups = on;
 SELECT * FROM ca_check(ca_qcust());
 RESET gpuhash.resident_groups;
 
+-- groups with one owner each over a join (the Finalize Aggregate in
+-- every participant, below the Gather; EXPLAIN's "Group Owners"), with
+-- carried columns and without
+SET max_parallel_workers_per_gather = 2;
+SET gpuhash.resident_groups = on;
+SELECT * FROM aj_check(ca_qcust(), '%Group Owners%');
+SELECT * FROM aj_check($$
+SELECT o_prio, count(*), sum(l_qty)
+FROM ca_ord, ca_li WHERE l_orderkey = o_orderkey
+GROUP BY o_prio $$, '%Group Owners%');
+RESET gpuhash.resident_groups;
+
 -- rescans: a subplan run once per outer row runs the node again, its
 -- table of carried rows built again
 RESET max_parallel_workers_per_gather;

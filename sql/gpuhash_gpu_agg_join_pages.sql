@@ -228,6 +228,10 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET gpuhash.shared_dimension = off;
 SELECT * FROM jg_check('SELECT g_tag, count(*), sum(q), sum(g_m) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag');
+-- (that plan's groups have one owner each: their rows went to batches and
+-- each group reached one participant's Finalize Aggregate)
+SELECT l FROM jg_explain('SELECT g_tag, count(*), sum(q), sum(g_m) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag') l
+WHERE l ~ '(Group Owners|Finalize)';
 SET gpuhash.shared_dimension = on;
 SELECT l FROM jg_explain('SELECT g_tag, count(*) FROM jg_many JOIN jg_grow ON k = g_key GROUP BY g_tag') l
 WHERE l ~ 'Dimension';

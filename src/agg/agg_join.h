@@ -246,15 +246,15 @@ extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *
 /*
  * Could the node's inner rows go to batches (agg_join_batches.c), wherever
  * they come from?  An inner join (an outer join's unmatched rows are per
- * batch: not built), groups not owned, no carried columns (their table
- * needs every inner row at once: agg_join_carry.c).  A dimension being made from pages
+ * batch: not built), no carried columns (their table needs every inner
+ * row at once: agg_join_carry.c).  A dimension being made from pages
  * asks this before its walk, to give the pages up past the limit
  * (agg_join_pages.c).
  */
 static inline bool
 gpuhash_agg_join_batchable(GpuPreAggState *as)
 {
-	return !as->join->preserve_inner && as->exch == NULL && as->join->carry == NULL;
+	return !as->join->preserve_inner && as->join->carry == NULL;
 }
 
 /* agg_join_pages.c */

@@ -29,8 +29,7 @@
  * agg_join_par.c), dimensions of the inner plans' rows (one being made from
  * pages gives them up and runs the plan, agg_join_pages.c; of a star, the
  * one that held the most when the limit was passed),
- * an inner join (an outer join's unmatched rows are per batch: not built),
- * and groups not owned by one participant each.
+ * an inner join (an outer join's unmatched rows are per batch: not built).
  * Elsewhere the limit raises the error as before.
  *
  *-------------------------------------------------------------------------
@@ -57,8 +56,10 @@ typedef struct GpuAggJoinBatches
  * its passes fold each of its pairs once, whatever the others do.  Groups
  * resident in the service add up across the passes as in the backend: a
  * participant arrives at the end of the walks (agg_resident.c) after its
- * last pass, and the set is read only then.  Owned groups (agg_exchange.c)
- * are left out: no test steers a plan to them past the limit.
+ * last pass, and the set is read only then.  So do owned groups
+ * (agg_exchange.c): the rows a participant folds beside the set in any
+ * pass go to the exchange, and the owners read set and exchange after the
+ * last pass of every participant.
  */
 bool
 gpuhash_agg_join_can_batch(GpuPreAggState *as)
@@ -70,7 +71,7 @@ gpuhash_agg_join_can_batch(GpuPreAggState *as)
 
 /*
  * The same whoever holds the rows: an inner join of the plan's rows (not
- * from pages), groups not owned.  A shared dimension's COLLECT asks this
+ * from pages), no carried columns.  A shared dimension's COLLECT asks this
  * before its rows are each participant's (agg_join_par.c).
  */
 bool

@@ -405,6 +405,8 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 			 ja.rel->relid, bms_num_members(ja.inner->relids), each ? ", parallel" : "",
 			 cp->path.startup_cost, cp->path.total_cost, cp->path.rows);
 		gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
+		if (!ja.preserve_inner)
+			gpuhash_preagg_offer_owned(root, grouped_rel, cp, extra, native);
 	}
 
 	/*
@@ -437,6 +439,8 @@ add_split_paths(PlannerInfo *root, GpuAggJoinStash *st, RelOptInfo *input_rel,
 				 cp->path.startup_cost, cp->path.total_cost);
 			gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows,
 								 native);
+			if (!ja.preserve_inner)
+				gpuhash_preagg_offer_owned(root, grouped_rel, cp, extra, native);
 		}
 	}
 }

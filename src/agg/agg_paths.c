@@ -498,11 +498,13 @@ gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel, RelOptInfo *par
  * order.  Offered beside the Finalize Aggregate over the Gather;
  * add_path keeps the cheaper, by PostgreSQL's own costs of the two
  * Aggregates (a hash table of all groups past hash_mem spills; a
- * participant's share fits sooner).
+ * participant's share fits sooner).  Over one relation or an inner join
+ * (agg_join_paths.c): an outer join's unmatched inner rows go up after
+ * the walks, beside the set, so their groups could reach two owners.
  */
-static void
-offer_owned(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp,
-			GroupPathExtraData *extra, List *native)
+void
+gpuhash_preagg_offer_owned(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPath *cp,
+						   GroupPathExtraData *extra, List *native)
 {
 	Query	   *parse = root->parse;
 	CustomPath *own;
@@ -585,5 +587,5 @@ gpuhash_add_preagg_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *g
 													   input_rel->rows));
 	native = gpuhash_preagg_native_copies(grouped_rel->pathlist);
 	gpuhash_preagg_offer(root, grouped_rel, partial_rel, cp, extra, input_rel->rows, native);
-	offer_owned(root, grouped_rel, cp, extra, native);
+	gpuhash_preagg_offer_owned(root, grouped_rel, cp, extra, native);
 }

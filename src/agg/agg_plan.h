@@ -92,6 +92,9 @@ extern List *gpuhash_preagg_native_copies(List *pathlist);
 extern void gpuhash_preagg_offer(PlannerInfo *root, RelOptInfo *grouped_rel,
 								 RelOptInfo *partial_rel, CustomPath *cp,
 								 GroupPathExtraData *extra, double input_rows, List *native);
+extern void gpuhash_preagg_offer_owned(PlannerInfo *root, RelOptInfo *grouped_rel,
+									   CustomPath *cp, GroupPathExtraData *extra,
+									   List *native);
 
 /* agg_join_paths.c: the aggregate over a join */
 extern void gpuhash_add_preagg_join_paths(PlannerInfo *root, RelOptInfo *input_rel,
