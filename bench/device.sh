@@ -92,6 +92,20 @@
 #   qmed "SQL" T [SETS]  SQL's median of 5 runs after a warm-up (GPU join on)
 #   pack             everything under $OUT but the summary into one
 #                    out.tar.xz: end a command with it
+#   hugeopts         13 500 huge pages of 2 MB reserved, and huge_pages = on
+#                    and min_dynamic_shared_memory = 8GB added to BENCH_OPTS
+#                    (the SF 10 runs of bench/RESULTS.md since session 48)
+#   LIB=N instlib    install .device/N.so.xz, a library built elsewhere
+#                    (make GPU_ARCHS=90, stripped, xz) with the tree's control
+#                    and SQL files: two libraries A/B without building here
+#   suites "a b" T   installcheck of gpuhash_a gpuhash_b (run-all's settings,
+#                    the page cache reset first: the expected outputs have
+#                    none), the diffs into suites.T.diffs
+#   eav 10 T [SETS]  one EXPLAIN ANALYZE, GPU join on, with SETS; its
+#                    aggregate, GPU node and build-time lines to the summary
+#   qm 10 T [SETS]   qmed of a query file (its comments and ';' dropped)
+#   plans22 T        EXPLAIN (FORMAT JSON) of the 22 with the GPU join on,
+#                    into plans.T/: which plans a library moved
 # The device returns about 8 files of $OUT, hence the archives.
 # The machine goes back after 30 s idle: chain the steps in one command.
 export CUDA_HOME=/usr/local/cuda PATH=/usr/local/cuda/bin:$PATH HAVE_NVCC=yes
@@ -576,4 +590,48 @@ qmed() {
 	      echo "$1;"; echo "\\timing on"; for i in 1 2 3 4 5; do echo "$1;"; done; } |
 		psql -X -q ${DB:-tpch} 2>&1 | grep -o "^Time: [0-9.]*" | awk '{print $2}' | sort -n | sed -n 3p)
 	echo "qmed $2 median of 5: $t ms" | tee -a $OUT/summary
+}
+
+hugeopts() {
+	echo 13500 > /proc/sys/vm/nr_hugepages
+	BENCH_OPTS="$BENCH_OPTS -c huge_pages=on -c min_dynamic_shared_memory=8GB"
+	nvidia-smi --query-gpu=name,memory.total,clocks.max.sm --format=csv,noheader | tee -a $OUT/summary
+}
+instlib() {
+	local lib=$(pg_config --pkglibdir) share=$(pg_config --sharedir)
+	xz -dc .device/$LIB.so.xz > $lib/gpuhash.so && chmod 755 $lib/gpuhash.so || return 1
+	cp gpuhash.control $share/extension/ && cp sql/gpuhash--*.sql $share/extension/
+	echo "lib $LIB md5 $(md5sum $lib/gpuhash.so | cut -c1-8)" | tee -a $OUT/summary
+}
+suites() {
+	local r="" s
+	for s in $1; do r="$r gpuhash_$s"; done
+	psql -X -qc "ALTER SYSTEM RESET gpuhash.page_cache_size" postgres 2>/dev/null
+	restart_with "-c shared_preload_libraries=gpuhash -c gpuhash.device=gpu -c fsync=off"
+	chmod -R a+rX . ; chmod a+rx "$PWD" /root 2>/dev/null
+	rm -f regression.diffs
+	make installcheck NO_INSTALL=1 REGRESS="$r" >$OUT/suites.$2.log 2>&1; echo "suites $2 rc=$?" | tee -a $OUT/summary
+	grep -E "tests passed|failed|FAILED" $OUT/suites.$2.log | tail -8 | tee -a $OUT/summary
+	[ -f regression.diffs ] && cp regression.diffs $OUT/suites.$2.diffs
+	el "suites $2" | tee -a $OUT/summary
+}
+eav() {
+	local f=tpch/queries/q$(printf %02d $1).sql t=$OUT/eav.$2.q$1.txt
+	{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=on; SET gpuhash.device=gpu; ${3:-}"
+	  echo "EXPLAIN (ANALYZE, VERBOSE off)"; cat $f; } | psql -X -q ${DB:-tpch} >$t 2>&1
+	echo "eav Q$1 $2: $(grep -m1 -o 'Execution Time: .*' $t)" | tee -a $OUT/summary
+	grep -E "Aggregate|GpuPreAgg|Custom Scan|Dimension Build|Carried|Collect Time" $t |
+		sed 's/^ */    /' | head -30 | tee -a $OUT/summary
+}
+qm() {
+	qmed "$(grep -v '^--' tpch/queries/q$(printf %02d $1).sql | sed 's/;[[:space:]]*$//')" "$2" "${3:-}"
+}
+plans22() {
+	local i d=$OUT/plans.$1
+	mkdir -p $d
+	for i in $(seq -w 1 22); do
+		{ echo "SET max_parallel_workers_per_gather=${WORKERS:-8}; SET enable_gpuhashjoin=on; SET gpuhash.device=gpu;"
+		  echo "EXPLAIN (FORMAT JSON)"; grep -v '^--' tpch/queries/q$i.sql; } | psql -X -qAt ${DB:-tpch} >$d/q$i.json 2>&1
+	done
+	el "plans22 $1" | tee -a $OUT/summary
 }
