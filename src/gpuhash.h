@@ -205,6 +205,7 @@ extern double gpuhash_table_rows(struct Path *inner_path, bool parallel_inner);
 extern bool gpuhash_one_table(struct Path *outer_path, struct Path *inner_path,
 							  bool parallel_aware, bool parallel_inner);
 extern double gpuhash_inner_share(struct Path *outer_path, struct Path *inner_path);
+extern Cost gpuhash_inner_share_charge(struct Path *outer, struct Path *inner);
 struct RelOptInfo;
 struct JoinPathExtraData;
 extern bool gpuhash_key_filter_pays(struct PlannerInfo *root, struct RelOptInfo *outerrel,

@@ -196,6 +196,17 @@ gpuhash_cost_preagg_resident(PlannerInfo *root, CustomPath *cpath, RelOptInfo *b
 #define AGG_DIM_ROW_COST 0.00576
 #define AGG_DIM_BYTE_COST 0.000022
 
+/*
+ * The part of AGG_DIM_ROW_COST that is the row's values made for the
+ * dimension.  A shared dimension's participants make their own rows'
+ * values as they collect them (agg_join_par.c, since 7946973); the builder
+ * then ships and inserts.  Q03's shared dimension (1.46 M rows, TPC-H SF
+ * 10, 8 workers, one H200) took 380.8 ms to build when the builder made
+ * every value, 235.5 ms once the participants did: the values are 38% of
+ * the per-row build.
+ */
+#define AGG_DIM_VALUES_SHARE 0.38
+
 /* bytes shipped for rows inner rows of width bytes with ninner columns */
 static double
 dim_bytes(double rows, int ninner, int width)
@@ -211,11 +222,20 @@ dim_bytes(double rows, int ninner, int width)
  * service (AGG_DIM_BYTE_COST).  The width is the inner target's, an upper
  * bound of the by-reference data (an inner-only CASE condition shipped as a
  * bool, agg_join_conds.c, is not seen here).  Shared (shared_rows >= 0):
- * each participant keys its share, one builds from all shared_rows.
+ * each participant keys its share, one builds from all shared_rows; where
+ * values_shared, each participant makes its share's values too (an outer
+ * join's dimension, built in its rows' sorted order, leaves them to the
+ * builder).
  */
 static Cost
-tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shared_rows)
+tuple_build_cost(Path *inner_path, int nkeys, int ninner, int width, double shared_rows,
+				 bool values_shared)
 {
+	if (shared_rows >= 0.0 && values_shared)
+		return inner_path->rows * (cpu_operator_cost * nkeys +
+								   AGG_DIM_ROW_COST * AGG_DIM_VALUES_SHARE) +
+			shared_rows * (gpuhash_build_row_cost + AGG_DIM_ROW_COST * (1.0 - AGG_DIM_VALUES_SHARE)) +
+			dim_bytes(shared_rows, ninner, width) * AGG_DIM_BYTE_COST;
 	if (shared_rows >= 0.0)
 		return inner_path->rows * cpu_operator_cost * nkeys +
 			shared_rows * (gpuhash_build_row_cost + AGG_DIM_ROW_COST) +
@@ -351,8 +371,17 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 			startup += inner_path->total_cost;
 	}
 	else
+	{
 		startup += inner_path->total_cost + tuple_build_cost(inner_path, nkeys, ninner, width,
-															 shared_rows);
+															 shared_rows, !preserve_inner);
+		/*
+		 * A shared dimension's partial inner plan runs in this node's
+		 * participants, not in as many as it was costed for: charged or
+		 * credited as a GPU join's partial inner side is.
+		 */
+		if (shared_rows >= 0.0 && partial_scan != NULL)
+			startup += gpuhash_inner_share_charge(partial_scan, inner_path);
+	}
 
 	/*
 	 * Each walked row that the scan's quals pass probes the dimension on
@@ -385,15 +414,20 @@ gpuhash_cost_preagg_join(PlannerInfo *root, CustomPath *cpath, RelOptInfo *baser
 /*
  * Carried columns (agg_join_carry.c): before its first group goes up, a
  * participant hashes every inner row (all of a shared dimension's) by the
- * table's key (nkeycols: the carried relations' primary key columns), a
- * tuple deformed and an operator per column as a Hash node's build
- * charges; each group it hands up then looks its row up and reads the
- * carried columns, an operator each.
+ * table's key (nkeycols: the carried relations' primary key columns):
+ * AGG_CARRY_ROW_COST a row with one key column, an operator per further
+ * one; each group it hands up then looks its row up and reads the carried
+ * columns, an operator each.  AGG_CARRY_ROW_COST is the H200's: TPC-H SF
+ * 10's Q10 (8 workers, session 50) hashed its shared dimension's 572 785
+ * rows by c_custkey in 147.3 ms (Carried Build Time, 425 743 keys), 0.257
+ * us a row, in units of 0.0455 ms (ARCHITECTURE.md's cost model).
  */
+#define AGG_CARRY_ROW_COST 0.00565
+
 void
 gpuhash_cost_preagg_carry(CustomPath *cpath, double inner_rows, int nkeycols, int ncarried)
 {
-	Cost		c = inner_rows * (cpu_tuple_cost + cpu_operator_cost * nkeycols) +
+	Cost		c = inner_rows * (AGG_CARRY_ROW_COST + cpu_operator_cost * Max(nkeycols - 1, 0)) +
 		cpath->path.rows * cpu_operator_cost * (nkeycols + ncarried);
 
 	cpath->path.startup_cost += c;
@@ -413,7 +447,7 @@ gpuhash_cost_preagg_star_dim(CustomPath *cpath, RelOptInfo *baserel, Path *inner
 {
 	double		participants = partial_scan ? gpuhash_parallel_divisor(partial_scan) : 1.0;
 	Cost		c = inner_path->total_cost +
-		tuple_build_cost(inner_path, nkeys, ninner, inner_path->pathtarget->width, -1.0) +
+		tuple_build_cost(inner_path, nkeys, ninner, inner_path->pathtarget->width, -1.0, false) +
 		gpuhash_page_row_cost * baserel->rows / participants;
 
 	cpath->path.startup_cost += c;

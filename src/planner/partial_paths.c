@@ -89,10 +89,12 @@ divided_cost(Path *p)
  * side's whole cost.  Planned for fewer, each reads a smaller one: credited
  * on the part of its cost that divides (divided_cost), known where the
  * inner side is a GPU join; an inner side that is PostgreSQL's own path (a
- * Hash, a serial aggregate, its scans) is not credited.
+ * Hash, a serial aggregate, its scans) is not credited.  The joined
+ * GpuPreAgg's shared dimension made from its partial inner plan's rows
+ * runs that plan in its participants the same way (agg_costs.c).
  */
-static Cost
-inner_share_charge(Path *outer, Path *inner)
+Cost
+gpuhash_inner_share_charge(Path *outer, Path *inner)
 {
 	double		share = gpuhash_inner_share(outer, inner);
 
@@ -227,11 +229,11 @@ add_parallel_aware_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointyp
 	 * A partial inner side read by fewer participants than its plan counted
 	 * on costs more than it says, so that a GPU join of 1 worker whose inner
 	 * side was planned for 8 does not outbid the rest; read by more, a GPU
-	 * join's inner side costs less (inner_share_charge).
+	 * join's inner side costs less (gpuhash_inner_share_charge).
 	 */
 	if (parallel_inner)
 	{
-		Cost		d = inner_share_charge(outer_partial, inner_path);
+		Cost		d = gpuhash_inner_share_charge(outer_partial, inner_path);
 
 		cpath->path.startup_cost += d;
 		cpath->path.total_cost += d;
