@@ -89,6 +89,23 @@ RESET max_parallel_workers;
 -- a Limit above: the Gather stops early
 SELECT og_same('SELECT * FROM (SELECT k, sum(q) FROM og GROUP BY k) s ORDER BY k LIMIT 5');
 SELECT count(*) FROM (SELECT k, sum(q) FROM og GROUP BY k LIMIT 10) s;
+-- each participant's finished groups are a partial path of the grouped
+-- relation: sorted in every participant below a Gather Merge, the LIMIT
+-- bounding each sort (the ties of the sort key broken by the group key, so
+-- that the rows are one answer), a partial DISTINCT; with the leader not
+-- walking; a subquery's groups stay under their own Gather
+EXPLAIN (COSTS OFF) SELECT k, sum(q) FROM og GROUP BY k ORDER BY sum(q) DESC, k LIMIT 7;
+SELECT og_same('SELECT k, sum(q) FROM og GROUP BY k ORDER BY sum(q) DESC, k LIMIT 7');
+SELECT og_same('SELECT k, sum(q), count(*) FROM og GROUP BY k HAVING count(*) > 1 ORDER BY 2, 1 LIMIT 20 OFFSET 3');
+SELECT og_same('SELECT k, sum(q), count(*) FROM og GROUP BY k ORDER BY 3 DESC, 1');
+SELECT og_same('SELECT DISTINCT sum(q) FROM og GROUP BY k');
+SET parallel_leader_participation = off;
+SELECT og_same('SELECT k, sum(q) FROM og GROUP BY k ORDER BY sum(q) DESC, k LIMIT 7');
+RESET parallel_leader_participation;
+EXPLAIN (COSTS OFF)
+SELECT o.g, count(*), sum(x.s) FROM og o JOIN (SELECT k, sum(q) s FROM og GROUP BY k) x ON o.k = x.k
+GROUP BY o.g ORDER BY o.g;
+SELECT og_same('SELECT o.g, count(*), sum(x.s) FROM og o JOIN (SELECT k, sum(q) s FROM og GROUP BY k) x ON o.k = x.k GROUP BY o.g');
 
 -- incomplete: the set past its cap; the rows beside it go to one reader,
 -- which reads the whole set too

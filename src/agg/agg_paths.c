@@ -533,6 +533,26 @@ gpuhash_preagg_offer_owned(PlannerInfo *root, RelOptInfo *grouped_rel, CustomPat
 									   &total);
 	if (gpuhash_gains_enough(path, native))
 		add_path(grouped_rel, path);
+
+	/*
+	 * Each participant's groups are finished and no other participant hands
+	 * up any of them: the participants' rows partition the grouped
+	 * relation's, which is what a partial path of it is.  So core may put
+	 * above them, in every participant, what works on any partition of the
+	 * rows: a Sort under a Gather Merge (create_ordered_paths, bounded by
+	 * a LIMIT, so that the Gather carries only each participant's first
+	 * rows), a partial DISTINCT.  Only in the top query: an outer query
+	 * level would take it as a partial path of the subquery and join it,
+	 * which is not tested.  (A path of its own: add_partial_path frees one
+	 * it rejects.)
+	 */
+	if (root->query_level == 1)
+		add_partial_path(grouped_rel,
+						 (Path *) create_agg_path(root, grouped_rel, &own->path,
+												  grouped_rel->reltarget, AGG_HASHED,
+												  AGGSPLIT_FINAL_DESERIAL, parse->groupClause,
+												  (List *) extra->havingQual, &costs,
+												  own->path.rows));
 }
 
 /*
