@@ -260,3 +260,81 @@ SELECT c_custkey, c_name, length(c_comment), sum(l_qty) AS q
 FROM ca_cust, ca_ord, ca_li
 WHERE c_custkey = o_custkey AND l_orderkey = o_orderkey
 GROUP BY c_custkey ORDER BY c_custkey LIMIT 2;
+
+-- carried columns over an inner side that outgrows work_mem x
+-- hash_mem_multiplier at run time (two equal columns whose equality
+-- PostgreSQL takes as independent: 13 rows estimated, 502 of 330-byte
+-- notes in fact): the rows go to batches, each pass's groups go up while
+-- its batch is in memory, and the Finalize Aggregate adds a group's passes
+-- up.  Joined by the inner side's key (each group's pairs in one pass)
+-- and by another column (a group's pairs in several); serial, in
+-- parallel with a dimension per participant and with a shared one, with
+-- groups resident, owned, or neither; a rescan.  "Carried Keys" counts the
+-- last batch's.
+RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE ca_grow (g_id int4 PRIMARY KEY, g_a int4, g_b int4, g_k int4, g_name text,
+                      g_note text) WITH (autovacuum_enabled = off);
+INSERT INTO ca_grow SELECT i, i % 40, i % 40, i % 7, 'grow ' || i, repeat(md5(i::text), 10)
+FROM generate_series(1, 20050) i;
+CREATE TABLE ca_fact (f_id int4, f_k int4, f_q int4, f_p numeric(12,2))
+  WITH (autovacuum_enabled = off);
+INSERT INTO ca_fact SELECT 1 + (i * 7) % 20100, i % 7, i % 17, (i % 1000) / 8.0
+FROM generate_series(1, 60000) i;
+VACUUM ANALYZE ca_grow, ca_fact;
+CREATE FUNCTION ca_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  l text;
+BEGIN
+  PERFORM aj_on();
+  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF l ~ '(GPU Aggregate|Inner Rows|Inner Batches|Carried Keys)' THEN
+      RETURN NEXT regexp_replace(l, '^ *', '');
+    END IF;
+  END LOOP;
+END $$;
+CREATE FUNCTION ca_qgrow() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
+SELECT g_id, g_name, g_note, count(*), sum(f_q), sum(f_p)
+FROM ca_fact JOIN ca_grow ON f_id = g_id WHERE g_a = 3 AND g_b = 3 GROUP BY g_id $q$ $f$;
+CREATE FUNCTION ca_qgrowk() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
+SELECT g_id, g_name, length(g_note), count(*), sum(f_q)
+FROM ca_fact JOIN ca_grow ON f_k = g_k WHERE f_q < 2 AND g_a = 3 AND g_b = 3 GROUP BY g_id $q$ $f$;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT * FROM ca_check(ca_qgrow());
+SELECT * FROM ca_check(ca_qgrowk());
+SELECT * FROM ca_check(ca_qgrow() || ' ORDER BY sum(f_p) DESC, g_id LIMIT 5');
+SELECT * FROM ca_figures(ca_qgrow());
+SELECT * FROM ca_figures(ca_qgrowk());
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET gpuhash.shared_dimension = off;
+SELECT * FROM ca_check(ca_qgrow());
+SELECT * FROM ca_check(ca_qgrowk());
+RESET gpuhash.shared_dimension;
+SELECT aj_plan_has(ca_qgrowk(), '%Dimension: shared%') AS shared;
+SELECT * FROM ca_check(ca_qgrow());
+SELECT * FROM ca_check(ca_qgrowk());
+SET gpuhash.resident_groups = off;
+SELECT * FROM ca_check(ca_qgrowk());
+SET gpuhash.resident_groups = on;
+SELECT * FROM ca_check(ca_qgrowk());
+SELECT * FROM aj_check(ca_qgrow(), '%Group Owners%');
+SELECT * FROM aj_check(ca_qgrowk(), '%Group Owners%');
+RESET gpuhash.resident_groups;
+SET max_parallel_workers_per_gather = 0;
+SELECT * FROM aj_check($$
+SELECT m, (SELECT string_agg(x.g_name || ':' || x.n, ',' ORDER BY x.g_id)
+           FROM (SELECT g_id, g_name, count(*) AS n
+                 FROM ca_fact JOIN ca_grow ON f_k = g_k
+                 WHERE f_q < 2 AND g_a = 3 AND g_b = 3 GROUP BY g_id) x
+           WHERE x.g_id % 2 = m)
+FROM generate_series(0, 1) m $$, '%GPU Aggregate:%carried%');
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP TABLE ca_grow, ca_fact;

@@ -356,6 +356,21 @@ next_row(CustomScanState *node)
 			}
 			if (gpuhash_agg_advance(as))
 				continue;
+
+			/*
+			 * Carried columns come from the rows of the batch in memory:
+			 * the pass's groups go up before the next batch replaces them
+			 * (agg_join_carry.c)
+			 */
+			if (gpuhash_agg_join_carry_batched(as) && !as->join->pass_out &&
+				gpuhash_agg_join_more_batches(as->join))
+			{
+				gpuhash_agg_flush(as);
+				if (as->aprog != NULL && as->groups.n_groups > 0)
+					gpuhash_agg_spill(as);
+				as->join->pass_out = true;
+				continue;
+			}
 			/* a further batch of the inner rows: the outer pages again */
 			if (as->join != NULL && gpuhash_agg_join_next_batch(as))
 			{

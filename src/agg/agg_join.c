@@ -64,6 +64,7 @@ gpuhash_agg_join_release(GpuAggJoin *j)
 	j->collected = false;
 	j->rows_loaded = false;
 	j->rows_sorted = false;
+	j->pass_out = false;
 	j->have_cur = false;
 	j->shared_batched = false;
 	j->inner_batches = 0;
@@ -283,6 +284,9 @@ gpuhash_agg_join_next_batch(GpuPreAggState *as)
 		return false;
 	gpuhash_agg_join_free_dim(j);
 	j->have_cur = false;
+	/* the carried rows' table points into the rows that go now */
+	gpuhash_agg_carry_release(j->carry);
+	j->pass_out = false;
 	gpuhash_agg_join_load_next_batch(j, get_hash_memory_limit());
 	if (as->why_cpu == NULL && as->aprog != NULL)
 		(void) gpuhash_agg_join_build(as, MyProcPid, true, true);

@@ -74,6 +74,8 @@ typedef struct GpuAggJoin
 	bool		collected;
 	bool		rows_sorted;	/* sorted at the CPU join's first need: the
 								 * dimension's build takes them in any order */
+	bool		pass_out;		/* carried columns over batches: this pass's
+								 * groups handed up (agg_exec.c) */
 	GpuAggInnerRow *rows;
 	uint64		nrows;
 	uint64		cap;
@@ -246,15 +248,25 @@ extern void gpuhash_agg_join_dim_value(const GpuAggInnerCol *c, TupleTableSlot *
 /*
  * Could the node's inner rows go to batches (agg_join_batches.c), wherever
  * they come from?  An inner join (an outer join's unmatched rows are per
- * batch: not built), no carried columns (their table needs every inner
- * row at once: agg_join_carry.c).  A dimension being made from pages
- * asks this before its walk, to give the pages up past the limit
+ * batch: not built).  With carried columns each pass's groups go up while
+ * its batch is in memory (agg_join_carry.c).  A dimension being made from
+ * pages asks this before its walk, to give the pages up past the limit
  * (agg_join_pages.c).
  */
 static inline bool
 gpuhash_agg_join_batchable(GpuPreAggState *as)
 {
-	return !as->join->preserve_inner && as->join->carry == NULL;
+	return !as->join->preserve_inner;
+}
+
+/*
+ * Carried columns over batches: each pass's groups go up before the next
+ * batch replaces the rows they take their carried columns from.
+ */
+static inline bool
+gpuhash_agg_join_carry_batched(GpuPreAggState *as)
+{
+	return as->join != NULL && as->join->carry != NULL && as->join->batches != NULL;
 }
 
 /* agg_join_pages.c */

@@ -30,6 +30,8 @@
  * pages gives them up and runs the plan, agg_join_pages.c; of a star, the
  * one that held the most when the limit was passed),
  * an inner join (an outer join's unmatched rows are per batch: not built).
+ * With carried columns, each pass's groups go up at its end, while its
+ * batch's rows are there to carry from (agg_join_carry.c).
  * Elsewhere the limit raises the error as before.
  *
  *-------------------------------------------------------------------------
@@ -71,7 +73,7 @@ gpuhash_agg_join_can_batch(GpuPreAggState *as)
 
 /*
  * The same whoever holds the rows: an inner join of the plan's rows (not
- * from pages), no carried columns.  A shared dimension's COLLECT asks this
+ * from pages).  A shared dimension's COLLECT asks this
  * before its rows are each participant's (agg_join_par.c).
  */
 bool

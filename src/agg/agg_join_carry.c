@@ -14,10 +14,15 @@
  *	  own inner row.
  *
  *	  The table holds one row per distinct value of its key, pointing into
- *	  the collected rows (a shared dimension's chunks), so every inner row
- *	  must be in this backend's memory when the first group goes up: the
- *	  dimension comes from the plan's rows (not pages), and the node does
- *	  not batch them (agg_join.h).  Its key is the carried relations'
+ *	  the collected rows (a shared dimension's chunks), so the dimension
+ *	  comes from the plan's rows (not pages).  Where they outgrow work_mem
+ *	  at run time and go to batches (agg_join_batches.c), the table holds
+ *	  the rows of the batch in memory: every pair of a pass has its inner
+ *	  row in that batch, so does every group the pass folds, and the
+ *	  node hands the pass's groups up before the next batch replaces the
+ *	  rows (agg_exec.c), each group not kept in a resident set across the
+ *	  passes (agg_resident.c); the Finalize Aggregate adds up a group's
+ *	  passes.  Its key is the carried relations'
  *	  primary key columns among the group columns: rows equal on them are
  *	  one row of each such relation, so they carry equal values, and the
  *	  key is short and usually first in the row (an integer, where the
@@ -339,9 +344,9 @@ lookup(GpuAggCarry *c, const Datum *vals, const bool *nulls, uint32 h, uint64 *s
 }
 
 /*
- * The table of every inner row by its inner group values, the first of
- * equal ones kept (the caller has loaded the rows: a shared dimension's
- * from its chunks).
+ * The table of every inner row in memory (all of them, or the batch's) by
+ * its inner group values, the first of equal ones kept (the caller has
+ * loaded the rows: a shared dimension's from its chunks).
  */
 static void
 build(GpuPreAggState *as, GpuAggCarry *c)
@@ -355,8 +360,8 @@ build(GpuPreAggState *as, GpuAggCarry *c)
 	instr_time	t0;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	if (!j->rows_loaded || j->batches != NULL)
-		elog(ERROR, "gpuhash: a GpuPreAgg's carried columns without all of its inner rows");
+	if (!j->rows_loaded)
+		elog(ERROR, "gpuhash: a GpuPreAgg's carried columns without its inner rows");
 	while (size < 2 * j->nrows)
 		size <<= 1;
 	old = MemoryContextSwitchTo(j->rows_cxt);

@@ -23,7 +23,7 @@
  *	PROBE	 every participant walks its pages with that dimension; a
  *			 refused page's CPU join reads every chunk's rows.
  * Past work_mem x hash_mem_multiplier, where the node can walk its pages
- * again (an inner join of the plan's rows, no carried columns), COLLECT does
+ * again (an inner join of the plan's rows), COLLECT does
  * not fail: the participant that would pass the limit sets the overflow
  * flag, and from then on each participant writes its further rows to a
  * file of its own in the node's SharedFileSet.  The builder then builds

@@ -97,7 +97,8 @@ typedef struct GpuAggResident
 	gh_agg_having having;		/* the pushed terms (nterms 0: none) */
 	char	   *having_text;
 	GpuAggResidentShared *shared;	/* parallel: the DSM's; NULL: serial */
-	uint64		set_id;			/* the set this participant folds into */
+	uint64		set_id;			/* the set of this scan (parallel: all's) */
+	uint64		fold_id;		/* the set its requests fold into; 0: none */
 	uint64		owned;			/* a set this backend made and frees */
 	bool		started;		/* set_id decided for this scan */
 	bool		attached;		/* to the shared Barrier */
@@ -285,24 +286,27 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	bool		usable;
 
 	if (r == NULL || r->started)
-		return r != NULL ? r->set_id : 0;
+		return r != NULL ? r->fold_id : 0;
 	r->started = true;
 
 	/*
 	 * Over a join, the requests go to the service only with its dimension
 	 * there, and a dimension that was not built (why_cpu, decided at the
-	 * collection just before) leaves every page to the CPU.
+	 * collection just before) leaves every page to the CPU.  Carried
+	 * columns whose inner rows went to batches hand each pass's groups up
+	 * (agg_join_carry.c): no set kept across the passes.
 	 */
 	usable = r->usable && as->why_cpu == NULL &&
-		(as->join == NULL || as->join->dim_id != 0);
+		(as->join == NULL || as->join->dim_id != 0) &&
+		!gpuhash_agg_join_carry_batched(as);
 	if (r->shared == NULL)
 	{
 		/* serial: a set of this backend's */
 		if (usable && r->owned == 0)
 			r->owned = begin_set(as, MyProcPid);
-		r->set_id = r->owned;
+		r->set_id = r->fold_id = r->owned;
 		r->reader = r->set_id != 0;
-		return r->set_id;
+		return r->fold_id;
 	}
 	if (r->shared->set_id == 0 && !r->owned_mode)
 		return 0;
@@ -328,7 +332,8 @@ gpuhash_agg_resident_start(GpuPreAggState *as)
 	/* a participant that cannot fold into the set folds beside it */
 	if (!usable || r->set_id == 0)
 		r->incomplete = true;
-	return usable ? r->set_id : 0;
+	r->fold_id = usable ? r->set_id : 0;
+	return r->fold_id;
 }
 
 /*
@@ -536,7 +541,7 @@ gpuhash_agg_resident_rescan(GpuPreAggState *as)
 		/* what this participant folded is lost: the set cannot be trusted */
 		pg_atomic_write_u32(&r->shared->incomplete, 1);
 	}
-	r->set_id = 0;
+	r->set_id = r->fold_id = 0;
 	r->started = r->attached = r->late = r->incomplete = r->reader = r->read_started = false;
 	r->arrived = r->sole = false;
 	r->read_pos = r->read_total = r->returned = 0;
