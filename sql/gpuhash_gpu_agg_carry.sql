@@ -17,18 +17,21 @@ SET max_parallel_workers_per_gather = 0;
 CREATE FUNCTION ca_check(q text, OUT rows bigint, OUT same boolean, OUT carried boolean)
 LANGUAGE sql AS $$ SELECT * FROM aj_check(q, '%GPU Aggregate:%carried%') $$;
 
--- the plan's GPU Aggregate line and its dimension, costs off
-CREATE FUNCTION ca_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+-- the lines of EXPLAIN (opts) q that match pat; the plan's GPU Aggregate
+-- line and its dimension, costs off (ca_plan)
+CREATE FUNCTION ca_lines(q text, opts text, pat text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   l text;
 BEGIN
   PERFORM aj_on();
-  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || q LOOP
-    IF l ~ '(GPU Aggregate|GPU Join|Dimension|GpuPreAgg)' THEN
+  FOR l IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
+    IF l ~ pat THEN
       RETURN NEXT regexp_replace(l, '^ *(->  )?', '');
     END IF;
   END LOOP;
 END $$;
+CREATE FUNCTION ca_plan(q text) RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT ca_lines(q, 'COSTS OFF, VERBOSE', '(GPU Aggregate|GPU Join|Dimension|GpuPreAgg)') $$;
 
 -- customers: a wide address and comment (some long enough to be TOASTed,
 -- compressed or out of line), NULLs among the carried columns, a char(n)
@@ -282,17 +285,9 @@ CREATE TABLE ca_fact (f_id int4, f_k int4, f_q int4, f_p numeric(12,2))
 INSERT INTO ca_fact SELECT 1 + (i * 7) % 20100, i % 7, i % 17, (i % 1000) / 8.0
 FROM generate_series(1, 60000) i;
 VACUUM ANALYZE ca_grow, ca_fact;
-CREATE FUNCTION ca_figures(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  l text;
-BEGIN
-  PERFORM aj_on();
-  FOR l IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF l ~ '(GPU Aggregate|Inner Rows|Inner Batches|Carried Keys)' THEN
-      RETURN NEXT regexp_replace(l, '^ *', '');
-    END IF;
-  END LOOP;
-END $$;
+CREATE FUNCTION ca_figures(q text) RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT ca_lines(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF',
+                  '(GPU Aggregate|Inner Rows|Inner Batches|Carried Keys)') $$;
 CREATE FUNCTION ca_qgrow() RETURNS text LANGUAGE sql AS $f$ SELECT $q$
 SELECT g_id, g_name, g_note, count(*), sum(f_q), sum(f_p)
 FROM ca_fact JOIN ca_grow ON f_id = g_id WHERE g_a = 3 AND g_b = 3 GROUP BY g_id $q$ $f$;
